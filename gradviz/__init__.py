@@ -1,0 +1,113 @@
+"""gradviz: see automatic differentiation.
+
+An autograd engine on NumPy whose internals are PyTorch's, spelled the same way
+(``grad_fn``, ``next_functions``, ``AccumulateGrad.variable``, custom ``Function`` with ``ctx``),
+so that code written for ``torch`` (within gradviz's op set) runs with ``import gradviz as torch``.
+
+Example:
+    >>> import gradviz as torch
+    >>> x = torch.rand(5, 5, requires_grad=True)
+    >>> z = torch.sum(x + x)
+    >>> z.grad_fn.name(), z.grad_fn.next_functions[0][0].name()
+    ('SumBackward0', 'AddBackward0')
+"""
+
+from __future__ import annotations
+
+# Import order matters: autograd pulls in the Tensor class, which then installs its methods.
+from gradviz import autograd  # noqa: I001
+from gradviz._dtype import (
+    bool,
+    double,
+    dtype,
+    float,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    set_default_dtype,
+    uint8,
+)
+from gradviz._factories import (
+    arange,
+    as_tensor,
+    empty,
+    eye,
+    from_numpy,
+    full,
+    initial_seed,
+    linspace,
+    manual_seed,
+    ones,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    seed,
+    tensor,
+    zeros,
+)
+from gradviz.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from gradviz.ops.functional import (
+    add,
+    clone,
+    div,
+    divide,
+    dot,
+    eq,
+    exp,
+    expand,
+    full_like,
+    ge,
+    gt,
+    le,
+    log,
+    logical_and,
+    logical_not,
+    logical_or,
+    lt,
+    matmul,
+    mean,
+    mm,
+    mul,
+    multiply,
+    mv,
+    ne,
+    neg,
+    negative,
+    ones_like,
+    permute,
+    pow,
+    reciprocal,
+    relu,
+    reshape,
+    rsub,
+    sigmoid,
+    squeeze,
+    sub,
+    subtract,
+    sum,
+    swapaxes,
+    t,
+    tanh,
+    transpose,
+    true_divide,
+    unsqueeze,
+    where,
+    zeros_like,
+)
+from gradviz.tensor import Tensor
+
+__version__ = "0.1.0"
+
+Size = tuple  # gradviz shapes are plain tuples; `gradviz.Size([2, 3])` builds one
+
+__all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]

@@ -1,0 +1,333 @@
+"""Tensor factories mirroring torch's: ``tensor``, ``zeros``, ``rand``, ``arange`` ...
+
+Randomness comes from one NumPy generator that :func:`manual_seed` resets, so seeded programs
+are repeatable (the numbers differ from PyTorch's, whose generator is different).
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from gradviz import _dtype
+from gradviz._dtype import dtype as DType
+from gradviz.tensor import Tensor
+
+__all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "rand",
+           "randn", "randint", "arange", "linspace", "eye", "rand_like", "randn_like",
+           "manual_seed", "seed", "initial_seed", "default_generator"]
+
+default_generator = np.random.default_rng(0)
+_seed = [0]
+
+
+def manual_seed(seed: int) -> np.random.Generator:
+    """Seed gradviz's random generator (used by ``rand``, ``randn``, ``randint``, dropout ...).
+
+    Example:
+        >>> import gradviz
+        >>> _ = gradviz.manual_seed(0); a = gradviz.rand(2)
+        >>> _ = gradviz.manual_seed(0); bool((a == gradviz.rand(2)).all())
+        True
+    """
+    global default_generator
+    _seed[0] = int(seed)
+    default_generator = np.random.default_rng(int(seed))
+    return default_generator
+
+
+def seed() -> int:
+    """Seed the generator from the operating system's entropy and return the seed."""
+    s = int(np.random.SeedSequence().entropy % (2**63))
+    manual_seed(s)
+    return s
+
+
+def initial_seed() -> int:
+    """The seed last given to :func:`manual_seed`."""
+    return _seed[0]
+
+
+def _gen() -> np.random.Generator:
+    return default_generator
+
+
+def _np_dtype(dtype: DType | None, fallback: np.dtype | None = None) -> np.dtype:
+    if dtype is not None:
+        if not isinstance(dtype, DType):
+            raise TypeError(f"dtype must be a gradviz.dtype, got {dtype!r}")
+        return dtype.np
+    return fallback if fallback is not None else _dtype.get_default_dtype().np
+
+
+def _finish(arr: np.ndarray, requires_grad: bool) -> Tensor:
+    t = Tensor._make(arr)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _size(size: tuple) -> tuple[int, ...]:
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for s in size:
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"size must be a sequence of ints, got {size!r}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                               f"{list(size)}")
+    return tuple(int(s) for s in size)
+
+
+def _infer_np(data: Any) -> np.ndarray:
+    """Convert Python data as torch.tensor does: floats -> default dtype, ints -> int64."""
+    if isinstance(data, Tensor):
+        return data._data.copy()
+    if isinstance(data, np.ndarray):
+        if data.dtype.kind not in "biuf":
+            raise TypeError(f"can't convert np.ndarray of type numpy.{data.dtype.name}.")
+        return data.copy()
+    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
+        data = [x.item() if isinstance(x, Tensor) and x.numel() == 1 else
+                (x.tolist() if isinstance(x, Tensor) else x) for x in data]
+    arr = np.array(data)
+    kind = arr.dtype.kind
+    if kind == "f":
+        return arr.astype(_dtype.get_default_dtype().np)
+    if kind in "iu":
+        return arr.astype(np.int64)
+    if kind == "b":
+        return arr
+    if kind == "O" or kind in "USV":
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}"
+                        if kind != "O" else
+                        "tensor(): nested sequences must have the same length in every "
+                        f"dimension (got {data!r})")
+    raise TypeError(f"tensor(): unsupported data of type {arr.dtype}")
+
+
+def _flat(seq: Sequence) -> list:
+    return list(seq)
+
+
+def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False,
+           name: str | None = None) -> Tensor:
+    """A new tensor copying ``data`` (numbers, nested lists, NumPy arrays).
+
+    Python floats become float32 (the default dtype), ints int64, bools bool; NumPy arrays keep
+    their dtype. ``name`` labels the tensor in gradviz's drawings.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.tensor([[1.0, 2.0]], requires_grad=True, name="w")
+        tensor([[1., 2.]], requires_grad=True)
+    """
+    arr = _infer_np(data)
+    if dtype is not None:
+        arr = arr.astype(_np_dtype(dtype))
+    t = _finish(arr, requires_grad)
+    if name is not None:
+        t.name = name
+    return t
+
+
+def as_tensor(data: Any, dtype: DType | None = None) -> Tensor:
+    """Like :func:`tensor`, but returns ``data`` itself when it already is a tensor of that dtype
+    and shares memory with a NumPy array when it can.
+
+    Example:
+        >>> import gradviz, numpy as np
+        >>> a = np.zeros(2); t = gradviz.as_tensor(a); a[0] = 5; t
+        tensor([5., 0.], dtype=gradviz.float64)
+    """
+    if isinstance(data, Tensor):
+        return data if dtype is None or data.dtype is dtype else data.to(dtype)
+    if isinstance(data, np.ndarray):
+        arr = data if dtype is None else data.astype(dtype.np, copy=False)
+        _dtype.to_dtype(arr.dtype)  # rejects unsupported dtypes with PyTorch's message
+        return Tensor._make(arr)
+    return tensor(data, dtype=dtype)
+
+
+def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """A tensor sharing memory with ``ndarray`` (same dtype).
+
+    Example:
+        >>> import gradviz, numpy as np
+        >>> gradviz.from_numpy(np.arange(3)).dtype
+        gradviz.int64
+    """
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    _dtype.to_dtype(ndarray.dtype)
+    return Tensor._make(ndarray)
+
+
+def zeros(*size: Any, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    """A tensor of zeros.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.zeros(2, 3).shape
+        (2, 3)
+    """
+    return _finish(np.zeros(_size(size), _np_dtype(dtype)), requires_grad)
+
+
+def ones(*size: Any, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    """A tensor of ones.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.ones(2)
+        tensor([1., 1.])
+    """
+    return _finish(np.ones(_size(size), _np_dtype(dtype)), requires_grad)
+
+
+def full(size: Sequence[int], fill_value: Any, *, dtype: DType | None = None,
+         requires_grad: bool = False) -> Tensor:
+    """A tensor filled with ``fill_value`` (its dtype inferred from the value, as in PyTorch).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.full((2,), 7)
+        tensor([7, 7])
+    """
+    if dtype is None:
+        fallback = (np.dtype(np.bool_) if isinstance(fill_value, bool) else
+                    np.dtype(np.int64) if isinstance(fill_value, int) else None)
+        np_dt = _np_dtype(None, fallback)
+    else:
+        np_dt = _np_dtype(dtype)
+    return _finish(np.full(_size((size,)), fill_value, np_dt), requires_grad)
+
+
+def empty(*size: Any, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    """An uninitialised tensor (here: zeros, so that runs are repeatable).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.empty(2).shape
+        (2,)
+    """
+    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+
+
+def rand(*size: Any, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    """Uniform samples from ``[0, 1)``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.rand(2, 2).shape
+        (2, 2)
+    """
+    np_dt = _np_dtype(dtype)
+    return _finish(_gen().random(_size(size)).astype(np_dt), requires_grad)
+
+
+def randn(*size: Any, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    """Standard normal samples.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.randn(3).shape
+        (3,)
+    """
+    np_dt = _np_dtype(dtype)
+    return _finish(_gen().standard_normal(_size(size)).astype(np_dt), requires_grad)
+
+
+def randint(low: int, high: int | None = None, size: Sequence[int] = (), *,
+            dtype: DType | None = None) -> Tensor:
+    """Random integers from ``[low, high)`` (``randint(high, size)`` starts at 0).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.randint(0, 10, (3,)).dtype
+        gradviz.int64
+    """
+    if high is None:
+        low, high = 0, low
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
+                           f"to={high}")
+    np_dt = _np_dtype(dtype, np.dtype(np.int64))
+    return Tensor._make(_gen().integers(low, high, _size((size,))).astype(np_dt))
+
+
+def arange(start: float, end: float | None = None, step: float = 1, *,
+           dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    """Evenly spaced values in ``[start, end)``; int64 when all arguments are ints.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.arange(3), gradviz.arange(0, 1, 0.5)
+        (tensor([0, 1, 2]), tensor([0.0000, 0.5000]))
+    """
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    all_int = builtins.all(isinstance(v, (int, np.integer)) for v in (start, end, step))
+    fallback = np.dtype(np.int64) if all_int else None
+    np_dt = _np_dtype(dtype, fallback)
+    return _finish(np.arange(start, end, step).astype(np_dt), requires_grad)
+
+
+def linspace(start: float, end: float, steps: int, *, dtype: DType | None = None,
+             requires_grad: bool = False) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.linspace(0, 1, 3)
+        tensor([0.0000, 0.5000, 1.0000])
+    """
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    return _finish(np.linspace(start, end, steps).astype(_np_dtype(dtype)), requires_grad)
+
+
+def eye(n: int, m: int | None = None, *, dtype: DType | None = None,
+        requires_grad: bool = False) -> Tensor:
+    """The identity matrix (``n`` x ``m``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.eye(2)
+        tensor([[1., 0.],
+                [0., 1.]])
+    """
+    return _finish(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad)
+
+
+def rand_like(input: Tensor, *, dtype: DType | None = None,
+              requires_grad: bool = False) -> Tensor:
+    """Uniform samples with ``input``'s shape and dtype.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.rand_like(gradviz.zeros(2)).shape
+        (2,)
+    """
+    np_dt = _np_dtype(dtype, input._data.dtype)
+    return _finish(_gen().random(input.shape).astype(np_dt), requires_grad)
+
+
+def randn_like(input: Tensor, *, dtype: DType | None = None,
+               requires_grad: bool = False) -> Tensor:
+    """Standard normal samples with ``input``'s shape and dtype.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.randn_like(gradviz.zeros(2)).shape
+        (2,)
+    """
+    np_dt = _np_dtype(dtype, input._data.dtype)
+    return _finish(_gen().standard_normal(input.shape).astype(np_dt), requires_grad)

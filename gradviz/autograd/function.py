@@ -1,0 +1,261 @@
+"""Custom autograd functions: ``class MyOp(Function)`` with static ``forward``/``backward``.
+
+As in PyTorch, the ``ctx`` object handed to ``forward`` and ``backward`` *is* the backward node:
+``y.grad_fn`` of a ``MulConstant.apply(...)`` result is a ``MulConstantBackward`` whose
+``saved_tensors`` and ``needs_input_grad`` you can read.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gradviz.autograd.events import _listeners, emit
+from gradviz.autograd.grad_mode import _state, no_grad
+from gradviz.autograd.graph import (
+    FREED_MESSAGE,
+    NO_EDGE,
+    Node,
+    SavedVariable,
+    collect_next_edges,
+    set_history,
+)
+from gradviz.tensor import Tensor, _unwrap_grad, _wrap_grad
+
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
+
+
+class FunctionCtx:
+    """What ``forward`` can tell ``backward`` through ``ctx`` (besides plain attributes)."""
+
+    def save_for_backward(self, *tensors: Tensor | None) -> None:
+        """Save tensors for ``backward``; read them back as ``ctx.saved_tensors``.
+
+        Saving through this method (rather than as attributes) lets gradviz check that they
+        were not modified in place before backward, and free them after it.
+        """
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{tensors.index(t)} is of type {type(t).__name__}")
+        self.to_save = tensors
+
+    def mark_dirty(self, *tensors: Tensor) -> None:
+        """Declare inputs that ``forward`` modified in place (and returns as outputs)."""
+        self.dirty_tensors = tensors
+
+    def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        """Declare outputs that carry no gradient (e.g. indices)."""
+        self.non_differentiable = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """Whether ``backward`` receives zero tensors (True, the default) or ``None`` for
+        outputs that got no gradient."""
+        self.materialize_grads = bool(value)
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """The node class of a custom Function (named ``<Function name>Backward``)."""
+
+    _forward_cls: type[Function]
+
+    def __init__(self) -> None:
+        Node.__init__(self)
+        self.to_save: tuple = ()
+        self.dirty_tensors: tuple = ()
+        self.non_differentiable: tuple = ()
+        self.materialize_grads = True
+        self.needs_input_grad: tuple[bool, ...] = ()
+        self._saved_variables: list | None = []
+        self._input_meta: list = []
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {id(self):#x}>"
+
+    @property
+    def saved_tensors(self) -> tuple[Tensor | None, ...]:
+        """The tensors given to ``save_for_backward``, checked for in-place changes."""
+        if self._saved_variables is None:
+            raise RuntimeError(FREED_MESSAGE)
+        return tuple(None if s is None else s.unpack(self) for s in self._saved_variables)
+
+    saved_variables = saved_tensors
+
+    def release_variables(self) -> None:
+        self._saved_variables = None
+
+    def _saved_items(self) -> list[tuple[str, Any]]:
+        return [(f"saved_tensors[{i}]", s) for i, s in enumerate(self._saved_variables or ())]
+
+    def apply(self, grad_outputs: list, create_graph: bool) -> tuple:
+        name = self.name()
+        grads = []
+        for g, (shape, dt) in zip(grad_outputs, self._out_meta):
+            if g is None and self.materialize_grads:
+                grads.append(Tensor._make(np.zeros(shape, dt)))
+            else:
+                grads.append(None if g is None else _wrap_grad(g))
+        result = self._forward_cls.backward(self, *grads)
+        if not isinstance(result, tuple):
+            result = (result,)
+        n = len(self.next_functions)
+        if len(result) > n and all(r is None for r in result[n:]):
+            result = result[:n]  # PyTorch tolerates extra trailing Nones
+        if len(result) != n:
+            raise RuntimeError(f"function {name} returned an incorrect number of gradients "
+                               f"(expected {n}, got {len(result)})")
+        out = []
+        for i, (g, meta) in enumerate(zip(result, self._input_meta)):
+            if g is None:
+                out.append(None)
+                continue
+            if meta is None:
+                raise RuntimeError(f"function {name} returned a gradient different than None at "
+                                   f"position {i + 1}, but the corresponding forward input was "
+                                   "not a Variable")
+            if not isinstance(g, Tensor):
+                raise TypeError(f"function {name} returned a gradient of type "
+                                f"{type(g).__name__} at index {i}; expected a Tensor or None")
+            if self.next_functions[i][0] is None:
+                out.append(None)
+                continue
+            out.append(_validated(name, i, g, meta, create_graph))
+        return tuple(out)
+
+
+def _validated(name: str, i: int, g: Tensor, meta: tuple, create_graph: bool) -> Any:
+    """Check a returned gradient against its input's shape; reduce a broadcast one."""
+    from gradviz.ops import _formula
+
+    shape, dt = meta
+    if g.shape != shape:
+        try:
+            ok = np.broadcast_shapes(shape, g.shape) == g.shape
+        except ValueError:
+            ok = False
+        if not ok:
+            raise RuntimeError(f"Function {name} returned an invalid gradient at index {i} - got "
+                               f"{list(g.shape)} but expected shape compatible with "
+                               f"{list(shape)}")
+        g = _formula.sum_to(g, shape)
+    value = g if create_graph else _unwrap_grad(g)
+    return _formula.to_dtype(value, dt)
+
+
+class _FunctionMeta(type):
+    """Gives every Function subclass its node class, ``<Name>Backward``."""
+
+    def __init__(cls, name: str, bases: tuple, ns: dict) -> None:
+        super().__init__(name, bases, ns)
+        cls._backward_cls = type(f"{name}Backward", (BackwardCFunction,),
+                                 {"_forward_cls": cls, "__module__": cls.__module__})
+
+
+class Function(metaclass=_FunctionMeta):
+    """Base class for custom differentiable operations.
+
+    Define ``forward(ctx, *args)`` and ``backward(ctx, *grad_outputs)`` as static methods and
+    call ``MyFunction.apply(*args)``. ``backward`` returns one gradient per ``forward`` argument
+    (``None`` for non-tensors).
+
+    Example:
+        >>> import gradviz
+        >>> class MulConstant(Function):
+        ...     @staticmethod
+        ...     def forward(ctx, tensor, constant):
+        ...         ctx.constant = constant
+        ...         return tensor * constant
+        ...     @staticmethod
+        ...     def backward(ctx, grad_output):
+        ...         return grad_output * ctx.constant, None
+        >>> a = gradviz.ones(2, requires_grad=True)
+        >>> b = MulConstant.apply(a, 5); b
+        tensor([5., 5.], grad_fn=<MulConstantBackward>)
+        >>> b.sum().backward(); a.grad
+        tensor([5., 5.])
+    """
+
+    _backward_cls: type[BackwardCFunction]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise RuntimeError(
+            f"{type(self).__name__} is a Function: call {type(self).__name__}.apply(...) with "
+            "static forward/backward methods instead of instantiating it.")
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward mode "
+                                  "AD.")
+
+    @classmethod
+    def apply(cls, *args: Any) -> Any:
+        """Run ``forward`` without recording inside it, then record one ``<Name>Backward`` node
+        connecting the tensor arguments to the outputs."""
+        ctx = cls._backward_cls()
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        with no_grad():
+            raw = cls.forward(ctx, *args)
+        is_tuple = isinstance(raw, tuple)
+        outputs = list(raw) if is_tuple else [raw]
+        record = _state.enabled and any(ctx.needs_input_grad)
+        inputs_by_id = {id(a): a for a in args if isinstance(a, Tensor)}
+        dirty = {id(t) for t in ctx.dirty_tensors}
+        for i, o in enumerate(outputs):
+            if isinstance(o, Tensor) and id(o) in inputs_by_id and id(o) not in dirty:
+                # Returning an input unchanged gives a new tensor object, as in PyTorch.
+                alias = Tensor._make(o._data)
+                alias._version_counter = o._version_counter
+                outputs[i] = alias
+        for t in ctx.dirty_tensors:
+            if record and t.is_leaf and t.requires_grad:
+                raise RuntimeError("a leaf Variable that requires grad is being used in an "
+                                   "in-place operation.")
+            t._version_counter.version += 1
+            t._version_counter.last_op = ctx.name()
+        non_diff = {id(t) for t in ctx.non_differentiable}
+        if record:
+            ctx.next_functions = collect_next_edges(args)
+            ctx._input_meta = [(a.shape, a._data.dtype) if isinstance(a, Tensor) else None
+                               for a in args]
+            ctx._out_meta = tuple((o.shape, o._data.dtype) if isinstance(o, Tensor) else ((), None)
+                                  for o in outputs)
+            diff = [o if isinstance(o, Tensor) and id(o) not in non_diff
+                    and o._data.dtype.kind == "f" else None for o in outputs]
+            set_history(ctx, tuple(diff))
+            out_ids = {id(o) for o in outputs}
+            ctx._saved_variables = [
+                None if t is None else SavedVariable(t, is_output=id(t) in out_ids)
+                for t in ctx.to_save]
+        else:
+            ctx.next_functions = tuple(NO_EDGE for _ in args)
+            for o in outputs:
+                if isinstance(o, Tensor) and id(o) in dirty:
+                    pass  # an in-place result keeps its history when nothing is recorded
+        for o in outputs:
+            if isinstance(o, Tensor) and id(o) in non_diff:
+                o._requires_grad = False
+        if _listeners:
+            emit("op", {"name": cls.__name__, "node": ctx if record else None,
+                        "inputs": args, "outputs": tuple(o for o in outputs
+                                                         if isinstance(o, Tensor)),
+                        "kwargs": {}, "inplace": bool(dirty)})
+        return tuple(outputs) if is_tuple else outputs[0]
+
+
+def once_differentiable(fn: Any) -> Any:
+    """Mark a ``backward`` as not itself differentiable: it runs without recording."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *args: Any) -> Any:
+        with no_grad():
+            return fn(ctx, *args)
+
+    return wrapper

@@ -1,0 +1,385 @@
+"""The backward graph: ``Node``, ``AccumulateGrad``, ``GraphRoot``, saved values and hook handles.
+
+Vocabulary is PyTorch's (``torch/csrc/autograd/function.h``, ``torch/autograd/graph.py``):
+
+* a **Node** is one backward function. ``next_functions`` holds one ``(node, input_nr)`` pair per
+  input of the forward op: the gradient for that input flows to ``node`` as its ``input_nr``-th
+  incoming gradient. ``(None, 0)`` marks an input that needs no gradient.
+* An **edge** is such a pair; :func:`gradient_edge` gives the edge a tensor's gradient flows into:
+  its ``grad_fn`` (at ``output_nr``) or, for a leaf, its ``AccumulateGrad``.
+* **AccumulateGrad** is the node at a leaf: running it writes ``.grad`` of ``.variable``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from gradviz.tensor import Tensor
+
+__all__ = ["Node", "AccumulateGrad", "GraphRoot", "Edge", "RemovableHandle", "SavedVariable",
+           "gradient_edge", "get_gradient_edge", "collect_next_edges", "set_history", "NO_EDGE",
+           "FREED_MESSAGE"]
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
+
+# PyTorch reports AccumulateGrad's sequence number as UINT64_MAX, so it always runs first when ready.
+_MAX_SEQUENCE_NR = 2**64 - 1
+
+# Thread-safety note: itertools.count's __next__ is atomic under the GIL.
+_sequence_counter = itertools.count()
+
+
+class Edge(NamedTuple):
+    """``Edge(function, input_nr)``: where one gradient goes. Compares equal to the plain pair."""
+
+    function: Node | None
+    input_nr: int
+
+    def __repr__(self) -> str:
+        return tuple.__repr__(self)  # print as PyTorch prints next_functions: plain pairs
+
+
+class RemovableHandle:
+    """Returned by every ``register_*hook``; ``handle.remove()`` unregisters the hook.
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.ones(2, requires_grad=True)
+        >>> h = x.register_hook(lambda g: g * 2)
+        >>> h.remove()
+    """
+
+    __slots__ = ("_dict_ref", "id")
+    _next_id = itertools.count()
+
+    def __init__(self, hooks_dict: _HookDict) -> None:
+        # Weak, so that a forgotten handle does not keep a dead graph's hooks alive.
+        self._dict_ref = weakref.ref(hooks_dict)
+        self.id = next(RemovableHandle._next_id)
+
+    def remove(self) -> None:
+        hooks = self._dict_ref()
+        if hooks is not None:
+            hooks.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
+class _HookDict(OrderedDict):
+    """An ordered dict that can be weakly referenced (plain dicts cannot)."""
+
+
+def _add_hook(hooks: _HookDict, fn: Callable) -> RemovableHandle:
+    if not callable(fn):
+        raise TypeError(f"hook must be callable, got {type(fn).__name__}")
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = fn
+    return handle
+
+
+class Node:
+    """A backward function in the graph (``torch.autograd.graph.Node``).
+
+    Subclasses are generated per op (``MulBackward0`` ...), per custom ``Function``
+    (``<Name>Backward``) and fixed (``AccumulateGrad``, ``GraphRoot``). ``type(n).__name__`` is the
+    name PyTorch shows.
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.ones(2, requires_grad=True)
+        >>> y = x * 3
+        >>> y.grad_fn.name(), y.grad_fn.next_functions[0][0].variable is x
+        ('MulBackward0', True)
+    """
+
+    __slots__ = ("next_functions", "_seq", "_pre_hooks", "_post_hooks",
+                 "_tensor_pre_hooks", "_retains_grad_hooks", "_metadata", "_out_meta",
+                 "__weakref__")
+
+    def __init__(self, next_functions: tuple = (), out_meta: tuple = ()) -> None:
+        self.next_functions = next_functions
+        self._seq = next(_sequence_counter)
+        self._out_meta = out_meta
+        self._pre_hooks = self._post_hooks = None
+        self._tensor_pre_hooks = self._retains_grad_hooks = None
+        self._metadata = None
+
+    # -- identity ------------------------------------------------------------------------------
+    def name(self) -> str:
+        """The node's class name, e.g. ``'MulBackward0'``."""
+        return type(self).__name__
+
+    def _sequence_nr(self) -> int:
+        """PyTorch's spelling of :attr:`sequence_nr`."""
+        return self._seq
+
+    @property
+    def sequence_nr(self) -> int:
+        """Creation order: later nodes run first when several are ready (PyTorch's priority)."""
+        return self._seq
+
+    @property
+    def metadata(self) -> dict:
+        """A free-form dict that stays with the node (PyTorch's ``Node.metadata``)."""
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    @property
+    def num_outputs(self) -> int:
+        """How many forward outputs the node has, i.e. how many gradients it receives."""
+        return len(self._out_meta)
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {id(self):#x}>"
+
+    # -- hooks -----------------------------------------------------------------------------------
+    def register_hook(self, fn: Callable) -> RemovableHandle:
+        """Run ``fn(grad_inputs, grad_outputs)`` after the node ran; a tuple it returns replaces
+        ``grad_inputs`` (the gradients sent on to ``next_functions``).
+
+        Example:
+            >>> import gradviz
+            >>> x = gradviz.ones(2, requires_grad=True)
+            >>> y = (x * 3).sum()
+            >>> h = y.grad_fn.register_hook(lambda gi, go: print(gi[0].shape))
+            >>> y.backward()
+            (2,)
+        """
+        if self._post_hooks is None:
+            self._post_hooks = _HookDict()
+        return _add_hook(self._post_hooks, fn)
+
+    def register_prehook(self, fn: Callable) -> RemovableHandle:
+        """Run ``fn(grad_outputs)`` before the node runs; a tuple it returns replaces them.
+
+        Example:
+            >>> import gradviz
+            >>> x = gradviz.ones(2, requires_grad=True)
+            >>> y = (x * 3).sum()
+            >>> h = y.grad_fn.register_prehook(lambda go: (go[0] * 10,))
+            >>> y.backward(); x.grad
+            tensor([30., 30.])
+        """
+        if self._pre_hooks is None:
+            self._pre_hooks = _HookDict()
+        return _add_hook(self._pre_hooks, fn)
+
+    def _register_tensor_pre_hook(self, output_nr: int, fn: Callable) -> RemovableHandle:
+        # Tensor.register_hook on a non-leaf lands here, keyed by which output the tensor is.
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = _HookDict()
+        hooks = self._tensor_pre_hooks
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = (output_nr, fn)
+        return handle
+
+    def _register_retains_grad(self, output_nr: int, tensor_ref: weakref.ref) -> None:
+        # retain_grad(): after the tensor hooks, the gradient for that output is kept in .grad.
+        if self._retains_grad_hooks is None:
+            self._retains_grad_hooks = {}
+        self._retains_grad_hooks[output_nr] = tensor_ref
+
+    def _tensor_hooks(self) -> list[tuple[int, Callable]]:
+        """``(output_nr, fn)`` for the tensor hooks to run before this node, in order."""
+        if self._tensor_pre_hooks:
+            return list(self._tensor_pre_hooks.values())
+        return []
+
+    # -- execution -------------------------------------------------------------------------------
+    def apply(self, grad_outputs: list, create_graph: bool) -> tuple:
+        """Compute the gradient for each entry of ``next_functions`` from ``grad_outputs``.
+
+        Values are NumPy arrays in a plain backward and tensors under ``create_graph``.
+        """
+        raise NotImplementedError(f"{self.name()} does not define apply()")
+
+    def release_variables(self) -> None:
+        """Free saved values (after a backward without ``retain_graph``)."""
+
+    def _saved_items(self) -> list[tuple[str, Any]]:
+        """``[(name, value)]`` of what the node saved, for inspection and tracing."""
+        return []
+
+    def __call__(self, *grad_outputs: Any) -> Any:
+        """Run the node by hand, as ``grad_fn(grad)`` does in PyTorch: tensors in, tensors out."""
+        from gradviz.autograd.grad_mode import is_grad_enabled
+        from gradviz.tensor import Tensor, _unwrap_grad, _wrap_grad
+
+        create = is_grad_enabled() and any(
+            isinstance(g, Tensor) and g.requires_grad for g in grad_outputs)
+        values = [None if g is None else (g if create else _unwrap_grad(g)) for g in grad_outputs]
+        result = self.apply(values, create)
+        wrapped = tuple(None if g is None else _wrap_grad(g) for g in result)
+        return wrapped[0] if len(wrapped) == 1 else wrapped
+
+
+class AccumulateGrad(Node):
+    """The node at a leaf tensor: running it adds the incoming gradient into ``variable.grad``.
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.ones(2, requires_grad=True)
+        >>> acc = (x * 2).grad_fn.next_functions[0][0]
+        >>> type(acc).__name__, acc.variable is x
+        ('AccumulateGrad', True)
+    """
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__((), ((variable.shape, variable._data.dtype),))
+        self.variable = variable
+        self._seq = _MAX_SEQUENCE_NR
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"  # what PyTorch's AccumulateGrad.name() returns
+
+    def _tensor_hooks(self) -> list[tuple[int, Callable]]:
+        # Hooks on a leaf live on the tensor (so they outlive this node), as in PyTorch 2.x.
+        hooks = self.variable._backward_hooks
+        if not hooks:
+            return []
+        return [(0, fn) for fn in hooks.values()]
+
+
+class GraphRoot(Node):
+    """The dummy first node when backward starts from several roots; its outputs are the root
+    gradients (PyTorch's ``GraphRoot``)."""
+
+    __slots__ = ("_grads",)
+
+    def __init__(self, edges: tuple, grads: list) -> None:
+        super().__init__(edges, ())
+        self._grads = grads
+
+    def name(self) -> str:
+        return "torch::autograd::GraphRoot"
+
+    def apply(self, grad_outputs: list, create_graph: bool) -> tuple:
+        return tuple(self._grads)
+
+
+def gradient_edge(tensor: Tensor) -> Edge:
+    """The edge a tensor's gradient flows into: ``(grad_fn, output_nr)`` or, for a leaf that
+    requires grad, ``(AccumulateGrad, 0)`` (created once and shared while the graph lives).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.ones(2, requires_grad=True)
+        >>> gradient_edge(x).function.name()
+        'torch::autograd::AccumulateGrad'
+    """
+    fn = tensor.grad_fn
+    if fn is not None:
+        return Edge(fn, tensor._output_nr)
+    return Edge(tensor._grad_accumulator(), 0)
+
+
+def get_gradient_edge(tensor: Tensor) -> Edge:
+    """PyTorch's ``torch.autograd.graph.get_gradient_edge``: the same as :func:`gradient_edge`,
+    refusing tensors that do not require grad."""
+    if not tensor.requires_grad:
+        raise RuntimeError(
+            "It is not possible to get the gradient edge for a Tensor that does not require "
+            "gradients")
+    return gradient_edge(tensor)
+
+
+NO_EDGE = Edge(None, 0)
+
+
+def collect_next_edges(args: tuple) -> tuple[Edge, ...]:
+    """One edge per argument: the gradient edge of each tensor that requires grad, else
+    ``(None, 0)`` (PyTorch's ``collect_next_edges``)."""
+    from gradviz.tensor import Tensor
+
+    return tuple(gradient_edge(a) if isinstance(a, Tensor) and a._requires_grad else NO_EDGE
+                 for a in args)
+
+
+def set_history(node: Node, outputs: tuple) -> None:
+    """Make ``node`` the ``grad_fn`` of ``outputs``: output ``i`` becomes its ``output_nr`` i."""
+    for i, t in enumerate(outputs):
+        if t is None:
+            continue
+        t.grad_fn = node
+        t._output_nr = i
+        t._requires_grad = True
+
+
+class SavedVariable:
+    """A tensor saved for backward, with the version it had when saved (PyTorch's SavedVariable).
+
+    Unpacking checks the version: a tensor modified in place since it was saved raises PyTorch's
+    error. An op's *output* is saved as its array only (a reference to the tensor would make a
+    cycle through ``grad_fn``); under ``create_graph`` it is rebuilt with the owning node as
+    ``grad_fn``.
+    """
+
+    __slots__ = ("data", "version", "_counter", "_tensor", "_requires_grad", "_output_nr")
+
+    def __init__(self, tensor: Tensor, is_output: bool = False) -> None:
+        self.data = tensor._data
+        self._counter = tensor._version_counter
+        self.version = self._counter.version
+        self._requires_grad = tensor._requires_grad or tensor.grad_fn is not None
+        self._output_nr = tensor._output_nr
+        self._tensor = None if is_output else tensor
+
+    def check_version(self) -> None:
+        counter = self._counter
+        if counter.version != self.version:
+            raise RuntimeError(self._modified_message())
+
+    def _modified_message(self) -> str:
+        from gradviz.tensor import _type_name
+
+        shape = list(self.data.shape)
+        where = ""
+        t = self._tensor
+        node_name = t.grad_fn.name() if t is not None and t.grad_fn is not None else None
+        if t is None:
+            node_name = self._counter.last_op  # the in-place op that bumped the shared counter
+        if node_name:
+            short = node_name
+            for suffix in ("Backward0", "Backward1", "Backward2", "Backward"):
+                if short.endswith(suffix):
+                    short = short[: -len(suffix)]
+                    break
+            where = f", which is output {self._output_nr} of {short},"
+        return (
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [{_type_name(self.data.dtype)} {shape}]{where} is at version "
+            f"{self._counter.version}; expected version {self.version} instead. Hint: enable "
+            "anomaly detection to find the operation that failed to compute its gradient, with "
+            "torch.autograd.set_detect_anomaly(True, check_nan=False)."
+        )
+
+    def unpack(self, owner: Node | None = None) -> Tensor:
+        """The saved value as a tensor (graph-connected), after the version check."""
+        from gradviz.tensor import Tensor
+
+        self.check_version()
+        if self._tensor is not None:
+            return self._tensor
+        out = Tensor._make(self.data)
+        if self._requires_grad and owner is not None:
+            out.grad_fn = owner
+            out._output_nr = self._output_nr
+            out._version_counter = self._counter
+        return out

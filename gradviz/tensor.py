@@ -1,0 +1,448 @@
+"""``gradviz.Tensor``: a NumPy array plus the autograd metadata PyTorch keeps on a tensor.
+
+The math lives in :mod:`gradviz.ops` (the derivative table and its one dispatch point); this file
+holds what a tensor *is*: its array, ``requires_grad``, ``grad``, ``grad_fn``, ``output_nr``, a
+version counter shared with its views, hooks, and the conveniences PyTorch users expect.
+"""
+
+from __future__ import annotations
+
+import numbers
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from gradviz import _dtype
+from gradviz._dtype import dtype as _DType
+from gradviz.autograd.grad_mode import _state as _grad_state
+from gradviz.autograd.graph import AccumulateGrad, Node, RemovableHandle, _add_hook, _HookDict
+
+__all__ = ["Tensor"]
+
+_Number = (numbers.Number, np.number, np.bool_)
+
+
+class _VersionCounter:
+    """Shared by a tensor and its views: every in-place write bumps it (``Tensor._version``)."""
+
+    __slots__ = ("version", "last_op")
+
+    def __init__(self) -> None:
+        self.version = 0
+        self.last_op: str | None = None  # name of the last in-place op's node, for error texts
+
+
+class _Extra:
+    """Rarely used per-tensor state, kept out of the hot path of tensor creation."""
+
+    __slots__ = ("name", "hooks", "retains_grad", "grad_acc", "post_acc_hooks")
+
+    def __init__(self) -> None:
+        self.name: str | None = None
+        self.hooks: _HookDict | None = None
+        self.retains_grad = False
+        self.grad_acc: weakref.ref | None = None
+        self.post_acc_hooks: _HookDict | None = None
+
+
+def _type_name(np_dtype: np.dtype) -> str:
+    """PyTorch's legacy type string, e.g. ``'gradviz.FloatTensor'``."""
+    return f"gradviz.{_dtype.to_dtype(np_dtype)._legacy}"
+
+
+class Tensor:
+    """A multi-dimensional array that can record the operations applied to it.
+
+    Build tensors with factories such as :func:`gradviz.tensor`; ``Tensor(data)`` makes a
+    float32 tensor like ``torch.Tensor(data)``.
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.tensor([1.0, 2.0], requires_grad=True)
+        >>> y = (x * x).sum()
+        >>> y.backward()
+        >>> x.grad
+        tensor([2., 4.])
+    """
+
+    __slots__ = ("_data", "_requires_grad", "grad", "grad_fn", "_output_nr", "_version_counter",
+                 "_base", "_extra", "__weakref__")
+
+    # NumPy must hand binary operators with a Tensor operand back to us (ndarray * Tensor).
+    __array_ufunc__ = None
+
+    def __init__(self, data: Any = ()) -> None:
+        arr = np.array(data, dtype=_dtype.get_default_dtype().np)
+        self._init(arr, False)
+
+    def _init(self, arr: np.ndarray, requires_grad: bool) -> None:
+        self._data = arr
+        self._requires_grad = requires_grad
+        self.grad: Tensor | None = None
+        self.grad_fn: Node | None = None
+        self._output_nr = 0
+        self._version_counter = _VersionCounter()
+        self._base: Tensor | None = None
+        self._extra: _Extra | None = None
+
+    @classmethod
+    def _make(cls, arr: Any, requires_grad: bool = False) -> Tensor:
+        """Wrap an array without copying (internal fast constructor)."""
+        t = object.__new__(cls)
+        if type(arr) is not np.ndarray:
+            arr = np.asarray(arr)  # NumPy reductions hand back scalars, not 0-d arrays
+        t._init(arr, requires_grad)
+        return t
+
+    def _x(self) -> _Extra:
+        extra = self._extra
+        if extra is None:
+            extra = self._extra = _Extra()
+        return extra
+
+    # -- data and metadata ---------------------------------------------------------------------
+    @property
+    def data(self) -> Tensor:
+        """The same values, detached, with a version counter of its own (PyTorch's ``.data``):
+        changes made through it are invisible to autograd's in-place checks."""
+        return Tensor._make(self._data)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        self._data = value._data
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The size of each dimension, as a tuple (PyTorch's ``torch.Size`` is a tuple too)."""
+        return self._data.shape
+
+    def size(self, dim: int | None = None) -> Any:
+        """The shape, or the size of one dimension.
+
+        Example:
+            >>> import gradviz
+            >>> gradviz.zeros(2, 3).size(), gradviz.zeros(2, 3).size(-1)
+            ((2, 3), 3)
+        """
+        if dim is None:
+            return self._data.shape
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    def dim(self) -> int:
+        """Number of dimensions."""
+        return self._data.ndim
+
+    @property
+    def ndim(self) -> int:
+        """Number of dimensions."""
+        return self._data.ndim
+
+    def numel(self) -> int:
+        """Number of elements."""
+        return self._data.size
+
+    nelement = numel
+
+    @property
+    def dtype(self) -> _DType:
+        """The element type, e.g. ``gradviz.float32``."""
+        return _dtype.to_dtype(self._data.dtype)
+
+    @property
+    def device(self) -> str:
+        """Always ``'cpu'``: gradviz computes with NumPy."""
+        return "cpu"
+
+    def type(self) -> str:
+        """PyTorch's legacy type string, e.g. ``'gradviz.FloatTensor'``."""
+        return _type_name(self._data.dtype)
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    @property
+    def name(self) -> str | None:
+        """An optional name the visualizer shows for this tensor."""
+        return None if self._extra is None else self._extra.name
+
+    @name.setter
+    def name(self, value: str | None) -> None:
+        self._x().name = None if value is None else str(value)
+
+    @property
+    def _version(self) -> int:
+        """How many times this tensor's storage was modified in place."""
+        return self._version_counter.version
+
+    # -- autograd attributes ---------------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        """Whether gradients flow to this tensor. Settable on leaves only, as in PyTorch."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set ``requires_grad`` in place on a leaf and return ``self``.
+
+        Example:
+            >>> import gradviz
+            >>> gradviz.zeros(2).requires_grad_().requires_grad
+            True
+        """
+        if self.grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().")
+        if requires_grad and self._data.dtype.kind not in "fc":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors created by the user (no ``grad_fn``): their gradients accumulate in
+        ``.grad``."""
+        return self.grad_fn is None
+
+    @property
+    def output_nr(self) -> int:
+        """Which output of ``grad_fn`` this tensor is."""
+        return self._output_nr
+
+    def _grad_accumulator(self) -> AccumulateGrad:
+        """This leaf's ``AccumulateGrad``: created on first use, shared while a graph holds it."""
+        extra = self._x()
+        acc = extra.grad_acc() if extra.grad_acc is not None else None
+        if acc is None:
+            acc = AccumulateGrad(self)
+            extra.grad_acc = weakref.ref(acc)
+        return acc
+
+    @property
+    def retains_grad(self) -> bool:
+        """True for a non-leaf after :meth:`retain_grad`."""
+        return self._extra is not None and self._extra.retains_grad
+
+    def retain_grad(self) -> None:
+        """Keep this non-leaf's gradient in ``.grad`` after backward (a no-op on leaves).
+
+        Example:
+            >>> import gradviz
+            >>> x = gradviz.ones(2, requires_grad=True)
+            >>> y = x * 2; y.retain_grad(); y.sum().backward(); y.grad
+            tensor([1., 1.])
+        """
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None:
+            return
+        extra = self._x()
+        if extra.retains_grad:
+            return
+        extra.retains_grad = True
+        ref = weakref.ref(self)
+        self.grad_fn._register_retains_grad(self._output_nr, ref)
+
+    @property
+    def _backward_hooks(self) -> _HookDict | None:
+        return None if self._extra is None else self._extra.hooks
+
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a tensor it returns
+        replaces the gradient. Returns a handle whose ``remove()`` unregisters it.
+
+        Example:
+            >>> import gradviz
+            >>> x = gradviz.ones(2, requires_grad=True)
+            >>> h = x.register_hook(lambda g: g * 10)
+            >>> (x * 2).sum().backward(); x.grad
+            tensor([20., 20.])
+        """
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            return self.grad_fn._register_tensor_pre_hook(self._output_nr, hook)
+        extra = self._x()
+        if extra.hooks is None:
+            extra.hooks = _HookDict()
+        return _add_hook(extra.hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]
+                                           ) -> RemovableHandle:
+        """On a leaf: call ``hook(tensor)`` after its ``.grad`` was updated.
+
+        Example:
+            >>> import gradviz
+            >>> x = gradviz.ones(2, requires_grad=True)
+            >>> h = x.register_post_accumulate_grad_hook(lambda t: print(t.grad))
+            >>> (x * 3).sum().backward()
+            tensor([3., 3.])
+        """
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors")
+        extra = self._x()
+        if extra.post_acc_hooks is None:
+            extra.post_acc_hooks = _HookDict()
+        return _add_hook(extra.post_acc_hooks, hook)
+
+    def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
+                 create_graph: bool = False, inputs: Sequence[Tensor] | Tensor | None = None
+                 ) -> None:
+        """Compute the gradient of this tensor with respect to the graph's leaves.
+
+        Args:
+            gradient: the gradient of some scalar with respect to this tensor; may be omitted
+                only when this tensor holds a single element (then it is 1).
+            retain_graph: keep saved values so that backward can run through the graph again;
+                defaults to ``create_graph``.
+            create_graph: record the backward pass itself, for higher-order gradients.
+            inputs: accumulate only into these tensors' ``.grad``.
+
+        Example:
+            >>> import gradviz
+            >>> x = gradviz.tensor([1.0, 2.0], requires_grad=True)
+            >>> (x ** 2).backward(gradviz.ones_like(x)); x.grad
+            tensor([2., 4.])
+        """
+        from gradviz.autograd import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self) -> Tensor:
+        """A new leaf sharing this tensor's data and version counter, cut from the graph."""
+        out = Tensor._make(self._data)
+        out._version_counter = self._version_counter
+        return out
+
+    def detach_(self) -> Tensor:
+        """Make this tensor a leaf that does not require grad, in place."""
+        self.grad_fn = None
+        self._requires_grad = False
+        self._output_nr = 0
+        return self
+
+    # -- conversions -----------------------------------------------------------------------------
+    def item(self) -> Any:
+        """The value of a one-element tensor as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.reshape(()).item()
+
+    def numpy(self) -> np.ndarray:
+        """The underlying NumPy array (shared memory, as in PyTorch)."""
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        arr = self.numpy()
+        return arr if dtype is None else arr.astype(dtype, copy=False)
+
+    def tolist(self) -> Any:
+        """The values as (nested) Python lists."""
+        return self._data.tolist()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()).item())
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    __hash__ = object.__hash__  # tensors hash by identity; == is elementwise
+
+    def __repr__(self) -> str:
+        from gradviz._format import tensor_repr
+
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0 and spec:
+            return format(self._data.item(), spec)
+        return repr(self)
+
+    def __reduce_ex__(self, protocol: int) -> Any:
+        return (_rebuild, (self._data, self._requires_grad))
+
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment.  If you were "
+                               "attempting to deepcopy a module, this may be because of a "
+                               "torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        out = type(self)._make(self._data.copy(), self._requires_grad)
+        if self.grad is not None:
+            out.grad = Tensor._make(self.grad._data.copy())
+        memo[id(self)] = out
+        return out
+
+
+def _rebuild(arr: np.ndarray, requires_grad: bool) -> Tensor:
+    return Tensor._make(arr, requires_grad)
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    """Normalise a possibly negative dimension, with PyTorch's IndexError when out of range."""
+    lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    if not lo <= dim <= hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but "
+                         f"got {dim})")
+    return dim + ndim if dim < 0 and ndim else (0 if ndim == 0 else dim)
+
+
+def _wrap_grad(g: Any) -> Tensor:
+    """A gradient as a Tensor (engine values are arrays in a plain backward)."""
+    return g if isinstance(g, Tensor) else Tensor._make(g)
+
+
+def _unwrap_grad(g: Any) -> Any:
+    """A Tensor gradient as the engine's array."""
+    return g._data if isinstance(g, Tensor) else g
+
+
+def _is_number(x: object) -> bool:
+    return isinstance(x, _Number) and not isinstance(x, Tensor)
+
+
+def _grad_enabled() -> bool:
+    return _grad_state.enabled
+
+
+# Operator methods are attached by gradviz.ops (which needs this class first); see ops/methods.py.
+from gradviz.ops import methods as _methods  # noqa: E402
+
+_methods.install(Tensor)
