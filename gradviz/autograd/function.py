@@ -85,7 +85,7 @@ class BackwardCFunction(Node, FunctionCtx):
     def release_variables(self) -> None:
         self._saved_variables = None
 
-    def _saved_items(self) -> list[tuple[str, Any]]:
+    def _inspect_saved(self) -> list[tuple[str, Any]]:
         return [(f"saved_tensors[{i}]", s) for i, s in enumerate(self._saved_variables or ())]
 
     def apply(self, grad_outputs: list, create_graph: bool) -> tuple:

@@ -145,7 +145,7 @@ class Node:
         return len(self._out_meta)
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {id(self):#x}>"
+        return f"<{type(self).__name__} object at {id(self):#x}>"
 
     # -- hooks -----------------------------------------------------------------------------------
     def register_hook(self, fn: Callable) -> RemovableHandle:
@@ -211,7 +211,7 @@ class Node:
     def release_variables(self) -> None:
         """Free saved values (after a backward without ``retain_graph``)."""
 
-    def _saved_items(self) -> list[tuple[str, Any]]:
+    def _inspect_saved(self) -> list[tuple[str, Any]]:
         """``[(name, value)]`` of what the node saved, for inspection and tracing."""
         return []
 

@@ -49,6 +49,8 @@ class OpInfo:
     # Filled in by defop: per input, the formula's parameter names after the gradient.
     needs: tuple[tuple[str, ...] | None, ...] = ()
     saved_names: tuple[str, ...] = ()
+    attr_names: tuple[str, ...] = ()  # saved names that are forward keyword arguments
+    defaults: dict[str, Any] = field(default_factory=dict)  # the forward's keyword defaults
     node_cls: type | None = None
 
 
@@ -70,8 +72,16 @@ def defop(name: str, node: str | None, forward: Callable[..., Any], inputs: tupl
         for n in names or ():
             if n not in saved:
                 saved.append(n)
+    try:
+        params = inspect.signature(forward).parameters.values()
+        defaults = {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
+    except (TypeError, ValueError):  # NumPy ufuncs have no signature
+        defaults = {}
+    derived = ("_sym_sizes", "_sym_numel", "_dtype")
+    attrs = tuple(n for n in sorted(saved) if n not in inputs and n != "result"
+                  and not n.endswith(derived))
     op = OpInfo(name, node, forward, inputs, grads, broadcasts, promotes, view, doc, needs,
-                tuple(sorted(saved)))
+                tuple(sorted(saved)), attrs, defaults)
     if name in OPS:
         raise ValueError(f"op {name!r} declared twice")
     OPS[name] = op
@@ -134,9 +144,9 @@ defop("sub", "SubBackward0", lambda a, b, alpha=1: a - b if alpha == 1 else a - 
       ("self", "other"), broadcasts=True, promotes=True,
       self=lambda grad: grad,
       other=lambda grad, alpha: -grad if alpha == 1 else grad * -alpha)
-defop("rsub", "RsubBackward1", lambda a, b, alpha=1: b - a if alpha == 1 else b - alpha * a,
-      ("self", "other"), broadcasts=True, promotes=True,
-      doc="``other - alpha * self`` with a scalar ``other``: what ``2 - x`` records.",
+defop("rsub", "RsubBackward1", lambda a, other, alpha=1: other - a if alpha == 1
+      else other - alpha * a, ("self",), promotes=True,
+      doc="``other - alpha * self`` with a number ``other``: what ``2 - x`` records.",
       self=lambda grad, alpha: -grad if alpha == 1 else grad * -alpha)
 defop("mul", "MulBackward0", np.multiply, ("self", "other"), broadcasts=True, promotes=True,
       self=lambda grad, other: grad * other,
@@ -150,7 +160,7 @@ defop("reciprocal", "ReciprocalBackward0", lambda a: np.reciprocal(a.astype(np.r
                                                                    if a.dtype.kind in "iub" else a),
       ("self",), promotes=True,
       self=lambda grad, result: -grad * (result * result))
-defop("pow", "PowBackward0", np.power, ("self", "exponent"), promotes=True,
+defop("pow", "PowBackward0", lambda a, exponent: np.power(a, exponent), ("self",), promotes=True,
       doc="tensor ** number",
       self=_pow_backward)
 defop("pow_tensor", "PowBackward1", np.power, ("self", "exponent"), broadcasts=True,
@@ -159,7 +169,8 @@ defop("pow_tensor", "PowBackward1", np.power, ("self", "exponent"), broadcasts=T
           exponent == 0, 0.0, grad * (exponent * self ** (exponent - 1))),
       exponent=lambda grad, self, exponent, result: grad * f.where(
           (self == 0) & (exponent >= 0), 0.0, result * f.log(self)))
-defop("pow_scalar_base", "PowBackward2", np.power, ("self", "exponent"), promotes=True,
+defop("pow_scalar_base", "PowBackward2", lambda e, self: np.power(self, e), ("exponent",),
+      promotes=True,
       doc="number ** tensor",
       exponent=_pow_scalar_base_backward)
 

@@ -47,7 +47,7 @@ FREED = _Freed()
 class OpNode(Node):
     """Base of every table op's node class (``MulBackward0`` ...). The formulas are the op's."""
 
-    __slots__ = ("_saved", "_in_meta")
+    __slots__ = ("_store", "_in_meta")
     _op: OpInfo  # set on each generated subclass
 
     def apply(self, grad_outputs: list, create_graph: bool) -> tuple:
@@ -56,7 +56,7 @@ class OpNode(Node):
         if grad is None:
             return (None,) * len(edges)
         op = self._op
-        saved = self._saved
+        saved = self._store
         in_meta = self._in_meta
         out = []
         for i, names in enumerate(op.needs):
@@ -72,13 +72,13 @@ class OpNode(Node):
         return tuple(out)
 
     def release_variables(self) -> None:
-        saved = self._saved
+        saved = self._store
         for name, value in saved.items():
             if type(value) is SavedVariable:
                 saved[name] = FREED
 
-    def _saved_items(self) -> list[tuple[str, Any]]:
-        return [(n, self._saved[n]) for n in self._op.saved_names if n in self._saved]
+    def _inspect_saved(self) -> list[tuple[str, Any]]:
+        return [(n, self._store[n]) for n in self._op.saved_names if n in self._store]
 
 
 def _value(node: Node, saved: dict, name: str, create_graph: bool) -> Any:
@@ -96,9 +96,9 @@ def _value(node: Node, saved: dict, name: str, create_graph: bool) -> Any:
 
 def _saved_property(name: str) -> property:
     def get(self: OpNode) -> Any:
-        if name not in self._saved:
+        if name not in self._store:
             return None  # not needed by this graph's gradients, as PyTorch reports it
-        v = self._saved[name]
+        v = self._store[name]
         if v is FREED:
             raise RuntimeError(FREED_MESSAGE)
         if type(v) is SavedVariable:
@@ -135,7 +135,7 @@ def _save(op: OpInfo, name: str, args: tuple, arrays: list, kwargs: dict, result
         return int(np.size(arrays[inputs.index(name[:-10])]))
     if name.endswith("_dtype"):
         return arrays[inputs.index(name[:-6])].dtype
-    return kwargs[name]
+    return kwargs[name] if name in kwargs else op.defaults[name]
 
 
 def _record(op: OpInfo, result: Tensor, args: tuple, arrays: list, kwargs: dict,
@@ -152,7 +152,10 @@ def _record(op: OpInfo, result: Tensor, args: tuple, arrays: list, kwargs: dict,
         for n in names:
             if n not in saved:
                 saved[n] = _save(op, n, args, arrays, kwargs, result)
-    node._saved = saved
+    for n in op.attr_names:  # non-tensor arguments are always kept, as PyTorch keeps them
+        if n not in saved:
+            saved[n] = _save(op, n, args, arrays, kwargs, result)
+    node._store = saved
     in_meta = None
     if op.broadcasts:
         for i, a in enumerate(arrays):

@@ -77,7 +77,7 @@ def rsub(input: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
     """
     if isinstance(other, Tensor):
         return sub(other, input, alpha=alpha)
-    return dispatch(_O["rsub"], input, other, alpha=alpha)
+    return dispatch(_O["rsub"], input, other=other, alpha=alpha)
 
 
 def mul(input: Any, other: Any) -> Tensor:
@@ -147,7 +147,7 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001 - torch.pow
     """
     if not isinstance(input, Tensor):
         if isinstance(exponent, Tensor) and _is_number(input):
-            return dispatch(_O["pow_scalar_base"], input, exponent)
+            return dispatch(_O["pow_scalar_base"], exponent, self=input)
         input = _tensor_arg(input)
     if isinstance(exponent, Tensor):
         return dispatch(_O["pow_tensor"], input, exponent)
@@ -155,7 +155,7 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001 - torch.pow
         return dispatch(_O["pow_tensor"], input, Tensor._make(exponent))
     if input._data.dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    return dispatch(_O["pow"], input, exponent)
+    return dispatch(_O["pow"], input, exponent=exponent)
 
 
 def exp(input: Tensor) -> Tensor:

@@ -1,0 +1,1 @@
+"""Example programs bundled with gradviz (``gradviz demo`` runs :mod:`gradviz.examples.intro`)."""
