@@ -105,6 +105,7 @@ from gradviz.ops.functional import (
     zeros_like,
 )
 from gradviz.tensor import Tensor
+from gradviz.trace import graph_of, load_trace, trace
 
 __version__ = "0.1.0"
 

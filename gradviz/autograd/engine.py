@@ -158,20 +158,17 @@ def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph:
                         captured[idx] = buf[input_nr]
                     if node not in needed:
                         continue
-                if type(node) is AccumulateGrad:
-                    _accumulate_grad(node, buf[0], create_graph)
-                    outputs: tuple = ()
-                else:
-                    outputs = node.apply(buf, create_graph)
-                if not keep_graph:
-                    node.release_variables()
-                    if _listeners:
-                        emit("release_saved", {"node": node})
-                if node._post_hooks:
-                    outputs = _call_post_hooks(node, outputs, buf, create_graph)
+                is_leaf = type(node) is AccumulateGrad
+                outputs: tuple = () if is_leaf else node.apply(buf, create_graph)
                 if _listeners:
                     emit("execute", {"node": node, "grad_outputs": list(buf),
                                      "grad_inputs": list(outputs)})
+                if is_leaf:
+                    _accumulate_grad(node, buf[0], create_graph)
+                if not keep_graph and node.release_variables() and _listeners:
+                    emit("release_saved", {"node": node})
+                if node._post_hooks:
+                    outputs = _call_post_hooks(node, outputs, buf, create_graph)
                 for (nxt, input_nr), grad in zip(node.next_functions, outputs):
                     if nxt is None:
                         continue
@@ -185,10 +182,10 @@ def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph:
                     if grad is not None:
                         old = nbuf[input_nr]
                         nbuf[input_nr] = grad if old is None else old + grad
-                        if _listeners:
-                            emit("accumulate", {"node": nxt, "input_nr": input_nr,
-                                                "grad": grad, "buffer": nbuf[input_nr],
-                                                "from": node})
+                    if _listeners:
+                        emit("accumulate", {"node": nxt, "input_nr": input_nr, "grad": grad,
+                                            "buffer": nbuf[input_nr], "from": node,
+                                            "remaining": left})
                     if left == 0:
                         del not_ready[nxt]
                         push(nxt, nbuf)

@@ -11,8 +11,10 @@ documented in ``docs/engine.md``; in short:
 ``dependencies``       ``counts`` (node -> number of incoming edges), ``graph_root``
 ``enqueue``            a node became ready: ``node``, ``ready`` (the queue after the push)
 ``execute``            ``node``, ``grad_outputs`` (what it received), ``grad_inputs`` (what it sent)
-``accumulate``         a gradient added to a node's input buffer: ``node``, ``input_nr``,
-                       ``grad``, ``buffer`` (the buffer slot after adding)
+``accumulate``         a gradient sent along an edge into a node's input buffer: ``node``,
+                       ``input_nr``, ``grad`` (None when nothing flowed), ``buffer`` (the slot
+                       after adding), ``from`` (the sending node), ``remaining`` (the
+                       receiving node's dependency count after this edge)
 ``leaf_grad``          ``AccumulateGrad`` wrote ``.grad``: ``node``, ``tensor``, ``before``, ``after``
 ``hook``               a hook ran: ``kind``, ``node``, ``fn``
 ``release_saved``      ``node`` freed its saved values

@@ -215,7 +215,8 @@ class Function(metaclass=_FunctionMeta):
                 outputs[i] = alias
         for t in ctx.dirty_tensors:
             if record and t.is_leaf and t.requires_grad:
-                raise RuntimeError("a leaf Variable that requires grad is being used in an "
+                # PyTorch's custom-Function check words it differently from the in-place ops'.
+                raise RuntimeError("a leaf Variable that requires grad has been used in an "
                                    "in-place operation.")
             t._version_counter.version += 1
             t._version_counter.last_op = ctx.name()

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from gradviz.autograd.grad_mode import no_grad
+from gradviz.autograd.grad_mode import enable_grad, no_grad
 from gradviz.tensor import Tensor
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
@@ -110,6 +110,9 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol:
     numerical = _numerical_jacobians(func, inputs, eps)
     analytical = _analytical_jacobians(func, inputs)
     diff_pos = [j for j, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    if len(numerical) != len(analytical):  # never let zip() skip an output silently
+        raise GradcheckError(f"the function returned {len(numerical)} differentiable outputs "
+                             f"under no_grad but {len(analytical)} with grad enabled")
     for i, (num_row, ana_row) in enumerate(zip(numerical, analytical)):
         for col, (n, a) in enumerate(zip(num_row, ana_row)):
             if not np.allclose(a, n, rtol=rtol, atol=atol, equal_nan=True):
@@ -157,9 +160,12 @@ def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Any = Non
 
     def vjp(*args: Any) -> tuple:
         xs, vs = args[:n_in], args[n_in:]
-        ys = [o for o in _diff_outputs(func, xs) if o.requires_grad]
-        grads = autograd_grad(ys, [xs[j] for j in diff_idx], list(vs[:len(ys)]),
-                              create_graph=True, allow_unused=True)
+        # The numerical Jacobian runs `vjp` under no_grad; without enable_grad here it would see
+        # no graph, return nothing, and the check would pass vacuously.
+        with enable_grad():
+            ys = [o for o in _diff_outputs(func, xs) if o.requires_grad]
+            grads = autograd_grad(ys, [xs[j] for j in diff_idx], list(vs[:len(ys)]),
+                                  create_graph=True, allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(vjp, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,

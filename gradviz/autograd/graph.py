@@ -13,6 +13,7 @@ Vocabulary is PyTorch's (``torch/csrc/autograd/function.h``, ``torch/autograd/gr
 from __future__ import annotations
 
 import itertools
+import re
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
@@ -208,8 +209,9 @@ class Node:
         """
         raise NotImplementedError(f"{self.name()} does not define apply()")
 
-    def release_variables(self) -> None:
-        """Free saved values (after a backward without ``retain_graph``)."""
+    def release_variables(self) -> bool:
+        """Free saved tensors (after a backward without ``retain_graph``); True if any were."""
+        return False
 
     def _inspect_saved(self) -> list[tuple[str, Any]]:
         """``[(name, value)]`` of what the node saved, for inspection and tracing."""
@@ -341,12 +343,12 @@ class SavedVariable:
         self._output_nr = tensor._output_nr
         self._tensor = None if is_output else tensor
 
-    def check_version(self) -> None:
+    def check_version(self, owner: Node | None = None) -> None:
         counter = self._counter
         if counter.version != self.version:
-            raise RuntimeError(self._modified_message())
+            raise RuntimeError(self._modified_message(owner))
 
-    def _modified_message(self) -> str:
+    def _modified_message(self, owner: Node | None = None) -> str:
         from gradviz.tensor import _type_name
 
         shape = list(self.data.shape)
@@ -354,13 +356,12 @@ class SavedVariable:
         t = self._tensor
         node_name = t.grad_fn.name() if t is not None and t.grad_fn is not None else None
         if t is None:
-            node_name = self._counter.last_op  # the in-place op that bumped the shared counter
+            # A saved output names the node that saved it (as PyTorch does), not the in-place op.
+            node_name = owner.name() if owner is not None else self._counter.last_op
         if node_name:
-            short = node_name
-            for suffix in ("Backward0", "Backward1", "Backward2", "Backward"):
-                if short.endswith(suffix):
-                    short = short[: -len(suffix)]
-                    break
+            # PyTorch's short form: ExpBackward0 -> Exp, FillBackward2 -> Fill2, FooBackward -> Foo.
+            m = re.search(r"Backward(\d*)$", node_name)
+            short = node_name if m is None else node_name[: m.start()] + m.group(1).lstrip("0")
             where = f", which is output {self._output_nr} of {short},"
         return (
             "one of the variables needed for gradient computation has been modified by an "
@@ -374,12 +375,13 @@ class SavedVariable:
         """The saved value as a tensor (graph-connected), after the version check."""
         from gradviz.tensor import Tensor
 
-        self.check_version()
+        self.check_version(owner)
         if self._tensor is not None:
             return self._tensor
         out = Tensor._make(self.data)
         if self._requires_grad and owner is not None:
             out.grad_fn = owner
+            out._requires_grad = True  # else ops on it under create_graph would not record
             out._output_nr = self._output_nr
             out._version_counter = self._counter
         return out

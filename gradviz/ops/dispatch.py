@@ -30,6 +30,9 @@ from gradviz.tensor import Tensor, _is_number, _type_name
 __all__ = ["dispatch", "dispatch_inplace", "OpNode"]
 
 _FLOAT64 = np.dtype(np.float64)
+# Nodes written by hand in PyTorch's C++ (not generated from derivatives.yaml): their name()
+# is qualified, e.g. "torch::autograd::CopyBackwards", while the class is "CopyBackwards".
+_CPP_NODES = frozenset({"CopyBackwards"})
 
 
 class _Freed:
@@ -73,8 +76,11 @@ class OpNode(Node):
 
     def release_variables(self) -> None:
         saved = self._store
+        # A number operand of a tensor-tensor op (x * 3) is a wrapped-number tensor in PyTorch,
+        # saved and freed like any tensor; Scalar arguments (x ** 3's exponent, alpha) are kept.
+        tensor_args = self._op.inputs if self._op.broadcasts else ()
         for name, value in saved.items():
-            if type(value) is SavedVariable:
+            if type(value) is SavedVariable or (name in tensor_args and _is_number(value)):
                 saved[name] = FREED
 
     def _inspect_saved(self) -> list[tuple[str, Any]]:
@@ -87,7 +93,7 @@ def _value(node: Node, saved: dict, name: str, create_graph: bool) -> Any:
     if type(v) is SavedVariable:
         if create_graph:
             return v.unpack(node)
-        v.check_version()
+        v.check_version(node)
         return v.data
     if v is FREED:
         raise RuntimeError(FREED_MESSAGE)
@@ -116,6 +122,8 @@ def _node_class(op: OpInfo) -> type:
     if cls is None:
         ns: dict[str, Any] = {"__slots__": (), "_op": op, "__module__": "gradviz.autograd.nodes",
                               "__doc__": f"Backward of ``{op.name}`` (PyTorch's {op.node})."}
+        if op.node in _CPP_NODES:
+            ns["name"] = lambda self, _n=f"torch::autograd::{op.node}": _n
         for name in op.saved_names:
             ns[f"_saved_{name}"] = _saved_property(name)
         cls = op.node_cls = type(op.node, (OpNode,), ns)
@@ -191,8 +199,10 @@ def _forward(op: OpInfo, arrays: list, kwargs: dict) -> np.ndarray:
         raise RuntimeError(f"{op.name}(): {e}") from None
     if type(out) is not np.ndarray:
         out = np.asarray(out)
+    # NOTE: test ndarray-ness, not getattr(a, "dtype", None): np.dtype(None) is float64, so a
+    # Python scalar operand would compare equal to float64 and `int_tensor * 2.5` stay float64.
     if op.promotes and out.dtype == _FLOAT64 and not any(
-            getattr(a, "dtype", None) == _FLOAT64 for a in arrays):
+            isinstance(a, np.ndarray) and a.dtype == _FLOAT64 for a in arrays):
         # PyTorch: integer tensors combined with Python floats (or divided) give the default
         # float type; NumPy would give float64.
         out = out.astype(_dtype.get_default_dtype().np)

@@ -1,0 +1,25 @@
+"""The tracer: record forward ops, backward graphs and engine steps as plain data.
+
+``with gradviz.trace() as tr:`` records everything inside; ``gradviz.graph_of(t)`` builds the
+backward-graph model of a live tensor without tracing; ``gradviz.load_trace(path)`` reopens a
+saved trace. Renderers (``gradviz.render``) draw these models.
+"""
+
+from gradviz.trace.graph import graph_of
+from gradviz.trace.io import SCHEMA, TraceFormatError, load_trace
+from gradviz.trace.model import (
+    BackwardGraph,
+    BackwardRun,
+    NodeInfo,
+    OpRecord,
+    SavedInfo,
+    SourceLoc,
+    Step,
+    TensorInfo,
+    summarize,
+)
+from gradviz.trace.recorder import Trace, trace
+
+__all__ = ["trace", "Trace", "graph_of", "load_trace", "TraceFormatError", "SCHEMA",
+           "BackwardGraph", "BackwardRun", "NodeInfo", "OpRecord", "SavedInfo", "SourceLoc",
+           "Step", "TensorInfo", "summarize"]

@@ -1,0 +1,198 @@
+"""The trace's plain-data model: what renderers consume.
+
+Everything here is dataclasses of strings, numbers, lists and dicts — no live tensors or nodes —
+so a model can be saved as JSON, reloaded, and drawn by any renderer. Identifiers are strings:
+tensors ``t0, t1, ...``, forward ops ``op0, ...``, backward nodes ``n0, ...``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["SourceLoc", "TensorInfo", "OpRecord", "SavedInfo", "NodeInfo", "Step",
+           "BackwardRun", "BackwardGraph", "summarize"]
+
+
+@dataclass
+class SourceLoc:
+    """Where in the user's code something happened."""
+
+    file: str
+    line: int
+    code: str = ""
+    function: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass
+class TensorInfo:
+    """A tensor seen during tracing."""
+
+    id: str
+    name: str
+    shape: list[int]
+    dtype: str
+    requires_grad: bool
+    is_leaf: bool
+    is_param: bool = False
+    grad_fn: str | None = None  # backward node id
+    output_nr: int = 0
+    op: str | None = None  # forward op that produced it
+    source: SourceLoc | None = None
+    value: dict[str, Any] | None = None
+    grad: dict[str, Any] | None = None  # last .grad seen (after a backward run)
+
+
+@dataclass
+class OpRecord:
+    """One forward op call, in execution order."""
+
+    id: str
+    name: str
+    inputs: list[str | dict[str, Any]]  # tensor ids, or {"const": repr} for numbers
+    outputs: list[str]
+    node: str | None = None  # backward node it created
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    inplace: bool = False
+    scope: list[str] = field(default_factory=list)  # module path, outermost first
+    source: SourceLoc | None = None
+    segment: int = 0  # how many backward runs had finished when the op ran
+
+
+@dataclass
+class SavedInfo:
+    """A value a backward node saved (``_saved_<name>``)."""
+
+    name: str
+    tensor: str | None = None  # a traced tensor id when the saved value is a known tensor
+    is_output: bool = False
+    value: dict[str, Any] | None = None  # summary of a tensor value, or {"const": ...}
+
+
+@dataclass
+class NodeInfo:
+    """A backward node (``grad_fn``): PyTorch's class name and its ``next_functions``."""
+
+    id: str
+    name: str  # class name as PyTorch shows it: MulBackward0, AccumulateGrad, ...
+    kind: str  # "op", "accumulate_grad", "graph_root", "custom", "engine"
+    sequence_nr: int
+    next_functions: list[list[Any]]  # [[node id | None, input_nr], ...]
+    variable: str | None = None  # AccumulateGrad: the leaf tensor id
+    forward_op: str | None = None
+    saved: list[SavedInfo] = field(default_factory=list)
+    num_outputs: int = 1
+
+
+@dataclass
+class Step:
+    """One engine step. ``kind`` is one of: compute_dependencies, enqueue, execute, accumulate,
+    leaf_grad, hook, release_saved, error, done."""
+
+    index: int
+    kind: str
+    node: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class BackwardGraph:
+    """The backward graph reachable from some roots."""
+
+    nodes: dict[str, NodeInfo] = field(default_factory=dict)
+    roots: list[list[Any]] = field(default_factory=list)  # root edges [[node id, input_nr]]
+    tensors: dict[str, TensorInfo] = field(default_factory=dict)  # the leaves' descriptions
+
+    def edges(self) -> list[tuple[str, str, int]]:
+        """``(from node, to node, input_nr)`` for every non-empty edge."""
+        return [(n.id, nxt, nr) for n in self.nodes.values()
+                for nxt, nr in n.next_functions if nxt is not None]
+
+
+@dataclass
+class BackwardRun:
+    """One call of ``backward()`` / ``autograd.grad()`` (or another engine's pass)."""
+
+    id: str
+    engine: str
+    kind: str  # "backward" or "grad"
+    roots: list[str]  # root tensor ids
+    root_edges: list[list[Any]] = field(default_factory=list)  # [[node id, input_nr]]
+    nodes: list[str] = field(default_factory=list)  # node ids reachable from the roots
+    graph_root: str | None = None  # the node the engine started at
+    dependencies: dict[str, int] = field(default_factory=dict)
+    steps: list[Step] = field(default_factory=list)
+    retain_graph: bool = False
+    create_graph: bool = False
+    inputs: list[str] = field(default_factory=list)
+    error: dict[str, Any] | None = None
+    source: SourceLoc | None = None
+
+
+# -- value summaries ------------------------------------------------------------------------------
+SMALL = 64  # tensors up to this many elements keep their full values with values="small"
+HEAD = 6
+
+
+def _num(v: Any) -> Any:
+    """A JSON-safe number: non-finite floats become strings (JSON has no NaN/Infinity)."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+    return v
+
+
+def _list(arr: np.ndarray) -> Any:
+    if arr.dtype.kind == "f":
+        out = arr.tolist()
+        if np.isfinite(arr).all():
+            return out
+        return _deep_num(out)
+    return arr.tolist()
+
+
+def _deep_num(x: Any) -> Any:
+    # Iterative-enough: nesting depth equals the tensor's ndim, which is small.
+    if isinstance(x, list):
+        return [_deep_num(v) for v in x]
+    return _num(x)
+
+
+def summarize(value: Any, mode: str = "small") -> dict[str, Any]:
+    """A JSON-safe summary of an array/tensor: shape and dtype, plus values by ``mode``.
+
+    ``"none"``: shape and dtype only. ``"small"``: full values up to :data:`SMALL` elements,
+    else min/max/mean and the first few elements. ``"all"``: full values always.
+
+    Example:
+        >>> summarize(np.arange(3.0))
+        {'shape': [3], 'dtype': 'float64', 'values': [0.0, 1.0, 2.0]}
+    """
+    arr = getattr(value, "_data", value)
+    arr = np.asarray(arr)
+    out: dict[str, Any] = {"shape": list(arr.shape), "dtype": str(arr.dtype)}
+    if mode == "none" or arr.dtype.kind not in "biuf":
+        return out
+    if mode == "all" or arr.size <= SMALL:
+        out["values"] = _list(arr)
+        return out
+    flat = arr.reshape(-1)
+    as_float = flat.astype(np.float64)
+    finite = as_float[np.isfinite(as_float)]
+    out["stats"] = {
+        "min": _num(float(finite.min())) if finite.size else "nan",
+        "max": _num(float(finite.max())) if finite.size else "nan",
+        "mean": _num(float(finite.mean())) if finite.size else "nan",
+    }
+    out["head"] = _list(flat[:HEAD])
+    return out
+
+
+def to_plain(obj: Any) -> Any:
+    """A dataclass tree as plain dicts/lists (for JSON)."""
+    return asdict(obj)
