@@ -82,8 +82,10 @@ class BackwardCFunction(Node, FunctionCtx):
 
     saved_variables = saved_tensors
 
-    def release_variables(self) -> None:
+    def release_variables(self) -> bool:
+        had = bool(self._saved_variables)
         self._saved_variables = None
+        return had
 
     def _inspect_saved(self) -> list[tuple[str, Any]]:
         return [(f"saved_tensors[{i}]", s) for i, s in enumerate(self._saved_variables or ())]
