@@ -11,6 +11,12 @@ from typing import Any
 import numpy as np
 
 from gradviz.autograd import events, graph
+from gradviz.autograd.anomaly_mode import (
+    detect_anomaly,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_detect_anomaly,
+)
 from gradviz.autograd.engine import run_backward
 from gradviz.autograd.function import Function, FunctionCtx, once_differentiable
 from gradviz.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -19,7 +25,8 @@ from gradviz.tensor import Tensor
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
            "enable_grad", "set_grad_enabled", "is_grad_enabled", "gradcheck", "gradgradcheck",
-           "GradcheckError", "graph", "events", "Variable"]
+           "GradcheckError", "graph", "events", "Variable", "detect_anomaly",
+           "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
 
 Variable = Tensor  # PyTorch's historical alias
 

@@ -149,7 +149,8 @@ def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph:
     push(graph_root, buffer)
     node: Node | None = None
     try:
-        with set_grad_enabled(create_graph):
+        # PyTorch computes 1/0 = inf silently; so do the formulas here (no NumPy warnings).
+        with set_grad_enabled(create_graph), np.errstate(all="ignore"):
             while ready:
                 _, _, node, buf = heapq.heappop(ready)
                 buf = _call_pre_hooks(node, buf, create_graph)

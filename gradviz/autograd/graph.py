@@ -368,7 +368,7 @@ class SavedVariable:
             f"inplace operation: [{_type_name(self.data.dtype)} {shape}]{where} is at version "
             f"{self._counter.version}; expected version {self.version} instead. Hint: enable "
             "anomaly detection to find the operation that failed to compute its gradient, with "
-            "torch.autograd.set_detect_anomaly(True, check_nan=False)."
+            "gradviz.autograd.set_detect_anomaly(True, check_nan=False)."
         )
 
     def unpack(self, owner: Node | None = None) -> Tensor:
