@@ -113,6 +113,7 @@ def test_forward_record_names_shapes_and_user_source_lines():
         w = torch.ones(2, 3, requires_grad=True)
         v = torch.ones(3)
         out = (w @ v).sum()  # the line the ops must point at
+    assert out.grad_fn.name() == "SumBackward0"
     line = next(i for i, s in enumerate(open(__file__).read().splitlines(), 1)
                 if "the line the ops must point at" in s and "out = " in s)
     assert [op.name for op in tr.ops] == ["mv", "sum"]

@@ -51,7 +51,7 @@ def backward_graph_lines(t: torch.Tensor) -> list[str]:
         lines.append(f"{prefix}{label}{name}")
         children = list(enumerate(node.next_functions))
         # Push in reverse so that input 0 prints first.
-        for k, (i, (nxt, nr)) in reversed(list(enumerate(children))):
+        for k, (i, (nxt, _nr)) in reversed(list(enumerate(children))):
             last = k == len(children) - 1
             branch = "└─ " if last else "├─ "
             extend = "   " if last else "│  "

@@ -1,0 +1,74 @@
+# gradviz developer entry points. Every target that needs Python builds/updates .venv itself.
+#   make demo          run the bundled example through the installed `gradviz` command
+#   make test          lint + full test suite (adds the torch parity extra when CI=true or PARITY=1)
+#   make lint          ruff only
+#   make bench         benchmarks (once benchmarks/run.py exists)
+#   make clean         remove build artefacts and caches (keeps .venv); `make distclean` also drops .venv
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+# One stamp per install flavour; each is redone only when pyproject.toml is newer than it.
+STAMP        := $(VENV)/.installed-stamp
+PARITY_STAMP := $(VENV)/.installed-parity-stamp
+
+# Parity tests (torch==2.13.0) are installed in CI and on request: `make test PARITY=1`.
+PARITY ?= $(if $(filter true 1 yes,$(CI)),1,0)
+ifeq ($(PARITY),1)
+TEST_DEPS := $(PARITY_STAMP)
+else
+TEST_DEPS := $(STAMP)
+endif
+
+PIP_FLAGS   ?= --disable-pip-version-check --progress-bar off
+PYTEST_ARGS ?=
+
+.PHONY: help venv demo test lint bench clean distclean
+
+help:
+	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
+
+venv: $(STAMP)
+
+# Order-only: the interpreter's mtime must never trigger a reinstall.
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PIP) install $(PIP_FLAGS) -e '.[test]'
+	@touch $@
+
+# The parity install is a superset of the test install, so it refreshes both stamps.
+$(PARITY_STAMP): pyproject.toml | $(PY)
+	$(PIP) install $(PIP_FLAGS) -e '.[test,parity]'
+	@touch $(STAMP) $@
+
+demo: venv
+	$(VENV)/bin/gradviz demo
+
+test: $(TEST_DEPS)
+	$(PY) -m ruff check .
+	bash scripts/ensure-chromium.sh
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: venv
+	$(PY) -m ruff check .
+
+bench: venv
+	@if [ -f benchmarks/run.py ]; then \
+		$(PY) benchmarks/run.py; \
+	else \
+		echo "No benchmarks yet: see benchmarks/README.md"; \
+	fi
+
+clean:
+	rm -rf build dist gradviz-out .pytest_cache .ruff_cache .hypothesis
+	find . -path ./$(VENV) -prune -o \( -name '__pycache__' -o -name '*.egg-info' \
+		-o -name '.ipynb_checkpoints' \) -type d -print0 | xargs -0 rm -rf
+
+distclean: clean
+	rm -rf $(VENV)

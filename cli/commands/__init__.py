@@ -1,0 +1,1 @@
+"""One module per ``gradviz`` sub-command; each is registered in ``gradviz_cli.main``."""

@@ -1,0 +1,56 @@
+"""Pieces shared by the commands that trace and render: option types and the summary."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+
+class Values(str, Enum):
+    """How much of each tensor's value a trace keeps."""
+
+    small = "small"
+    none = "none"
+    all = "all"
+
+
+class Format(str, Enum):
+    """Extra drawing formats (SVG is always written)."""
+
+    svg = "svg"
+    png = "png"
+    pdf = "pdf"
+    dot = "dot"
+
+
+def formats_with_svg(formats: list[Format] | None) -> tuple[str, ...]:
+    """SVG first (the step player and the README use it), then the extra formats once each."""
+    out = ["svg"]
+    for f in formats or ():
+        if f.value not in out:
+            out.append(f.value)
+    return tuple(out)
+
+
+def print_summary(tr: Any, files: list[Path], notes: list[str], title: str) -> None:
+    """A short rich report: what was recorded and which files were written."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    steps = sum(len(r.steps) for r in tr.runs)
+    table = Table(title=title, show_header=False, title_justify="left")
+    table.add_column(style="bold")
+    table.add_column()
+    table.add_row("ops recorded", str(len(tr.ops)))
+    table.add_row("tensors", str(len(tr.tensors)))
+    table.add_row("backward nodes", str(len(tr.nodes)))
+    runs = f"{len(tr.runs)}" + (f" (of {tr.runs_total})" if tr.runs_total > len(tr.runs) else "")
+    table.add_row("backward runs", runs)
+    table.add_row("engine steps", str(steps))
+    for i, f in enumerate(files):
+        table.add_row("files written" if i == 0 else "", str(f))
+    console.print(table)
+    for note in notes:
+        console.print(f"note: {note}", style="yellow", markup=False)

@@ -1,0 +1,54 @@
+"""``gradviz render``: draw a saved trace again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .._console import ExitCode, fail
+from ._common import Format, formats_with_svg, print_summary
+
+
+def load(path: Path):  # noqa: ANN201 - returns a gradviz Trace
+    """Load a trace file, turning every problem into one clear line and exit code 2."""
+    from gradviz.trace import TraceFormatError, load_trace
+
+    if not path.exists():
+        fail(f"no such trace file: {path}", ExitCode.USAGE)
+    try:
+        return load_trace(path)
+    except TraceFormatError as e:
+        fail(str(e), ExitCode.USAGE)
+    except OSError as e:
+        fail(f"cannot read {path}: {e.strerror or e}", ExitCode.USAGE)
+    except UnicodeDecodeError:
+        fail(f"{path} is not a text file, so not a gradviz trace", ExitCode.USAGE)
+
+
+def render(
+    trace_file: Annotated[Path, typer.Argument(help="A trace.json written by `gradviz trace`.",
+                                                show_default=False)],
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="Output folder [default: the trace file's folder].",
+        show_default=False)] = None,
+    formats: Annotated[list[Format] | None, typer.Option(
+        "--format", "-f", help="Also write the drawings in this format (repeatable).")] = None,
+    collapse: Annotated[bool, typer.Option(
+        help="Collapse large graphs before layout.")] = True,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")
+                     ] = False,
+) -> None:
+    """Re-render a saved trace: forward.svg, backward.svg and steps.html (and more formats)."""
+    from .. import runner
+
+    tr = load(trace_file)
+    out_dir = out if out is not None else trace_file.parent
+    try:
+        runner.check_out_dir(out_dir)
+        written = runner.write_outputs(tr, out_dir, formats_with_svg(formats), collapse)
+    except OSError as e:
+        fail(f"cannot write to the output folder {out_dir}: {e.strerror or e}", ExitCode.USAGE)
+    if not quiet:
+        print_summary(tr, written.files, written.notes, f"gradviz render {trace_file.name}")
