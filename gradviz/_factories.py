@@ -66,6 +66,9 @@ def _np_dtype(dtype: DType | None, fallback: np.dtype | None = None) -> np.dtype
 def _finish(arr: np.ndarray, requires_grad: bool) -> Tensor:
     t = Tensor._make(arr)
     if requires_grad:
+        if arr.dtype.kind not in "fc":  # PyTorch's factory text: capitalised, unlike requires_grad_
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
         t.requires_grad_(True)
     return t
 
@@ -86,6 +89,8 @@ def _infer_np(data: Any) -> np.ndarray:
     """Convert Python data as torch.tensor does: floats -> default dtype, ints -> int64."""
     if isinstance(data, Tensor):
         return data._data.copy()
+    if isinstance(data, np.generic):  # a NumPy scalar keeps its dtype, as torch.tensor does
+        data = np.asarray(data)
     if isinstance(data, np.ndarray):
         if data.dtype.kind not in "biuf":
             raise TypeError(f"can't convert np.ndarray of type numpy.{data.dtype.name}.")
@@ -250,7 +255,9 @@ def randint(low: int, high: int | None = None, size: Sequence[int] = (), *,
         >>> gradviz.randint(0, 10, (3,)).dtype
         gradviz.int64
     """
-    if high is None:
+    if isinstance(high, (tuple, list)):  # randint(high, size), as torch allows
+        low, high, size = 0, low, high
+    elif high is None:
         low, high = 0, low
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "

@@ -68,7 +68,7 @@ class Tensor:
     """
 
     __slots__ = ("_data", "_requires_grad", "grad", "grad_fn", "_output_nr", "_version_counter",
-                 "_base", "_extra", "__weakref__")
+                 "_base", "_view_meta", "_extra", "__weakref__")
 
     # NumPy must hand binary operators with a Tensor operand back to us (ndarray * Tensor).
     __array_ufunc__ = None
@@ -85,6 +85,7 @@ class Tensor:
         self._output_nr = 0
         self._version_counter = _VersionCounter()
         self._base: Tensor | None = None
+        self._view_meta: Any = None  # a view's recipe (gradviz.ops.dispatch.ViewMeta)
         self._extra: _Extra | None = None
 
     @classmethod
@@ -186,6 +187,10 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if value and self.grad_fn is None and self._data.dtype.kind not in "fc":
+            # The attribute setter's text differs from requires_grad_()'s, as in PyTorch.
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -372,7 +377,7 @@ class Tensor:
     def __bool__(self) -> bool:
         if self._data.size != 1:
             raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous")
+                "Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data.reshape(()).item())
 
     def __len__(self) -> int:

@@ -48,10 +48,8 @@ def _make_grads(outputs: tuple, grads: Any, is_grads_batched: bool = False) -> l
     if grads is None or isinstance(grads, Tensor):
         grads = (grads,) * len(outputs) if grads is None else (grads,)
     grads = tuple(grads)
-    if len(grads) != len(outputs):
-        raise RuntimeError(f"grad can be implicitly created only for scalar outputs"
-                           if not grads else
-                           f"got {len(grads)} tensors in grad_tensors but {len(outputs)} outputs")
+    if len(grads) < len(outputs):  # PyTorch zips, so extra gradients are ignored
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     result = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
         if g is None:
@@ -74,6 +72,10 @@ def _make_grads(outputs: tuple, grads: Any, is_grads_batched: bool = False) -> l
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
                                f"{_size(g.shape)} and output[{i}] has a shape of "
                                f"{_size(out.shape)}.")
+        if g._data.dtype != out._data.dtype and out._data.dtype.kind == "f":
+            # PyTorch's engine casts each gradient to its tensor's dtype (validate_outputs).
+            g = g.to(out.dtype) if g.requires_grad else Tensor._make(
+                g._data.astype(out._data.dtype))
         result.append(g)
     return result
 
@@ -110,7 +112,7 @@ def backward(tensors: Tensor | Sequence[Tensor], grad_tensors: Any = None,
     outputs = _tensors(tensors, "tensors")
     inputs_t = _tensors(inputs, "inputs")
     if inputs is not None and not inputs_t:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     grads = _make_grads(outputs, grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
@@ -151,7 +153,7 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     outs = _tensors(outputs, "outputs")
     ins = _tensors(inputs, "inputs")
     if not ins:
-        raise RuntimeError("grad requires non-empty inputs.")
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if allow_unused is None:
         allow_unused = materialize_grads
     if materialize_grads and not allow_unused:

@@ -112,8 +112,9 @@ def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph:
     for idx, t in enumerate(inputs):
         edge = gradient_edge(t)
         if accumulate_grad:
-            if t.grad_fn is not None:
-                t.retain_grad()  # a non-leaf input gets its .grad through retain_grad
+            # As PyTorch: a non-leaf input gets its .grad through retain_grad (a no-op on a
+            # leaf), and an input that does not require grad fails with retain_grad's error.
+            t.retain_grad()
             targets.add(edge.function)
         else:
             captures.setdefault(edge.function, []).append((edge.input_nr, idx))
@@ -291,7 +292,9 @@ def _accumulate_grad(node: AccumulateGrad, grad: Any, create_graph: bool) -> Non
     shown_before = before if before is None or not _listeners else Tensor._make(
         before._data.copy())
     if create_graph:
-        var.grad = grad.clone() if before is None else before + grad
+        # PyTorch copies into a fresh tensor (clone_obey_contract): .grad shows CopyBackwards.
+        var.grad = (Tensor._make(np.empty_like(grad._data)).copy_(grad) if before is None
+                    else before + grad)
     elif before is None:
         var.grad = Tensor._make(np.array(grad, dtype=var._data.dtype))
     elif before.requires_grad:

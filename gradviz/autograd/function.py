@@ -94,7 +94,7 @@ class BackwardCFunction(Node, FunctionCtx):
         name = self.name()
         grads = []
         for g, (shape, dt) in zip(grad_outputs, self._out_meta):
-            if g is None and self.materialize_grads:
+            if g is None and self.materialize_grads and dt is not None:  # None: not a tensor
                 grads.append(Tensor._make(np.zeros(shape, dt)))
             else:
                 grads.append(None if g is None else _wrap_grad(g))
@@ -244,6 +244,9 @@ class Function(metaclass=_FunctionMeta):
         for o in outputs:
             if isinstance(o, Tensor) and id(o) in non_diff:
                 o._requires_grad = False
+        # As PyTorch, drop what forward handed over: a node holding its own outputs (a saved or
+        # dirty output) would be a reference cycle, keeping the graph alive until gc runs.
+        ctx.to_save = ctx.dirty_tensors = ctx.non_differentiable = None
         if _listeners:
             emit("op", {"name": cls.__name__, "node": ctx if record else None,
                         "inputs": args, "outputs": tuple(o for o in outputs

@@ -63,7 +63,16 @@ class _GradModeBase:
         return wrapper  # type: ignore[return-value]
 
 
-class no_grad(_GradModeBase):  # noqa: N801 - PyTorch's spelling
+class _NoParamDecorator(_GradModeBase):
+    """Also usable as a bare decorator, ``@no_grad`` without parentheses, as in PyTorch 2.x."""
+
+    def __new__(cls, orig_func: Callable | None = None) -> Any:
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecorator):  # noqa: N801 - PyTorch's spelling
     """Context manager and decorator that turns recording off.
 
     Example:
@@ -78,7 +87,7 @@ class no_grad(_GradModeBase):  # noqa: N801 - PyTorch's spelling
     _mode = False
 
 
-class enable_grad(_GradModeBase):  # noqa: N801
+class enable_grad(_NoParamDecorator):  # noqa: N801
     """Context manager and decorator that turns recording back on (inside ``no_grad``).
 
     Example:

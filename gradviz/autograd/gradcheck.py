@@ -7,7 +7,7 @@ output element), and compare them elementwise with ``|a - n| <= atol + rtol * |n
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -113,8 +113,8 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol:
     if len(numerical) != len(analytical):  # never let zip() skip an output silently
         raise GradcheckError(f"the function returned {len(numerical)} differentiable outputs "
                              f"under no_grad but {len(analytical)} with grad enabled")
-    for i, (num_row, ana_row) in enumerate(zip(numerical, analytical)):
-        for col, (n, a) in enumerate(zip(num_row, ana_row)):
+    for i, (num_row, ana_row) in enumerate(zip(numerical, analytical, strict=True)):
+        for col, (n, a) in enumerate(zip(num_row, ana_row, strict=True)):
             if not np.allclose(a, n, rtol=rtol, atol=atol, equal_nan=True):
                 msg = (f"Jacobian mismatch for output {i} with respect to input "
                        f"{diff_pos[col]},\nnumerical:{_fmt(n)}\nanalytical:{_fmt(a)}\n")

@@ -33,7 +33,7 @@ FREED_MESSAGE = (
     "graph a second time or if you need to access saved tensors after calling backward."
 )
 
-# PyTorch reports AccumulateGrad's sequence number as UINT64_MAX, so it always runs first when ready.
+# PyTorch reports AccumulateGrad's sequence number as UINT64_MAX: it runs first once ready.
 _MAX_SEQUENCE_NR = 2**64 - 1
 
 # Thread-safety note: itertools.count's __next__ is atomic under the GIL.
@@ -288,6 +288,11 @@ def gradient_edge(tensor: Tensor) -> Edge:
     """
     fn = tensor.grad_fn
     if fn is not None:
+        meta = tensor._view_meta
+        if meta is not None and meta.version != tensor._version_counter.version:
+            # A view whose base was modified in place since its grad_fn was recorded: record
+            # it again from the base's new history (NOTE [in-place on views] in ops/dispatch).
+            fn = meta.regenerate(tensor)
         return Edge(fn, tensor._output_nr)
     return Edge(tensor._grad_accumulator(), 0)
 
