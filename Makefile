@@ -53,7 +53,7 @@ demo: venv
 test: $(TEST_DEPS)
 	$(PY) -m ruff check .
 	bash scripts/ensure-chromium.sh
-	$(PY) -m pytest $(PYTEST_ARGS)
+	GRADVIZ_PARITY=$(PARITY) $(PY) -m pytest $(PYTEST_ARGS)
 
 lint: venv
 	$(PY) -m ruff check .

@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 # Import order matters: autograd pulls in the Tensor class, which then installs its methods.
-from gradviz import autograd  # noqa: I001
+from gradviz import autograd, return_types  # noqa: I001
 from gradviz._dtype import (
     bool,
     double,
@@ -56,42 +56,89 @@ from gradviz._factories import (
     zeros,
 )
 from gradviz.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from gradviz.engines import compare_engines
 from gradviz.ops.functional import (
+    abs,
+    absolute,
     add,
+    addmm,
+    amax,
+    amin,
+    bmm,
+    cat,
+    chunk,
+    clamp,
+    clamp_max,
+    clamp_min,
+    clip,
     clone,
+    concat,
+    concatenate,
+    cos,
     div,
     divide,
     dot,
     eq,
+    erf,
     exp,
     expand,
+    expm1,
+    flatten,
     full_like,
+    gather,
     ge,
+    ger,
     gt,
+    index_put,
+    index_select,
     le,
     log,
+    log1p,
+    log_softmax,
     logical_and,
     logical_not,
     logical_or,
+    logsumexp,
     lt,
+    masked_fill,
     matmul,
+    max,
+    maximum,
     mean,
+    min,
+    minimum,
     mm,
     mul,
     multiply,
     mv,
+    narrow,
     ne,
     neg,
     negative,
+    norm,
     ones_like,
+    outer,
     permute,
     pow,
+    prod,
     reciprocal,
     relu,
     reshape,
+    rsqrt,
     rsub,
+    scatter,
+    scatter_add,
+    select,
     sigmoid,
+    sign,
+    sin,
+    softmax,
+    split,
+    sqrt,
+    square,
     squeeze,
+    stack,
+    std,
     sub,
     subtract,
     sum,
@@ -100,7 +147,9 @@ from gradviz.ops.functional import (
     tanh,
     transpose,
     true_divide,
+    unbind,
     unsqueeze,
+    var,
     where,
     zeros_like,
 )
@@ -110,5 +159,8 @@ from gradviz.trace import graph_of, load_trace, trace
 __version__ = "0.1.0"
 
 Size = tuple  # gradviz shapes are plain tuples; `gradviz.Size([2, 3])` builds one
+
+# Last: the layers and optimizers build on everything above (`gradviz.nn.Linear`, `gradviz.optim`).
+from gradviz import nn, optim  # noqa: E402
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]

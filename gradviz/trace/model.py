@@ -93,7 +93,7 @@ class NodeInfo:
 @dataclass
 class Step:
     """One engine step. ``kind`` is one of: compute_dependencies, enqueue, execute, accumulate,
-    leaf_grad, hook, release_saved, error, done."""
+    leaf_grad, hook, release_saved, gradient_node (MXNet), error, done."""
 
     index: int
     kind: str
@@ -133,6 +133,8 @@ class BackwardRun:
     inputs: list[str] = field(default_factory=list)
     error: dict[str, Any] | None = None
     source: SourceLoc | None = None
+    # MXNet's engine: the explicit gradient graph it ran (see gradviz/engines/mxnet.py).
+    gradient_graph: BackwardGraph | None = None
 
 
 # -- value summaries ------------------------------------------------------------------------------

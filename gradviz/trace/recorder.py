@@ -140,6 +140,7 @@ class Trace:
         self._run: BackwardRun | None = None
         self._ready: list[str] = []
         self._deps: dict[str, int] = {}
+        self._engine_data: dict[str, Any] | None = None  # an event's extra plain data
         self._frame: FrameType | None = None
         self._active = False
 
@@ -259,6 +260,8 @@ class Trace:
     def _on_event(self, event: str, data: dict[str, Any]) -> None:
         handler = getattr(self, "_on_" + event, None)
         if handler is not None:
+            # Engines may attach plain JSON data ("engine_data"): it joins the step's data.
+            self._engine_data = data.get("engine_data")
             handler(data)
 
     def _on_module_enter(self, data: dict[str, Any]) -> None:
@@ -319,6 +322,9 @@ class Trace:
             create_graph=bool(data.get("create_graph")),
             inputs=[self._tensor(t, frame) for t in data.get("inputs", ())],
             source=_source(frame))
+        graph = data.get("gradient_graph")  # MXNet's explicit gradient graph
+        if graph is not None:
+            self._run.gradient_graph = graph.to_model(self._node, self._tensor)
         self._ready = []
         self._deps = {}
 
@@ -344,6 +350,8 @@ class Trace:
         if run is None:
             return
         nid = None if node is None else self._node(node)
+        if self._engine_data:
+            data.update(self._engine_data)
         run.steps.append(Step(index=len(run.steps), kind=kind, node=nid, data=data))
 
     def _on_dependencies(self, data: dict[str, Any]) -> None:
@@ -351,7 +359,11 @@ class Trace:
             return
         self._deps = {self._node(n): c for n, c in data["counts"].items()}
         self._run.dependencies = dict(self._deps)
-        self._step("compute_dependencies", counts=dict(self._deps))
+        extra = {}
+        if "tensor_counts" in data:  # SINGA counts each (node, output) tensor too
+            extra["tensor_counts"] = [[self._node(n), nr, c]
+                                      for (n, nr), c in data["tensor_counts"].items()]
+        self._step("compute_dependencies", counts=dict(self._deps), **extra)
 
     def _on_enqueue(self, data: dict[str, Any]) -> None:
         self._ready = [self._node(n) for n in data["ready"]]
@@ -389,6 +401,12 @@ class Trace:
 
     def _on_release_saved(self, data: dict[str, Any]) -> None:
         self._step("release_saved", data["node"])
+
+    def _on_gradient_node(self, data: dict[str, Any]) -> None:
+        self._step("gradient_node", data.get("node"), gnode=data["gnode"], op=data["op"],
+                   input_nr=data.get("input_nr", 0),
+                   inputs=[self._value(g) for g in data["inputs"]],
+                   output=self._value(data["output"]))
 
     def _on_error(self, data: dict[str, Any]) -> None:
         exc = data["error"]
@@ -501,6 +519,27 @@ class Trace:
         from gradviz.trace.io import save
 
         save(self, path)
+
+    def to_html(self, path: str | os.PathLike[str] | None = None,
+                run: int | str | None = None) -> str:
+        """The HTML step player: one self-contained page (see :mod:`gradviz.render.html`).
+
+        Args:
+            path: also write the page there (UTF-8).
+            run: show only this backward run (index or id); default: every run, selectable.
+
+        Example:
+            >>> import gradviz
+            >>> with gradviz.trace() as tr:
+            ...     (gradviz.ones(2, requires_grad=True) * 2).sum().backward()
+            >>> tr.to_html("steps.html")[:15]  # doctest: +SKIP
+            '<!DOCTYPE html>'
+        """
+        from gradviz.render.html import player_html, write_player
+
+        if path is not None:
+            return write_player(self, path, run=run)
+        return player_html(self, run=run)
 
 
 def trace(values: str = "small", keep_runs: int | None = None, name: str | None = None

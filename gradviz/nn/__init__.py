@@ -1,0 +1,17 @@
+"""``gradviz.nn``: neural-network building blocks, spelled as ``torch.nn``.
+
+``gradviz.nn.functional`` holds the stateless functions (activations, losses, ``linear``,
+``layer_norm``, ``embedding``, ``dropout`` ...), each recorded with the same graph PyTorch
+records.
+
+The layers (``Module``, ``Linear``, ``Sequential`` ...), ``Parameter`` and ``init`` mirror
+``torch.nn``'s.
+"""
+
+from gradviz.nn import functional  # noqa: I001 - the layers below call into it
+from gradviz.nn import init
+from gradviz.nn.modules import *  # noqa: F403
+from gradviz.nn.modules import __all__ as _modules_all
+from gradviz.nn.parameter import Parameter
+
+__all__ = ["functional", "init", "Parameter", *_modules_all]

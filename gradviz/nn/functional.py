@@ -1,0 +1,577 @@
+"""``gradviz.nn.functional``: PyTorch's ``torch.nn.functional``, recorded as PyTorch records it.
+
+Composite functions decompose exactly as PyTorch's do, so the graph is the one a PyTorch user
+sees: ``cross_entropy`` is ``log_softmax`` then ``nll_loss`` (plus, with label smoothing, the
+same extra terms PyTorch adds), ``linear`` is ``addmm`` over ``t()`` for a 2-D input with a bias,
+``l1_loss`` is ``(input - target).abs().mean()``, ``dropout`` multiplies by a random mask.
+
+Example:
+    >>> import gradviz
+    >>> import gradviz.nn.functional as F
+    >>> x = gradviz.randn(4, 5, requires_grad=True)
+    >>> loss = F.cross_entropy(x, gradviz.tensor([0, 2, 1, 4]))
+    >>> loss.grad_fn.name(), loss.grad_fn.next_functions[0][0].name()
+    ('NllLossBackward0', 'LogSoftmaxBackward0')
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from gradviz import _dtype, _factories
+from gradviz.autograd.grad_mode import no_grad
+from gradviz.ops import functional as _F
+from gradviz.ops.derivatives import OPS
+from gradviz.ops.dispatch import dispatch, dispatch_inplace
+from gradviz.tensor import Tensor
+
+__all__ = [
+    "relu", "relu_", "sigmoid", "tanh", "gelu", "silu", "leaky_relu", "elu", "softplus",
+    "softmax", "log_softmax", "linear", "nll_loss", "cross_entropy", "mse_loss", "l1_loss",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "dropout", "one_hot",
+    "layer_norm", "embedding",
+]
+
+sigmoid = _F.sigmoid
+tanh = _F.tanh
+
+
+def _no_int(name: str, input: Tensor, kernel: str) -> None:
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(
+            f'"{kernel}" not implemented for \'{input.dtype._legacy[:-6]}\' ({name}: input of '
+            f"shape {list(input.shape)}; convert it with .float() first)")
+
+
+# -- activations ---------------------------------------------------------------------------------
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``max(input, 0)`` (``ReluBackward0``), in place with ``inplace=True``.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.relu(gradviz.tensor([-1.0, 2.0]))
+        tensor([0., 2.])
+    """
+    if inplace:
+        return dispatch_inplace(OPS["relu"], input)
+    return _F.relu(input)
+
+
+def relu_(input: Tensor) -> Tensor:
+    """In-place :func:`relu`."""
+    return dispatch_inplace(OPS["relu"], input)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """``x * Φ(x)`` with the normal CDF Φ, or its ``tanh`` approximation (``GeluBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.gelu(gradviz.tensor([0.0, 1.0]))
+        tensor([0.0000, 0.8413])
+    """
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    _no_int("gelu", input, "GeluKernelImpl")
+    return dispatch(OPS["gelu"], input, approximate=approximate)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * sigmoid(x)`` (``SiluBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.silu(gradviz.tensor([0.0]))
+        tensor([0.])
+    """
+    _no_int("silu", input, "silu_cpu")
+    if inplace:
+        return dispatch_inplace(OPS["silu"], input)
+    return dispatch(OPS["silu"], input)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """``x`` for positive ``x``, else ``negative_slope * x`` (``LeakyReluBackward0``; in place,
+    ``LeakyReluBackward1``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.leaky_relu(gradviz.tensor([-1.0, 2.0]), 0.1)
+        tensor([-0.1000,  2.0000])
+    """
+    _no_int("leaky_relu", input, "leaky_relu_cpu")
+    if inplace:
+        return dispatch_inplace(OPS["leaky_relu_"], input, negative_slope=negative_slope)
+    return dispatch(OPS["leaky_relu"], input, negative_slope=negative_slope)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``x`` for positive ``x``, else ``alpha * (exp(x) - 1)`` (``EluBackward0``; in place,
+    ``EluBackward1``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.elu(gradviz.tensor([0.0, 2.0]))
+        tensor([0., 2.])
+    """
+    _no_int("elu", input, "elu_cpu")
+    op = OPS["elu_" if inplace else "elu"]
+    run = dispatch_inplace if inplace else dispatch
+    return run(op, input, alpha=alpha, scale=1, input_scale=1)
+
+
+def softplus(input: Tensor, beta: float = 1, threshold: float = 20) -> Tensor:
+    """``log(1 + exp(beta * x)) / beta``, linear above ``threshold`` (``SoftplusBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.softplus(gradviz.tensor([0.0]))
+        tensor([0.6931])
+    """
+    _no_int("softplus", input, "softplus_cpu")
+    return dispatch(OPS["softplus"], input, beta=beta, threshold=threshold)
+
+
+def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+                  "include dim=X as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: _dtype.dtype | None = None) -> Tensor:
+    """Softmax along ``dim`` (``SoftmaxBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.softmax(gradviz.tensor([[0.0, 0.0]]), dim=1)
+        tensor([[0.5000, 0.5000]])
+    """
+    if dim is None:
+        dim = _softmax_dim("softmax", input.ndim, _stacklevel)
+    return _F.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+                dtype: _dtype.dtype | None = None) -> Tensor:
+    """Log-softmax along ``dim`` (``LogSoftmaxBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.log_softmax(gradviz.tensor([[0.0, 0.0]]), dim=1)
+        tensor([[-0.6931, -0.6931]])
+    """
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.ndim, _stacklevel)
+    return _F.log_softmax(input, dim, dtype=dtype)
+
+
+# -- linear ----------------------------------------------------------------------------------------
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias``, decomposed as PyTorch decomposes it:
+
+    * 2-D input with a bias: ``addmm(bias, input, weight.t())`` (``AddmmBackward0``, with
+      ``TBackward0`` on the weight);
+    * a contiguous N-D input with a bias: the same on ``input`` flattened to 2-D, viewed back;
+    * otherwise ``matmul(input, weight.t())``, plus ``bias`` added in place.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> w = gradviz.ones(3, 2, requires_grad=True)
+        >>> F.linear(gradviz.ones(4, 2), w, gradviz.zeros(3)).grad_fn.name()
+        'AddmmBackward0'
+    """
+    wt = _F.t(weight)
+    if bias is not None and input.ndim == 2:
+        return _F.addmm(bias, input, wt)
+    if bias is not None and input._data.flags.c_contiguous and (input.ndim == 3
+                                                                  or bias.ndim == 1):
+        shape = input.shape
+        flat = _F.reshape(input, (int(np.prod(shape[:-1])), shape[-1]))
+        out = _F.addmm(bias, flat, wt)
+        return _F.view(out, shape[:-1] + (out.shape[1],))
+    out = _F.matmul(input, wt)
+    if bias is not None:
+        out = _F.add_(out, bias)
+    return out
+
+
+# -- losses --------------------------------------------------------------------------------------
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _reduction(reduction: str, size_average: Any = None, reduce: Any = None) -> int:
+    if size_average is not None or reduce is not None:
+        warnings.warn("size_average and reduce args will be deprecated, please use "
+                      "reduction='sum' instead.", stacklevel=3)
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        reduction = ("mean" if size_average else "sum") if reduce else "none"
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _REDUCTIONS[reduction]
+
+
+def _no_grad_arg(fn: str, name: str, t: Tensor | None) -> None:
+    if t is not None and t.requires_grad:
+        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument "
+                           f"'{name}'. This input cannot have requires_grad True.")
+
+
+def _size(shape: tuple) -> str:
+    return f"gradviz.Size({list(shape)})"
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
+             size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
+             reduction: str = "mean") -> Tensor:
+    """Negative log likelihood of class indices ``target`` under log-probabilities ``input``
+    of shape ``(C,)`` or ``(N, C)``, optionally class-weighted (``NllLossBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.nll_loss(gradviz.tensor([[-1.0, -2.0]]), gradviz.tensor([1]))
+        tensor(2.)
+    """
+    r = _reduction(reduction, size_average, reduce)
+    if not isinstance(target, Tensor) or target._data.dtype.kind not in "iu":
+        got = target.dtype._legacy[:-6] if isinstance(target, Tensor) else type(target).__name__
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {got}")
+    if input.ndim not in (1, 2):
+        raise RuntimeError(
+            f"nll_loss: gradviz supports inputs of shape (C,) or (N, C), got "
+            f"{list(input.shape)}; move the class dimension last and flatten the rest, e.g. "
+            "input.movedim(1, -1).reshape(-1, C) with target.reshape(-1)")
+    if input.ndim == 2 and target.ndim == 1 and input.shape[0] != target.shape[0] or (
+            input.ndim == 2 and target.ndim != 1) or (input.ndim == 1 and target.ndim != 0):
+        if input.ndim == 2 and target.ndim == 1:
+            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                             f"batch_size ({target.shape[0]}).")
+        raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported "
+                           f"(nll_loss: input {list(input.shape)}, target {list(target.shape)})")
+    n_classes = input.shape[-1]
+    if weight is not None:
+        _no_grad_arg("nll_loss_forward", "weight", weight)
+        if weight.shape != (n_classes,):
+            raise RuntimeError(f"weight tensor should be defined either for all {n_classes} "
+                               f"classes or no classes but got weight tensor of shape: "
+                               f"{list(weight.shape)}")
+    t = target._data
+    bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
+    if bad.any():
+        raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+    output, _ = dispatch(OPS["nll_loss"], input, target=target, weight=weight, reduction=r,
+                         ignore_index=int(ignore_index))
+    return output
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                  size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
+                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+    """Cross entropy of logits ``input`` (``(C,)`` or ``(N, C)``) with class indices or class
+    probabilities ``target``, recorded as PyTorch decomposes it: ``log_softmax`` over the class
+    dimension, then ``nll_loss`` (indices) or ``-(log_probs * target).sum()`` (probabilities);
+    ``label_smoothing`` adds PyTorch's smoothing term (``(1 - ε) * nll + ε / C * smooth``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.cross_entropy(gradviz.tensor([[0.0, 0.0]]), gradviz.tensor([1]))
+        tensor(0.6931)
+    """
+    r = _reduction(reduction, size_average, reduce)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    class_dim = 0 if input.ndim == 1 else 1
+    n_classes = input.shape[class_dim]
+    lsm = _F.log_softmax(input, class_dim)
+    wshape = tuple(n_classes if d == class_dim else 1 for d in range(input.ndim))
+    if isinstance(target, Tensor) and target._data.dtype.kind == "f":
+        if target.shape != input.shape:
+            raise RuntimeError(f"Expected target size {list(input.shape)}, got "
+                               f"{list(target.shape)}")
+        if label_smoothing > 0:  # C++ Scalar arithmetic: MulBackward1, AddBackward1
+            target = dispatch(OPS["add_scalar"], dispatch(OPS["mul_scalar"], target,
+                                                          other=1 - label_smoothing),
+                              other=label_smoothing / n_classes)
+        prod = lsm * target
+        if weight is not None:
+            prod = prod * _F.view(weight, wshape)
+        if r == 1:
+            return dispatch(OPS["div_scalar"], -_F.sum(prod), other=input.numel() // n_classes)
+        if r == 2:
+            return -_F.sum(prod)
+        return -_F.sum(prod, class_dim)
+    nll = nll_loss(lsm, target, weight, ignore_index=ignore_index,
+                   reduction=("none", "mean", "sum")[r])
+    if label_smoothing == 0:
+        return nll
+    ignore_mask = target == ignore_index
+    if weight is not None:
+        smooth = -_F.sum(lsm * _F.view(weight, wshape), class_dim)
+    else:
+        smooth = -_F.sum(lsm, class_dim)
+    _F.masked_fill_(smooth, ignore_mask, 0.0)
+    if r == 1:
+        keep = np.logical_not(ignore_mask._data)
+        if weight is not None:
+            denom = Tensor._make(np.asarray(weight._data[target._data[keep]].sum()))
+        else:
+            denom = Tensor._make(np.asarray(keep.sum()))
+        ret = _F.sum(smooth) / denom
+    elif r == 2:
+        ret = _F.sum(smooth)
+    else:
+        ret = smooth
+    return _F.add(dispatch(OPS["mul_scalar"], nll, other=1 - label_smoothing),
+                  dispatch(OPS["mul_scalar"], ret, other=label_smoothing / n_classes))
+
+
+def _broadcast_pair(name: str, input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+    """PyTorch's losses broadcast ``input`` and ``target`` (with a warning), expanding only the
+    tensors whose shape changes (``torch.broadcast_tensors``)."""
+    if target.shape == input.shape:
+        return input, target
+    warnings.warn(f"Using a target size ({_size(target.shape)}) that is different to the input "
+                  f"size ({_size(input.shape)}). This will likely lead to incorrect results due "
+                  "to broadcasting. Please ensure they have the same size.", stacklevel=3)
+    try:
+        shape = tuple(np.broadcast_shapes(input.shape, target.shape))
+    except ValueError:
+        nd = max(input.ndim, target.ndim)
+        for k in range(1, nd + 1):
+            a = input.shape[-k] if k <= input.ndim else 1
+            b = target.shape[-k] if k <= target.ndim else 1
+            if a != b and a != 1 and b != 1:
+                raise RuntimeError(
+                    f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                    f"non-singleton dimension {nd - k} ({name}: input {list(input.shape)}, "
+                    f"target {list(target.shape)})") from None
+        raise
+    if input.shape != shape:
+        input = _F.expand(input, shape)
+    if target.shape != shape:
+        target = _F.expand(target, shape)
+    return input, target
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+             reduction: str = "mean") -> Tensor:
+    """Mean (or summed) squared error (``MseLossBackward0``; both inputs differentiable).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.mse_loss(gradviz.tensor([1.0, 3.0]), gradviz.tensor([0.0, 0.0]))
+        tensor(5.)
+    """
+    r = _reduction(reduction, size_average, reduce)
+    input, target = _broadcast_pair("mse_loss", input, target)
+    return dispatch(OPS["mse_loss"], input, target, reduction=r)
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+            reduction: str = "mean") -> Tensor:
+    """Mean (or summed) absolute error, recorded as PyTorch decomposes it:
+    ``(input - target).abs()`` then ``mean``/``sum``.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.l1_loss(gradviz.tensor([1.0, -3.0]), gradviz.tensor([0.0, 0.0]))
+        tensor(2.)
+    """
+    r = _reduction(reduction, size_average, reduce)
+    input, target = _broadcast_pair("l1_loss", input, target)
+    diff = _F.abs(_F.sub(input, target))
+    return _F.mean(diff) if r == 1 else _F.sum(diff) if r == 2 else diff
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average: Any = None, reduce: Any = None, reduction: str = "mean"
+                         ) -> Tensor:
+    """Binary cross entropy of probabilities ``input`` with ``target``, logs clamped at -100
+    as in PyTorch (``BinaryCrossEntropyBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.binary_cross_entropy(gradviz.tensor([0.5]), gradviz.tensor([1.0]))
+        tensor(0.6931)
+    """
+    r = _reduction(reduction, size_average, reduce)
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({_size(target.shape)}) that is different to the "
+                         f"input size ({_size(input.shape)}) is deprecated. Please ensure they "
+                         "have the same size.")
+    x = input._data
+    if x.size and ((x < 0) | (x > 1)).any():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    if weight is not None:
+        _no_grad_arg("binary_cross_entropy", "weight", weight)
+        weight = _F.expand(weight, tuple(np.broadcast_shapes(target.shape, weight.shape)))
+    return dispatch(OPS["binary_cross_entropy"], input, target, weight=weight, reduction=r)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
+                                     weight: Tensor | None = None, size_average: Any = None,
+                                     reduce: Any = None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    """Binary cross entropy of logits ``input`` (sigmoid folded in, computed stably), with
+    optional ``weight`` and positive-class ``pos_weight``
+    (``BinaryCrossEntropyWithLogitsBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.binary_cross_entropy_with_logits(gradviz.tensor([0.0]), gradviz.tensor([1.0]))
+        tensor(0.6931)
+    """
+    r = _reduction(reduction, size_average, reduce)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({_size(target.shape)}) must be the same as input size "
+                         f"({_size(input.shape)})")
+    _no_grad_arg("binary_cross_entropy_with_logits", "weight", weight)
+    _no_grad_arg("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
+    return dispatch(OPS["binary_cross_entropy_with_logits"], input, target, weight=weight,
+                    pos_weight=pos_weight, reduction=r)
+
+
+# -- dropout, one_hot, layer_norm, embedding -----------------------------------------------------
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+            ) -> Tensor:
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``, recorded
+    as PyTorch records it on the CPU: a multiplication by the scaled random mask
+    (``MulBackward0``). Returns ``input`` itself when not ``training`` or ``p == 0``. The mask
+    comes from gradviz's generator: :func:`gradviz.manual_seed` makes it repeatable.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> _ = gradviz.manual_seed(0)
+        >>> F.dropout(gradviz.ones(4), 0.5)
+        tensor([2., 0., 2., 2.])
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0 or input._data.size == 0:
+        return input
+    dt = input._data.dtype
+    if p == 1:
+        noise = np.zeros((), dt)
+    else:
+        keep = _factories.default_generator.random(input.shape) < 1 - p
+        noise = (keep / (1 - p)).astype(dt)
+    mask = Tensor._make(noise)
+    return _F.mul_(input, mask) if inplace else _F.mul(input, mask)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """Class indices as one-hot rows of an int64 tensor (never differentiable).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.one_hot(gradviz.tensor([0, 2]), 3)
+        tensor([[1, 0, 0],
+                [0, 0, 1]])
+    """
+    if tensor._data.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    t = tensor._data
+    if num_classes == -1:
+        if t.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(t.max()) + 1
+    if t.size and t.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if t.size and t.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return Tensor._make((np.arange(num_classes) == t[..., None]).astype(np.int64))
+
+
+def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
+               weight: Tensor | None = None, bias: Tensor | None = None, eps: float = 1e-5
+               ) -> Tensor:
+    """Normalize over the last ``len(normalized_shape)`` dimensions, then scale by ``weight``
+    and shift by ``bias`` (``NativeLayerNormBackward0``, which saves the mean and 1/std).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.layer_norm(gradviz.tensor([[1.0, 3.0]]), (2,))
+        tensor([[-1.0000,  1.0000]])
+    """
+    ns = (int(normalized_shape),) if isinstance(normalized_shape, (int, np.integer)) else tuple(
+        int(s) for s in normalized_shape)
+    if not ns or input.shape[input.ndim - len(ns):] != ns or input.ndim < len(ns):
+        raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape "
+                           f"[*, {', '.join(map(str, ns))}], but got input of size"
+                           f"{list(input.shape)}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t.shape != ns:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
+                               f"got {name} of shape {list(t.shape)} and normalized_shape = "
+                               f"{list(ns)}")
+    out, _, _ = dispatch(OPS["layer_norm"], input, weight, bias, normalized_shape=ns,
+                         eps=float(eps))
+    return out
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """The rows of ``weight`` at the indices ``input`` (``EmbeddingBackward0``); the row
+    ``padding_idx`` gets no gradient. With ``max_norm``, the looked-up rows are first renormed
+    in place, as in PyTorch.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.embedding(gradviz.tensor([2, 0]), gradviz.arange(6.0).view(3, 2))
+        tensor([[4., 5.],
+                [0., 1.]])
+    """
+    if not isinstance(input, Tensor) or input._data.dtype not in (np.int64, np.int32):
+        got = input.type() if isinstance(input, Tensor) else type(input).__name__
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                           f"following scalar types: Long, Int; but got {got} instead (while "
+                           "checking arguments for embedding)")
+    n = weight.shape[0]
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < n, "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -n, "Padding_idx must be within num_embeddings"
+            padding_idx = n + padding_idx
+    else:
+        padding_idx = -1
+    idx = input._data
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise IndexError(f"index out of range in self (embedding: indices must be in [0, {n}), "
+                         f"got {int(idx.min() if idx.min() < 0 else idx.max())})")
+    if sparse:
+        raise RuntimeError("embedding: gradviz has no sparse gradients; use sparse=False")
+    if max_norm is not None:
+        with no_grad():
+            rows = np.unique(idx)
+            norms = np.linalg.norm(weight._data[rows], ord=norm_type, axis=-1)
+            scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+            weight._data[rows] *= scale[:, None].astype(weight._data.dtype)
+            weight._version_counter.version += 1
+    return dispatch(OPS["embedding"], weight, indices=input, padding_idx=int(padding_idx),
+                    scale_grad_by_freq=bool(scale_grad_by_freq), sparse=bool(sparse))

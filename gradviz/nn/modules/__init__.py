@@ -1,0 +1,36 @@
+"""The layers of ``gradviz.nn`` (one file per family, as in ``torch/nn/modules``)."""
+
+from __future__ import annotations
+
+from gradviz.nn.modules.activation import (
+    ELU,
+    GELU,
+    LeakyReLU,
+    LogSoftmax,
+    ReLU,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softplus,
+    Tanh,
+)
+from gradviz.nn.modules.container import ModuleDict, ModuleList, Sequential
+from gradviz.nn.modules.dropout import Dropout
+from gradviz.nn.modules.flatten import Flatten
+from gradviz.nn.modules.linear import Identity, Linear
+from gradviz.nn.modules.loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+)
+from gradviz.nn.modules.module import Module
+from gradviz.nn.modules.normalization import LayerNorm
+from gradviz.nn.modules.sparse import Embedding
+
+__all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Linear", "ReLU",
+           "LeakyReLU", "ELU", "SiLU", "GELU", "Softplus", "Tanh", "Sigmoid", "Softmax",
+           "LogSoftmax", "Dropout", "Flatten", "Embedding", "LayerNorm", "MSELoss", "L1Loss",
+           "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss"]

@@ -1,0 +1,36 @@
+"""``Dropout``."""
+
+from __future__ import annotations
+
+from gradviz.nn import functional as F
+from gradviz.nn.modules.module import Module
+from gradviz.tensor import Tensor
+
+__all__ = ["Dropout"]
+
+
+class Dropout(Module):
+    """In training mode, zero each element with probability ``p`` and scale the others by
+    ``1 / (1 - p)``; in evaluation mode, the identity.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> drop = nn.Dropout(p=0.5); drop
+        Dropout(p=0.5, inplace=False)
+        >>> drop.eval()(gradviz.ones(3))
+        tensor([1., 1., 1.])
+    """
+
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p = p
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"

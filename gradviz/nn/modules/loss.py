@@ -1,0 +1,170 @@
+"""Loss modules: ``MSELoss``, ``L1Loss``, ``CrossEntropyLoss``, ``NLLLoss``, ``BCELoss``,
+``BCEWithLogitsLoss``."""
+
+from __future__ import annotations
+
+import warnings
+
+from gradviz.nn import functional as F
+from gradviz.nn.modules.module import Module
+from gradviz.tensor import Tensor
+
+__all__ = ["MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss"]
+
+
+def _legacy_reduction(size_average: bool | None, reduce: bool | None) -> str:
+    """Translate the deprecated ``size_average``/``reduce`` flags, as PyTorch does."""
+    if size_average is None:
+        size_average = True
+    if reduce is None:
+        reduce = True
+    reduction = "mean" if size_average and reduce else ("sum" if reduce else "none")
+    warnings.warn(f"size_average and reduce args will be deprecated, please use "
+                  f"reduction='{reduction}' instead.", stacklevel=3)
+    return reduction
+
+
+class _Loss(Module):
+    reduction: str
+
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
+        super().__init__()
+        if size_average is not None or reduce is not None:
+            reduction = _legacy_reduction(size_average, reduce)
+        self.reduction = reduction
+
+
+class _WeightedLoss(_Loss):
+    weight: Tensor | None
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
+class MSELoss(_Loss):
+    """Mean squared error ``mean((input - target) ** 2)`` (``reduction='sum'`` or ``'none'``
+    also available).
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> nn.MSELoss()(gradviz.tensor([1.0, 3.0]), gradviz.tensor([1.0, 1.0]))
+        tensor(2.)
+    """
+
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    """Cross entropy between logits ``input`` (``(N, C)``) and class indices (or class
+    probabilities) ``target``: ``log_softmax`` then ``nll_loss``, as PyTorch decomposes it.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> loss = nn.CrossEntropyLoss()(gradviz.zeros(2, 4), gradviz.tensor([0, 3]))
+        >>> round(loss.item(), 4)  # log(4)
+        1.3863
+    """
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 ignore_index: int = -100, reduce: bool | None = None,
+                 reduction: str = "mean", label_smoothing: float = 0.0) -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.cross_entropy(input, target, weight=self.weight,
+                               ignore_index=self.ignore_index, reduction=self.reduction,
+                               label_smoothing=self.label_smoothing)
+
+
+class NLLLoss(_WeightedLoss):
+    """Negative log likelihood of class indices ``target`` under log-probabilities ``input``.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> nn.NLLLoss()(gradviz.tensor([[-1.0, -2.0]]), gradviz.tensor([1]))
+        tensor(2.)
+    """
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 ignore_index: int = -100, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                          reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    """Mean absolute error ``mean(|input - target|)``.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> nn.L1Loss()(gradviz.tensor([1.0, -3.0]), gradviz.zeros(2))
+        tensor(2.)
+    """
+
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class BCELoss(_WeightedLoss):
+    """Binary cross entropy between probabilities ``input`` and targets in ``[0, 1]``.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> round(nn.BCELoss()(gradviz.tensor([0.5]), gradviz.tensor([1.0])).item(), 4)
+        0.6931
+    """
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.binary_cross_entropy(input, target, weight=self.weight,
+                                      reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """Binary cross entropy of logits (the sigmoid is folded in and computed stably), with an
+    optional per-element ``weight`` and a positive-class ``pos_weight``.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> round(nn.BCEWithLogitsLoss()(gradviz.zeros(1), gradviz.ones(1)).item(), 4)
+        0.6931
+    """
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean",
+                 pos_weight: Tensor | None = None) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.binary_cross_entropy_with_logits(input, target, self.weight,
+                                                  pos_weight=self.pos_weight,
+                                                  reduction=self.reduction)

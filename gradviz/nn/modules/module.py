@@ -1,0 +1,892 @@
+"""``gradviz.nn.Module``: the base class of every layer, as ``torch.nn.Module``.
+
+A module owns three ordered registries, filled by attribute assignment exactly as in PyTorch:
+``_parameters`` (:class:`~gradviz.nn.Parameter` values), ``_buffers`` (tensors that are state but
+not trained) and ``_modules`` (child modules). Everything else (``parameters()``,
+``state_dict()``, ``train()``, the ``repr``) walks those registries.
+
+Traversals are iterative (an explicit stack), so their cost and depth do not depend on Python's
+recursion limit. The pre-order they produce is the one PyTorch's recursive walks produce.
+
+NOTE [module scopes] When listeners are registered (:mod:`gradviz.autograd.events`), every
+``Module.__call__`` emits ``module_enter`` before the forward pre-hooks and ``module_exit``
+after the forward hooks (also when forward raises), so that the tracer can group the ops a
+module ran. The event's ``name`` is the module's qualified name from the outermost module being
+called (``0``, ``encoder.fc1``), or its class name for that outermost module (and for modules
+called from a forward that does not own them). With no listener, ``__call__`` checks one list.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from collections import OrderedDict, namedtuple
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+from gradviz import _dtype
+from gradviz.autograd.events import _listeners, emit
+from gradviz.autograd.graph import RemovableHandle, _add_hook, _HookDict
+from gradviz.nn.parameter import Parameter, _auto_name
+from gradviz.tensor import Tensor
+
+__all__ = ["Module"]
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns: the keys it did not find and the keys it did not use."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+def _typename(obj: Any) -> str:
+    """``torch.typename``: a tensor's type string, else the object's qualified (class) name."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = type(obj).__module__ or ""
+        qualname = type(obj).__qualname__
+    if module in ("", "builtins"):
+        return qualname
+    return f"{module}.{qualname}"
+
+
+def _addindent(s: str, num_spaces: int) -> str:
+    """Indent every line but the first (blank lines stay empty), as PyTorch's repr does."""
+    lines = s.split("\n")
+    if len(lines) == 1:
+        return s
+    first = lines.pop(0)
+    rest = [(num_spaces * " ") + line if line.strip() else "" for line in lines]
+    return first + "\n" + "\n".join(rest)
+
+
+def _size_text(shape: tuple[int, ...]) -> str:
+    return f"gradviz.Size({list(shape)})"
+
+
+def _write_(dst: Tensor, values: np.ndarray) -> None:
+    """Overwrite ``dst``'s values in place (no graph is recorded) and bump its version, as an
+    in-place op under ``no_grad`` does in PyTorch."""
+    np.copyto(dst._data, values, casting="unsafe")
+    dst._version_counter.version += 1
+
+
+# -- module scopes for the tracer (see NOTE [module scopes]) -------------------------------------
+class _ScopeStack(threading.local):
+    def __init__(self) -> None:
+        # Entries are [module, qualified name ('' for the outermost), {id(descendant): name}].
+        self.stack: list[list[Any]] = []
+
+
+_scopes = _ScopeStack()
+
+
+def _scope_names(module: Module) -> tuple[str, str]:
+    """``(qualified name, display name)`` of ``module`` inside the modules being called."""
+    stack = _scopes.stack
+    for entry in reversed(stack):
+        names = entry[2]
+        if names is None:  # built once per enclosing call, on first need
+            names = entry[2] = {id(m): n for n, m in entry[0].named_modules() if n}
+        rel = names.get(id(module))
+        if rel is not None:
+            qual = f"{entry[1]}.{rel}" if entry[1] else rel
+            return qual, qual
+    cls = type(module).__name__
+    return ("" if not stack else cls), cls
+
+
+class Module:
+    """Base class for all neural network modules; subclasses define ``forward``.
+
+    Assigning a :class:`~gradviz.nn.Parameter`, a :class:`Module` or (via
+    :meth:`register_buffer`) a tensor to an attribute registers it; calling the module runs its
+    hooks and ``forward``.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> class Net(nn.Module):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.fc = nn.Linear(2, 1)
+        ...     def forward(self, x):
+        ...         return self.fc(x)
+        >>> net = Net()
+        >>> [name for name, _ in net.named_parameters()]
+        ['fc.weight', 'fc.bias']
+        >>> net(gradviz.ones(3, 2)).shape
+        (3, 1)
+    """
+
+    training: bool
+    _version: int = 1
+    call_super_init: bool = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword "
+                            f"argument '{next(iter(kwargs))}'")
+        if args:
+            raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but "
+                            f"{len(args) + 1} were given")
+        setattr_ = super().__setattr__
+        setattr_("training", True)
+        setattr_("_parameters", {})
+        setattr_("_buffers", {})
+        setattr_("_non_persistent_buffers_set", set())
+        setattr_("_modules", {})
+        setattr_("_forward_pre_hooks", _HookDict())
+        setattr_("_forward_pre_hooks_with_kwargs", {})
+        setattr_("_forward_hooks", _HookDict())
+        setattr_("_forward_hooks_with_kwargs", {})
+        setattr_("_forward_hooks_always_called", {})
+
+    def forward(self, *input: Any) -> Any:
+        """The computation of the module; every subclass overrides it."""
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    # -- calling -------------------------------------------------------------------------------
+    def _call_impl(self, *args: Any, **kwargs: Any) -> Any:
+        if not (self._forward_pre_hooks or self._forward_hooks or _listeners):
+            return self.forward(*args, **kwargs)
+        if not _listeners:
+            return self._call_with_hooks(args, kwargs)
+        qual, display = _scope_names(self)
+        emit("module_enter", {"module": self, "name": display})
+        stack = _scopes.stack
+        stack.append([self, qual, None])
+        result = None
+        try:
+            result = self._call_with_hooks(args, kwargs)
+            return result
+        finally:
+            stack.pop()
+            emit("module_exit", {"module": self, "name": display, "output": result})
+
+    __call__ = _call_impl
+
+    def _call_with_hooks(self, args: tuple, kwargs: dict) -> Any:
+        pre_kwargs = self._forward_pre_hooks_with_kwargs
+        for hook_id, hook in tuple(self._forward_pre_hooks.items()):
+            if hook_id in pre_kwargs:
+                out = hook(self, args, kwargs)
+                if out is not None:
+                    if isinstance(out, tuple) and len(out) == 2:
+                        args, kwargs = out
+                    else:
+                        raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {out}.")
+            else:
+                out = hook(self, args)
+                if out is not None:
+                    args = out if isinstance(out, tuple) else (out,)
+        called: set[int] = set()
+        result = None
+        try:
+            result = self.forward(*args, **kwargs)
+            post_kwargs = self._forward_hooks_with_kwargs
+            for hook_id, hook in tuple(self._forward_hooks.items()):
+                called.add(hook_id)
+                if hook_id in post_kwargs:
+                    out = hook(self, args, kwargs, result)
+                else:
+                    out = hook(self, args, result)
+                if out is not None:
+                    result = out
+            return result
+        except Exception:
+            always = self._forward_hooks_always_called
+            for hook_id, hook in tuple(self._forward_hooks.items()):
+                if hook_id in always and hook_id not in called:
+                    try:
+                        out = hook(self, args, result)
+                        if out is not None:
+                            result = out
+                    except Exception as e:
+                        warnings.warn("module forward hook with ``always_call=True`` raised an "
+                                      "exception that was silenced as another error was raised "
+                                      f"in forward: {e}", stacklevel=2)
+            raise
+
+    def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """Call ``hook(module, args)`` before every ``forward``; a value it returns replaces the
+        positional arguments (a non-tuple is wrapped in one). With ``with_kwargs=True`` the hook
+        is ``hook(module, args, kwargs)`` and may return ``(args, kwargs)``.
+
+        Example:
+            >>> import gradviz
+            >>> from gradviz import nn
+            >>> m = nn.Identity()
+            >>> h = m.register_forward_pre_hook(lambda mod, args: (args[0] * 2,))
+            >>> m(gradviz.ones(2))
+            tensor([2., 2.])
+            >>> h.remove(); m(gradviz.ones(2))
+            tensor([1., 1.])
+        """
+        handle = _add_hook(self._forward_pre_hooks, hook)
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[handle.id] = True
+        if prepend:
+            self._forward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                              with_kwargs: bool = False, always_call: bool = False
+                              ) -> RemovableHandle:
+        """Call ``hook(module, args, output)`` after every ``forward``; a value it returns
+        replaces the output. With ``with_kwargs=True`` the hook is
+        ``hook(module, args, kwargs, output)``; ``always_call=True`` runs it even when forward
+        raises.
+
+        Example:
+            >>> import gradviz
+            >>> from gradviz import nn
+            >>> m = nn.Identity()
+            >>> h = m.register_forward_hook(lambda mod, args, out: out + 1)
+            >>> m(gradviz.zeros(2))
+            tensor([1., 1.])
+        """
+        handle = _add_hook(self._forward_hooks, hook)
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[handle.id] = True
+        if always_call:
+            self._forward_hooks_always_called[handle.id] = True
+        if prepend:
+            self._forward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    # -- registration --------------------------------------------------------------------------
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Add a parameter (or a ``None`` placeholder) under ``name``.
+
+        Example:
+            >>> import gradviz
+            >>> from gradviz import nn
+            >>> m = nn.Module(); m.register_parameter("scale", nn.Parameter(gradviz.ones(1)))
+            >>> [n for n, _ in m.named_parameters()]
+            ['scale']
+        """
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError('parameter name can\'t contain "."')
+        if name == "":
+            raise KeyError('parameter name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is None:
+            self._parameters[name] = None
+            return
+        if not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+                            "(gradviz.nn.Parameter or None required)")
+        if param.grad_fn is not None:
+            raise ValueError(
+                f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
+                f"created explicitly. To express '{name}' as a function of another Tensor, "
+                "compute the value in the forward() method.")
+        self._parameters[name] = param
+        _auto_name(param, name)
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Add a tensor that is part of the module's state but not trained (e.g. running
+        statistics). Persistent buffers are saved in ``state_dict``.
+
+        Example:
+            >>> import gradviz
+            >>> from gradviz import nn
+            >>> m = nn.Module(); m.register_buffer("steps", gradviz.zeros(1))
+            >>> list(m.state_dict())
+            ['steps']
+        """
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError('buffer name can\'t contain "."')
+        if name == "":
+            raise KeyError('buffer name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+                            "(gradviz Tensor or None required)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Add a child module under ``name`` (what ``self.name = module`` does).
+
+        Example:
+            >>> from gradviz import nn
+            >>> m = nn.Module(); m.add_module("act", nn.ReLU()); m
+            Module(
+              (act): ReLU()
+            )
+        """
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {_typename(name)}")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
+        self._modules[name] = module
+        if module is not None:
+            _adopt(module, name)
+
+    register_module = add_module
+
+    def get_submodule(self, target: str) -> Module:
+        """The submodule at a dotted path such as ``"net.0"`` (``""`` is the module itself).
+
+        Example:
+            >>> from gradviz import nn
+            >>> nn.Sequential(nn.Linear(1, 1)).get_submodule("0")
+            Linear(in_features=1, out_features=1, bias=True)
+        """
+        if target == "":
+            return self
+        mod: Module = self
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError("`" + item + "` is not an nn.Module")
+        return mod
+
+    # -- attribute protocol (as torch.nn.Module) ---------------------------------------------
+    def __getattr__(self, name: str) -> Any:
+        d = self.__dict__
+        for registry in ("_parameters", "_buffers", "_modules"):
+            if registry in d:
+                values = d[registry]
+                if name in values:
+                    return values[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        d = self.__dict__
+
+        def remove_from(*containers: Any) -> None:
+            for c in containers:
+                if name in c:
+                    if isinstance(c, dict):
+                        del c[name]
+                    else:
+                        c.discard(name)
+
+        params = d.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            remove_from(d, self._buffers, self._modules, self._non_persistent_buffers_set)
+            self.register_parameter(name, value)
+            return
+        if params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                                "(gradviz.nn.Parameter or None expected)")
+            self.register_parameter(name, value)
+            return
+        modules = d.get("_modules")
+        if isinstance(value, Module):
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            remove_from(d, self._parameters, self._buffers, self._non_persistent_buffers_set)
+            modules[name] = value
+            _adopt(value, name)
+            return
+        if modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
+                                "(gradviz.nn.Module or None expected)")
+            modules[name] = value
+            return
+        buffers = d.get("_buffers")
+        if buffers is not None and name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                                "(gradviz.Tensor or None expected)")
+            buffers[name] = value
+            return
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name in self._parameters:
+            del self._parameters[name]
+        elif name in self._buffers:
+            del self._buffers[name]
+            self._non_persistent_buffers_set.discard(name)
+        elif name in self._modules:
+            del self._modules[name]
+        else:
+            object.__delattr__(self, name)
+
+    def __dir__(self) -> list[str]:
+        keys = list(object.__dir__(self))
+        keys += list(self._parameters) + list(self._modules) + list(self._buffers)
+        return sorted(k for k in set(keys) if not k[:1].isdigit())
+
+    # -- traversal -----------------------------------------------------------------------------
+    def named_modules(self, memo: set[Module] | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
+        """Every module in the tree, this one first (pre-order), with its qualified name.
+
+        Example:
+            >>> from gradviz import nn
+            >>> [n for n, _ in nn.Sequential(nn.Linear(1, 1), nn.ReLU()).named_modules()]
+            ['', '0', '1']
+        """
+        if memo is None:
+            memo = set()
+        stack: list[tuple[str, Module]] = [(prefix, self)]
+        while stack:
+            name, module = stack.pop()
+            if remove_duplicate:
+                if module in memo:
+                    continue
+                memo.add(module)
+            yield name, module
+            sep = "." if name else ""
+            children = [(name + sep + k, m) for k, m in module._modules.items() if m is not None]
+            stack.extend(reversed(children))
+
+    def modules(self) -> Iterator[Module]:
+        """Every module in the tree, this one first.
+
+        Example:
+            >>> from gradviz import nn
+            >>> len(list(nn.Sequential(nn.Linear(1, 1), nn.ReLU()).modules()))
+            3
+        """
+        for _, module in self.named_modules():
+            yield module
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        """The direct children with their names (each module once).
+
+        Example:
+            >>> from gradviz import nn
+            >>> [n for n, _ in nn.Sequential(nn.ReLU(), nn.Tanh()).named_children()]
+            ['0', '1']
+        """
+        memo: set[Module] = set()
+        for name, module in self._modules.items():
+            if module is not None and module not in memo:
+                memo.add(module)
+                yield name, module
+
+    def children(self) -> Iterator[Module]:
+        """The direct children.
+
+        Example:
+            >>> from gradviz import nn
+            >>> list(nn.Sequential(nn.ReLU()).children())
+            [ReLU()]
+        """
+        for _, module in self.named_children():
+            yield module
+
+    def _named_members(self, get_members: Callable[[Module], Any], prefix: str = "",
+                       recurse: bool = True, remove_duplicate: bool = True
+                       ) -> Iterator[tuple[str, Any]]:
+        memo: set[int] = set()
+        modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+                   if recurse else [(prefix, self)])
+        for module_prefix, module in modules:
+            for k, v in get_members(module):
+                if v is None or id(v) in memo:
+                    continue
+                if remove_duplicate:
+                    memo.add(id(v))
+                yield module_prefix + ("." if module_prefix else "") + k, v
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """Every parameter with its qualified name (``0.weight``), each parameter once.
+
+        Called on a root module, it also sets each parameter's ``.name`` (what gradviz's
+        drawings show) to that qualified name, unless the user named the parameter.
+
+        Example:
+            >>> from gradviz import nn
+            >>> model = nn.Sequential(nn.Linear(2, 3))
+            >>> [(n, p.shape) for n, p in model.named_parameters()]
+            [('0.weight', (3, 2)), ('0.bias', (3,))]
+            >>> model[0].weight.name
+            '0.weight'
+        """
+        name_them = recurse and prefix == "" and not self.__dict__.get("_gv_is_child", False)
+        for name, p in self._named_members(lambda m: m._parameters.items(), prefix, recurse,
+                                           remove_duplicate):
+            if name_them:
+                _auto_name(p, name)
+            yield name, p
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        """Every parameter (what an optimizer takes).
+
+        Example:
+            >>> from gradviz import nn
+            >>> sum(p.numel() for p in nn.Linear(2, 3).parameters())
+            9
+        """
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        """Every buffer with its qualified name.
+
+        Example:
+            >>> import gradviz
+            >>> from gradviz import nn
+            >>> m = nn.Module(); m.register_buffer("mean", gradviz.zeros(2))
+            >>> [n for n, _ in m.named_buffers()]
+            ['mean']
+        """
+        yield from self._named_members(lambda m: m._buffers.items(), prefix, recurse,
+                                       remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        """Every buffer.
+
+        Example:
+            >>> from gradviz import nn
+            >>> list(nn.Linear(1, 1).buffers())
+            []
+        """
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    # -- modes and bulk operations ---------------------------------------------------------------
+    def train(self, mode: bool = True) -> Module:
+        """Set training mode (affects e.g. ``Dropout``) on this module and all below it.
+
+        Example:
+            >>> from gradviz import nn
+            >>> m = nn.Sequential(nn.Dropout()); m.train(False)[0].training
+            False
+        """
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        object.__setattr__(self, "training", mode)
+        for module in self.modules():
+            if module is self:
+                continue
+            if type(module).train is not Module.train:
+                module.train(mode)  # a subclass's own train() is honoured, as in PyTorch
+            else:
+                object.__setattr__(module, "training", mode)
+        return self
+
+    def eval(self) -> Module:
+        """Evaluation mode: ``train(False)``.
+
+        Example:
+            >>> from gradviz import nn
+            >>> nn.Dropout().eval().training
+            False
+        """
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Set ``requires_grad`` on every parameter (e.g. ``False`` to freeze the module).
+
+        Example:
+            >>> from gradviz import nn
+            >>> m = nn.Linear(2, 2).requires_grad_(False); m.weight.requires_grad
+            False
+        """
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of all parameters: to ``None`` (default) or to zeros.
+
+        Example:
+            >>> import gradviz
+            >>> from gradviz import nn
+            >>> m = nn.Linear(2, 1); m(gradviz.ones(1, 2)).sum().backward()
+            >>> m.zero_grad(); m.weight.grad is None
+            True
+        """
+        for p in self.parameters():
+            _reset_grad(p, set_to_none)
+
+    def apply(self, fn: Callable[[Module], None]) -> Module:
+        """Call ``fn`` on every submodule (children first) and then on this module.
+
+        Example:
+            >>> from gradviz import nn
+            >>> seen = []
+            >>> model = nn.Sequential(nn.ReLU(), nn.Tanh())
+            >>> _ = model.apply(lambda m: seen.append(type(m).__name__))
+            >>> seen
+            ['ReLU', 'Tanh', 'Sequential']
+        """
+        # Visit parent before its children (last child first), then reverse: children before
+        # parents, siblings in order -- PyTorch's recursive post-order, without recursion.
+        order: list[Module] = []
+        stack: list[Module] = [self]
+        while stack:
+            module = stack.pop()
+            order.append(module)
+            stack.extend(module.children())
+        for module in reversed(order):
+            fn(module)
+        return self
+
+    def _apply_dtype(self, np_dtype: np.dtype) -> Module:
+        for module in self.modules():
+            for registry in (module._parameters, module._buffers):
+                for t in registry.values():
+                    if t is None or t._data.dtype.kind != "f":
+                        continue
+                    t._data = t._data.astype(np_dtype)
+                    if t.grad is not None:
+                        t.grad._data = t.grad._data.astype(np_dtype)
+        return self
+
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        """Cast floating point parameters and buffers to a dtype, in place (``'cpu'`` is
+        accepted and changes nothing).
+
+        Example:
+            >>> import gradviz
+            >>> from gradviz import nn
+            >>> nn.Linear(1, 1).to(gradviz.float64).weight.dtype
+            gradviz.float64
+        """
+        target = kwargs.pop("dtype", None)
+        kwargs.pop("device", None)
+        kwargs.pop("non_blocking", None)
+        if kwargs:
+            raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        for a in args:
+            if isinstance(a, _dtype.dtype):
+                target = a
+            elif isinstance(a, str) and a != "cpu":
+                raise RuntimeError(f"gradviz computes on the CPU only; cannot move a module to "
+                                   f"{a!r}")
+        if target is None:
+            return self
+        if not target.is_floating_point:
+            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
+                            f"got desired dtype={target}")
+        return self._apply_dtype(target.np)
+
+    def float(self) -> Module:
+        """Cast floating point parameters and buffers to float32."""
+        return self._apply_dtype(np.dtype(np.float32))
+
+    def double(self) -> Module:
+        """Cast floating point parameters and buffers to float64.
+
+        Example:
+            >>> from gradviz import nn
+            >>> nn.Linear(1, 1).double().weight.dtype
+            gradviz.float64
+        """
+        return self._apply_dtype(np.dtype(np.float64))
+
+    def half(self) -> Module:
+        """Cast floating point parameters and buffers to float16."""
+        return self._apply_dtype(np.dtype(np.float16))
+
+    def cpu(self) -> Module:
+        """Return ``self``: gradviz always computes on the CPU."""
+        return self
+
+    # -- state dict ------------------------------------------------------------------------------
+    def state_dict(self, *, destination: dict | None = None, prefix: str = "",
+                   keep_vars: bool = False) -> dict[str, Tensor]:
+        """An ordered ``{qualified name: tensor}`` of all parameters and persistent buffers
+        (detached unless ``keep_vars``; they share memory with the module).
+
+        Example:
+            >>> from gradviz import nn
+            >>> list(nn.Sequential(nn.Linear(2, 1)).state_dict())
+            ['0.weight', '0.bias']
+        """
+        if destination is None:
+            destination = OrderedDict()
+        for rel, module in self.named_modules(remove_duplicate=False):
+            mprefix = prefix + (rel + "." if rel else "")
+            for name, p in module._parameters.items():
+                if p is not None:
+                    destination[mprefix + name] = p if keep_vars else p.detach()
+            for name, b in module._buffers.items():
+                if b is not None and name not in module._non_persistent_buffers_set:
+                    destination[mprefix + name] = b if keep_vars else b.detach()
+        return destination
+
+    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True,
+                        assign: bool = False) -> _IncompatibleKeys:
+        """Copy parameters and buffers from ``state_dict`` into this module (in place, unless
+        ``assign``). With ``strict`` (default) the keys must match exactly, else PyTorch's
+        ``RuntimeError`` lists the missing and unexpected keys.
+
+        Example:
+            >>> from gradviz import nn
+            >>> a, b = nn.Linear(2, 1), nn.Linear(2, 1)
+            >>> b.load_state_dict(a.state_dict())
+            <All keys matched successfully>
+        """
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing: list[str] = []
+        unexpected: list[str] = []
+        errors: list[str] = []
+        for rel, module in self.named_modules(remove_duplicate=False):
+            module._load_from_state_dict(state_dict, rel + "." if rel else "", missing,
+                                         unexpected, errors, assign)
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in unexpected)))
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in missing)))
+        if errors:
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
+                type(self).__name__, "\n\t".join(errors)))
+        return _IncompatibleKeys(missing, unexpected)
+
+    def _load_from_state_dict(self, state_dict: Mapping[str, Any], prefix: str,
+                              missing_keys: list[str], unexpected_keys: list[str],
+                              error_msgs: list[str], assign: bool = False) -> None:
+        """Load this module's own entries (PyTorch's per-module step of ``load_state_dict``)."""
+        local_state = {k: v for k, v in self._parameters.items() if v is not None}
+        local_state.update((k, v) for k, v in self._buffers.items()
+                           if v is not None and k not in self._non_persistent_buffers_set)
+        for name, param in local_state.items():
+            key = prefix + name
+            if key not in state_dict:
+                missing_keys.append(key)
+                continue
+            value = state_dict[key]
+            if not isinstance(value, Tensor):
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", expected gradviz.Tensor or '
+                    f"Tensor-like object from checkpoint but received {type(value)}")
+                continue
+            arr = value._data
+            if param.ndim == 0 and arr.shape == (1,):  # 1-element checkpoints of scalars
+                arr = arr.reshape(())
+            if arr.shape != param.shape:
+                error_msgs.append(
+                    f"size mismatch for {key}: copying a param with shape "
+                    f"{_size_text(arr.shape)} from checkpoint, the shape in current model is "
+                    f"{_size_text(param.shape)}.")
+                continue
+            if assign:
+                if isinstance(param, Parameter) and not isinstance(value, Parameter):
+                    value = Parameter(value, requires_grad=param.requires_grad)
+                elif isinstance(param, Parameter):
+                    value.requires_grad_(param.requires_grad)
+                setattr(self, name, value)
+            else:
+                _write_(param, arr)
+        for key in state_dict:
+            if key.startswith(prefix):
+                input_name = key[len(prefix):].split(".", 1)
+                if len(input_name) > 1:
+                    if input_name[0] not in self._modules:
+                        unexpected_keys.append(key)
+                elif input_name[0] not in local_state:
+                    unexpected_keys.append(key)
+
+    # -- repr ------------------------------------------------------------------------------------
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def extra_repr(self) -> str:
+        """The text inside the parentheses of this module's ``repr`` (subclasses override).
+
+        Example:
+            >>> from gradviz import nn
+            >>> nn.Linear(2, 3).extra_repr()
+            'in_features=2, out_features=3, bias=True'
+        """
+        return ""
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({key}): " + _addindent(repr(module), 2)
+                       for key, module in self._modules.items()]
+        lines = extra_lines + child_lines
+        main = self._get_name() + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                main += extra_lines[0]
+            else:
+                main += "\n  " + "\n  ".join(lines) + "\n"
+        return main + ")"
+
+
+def _adopt(child: Module, name: str) -> None:
+    """``child`` was registered as ``name`` in some module: mark it as not being a root, and
+    prefix its parameters' automatic names (see NOTE [parameter names] in parameter.py)."""
+    child.__dict__["_gv_is_child"] = True
+    for rel, p in child._named_members(lambda m: m._parameters.items()):
+        _auto_name(p, f"{name}.{rel}")
+
+
+def _reset_grad(p: Tensor, set_to_none: bool) -> None:
+    """What ``zero_grad`` does to one tensor: drop ``.grad``, or zero it in place (detached)."""
+    g = p.grad
+    if g is None:
+        return
+    if set_to_none:
+        p.grad = None
+        return
+    if g.grad_fn is not None:
+        g.detach_()
+    else:
+        g.requires_grad_(False)
+    g._data[...] = 0
+    g._version_counter.version += 1
+
+
+def _factory_dtype(device: Any, dtype: _dtype.dtype | None) -> _dtype.dtype:
+    """The dtype for a layer's new parameters; ``device`` may only name the CPU."""
+    if device is not None and str(device) != "cpu":
+        raise RuntimeError(f"gradviz computes on the CPU only; cannot create parameters on "
+                           f"{device!r}")
+    if dtype is None:
+        return _dtype.get_default_dtype()
+    if not isinstance(dtype, _dtype.dtype):
+        raise TypeError(f"dtype must be a gradviz.dtype, got {dtype!r}")
+    return dtype

@@ -1,0 +1,66 @@
+"""``LayerNorm``."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+from gradviz import _dtype as _dt
+from gradviz import _factories
+from gradviz.nn import functional as F
+from gradviz.nn import init
+from gradviz.nn.modules.module import Module, _factory_dtype
+from gradviz.nn.parameter import Parameter
+from gradviz.tensor import Tensor
+
+__all__ = ["LayerNorm"]
+
+
+class LayerNorm(Module):
+    """Normalise over the last ``len(normalized_shape)`` dimensions to zero mean and unit
+    variance (biased), then scale by ``weight`` (ones) and shift by ``bias`` (zeros).
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> ln = nn.LayerNorm(4); ln
+        LayerNorm((4,), eps=1e-05, elementwise_affine=True, bias=True)
+        >>> ln(gradviz.rand(2, 4)).shape
+        (2, 4)
+    """
+
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5,
+                 elementwise_affine: bool = True, bias: bool = True, device: Any = None,
+                 dtype: _dt.dtype | None = None) -> None:
+        super().__init__()
+        dt = _factory_dtype(device, dtype)
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (int(normalized_shape),)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(_factories.empty(self.normalized_shape, dtype=dt))
+            if bias:
+                self.bias = Parameter(_factories.empty(self.normalized_shape, dtype=dt))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """``weight`` to ones, ``bias`` to zeros."""
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")

@@ -1,0 +1,301 @@
+"""``gradviz.optim.Optimizer``: parameter groups, per-parameter state, ``zero_grad``, ``step``.
+
+The bookkeeping is PyTorch's (``param_groups`` as a list of dicts holding ``params`` plus the
+hyperparameters, ``state`` keyed by parameter, the same ``state_dict`` layout and error texts).
+Subclasses implement ``_update_group``: the update formula for one group, written with NumPy on
+the parameters' arrays, in place (no graph is recorded; each update bumps the parameter's
+version as an in-place op does).
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from itertools import chain
+from typing import Any
+
+import numpy as np
+
+from gradviz import _dtype
+from gradviz.autograd.grad_mode import enable_grad, no_grad
+from gradviz.tensor import Tensor
+
+__all__ = ["Optimizer", "required"]
+
+ParamsT = Iterable[Tensor] | Iterable[dict[str, Any]] | Iterable[tuple[str, Tensor]]
+
+
+class _RequiredParameter:
+    """Marks a hyperparameter every parameter group must give (no default)."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+def _typename(obj: Any) -> str:
+    from gradviz.nn.modules.module import _typename as typename
+
+    return typename(obj)
+
+
+def _scalar(value: Any) -> float:
+    """A hyperparameter as a Python number (a one-element tensor is accepted)."""
+    if isinstance(value, Tensor):
+        if value.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        return value.item()
+    return value
+
+
+class Optimizer:
+    """Base class of the optimizers.
+
+    Args:
+        params: an iterable of tensors, of ``(name, tensor)`` pairs (e.g.
+            ``model.named_parameters()``), or of dicts (parameter groups with their own
+            hyperparameters).
+        defaults: the default hyperparameters of every group.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn, optim
+        >>> model = nn.Linear(2, 1)
+        >>> opt = optim.SGD([{"params": [model.weight]}, {"params": [model.bias], "lr": 0.5}],
+        ...                 lr=0.1)
+        >>> [g["lr"] for g in opt.param_groups]
+        [0.1, 0.5]
+    """
+
+    def __init__(self, params: ParamsT, defaults: dict[str, Any]) -> None:
+        self.defaults = defaults
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of "
+                            "Tensors or dicts, but got " + _typename(params))
+        self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for group in param_groups:
+            self.add_param_group(group)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"defaults": self.defaults, "state": self.state,
+                "param_groups": self.param_groups}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    def __repr__(self) -> str:
+        text = type(self).__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            text += f"\nParameter Group {i}\n"
+            for key in sorted(group.keys()):
+                if key not in ("params", "param_names"):
+                    text += f"    {key}: {group[key]}\n"
+        return text + ")"
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a group of parameters with its own hyperparameters (missing ones take the
+        optimizer's defaults), e.g. to train a newly unfrozen layer.
+
+        Example:
+            >>> import gradviz
+            >>> from gradviz import optim
+            >>> a, b = gradviz.ones(1, requires_grad=True), gradviz.ones(1, requires_grad=True)
+            >>> opt = optim.SGD([a], lr=0.1); opt.add_param_group({"params": [b], "lr": 0.01})
+            >>> len(opt.param_groups)
+            2
+        """
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {_typename(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, "
+                            "but the ordering of tensors in sets will change between runs. "
+                            "Please use a list instead.")
+        else:
+            param_group["params"] = list(params)
+        tensors, names = [], []
+        for p in param_group["params"]:
+            if isinstance(p, tuple):
+                names.append(p[0])
+                tensors.append(p[1])
+            else:
+                tensors.append(p)
+        param_group["params"] = tensors
+        if names:
+            if len(names) != len(tensors):
+                raise ValueError("all optimizer params should be with/without names. Some "
+                                 "param names are missing")
+            param_group["param_names"] = names
+        for p in tensors:
+            if not isinstance(p, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                                + _typename(p))
+            if not (p.is_leaf or p.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError("parameter group didn't specify a value of required "
+                                 f"optimization parameter {name}")
+            param_group.setdefault(name, default)
+        if len(tensors) != len({id(p) for p in tensors}):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
+                          "future, this will cause an error; see "
+                          "github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=3)
+        seen: set[int] = set()
+        for group in self.param_groups:
+            seen.update(id(p) for p in group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {which} to the optimizer")
+        if any(id(p) in seen for p in tensors):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of all optimized tensors: to ``None`` (default) or to zeros.
+
+        Example:
+            >>> import gradviz
+            >>> from gradviz import optim
+            >>> w = gradviz.ones(2, requires_grad=True); (w * 3).sum().backward()
+            >>> opt = optim.SGD([w], lr=0.1); opt.zero_grad(); w.grad is None
+            True
+        """
+        from gradviz.nn.modules.module import _reset_grad
+
+        for group in self.param_groups:
+            for p in group["params"]:
+                _reset_grad(p, set_to_none)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a gradient, in place. ``closure`` (optional)
+        re-evaluates the model and returns the loss; it runs with gradients enabled.
+
+        Example:
+            >>> import gradviz
+            >>> from gradviz import optim
+            >>> w = gradviz.tensor([1.0], requires_grad=True)
+            >>> opt = optim.SGD([w], lr=0.1)
+            >>> (w * w).sum().backward(); opt.step(); w
+            tensor([0.8000], requires_grad=True)
+        """
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                params = [p for p in group["params"] if p.grad is not None]
+                if params:
+                    self._update_group(group, params)
+                    for p in params:
+                        p._version_counter.version += 1  # an in-place write, as param.add_()
+        return loss
+
+    def _update_group(self, group: dict[str, Any], params: list[Tensor]) -> None:
+        """Apply the update formula to ``params`` (those of ``group`` that have a gradient)."""
+        raise NotImplementedError
+
+    # -- state dict ------------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """``{"state": {index: state}, "param_groups": [group with "params" as indices]}``: the
+        optimizer's state with parameters replaced by their position (PyTorch's layout).
+
+        Example:
+            >>> import gradviz
+            >>> from gradviz import optim
+            >>> w = gradviz.ones(1, requires_grad=True)
+            >>> optim.SGD([w], lr=0.1).state_dict()["param_groups"][0]["params"]
+            [0]
+        """
+        mappings: dict[int, int] = {}
+        start = 0
+
+        def pack(group: dict[str, Any]) -> dict[str, Any]:
+            nonlocal start
+            packed = {k: v for k, v in group.items() if k != "params"}
+            mappings.update({id(p): i for i, p in enumerate(group["params"], start)
+                             if id(p) not in mappings})
+            packed["params"] = [mappings[id(p)] for p in group["params"]]
+            start += len(packed["params"])
+            return packed
+
+        groups = [pack(g) for g in self.param_groups]
+        state = {(mappings[id(k)] if isinstance(k, Tensor) else k): v
+                 for k, v in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore a state saved with :meth:`state_dict` (values are deep-copied; floating point
+        state is cast to its parameter's dtype, except ``step``).
+
+        Example:
+            >>> import gradviz
+            >>> from gradviz import optim
+            >>> w = gradviz.ones(1, requires_grad=True)
+            >>> a = optim.Adam([w], lr=0.1); b = optim.Adam([w], lr=0.5)
+            >>> b.load_state_dict(a.state_dict()); b.param_groups[0]["lr"]
+            0.1
+        """
+        state_dict = state_dict.copy()
+        groups = self.param_groups
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        param_lens = (len(g["params"]) for g in groups)
+        saved_lens = (len(g["params"]) for g in saved_groups)
+        if any(p_len != s_len for p_len, s_len in zip(param_lens, saved_lens, strict=True)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match "
+                             "the size of optimizer's group")
+        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                          chain.from_iterable(g["params"] for g in groups), strict=True))
+
+        def cast(param: Tensor, value: Any, key: Any = None) -> Any:
+            if isinstance(value, Tensor):
+                arr = value._data.copy()
+                if key != "step" and arr.dtype.kind == "f":
+                    arr = arr.astype(param._data.dtype)
+                return Tensor._make(arr)
+            if isinstance(value, dict):
+                return {k: cast(param, v, key=k) for k, v in value.items()}
+            if isinstance(value, (list, tuple)):
+                return type(value)(cast(param, v) for v in value)
+            return copy.deepcopy(value)
+
+        state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                param = id_map[k]
+                state[param] = cast(param, v)
+            else:
+                state[k] = v
+
+        def update_group(group: dict[str, Any], new_group: dict[str, Any]) -> dict[str, Any]:
+            new_group["params"] = group["params"]
+            if "param_names" in group and "param_names" not in new_group:
+                new_group["param_names"] = group["param_names"]
+            return new_group
+
+        self.__setstate__({"state": state, "param_groups": [
+            update_group(g, ng) for g, ng in zip(groups, saved_groups, strict=True)]})
+
+
+def _scalar_step_dtype() -> np.dtype:
+    """The dtype of ``state["step"]``: float64 when that is the default dtype, else float32
+    (PyTorch's ``_get_scalar_dtype``)."""
+    d = _dtype.get_default_dtype()
+    return np.dtype(np.float64) if d is _dtype.float64 else np.dtype(np.float32)

@@ -1,0 +1,497 @@
+"""gradviz against a live torch: random programs give the same values, gradients, graphs and
+saved values; the op-level expectations hard-coded elsewhere in the suite are re-derived here.
+
+Without torch these tests are deselected (NOTE [parity marker] in conftest.py); with
+``GRADVIZ_PARITY=1`` a missing torch fails loudly at import, below.
+
+Known, deliberate differences are handled explicitly (search for NOTE):
+* NOTE [where edge]: gradviz's WhereBackward0 has an extra ``(None, 0)`` edge for the condition.
+* NOTE [saved dims]: torch saves dims as given (negative ones read back as ``2**64 - k``); gradviz
+  saves them wrapped to non-negative.
+* NOTE [saved extras]: attributes only one side exposes (torch's ``*_sym_strides``; gradviz's
+  ``ToCopyBackward0._saved_self_dtype``, ``CopyBackwards._saved_src_sym_sizes``) are not compared.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import gradviz
+
+try:
+    import torch
+except ImportError:
+    # Deselected by conftest.py when torch is not installed; GRADVIZ_PARITY=1 demands it, and
+    # an installed-but-broken torch must not pass for an absent one.
+    if os.environ.get("GRADVIZ_PARITY") == "1" or importlib.util.find_spec("torch") is not None:
+        raise
+    torch = None
+
+pytestmark = pytest.mark.parity
+
+TOL = dict(rtol=1e-10, atol=1e-10)
+N_PROGRAMS = 150
+
+
+# -- random programs, as source text both libraries run --------------------------------------------
+class _Gen:
+    """Builds one random program: lines of ``t = <expr>`` over leaves ``a0, a1, ...``."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.leaves: dict[str, np.ndarray] = {}
+        self.lines: list[str] = []
+
+    def pick(self, options: list) -> Any:
+        return options[self.rng.integers(len(options))]
+
+    def leaf(self, shape: tuple[int, ...]) -> str:
+        name = f"a{len(self.leaves)}"
+        mag = self.rng.uniform(0.1, 1.0, shape)
+        self.leaves[name] = mag * np.where(self.rng.random(shape) < 0.5, -1.0, 1.0)
+        return name
+
+    def bcast(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+        drop = int(self.rng.integers(0, len(shape) + 1))
+        out = tuple(1 if self.rng.random() < 0.4 else n for n in shape[drop:])
+        if drop == 0 and len(shape) < 3 and self.rng.random() < 0.2:
+            out = (int(self.rng.integers(2, 4)),) + out
+        return out
+
+    def program(self) -> tuple[str, dict[str, np.ndarray]]:
+        shape = tuple(int(n) for n in self.rng.integers(1, 4, self.rng.integers(0, 4)))
+        self.lines.append(f"t = {self.leaf(shape)}")
+        for _ in range(int(self.rng.integers(1, 7))):
+            shape = self.step(shape)
+        return "\n".join(self.lines), self.leaves
+
+    def step(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+        kind = self.pick(["unary", "binary", "binary", "reduce", "shape", "matmul", "inplace"])
+        nd = len(shape)
+        if kind == "unary":
+            self.lines.append("t = " + self.pick([
+                "-t", "t.tanh()", "t.sigmoid()", "t.tanh().exp()", "t.relu()", "m.relu(t)",
+                "(t * t + 1).log()", "(t * t + 1).reciprocal()", "(t * t + 0.5) ** 1.5",
+                "t ** 2", "t ** 0", "t ** 1", "2 - t", "2.5 * t", "t * 3", "t / 2",
+                "2 / (t * t + 1)", "2 ** t.tanh()", "t - 0.5", "1 + t", "t.clone()",
+                "m.neg(t)", "m.sigmoid(t)", "t.float().double()",
+            ]))
+            return shape
+        if kind in ("binary", "inplace"):
+            other = self.bcast(shape)
+            o = self.leaf(other)
+            out = tuple(np.broadcast_shapes(shape, other))
+            if kind == "inplace":
+                if out != shape:
+                    return shape
+                self.lines.append("t = t.clone()." + self.pick([
+                    f"add_({o})", f"sub_({o})", f"mul_({o})", f"div_({o} * {o} + 0.5)",
+                    f"copy_({o})", f"add_({o}, alpha=-2)"]))
+                return shape
+            self.lines.append("t = " + self.pick([
+                f"t + {o}", f"t - {o}", f"{o} - t", f"t * {o}", f"t / ({o} * {o} + 0.5)",
+                f"{o} / (t * t + 0.5)", f"(t * t + 0.5) ** {o}", f"m.where({o} > 0, t, {o})",
+                f"m.where({o} > 0, t, 0.0)", f"m.add(t, {o}, alpha=2)",
+                f"m.sub(t, {o}, alpha=0.5)", f"m.rsub(t, {o})", f"m.mul({o}, t)",
+            ]))
+            return out
+        if kind == "reduce":
+            fn = self.pick(["sum", "mean"])
+            if nd == 0 or self.rng.random() < 0.25:
+                self.lines.append(f"t = t.{fn}()")
+                return ()
+            k = int(self.rng.integers(1, nd + 1))
+            dims = [int(d) - (nd if self.rng.random() < 0.5 else 0)
+                    for d in self.rng.permutation(nd)[:k]]
+            keep = bool(self.rng.random() < 0.5)
+            arg = str(dims[0]) if k == 1 and self.rng.random() < 0.5 else str(tuple(dims))
+            self.lines.append(f"t = t.{fn}({arg}, keepdim={keep})")
+            norm = {d % nd for d in dims}
+            if keep:
+                return tuple(1 if i in norm else n for i, n in enumerate(shape))
+            return tuple(n for i, n in enumerate(shape) if i not in norm)
+        if kind == "shape":
+            options = ["unsqueeze", "flatten", "view", "expand-new"]
+            if nd >= 2:
+                options += ["transpose", "permute", "reshape-T"]
+            if nd == 2:
+                options += [".T"]
+            if nd <= 2:
+                options += ["t"]
+            if 1 in shape:
+                options += ["squeeze", "squeeze-dim", "expand"]
+            op = self.pick(options)
+            if op == "unsqueeze":
+                d = int(self.rng.integers(-nd - 1, nd + 1))
+                self.lines.append(f"t = t.unsqueeze({d})")
+                return tuple(np.expand_dims(np.zeros(shape), d).shape)
+            if op == "flatten":
+                self.lines.append("t = t.reshape(-1)")
+                return (int(np.prod(shape)),)
+            if op == "expand-new":  # a new leading dimension, whatever the shape
+                self.lines.append(f"t = t.expand({', '.join(map(str, (2,) + shape))})")
+                return (2,) + shape
+            if op == "view":  # appending a size-1 dim is a valid view whatever the strides
+                self.lines.append(f"t = t.view({', '.join(map(str, shape + (1,)))})")
+                return shape + (1,)
+            if op == "transpose":
+                d0, d1 = (int(x) for x in self.rng.integers(-nd, nd, 2))
+                self.lines.append(f"t = t.transpose({d0}, {d1})")
+                s = list(shape)
+                s[d0], s[d1] = s[d1], s[d0]
+                return tuple(s)
+            if op == "permute":
+                perm = [int(p) for p in self.rng.permutation(nd)]
+                self.lines.append(f"t = t.permute{tuple(perm)}")
+                return tuple(shape[p] for p in perm)
+            if op == "reshape-T":
+                self.lines.append("t = t.transpose(0, 1).reshape(-1)")
+                return (int(np.prod(shape)),)
+            if op in (".T", "t"):
+                self.lines.append("t = t.T" if op == ".T" else "t = t.t()")
+                return shape[::-1]
+            ones = [i for i, n in enumerate(shape) if n == 1]
+            if op == "squeeze":
+                self.lines.append("t = t.squeeze()")
+                return tuple(n for n in shape if n != 1)
+            if op == "squeeze-dim":
+                d = int(self.pick(ones + [0]))
+                self.lines.append(f"t = t.squeeze({d})")
+                return tuple(np.squeeze(np.zeros(shape), d).shape) if shape[d] == 1 else shape
+            size = list(shape)
+            size[int(self.pick(ones))] = int(self.rng.integers(2, 4))
+            if self.rng.random() < 0.3:
+                size = [int(self.rng.integers(1, 3))] + size
+            self.lines.append(f"t = t.expand{tuple(size)}")
+            return tuple(size)
+        # matmul with a new leaf
+        if nd not in (1, 2):
+            return shape
+        other = (shape[-1],) if self.rng.random() < 0.5 else (shape[-1],
+                                                              int(self.rng.integers(1, 4)))
+        o = self.leaf(other)
+        self.lines.append("t = " + self.pick([f"t @ {o}", f"m.matmul(t, {o})"]))
+        return (np.zeros(shape) @ np.zeros(other)).shape
+
+
+def _run(src: str, leaves: dict[str, np.ndarray], lib: Any) -> tuple[Any, dict[str, Any]]:
+    env = {name: lib.tensor(a, dtype=lib.float64, requires_grad=True)
+           for name, a in leaves.items()}
+    scope = {"m": lib, **env}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(src, scope)  # noqa: S102 - programs generated by this module
+    return scope["t"], env
+
+
+PROGRAMS = [_Gen(seed).program() for seed in range(N_PROGRAMS)]
+FOUNDATION_OPS = [
+    "add", "sub", "rsub", "rsub_tensor", "mul", "div", "neg", "reciprocal", "pow", "pow_tensor",
+    "pow_scalar_base", "exp", "log", "tanh", "sigmoid", "relu", "sum", "sum_dim", "mean",
+    "mean_dim", "view", "_unsafe_view", "clone", "transpose", "t", "permute", "expand",
+    "unsqueeze", "squeeze", "squeeze_dim", "squeeze_dim_", "to_copy", "mm", "dot", "mv", "where",
+    "zero_", "fill_", "copy_",
+]
+
+
+# -- comparing graphs ------------------------------------------------------------------------------
+def _edges(node: Any) -> list:
+    edges = list(node.next_functions)
+    # NOTE [where edge]: gradviz lists the condition as a (None, 0) edge; torch has no edge.
+    if node.name() == "WhereBackward0" and len(edges) == 3 and edges[0][0] is None:
+        edges = edges[1:]
+    return edges
+
+
+def _wrap_dim(v: Any, ndim: int) -> Any:
+    # NOTE [saved dims]: torch's uint64 view of a negative dim, wrapped like gradviz wraps it.
+    if isinstance(v, int) and not isinstance(v, bool):
+        if v >= 2**63:
+            v -= 2**64
+        return v % ndim if v < 0 and ndim else v
+    return v
+
+
+def _compare_saved(tn: Any, gn: Any, where: str) -> None:
+    names_t = {a for a in dir(tn) if a.startswith("_saved_")}
+    names_g = {a for a in dir(gn) if a.startswith("_saved_")}
+    for attr in sorted(names_t & names_g):  # NOTE [saved extras]: only shared names
+        tv, gv = getattr(tn, attr), getattr(gn, attr)
+        if tv is None or gv is None:
+            # torch saves some values (result, sizes) even when no formula needs them; gradviz
+            # saves only what the gradients being computed need. Compare where both have them.
+            continue
+        label = f"{where} {gn.name()}.{attr}"
+        if isinstance(tv, torch.Tensor):
+            assert isinstance(gv, gradviz.Tensor), label
+            assert tuple(tv.shape) == gv.shape, label
+            assert str(tv.dtype)[6:] == gv.dtype.name, label
+            np.testing.assert_allclose(gv.detach().numpy(), tv.detach().numpy(), err_msg=label,
+                                       **TOL)
+            continue
+        if attr in ("_saved_dim", "_saved_dims", "_saved_dim0", "_saved_dim1"):
+            sizes = getattr(gn, "_saved_self_sym_sizes", None)
+            ndim = len(sizes) if sizes is not None else len(gn._out_meta[0][0])
+            if isinstance(tv, tuple):
+                tv = tuple(_wrap_dim(v, ndim) for v in tv)
+            else:
+                tv = _wrap_dim(tv, ndim)
+        if isinstance(tv, (tuple, list)):
+            assert tuple(tv) == tuple(gv), label
+        else:
+            assert tv == gv and type(tv) is type(gv), (label, tv, gv)
+
+
+def compare_graphs(t_out: Any, g_out: Any, t_env: dict, g_env: dict, where: str) -> int:
+    """Walk both graphs in lockstep (iteratively): same names, edges, input_nr, leaves, saved
+    values. Returns the number of nodes compared."""
+    if t_out.grad_fn is None or g_out.grad_fn is None:
+        assert t_out.grad_fn is None and g_out.grad_fn is None, where
+        return 0
+    leaf_of_t = {id(v): k for k, v in t_env.items()}
+    leaf_of_g = {id(v): k for k, v in g_env.items()}
+    seen: set[int] = set()
+    stack = [(t_out.grad_fn, g_out.grad_fn)]
+    count = 0
+    while stack:
+        tn, gn = stack.pop()
+        if id(tn) in seen:
+            continue
+        seen.add(id(tn))
+        count += 1
+        assert tn.name() == gn.name(), (where, tn.name(), gn.name())
+        if tn.name() == "torch::autograd::AccumulateGrad":
+            assert leaf_of_t[id(tn.variable)] == leaf_of_g[id(gn.variable)], where
+            continue
+        _compare_saved(tn, gn, where)
+        te, ge = list(tn.next_functions), _edges(gn)
+        assert len(te) == len(ge), (where, gn.name(), te, ge)
+        for (tc, tnr), (gc, gnr) in zip(te, ge, strict=True):
+            assert (tc is None) == (gc is None), (where, gn.name())
+            assert tnr == gnr, (where, gn.name())
+            if tc is not None:
+                stack.append((tc, gc))
+    return count
+
+
+# -- the tests -------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("src", "leaves"), PROGRAMS, ids=[f"prog{i}" for i in range(N_PROGRAMS)])
+def test_random_program(src: str, leaves: dict[str, np.ndarray]) -> None:
+    t_out, t_env = _run(src, leaves, torch)
+    g_out, g_env = _run(src, leaves, gradviz)
+    where = "\n" + src
+    # forward
+    assert g_out.shape == tuple(t_out.shape), where
+    assert g_out.dtype.name == str(t_out.dtype)[6:], where
+    assert g_out.requires_grad == t_out.requires_grad and g_out.is_leaf == t_out.is_leaf, where
+    assert g_out._version == t_out._version, where
+    np.testing.assert_allclose(g_out.detach().numpy(), t_out.detach().numpy(), err_msg=where,
+                               **TOL)
+    # graph (before backward frees the saved values)
+    compare_graphs(t_out, g_out, t_env, g_env, where)
+    assert repr(g_out.grad_fn).split(" ")[0] == repr(t_out.grad_fn).split(" ")[0], where
+    # backward with the same upstream gradient
+    seed = np.random.default_rng(len(src)).standard_normal(tuple(t_out.shape))
+    t_out.backward(torch.tensor(seed))
+    g_out.backward(gradviz.tensor(seed, dtype=gradviz.float64))
+    for name in leaves:
+        tg, gg = t_env[name].grad, g_env[name].grad
+        assert (tg is None) == (gg is None), (where, name)
+        if tg is not None:
+            assert gg.dtype is gradviz.float64 and gg.shape == tuple(tg.shape), (where, name)
+            np.testing.assert_allclose(gg.numpy(), tg.numpy(), err_msg=f"{where}\n{name}", **TOL)
+
+
+def test_programs_cover_the_op_table() -> None:
+    """The random battery reaches every differentiable node of the table (so it stays useful)."""
+    from gradviz.ops.derivatives import OPS
+
+    reached: set[str] = set()
+    for src, leaves in PROGRAMS:
+        g_out, _ = _run(src, leaves, gradviz)
+        seen: set[int] = set()
+        stack = [g_out.grad_fn]
+        while stack:
+            n = stack.pop()
+            if n is not None and id(n) not in seen:
+                seen.add(id(n))
+                reached.add(n.name())
+                stack.extend(c for c, _ in n.next_functions)
+    # The foundation ops this generator is written for (fill_/zero_ cut the graph, so they are
+    # only in EXPLICIT); other ops have parity tests of their own.
+    wanted = {OPS[name].node for name in FOUNDATION_OPS} - {"FillBackward2", "ZeroBackward0"}
+    wanted = {"torch::autograd::CopyBackwards" if w == "CopyBackwards" else w for w in wanted}
+    missing = wanted - reached
+    assert not missing, f"no random program records {sorted(missing)}"
+
+
+EXPLICIT = [
+    "t = a0.reshape(1, 3).T",
+    "t = 2 - a0",
+    "t = 2 / a0",
+    "t = 2 ** a0",
+    "t = a0 ** a1",
+    "t = a0 ** 2",
+    "t = 2 + a0",
+    "t = 2 * a0",
+    "t = a0.reshape(3, 1).t().reshape(3)",
+    "t = a0 @ a2",
+    "t = a2.t() @ a0",
+    "t = a0 @ a0",
+    "t = m.rsub(a0, a1, alpha=3)",
+    "t = a0.clone().copy_(a1)",
+    "t = a0.clone().zero_()",
+    "t = a0.clone().fill_(2.0)",
+    "t = a0.clone()\nt += a1\nt *= 2\nt /= a1 * a1 + 1\nt -= 1",
+    "t = a0.float()",
+    "t = a0.unsqueeze(-1).squeeze(-1)",
+    "t = (a2 @ a2.t()).sum((0, -1), keepdim=True).mean()",
+    "t = m.where(a0 > 0, a0, a1)",
+    "t = (a0 * a1).sum() + (a0 * a1).mean()",
+]
+
+
+@pytest.mark.parametrize("src", EXPLICIT)
+def test_explicit_program(src: str) -> None:
+    rng = np.random.default_rng(3)
+    leaves = {"a0": rng.uniform(0.5, 2, 3), "a1": rng.uniform(0.5, 2, 3),
+              "a2": rng.uniform(-1, 1, (3, 2))}
+    test_random_program(src, {k: v for k, v in leaves.items() if k in src})
+
+
+# -- repr and dtypes against torch -----------------------------------------------------------------
+def _random_tensors(n: int) -> list[tuple[np.ndarray, str, bool]]:
+    rng = np.random.default_rng(2024)
+    out = []
+    for _ in range(n):
+        shape = tuple(int(s) for s in rng.integers(0 if rng.random() < 0.05 else 1, 14,
+                                                   rng.integers(0, 4)))
+        kind = str(rng.choice(["float32", "float64", "int64", "bool"]))
+        a = rng.standard_normal(shape) * 10.0 ** rng.integers(-9, 11)
+        if rng.random() < 0.3:
+            a = np.round(a)
+        if rng.random() < 0.1 and a.size:
+            a.flat[0] = np.nan
+        if rng.random() < 0.1 and a.size:
+            a.flat[-1] = -np.inf
+        if kind == "int64":
+            a = np.nan_to_num(a, nan=0, posinf=0, neginf=0).clip(-1e15, 1e15).astype(np.int64)
+        elif kind == "bool":
+            a = a > 0
+        out.append((np.asarray(a, dtype=kind), kind, kind.startswith("float") and
+                    bool(rng.random() < 0.5)))
+    return out
+
+
+@pytest.mark.parametrize(("arr", "kind", "rg"), _random_tensors(300))
+def test_repr_matches_torch(arr: np.ndarray, kind: str, rg: bool) -> None:
+    t = torch.tensor(arr, requires_grad=rg)
+    g = gradviz.tensor(arr, requires_grad=rg)
+    assert repr(g) == repr(t).replace("torch.", "gradviz.")
+    if rg:
+        assert repr(g * 1) == repr(t * 1).replace("torch.", "gradviz.")
+
+
+_OPERANDS: dict[str, Callable[[Any], Any]] = {
+    "f32": lambda m: m.tensor([1.5, -2.0, 3.0]),
+    "f64": lambda m: m.tensor([1.5, -2.0, 3.0], dtype=m.float64),
+    "i64": lambda m: m.tensor([1, -2, 3]),
+    "i32": lambda m: m.tensor([1, -2, 3], dtype=m.int32),
+    "bool": lambda m: m.tensor([True, False, True]),
+    "int": lambda m: 2,
+    "float": lambda m: 2.5,
+    "true": lambda m: True,
+}
+_BINOPS = ["+", "-", "*", "/", "**", "<", "==", ">="]
+
+
+_SCALARS = {"int", "float", "true"}
+_PAIRS = [(a, b) for a in sorted(_OPERANDS) for b in sorted(_OPERANDS)
+          if not (a in _SCALARS and b in _SCALARS)]  # two Python scalars: no tensor involved
+
+
+@pytest.mark.parametrize("op", _BINOPS)
+@pytest.mark.parametrize(("lhs", "rhs"), _PAIRS)
+def test_binary_dtype_matches_torch(op: str, lhs: str, rhs: str) -> None:
+    src = f"a {op} b"
+
+    def run(m: Any) -> Any:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return eval(src, {"a": _OPERANDS[lhs](m), "b": _OPERANDS[rhs](m)})  # noqa: S307
+
+    if op == "**" and {lhs, rhs} <= {"bool", "true"}:
+        pytest.xfail("bool ** bool: torch raises NotImplementedError or keeps bool; NumPy (and so "
+                     "gradviz) computes it in int8")
+    try:
+        expected = run(torch)
+    except (RuntimeError, TypeError):
+        with pytest.raises((RuntimeError, TypeError)):
+            run(gradviz)
+        return
+    got = run(gradviz)
+    assert got.dtype.name == str(expected.dtype)[6:]
+    np.testing.assert_allclose(got.numpy().astype(np.float64),
+                               expected.numpy().astype(np.float64), rtol=1e-6)
+
+
+@pytest.mark.xfail(reason="gradviz promotes 0-dim tensors like dimensioned ones; torch gives them "
+                          "lower priority (float32 tensor * float64 0-dim tensor -> float32)",
+                   strict=False)
+def test_zero_dim_tensor_promotion_matches_torch() -> None:
+    t = torch.ones(2) * torch.tensor(2.0, dtype=torch.float64)
+    g = gradviz.ones(2) * gradviz.tensor(2.0, dtype=gradviz.float64)
+    assert g.dtype.name == str(t.dtype)[6:]
+
+
+# -- the expectations hard-coded in the torch-free test files, re-derived from torch
+def _load_test_module(name: str) -> Any:
+    """A sibling test module, loaded under a private name (pytest collects the original)."""
+    path = Path(__file__).resolve().parents[1] / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"_parity_copy_of_{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+FWD = _load_test_module("test_ops_forward")
+API = _load_test_module("test_tensor_api")
+
+
+def _torch_env() -> dict[str, Any]:
+    def leaf(a: np.ndarray) -> Any:
+        return torch.tensor(a, dtype=torch.float64, requires_grad=True)
+
+    return {"m": torch, "F": torch.nn.functional, "x": leaf(FWD.X), "y": leaf(FWD.Y),
+            "w": leaf(FWD.W), "v": leaf(FWD.V), "c": torch.tensor(FWD.Y, dtype=torch.float64)}
+
+
+def _torch_run(src: str) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return eval(src, _torch_env())  # noqa: S307 - sources from test_ops_forward
+
+
+@pytest.mark.parametrize(("src", "expected"), FWD.ALL_GRAPHS + FWD.WHERE_GRAPHS,
+                         ids=[s for s, _ in FWD.ALL_GRAPHS + FWD.WHERE_GRAPHS])
+def test_hard_coded_graphs_are_torchs(src: str, expected: str) -> None:
+    out = _torch_run(src)
+    assert FWD.sig(out) == expected  # sig() only reads grad_fn, name() and next_functions
+    for node in FWD._all_nodes(out):
+        saved = sorted(a[len("_saved_"):] for a in dir(node) if a.startswith("_saved_"))
+        assert saved == FWD.TORCH_SAVED[node.name()], node.name()
+
+
+@pytest.mark.parametrize(("src", "expected"), API.REPR_CASES, ids=[s for s, _ in API.REPR_CASES])
+def test_hard_coded_reprs_are_torchs(src: str, expected: str) -> None:
+    t = eval(src, {"m": torch})  # noqa: S307 - sources from test_tensor_api
+    assert repr(t).replace("torch.", "gradviz.") == expected
