@@ -132,6 +132,12 @@ def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False
     """
     arr = _infer_np(data)
     if dtype is not None:
+        if arr.dtype.kind == "f" and isinstance(data, (float, list, tuple)):
+            # Convert Python floats directly: not through float32 (0.3 must stay 0.3 in float64).
+            try:
+                arr = np.array(data, dtype=np.float64)
+            except Exception:  # noqa: BLE001 - nested tensors etc.: keep the inferred array
+                pass
         arr = arr.astype(_np_dtype(dtype))
     t = _finish(arr, requires_grad)
     if name is not None:

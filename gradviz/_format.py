@@ -1,8 +1,20 @@
-"""``repr`` of tensors in PyTorch's style: ``tensor([1.0000, 2.5000], requires_grad=True)``."""
+"""``repr`` of tensors exactly as PyTorch prints them: ``tensor([1., 2.], requires_grad=True)``.
+
+A port of ``torch/_tensor_str.py`` (default print options) to NumPy arrays: the same choice of
+integer / fixed / scientific style from the finite non-zero values, the same column width, line
+wrapping at 80 characters, summarisation with ``...`` above 1000 elements, and the same suffixes
+(``dtype=``, ``size=``, ``grad_fn=``, ``requires_grad=True``).
+
+NOTE [torch-width layout]: PyTorch decides where a suffix wraps from its own text, where the dtype
+reads ``torch.float64``. gradviz measures suffixes as if they said ``torch.`` too, so that its
+output breaks lines at exactly the same places: ``repr(gradviz_tensor)`` equals
+``repr(torch_tensor).replace("torch.", "gradviz.")``.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -11,67 +23,155 @@ from gradviz import _dtype
 if TYPE_CHECKING:
     from gradviz.tensor import Tensor
 
+# torch.set_printoptions(profile="default")
+PRECISION = 4
+THRESHOLD = 1000
+EDGEITEMS = 3
+LINEWIDTH = 80
+
 _PREFIX = "tensor("
 
 
-def _float_formatter(arr: np.ndarray):
-    """Pick PyTorch's float style from the finite non-zero values: integer, fixed or scientific."""
-    finite = np.abs(arr[np.isfinite(arr)].astype(np.float64))
-    nonzero = finite[finite != 0]
-    sci = False
-    if nonzero.size:
-        lo, hi = nonzero.min(), nonzero.max()
-        int_mode = bool(np.all(np.floor(finite) == finite))
-        sci = hi > 1e8 if int_mode else (hi / lo > 1000.0 or hi > 1e8 or lo < 1e-4)
-    else:
-        int_mode = True
+class _Formatter:
+    """Picks the style and width of every element (``torch._tensor_str._Formatter``)."""
 
-    def fmt(v: float) -> str:
-        if not np.isfinite(v):
-            return str(float(v)).replace("inf", "inf")
-        if sci:
-            return f"{v:.4e}"
-        if int_mode:
-            return f"{v:.0f}."
-        return f"{v:.4f}"
-
-    return fmt
-
-
-def _body(arr: np.ndarray) -> str:
-    if arr.dtype.kind == "f":
-        fmt = _float_formatter(arr)
-        # Pad every element to the widest one, as PyTorch aligns columns.
+    def __init__(self, arr: np.ndarray) -> None:
+        self.floating = arr.dtype.kind == "f"
+        self.int_mode = True
+        self.sci_mode = False
+        self.max_width = 1
         flat = arr.reshape(-1)
-        sample = flat if flat.size <= 1000 else np.concatenate([flat[:3], flat[-3:]])
-        width = max(len(fmt(v)) for v in sample) if sample.size else 0
-        formatter = {"float_kind": lambda v: fmt(v).rjust(width)}
-    elif arr.dtype.kind == "b":
-        formatter = {"bool": lambda v: str(bool(v)).rjust(5 if arr.any() and not arr.all()
-                                                          else len(str(bool(v))))}
+        if not self.floating:
+            for value in flat.tolist():
+                self.max_width = max(self.max_width, len(f"{value}"))
+            return
+        vals = flat[np.isfinite(flat) & (flat != 0)]
+        if vals.size == 0:
+            return
+        absd = np.abs(vals).astype(np.float64)
+        lo, hi = absd.min(), absd.max()
+        self.int_mode = bool(np.all(vals == np.ceil(vals)))
+        self.sci_mode = bool(hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4)
+        values = vals.tolist()
+        if self.sci_mode:
+            width = max(len(f"{v:.{PRECISION}e}") for v in values)
+        elif self.int_mode:
+            width = max(len(f"{v:.0f}") + 1 for v in values)
+        else:
+            width = max(len(f"{v:.{PRECISION}f}") for v in values)
+        self.max_width = max(self.max_width, width)
+
+    def format(self, value: Any) -> str:
+        if self.floating:
+            if self.sci_mode:
+                ret = f"{value:{self.max_width}.{PRECISION}e}"
+            elif self.int_mode:
+                ret = f"{value:.0f}"
+                if not (math.isinf(value) or math.isnan(value)):
+                    ret += "."
+            else:
+                ret = f"{value:.{PRECISION}f}"
+        else:
+            ret = f"{value}"
+        return (self.max_width - len(ret)) * " " + ret
+
+
+def _summarized(arr: np.ndarray) -> np.ndarray:
+    """The elements that stay visible when a large tensor is summarised (for the widths)."""
+    if arr.ndim == 0:
+        return arr
+    if arr.ndim == 1:
+        if arr.shape[0] > 2 * EDGEITEMS:
+            return np.concatenate((arr[:EDGEITEMS], arr[-EDGEITEMS:]))
+        return arr
+    if arr.shape[0] > 2 * EDGEITEMS:
+        rows = [arr[i] for i in range(EDGEITEMS)] + [
+            arr[i] for i in range(len(arr) - EDGEITEMS, len(arr))]
     else:
-        formatter = None
-    return np.array2string(arr, separator=", ", prefix=_PREFIX, formatter=formatter,
-                           threshold=1000, edgeitems=3, max_line_width=80)
+        rows = list(arr)
+    return np.stack([_summarized(r) for r in rows])
+
+
+def _vector_str(arr: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
+    element_length = fmt.max_width + 2
+    per_line = max(1, math.floor((LINEWIDTH - indent) / element_length))
+    if summarize and arr.shape[0] > 2 * EDGEITEMS:
+        data = ([fmt.format(v) for v in arr[:EDGEITEMS].tolist()] + [" ..."]
+                + [fmt.format(v) for v in arr[-EDGEITEMS:].tolist()])
+    else:
+        data = [fmt.format(v) for v in arr.tolist()]
+    lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
+    return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+
+
+def _tensor_str(arr: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
+    """Iterative over dimensions would not read better; depth is the tensor's rank only."""
+    if arr.ndim == 0:
+        return fmt.format(arr.item())
+    if arr.ndim == 1:
+        return _vector_str(arr, indent, summarize, fmt)
+    if summarize and arr.shape[0] > 2 * EDGEITEMS:
+        slices = ([_tensor_str(arr[i], indent + 1, summarize, fmt) for i in range(EDGEITEMS)]
+                  + ["..."]
+                  + [_tensor_str(arr[i], indent + 1, summarize, fmt)
+                     for i in range(len(arr) - EDGEITEMS, len(arr))])
+    else:
+        slices = [_tensor_str(arr[i], indent + 1, summarize, fmt) for i in range(arr.shape[0])]
+    return "[" + ("," + "\n" * (arr.ndim - 1) + " " * (indent + 1)).join(slices) + "]"
+
+
+def _torch_len(s: str) -> int:
+    """Length of ``s`` as PyTorch would spell it (see NOTE [torch-width layout])."""
+    return len(s.replace("gradviz.", "torch."))
+
+
+def _add_suffixes(tensor_str: str, suffixes: list[str], indent: int) -> str:
+    parts = [tensor_str]
+    # PyTorch's arithmetic, off-by-two included: without a newline, rfind gives -1.
+    last_line_len = _torch_len(tensor_str) - tensor_str.rfind("\n") + 1
+    for suffix in suffixes:
+        suffix_len = _torch_len(suffix)
+        if last_line_len + suffix_len + 2 > LINEWIDTH:
+            parts.append(",\n" + " " * indent + suffix)
+            last_line_len = indent + suffix_len
+        else:
+            parts.append(", " + suffix)
+            last_line_len += suffix_len + 2
+    parts.append(")")
+    return "".join(parts)
+
+
+def array_str(arr: np.ndarray, indent: int = len(_PREFIX)) -> str:
+    """The bracketed values of ``arr`` as PyTorch lays them out after a prefix of ``indent``."""
+    if arr.size == 0:
+        return "[]"
+    summarize = arr.size > THRESHOLD
+    fmt = _Formatter(_summarized(arr) if summarize else arr)
+    return _tensor_str(arr, indent, summarize, fmt)
 
 
 def tensor_repr(t: Tensor) -> str:
-    """The PyTorch-style text of a tensor (used by ``repr`` and ``str``)."""
+    """The PyTorch-style text of a tensor (used by ``repr`` and ``str``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.tensor([1.0, 2.5], requires_grad=True)
+        tensor([1.0000, 2.5000], requires_grad=True)
+    """
     arr = t._data
-    parts: list[str] = []
-    if arr.size == 0:
-        body = "[]"
-        if arr.shape != (0,):
-            parts.append(f"size={tuple(arr.shape)}")
-    else:
-        body = _body(arr)
     dt = _dtype.to_dtype(arr.dtype)
-    default_shown = (dt is _dtype.get_default_dtype()) or dt is _dtype.int64 or dt is _dtype.bool
-    if not default_shown:
-        parts.append(f"dtype={dt!r}")
+    default = _dtype.get_default_dtype()
+    suffixes: list[str] = []
+    if arr.size == 0:
+        if arr.ndim != 1:  # the shape is shown unless it is (0,), as NumPy does
+            suffixes.append(f"size={tuple(arr.shape)}")
+        if dt is not default:  # no element to tell an int64 from a float, so always say
+            suffixes.append(f"dtype={dt!r}")
+    elif dt is not default and dt is not _dtype.int64 and dt is not _dtype.bool:
+        suffixes.append(f"dtype={dt!r}")
     if t.grad_fn is not None:
-        parts.append(f"grad_fn=<{t.grad_fn.name()}>")
+        # The class name, as torch prints it (`CopyBackwards`, not its qualified name()).
+        suffixes.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
     elif t.requires_grad:
-        parts.append("requires_grad=True")
-    suffix = "".join(", " + p for p in parts)
-    return f"{_PREFIX}{body}{suffix})"
+        suffixes.append("requires_grad=True")
+    return _add_suffixes(_PREFIX + array_str(arr), suffixes, len(_PREFIX))

@@ -464,7 +464,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         >>> import gradviz.nn.functional as F
         >>> _ = gradviz.manual_seed(0)
         >>> F.dropout(gradviz.ones(4), 0.5)
-        tensor([2., 0., 2., 2.])
+        tensor([0., 2., 2., 2.])
     """
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")

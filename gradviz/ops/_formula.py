@@ -91,3 +91,232 @@ def to_dtype(g: Any, dt: np.dtype) -> Any:
     if _is_t(g):
         return g.to(dt) if g._data.dtype != dt else g
     return g.astype(dt, copy=False) if g.dtype != dt else g
+
+
+# -- helpers of the op library (gradviz/ops/derivatives.py, "The op library") ----------------------
+# Each picks the gradviz op for tensors (so create_graph records it) and NumPy for arrays.
+
+def _F() -> Any:
+    from gradviz.ops import functional
+
+    return functional
+
+
+def is_tensor(x: Any) -> bool:
+    """True under create_graph (formulas get tensors), False in a plain backward (arrays)."""
+    return _is_t(x)
+
+
+def data(x: Any) -> Any:
+    """The NumPy value of a tensor or array: for constants formulas compute with NumPy."""
+    return x._data if _is_t(x) else x
+
+
+def dtype_of(x: Any) -> np.dtype:
+    return x._data.dtype if _is_t(x) else np.result_type(x)
+
+
+def new_zeros(shape: tuple, dt: np.dtype, as_tensor: bool) -> Any:
+    """Zeros standing in for an output's missing gradient (materialized, as PyTorch does)."""
+    z = np.zeros(shape, dt)
+    return Tensor._make(z) if as_tensor else z
+
+
+def sum(g: Any, dims: tuple, keepdim: bool = False) -> Any:  # noqa: A001
+    if _is_t(g):
+        return g.sum(dims, keepdim=keepdim) if dims else g
+    return np.asarray(np.sum(g, axis=dims, keepdims=keepdim))
+
+
+def mean(g: Any, dims: tuple) -> Any:
+    """Mean over ``dims``, keeping them."""
+    if _is_t(g):
+        return g.mean(dims, keepdim=True)
+    return np.mean(g, axis=dims, keepdims=True)
+
+
+def sign(x: Any) -> Any:
+    return x.sign() if _is_t(x) else np.sign(x)
+
+
+def abs(x: Any) -> Any:  # noqa: A001
+    return x.abs() if _is_t(x) else np.abs(x)
+
+
+def exp(x: Any) -> Any:
+    return x.exp() if _is_t(x) else np.exp(x)
+
+
+def sin(x: Any) -> Any:
+    return x.sin() if _is_t(x) else np.sin(x)
+
+
+def cos(x: Any) -> Any:
+    return x.cos() if _is_t(x) else np.cos(x)
+
+
+def tanh(x: Any) -> Any:
+    return x.tanh() if _is_t(x) else np.tanh(x)
+
+
+def sigmoid(x: Any) -> Any:
+    from gradviz.ops import _kernels
+
+    return x.sigmoid() if _is_t(x) else _kernels.sigmoid(x)
+
+
+def erf(x: Any) -> Any:
+    from gradviz.ops import _kernels
+
+    return _F().erf(x) if _is_t(x) else _kernels.erf(x)
+
+
+def softplus(x: Any) -> Any:
+    """``log(1 + exp(x))``."""
+    from gradviz.nn import functional as nnF
+    from gradviz.ops import _kernels
+
+    return nnF.softplus(x) if _is_t(x) else _kernels.softplus(x)
+
+
+def clamp_min(x: Any, v: float) -> Any:
+    return _F().clamp(x, min=v) if _is_t(x) else np.maximum(x, v)
+
+
+def masked_fill(g: Any, mask: Any, value: float) -> Any:
+    """``value`` where ``mask`` (an array or a bool tensor) holds, else ``g``."""
+    if _is_t(g):
+        return _F().masked_fill(g, mask if _is_t(mask) else Tensor._make(np.asarray(mask)),
+                                value)
+    return np.where(data(mask), value, g).astype(g.dtype, copy=False)
+
+
+def select(g: Any, dim: int, index: int) -> Any:
+    from gradviz.ops import _kernels
+
+    return _F().select(g, dim, index) if _is_t(g) else _kernels.select(g, dim, index)
+
+
+def slice_dim(g: Any, dim: int, start: int, end: int, step: int = 1) -> Any:
+    from gradviz.ops import _kernels
+
+    if _is_t(g):
+        return _F()._slice(g, dim, start, end, step)
+    return _kernels.slice_dim(g, dim, start, end, step)
+
+
+def select_backward(g: Any, sizes: tuple, dim: int, index: int) -> Any:
+    """Zeros of ``sizes`` with ``g`` written at ``index`` of ``dim``."""
+    from gradviz.ops import _kernels
+
+    if _is_t(g):
+        return _F()._select_backward(g, sizes, dim, index)
+    return _kernels.select_backward(g, sizes, dim, index)
+
+
+def slice_backward(g: Any, sizes: tuple, dim: int, start: int, end: int, step: int) -> Any:
+    """Zeros of ``sizes`` with ``g`` written into the slice ``start:end:step`` of ``dim``."""
+    from gradviz.ops import _kernels
+
+    if _is_t(g):
+        return _F()._slice_backward(g, sizes, dim, start, end, step)
+    return _kernels.slice_backward(g, sizes, dim, start, end, step)
+
+
+def cat(gs: list, dim: int) -> Any:
+    if any(_is_t(g) for g in gs):
+        return _F().cat([g if _is_t(g) else Tensor._make(g) for g in gs], dim)
+    return np.concatenate(gs, axis=dim)
+
+
+def index(g: Any, indices: tuple) -> Any:
+    """``g[indices]`` with PyTorch's index list (tensors or None per leading dimension)."""
+    from gradviz.ops import _kernels
+
+    if _is_t(g):
+        return _F()._index(g, indices)
+    return _kernels.index(g, indices)
+
+
+def index_put(z: Any, indices: tuple, values: Any, accumulate: bool) -> Any:
+    """``z`` with ``values`` written (or added) at ``indices``, out of place."""
+    from gradviz.ops import _kernels
+
+    if _is_t(z) or _is_t(values):
+        z = z if _is_t(z) else Tensor._make(z)
+        values = values if _is_t(values) else Tensor._make(np.asarray(values))
+        return _F()._index_put(z, indices, values, accumulate)
+    return _kernels.index_put(z, values, indices, accumulate)
+
+
+def index_zeros(g: Any, sizes: tuple, indices: tuple) -> Any:
+    """The gradient of ``x[indices]``: zeros of ``sizes`` with ``g`` added at ``indices``."""
+    z = np.zeros(sizes, dtype_of(g))
+    return index_put(Tensor._make(z) if _is_t(g) else z, indices, g, True)
+
+
+def gather(g: Any, dim: int, index: Any) -> Any:
+    from gradviz.ops import _kernels
+
+    return _F().gather(g, dim, index) if _is_t(g) else _kernels.gather(g, dim, index)
+
+
+def scatter_add(z: Any, dim: int, index: Any, src: Any) -> Any:
+    from gradviz.ops import _kernels
+
+    if _is_t(src):
+        z = z if _is_t(z) else Tensor._make(z)
+        return _F().scatter_add(z, dim, index, src)
+    return _kernels.scatter_add(z, src, dim, data(index))
+
+
+def scatter_zeros(g: Any, dim: int, index: Any) -> Any:
+    """``g`` with zeros scattered at ``index`` along ``dim`` (``grad.scatter(dim, index, 0)``)."""
+    from gradviz.ops import _kernels
+
+    if _is_t(g):
+        return _F().scatter(g, dim, index if _is_t(index) else Tensor._make(index), 0.0)
+    return _kernels.scatter(g, 0.0, dim, data(index))
+
+
+def prod(x: Any, dims: tuple | None = None, keepdim: bool = False) -> Any:
+    if _is_t(x):
+        if dims is None:
+            return x.prod()
+        for d in sorted(dims, reverse=True):
+            x = x.prod(d, keepdim=keepdim)
+        return x
+    return np.prod(x, axis=dims, keepdims=keepdim)
+
+
+def layer_norm_stats(input: Any, axes: tuple, eps: float, mean: Any, rstd: Any) -> tuple:
+    """The mean and 1/std layer_norm normalized with: as saved in a plain backward; recomputed
+    from ``input`` under create_graph, so that second derivatives see how they depend on it."""
+    if not _is_t(input):
+        return mean, rstd
+    m = input.mean(axes, keepdim=True)
+    d = input - m
+    return m, ((d * d).mean(axes, keepdim=True) + eps) ** -0.5
+
+
+def scatter(z: Any, dim: int, index: Any, src: Any) -> Any:
+    """``z`` with ``src`` written at ``index`` along ``dim`` (``z.scatter(dim, index, src)``)."""
+    from gradviz.ops import _kernels
+
+    if _is_t(z) or _is_t(src):
+        z = z if _is_t(z) else Tensor._make(z)
+        index = index if _is_t(index) else Tensor._make(np.asarray(index))
+        return _F().scatter(z, dim, index, src)
+    return _kernels.scatter(z, src, dim, data(index))
+
+
+def bmm(a: Any, b: Any) -> Any:
+    if _is_t(a) or _is_t(b):
+        return _F().bmm(a if _is_t(a) else Tensor._make(a), b if _is_t(b) else Tensor._make(b))
+    return np.matmul(a, b)
+
+
+def stack(gs: list, dim: int) -> Any:
+    if any(_is_t(g) for g in gs):
+        return _F().stack([g if _is_t(g) else Tensor._make(g) for g in gs], dim)
+    return np.stack(gs, axis=dim)

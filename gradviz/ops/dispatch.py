@@ -18,16 +18,18 @@ from gradviz.autograd.events import _listeners, emit
 from gradviz.autograd.grad_mode import _state
 from gradviz.autograd.graph import (
     FREED_MESSAGE,
+    NO_EDGE,
     Node,
     SavedVariable,
     collect_next_edges,
+    gradient_edge,
     set_history,
 )
 from gradviz.ops import _formula
 from gradviz.ops.derivatives import OpInfo
 from gradviz.tensor import Tensor, _is_number, _type_name
 
-__all__ = ["dispatch", "dispatch_inplace", "OpNode"]
+__all__ = ["dispatch", "dispatch_inplace", "OpNode", "CopySlices", "ViewMeta"]
 
 _FLOAT64 = np.dtype(np.float64)
 # Nodes written by hand in PyTorch's C++ (not generated from derivatives.yaml): their name()
@@ -125,8 +127,10 @@ def _node_class(op: OpInfo) -> type:
         if op.node in _CPP_NODES:
             ns["name"] = lambda self, _n=f"torch::autograd::{op.node}": _n
         for name in op.saved_names:
-            ns[f"_saved_{name}"] = _saved_property(name)
-        cls = op.node_cls = type(op.node, (OpNode,), ns)
+            if name not in op.hidden:
+                ns[f"_saved_{name}"] = _saved_property(name)
+        base = _GeneralOpNode if op.general else OpNode
+        cls = op.node_cls = type(op.node, (base,), ns)
     return cls
 
 
@@ -143,7 +147,15 @@ def _save(op: OpInfo, name: str, args: tuple, arrays: list, kwargs: dict, result
         return int(np.size(arrays[inputs.index(name[:-10])]))
     if name.endswith("_dtype"):
         return arrays[inputs.index(name[:-6])].dtype
-    return kwargs[name] if name in kwargs else op.defaults[name]
+    if "_sym_argsize_" in name:  # one dimension's size (embedding's weight_sym_argsize_0)
+        inp, k = name.rsplit("_sym_argsize_", 1)
+        return int(np.shape(arrays[inputs.index(inp)])[int(k)])
+    if name.endswith("_args_sizes"):  # a list input's shapes (cat's tensors_args_sizes)
+        return tuple(np.shape(a) for a in arrays)
+    v = kwargs[name] if name in kwargs else op.defaults[name]
+    # A tensor argument that gets no edge (nll_loss's target, masked_fill's mask) is saved
+    # like any tensor: version-checked, and handed to formulas as an array or a tensor.
+    return SavedVariable(v) if isinstance(v, Tensor) else v
 
 
 def _record(op: OpInfo, result: Tensor, args: tuple, arrays: list, kwargs: dict,
@@ -165,12 +177,12 @@ def _record(op: OpInfo, result: Tensor, args: tuple, arrays: list, kwargs: dict,
             saved[n] = _save(op, n, args, arrays, kwargs, result)
     node._store = saved
     in_meta = None
-    if op.broadcasts:
-        for i, a in enumerate(arrays):
-            if edges[i][0] is not None and (a.shape != out.shape or a.dtype != out.dtype):
-                if in_meta is None:
-                    in_meta = [None] * len(arrays)
-                in_meta[i] = (a.shape, a.dtype)
+    for i in op.broadcast_idx:
+        a = arrays[i]
+        if edges[i][0] is not None and (a.shape != out.shape or a.dtype != out.dtype):
+            if in_meta is None:
+                in_meta = [None] * len(arrays)
+            in_meta[i] = (a.shape, a.dtype)
     node._in_meta = in_meta
     return node
 
@@ -184,6 +196,8 @@ def _arrays(op: OpInfo, args: tuple) -> tuple[list, bool]:
             requires = requires or a._requires_grad
         elif _is_number(a):
             arrays.append(a)
+        elif a is None:  # an optional tensor input left out (layer_norm's weight): no edge
+            arrays.append(None)
         else:
             raise TypeError(f"{op.name}(): expected a Tensor or a number, got "
                             f"{type(a).__name__}")
@@ -192,7 +206,11 @@ def _arrays(op: OpInfo, args: tuple) -> tuple[list, bool]:
 
 def _forward(op: OpInfo, arrays: list, kwargs: dict) -> np.ndarray:
     try:
-        out = op.forward(*arrays, **kwargs)
+        if op.quiet:
+            with np.errstate(all="ignore"):
+                out = op.forward(*arrays, **kwargs)
+        else:
+            out = op.forward(*arrays, **kwargs)
     except ValueError as e:
         if op.broadcasts:
             raise RuntimeError(_broadcast_message(op, arrays)) from None
@@ -219,12 +237,12 @@ def dispatch(op: OpInfo, *args: Any, **kwargs: Any) -> Tensor:
         >>> dispatch(OPS["mul"], x, 3).grad_fn
         <MulBackward0 object at ...>
     """
+    if op.general:  # several outputs or a list of inputs: see NOTE [multi-output and variadic]
+        return _dispatch_general(op, args, kwargs)
     arrays, requires = _arrays(op, args)
     result = Tensor._make(_forward(op, arrays, kwargs))
     if op.view:
-        base = args[0]
-        result._base = base._base if base._base is not None else base
-        result._version_counter = base._version_counter
+        _make_view(result, args[0], op, kwargs)
     node = None
     # Only floating point results can carry gradients (a cast to int ends the graph).
     if requires and _state.enabled and op.node is not None and result._data.dtype.kind == "f":
@@ -245,11 +263,9 @@ def dispatch_inplace(op: OpInfo, self: Tensor, *others: Any, **kwargs: Any) -> T
     args = (self, *others)
     arrays, requires = _arrays(op, args)
     record = recording and requires and op.node is not None
-    if record and self._base is not None and (self._base._requires_grad or requires):
-        raise RuntimeError(
-            f"{op.name}: in-place operation on a view of a tensor that takes part in autograd "
-            "is not supported by gradviz; write it out of place (for example `y = y * 2`) or "
-            "clone the view first.")
+    base = self._base
+    if base is not None and recording:
+        _check_view_inplace(self, base, record)
     out = _forward(op, arrays, kwargs)
     if out.shape != self._data.shape:
         raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
@@ -266,12 +282,20 @@ def dispatch_inplace(op: OpInfo, self: Tensor, *others: Any, **kwargs: Any) -> T
         raise RuntimeError(
             f"result type {_type_name(out.dtype)[8:-6]} can't be cast to the desired output "
             f"type {_type_name(self._data.dtype)[8:-6]}") from None
+    except ValueError:  # a read-only NumPy view: an expanded tensor
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation."
+            f" ({op.name}_ on an expanded tensor of shape {list(self.shape)})") from None
     counter = self._version_counter
     counter.version += 1
     counter.last_op = op.node if record else None
     node = None
     if record:
-        node = _record(op, self, (original, *others), arrays, kwargs, edges)
+        if base is None:
+            node = _record(op, self, (original, *others), arrays, kwargs, edges)
+        else:
+            node = _copy_slices(op, self, base, (original, *others), arrays, kwargs, edges)
     if _listeners:
         emit("op", {"name": op.name + "_" if not op.name.endswith("_") else op.name,
                     "node": node, "inputs": args, "outputs": (self,), "kwargs": kwargs,
@@ -293,3 +317,322 @@ def _broadcast_message(op: OpInfo, arrays: list) -> str:
                     f"{[list(s) for s in shapes]} do not broadcast; reshape or unsqueeze one "
                     "operand so that each dimension matches or is 1)")
     return f"{op.name}: input shapes {[list(s) for s in shapes]} do not broadcast"
+
+
+# ---------------------------------------------------------------------------------------------
+# Ops with several outputs, or with a list of inputs
+# ---------------------------------------------------------------------------------------------
+# NOTE [multi-output and variadic ops]
+# Most ops take a fixed number of tensors and return one: `dispatch` above handles them and
+# stays lean. A few do not: `split`/`chunk`/`max(dim)`/`nll_loss`/`layer_norm` return a tuple
+# (the table entry says `multi=True` and may name the outputs, so that formulas can ask for
+# `indices` or `result1`), and `cat`/`stack` take a list (`variadic=True`). Those take
+# `_dispatch_general`, which differs in three ways:
+#
+# * the node's outputs are the *differentiable* outputs (`indices` of `max(dim)` are not one,
+#   as in PyTorch): each gets `output_nr` 0..n-1 and an entry in `node._out_meta`;
+# * a multi-output op's formulas receive `grads`, one gradient per output, with zeros filled in
+#   for outputs that received none (PyTorch materializes them the same way);
+# * a variadic op's one formula returns a list: one gradient per tensor of the list, which each
+#   got their own edge in `next_functions`.
+
+
+class _GeneralOpNode(OpNode):
+    """Node of a multi-output or variadic op (see NOTE [multi-output and variadic ops])."""
+
+    __slots__ = ()
+
+    def apply(self, grad_outputs: list, create_graph: bool) -> tuple:
+        edges = self.next_functions
+        if all(g is None for g in grad_outputs):
+            return (None,) * len(edges)
+        op = self._op
+        saved = self._store
+        if op.multi:
+            grad: Any = [g if g is not None else _formula.new_zeros(shape, dt, create_graph)
+                         for g, (shape, dt) in zip(grad_outputs, self._out_meta, strict=True)]
+        else:
+            grad = grad_outputs[0]
+        if op.variadic:
+            args = [_value(self, saved, n, create_graph) for n in op.needs[0]]
+            grads = op.grads[op.inputs[0]](grad, *args)
+            return tuple(g if e[0] is not None else None for g, e in zip(grads, edges, strict=True))
+        out = []
+        for i, names in enumerate(op.needs):
+            if names is None or edges[i][0] is None:
+                out.append(None)
+                continue
+            args = [_value(self, saved, n, create_graph) for n in names]
+            out.append(op.grads[op.inputs[i]](grad, *args))
+        return tuple(out)
+
+
+def _dispatch_general(op: OpInfo, args: tuple, kwargs: dict) -> Any:
+    arrays, requires = _arrays(op, args)
+    try:
+        with np.errstate(all="ignore") if op.quiet else _NO_CONTEXT:
+            out = op.forward(*arrays, **kwargs)
+    except ValueError as e:
+        raise RuntimeError(f"{op.name}(): {e}") from None
+    outs = out if op.multi else (out,)
+    results = tuple(Tensor._make(o) for o in outs)
+    if op.view:
+        # The outputs of split/chunk are consecutive pieces of the input along `dim`, those of
+        # unbind its slices: each is remembered as that slice or select, so that it can be
+        # replayed (NOTE [in-place on views]).
+        src, dim, start = args[0], kwargs["dim"], 0
+        for i, r in enumerate(results):
+            if op.name == "unbind":
+                step: tuple = (_library_op("select"), {"dim": dim, "index": i})
+            else:
+                n = r._data.shape[dim]
+                step = (_library_op("slice"), {"dim": dim, "start": start, "end": start + n,
+                                               "step": 1})
+                start += n
+            _make_view(r, src, *step, multi=True)
+    node = None
+    if requires and _state.enabled and op.node is not None:
+        diff = tuple(r for i, r in enumerate(results)
+                     if i not in op.nondiff_outputs and r._data.dtype.kind == "f")
+        if diff:
+            node = _record_general(op, results, diff, args, arrays, kwargs,
+                                   collect_next_edges(args))
+    if _listeners:
+        emit("op", {"name": op.name, "node": node, "inputs": args, "outputs": results,
+                    "kwargs": kwargs, "inplace": False})
+    return results if op.multi else results[0]
+
+
+def _record_general(op: OpInfo, results: tuple, diff: tuple, args: tuple, arrays: list,
+                    kwargs: dict, edges: tuple) -> Node:
+    node = _node_class(op)()
+    node.next_functions = edges
+    node._out_meta = tuple((r._data.shape, r._data.dtype) for r in diff)
+    set_history(node, diff)
+    saved: dict[str, Any] = {}
+    for i, names in enumerate(op.needs):
+        if names is None or (not op.variadic and edges[i][0] is None):
+            continue
+        for n in names:
+            if n not in saved:
+                saved[n] = _save_general(op, n, args, arrays, kwargs, results)
+    for n in op.attr_names:
+        if n not in saved:
+            saved[n] = _save_general(op, n, args, arrays, kwargs, results)
+    node._store = saved
+    node._in_meta = None
+    return node
+
+
+def _save_general(op: OpInfo, name: str, args: tuple, arrays: list, kwargs: dict,
+                  results: tuple) -> Any:
+    if name in op.outputs:
+        k = op.outputs.index(name)
+        return SavedVariable(results[k], is_output=k not in op.nondiff_outputs)
+    return _save(op, name, args, arrays, kwargs, results[0])
+
+
+class _NoContext:
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+_NO_CONTEXT = _NoContext()
+
+
+def _library_op(name: str) -> OpInfo:
+    from gradviz.ops.derivatives import OPS
+
+    return OPS[name]
+
+
+# ---------------------------------------------------------------------------------------------
+# In-place writes through views: CopySlices
+# ---------------------------------------------------------------------------------------------
+# NOTE [in-place on views]
+# `v = h[0]; v.mul_(2)` changes `h` too, so `h`'s history must change: as in PyTorch, the base's
+# grad_fn becomes a `CopySlices` node wrapping the in-place op's node (`MulBackward0`). Its
+# backward takes the gradient of the base, runs the wrapped node on the region the view covers,
+# writes the result back into that region and sends the rest on unchanged; the wrapped node's
+# other inputs (the `2`, or a tensor) get their gradients directly. Every view remembers how it
+# was made (`ViewMeta.chain`: the view ops and their arguments, from the base), which is what
+# locates the region — PyTorch uses the view's strides (`as_strided`) instead.
+#
+# The view itself then gets a new grad_fn: its chain of view ops replayed on the base's new
+# history (`SelectBackward0` over `CopySlices`). PyTorch records a single `AsStridedBackward0`
+# there; the gradients are the same, and gradviz's node says which view it is. Other views of
+# the same base are regenerated the same way when they are next used (`gradient_edge` compares
+# the version they were recorded at), as PyTorch regenerates them when their grad_fn is read.
+
+
+class ViewMeta:
+    """How a view was made from its base (``Tensor._view_meta``).
+
+    ``op``/``kwargs`` made it from ``parent`` (the meta of the view it was taken from, or None
+    when it was taken from the base itself); :attr:`chain` lists the view ops from the base.
+    ``version`` is the version its ``grad_fn`` was recorded at; ``multi`` marks outputs of a
+    multi-output op (split), ``no_grad`` views made with grad mode off: PyTorch forbids
+    recording in-place ops on both.
+    """
+
+    __slots__ = ("parent", "op", "kwargs", "known", "version", "multi", "no_grad")
+
+    def __init__(self, parent: ViewMeta | None, op: OpInfo, kwargs: dict, known: bool,
+                 version: int, multi: bool, no_grad: bool) -> None:
+        self.parent = parent  # a link, not a copied list: long view chains stay O(1) per view
+        self.op = op
+        self.kwargs = kwargs
+        self.known = known
+        self.version = version
+        self.multi = multi
+        self.no_grad = no_grad
+
+    @property
+    def chain(self) -> tuple | None:
+        """``((op, kwargs), ...)`` rebuilding the view from its base; None when unknown."""
+        if not self.known:
+            return None
+        steps = []
+        meta: ViewMeta | None = self
+        while meta is not None:
+            steps.append((meta.op, meta.kwargs))
+            meta = meta.parent
+        return tuple(reversed(steps))
+
+    def regenerate(self, view: Tensor) -> Node | None:
+        """Re-record ``view``'s grad_fn from its base's current history; return it."""
+        _regenerate(view)
+        return view.grad_fn
+
+
+def _make_view(result: Tensor, src: Tensor, op: OpInfo, kwargs: dict,
+               multi: bool = False) -> None:
+    """Make ``result`` a view of ``src``'s base: shared storage, version, and the recipe."""
+    parent = src._view_meta
+    if src._base is None:
+        result._base = src
+        parent, known, no_grad = None, True, False
+    else:
+        result._base = src._base
+        known = parent is not None and parent.known
+        multi = multi or (parent is not None and parent.multi)
+        no_grad = parent is not None and parent.no_grad
+    counter = result._version_counter = src._version_counter
+    result._view_meta = ViewMeta(parent, op, kwargs, known, counter.version, multi,
+                                 no_grad or not _state.enabled)
+
+
+def _regenerate(view: Tensor) -> None:
+    meta = view._view_meta
+    base = view._base
+    meta.version = view._version_counter.version
+    chain = meta.chain
+    if chain is None or base is None or not base._requires_grad:
+        return
+    prev = base
+    last = len(chain) - 1
+    for k, (op, kwargs) in enumerate(chain):
+        arr = prev._data
+        out = view if k == last else Tensor._make(op.forward(arr, **kwargs))
+        _record(op, out, (prev,), [arr], kwargs, (gradient_edge(prev),))
+        prev = out
+
+
+def _check_view_inplace(view: Tensor, base: Tensor, record: bool) -> None:
+    """PyTorch's refusals for in-place ops on views (``check_inplace``)."""
+    if base._requires_grad and base.grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    if not (record or base._requires_grad):
+        return
+    meta = view._view_meta
+    if meta is not None and meta.multi:
+        if view.grad_fn is None:
+            head = ("A view was created in no_grad mode and is being modified inplace with grad "
+                    "mode enabled.")
+        else:
+            name = view.grad_fn.name()
+            short = name[:name.rindex("Backward")] if "Backward" in name else name
+            head = (f"Output {view._output_nr} of {short} is a view and is being modified "
+                    "inplace.")
+        raise RuntimeError(
+            f"{head} This view is the output of a function that returns multiple views. Such "
+            "functions do not allow the output views to be modified inplace. You should replace "
+            "the inplace operation by an out-of-place one.")
+    if meta is not None and meta.no_grad:
+        raise RuntimeError(
+            "A view was created in no_grad mode and is being modified inplace with grad mode "
+            "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
+            "You can clarify your code by moving both the view and the inplace either both "
+            "inside the no_grad block (if you don't want the inplace to be tracked) or both "
+            "outside (if you want the inplace to be tracked).")
+    if record and (meta is None or not meta.known):
+        raise RuntimeError(
+            "in-place operation on a view whose making gradviz did not record; clone the view "
+            "first, or write it out of place")
+
+
+class CopySlices(Node):
+    """The base's node after an in-place op through one of its views (see NOTE [in-place on
+    views]): the wrapped node's gradient for the view is written into the view's region of the
+    base's gradient.
+
+    Example:
+        >>> import gradviz
+        >>> h = gradviz.ones(3, requires_grad=True) * 1
+        >>> h[0].mul_(5)
+        tensor(5., grad_fn=<SelectBackward0>)
+        >>> h.grad_fn.name()
+        'CopySlices'
+    """
+
+    __slots__ = ("_fn", "_chain")
+    __module__ = "gradviz.autograd.nodes"
+
+    def __init__(self, base_edge: Any, fn: Node, chain: tuple, out_meta: tuple) -> None:
+        super().__init__((base_edge, *fn.next_functions[1:]), out_meta)
+        self._fn = fn
+        self._chain = chain
+
+    def apply(self, grad_outputs: list, create_graph: bool) -> tuple:
+        grad = grad_outputs[0]
+        if grad is None:
+            return (None,) * len(self.next_functions)
+        if create_graph:
+            result = grad.clone()
+            region = result
+            for op, kwargs in self._chain:
+                region = dispatch(op, region, **kwargs)
+            res = self._fn.apply([region.clone()], True)
+            if res[0] is None:
+                region.zero_()
+            else:
+                region.copy_(res[0])
+        else:
+            result = np.array(grad, copy=True)
+            region = result
+            for op, kwargs in self._chain:
+                region = op.forward(region, **kwargs)
+            res = self._fn.apply([np.array(region, copy=True)], False)
+            region[...] = 0 if res[0] is None else res[0]
+        return (result, *res[1:])
+
+    def release_variables(self) -> bool:
+        return bool(self._fn.release_variables())
+
+
+def _copy_slices(op: OpInfo, view: Tensor, base: Tensor, args: tuple, arrays: list,
+                 kwargs: dict, edges: tuple) -> Node:
+    """Record an in-place op through ``view``: ``CopySlices`` becomes the base's grad_fn."""
+    base_edge = gradient_edge(base) if base._requires_grad else NO_EDGE
+    fn = _record(op, view, args, arrays, kwargs, (base_edge, *edges[1:]))
+    node = CopySlices(base_edge, fn, view._view_meta.chain,
+                      ((base._data.shape, base._data.dtype),))
+    set_history(node, (base,))
+    _regenerate(view)
+    return node

@@ -61,10 +61,24 @@ def sub(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
     """
     if not isinstance(input, Tensor):
         return rsub(other, input, alpha=alpha)
+    _sub_check(input, other)
     return dispatch(_O["sub"], input, _tensor_arg(other), alpha=alpha)
 
 
 subtract = sub
+
+
+def _sub_check(a: Any, b: Any) -> None:
+    """PyTorch refuses `-` with a bool operand (a Python bool counts), with these texts."""
+    a_bool = isinstance(a, (bool, np.bool_)) or (isinstance(a, Tensor) and a._data.dtype == bool)
+    b_bool = isinstance(b, (bool, np.bool_)) or (isinstance(b, Tensor) and b._data.dtype == bool)
+    if a_bool and b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if a_bool or b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
 
 
 def rsub(input: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
@@ -75,8 +89,9 @@ def rsub(input: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
         >>> gradviz.rsub(gradviz.tensor([1.0, 2.0]), 3)
         tensor([2., 1.])
     """
+    _sub_check(input, other)
     if isinstance(other, Tensor):
-        return sub(other, input, alpha=alpha)
+        return dispatch(_O["rsub_tensor"], input, other, alpha=alpha)
     return dispatch(_O["rsub"], input, other=other, alpha=alpha)
 
 
@@ -177,8 +192,7 @@ def log(input: Tensor) -> Tensor:
         >>> gradviz.log(gradviz.tensor([1.0]))
         tensor([0.])
     """
-    with np.errstate(divide="ignore", invalid="ignore"):  # log(0) = -inf, log(-1) = nan
-        return dispatch(_O["log"], input)
+    return dispatch(_O["log"], input)
 
 
 def tanh(input: Tensor) -> Tensor:
@@ -322,7 +336,11 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
     """
     size = _infer_size(_shape_arg(shape), input._data.size)
     if _viewable(input._data, size):
-        return dispatch(_O["view"], input, size=size)
+        if input._data.flags.c_contiguous:
+            return dispatch(_O["view"], input, size=size)
+        # Not contiguous, yet expressible as a view (e.g. an expanded or sliced tensor):
+        # PyTorch's reshape records `_reshape_alias` here.
+        return dispatch(_O["_reshape_alias"], input, size=size)
     return dispatch(_O["_unsafe_view"], clone(input), size=size)
 
 
@@ -478,9 +496,9 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
                            "tensors")
     if input.shape[0] != tensor.shape[0]:
         raise RuntimeError(
-            "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number "
-            "of elements, but got {} and {} elements respectively".format(
-                input.shape[0], tensor.shape[0], input.shape[0], tensor.shape[0]))
+            f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
+            f"[{tensor.shape[0]}] to have the same number of elements, but got "
+            f"{input.shape[0]} and {tensor.shape[0]} elements respectively")
     return dispatch(_O["dot"], input, tensor)
 
 
@@ -525,7 +543,10 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         if input.shape[0] != other.shape[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied (1x{input.shape[0]} "
                                f"and {other.shape[0]}x{other.shape[1]})")
-        return squeeze(mm(unsqueeze(input, 0), other), 0)
+        # PyTorch squeezes the mm result in place (`squeeze_(0)`): SqueezeBackward4, version 1.
+        out = dispatch(_O["squeeze_dim_"], mm(unsqueeze(input, 0), other), dim=0)
+        out._version_counter.version += 1
+        return out
     if a == 2 and b == 2:
         return mm(input, other)
     from gradviz.ops import _batched
@@ -612,6 +633,7 @@ def add_(input: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
 
 
 def sub_(input: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
+    _sub_check(input, other)
     return dispatch_inplace(_O["sub"], input, _tensor_arg(other), alpha=alpha)
 
 
@@ -628,8 +650,11 @@ def zero_(input: Tensor) -> Tensor:
 
 
 def fill_(input: Tensor, value: Any) -> Tensor:
-    if isinstance(value, Tensor):
-        value = value.item()
+    if isinstance(value, Tensor):  # fill_.Tensor: FillBackward3, differentiable in `value`
+        if value.ndim != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value.ndim} dimensions.")
+        return dispatch_inplace(_O["fill_tensor_"], input, value)
     return dispatch_inplace(_O["fill_"], input, value=value)
 
 
@@ -642,5 +667,890 @@ def copy_(input: Tensor, src: Any) -> Tensor:
             raise RuntimeError(
                 f"The size of tensor a ({input.shape[-1] if input.ndim else 1}) must match the "
                 f"size of tensor b ({src.shape[-1] if src.ndim else 1}) at non-singleton "
-                f"dimension {max(input.ndim - 1, 0)}") from None
+                f"dimension {builtins.max(input.ndim - 1, 0)}") from None
     return dispatch_inplace(_O["copy_"], input, src)
+
+
+# =================================================================================================
+# The op library: each function checks its arguments as PyTorch does and calls one table entry
+# (or decomposes exactly as PyTorch does). Dims are saved normalized (non-negative).
+# =================================================================================================
+__all__ += [
+    "abs", "absolute", "sqrt", "rsqrt", "sin", "cos", "log1p", "expm1", "erf", "square", "sign",
+    "clamp", "clip", "clamp_min", "clamp_max", "maximum", "minimum", "max", "min", "amax", "amin",
+    "prod", "var", "std", "logsumexp", "norm", "softmax", "log_softmax", "flatten", "repeat",
+    "contiguous", "split", "chunk", "cat", "concat", "concatenate", "stack", "bmm", "outer", "ger",
+    "select", "narrow", "index_select", "gather", "scatter", "scatter_add", "masked_fill",
+    "clamp_", "clip_", "masked_fill_", "scatter_", "scatter_add_", "index_put", "index_put_",
+]
+
+
+def _floating_kernel(name: str, input: Tensor, kernel: str) -> None:
+    """PyTorch's error for a floating-point-only kernel called on an integer tensor."""
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(
+            f'"{kernel}" not implemented for \'{input.dtype._legacy[:-6]}\' ({name}: input of '
+            f"shape {list(input.shape)}; convert it with .float() first)")
+
+
+def _unary(name: str, doc: str, example: str, quiet: bool = False):
+    op = _O[name]
+
+    def fn(input: Tensor) -> Tensor:
+        return dispatch(op, input)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"{doc}\n\n    Example:\n        >>> import gradviz\n{example}\n    "
+    return fn
+
+
+sqrt = _unary("sqrt", "Elementwise square root (``SqrtBackward0``, saves the result).",
+              "        >>> gradviz.sqrt(gradviz.tensor([4.0, 9.0]))\n        tensor([2., 3.])")
+rsqrt = _unary("rsqrt", "Elementwise ``1 / sqrt(input)`` (``RsqrtBackward0``).",
+               "        >>> gradviz.rsqrt(gradviz.tensor([4.0]))\n        tensor([0.5000])")
+sin = _unary("sin", "Elementwise sine (``SinBackward0``).",
+             "        >>> gradviz.sin(gradviz.tensor([0.0]))\n        tensor([0.])")
+cos = _unary("cos", "Elementwise cosine (``CosBackward0``).",
+             "        >>> gradviz.cos(gradviz.tensor([0.0]))\n        tensor([1.])")
+log1p = _unary("log1p", "Elementwise ``log(1 + input)``, exact for small inputs "
+               "(``Log1PBackward0``).",
+               "        >>> gradviz.log1p(gradviz.tensor([0.0]))\n        tensor([0.])")
+expm1 = _unary("expm1", "Elementwise ``exp(input) - 1``, exact for small inputs "
+               "(``Expm1Backward0``).",
+               "        >>> gradviz.expm1(gradviz.tensor([0.0]))\n        tensor([0.])")
+erf = _unary("erf", "The error function, elementwise (``ErfBackward0``).",
+             "        >>> gradviz.erf(gradviz.tensor([0.0]))\n        tensor([0.])")
+sign = _unary("sign", "Elementwise sign: -1, 0 or 1 (``SignBackward0``: the gradient is 0).",
+              "        >>> gradviz.sign(gradviz.tensor([-2.0, 0.0, 3.0]))\n"
+              "        tensor([-1.,  0.,  1.])")
+
+
+def abs(input: Tensor) -> Tensor:  # noqa: A001 - torch.abs
+    """Elementwise absolute value (``AbsBackward0``; the gradient at 0 is 0).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.abs(gradviz.tensor([-1.5, 2.0]))
+        tensor([1.5000, 2.0000])
+    """
+    if input._data.dtype == np.bool_:
+        raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
+    return dispatch(_O["abs"], input)
+
+
+absolute = abs
+
+
+def square(input: Tensor) -> Tensor:
+    """``input ** 2``, recorded as PyTorch records it (``PowBackward0`` with exponent 2).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.square(gradviz.tensor([3.0]))
+        tensor([9.])
+    """
+    if input._data.dtype == np.bool_:
+        input = input.to(_dtype.int64)
+    return pow(input, 2)
+
+
+# -- clamp, maximum, minimum -----------------------------------------------------------------------
+def _bound(b: Any, like: Tensor) -> Any:
+    if b is None or isinstance(b, Tensor):
+        return b
+    return Tensor._make(np.asarray(b, dtype=np.result_type(like._data, b)))
+
+
+def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    """Limit values to ``[min, max]`` (either may be None). Number bounds record
+    ``ClampBackward1``, tensor bounds ``ClampBackward0``; the gradient passes where
+    ``min <= input <= max``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.clamp(gradviz.tensor([-2.0, 0.5, 3.0]), -1, 1)
+        tensor([-1.0000,  0.5000,  1.0000])
+    """
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return dispatch(_O["clamp_tensor"], input, _bound(min, input), _bound(max, input))
+    return dispatch(_O["clamp"], input, min=min, max=max)
+
+
+clip = clamp
+
+
+def clamp_min(input: Tensor, min: Any) -> Tensor:  # noqa: A002
+    """``max(input, min)`` (``ClampMinBackward0``; ``ClampMinBackward1`` for a tensor ``min``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.clamp_min(gradviz.tensor([-2.0, 3.0]), 0)
+        tensor([0., 3.])
+    """
+    if isinstance(min, Tensor):
+        return dispatch(_O["clamp_min_tensor"], input, min)
+    return dispatch(_O["clamp_min"], input, min=min)
+
+
+def clamp_max(input: Tensor, max: Any) -> Tensor:  # noqa: A002
+    """``min(input, max)`` (``ClampMaxBackward0``; ``ClampMaxBackward1`` for a tensor ``max``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.clamp_max(gradviz.tensor([-2.0, 3.0]), 0)
+        tensor([-2.,  0.])
+    """
+    if isinstance(max, Tensor):
+        return dispatch(_O["clamp_max_tensor"], input, max)
+    return dispatch(_O["clamp_max"], input, max=max)
+
+
+def _tensor_only(name: str, other: Any) -> None:
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
+                        f"{type(other).__name__}")
+
+
+def maximum(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise maximum with broadcasting (``MaximumBackward0``; ties share the gradient).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.maximum(gradviz.tensor([1.0, 5.0]), gradviz.tensor([3.0, 2.0]))
+        tensor([3., 5.])
+    """
+    _tensor_only("maximum", other)
+    return dispatch(_O["maximum"], input, other)
+
+
+def minimum(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise minimum with broadcasting (``MinimumBackward0``; ties share the gradient).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.minimum(gradviz.tensor([1.0, 5.0]), gradviz.tensor([3.0, 2.0]))
+        tensor([1., 2.])
+    """
+    _tensor_only("minimum", other)
+    return dispatch(_O["minimum"], input, other)
+
+
+# -- reductions ----------------------------------------------------------------------------------
+def _nonempty(name: str, input: Tensor) -> None:
+    if input._data.size == 0:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() "
+                           "== 0. Specify the reduction dim with the 'dim' argument.")
+
+
+def _max_min(name: str, input: Tensor, dim: Any, keepdim: bool) -> Any:
+    from gradviz import return_types
+
+    if dim is None:
+        _nonempty(name, input)
+        return dispatch(_O[name], input)
+    if isinstance(dim, Tensor):
+        return (maximum if name == "max" else minimum)(input, dim)
+    d = _wrap_dim(int(dim), input.ndim)
+    if input.ndim and input.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    values, indices = dispatch(_O[name + "_dim"], input, dim=d, keepdim=bool(keepdim))
+    return getattr(return_types, name)(values, indices)
+
+
+def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+    """The largest element (``MaxBackward1``); along ``dim``, the named tuple
+    ``(values, indices)`` (``MaxBackward0``; the indices carry no gradient); with a tensor as
+    second argument, :func:`maximum`.
+
+    Ties: the whole-tensor max shares the gradient evenly among the tied elements; ``max(dim)``
+    sends it to the returned index only, as PyTorch does.
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.tensor([[1.0, 5.0], [7.0, 2.0]])
+        >>> gradviz.max(x), gradviz.max(x, 1).indices
+        (tensor(7.), tensor([1, 0]))
+    """
+    return _max_min("max", input, dim, keepdim)
+
+
+def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+    """The smallest element (``MinBackward1``), or ``(values, indices)`` along ``dim``
+    (``MinBackward0``); see :func:`max`.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.min(gradviz.tensor([[1.0, 5.0], [7.0, 2.0]]), 0).values
+        tensor([1., 2.])
+    """
+    return _max_min("min", input, dim, keepdim)
+
+
+def _amax_amin(name: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    dims = () if dim is None or dim == () else _dims(dim, input.ndim)
+    if input._data.size == 0:
+        if not dims:
+            _nonempty(name, input)
+        for d in dims:
+            if input.shape[d] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    return dispatch(_O[name], input, dim=dims, keepdim=bool(keepdim))
+
+
+def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    """The maximum over ``dim`` (all dimensions by default), ``AmaxBackward0``: tied maxima
+    share the gradient evenly.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.amax(gradviz.tensor([[1.0, 5.0], [7.0, 2.0]]), 1)
+        tensor([5., 7.])
+    """
+    return _amax_amin("amax", input, dim, keepdim)
+
+
+def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    """The minimum over ``dim`` (all dimensions by default), ``AminBackward0``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.amin(gradviz.tensor([[1.0, 5.0], [7.0, 2.0]]), 0)
+        tensor([1., 2.])
+    """
+    return _amax_amin("amin", input, dim, keepdim)
+
+
+def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
+         dtype: _dtype.dtype | None = None) -> Tensor:
+    """Product of all elements (``ProdBackward0``) or along one ``dim`` (``ProdBackward1``).
+    The gradient is exact when some factors are zero.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.prod(gradviz.tensor([2.0, 3.0, 4.0]))
+        tensor(24.)
+    """
+    if dtype is not None:
+        input = input.to(dtype)
+    if dim is None:
+        return dispatch(_O["prod"], input)
+    return dispatch(_O["prod_dim"], input, dim=_wrap_dim(int(dim), input.ndim),
+                    keepdim=bool(keepdim))
+
+
+def _var_args(name: str, input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
+              correction: Any) -> dict:
+    if input._data.dtype.kind != "f":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    if isinstance(dim, bool):  # var(x, True): the legacy `unbiased` positional
+        dim, unbiased = None, dim
+    if correction is None:
+        if unbiased is not None:
+            correction = 1 if unbiased else 0
+        elif dim is not None:
+            correction = 1  # PyTorch's var(dim) overload has unbiased=True, saved as 1
+    elif unbiased is not None:
+        raise RuntimeError(f"{name}(): cannot specify both unbiased and correction")
+    dims = None if dim is None else _dims(dim, input.ndim)
+    return {"dim": dims, "correction": correction, "keepdim": bool(keepdim)}
+
+
+def var(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
+        correction: float | None = None) -> Tensor:
+    """Variance over ``dim`` (all by default) with Bessel's ``correction`` (1 unless given;
+    ``unbiased=False`` means 0). ``VarBackward0``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.var(gradviz.tensor([1.0, 2.0, 3.0, 4.0]))
+        tensor(1.6667)
+    """
+    return dispatch(_O["var"], input, **_var_args("var", input, dim, unbiased, keepdim,
+                                                  correction))
+
+
+def std(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
+        correction: float | None = None) -> Tensor:
+    """Standard deviation, the square root of :func:`var` (``StdBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.std(gradviz.tensor([1.0, 3.0]))
+        tensor(1.4142)
+    """
+    return dispatch(_O["std"], input, **_var_args("std", input, dim, unbiased, keepdim,
+                                                  correction))
+
+
+def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(input)))`` over ``dim``, computed without overflow
+    (``LogsumexpBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.logsumexp(gradviz.tensor([0.0, 0.0]), 0)
+        tensor(0.6931)
+    """
+    dims = tuple(range(input.ndim)) if dim == () else _dims(dim, input.ndim)
+    return dispatch(_O["logsumexp"], input, dim=dims, keepdim=bool(keepdim))
+
+
+def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
+         dtype: _dtype.dtype | None = None) -> Tensor:
+    """The vector norm of all elements or over ``dim``: ``p`` = 2 or ``'fro'`` (Euclidean),
+    1, ``inf``, ``-inf``, 0 or any number. Recorded as PyTorch records ``torch.norm``:
+    ``LinalgVectorNormBackward0``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.norm(gradviz.tensor([3.0, 4.0]))
+        tensor(5.)
+    """
+    if dtype is not None:
+        input = input.to(dtype)
+    if p is None or p == "fro":
+        p = 2
+    elif isinstance(p, str):
+        raise RuntimeError(f"norm: gradviz supports vector norms only (p a number or 'fro'), "
+                           f"got p={p!r} for an input of shape {list(input.shape)}")
+    if input._data.dtype.kind != "f":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {input.dtype._legacy[:-6]}")
+    dims = None if dim is None else _dims(dim, input.ndim)
+    return dispatch(_O["norm"], input, ord=p, dim=dims, keepdim=bool(keepdim))
+
+
+def softmax(input: Tensor, dim: int, dtype: _dtype.dtype | None = None) -> Tensor:
+    """``exp(input) / exp(input).sum(dim)``, computed stably (``SoftmaxBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.softmax(gradviz.tensor([0.0, 0.0]), 0)
+        tensor([0.5000, 0.5000])
+    """
+    if dtype is not None:
+        input = input.to(dtype)
+    _floating_kernel("softmax", input, "softmax_lastdim_kernel_impl")
+    return dispatch(_O["softmax"], input, dim=_wrap_dim(int(dim), input.ndim))
+
+
+def log_softmax(input: Tensor, dim: int, dtype: _dtype.dtype | None = None) -> Tensor:
+    """``log(softmax(input, dim))``, computed stably (``LogSoftmaxBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.log_softmax(gradviz.tensor([0.0, 0.0]), 0)
+        tensor([-0.6931, -0.6931])
+    """
+    if dtype is not None:
+        input = input.to(dtype)
+    _floating_kernel("log_softmax", input, "log_softmax_lastdim_kernel_impl")
+    return dispatch(_O["log_softmax"], input, dim=_wrap_dim(int(dim), input.ndim))
+
+
+# -- shapes --------------------------------------------------------------------------------------
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """Merge dimensions ``start_dim..end_dim`` into one: a :func:`reshape`, so a view
+    (``ViewBackward0``) when the data allows it, as PyTorch records it.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.flatten(gradviz.zeros(2, 3, 4), 1).shape
+        (2, 12)
+    """
+    nd = input.ndim
+    if nd == 0:
+        return reshape(input, (1,))
+    start, end = _wrap_dim(start_dim, nd), _wrap_dim(end_dim, nd)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return input
+    shape = input.shape
+    merged = int(np.prod(shape[start:end + 1]))
+    return reshape(input, shape[:start] + (merged,) + shape[end + 1:])
+
+
+def repeat(input: Tensor, *sizes: Any) -> Tensor:
+    """Tile the tensor ``sizes[i]`` times along each dimension (``RepeatBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.tensor([1.0, 2.0]).repeat(2)
+        tensor([1., 2., 1., 2.])
+    """
+    repeats = _shape_arg(sizes)
+    if len(repeats) < input.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           f"of dimensions of tensor (repeat: sizes {list(repeats)} for a "
+                           f"tensor of shape {list(input.shape)})")
+    return dispatch(_O["repeat"], input, repeats=repeats)
+
+
+def contiguous(input: Tensor) -> Tensor:
+    """The tensor itself when its data is laid out row-major, else a row-major copy
+    (``CloneBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.zeros(2, 3)
+        >>> x.contiguous() is x, x.t().is_contiguous(), x.t().contiguous().is_contiguous()
+        (True, False, True)
+    """
+    if input._data.flags.c_contiguous:
+        return input
+    return clone(input)
+
+
+def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """Split into pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the
+    listed sizes. The pieces are views sharing one node (``SplitBackward0`` /
+    ``SplitWithSizesBackward0``) with output numbers 0, 1, ...
+
+    Example:
+        >>> import gradviz
+        >>> [p.shape for p in gradviz.arange(5.0).split(2)]
+        [(2,), (2,), (1,)]
+    """
+    d = _wrap_dim(dim, tensor.ndim)
+    n = tensor.shape[d]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = tuple(int(s) for s in split_size_or_sections)
+        if builtins.sum(sizes) != n or builtins.any(s < 0 for s in sizes):
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
+                f"size at dimension {d}), but got split_sizes={list(sizes)}")
+        return dispatch(_O["split_with_sizes"], tensor, split_sizes=sizes, dim=d)
+    size = int(split_size_or_sections)
+    if size == 0 and n != 0 or size < 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
+                           f"size of {n}" if size == 0 else
+                           f"split expects split_size be non-negative, but got split_size={size}")
+    return dispatch(_O["split"], tensor, split_size=size, dim=d)
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """Split into ``chunks`` pieces of equal size (the last may be smaller): recorded as
+    :func:`split` with ``ceil(size / chunks)``, as PyTorch does.
+
+    Example:
+        >>> import gradviz
+        >>> [p.shape for p in gradviz.zeros(5, 2).chunk(2)]
+        [(3, 2), (2, 2)]
+    """
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    n = input.shape[_wrap_dim(dim, input.ndim)]
+    return split(input, -(-n // chunks) if n else 1, dim)
+
+
+def _tensor_list(name: str, tensors: Any) -> list[Tensor]:
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        "not Tensor")
+    out = list(tensors)
+    for i, t in enumerate(out):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+    return out
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """Concatenate along an existing dimension (``CatBackward0``, one edge per tensor).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.cat([gradviz.zeros(2, 3), gradviz.ones(1, 3)]).shape
+        (3, 3)
+    """
+    ts = _tensor_list("cat", tensors)
+    if not ts:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    d = _wrap_dim(dim, ts[0].ndim)
+    first = ts[0].shape
+    for i, t in enumerate(ts[1:], 1):
+        if t.ndim != len(first):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(first)} "
+                               f"and {t.ndim}")
+        for k, (a, b) in enumerate(zip(first, t.shape, strict=True)):
+            if k != d and a != b:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size {a} "
+                    f"but got size {b} for tensor number {i} in the list. (cat: shapes "
+                    f"{[list(x.shape) for x in ts]})")
+    return dispatch(_O["cat"], *ts, dim=d)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """Join equally shaped tensors along a new dimension (``StackBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.stack([gradviz.zeros(3), gradviz.ones(3)], 1).shape
+        (3, 2)
+    """
+    ts = _tensor_list("stack", tensors)
+    if not ts:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, t in enumerate(ts[1:], 1):
+        if t.shape != ts[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(ts[0].shape)} at entry 0 and {list(t.shape)} at entry {i}")
+    return dispatch(_O["stack"], *ts, dim=_wrap_dim(dim, ts[0].ndim + 1))
+
+
+# -- linear algebra --------------------------------------------------------------------------------
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Batched matrix product of two 3-D tensors ``(b, n, m) @ (b, m, p)`` (``BmmBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.bmm(gradviz.ones(2, 3, 4), gradviz.ones(2, 4, 5)).shape
+        (2, 3, 5)
+    """
+    if input.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if mat2.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    b, _, m = input.shape
+    if mat2.shape[:2] != (b, m):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{b}, {m}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
+    _same_dtype("bmm", input, mat2)
+    return dispatch(_O["bmm"], input, mat2)
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """Outer product of two vectors, recorded as PyTorch decomposes it:
+    ``input.reshape(-1, 1) * vec2`` (``MulBackward0`` over ``ViewBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.outer(gradviz.tensor([1.0, 2.0]), gradviz.tensor([1.0, 10.0]))
+        tensor([[ 1., 10.],
+                [ 2., 20.]])
+    """
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
+    return mul(reshape(input, -1, 1), vec2)
+
+
+ger = outer
+
+
+# -- indexing --------------------------------------------------------------------------------------
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    """The slice at ``index`` along ``dim``, without that dimension: ``x[:, i]`` is
+    ``x.select(1, i)`` (``SelectBackward0``, a view).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.arange(6.0).view(2, 3).select(1, -1)
+        tensor([2., 5.])
+    """
+    if input.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    i = int(index)
+    if not -n <= i < n:
+        raise IndexError(f"select(): index {i} out of range for tensor of size "
+                         f"{list(input.shape)} at dimension {d}")
+    return dispatch(_O["select"], input, dim=d, index=i + n if i < 0 else i)
+
+
+def _slice(input: Tensor, dim: int, start: int, end: int, step: int = 1) -> Tensor:
+    """``SliceBackward0``: ``input[..., start:end:step]`` along ``dim`` (normalized bounds)."""
+    return dispatch(_O["slice"], input, dim=dim, start=start, end=end, step=step)
+
+
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """``length`` entries from ``start`` along ``dim``, as a view (``SliceBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.arange(5.0).narrow(0, 1, 3)
+        tensor([1., 2., 3.])
+    """
+    d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    s = int(start) + (n if start < 0 else 0)
+    if not 0 <= s <= n or length < 0 or s + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return _slice(input, d, s, s + int(length))
+
+
+def _select_backward(grad: Tensor, input_sizes: tuple, dim: int, index: int) -> Tensor:
+    return dispatch(_O["select_backward"], grad, input_sizes=tuple(input_sizes), dim=dim,
+                    index=index)
+
+
+def _slice_backward(grad: Tensor, input_sizes: tuple, dim: int, start: int, end: int,
+                    step: int) -> Tensor:
+    return dispatch(_O["slice_backward"], grad, input_sizes=tuple(input_sizes), dim=dim,
+                    start=start, end=end, step=step)
+
+
+def _index_list(indices: Any) -> tuple:
+    """An index list as the table saves it: a tuple of int64/bool tensors or None."""
+    return tuple(None if i is None else i if isinstance(i, Tensor)
+                 else Tensor._make(np.asarray(i)) for i in indices)
+
+
+def _index(input: Tensor, indices: Any) -> Tensor:
+    """``IndexBackward0``: advanced indexing with one index tensor (or None) per leading dim."""
+    return dispatch(_O["index"], input, indices=_index_list(indices))
+
+
+def _index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool) -> Tensor:
+    """``input`` with ``values`` put at ``indices`` (out of place): ``_index_put_impl`` when
+    accumulating (the backward of indexing), ``index_put`` otherwise."""
+    name = "_index_put_impl" if accumulate else "index_put"
+    return dispatch(_O[name], input, values, indices=_index_list(indices),
+                    accumulate=bool(accumulate))
+
+
+def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+    """``input`` with ``values`` written (or added, with ``accumulate``) at the advanced index
+    ``indices``, out of place (``IndexPutBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.zeros(3).index_put((gradviz.tensor([0, 2]),), gradviz.tensor(5.0))
+        tensor([5., 0., 5.])
+    """
+    return dispatch(_O["index_put"], input, _tensor_arg(values), indices=_index_list(indices),
+                    accumulate=bool(accumulate))
+
+
+def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+    """In-place :func:`index_put` (what ``x[idx_tensor] = v`` records)."""
+    return dispatch_inplace(_O["index_put"], input, _tensor_arg(values),
+                            indices=_index_list(indices), accumulate=bool(accumulate))
+
+
+def _index_tensor(name: str, index: Any, kinds: str = "iu") -> Tensor:
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if index._data.dtype.kind not in kinds:
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    return index
+
+
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    """The entries at ``index`` (a 1-D integer tensor) along ``dim`` (``IndexSelectBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.arange(5.0).index_select(0, gradviz.tensor([4, 0]))
+        tensor([4., 0.])
+    """
+    if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu":
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if index.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d] if input.ndim else 1
+    if index._data.size and (index._data.min() < -n or index._data.max() >= n):
+        raise IndexError(f"index out of range in self (index_select: index "
+                         f"{index.tolist()} for dimension {d} of size {n})")
+    return dispatch(_O["index_select"], input, dim=d, index=index)
+
+
+def _check_gather(name: str, input: Tensor, d: int, index: Tensor, src: Any = None) -> None:
+    if index.ndim != input.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input "
+                           f"tensor ({name}: input {list(input.shape)}, index "
+                           f"{list(index.shape)})")
+    for k, (a, b) in enumerate(zip(index.shape, input.shape, strict=True)):
+        if k != d and a > b:
+            raise RuntimeError(f"Size does not match at dimension {k} expected index "
+                               f"{list(index.shape)} to be smaller than self "
+                               f"{list(input.shape)} apart from dimension {d}")
+    idx = index._data
+    n = input.shape[d] if input.ndim else 1
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        bad = int(idx.max() if idx.max() >= n else idx.min())
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {n}")
+    if isinstance(src, Tensor) and src.ndim != index.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+
+
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    """``out[i][j] = input[i][index[i][j]]`` for ``dim=1`` (``GatherBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> gradviz.gather(x, 1, gradviz.tensor([[1], [0]]))
+        tensor([[2.],
+                [3.]])
+    """
+    _index_tensor("gather", index)
+    d = _wrap_dim(dim, input.ndim)
+    _check_gather("gather", input, d, index)
+    return dispatch(_O["gather"], input, dim=d, index=index, sparse_grad=bool(sparse_grad))
+
+
+def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None
+            ) -> Tensor:
+    """A copy of ``input`` with ``src`` (a tensor, ``ScatterBackward0``) or ``value`` (a number,
+    ``ScatterBackward1``) written at ``index`` along ``dim``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.zeros(2, 3).scatter(1, gradviz.tensor([[2], [0]]), 1.0)
+        tensor([[0., 0., 1.],
+                [1., 0., 0.]])
+    """
+    _index_tensor("scatter", index)
+    if src is None:
+        src = value
+    d = _wrap_dim(dim, input.ndim)
+    _check_gather("scatter", input, d, index, src)
+    if isinstance(src, Tensor):
+        return dispatch(_O["scatter"], input, src, dim=d, index=index)
+    return dispatch(_O["scatter_value"], input, dim=d, index=index, value=src)
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """A copy of ``input`` with ``src`` added at ``index`` along ``dim``; repeated indices add
+    up (``ScatterAddBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.zeros(3).scatter_add(0, gradviz.tensor([0, 0, 2]), gradviz.ones(3))
+        tensor([2., 0., 1.])
+    """
+    _index_tensor("scatter_add", index)
+    d = _wrap_dim(dim, input.ndim)
+    _check_gather("scatter_add", input, d, index, src)
+    return dispatch(_O["scatter_add"], input, src, dim=d, index=index)
+
+
+def _mask_value(input: Tensor, mask: Any, value: Any) -> tuple[Tensor, Any]:
+    if not isinstance(mask, Tensor) or mask._data.dtype != np.bool_:
+        dt = mask.dtype.name if isinstance(mask, Tensor) else type(mask).__name__
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{dt.replace('float32', 'float').replace('int64', 'long')}")
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.ndim} dimension(s).")
+    return mask, value
+
+
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """``value`` where the bool ``mask`` (broadcast to ``input``) is True, else ``input``
+    (``MaskedFillBackward0``; ``MaskedFillBackward1`` for a 0-d tensor ``value``).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.tensor([1.0, -2.0])
+        >>> x.masked_fill(x < 0, 0.0)
+        tensor([1., 0.])
+    """
+    mask, value = _mask_value(input, mask, value)
+    if isinstance(value, Tensor):
+        return dispatch(_O["masked_fill_tensor"], input, value, mask=mask)
+    return dispatch(_O["masked_fill"], input, mask=mask, value=value)
+
+
+# -- in place --------------------------------------------------------------------------------------
+def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    """In-place :func:`clamp`."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return dispatch_inplace(_O["clamp_tensor"], input, _bound(min, input),
+                                _bound(max, input))
+    return dispatch_inplace(_O["clamp"], input, min=min, max=max)
+
+
+clip_ = clamp_
+
+
+def masked_fill_(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """In-place :func:`masked_fill`."""
+    mask, value = _mask_value(input, mask, value)
+    if isinstance(value, Tensor):
+        return dispatch_inplace(_O["masked_fill_tensor"], input, value, mask=mask)
+    return dispatch_inplace(_O["masked_fill"], input, mask=mask, value=value)
+
+
+def scatter_(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None
+             ) -> Tensor:
+    """In-place :func:`scatter`."""
+    _index_tensor("scatter_", index)
+    if src is None:
+        src = value
+    d = _wrap_dim(dim, input.ndim)
+    _check_gather("scatter_", input, d, index, src)
+    if isinstance(src, Tensor):
+        return dispatch_inplace(_O["scatter"], input, src, dim=d, index=index)
+    return dispatch_inplace(_O["scatter_value"], input, dim=d, index=index, value=src)
+
+
+def scatter_add_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """In-place :func:`scatter_add`."""
+    _index_tensor("scatter_add_", index)
+    d = _wrap_dim(dim, input.ndim)
+    _check_gather("scatter_add_", input, d, index, src)
+    return dispatch_inplace(_O["scatter_add"], input, src, dim=d, index=index)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    """The slices along ``dim``, as views sharing one node (``UnbindBackward0``); iterating
+    over a tensor does this.
+
+    Example:
+        >>> import gradviz
+        >>> a, b = gradviz.tensor([[1.0, 2.0], [3.0, 4.0]]).unbind(1)
+        >>> b
+        tensor([2., 4.])
+    """
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    return dispatch(_O["unbind"], input, dim=_wrap_dim(dim, input.ndim))
+
+
+__all__ += ["unbind"]
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: float = 1
+          ) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)``, ``input`` broadcast to the product's shape
+    (``AddmmBackward0``: what ``F.linear`` records for a 2-D input with a bias).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.addmm(gradviz.ones(3), gradviz.ones(2, 4), gradviz.ones(4, 3))
+        tensor([[5., 5., 5.],
+                [5., 5., 5.]])
+    """
+    if mat1.ndim != 2:
+        raise RuntimeError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor")
+    if mat2.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {mat2.ndim}-D tensor")
+    (n, k), (k2, m) = mat1.shape, mat2.shape
+    if k != k2:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
+    try:
+        np.broadcast_to(np.empty(input.shape, np.int8), (n, m))
+    except ValueError:
+        raise RuntimeError(f"The expanded size of the tensor ({m}) must match the existing size "
+                           f"({input.shape[-1]}) at non-singleton dimension {input.ndim - 1}.  "
+                           f"Target sizes: [{n}, {m}].  Tensor sizes: {list(input.shape)} "
+                           "(addmm: the input does not broadcast to the product's shape)"
+                           ) from None
+    _same_dtype("addmm", mat1, mat2)
+    return dispatch(_O["addmm"], input, mat1, mat2, beta=beta, alpha=alpha)
+
+
+__all__ += ["addmm"]

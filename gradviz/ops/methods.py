@@ -21,9 +21,10 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
 
     methods: dict[str, Any] = {
         # arithmetic operators, both operand orders
-        "__add__": F.add, "__radd__": _swap(F.add),
+        # `2 + x` and `2 * x` are `x.add(2)` / `x.mul(2)` in PyTorch: x stays `self` (edge 0).
+        "__add__": F.add, "__radd__": F.add,
         "__sub__": F.sub, "__rsub__": lambda self, other: F.rsub(self, other),
-        "__mul__": F.mul, "__rmul__": _swap(F.mul),
+        "__mul__": F.mul, "__rmul__": F.mul,
         "__truediv__": F.div, "__rtruediv__": _swap(F.div),
         "__pow__": F.pow, "__rpow__": _swap(F.pow),
         "__matmul__": F.matmul, "__rmatmul__": _swap(F.matmul),
@@ -59,6 +60,7 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
     }
     for name, fn in methods.items():
         setattr(Tensor, name, fn)
+    _install_library(Tensor)
 
 
 def _T(self: Any) -> Any:  # noqa: N802 - Tensor.T
@@ -85,3 +87,33 @@ def _to(self: Any, *args: Any, **kwargs: Any) -> Any:
     if np_dt == self._data.dtype:
         return self
     return dispatch(OPS["to_copy"], self, dtype=np_dt)
+
+
+def _install_library(Tensor: type) -> None:  # noqa: N803
+    """The op library's methods (gradviz/ops/functional.py, "The op library") and indexing."""
+    from gradviz.ops import _indexing
+    from gradviz.ops import functional as F
+    from gradviz.ops.derivatives import OPS
+    from gradviz.ops.dispatch import dispatch_inplace
+
+    names = ("abs", "absolute", "sqrt", "rsqrt", "sin", "cos", "log1p", "expm1", "erf", "square",
+             "sign", "clamp", "clip", "clamp_min", "clamp_max", "maximum", "minimum", "max", "min",
+             "amax", "amin", "prod", "var", "std", "logsumexp", "norm", "softmax", "log_softmax",
+             "flatten", "repeat", "contiguous", "split", "chunk", "unbind", "bmm", "outer", "ger",
+             "select", "narrow", "index_select", "gather", "scatter", "scatter_add",
+             "masked_fill", "clamp_", "clip_", "masked_fill_", "scatter_", "scatter_add_",
+             "index_put", "index_put_")
+    for name in names:
+        setattr(Tensor, name, getattr(F, name))
+    Tensor.relu_ = lambda self: dispatch_inplace(OPS["relu"], self)
+    Tensor.is_contiguous = lambda self: bool(self._data.flags.c_contiguous)
+    Tensor.__getitem__ = _indexing.getitem
+    Tensor.__setitem__ = _indexing.setitem
+    Tensor.__iter__ = _iter
+
+
+def _iter(self: Any) -> Any:
+    """Iterate over the first dimension: ``unbind(0)``, as PyTorch does (``UnbindBackward0``)."""
+    if self.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return iter(self.unbind(0))

@@ -1,0 +1,381 @@
+"""NumPy forward kernels of the op library (the ``forward`` of table entries too long for a
+lambda), and the NumPy halves of a few dual-mode formula helpers.
+
+Everything here takes and returns NumPy arrays; nothing records a graph. Tensor arguments that
+are not inputs of an op (an index, a mask, a target) arrive as tensors and are unwrapped with
+:func:`arr`.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+INT64_MAX = 2**63 - 1  # what PyTorch saves as a slice's end when it was left open
+
+
+def arr(x: Any) -> Any:
+    """A tensor's array (anything else unchanged)."""
+    return getattr(x, "_data", x)
+
+
+def as_float(a: Any) -> Any:
+    """Integer and bool arrays as float64, so that a float function of them does not come out
+    as NumPy's float16 (for bool/int8) but as float64, which dispatch turns into PyTorch's
+    default float type (``promotes``)."""
+    return a.astype(np.float64) if isinstance(a, np.ndarray) and a.dtype.kind in "biu" else a
+
+
+def _out_dtype(a: np.ndarray) -> np.dtype:
+    return a.dtype if a.dtype.kind == "f" else np.dtype(np.float64)
+
+
+# -- elementwise ---------------------------------------------------------------------------------
+_ERF = np.frompyfunc(math.erf, 1, 1)
+
+
+def erf(a: np.ndarray) -> np.ndarray:
+    """The error function, exact to double precision (``math.erf`` elementwise)."""
+    a = np.asarray(a)
+    return np.asarray(_ERF(a.astype(np.float64)), dtype=np.float64).astype(_out_dtype(a))
+
+
+def sigmoid(a: np.ndarray) -> np.ndarray:
+    return 0.5 * (np.tanh(0.5 * a) + 1)  # overflow-free logistic
+
+
+def sign(a: np.ndarray) -> np.ndarray:
+    return a.copy() if a.dtype == np.bool_ else np.sign(a)
+
+
+_SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
+
+
+def gelu(a: np.ndarray, approximate: str = "none") -> np.ndarray:
+    if approximate == "tanh":
+        return 0.5 * a * (1 + np.tanh(_SQRT_2_OVER_PI * (a + 0.044715 * a ** 3)))
+    return 0.5 * a * (1 + erf(a / math.sqrt(2)))
+
+
+def softplus(a: np.ndarray, beta: float = 1, threshold: float = 20) -> np.ndarray:
+    z = a * beta
+    return np.where(z > threshold, a, np.logaddexp(0, z) / beta).astype(a.dtype, copy=False)
+
+
+def elu(a: np.ndarray, alpha: float = 1.0, scale: float = 1, input_scale: float = 1
+        ) -> np.ndarray:
+    neg = alpha * np.expm1(np.minimum(a, 0) * input_scale)
+    return (scale * np.where(a > 0, a, neg)).astype(a.dtype, copy=False)
+
+
+def leaky_relu(a: np.ndarray, negative_slope: float = 0.01) -> np.ndarray:
+    return np.where(a > 0, a, a * negative_slope).astype(a.dtype, copy=False)
+
+
+def clamp(a: np.ndarray, min: Any = None, max: Any = None) -> np.ndarray:  # noqa: A002
+    out = a
+    if min is not None:
+        out = np.maximum(out, min)
+    if max is not None:
+        out = np.minimum(out, max)
+    # PyTorch: a bound that is NaN makes the result NaN.
+    return np.asarray(out if out is not a else a.copy())
+
+
+# -- reductions ----------------------------------------------------------------------------------
+def _axis(dim: Any) -> Any:
+    return None if dim is None or dim == () else dim
+
+
+def amax(a: np.ndarray, dim: tuple = (), keepdim: bool = False) -> np.ndarray:
+    return np.asarray(np.amax(a, axis=_axis(dim), keepdims=keepdim))
+
+
+def amin(a: np.ndarray, dim: tuple = (), keepdim: bool = False) -> np.ndarray:
+    return np.asarray(np.amin(a, axis=_axis(dim), keepdims=keepdim))
+
+
+def max_dim(a: np.ndarray, dim: int, keepdim: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    return _select_dim(a, dim, keepdim, np.argmax)
+
+
+def min_dim(a: np.ndarray, dim: int, keepdim: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    return _select_dim(a, dim, keepdim, np.argmin)
+
+
+def _select_dim(a: np.ndarray, dim: int, keepdim: bool, arg: Any) -> tuple:
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    idx = np.expand_dims(arg(a, axis=dim), dim)
+    values = np.take_along_axis(a, idx, axis=dim)
+    if not keepdim:
+        values, idx = np.squeeze(values, dim), np.squeeze(idx, dim)
+    return values, idx.astype(np.int64)
+
+
+def prod(a: np.ndarray, dim: int | None = None, keepdim: bool = False) -> np.ndarray:
+    out = np.prod(a, axis=dim, keepdims=keepdim)
+    if a.dtype.kind in "biu":
+        out = out.astype(np.int64)  # PyTorch: integer and bool products are int64
+    return np.asarray(out)
+
+
+def var(a: np.ndarray, dim: tuple | None = None, correction: float | None = None,
+        keepdim: bool = False, _name: str = "var") -> np.ndarray:
+    ddof = 1 if correction is None else correction
+    n = a.size if dim is None else int(np.prod([a.shape[d] for d in dim]))
+    if n - ddof <= 0:  # PyTorch's warning instead of NumPy's
+        warnings.warn(f"{_name}(): degrees of freedom is <= 0. Correction should be strictly "
+                      "less than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.asarray(np.var(a, axis=dim, ddof=ddof, keepdims=keepdim))
+
+
+def std(a: np.ndarray, dim: tuple | None = None, correction: float | None = None,
+        keepdim: bool = False) -> np.ndarray:
+    return np.sqrt(var(a, dim, correction, keepdim, "std"))
+
+
+def logsumexp(a: np.ndarray, dim: tuple, keepdim: bool = False) -> np.ndarray:
+    a = a if a.dtype.kind == "f" else a.astype(np.float64)
+    if a.size == 0:
+        return np.asarray(np.log(np.sum(np.exp(a), axis=dim, keepdims=keepdim)))
+    m = np.amax(a, axis=dim, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    out = np.log(np.sum(np.exp(a - m), axis=dim, keepdims=True)) + m
+    return np.asarray(out if keepdim else np.squeeze(out, dim))
+
+
+def vector_norm(a: np.ndarray, ord: float = 2, dim: tuple | None = None,  # noqa: A002
+                keepdim: bool = False) -> np.ndarray:
+    x = np.abs(a)
+    if ord == math.inf:
+        out = np.amax(x, axis=dim, keepdims=keepdim) if x.size else np.zeros(())
+    elif ord == -math.inf:
+        out = np.amin(x, axis=dim, keepdims=keepdim)
+    elif ord == 0:
+        out = np.sum(x != 0, axis=dim, keepdims=keepdim).astype(a.dtype)
+    elif ord == 1:
+        out = np.sum(x, axis=dim, keepdims=keepdim)
+    elif ord == 2:
+        out = np.sqrt(np.sum(x * x, axis=dim, keepdims=keepdim))
+    else:
+        out = np.sum(x ** ord, axis=dim, keepdims=keepdim) ** (1.0 / ord)
+    return np.asarray(out, dtype=a.dtype)
+
+
+def softmax(a: np.ndarray, dim: int) -> np.ndarray:
+    e = np.exp(a - np.amax(a, axis=dim, keepdims=True)) if a.size else a.copy()
+    return e / np.sum(e, axis=dim, keepdims=True)
+
+
+def log_softmax(a: np.ndarray, dim: int) -> np.ndarray:
+    if not a.size:
+        return a.copy()
+    s = a - np.amax(a, axis=dim, keepdims=True)
+    return s - np.log(np.sum(np.exp(s), axis=dim, keepdims=True))
+
+
+# -- shapes and indexing ---------------------------------------------------------------------------
+def select(a: np.ndarray, dim: int, index: int) -> np.ndarray:
+    # The trailing Ellipsis keeps a 0-d result a view (a[0] of a 1-d array is a scalar copy).
+    return a[(slice(None),) * dim + (index, Ellipsis)]
+
+
+def slice_dim(a: np.ndarray, dim: int, start: int = 0, end: int = INT64_MAX, step: int = 1
+              ) -> np.ndarray:
+    return a[(slice(None),) * dim + (slice(start, end, step),)]
+
+
+def select_backward(g: np.ndarray, input_sizes: tuple, dim: int, index: int) -> np.ndarray:
+    out = np.zeros(input_sizes, g.dtype)
+    select(out, dim, index)[...] = g
+    return out
+
+
+def slice_backward(g: np.ndarray, input_sizes: tuple, dim: int, start: int, end: int,
+                   step: int) -> np.ndarray:
+    out = np.zeros(input_sizes, g.dtype)
+    slice_dim(out, dim, start, end, step)[...] = g
+    return out
+
+
+def np_index(indices: tuple) -> tuple:
+    """A PyTorch index list (tensors or None per leading dimension) as a NumPy index."""
+    return tuple(slice(None) if i is None else arr(i) for i in indices)
+
+
+def _int_index(indices: tuple) -> tuple:
+    """Like :func:`np_index`, with boolean masks turned into their nonzero positions (what
+    ``np.add.at`` needs)."""
+    out: list[Any] = []
+    for i in indices:
+        a = None if i is None else arr(i)
+        if a is not None and a.dtype == np.bool_:
+            out.extend(np.nonzero(a))
+        else:
+            out.append(slice(None) if a is None else a)
+    return tuple(out)
+
+
+def index(a: np.ndarray, indices: tuple) -> np.ndarray:
+    return np.asarray(a[np_index(indices)])
+
+
+def index_put(a: np.ndarray, values: Any, indices: tuple, accumulate: bool = False
+              ) -> np.ndarray:
+    out = a.copy()
+    if accumulate:
+        idx = _int_index(indices)
+        np.add.at(out, idx, np.broadcast_to(values, out[idx].shape))
+    else:
+        out[np_index(indices)] = values
+    return out
+
+
+def _grid(index: np.ndarray, dim: int) -> tuple:
+    grid = list(np.indices(index.shape, sparse=True))
+    grid[dim] = index
+    return tuple(grid)
+
+
+def gather(a: np.ndarray, dim: int, index: Any, sparse_grad: bool = False) -> np.ndarray:
+    return np.asarray(a[_grid(arr(index), dim)])
+
+
+def scatter(a: np.ndarray, src: Any, dim: int, index: Any) -> np.ndarray:
+    idx = arr(index)
+    out = a.copy()
+    if np.ndim(src):
+        src = src[tuple(slice(0, n) for n in idx.shape)]
+    out[_grid(idx, dim)] = src
+    return out
+
+
+def scatter_value(a: np.ndarray, dim: int, index: Any, value: Any) -> np.ndarray:
+    return scatter(a, value, dim, index)
+
+
+def scatter_add(a: np.ndarray, src: np.ndarray, dim: int, index: Any) -> np.ndarray:
+    idx = arr(index)
+    out = a.copy()
+    np.add.at(out, _grid(idx, dim), src[tuple(slice(0, n) for n in idx.shape)])
+    return out
+
+
+def index_select(a: np.ndarray, dim: int, index: Any) -> np.ndarray:
+    return np.take(a, arr(index).reshape(-1), axis=dim)
+
+
+def masked_fill(a: np.ndarray, mask: Any, value: Any) -> np.ndarray:
+    return np.where(arr(mask), value, a).astype(a.dtype, copy=False)
+
+
+def masked_fill_tensor(a: np.ndarray, value: np.ndarray, mask: Any) -> np.ndarray:
+    return masked_fill(a, mask, value)
+
+
+def repeat(a: np.ndarray, repeats: tuple) -> np.ndarray:
+    return np.tile(a, repeats)
+
+
+def split(a: np.ndarray, split_size: int, dim: int) -> tuple:
+    n = a.shape[dim]
+    cuts = list(range(split_size, n, split_size)) if split_size else []
+    return tuple(np.split(a, cuts, axis=dim)) if n else (a[...],)
+
+
+def split_with_sizes(a: np.ndarray, split_sizes: tuple, dim: int) -> tuple:
+    return tuple(np.split(a, np.cumsum(split_sizes)[:-1].tolist(), axis=dim))
+
+
+def cat(*arrays: np.ndarray, dim: int = 0) -> np.ndarray:
+    return np.concatenate(arrays, axis=dim)
+
+
+def stack(*arrays: np.ndarray, dim: int = 0) -> np.ndarray:
+    return np.stack(arrays, axis=dim)
+
+
+# -- losses and layers -----------------------------------------------------------------------------
+def nll_weights(target: np.ndarray, weight: Any, n_classes: int, ignore_index: int,
+                dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """``(safe_target, w)``: targets with ignored entries replaced by 0, and each entry's class
+    weight (0 where ignored)."""
+    valid = target != ignore_index
+    safe = np.where(valid, target, 0)
+    w = np.ones(n_classes, dtype) if weight is None else arr(weight).astype(dtype, copy=False)
+    return safe, (w[safe] * valid).astype(dtype, copy=False)
+
+
+def nll_loss(a: np.ndarray, target: Any, weight: Any = None, reduction: int = 1,
+             ignore_index: int = -100) -> tuple[np.ndarray, np.ndarray]:
+    t = arr(target)
+    safe, w = nll_weights(t, weight, a.shape[-1], ignore_index, a.dtype)
+    picked = np.take_along_axis(a, safe[..., None], axis=-1)[..., 0]
+    losses = -w * picked
+    total = np.asarray(w.sum(), a.dtype)
+    if reduction == 0:
+        return losses.astype(a.dtype, copy=False), np.zeros((), a.dtype)
+    if reduction == 2:
+        return np.asarray(losses.sum(), a.dtype), total
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(losses.sum() / total, a.dtype), total
+
+
+def reduce(losses: np.ndarray, reduction: int) -> np.ndarray:
+    if reduction == 1:
+        return np.asarray(losses.mean(), losses.dtype)
+    if reduction == 2:
+        return np.asarray(losses.sum(), losses.dtype)
+    return losses
+
+
+def mse_loss(a: np.ndarray, target: np.ndarray, reduction: int = 1) -> np.ndarray:
+    return reduce((a - target) ** 2, reduction)
+
+
+def binary_cross_entropy(a: np.ndarray, target: np.ndarray, weight: Any = None,
+                         reduction: int = 1) -> np.ndarray:
+    with np.errstate(divide="ignore"):
+        log_x = np.maximum(np.log(a), -100)
+        log_1mx = np.maximum(np.log1p(-a), -100)
+    losses = -(target * log_x + (1 - target) * log_1mx)
+    if weight is not None:
+        losses = losses * arr(weight)
+    return reduce(np.asarray(losses, a.dtype), reduction)
+
+
+def binary_cross_entropy_with_logits(a: np.ndarray, target: np.ndarray, weight: Any = None,
+                                     pos_weight: Any = None, reduction: int = 1) -> np.ndarray:
+    sp = np.logaddexp(0, -a)  # softplus(-x) = -log(sigmoid(x)), without overflow
+    if pos_weight is not None:
+        losses = (1 - target) * a + ((arr(pos_weight) - 1) * target + 1) * sp
+    else:
+        losses = (1 - target) * a + sp
+    if weight is not None:
+        losses = losses * arr(weight)
+    return reduce(np.asarray(losses, a.dtype), reduction)
+
+
+def layer_norm(a: np.ndarray, weight: Any, bias: Any, normalized_shape: tuple = (),
+               eps: float = 1e-5) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    axes = tuple(range(a.ndim - len(normalized_shape), a.ndim))
+    mean = np.mean(a, axis=axes, keepdims=True)
+    rstd = 1 / np.sqrt(np.mean((a - mean) ** 2, axis=axes, keepdims=True) + eps)
+    out = (a - mean) * rstd
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out.astype(a.dtype, copy=False), mean, rstd
+
+
+def embedding(weight: np.ndarray, indices: Any, padding_idx: int = -1,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> np.ndarray:
+    return weight[arr(indices)]
