@@ -64,6 +64,8 @@ from gradviz.ops.functional import (
     addmm,
     amax,
     amin,
+    argmax,
+    argmin,
     bmm,
     cat,
     chunk,

@@ -109,6 +109,8 @@ CALLS: dict[str, tuple[str, str]] = {
     "log_softmax": ("`gradviz.log_softmax`, `F.log_softmax`", "`.log_softmax()`"),
     # reductions
     "amax": ("`gradviz.amax`", "`.amax()`"),
+    "argmax": ("`gradviz.argmax`", "`.argmax()`"),
+    "argmin": ("`gradviz.argmin`", "`.argmin()`"),
     "amin": ("`gradviz.amin`", "`.amin()`"),
     "max": ("`gradviz.max`", "`.max()`"),
     "min": ("`gradviz.min`", "`.min()`"),

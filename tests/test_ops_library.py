@@ -751,3 +751,18 @@ def test_deprecated_nested_list_index_warns_like_pytorch() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         x[[0, 1]]  # a flat list is one index tensor: no warning
+
+
+def test_argmax_argmin_match_numpy_and_never_require_grad():
+    import gradviz as gv
+
+    data = np.array([[1.0, 5.0, 5.0], [7.0, 2.0, -1.0]])
+    x = gv.tensor(data, requires_grad=True)
+    assert gv.argmax(x).item() == int(np.argmax(data))
+    assert x.argmax(dim=1).tolist() == [1, 0]  # first of tied maxima, as NumPy and PyTorch
+    assert x.argmin(dim=0, keepdim=True).tolist() == [[0, 1, 1]]
+    assert gv.argmax(x, keepdim=True).shape == (1, 1)
+    out = x.argmax(1)
+    assert out.dtype is gv.int64 and not out.requires_grad and out.grad_fn is None
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        x.argmax(dim=2)

@@ -318,6 +318,11 @@ for _name, _fn in (("eq", np.equal), ("ne", np.not_equal), ("lt", np.less),
 defop("logical_not", None, np.logical_not, ("self",))
 defop("logical_and", None, np.logical_and, ("self", "other"))
 defop("logical_or", None, np.logical_or, ("self", "other"))
+# Index-valued reductions: int64 results, never differentiable.
+defop("argmax", None, lambda a, dim=None, keepdim=False: np.asarray(
+    np.argmax(a, axis=dim, keepdims=keepdim)).astype(np.int64), ("self",))
+defop("argmin", None, lambda a, dim=None, keepdim=False: np.asarray(
+    np.argmin(a, axis=dim, keepdims=keepdim)).astype(np.int64), ("self",))
 
 
 # =============================================================================================

@@ -678,6 +678,7 @@ def copy_(input: Tensor, src: Any) -> Tensor:
 __all__ += [
     "abs", "absolute", "sqrt", "rsqrt", "sin", "cos", "log1p", "expm1", "erf", "square", "sign",
     "clamp", "clip", "clamp_min", "clamp_max", "maximum", "minimum", "max", "min", "amax", "amin",
+    "argmax", "argmin",
     "prod", "var", "std", "logsumexp", "norm", "softmax", "log_softmax", "flatten", "repeat",
     "contiguous", "split", "chunk", "cat", "concat", "concatenate", "stack", "bmm", "outer", "ger",
     "select", "narrow", "index_select", "gather", "scatter", "scatter_add", "masked_fill",
@@ -897,6 +898,41 @@ def _amax_amin(name: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
             if input.shape[d] == 0:
                 raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     return dispatch(_O[name], input, dim=dims, keepdim=bool(keepdim))
+
+
+def _arg_reduce(name: str, input: Tensor, dim: int | None, keepdim: bool) -> Tensor:
+    if input._data.size == 0:
+        raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == "
+                         "0." if dim is None else f"{name}(): Expected reduction dim {dim} to "
+                         "have non-zero size.")
+    if dim is None:
+        out = dispatch(_O[name], input)
+        # PyTorch: no dim means the flattened index, keepdim keeps every dim as size 1.
+        return out.reshape((1,) * input.ndim) if keepdim else out
+    return dispatch(_O[name], input, dim=_wrap_dim(dim, builtins.max(input.ndim, 1)),
+                    keepdim=bool(keepdim))
+
+
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """Index of the largest value (of the flattened tensor, or along ``dim``); int64, no grad.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.argmax(gradviz.tensor([[1.0, 5.0], [7.0, 2.0]]), dim=1)
+        tensor([1, 0])
+    """
+    return _arg_reduce("argmax", input, dim, keepdim)
+
+
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """Index of the smallest value (of the flattened tensor, or along ``dim``); int64, no grad.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.argmin(gradviz.tensor([[1.0, 5.0], [7.0, 2.0]]), dim=0)
+        tensor([0, 1])
+    """
+    return _arg_reduce("argmin", input, dim, keepdim)
 
 
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
