@@ -244,26 +244,17 @@ def test_graph_matches_torch(src: str, expected: str) -> None:
     assert sig(run(src)) == expected
 
 
-# NOTE [where's condition edge]: PyTorch's WhereBackward0 has edges only for `self` and `other`
-# (the bool condition has no derivative formula, so it gets no edge); gradviz's table lists
-# `condition` as an input, so its node carries an extra leading (None, 0) edge.
+# PyTorch's WhereBackward0 has edges only for `self` and `other`: the bool condition has no
+# derivative formula, so it gets no edge.
 WHERE_GRAPHS = [
     ("m.where(x > 1, x, y)", "WhereBackward0(Acc, Acc)"),
     ("m.where(x > 1, x, 0.0)", "WhereBackward0(Acc, None)"),
 ]
 
 
-@pytest.mark.xfail(reason="NOTE [where's condition edge]: gradviz adds a (None, 0) edge for the "
-                          "condition", strict=False)
 @pytest.mark.parametrize(("src", "expected"), WHERE_GRAPHS, ids=[s for s, _ in WHERE_GRAPHS])
 def test_where_graph_matches_torch(src: str, expected: str) -> None:
     assert sig(run(src)) == expected
-
-
-def test_where_graph_as_gradviz_records_it() -> None:
-    """Until the NOTE above is resolved: the condition edge is the only difference."""
-    assert sig(run("m.where(x > 1, x, y)")) in ("WhereBackward0(None, Acc, Acc)",
-                                                "WhereBackward0(Acc, Acc)")
 
 
 def test_node_name_details() -> None:

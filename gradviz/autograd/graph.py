@@ -286,6 +286,11 @@ def gradient_edge(tensor: Tensor) -> Edge:
         >>> gradient_edge(x).function.name()
         'torch::autograd::AccumulateGrad'
     """
+    return Edge(*_edge(tensor))
+
+
+def _edge(tensor: Tensor) -> tuple[Node, int]:
+    """:func:`gradient_edge` as a plain pair (NOTE [perf]: no NamedTuple on the hot path)."""
     fn = tensor.grad_fn
     if fn is not None:
         meta = tensor._view_meta
@@ -293,8 +298,8 @@ def gradient_edge(tensor: Tensor) -> Edge:
             # A view whose base was modified in place since its grad_fn was recorded: record
             # it again from the base's new history (NOTE [in-place on views] in ops/dispatch).
             fn = meta.regenerate(tensor)
-        return Edge(fn, tensor._output_nr)
-    return Edge(tensor._grad_accumulator(), 0)
+        return (fn, tensor._output_nr)
+    return (tensor._grad_accumulator(), 0)
 
 
 def get_gradient_edge(tensor: Tensor) -> Edge:
@@ -308,15 +313,28 @@ def get_gradient_edge(tensor: Tensor) -> Edge:
 
 
 NO_EDGE = Edge(None, 0)
+_NO_EDGE = (None, 0)
 
 
 def collect_next_edges(args: tuple) -> tuple[Edge, ...]:
     """One edge per argument: the gradient edge of each tensor that requires grad, else
     ``(None, 0)`` (PyTorch's ``collect_next_edges``)."""
-    from gradviz.tensor import Tensor
+    tensor_type = _tensor_class()
+    return tuple([_edge(a) if isinstance(a, tensor_type) and a._requires_grad else _NO_EDGE
+                  for a in args])
 
-    return tuple(gradient_edge(a) if isinstance(a, Tensor) and a._requires_grad else NO_EDGE
-                 for a in args)
+
+def _tensor_class() -> type:
+    # graph.py sits below tensor.py; fetch the class once, after both modules exist.
+    global _TENSOR
+    if _TENSOR is None:
+        from gradviz.tensor import Tensor
+
+        _TENSOR = Tensor
+    return _TENSOR
+
+
+_TENSOR: type | None = None
 
 
 def set_history(node: Node, outputs: tuple) -> None:

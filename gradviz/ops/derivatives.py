@@ -60,6 +60,9 @@ class OpInfo:
     attr_names: tuple[str, ...] = ()  # saved names that are forward keyword arguments
     defaults: dict[str, Any] = field(default_factory=dict)  # the forward's keyword defaults
     node_cls: type | None = None
+    # Filled in by the dispatch point: which names to save for each mask of inputs needing grad.
+    save_plans: dict[tuple[bool, ...], tuple[tuple[str, int | None], ...]] = field(
+        default_factory=dict)
     # Ops whose forward returns several outputs, or takes a list of tensors, take the general
     # dispatch path (NOTE [multi-output and variadic ops] in gradviz/ops/dispatch.py).
     multi: bool = False  # the forward returns a tuple of outputs; formulas get `grads`, a list
@@ -298,7 +301,9 @@ defop("mv", "MvBackward0", np.matmul, ("self", "vec"),
       vec=lambda grad, self: f.t(self) @ grad)
 
 # Selection
-defop("where", "WhereBackward0", np.where, ("condition", "self", "other"), broadcasts=True,
+# The condition is an argument, not an input: it has no derivative, so no edge (as PyTorch).
+defop("where", "WhereBackward0", lambda a, b, condition: np.where(_kernels.arr(condition), a, b),
+      ("self", "other"), broadcasts=True,
       self=lambda grad, condition: f.where(condition, grad, 0.0),
       other=lambda grad, condition: f.where(condition, 0.0, grad))
 

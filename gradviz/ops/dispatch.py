@@ -54,6 +54,7 @@ class OpNode(Node):
 
     __slots__ = ("_store", "_in_meta")
     _op: OpInfo  # set on each generated subclass
+    _formulas: tuple  # ((saved names, formula) per input), set on each generated subclass
 
     def apply(self, grad_outputs: list, create_graph: bool) -> tuple:
         grad = grad_outputs[0]
@@ -64,26 +65,44 @@ class OpNode(Node):
         saved = self._store
         in_meta = self._in_meta
         out = []
-        for i, names in enumerate(op.needs):
+        for i, (names, formula) in enumerate(self._formulas):
             if names is None or edges[i][0] is None:
                 out.append(None)
                 continue
-            args = [_value(self, saved, n, create_graph) for n in names]
-            g = op.grads[op.inputs[i]](grad, *args)
+            if create_graph:
+                args = [_value(self, saved, n, True) for n in names]
+            else:
+                # NOTE [perf]: _value() inlined for the plain backward, the hot case.
+                args = []
+                for n in names:
+                    v = saved[n]
+                    if type(v) is SavedVariable:
+                        if v._counter.version != v.version:
+                            v.check_version(self)
+                        v = v.data
+                    elif v is FREED:
+                        raise RuntimeError(FREED_MESSAGE)
+                    args.append(v)
+            g = formula(grad, *args)
             if in_meta is not None and in_meta[i] is not None:
                 shape, dt = in_meta[i]
                 g = _formula.to_dtype(_formula.sum_to(g, shape), dt)
             out.append(g)
         return tuple(out)
 
-    def release_variables(self) -> None:
+    def release_variables(self) -> bool:
         saved = self._store
+        if not saved:
+            return False
         # A number operand of a tensor-tensor op (x * 3) is a wrapped-number tensor in PyTorch,
         # saved and freed like any tensor; Scalar arguments (x ** 3's exponent, alpha) are kept.
         tensor_args = self._op.inputs if self._op.broadcasts else ()
+        freed = False
         for name, value in saved.items():
             if type(value) is SavedVariable or (name in tensor_args and _is_number(value)):
                 saved[name] = FREED
+                freed = True
+        return freed
 
     def _inspect_saved(self) -> list[tuple[str, Any]]:
         return [(n, self._store[n]) for n in self._op.saved_names if n in self._store]
@@ -129,6 +148,9 @@ def _node_class(op: OpInfo) -> type:
         for name in op.saved_names:
             if name not in op.hidden:
                 ns[f"_saved_{name}"] = _saved_property(name)
+        # Each input's formula and the saved names it reads, in input order (apply's loop).
+        ns["_formulas"] = tuple((names, op.grads.get(inp))
+                                for names, inp in zip(op.needs, op.inputs))
         base = _GeneralOpNode if op.general else OpNode
         cls = op.node_cls = type(op.node, (base,), ns)
     return cls
@@ -158,24 +180,48 @@ def _save(op: OpInfo, name: str, args: tuple, arrays: list, kwargs: dict, result
     return SavedVariable(v) if isinstance(v, Tensor) else v
 
 
+_ONE_INPUT = (True,)
+
+
+def _save_plan(op: OpInfo, mask: tuple[bool, ...]) -> tuple[tuple[str, int | None], ...]:
+    """The names to save when the inputs flagged in ``mask`` need gradients (cached per op).
+
+    NOTE [perf]: which values an op saves depends only on which inputs need a gradient, so it
+    is worked out once per op and mask rather than on every call.
+    """
+    names: list[str] = []
+    for needs, wanted in zip(op.needs, mask):
+        if wanted and needs is not None:
+            names.extend(n for n in needs if n not in names)
+    # Non-tensor arguments are always kept, as PyTorch keeps them.
+    names.extend(n for n in op.attr_names if n not in names)
+    plan = op.save_plans[mask] = tuple(
+        (n, op.inputs.index(n) if n in op.inputs else None) for n in names)
+    return plan
+
+
 def _record(op: OpInfo, result: Tensor, args: tuple, arrays: list, kwargs: dict,
             edges: tuple) -> Node:
-    node = _node_class(op)()
-    node.next_functions = edges
     out = result._data
-    node._out_meta = ((out.shape, out.dtype),)
-    set_history(node, (result,))
-    saved: dict[str, Any] = {}
-    for i, names in enumerate(op.needs):
-        if names is None or edges[i][0] is None:
-            continue
-        for n in names:
-            if n not in saved:
-                saved[n] = _save(op, n, args, arrays, kwargs, result)
-    for n in op.attr_names:  # non-tensor arguments are always kept, as PyTorch keeps them
-        if n not in saved:
-            saved[n] = _save(op, n, args, arrays, kwargs, result)
-    node._store = saved
+    node = _node_class(op)(edges, ((out.shape, out.dtype),))
+    result.grad_fn = node  # set_history for the single output, inlined
+    result._output_nr = 0
+    result._requires_grad = True
+    if len(edges) == 1:
+        mask = _ONE_INPUT  # it needs a gradient, or there would be no node
+    else:
+        mask = tuple([e[0] is not None for e in edges])
+    plan = op.save_plans.get(mask)
+    if plan is None:
+        plan = _save_plan(op, mask)
+    store = {}
+    for name, index in plan:
+        if index is None:
+            store[name] = _save(op, name, args, arrays, kwargs, result)
+        else:  # an input saved as is (the common case, resolved when the plan was made)
+            a = args[index]
+            store[name] = SavedVariable(a) if isinstance(a, Tensor) else a
+    node._store = store
     in_meta = None
     for i in op.broadcast_idx:
         a = arrays[i]
@@ -191,10 +237,11 @@ def _arrays(op: OpInfo, args: tuple) -> tuple[list, bool]:
     arrays = []
     requires = False
     for a in args:
-        if isinstance(a, Tensor):
+        t = type(a)
+        if t is Tensor or (t is not float and t is not int and isinstance(a, Tensor)):
             arrays.append(a._data)
             requires = requires or a._requires_grad
-        elif _is_number(a):
+        elif t is float or t is int or _is_number(a):
             arrays.append(a)
         elif a is None:  # an optional tensor input left out (layer_norm's weight): no edge
             arrays.append(None)
@@ -219,11 +266,14 @@ def _forward(op: OpInfo, arrays: list, kwargs: dict) -> np.ndarray:
         out = np.asarray(out)
     # NOTE: test ndarray-ness, not getattr(a, "dtype", None): np.dtype(None) is float64, so a
     # Python scalar operand would compare equal to float64 and `int_tensor * 2.5` stay float64.
-    if op.promotes and out.dtype == _FLOAT64 and not any(
-            isinstance(a, np.ndarray) and a.dtype == _FLOAT64 for a in arrays):
-        # PyTorch: integer tensors combined with Python floats (or divided) give the default
-        # float type; NumPy would give float64.
-        out = out.astype(_dtype.get_default_dtype().np)
+    if op.promotes and out.dtype == _FLOAT64:
+        for a in arrays:
+            if type(a) is np.ndarray and a.dtype == _FLOAT64:
+                break
+        else:
+            # PyTorch: integer tensors combined with Python floats (or divided) give the
+            # default float type; NumPy would give float64.
+            out = out.astype(_dtype.get_default_dtype().np)
     return out
 
 

@@ -30,7 +30,8 @@ _O = OPS
 
 def _tensor_arg(x: Any, like: Tensor | None = None) -> Any:
     """Accept tensors and numbers; turn NumPy arrays into constant tensors."""
-    if isinstance(x, Tensor) or _is_number(x):
+    t = type(x)
+    if t is Tensor or t is float or t is int or isinstance(x, Tensor) or _is_number(x):
         return x
     if isinstance(x, np.ndarray):
         return Tensor._make(x)
@@ -568,7 +569,7 @@ def where(condition: Any, input: Any, other: Any) -> Tensor:
     if cond._data.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {cond.dtype._legacy[:-6]}")
-    return dispatch(_O["where"], cond, _tensor_arg(input), _tensor_arg(other))
+    return dispatch(_O["where"], _tensor_arg(input), _tensor_arg(other), condition=cond)
 
 
 def _compare(name: str):

@@ -5,7 +5,6 @@ Without torch these tests are deselected (NOTE [parity marker] in conftest.py); 
 ``GRADVIZ_PARITY=1`` a missing torch fails loudly at import, below.
 
 Known, deliberate differences are handled explicitly (search for NOTE):
-* NOTE [where edge]: gradviz's WhereBackward0 has an extra ``(None, 0)`` edge for the condition.
 * NOTE [saved dims]: torch saves dims as given (negative ones read back as ``2**64 - k``); gradviz
   saves them wrapped to non-negative.
 * NOTE [saved extras]: attributes only one side exposes (torch's ``*_sym_strides``; gradviz's
@@ -204,11 +203,7 @@ FOUNDATION_OPS = [
 
 # -- comparing graphs ------------------------------------------------------------------------------
 def _edges(node: Any) -> list:
-    edges = list(node.next_functions)
-    # NOTE [where edge]: gradviz lists the condition as a (None, 0) edge; torch has no edge.
-    if node.name() == "WhereBackward0" and len(edges) == 3 and edges[0][0] is None:
-        edges = edges[1:]
-    return edges
+    return list(node.next_functions)
 
 
 def _wrap_dim(v: Any, ndim: int) -> Any:
