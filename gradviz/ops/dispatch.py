@@ -61,7 +61,6 @@ class OpNode(Node):
         edges = self.next_functions
         if grad is None:
             return (None,) * len(edges)
-        op = self._op
         saved = self._store
         in_meta = self._in_meta
         out = []
