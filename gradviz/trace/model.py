@@ -165,6 +165,17 @@ def _deep_num(x: Any) -> Any:
     return _num(x)
 
 
+_DTYPE_NAMES: dict[np.dtype, str] = {}
+
+
+def dtype_name(dt: np.dtype) -> str:
+    """``str(dtype)``, cached: NumPy computes the name anew on every call, slowly."""
+    name = _DTYPE_NAMES.get(dt)
+    if name is None:
+        name = _DTYPE_NAMES[dt] = str(dt)
+    return name
+
+
 def summarize(value: Any, mode: str = "small") -> dict[str, Any]:
     """A JSON-safe summary of an array/tensor: shape and dtype, plus values by ``mode``.
 
@@ -177,20 +188,23 @@ def summarize(value: Any, mode: str = "small") -> dict[str, Any]:
     """
     arr = getattr(value, "_data", value)
     arr = np.asarray(arr)
-    out: dict[str, Any] = {"shape": list(arr.shape), "dtype": str(arr.dtype)}
+    out: dict[str, Any] = {"shape": list(arr.shape), "dtype": dtype_name(arr.dtype)}
     if mode == "none" or arr.dtype.kind not in "biuf":
         return out
     if mode == "all" or arr.size <= SMALL:
         out["values"] = _list(arr)
         return out
     flat = arr.reshape(-1)
-    as_float = flat.astype(np.float64)
-    finite = as_float[np.isfinite(as_float)]
-    out["stats"] = {
-        "min": _num(float(finite.min())) if finite.size else "nan",
-        "max": _num(float(finite.max())) if finite.size else "nan",
-        "mean": _num(float(finite.mean())) if finite.size else "nan",
-    }
+    # NOTE [perf]: three passes with no copies; the masked copy below only when some value is
+    # not finite (then the stats describe the finite values).
+    lo, hi = float(flat.min()), float(flat.max())
+    mean = float(flat.mean(dtype=np.float64))
+    if not (math.isfinite(lo) and math.isfinite(hi) and math.isfinite(mean)):
+        as_float = flat.astype(np.float64)
+        finite = as_float[np.isfinite(as_float)]
+        lo, hi, mean = ((float(finite.min()), float(finite.max()), float(finite.mean()))
+                        if finite.size else (math.nan,) * 3)
+    out["stats"] = {"min": _num(lo), "max": _num(hi), "mean": _num(mean)}
     out["head"] = _list(flat[:HEAD])
     return out
 

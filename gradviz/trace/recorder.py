@@ -7,6 +7,7 @@ same object to the same id, so tracing never keeps a graph alive and never chang
 
 from __future__ import annotations
 
+import functools
 import linecache
 import os
 import sys
@@ -29,6 +30,7 @@ from gradviz.trace.model import (
     SourceLoc,
     Step,
     TensorInfo,
+    dtype_name,
     summarize,
 )
 
@@ -40,6 +42,7 @@ _USER_DIRS_INSIDE = (os.path.join(_PKG_DIR, "examples") + os.sep,)
 VALUE_MODES = ("small", "none", "all")
 
 
+@functools.lru_cache(maxsize=4096)
 def _is_internal(filename: str) -> bool:
     path = os.path.abspath(filename) if not filename.startswith("<") else filename
     return path.startswith(_PKG_DIR) and not path.startswith(_USER_DIRS_INSIDE)
@@ -53,13 +56,23 @@ def user_frame(depth: int = 1) -> FrameType | None:
     return f
 
 
+_SOURCES: dict[tuple[Any, int], SourceLoc] = {}
+
+
 def _source(frame: FrameType | None) -> SourceLoc | None:
+    """The frame's line as a SourceLoc; one shared object per code line (NOTE [perf]: a loop
+    calls the same lines over and over, and reading source text is slow)."""
     if frame is None:
         return None
-    file = frame.f_code.co_filename
-    line = frame.f_lineno
-    return SourceLoc(file=file, line=line, code=linecache.getline(file, line).strip(),
-                     function=frame.f_code.co_name)
+    key = (frame.f_code, frame.f_lineno)
+    loc = _SOURCES.get(key)
+    if loc is None:
+        file, line = frame.f_code.co_filename, frame.f_lineno
+        loc = SourceLoc(file=file, line=line, code=linecache.getline(file, line).strip(),
+                        function=frame.f_code.co_name)
+        if len(_SOURCES) < 100_000:  # bounded: code objects are kept alive by the keys
+            _SOURCES[key] = loc
+    return loc
 
 
 def _jsonable(v: Any) -> Any:
@@ -140,6 +153,8 @@ class Trace:
         self._run: BackwardRun | None = None
         self._ready: list[str] = []
         self._deps: dict[str, int] = {}
+        self._summaries: dict[int, tuple[Any, dict[str, Any]]] = {}  # see _value
+        self._handlers: dict[str, Any] = {}  # event name -> bound _on_<event> (or False)
         self._engine_data: dict[str, Any] | None = None  # an event's extra plain data
         self._frame: FrameType | None = None
         self._active = False
@@ -184,7 +199,7 @@ class Trace:
                      source: SourceLoc | None) -> TensorInfo:
         name = t.name or (self._var_name(t, frame) if frame is not None else None) or tid
         return TensorInfo(
-            id=tid, name=name, shape=list(t.shape), dtype=str(t._data.dtype),
+            id=tid, name=name, shape=list(t.shape), dtype=dtype_name(t._data.dtype),
             requires_grad=t.requires_grad, is_leaf=t.grad_fn is None,
             is_param=type(t).__name__ == "Parameter", output_nr=t._output_nr, source=source,
             value=summarize(t._data, self.values))
@@ -254,12 +269,25 @@ class Trace:
         return SavedInfo(name=name, value={"const": repr(v)})
 
     def _value(self, v: Any) -> dict[str, Any] | None:
-        return None if v is None else summarize(v, self.values)
+        """A gradient's summary. NOTE [perf]: within a backward run the same array is reported
+        several times (sent, added to a buffer, received), so summaries are cached by identity
+        for the run; the cache holds the arrays, so an id cannot be reused meanwhile."""
+        if v is None:
+            return None
+        cache = self._summaries
+        hit = cache.get(id(v))
+        if hit is not None and hit[0] is v:
+            return hit[1]
+        s = summarize(v, self.values)
+        cache[id(v)] = (v, s)
+        return s
 
     # -- events ----------------------------------------------------------------------------------
     def _on_event(self, event: str, data: dict[str, Any]) -> None:
-        handler = getattr(self, "_on_" + event, None)
-        if handler is not None:
+        handler = self._handlers.get(event)
+        if handler is None:
+            handler = self._handlers[event] = getattr(self, "_on_" + event, False)
+        if handler:
             # Engines may attach plain JSON data ("engine_data"): it joins the step's data.
             self._engine_data = data.get("engine_data")
             handler(data)
@@ -327,6 +355,7 @@ class Trace:
             self._run.gradient_graph = graph.to_model(self._node, self._tensor)
         self._ready = []
         self._deps = {}
+        self._summaries.clear()
 
     def _leaf_node(self, t: Tensor) -> str | None:
         extra = t._extra
@@ -425,6 +454,7 @@ class Trace:
         if run is None:
             return
         self._run = None
+        self._summaries.clear()
         self.runs.append(run)
         self.runs_total += 1
         if self.keep_runs is not None and len(self.runs) > self.keep_runs:

@@ -1,0 +1,290 @@
+"""The benchmark workloads. Each runs in its own process (see ``run.py``) and prints JSON.
+
+Usage: ``python benchmarks/workloads.py NAME [--repeat N]``. Times are medians over repeats, in
+seconds unless the key says otherwise; every workload also reports min and max.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+CHAIN_OPS = 10_000  # tiny-op chain: mul, add, tanh repeated on a (4,) float64 tensor
+MLP = (784, 256, 128, 10)
+BATCH = 64
+
+
+def _timed(fn: Callable[[], object], repeat: int, warmup: int = 1) -> dict[str, float]:
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeat):
+        gc.collect()
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return {"median": statistics.median(times), "min": min(times), "max": max(times)}
+
+
+# -- tiny-op chain ---------------------------------------------------------------------------------
+def chain_gradviz(repeat: int) -> dict:
+    import gradviz as gv
+
+    x = gv.tensor(np.linspace(0.1, 0.4, 4), requires_grad=True)
+
+    def run() -> None:
+        y = x
+        for _ in range(CHAIN_OPS // 3):
+            y = (y * 1.0001 + 0.001).tanh()
+        y.sum().backward()
+
+    return _timed(run, repeat)
+
+
+def chain_traced(repeat: int) -> dict:
+    import gradviz as gv
+
+    x = gv.tensor(np.linspace(0.1, 0.4, 4), requires_grad=True)
+
+    def run() -> None:
+        with gv.trace(values="small", keep_runs=1):
+            y = x
+            for _ in range(CHAIN_OPS // 3):
+                y = (y * 1.0001 + 0.001).tanh()
+            y.sum().backward()
+
+    return _timed(run, repeat)
+
+
+def chain_numpy(repeat: int) -> dict:
+    x = np.linspace(0.1, 0.4, 4)
+
+    def run() -> None:
+        outs = []
+        y = x
+        for _ in range(CHAIN_OPS // 3):
+            y = np.tanh(y * 1.0001 + 0.001)
+            outs.append(y)
+        g = np.ones(4)
+        for y in reversed(outs):
+            g = g * (1 - y * y)
+            g = g * 1.0001
+        return g
+
+    return _timed(run, repeat)
+
+
+def chain_torch(repeat: int) -> dict:
+    import torch
+
+    torch.set_num_threads(1)
+    x = torch.linspace(0.1, 0.4, 4, dtype=torch.float64, requires_grad=True)
+
+    def run() -> None:
+        y = x
+        for _ in range(CHAIN_OPS // 3):
+            y = (y * 1.0001 + 0.001).tanh()
+        y.sum().backward()
+
+    return _timed(run, repeat)
+
+
+# -- MLP training step -----------------------------------------------------------------------------
+def _mlp_data() -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(0)
+    return (rng.standard_normal((BATCH, MLP[0])).astype(np.float32),
+            rng.integers(0, MLP[-1], BATCH))
+
+
+def mlp_gradviz(repeat: int, traced: bool = False) -> dict:
+    import gradviz as gv
+    import gradviz.nn as nn
+    import gradviz.nn.functional as F
+
+    gv.manual_seed(0)
+    X, y = (gv.from_numpy(a) for a in _mlp_data())
+    model = nn.Sequential(nn.Linear(MLP[0], MLP[1]), nn.ReLU(), nn.Linear(MLP[1], MLP[2]),
+                          nn.ReLU(), nn.Linear(MLP[2], MLP[3]))
+    opt = gv.optim.SGD(model.parameters(), lr=0.01)
+
+    def step() -> None:
+        opt.zero_grad()
+        F.cross_entropy(model(X), y).backward()
+        opt.step()
+
+    def run() -> None:
+        if traced:
+            with gv.trace(values="small", keep_runs=1):
+                step()
+        else:
+            step()
+
+    return _timed(run, repeat, warmup=3)
+
+
+def mlp_traced(repeat: int) -> dict:
+    return mlp_gradviz(repeat, traced=True)
+
+
+def mlp_numpy(repeat: int) -> dict:
+    X, y = _mlp_data()
+    rng = np.random.default_rng(0)
+    Ws = [(rng.standard_normal((o, i)) / np.sqrt(i)).astype(np.float32)
+          for i, o in zip(MLP[:-1], MLP[1:])]
+    bs = [np.zeros(o, np.float32) for o in MLP[1:]]
+    onehot = np.eye(MLP[-1], dtype=np.float32)[y]
+
+    def run() -> None:
+        acts = [X]
+        h = X
+        for k, (W, b) in enumerate(zip(Ws, bs)):
+            h = h @ W.T + b
+            if k < len(Ws) - 1:
+                h = np.maximum(h, 0)
+            acts.append(h)
+        z = h - h.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(axis=1, keepdims=True)
+        g = (p - onehot) / BATCH
+        for k in range(len(Ws) - 1, -1, -1):
+            gW = g.T @ acts[k]
+            gb = g.sum(axis=0)
+            if k:
+                g = (g @ Ws[k]) * (acts[k] > 0)
+            Ws[k] -= 0.01 * gW
+            bs[k] -= 0.01 * gb
+
+    return _timed(run, repeat, warmup=3)
+
+
+def mlp_torch(repeat: int) -> dict:
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    X, y = (torch.from_numpy(a) for a in _mlp_data())
+    model = nn.Sequential(nn.Linear(MLP[0], MLP[1]), nn.ReLU(), nn.Linear(MLP[1], MLP[2]),
+                          nn.ReLU(), nn.Linear(MLP[2], MLP[3]))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+
+    def run() -> None:
+        opt.zero_grad()
+        F.cross_entropy(model(X), y).backward()
+        opt.step()
+
+    return _timed(run, repeat, warmup=3)
+
+
+# -- a 1,000,000-op chain --------------------------------------------------------------------------
+def _rss() -> tuple[int, int]:
+    """(current RSS, peak RSS) in bytes, from /proc (Linux)."""
+    cur = peak = 0
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                cur = int(line.split()[1]) * 1024
+            elif line.startswith("VmHWM:"):
+                peak = int(line.split()[1]) * 1024
+    return cur, peak
+
+
+def _million(make: Callable[[], object], step: Callable[[object], object],
+             backward: Callable[[object], None]) -> dict:
+    gc.collect()
+    base, _ = _rss()
+    t0 = time.perf_counter()
+    x = make()
+    y = x
+    for _ in range(1_000_000):
+        y = step(y)
+    backward(y)
+    elapsed = time.perf_counter() - t0
+    _, peak = _rss()
+    del y
+    gc.collect()
+    after, _ = _rss()
+    return {"median": elapsed, "min": elapsed, "max": elapsed, "base_rss": base,
+            "peak_rss": peak, "after_rss": after}
+
+
+def million_gradviz(repeat: int) -> dict:
+    import gradviz as gv
+
+    return _million(lambda: gv.tensor([0.5, 0.25], dtype=gv.float64, requires_grad=True),
+                    lambda t: t * 1.000001, lambda t: t.sum().backward())
+
+
+def million_torch(repeat: int) -> dict:
+    import torch
+
+    torch.set_num_threads(1)
+    return _million(lambda: torch.tensor([0.5, 0.25], dtype=torch.float64, requires_grad=True),
+                    lambda t: t * 1.000001, lambda t: t.sum().backward())
+
+
+# -- rendering -------------------------------------------------------------------------------------
+def render_1000(repeat: int) -> dict:
+    import gradviz as gv
+    from gradviz import render
+
+    x = gv.ones(2, requires_grad=True)
+    y = x
+    for _ in range(1000):
+        y = y * 1.0
+    graph = gv.graph_of(y)
+    return _timed(lambda: render.to_svg(render.draw_backward(graph, max_nodes=10**9)), repeat)
+
+
+def render_20000(repeat: int) -> dict:
+    import gradviz as gv
+    from gradviz import render
+
+    with gv.trace(values="none") as tr:
+        x = gv.ones(2, requires_grad=True)
+        y = x
+        for k in range(20_000):
+            y = y * 1.0 if k % 2 else y + 1.0
+        y.sum().backward()
+    return _timed(lambda: (render.to_svg(render.draw_backward(tr)),
+                           render.to_svg(render.draw_forward(tr))), repeat, warmup=0)
+
+
+def render_torchviz_case(repeat: int) -> dict:
+    """torchviz hits RecursionError on a 1,000-op chain; here it renders (collapsed)."""
+    import gradviz as gv
+    from gradviz import render
+
+    sys.setrecursionlimit(1000)  # Python's default: no deep recursion is needed anywhere
+    x = gv.ones(2, requires_grad=True)
+    y = x
+    for _ in range(5000):
+        y = (y * 1.0).tanh()
+    return _timed(lambda: render.to_svg(render.draw_backward(y)), repeat, warmup=0)
+
+
+WORKLOADS = {name: fn for name, fn in globals().items()
+             if callable(fn) and name.split("_")[0] in ("chain", "mlp", "million", "render")}
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in WORKLOADS:
+        print(f"usage: workloads.py NAME [--repeat N]; names: {', '.join(WORKLOADS)}",
+              file=sys.stderr)
+        return 2
+    repeat = int(argv[argv.index("--repeat") + 1]) if "--repeat" in argv else 5
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    print(json.dumps(WORKLOADS[argv[0]](repeat)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
