@@ -154,13 +154,16 @@ def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph:
         with set_grad_enabled(create_graph), np.errstate(all="ignore"):
             while ready:
                 _, _, node, buf = heapq.heappop(ready)
-                buf = _call_pre_hooks(node, buf, create_graph)
+                is_leaf = type(node) is AccumulateGrad
+                # NOTE [perf]: most nodes have no hooks; test before calling.
+                if (is_leaf or node._tensor_pre_hooks or node._retains_grad_hooks
+                        or node._pre_hooks):
+                    buf = _call_pre_hooks(node, buf, create_graph)
                 if needed is not None:
                     for input_nr, idx in captures.get(node, ()):
                         captured[idx] = buf[input_nr]
                     if node not in needed:
                         continue
-                is_leaf = type(node) is AccumulateGrad
                 outputs: tuple = () if is_leaf else node.apply(buf, create_graph)
                 if _listeners:
                     emit("execute", {"node": node, "grad_outputs": list(buf),
@@ -180,7 +183,7 @@ def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph:
                         continue
                     nbuf = not_ready.get(nxt)
                     if nbuf is None:
-                        nbuf = not_ready[nxt] = [None] * nxt.num_outputs
+                        nbuf = not_ready[nxt] = [None] * len(nxt._out_meta)
                     if grad is not None:
                         old = nbuf[input_nr]
                         nbuf[input_nr] = grad if old is None else old + grad
