@@ -62,8 +62,11 @@ from gradviz.ops.functional import (
     absolute,
     add,
     addmm,
+    all,
+    allclose,
     amax,
     amin,
+    any,
     argmax,
     argmin,
     bmm,
@@ -81,6 +84,7 @@ from gradviz.ops.functional import (
     divide,
     dot,
     eq,
+    equal,
     erf,
     exp,
     expand,
@@ -93,6 +97,9 @@ from gradviz.ops.functional import (
     gt,
     index_put,
     index_select,
+    isfinite,
+    isinf,
+    isnan,
     le,
     log,
     log1p,
@@ -155,6 +162,9 @@ from gradviz.ops.functional import (
     where,
     zeros_like,
 )
+
+# Renderers: cheap to import (graphviz, pygraphviz and rich load inside the functions).
+from gradviz.render import draw_backward, draw_both, draw_forward, draw_step, print_graph, show
 from gradviz.tensor import Tensor
 from gradviz.trace import graph_of, load_trace, trace
 

@@ -58,7 +58,13 @@ _default = [float32]
 
 
 def get_default_dtype() -> dtype:
-    """The floating point type that Python floats become (``float32`` unless changed)."""
+    """The floating point type that Python floats become (``float32`` unless changed).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.get_default_dtype()
+        gradviz.float32
+    """
     return _default[0]
 
 

@@ -40,14 +40,26 @@ def manual_seed(seed: int) -> np.random.Generator:
 
 
 def seed() -> int:
-    """Seed the generator from the operating system's entropy and return the seed."""
+    """Seed the generator from the operating system's entropy and return the seed.
+
+    Example:
+        >>> import gradviz
+        >>> s = gradviz.seed(); s == gradviz.initial_seed()
+        True
+    """
     s = int(np.random.SeedSequence().entropy % (2**63))
     manual_seed(s)
     return s
 
 
 def initial_seed() -> int:
-    """The seed last given to :func:`manual_seed`."""
+    """The seed last given to :func:`manual_seed`.
+
+    Example:
+        >>> import gradviz
+        >>> _ = gradviz.manual_seed(7); gradviz.initial_seed()
+        7
+    """
     return _seed[0]
 
 

@@ -110,6 +110,11 @@ CALLS: dict[str, tuple[str, str]] = {
     # reductions
     "amax": ("`gradviz.amax`", "`.amax()`"),
     "argmax": ("`gradviz.argmax`", "`.argmax()`"),
+    "all": ("`gradviz.all`", "`.all()`"),
+    "any": ("`gradviz.any`", "`.any()`"),
+    "isnan": ("`gradviz.isnan`", "`.isnan()`"),
+    "isinf": ("`gradviz.isinf`", "`.isinf()`"),
+    "isfinite": ("`gradviz.isfinite`", "`.isfinite()`"),
     "argmin": ("`gradviz.argmin`", "`.argmin()`"),
     "amin": ("`gradviz.amin`", "`.amin()`"),
     "max": ("`gradviz.max`", "`.max()`"),

@@ -766,3 +766,19 @@ def test_argmax_argmin_match_numpy_and_never_require_grad():
     assert out.dtype is gv.int64 and not out.requires_grad and out.grad_fn is None
     with pytest.raises(IndexError, match="Dimension out of range"):
         x.argmax(dim=2)
+
+
+def test_boolean_tests_and_reductions():
+    import gradviz as gv
+
+    x = gv.tensor([[1.0, float("nan")], [float("inf"), 0.0]], requires_grad=True)
+    assert gv.isnan(x).tolist() == [[False, True], [False, False]]
+    assert x.isinf().tolist() == [[False, False], [True, False]]
+    assert x.isfinite().tolist() == [[True, False], [False, True]]
+    assert not gv.all(x).item() and gv.any(x).item()
+    assert (x != 0).all(dim=1).tolist() == [True, False]
+    assert (x == 0).any(dim=0, keepdim=True).tolist() == [[False, True]]
+    assert gv.all(x).dtype is gv.bool and gv.all(x).grad_fn is None
+    a = gv.tensor([1.0, 2.0])
+    assert gv.allclose(a, a + 1e-9) and not gv.allclose(a, a + 1e-3)
+    assert gv.equal(a, gv.tensor([1.0, 2.0])) and not gv.equal(a, gv.tensor([1.0]))

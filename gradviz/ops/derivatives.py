@@ -323,6 +323,14 @@ for _name, _fn in (("eq", np.equal), ("ne", np.not_equal), ("lt", np.less),
 defop("logical_not", None, np.logical_not, ("self",))
 defop("logical_and", None, np.logical_and, ("self", "other"))
 defop("logical_or", None, np.logical_or, ("self", "other"))
+# Boolean tests and reductions: bool results, never differentiable.
+defop("all", None, lambda a, dim=None, keepdim=False: np.asarray(
+    np.all(a, axis=dim, keepdims=keepdim)), ("self",))
+defop("any", None, lambda a, dim=None, keepdim=False: np.asarray(
+    np.any(a, axis=dim, keepdims=keepdim)), ("self",))
+defop("isnan", None, np.isnan, ("self",))
+defop("isinf", None, np.isinf, ("self",))
+defop("isfinite", None, np.isfinite, ("self",))
 # Index-valued reductions: int64 results, never differentiable.
 defop("argmax", None, lambda a, dim=None, keepdim=False: np.asarray(
     np.argmax(a, axis=dim, keepdims=keepdim)).astype(np.int64), ("self",))

@@ -577,7 +577,9 @@ def _compare(name: str):
         return dispatch(_O[name], _tensor_arg(input), _tensor_arg(other))
 
     fn.__name__ = name
-    fn.__doc__ = f"Elementwise ``{name}`` comparison; the result is a bool tensor, never grad."
+    fn.__doc__ = (f"Elementwise ``{name}``; the result is a bool tensor and never requires grad."
+                  f"\n\n    Example:\n        >>> import gradviz\n        >>> gradviz.{name}("
+                  "gradviz.tensor([1, 2, 3]), 2).dtype\n        gradviz.bool\n    ")
     return fn
 
 
@@ -586,7 +588,13 @@ logical_and, logical_or = _compare("logical_and"), _compare("logical_or")
 
 
 def logical_not(input: Tensor) -> Tensor:
-    """Elementwise logical negation, as a bool tensor."""
+    """Elementwise logical negation, as a bool tensor.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.logical_not(gradviz.tensor([True, False]))
+        tensor([False,  True])
+    """
     return dispatch(_O["logical_not"], input)
 
 
@@ -679,7 +687,7 @@ def copy_(input: Tensor, src: Any) -> Tensor:
 __all__ += [
     "abs", "absolute", "sqrt", "rsqrt", "sin", "cos", "log1p", "expm1", "erf", "square", "sign",
     "clamp", "clip", "clamp_min", "clamp_max", "maximum", "minimum", "max", "min", "amax", "amin",
-    "argmax", "argmin",
+    "argmax", "argmin", "all", "any", "isnan", "isinf", "isfinite", "allclose", "equal",
     "prod", "var", "std", "logsumexp", "norm", "softmax", "log_softmax", "flatten", "repeat",
     "contiguous", "split", "chunk", "cat", "concat", "concatenate", "stack", "bmm", "outer", "ger",
     "select", "narrow", "index_select", "gather", "scatter", "scatter_add", "masked_fill",
@@ -912,6 +920,92 @@ def _arg_reduce(name: str, input: Tensor, dim: int | None, keepdim: bool) -> Ten
         return out.reshape((1,) * input.ndim) if keepdim else out
     return dispatch(_O[name], input, dim=_wrap_dim(dim, builtins.max(input.ndim, 1)),
                     keepdim=bool(keepdim))
+
+
+def _bool_reduce(name: str, input: Tensor, dim: int | None, keepdim: bool) -> Tensor:
+    if dim is None:
+        return dispatch(_O[name], input)
+    return dispatch(_O[name], input, dim=_wrap_dim(dim, builtins.max(input.ndim, 1)),
+                    keepdim=bool(keepdim))
+
+
+def all(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    """Whether every element (or every element along ``dim``) is true / non-zero.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.all(gradviz.tensor([1.0, 0.0])), gradviz.tensor([[1, 1], [0, 1]]).all(dim=1)
+        (tensor(False), tensor([ True, False]))
+    """
+    return _bool_reduce("all", input, dim, keepdim)
+
+
+def any(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    """Whether some element (or some element along ``dim``) is true / non-zero.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.any(gradviz.tensor([0.0, 2.0]))
+        tensor(True)
+    """
+    return _bool_reduce("any", input, dim, keepdim)
+
+
+def isnan(input: Tensor) -> Tensor:
+    """Elementwise: is the value NaN?
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.isnan(gradviz.tensor([1.0, float("nan")]))
+        tensor([False,  True])
+    """
+    return dispatch(_O["isnan"], input)
+
+
+def isinf(input: Tensor) -> Tensor:
+    """Elementwise: is the value +inf or -inf?
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.isinf(gradviz.tensor([1.0, float("-inf")]))
+        tensor([False,  True])
+    """
+    return dispatch(_O["isinf"], input)
+
+
+def isfinite(input: Tensor) -> Tensor:
+    """Elementwise: is the value neither infinite nor NaN?
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.isfinite(gradviz.tensor([1.0, float("nan")]))
+        tensor([ True, False])
+    """
+    return dispatch(_O["isfinite"], input)
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    """Whether ``|input - other| <= atol + rtol * |other|`` everywhere (a Python bool).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.allclose(gradviz.tensor([1.0]), gradviz.tensor([1.0 + 1e-9]))
+        True
+    """
+    return bool(np.allclose(input._data, _tensor_arg(other)._data if isinstance(
+        other, Tensor) else other, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    """Whether both tensors have the same shape and the same elements (a Python bool).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.equal(gradviz.tensor([1, 2]), gradviz.tensor([1, 2]))
+        True
+    """
+    return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
 
 
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:

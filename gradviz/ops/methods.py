@@ -98,7 +98,8 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
 
     names = ("abs", "absolute", "sqrt", "rsqrt", "sin", "cos", "log1p", "expm1", "erf", "square",
              "sign", "clamp", "clip", "clamp_min", "clamp_max", "maximum", "minimum", "max", "min",
-             "amax", "amin", "argmax", "argmin", "prod", "var", "std", "logsumexp", "norm",
+             "amax", "amin", "argmax", "argmin", "all", "any", "isnan", "isinf", "isfinite",
+             "allclose", "equal", "prod", "var", "std", "logsumexp", "norm",
              "softmax", "log_softmax",
              "flatten", "repeat", "contiguous", "split", "chunk", "unbind", "bmm", "outer", "ger",
              "select", "narrow", "index_select", "gather", "scatter", "scatter_add",

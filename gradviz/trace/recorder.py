@@ -518,7 +518,7 @@ class Trace:
             >>> with gradviz.trace() as tr:
             ...     (gradviz.ones(2, requires_grad=True) * 2).sum().backward()
             >>> print(tr.summary())
-            gradviz trace: 2 ops, 3 tensors, 3 backward nodes, 1 backward run, 14 steps
+            gradviz trace: 2 ops, 3 tensors, 3 backward nodes, 1 backward run, 12 steps
         """
         steps = sum(len(r.steps) for r in self.runs)
         runs = len(self.runs)
@@ -531,6 +531,21 @@ class Trace:
 
     def __repr__(self) -> str:
         return f"<Trace {self.summary()[len('gradviz trace: '):]}>"
+
+    # -- notebook display (see gradviz.render.jupyter; imported only when a notebook asks) -------
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **_: Any
+                          ) -> dict[str, str]:
+        from gradviz.render.jupyter import trace_mimebundle
+
+        return trace_mimebundle(self, include, exclude)
+
+    def _repr_html_(self) -> str:
+        """The HTML step player (or, without it, the backward graph's SVG)."""
+        return self._repr_mimebundle_(include=["text/html"])["text/html"]
+
+    def _repr_svg_(self) -> str | None:
+        """The SVG of the last backward run's graph (None for an empty trace)."""
+        return self._repr_mimebundle_(include=["image/svg+xml"]).get("image/svg+xml")
 
     # -- serialisation (see gradviz.trace.io) ------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

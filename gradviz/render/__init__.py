@@ -1,0 +1,53 @@
+"""Renderers: functions from the trace's plain-data model to pictures and text.
+
+They never walk ``grad_fn``: a live tensor is first turned into a model with
+:func:`gradviz.graph_of`, a recording is a :class:`~gradviz.trace.Trace`.
+
+- :mod:`gradviz.render.graphviz` — ``draw_backward``, ``draw_forward``, ``draw_both``,
+  ``draw_step`` (``graphviz.Digraph``), ``to_svg`` and ``render`` (svg/png/pdf/dot through
+  pygraphviz's bundled Graphviz: no ``dot`` binary).
+- :mod:`gradviz.render.collapse` — folding large graphs to a node budget.
+- :mod:`gradviz.render.terminal` — ``print_graph``, ``step_table``, ``print_steps``,
+  ``step_through`` (rich).
+- :mod:`gradviz.render.jupyter` — ``show`` and the notebook reprs.
+- :mod:`gradviz.render.html` — the self-contained HTML step player.
+
+Importing this package is cheap: graphviz, pygraphviz and rich are imported by the functions
+that need them, and the submodules on first attribute access.
+
+Example:
+    >>> import gradviz
+    >>> from gradviz.render import draw_backward, to_svg
+    >>> x = gradviz.ones(2, requires_grad=True)
+    >>> "<svg" in to_svg(draw_backward((x * 2).sum()))
+    True
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = ["draw_backward", "draw_forward", "draw_both", "draw_step", "to_svg", "render",
+           "print_graph", "step_table", "print_steps", "step_through", "show", "replay",
+           "player_html"]
+
+_WHERE = {
+    "draw_backward": "graphviz", "draw_forward": "graphviz", "draw_both": "graphviz",
+    "draw_step": "graphviz", "to_svg": "graphviz", "render": "graphviz",
+    "print_graph": "terminal", "step_table": "terminal", "print_steps": "terminal",
+    "step_through": "terminal", "show": "jupyter", "replay": "_steps", "player_html": "html",
+}
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{where}"), name)
+    globals()[name] = value  # next time, no __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

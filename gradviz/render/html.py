@@ -1,0 +1,251 @@
+"""The HTML step player: one self-contained page that replays a backward pass step by step.
+
+The page holds everything it needs and asks the network for nothing: the forward and backward
+graphs as inline SVG (drawn by :mod:`gradviz.render.graphviz`), the trace as JSON in a
+``<script type="application/json">`` block, and a small vanilla-JS player
+(``templates/player.js``) that steps through the engine's events, highlighting nodes and edges
+and showing the ready queue, dependency counts, the gradient on each edge and every leaf's
+``.grad``. ``fragment=True`` gives the same player as a ``<div>`` for Jupyter.
+
+NOTE [the SVG contract] The player finds graph elements by the ``<title>`` Graphviz writes into
+every ``<g class="node">`` and ``<g class="edge">``: it is the DOT node name, which must be the
+trace's id (backward nodes ``n0, n1, ...``; forward tensors ``t0, ...`` and ops ``op0, ...``),
+and an edge's title is ``n4->n0`` (a ``:port`` suffix on either end is ignored). Elements with
+other titles are simply never highlighted.
+
+NOTE [escaping] Every user string (tensor names, op labels, file paths, code lines) reaches the
+page in one of three ways, each safe on its own: inside the SVG, which is re-parsed as XML and
+re-serialised here with text and attributes escaped and anything active removed
+(``_sanitize_svg``); inside the JSON block, where ``<``, ``>`` and ``&`` are written as
+``\\u003c`` etc. so no ``</script>`` can close it; or in the page title, escaped with
+:func:`html.escape`. The JavaScript only ever sets data with ``textContent``. A standalone page
+also carries a Content-Security-Policy that allows no network and only the player's own script
+(by hash), so even an injected ``onerror=`` handler could not run.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+import os
+import re
+import secrets
+import xml.etree.ElementTree as ET
+from importlib import resources
+from typing import Any
+
+__all__ = ["player_html", "write_player", "MAX_RUNS"]
+
+#: A trace of a training loop can hold many runs; the player embeds the last ``MAX_RUNS`` of
+#: them (one backward SVG each) unless ``run=`` picks one.
+MAX_RUNS = 20
+
+_BEGIN = "<!-- gradviz-player:begin -->"
+_END = "<!-- gradviz-player:end -->"
+_PLACEHOLDER = re.compile(r"\{\{([A-Z_]+)\}\}")
+
+
+# -- templates ------------------------------------------------------------------------------------
+def _template(name: str) -> str:
+    return (resources.files("gradviz.render") / "templates" / name).read_text("utf-8")
+
+
+def _fill(template: str, values: dict[str, str]) -> str:
+    """Replace ``{{NAME}}`` placeholders in one pass (inserted text is never scanned again)."""
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
+
+
+def _json_for_script(data: Any) -> str:
+    """JSON that is safe inside ``<script type="application/json">`` (and inside HTML at all)."""
+    text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+# -- SVG ------------------------------------------------------------------------------------------
+_SVG_NS = "http://www.w3.org/2000/svg"
+_NS_PREFIX = {"http://www.w3.org/1999/xlink": "xlink",
+              "http://www.w3.org/XML/1998/namespace": "xml"}
+# What Graphviz's SVG output uses; anything else (script, foreignObject, image, use, ...) is
+# dropped so a drawing can neither run code nor load a file.
+_SVG_TAGS = {"svg", "g", "title", "desc", "a", "polygon", "polyline", "ellipse", "circle", "path",
+             "rect", "line", "text", "tspan", "defs", "linearGradient", "radialGradient", "stop"}
+_URL_REF = re.compile(r"url\(\s*#([^)\s]+)\s*\)")
+
+
+def _local(name: str) -> tuple[str | None, str]:
+    if name.startswith("{"):
+        ns, _, local = name[1:].partition("}")
+        return ns, local
+    return None, name
+
+
+def _sanitize_svg(svg: str | bytes, prefix: str) -> str:
+    """Graphviz SVG made safe to inline in HTML.
+
+    Parses the SVG as XML (dropping the prolog, doctype and comments), keeps only Graphviz's
+    own elements, removes event handlers and links that leave the document, prefixes every
+    ``id`` (and its ``url(#...)``/``#...`` references) with ``prefix`` so several drawings can
+    share a page, and writes it back with all text and attributes escaped.
+    """
+    if isinstance(svg, bytes):
+        svg = svg.decode("utf-8")
+    try:
+        root = ET.fromstring(svg)
+    except ET.ParseError as e:
+        raise ValueError(f"the graph renderer returned SVG that is not well-formed XML: {e}"
+                         ) from None
+    if _local(root.tag)[1] != "svg":
+        raise ValueError(f"expected an <svg> document, got <{_local(root.tag)[1]}>")
+    out: list[str] = []
+    _write_svg(root, prefix, out)
+    return "".join(out)
+
+
+def _clean_attrs(el: ET.Element, prefix: str) -> list[tuple[str, str]]:
+    attrs: list[tuple[str, str]] = []
+    for key, value in el.attrib.items():
+        ns, local = _local(key)
+        if ns is not None and ns not in _NS_PREFIX:
+            continue
+        name = local if ns is None else f"{_NS_PREFIX[ns]}:{local}"
+        if local.lower().startswith("on"):
+            continue  # event handlers
+        if local == "href":
+            if not value.startswith("#"):
+                continue  # links out of the page (Graphviz URL= attributes) are dropped
+            value = "#" + prefix + value[1:]
+        elif local == "id":
+            value = prefix + value
+        if "url(" in value:
+            if re.search(r"url\(\s*[^#\s]", value):
+                continue  # a reference to anything but a local fragment
+            value = _URL_REF.sub(lambda m: f"url(#{prefix}{m.group(1)})", value)
+        attrs.append((name, value))
+    return attrs
+
+
+def _write_svg(el: ET.Element, prefix: str, out: list[str]) -> None:
+    # Recursion depth is the SVG's nesting (graph > cluster > node > a > shape): small.
+    tag = _local(el.tag)[1]
+    attrs = _clean_attrs(el, prefix)
+    if tag == "svg":
+        attrs = [(k, v) for k, v in attrs if k not in ("xmlns", "class")]
+        attrs += [("class", "gv-svg-graph"), ("focusable", "false")]
+    out.append("<" + tag + "".join(f' {k}="{html.escape(v, quote=True)}"' for k, v in attrs))
+    out.append(">")
+    if el.text:
+        out.append(html.escape(el.text, quote=False))
+    for child in el:
+        ns, child_tag = _local(child.tag)
+        if ns in (None, _SVG_NS) and child_tag in _SVG_TAGS:
+            _write_svg(child, prefix, out)
+        if child.tail:
+            out.append(html.escape(child.tail, quote=False))
+    out.append(f"</{tag}>")
+
+
+def _svgs(trace: Any, run_indices: list[int], uid: str) -> tuple[str, list[str]]:
+    """The forward SVG and one backward SVG per run, sanitised, ids prefixed per drawing."""
+    from gradviz.render.graphviz import draw_backward, draw_forward, to_svg
+
+    forward = ""
+    if trace.ops:
+        forward = _sanitize_svg(to_svg(draw_forward(trace), inline=True), f"{uid}-f-")
+    backward = [_sanitize_svg(to_svg(draw_backward(trace, run=i), inline=True), f"{uid}-b{k}-")
+                for k, i in enumerate(run_indices)]
+    return forward, backward
+
+
+# -- the player -----------------------------------------------------------------------------------
+def _run_indices(trace: Any, run: int | str | None, max_runs: int) -> tuple[list[int], list[str]]:
+    if not trace.runs:
+        return [], []
+    if run is not None:
+        chosen = trace.run(run)  # IndexError / KeyError with the list of runs
+        return [next(i for i, r in enumerate(trace.runs) if r is chosen)], []
+    indices = list(range(len(trace.runs)))
+    if len(indices) > max_runs:
+        dropped = len(indices) - max_runs
+        indices = indices[-max_runs:]
+        return indices, [f"the player shows the last {max_runs} backward runs; {dropped} earlier "
+                         f"run(s) are in the trace but not drawn (pass run= to pick one)"]
+    return indices, []
+
+
+def player_html(trace: Any, run: int | str | None = None, title: str | None = None, *,
+                fragment: bool = False, max_runs: int = MAX_RUNS) -> str:
+    """The HTML step player for a trace: a self-contained page, or a fragment for Jupyter.
+
+    Args:
+        trace: a :class:`~gradviz.trace.Trace` (recorded, or reloaded with ``load_trace``).
+        run: show only this backward run (index, ``-1`` for the last, or id ``"run0"``);
+            ``None`` shows every run (the last ``max_runs``) with a run selector.
+        title: the page heading; defaults to the trace's name.
+        fragment: return a ``<div>`` (no ``<html>``/``<head>``) whose ids are unique to this
+            call and whose script only touches its own container, so several players can sit
+            in one notebook. Arrow keys then act only while the player has focus (click it).
+        max_runs: how many runs to embed at most when ``run`` is ``None``.
+
+    Returns:
+        The HTML text. Open the page in any browser; it makes no network request.
+
+    Example:
+        >>> import gradviz
+        >>> with gradviz.trace() as tr:
+        ...     x = gradviz.tensor([1.0, 2.0], requires_grad=True)
+        ...     (x ** 2).sum().backward()
+        >>> page = player_html(tr)                    # doctest: +SKIP
+        >>> open("steps.html", "w").write(page)       # doctest: +SKIP
+    """
+    if max_runs < 1:
+        raise ValueError(f"max_runs must be at least 1; got {max_runs!r}")
+    indices, notes = _run_indices(trace, run, max_runs)
+    # Unique per call in a notebook; fixed for a page, so one trace always gives the same file.
+    uid = f"gvp-{secrets.token_hex(6)}" if fragment else "gvp"
+    forward_svg, backward_svgs = _svgs(trace, indices, uid)
+
+    data = trace.to_dict()
+    data["runs"] = [data["runs"][i] for i in indices]
+    heading = title if title is not None else (trace.name or "gradviz: backward, step by step")
+    payload = {"trace": data, "notes": notes, "hasForward": bool(forward_svg)}
+
+    script = _fill("(function (ROOT_ID, KEYS_ON_DOCUMENT) {\n{{JS}}\n})({{UID}}, {{DOC}});\n", {
+        "JS": _template("player.js"),
+        "UID": json.dumps(uid),
+        "DOC": "false" if fragment else "true",
+    })
+    backward = "\n".join(f'<div class="gv-svg" data-run="{k}" hidden>{svg}</div>'
+                         for k, svg in enumerate(backward_svgs))
+    page = _template("player.html")
+    values = {
+        "UID": uid,
+        "TITLE": html.escape(heading),
+        "CSS": _template("player.css"),
+        "BACKWARD_SVGS": backward,
+        "FORWARD_SVG": forward_svg,
+        "DATA_JSON": _json_for_script(payload),
+        "SCRIPT": script,
+        "CSP": _csp(script),
+    }
+    if fragment:
+        page = page[page.index(_BEGIN) + len(_BEGIN):page.index(_END)].strip() + "\n"
+    return _fill(page, values)
+
+
+def _csp(script: str) -> str:
+    """A policy that allows no network at all and runs only the player's own script."""
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    return ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
+            f"script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'")
+
+
+def write_player(trace: Any, path: str | os.PathLike[str], run: int | str | None = None,
+                 title: str | None = None) -> str:
+    """Write :func:`player_html` to ``path`` (UTF-8) and return the HTML."""
+    text = player_html(trace, run=run, title=title)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    return text

@@ -1,0 +1,181 @@
+"""Terminal renderers: the graph tree, the step table, stepping through a run (rich)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from _render_programs import custom_function, seed_pow, seed_sum
+from rich.console import Console
+
+import gradviz as torch
+from gradviz.render.terminal import graph_tree, print_graph, print_steps, step_table, step_through
+
+
+def console(width: int = 120) -> Console:
+    return Console(record=True, width=width, file=io.StringIO(), color_system=None)
+
+
+def text_of(con: Console) -> str:
+    return con.export_text()
+
+
+def test_print_graph_seed_tree():
+    tr = seed_pow()
+    con = console()
+    print_graph(tr, console=con)
+    lines = text_of(con).splitlines()
+    add = next(n.id for n in tr.nodes.values() if n.name == "AddBackward0")
+    assert lines[0] == f"z.grad_fn = AddBackward0 {add}"
+    assert sum("[0] PowBackward0" in line and "input_nr=0" in line for line in lines) == 1
+    assert sum("[1] PowBackward0" in line for line in lines) == 1
+    leaves = [line for line in lines if "AccumulateGrad" in line]
+    assert len(leaves) == 2
+    assert any(line.rstrip().endswith("→ x (3,) leaf") for line in leaves)
+    assert any(line.rstrip().endswith("→ y (3,) leaf") for line in leaves)
+    # tree guides: AccumulateGrad is a grandchild of the root
+    assert any(line.startswith("│   └── [0] AccumulateGrad") for line in lines)
+
+
+def test_print_graph_of_a_live_tensor_with_none_edges():
+    z, _, _ = seed_sum()
+    con = console()
+    print_graph(z, console=con)
+    out = text_of(con)
+    assert out.splitlines()[0].startswith("z.grad_fn = SumBackward0")
+    assert "[0] AddBackward0" in out and "→ x (5, 5) leaf" in out and "→ y (5, 5) leaf" in out
+    x = torch.ones(2, requires_grad=True)
+    con = console()
+    print_graph((x * 2).sum(), console=con)
+    assert "[1] None" in text_of(con)  # the constant 2 has no gradient edge
+
+
+def test_shared_nodes_are_shown_once_then_referenced():
+    x = torch.ones(2, requires_grad=True)
+    a = x * 2
+    z = (a + a).sum()
+    con = console()
+    print_graph(z, console=con)
+    lines = text_of(con).splitlines()
+    muls = [line for line in lines if "MulBackward0" in line]
+    assert len(muls) == 2
+    assert "(see above)" not in muls[0] and "(see above)" in muls[1]
+    assert sum("AccumulateGrad" in line for line in lines) == 1
+
+
+def test_deep_chain_is_iterative_and_cut():
+    x = torch.ones(1, requires_grad=True)
+    y = x
+    for _ in range(5000):
+        y = y * 1.0
+    con = console(width=200)
+    print_graph(y, console=con, max_nodes=50)
+    lines = text_of(con).splitlines()
+    assert sum("… (cut: max_nodes reached)" in line for line in lines) == 1
+    assert len(lines) <= 52
+    tree = graph_tree(y, max_nodes=10_000)  # builds without recursion
+    assert tree.label.plain.startswith("MulBackward0")
+
+
+def test_names_are_printed_literally():
+    x = torch.ones(2, requires_grad=True)
+    x.name = "[bold red]x[/] <img src=x>"
+    con = console()
+    print_graph((x * 2).sum(), console=con)
+    assert "→ [bold red]x[/] <img src=x> (2,) leaf" in text_of(con)
+
+
+def test_multiple_roots():
+    x = torch.ones(2, requires_grad=True)
+    g = torch.graph_of((x * 2).sum(), (x * 3).sum())
+    con = console()
+    print_graph(g, console=con)
+    lines = text_of(con).splitlines()
+    assert lines[0] == "backward graph"
+    assert sum("SumBackward0" in line for line in lines) == 2
+
+
+def test_custom_function_tree():
+    con = console()
+    print_graph(custom_function(), console=con)
+    out = text_of(con)
+    assert "CubeBackward" in out and "MulConstantBackward" in out and "→ a (2,) leaf" in out
+
+
+def test_step_table_rows_and_columns():
+    tr = seed_pow()
+    table = step_table(tr)
+    run = tr.run()
+    assert table.row_count == len(run.steps)
+    assert [c.header for c in table.columns] == ["step", "event", "node", "ready queue", "deps",
+                                                 "gradient"]
+    con = console(width=200)
+    con.print(table)
+    out = text_of(con)
+    for kind in ("compute_dependencies", "enqueue", "execute", "accumulate", "leaf_grad",
+                 "release_saved", "done"):
+        assert kind in out
+    assert "x.grad = (3,) [2, 4, 6]" in out
+    assert "input_nr=0: (3,) [1, 1, 1]" in out
+    assert "[PowBackward0, PowBackward0]" in out  # both pow nodes ready at once
+    assert "0 left" in out
+
+
+def test_print_steps_and_max_rows():
+    tr = seed_pow()
+    con = console(width=200)
+    print_steps(tr, console=con, max_rows=3)
+    out = text_of(con)
+    assert "run0: backward (pytorch engine)" in out
+    assert f"… {len(tr.run().steps) - 3} more steps not shown" in out
+    assert "leaf_grad" not in out
+
+
+def test_step_through_with_fake_input():
+    tr = seed_pow()
+    keys = iter(["n", "", "p", "\x1b[C", "zz", "q"])
+    prompts = []
+
+    def fake_input(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(keys)
+
+    con = console()
+    last = step_through(tr, console=con, input_fn=fake_input)
+    assert last == 2  # 0 -> 1 -> 2 -> 1 -> 2, an unknown command, quit
+    assert len(prompts) == 6
+    out = text_of(con)
+    n = len(tr.run().steps) - 1
+    shown = [line.strip("│ ").split("  ")[0] for line in out.splitlines() if "step " in line
+             and f"/{n}" in line]
+    assert shown == [f"step {k}/{n}" for k in (0, 1, 2, 1, 2, 2)]
+    assert "unknown command 'zz'" in out
+    assert "executing" in out and "ready queue" in out
+
+
+def test_step_through_to_the_end_and_eof():
+    tr = seed_pow()
+    n = len(tr.run().steps)
+    con = console()
+    assert step_through(tr, console=con, input_fn=lambda _: "") == n - 1
+
+    def eof(_: str) -> str:
+        raise EOFError
+
+    assert step_through(tr, console=console(), input_fn=eof) == 0
+
+
+def test_step_through_without_a_terminal_prints_the_table():
+    tr = seed_pow()
+    con = console(width=200)
+    assert not con.is_terminal
+    assert step_through(tr, console=con) == len(tr.run().steps) - 1
+    out = text_of(con)
+    assert "compute_dependencies" in out and "done" in out
+
+
+def test_step_table_needs_a_run():
+    with torch.trace() as tr:
+        pass
+    with pytest.raises(IndexError):
+        step_table(tr)
