@@ -686,7 +686,12 @@ def _op_call(op: OpRecord, tensors: dict[str, TensorInfo]) -> str:
         else:
             t = tensors.get(a)
             args.append(t.name if t is not None else str(a))
-    args += [f"{k}={value_str({'const': v})}" for k, v in op.kwargs.items()]
+    for k, v in op.kwargs.items():
+        if isinstance(v, dict) and set(v) == {"tensor"}:  # a tensor passed by keyword
+            t = tensors.get(v["tensor"])
+            args.append(f"{k}={t.name if t is not None else v['tensor']}")
+        else:
+            args.append(f"{k}={value_str({'const': v})}")
     return f"{op.name}({', '.join(args)})"
 
 

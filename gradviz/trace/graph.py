@@ -23,7 +23,7 @@ def graph_of(*tensors: Tensor, values: str = "none") -> BackwardGraph:
         >>> sorted(n.name for n in g.nodes.values())
         ['AccumulateGrad', 'MulBackward0', 'SumBackward0']
     """
-    from gradviz.trace.recorder import Trace
+    from gradviz.trace.recorder import Trace, user_frame
 
     rec = Trace(values=values)
     roots = []
@@ -33,6 +33,9 @@ def graph_of(*tensors: Tensor, values: str = "none") -> BackwardGraph:
         tid = rec._tensor(t)
         if t.grad_fn is not None:
             roots.append([rec.tensors[tid].grad_fn, t._output_nr])
+    frame = user_frame(2)
+    if frame is not None:  # leaves without a .name get the caller's variable names
+        rec._name_from_frame(frame)
     return BackwardGraph(nodes=dict(rec.nodes), roots=roots, tensors=dict(rec.tensors))
 
 

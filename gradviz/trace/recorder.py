@@ -330,7 +330,9 @@ class Trace:
             self.nodes[nid].forward_op = op_id
         self.ops.append(OpRecord(
             id=op_id, name=data["name"], inputs=inputs, outputs=outputs, node=nid,
-            kwargs={k: _jsonable(v) for k, v in data.get("kwargs", {}).items()},
+            # A tensor passed by keyword (nll_loss's target, where's condition) is linked by id.
+            kwargs={k: {"tensor": self._tensor(v, frame)} if isinstance(v, Tensor)
+                    else _jsonable(v) for k, v in data.get("kwargs", {}).items()},
             inplace=bool(data["inplace"]), scope=list(self._scope), source=source,
             segment=self.runs_total))
 
@@ -475,6 +477,8 @@ class Trace:
         for op in self.ops:
             live_tensors.update(i for i in op.inputs if isinstance(i, str))
             live_tensors.update(op.outputs)
+            live_tensors.update(v["tensor"] for v in op.kwargs.values()
+                                if isinstance(v, dict) and "tensor" in v)
             if op.node:
                 live_nodes.add(op.node)
         live_tensors.update(n.variable for k, n in self.nodes.items()
