@@ -1,0 +1,671 @@
+"""Reference solutions and checks for the tutorial exercises.
+
+Every exercise in the notebooks follows one pattern:
+
+1. an ``# Exercise`` cell defines a function (or class) with a working answer in it, under the
+   line ``# Solution (try it yourself first)``: delete the body and write your own;
+2. the next cell calls ``solutions.check_<name>(your_function)``, which runs your function on
+   fresh inputs, compares it with the reference answer below (``ref_<name>``) and raises an
+   ``AssertionError`` that says what is wrong, or prints a line starting with ``✓``.
+
+Read the reference answers only after you have tried. Everything here uses the same public API
+the notebooks teach (``import gradviz as torch``).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+import gradviz as torch
+from gradviz.autograd import Function, gradcheck
+from gradviz.autograd.engine import compute_dependencies
+from gradviz.autograd.graph import AccumulateGrad
+from gradviz.engines import mxnet as mx
+from gradviz.engines import singa
+
+
+def _ok(name: str, detail: str = "") -> None:
+    print(f"✓ {name}: correct" + (f" ({detail})" if detail else ""))
+
+
+def _close(got: Any, want: Any, what: str, tol: float = 1e-5) -> None:
+    got_a = np.asarray(got.detach().numpy() if isinstance(got, torch.Tensor) else got,
+                       dtype=np.float64)
+    want_a = np.asarray(want.detach().numpy() if isinstance(want, torch.Tensor) else want,
+                        dtype=np.float64)
+    assert got_a.shape == want_a.shape, f"{what}: shape {got_a.shape}, expected {want_a.shape}"
+    assert np.allclose(got_a, want_a, rtol=tol, atol=tol), (
+        f"{what}: got\n{got_a}\nexpected\n{want_a}")
+
+
+def _rng(seed: int) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+# =================================================================================================
+# 01 — tensors and backward
+# =================================================================================================
+def ref_cubic_grad(values: list[float]) -> torch.Tensor:
+    x = torch.tensor(values, requires_grad=True)
+    (x ** 3 - 2 * x).sum().backward()
+    return x.grad
+
+
+def check_cubic_grad(fn: Callable[[list[float]], torch.Tensor]) -> None:
+    for seed in range(3):
+        values = _rng(seed).uniform(-2, 2, size=4).tolist()
+        got = fn(values)
+        assert isinstance(got, torch.Tensor), f"return a tensor, got {type(got).__name__}"
+        _close(got, 3 * np.array(values) ** 2 - 2, f"cubic_grad({values})", tol=1e-4)
+    _ok("cubic_grad")
+
+
+def ref_weighted_grad(x: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    z = x ** 2
+    z.backward(v)
+    return x.grad
+
+
+def check_weighted_grad(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> None:
+    for seed in range(3):
+        rng = _rng(seed)
+        data, v = rng.normal(size=(2, 3)), rng.normal(size=(2, 3))
+        x = torch.tensor(data, requires_grad=True)
+        got = fn(x, torch.tensor(v))
+        _close(got, 2 * data * v, "weighted_grad")
+        assert x.grad is not None, "x.grad is still None: call backward on z with gradient=v"
+        _close(x.grad, 2 * data * v, "x.grad after weighted_grad")
+    _ok("weighted_grad")
+
+
+def ref_sgd_step(w: torch.Tensor, lr: float) -> None:
+    with torch.no_grad():
+        w -= lr * w.grad
+    w.grad = None
+
+
+def check_sgd_step(fn: Callable[[torch.Tensor, float], None]) -> None:
+    w = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    (w * w).sum().backward()  # w.grad = 2w
+    before_id = id(w)
+    fn(w, 0.25)
+    assert id(w) == before_id, "update w in place (w -= ...), do not rebind it"
+    assert w.is_leaf and w.requires_grad, "w must stay a leaf that requires grad (use no_grad)"
+    _close(w, [0.5, -1.0, 1.5], "w after one step")
+    assert w.grad is None, "reset w.grad to None after the step"
+    _ok("sgd_step")
+
+
+# =================================================================================================
+# 02 — looking inside
+# =================================================================================================
+def ref_node_names(t: torch.Tensor) -> list[str]:
+    order, seen, queue = [], {t.grad_fn}, [t.grad_fn]
+    while queue:
+        node = queue.pop(0)
+        order.append(type(node).__name__)
+        for nxt, _ in node.next_functions:
+            if nxt is not None and nxt not in seen:
+                seen.add(nxt)
+                queue.append(nxt)
+    return order
+
+
+def _graphs_02() -> list[torch.Tensor]:
+    x = torch.rand(3, requires_grad=True)
+    y = torch.rand(3, requires_grad=True)
+    h = x * y
+    return [x ** 2 + y ** 3, (h * h + h).sum(), ((x * 3).exp() + 1).sum(), torch.sum(x + y)]
+
+
+def check_node_names(fn: Callable[[torch.Tensor], list[str]]) -> None:
+    for t in _graphs_02():
+        want = ref_node_names(t)
+        got = list(fn(t))
+        assert got == want, f"for a graph ending in {t.grad_fn.name()}: got {got}, expected {want}"
+    _ok("node_names")
+
+
+def ref_leaves_of(t: torch.Tensor) -> list[torch.Tensor]:
+    leaves, seen, stack = [], set(), [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, AccumulateGrad):
+            leaves.append(node.variable)
+        for nxt, _ in node.next_functions:
+            if nxt is not None and nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return leaves
+
+
+def check_leaves_of(fn: Callable[[torch.Tensor], list[torch.Tensor]]) -> None:
+    for t in _graphs_02():
+        got = list(fn(t))
+        want = {id(v) for v in ref_leaves_of(t)}
+        assert len(got) == len({id(v) for v in got}), "list each leaf once"
+        assert {id(v) for v in got} == want, (
+            "not the same leaf tensors: use AccumulateGrad.variable, which *is* the leaf")
+    _ok("leaves_of")
+
+
+def ref_chain_grad(z: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    node, grad = z.grad_fn, torch.ones_like(z)
+    while not isinstance(node, AccumulateGrad):
+        grads = node(grad)
+        grads = grads if isinstance(grads, tuple) else (grads,)
+        node, grad = next((n, g) for (n, _), g in zip(node.next_functions, grads)
+                          if n is not None)
+    assert node.variable is x
+    return grad
+
+
+def check_chain_grad(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> None:
+    programs = [lambda x: ((x * 3).exp() + 1).sum(), lambda x: (x.sin() * 2).sum(),
+                lambda x: (x ** 3).tanh().sum()]
+    for prog in programs:
+        x = torch.rand(4, requires_grad=True)
+        got = fn(prog(x), x)
+        prog(x).backward()
+        _close(got, x.grad, "chain_grad vs backward()")
+    _ok("chain_grad")
+
+
+# =================================================================================================
+# 03 — extending autograd
+# =================================================================================================
+class RefSquare(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return 2 * x * grad_output
+
+
+def check_square(cls: type) -> None:
+    x = torch.randn(3, 2, dtype=torch.float64, requires_grad=True)
+    y = cls.apply(x)
+    assert y.grad_fn.name() == f"{cls.__name__}Backward", y.grad_fn.name()
+    assert len(y.grad_fn.saved_tensors) == 1, "save x with ctx.save_for_backward(x)"
+    _close(y, x.detach() ** 2, "forward")
+    assert gradcheck(cls.apply, (x,)), "gradcheck failed"
+    _ok("Square", "gradcheck passes")
+
+
+class RefSigmoid(Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = 1 / (1 + (-x).exp())
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (y,) = ctx.saved_tensors
+        return grad_output * y * (1 - y)
+
+
+def check_sigmoid(cls: type) -> None:
+    x = torch.randn(5, dtype=torch.float64, requires_grad=True)
+    y = cls.apply(x)
+    _close(y, 1 / (1 + np.exp(-x.detach().numpy())), "forward")
+    (saved,) = y.grad_fn.saved_tensors
+    _close(saved, y.detach(), "the saved tensor (save the output y, not the input)")
+    assert gradcheck(cls.apply, (x,)), "gradcheck failed"
+    _ok("Sigmoid", "saves its output, gradcheck passes")
+
+
+class RefScaleGrad(Function):
+    @staticmethod
+    def forward(ctx, x, scale):
+        ctx.scale = scale
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * ctx.scale, None
+
+
+def check_scale_grad(cls: type) -> None:
+    x = torch.randn(4, requires_grad=True)
+    y = cls.apply(x, -0.5)
+    _close(y, x.detach(), "forward must be the identity")
+    (y * 3).sum().backward()
+    _close(x.grad, torch.full((4,), -1.5), "x.grad (upstream 3 times scale -0.5)")
+    ok = gradcheck(lambda t: cls.apply(t, -0.5),
+                   (torch.randn(3, dtype=torch.float64, requires_grad=True),),
+                   raise_exception=False)
+    assert not ok, "gradcheck should *fail*: the backward is deliberately not the derivative"
+    _ok("ScaleGrad", "and gradcheck rightly rejects it")
+
+
+# =================================================================================================
+# 04 — the engine step by step
+# =================================================================================================
+def ref_dependency_counts(t: torch.Tensor) -> dict:
+    deps, seen, stack = {}, {t.grad_fn}, [t.grad_fn]
+    while stack:
+        for nxt, _ in stack.pop().next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps
+
+
+def _graphs_04() -> list[torch.Tensor]:
+    x = torch.rand(3, requires_grad=True)
+    w = torch.rand(3, requires_grad=True)
+    h = x * w
+    a, b = torch.rand(2, 3, requires_grad=True).unbind(0)
+    return [(h * h + h).sum(), (x ** 2 + w ** 3).sum(), (a * b + a).sum(),
+            ((x * w).exp() * w).sum()]
+
+
+def check_dependency_counts(fn: Callable[[torch.Tensor], dict]) -> None:
+    for t in _graphs_04():
+        got, want = fn(t), compute_dependencies(t.grad_fn)
+        names = {n: type(n).__name__ for n in want}
+        for node, count in want.items():
+            assert got.get(node) == count, (
+                f"{names[node]}: got {got.get(node)}, expected {count}")
+        assert set(got) == set(want), "count every reachable node (and only those)"
+    _ok("dependency_counts")
+
+
+def ref_predict_order(t: torch.Tensor) -> list:
+    deps = ref_dependency_counts(t)
+    ready = [(-t.grad_fn.sequence_nr, 0, t.grad_fn)]
+    order, arrivals = [], 1
+    while ready:
+        _, _, node = heapq.heappop(ready)
+        order.append(node)
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] -= 1
+            if deps[nxt] == 0:
+                heapq.heappush(ready, (-nxt.sequence_nr, arrivals, nxt))
+                arrivals += 1
+    return order
+
+
+def check_predict_order(fn: Callable[[torch.Tensor], list]) -> None:
+    for t in _graphs_04():
+        got = list(fn(t))
+        with torch.trace(values="none") as tr:
+            t.backward(retain_graph=True)
+        names = {v.id: v.name for v in tr.nodes.values()}
+        want = [names[s.node] for s in tr.steps() if s.kind == "execute"]
+        got_names = [type(n).__name__ for n in got]
+        assert got_names == want, f"got {got_names}\nthe engine ran {want}"
+    _ok("predict_order", "matches the engine's execute steps")
+
+
+def ref_my_backward(loss: torch.Tensor) -> dict:
+    deps = ref_dependency_counts(loss)
+    buffers = {loss.grad_fn: [torch.ones_like(loss)]}
+    ready = [(-loss.grad_fn.sequence_nr, 0, loss.grad_fn)]
+    grads, arrivals = {}, 1
+    while ready:
+        _, _, node = heapq.heappop(ready)
+        buf = buffers.pop(node)
+        if isinstance(node, AccumulateGrad):
+            grads[id(node.variable)] = buf[0]
+            continue
+        outs = node(*buf)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        for (nxt, nr), g in zip(node.next_functions, outs):
+            if nxt is None:
+                continue
+            slot = buffers.setdefault(nxt, [None] * nxt.num_outputs)
+            if g is not None:
+                slot[nr] = g if slot[nr] is None else slot[nr] + g
+            deps[nxt] -= 1
+            if deps[nxt] == 0:
+                heapq.heappush(ready, (-nxt.sequence_nr, arrivals, nxt))
+                arrivals += 1
+    return grads
+
+
+def check_my_backward(fn: Callable[[torch.Tensor], dict]) -> None:
+    x = torch.rand(3, requires_grad=True)
+    w = torch.rand(3, requires_grad=True)
+    p = torch.rand(2, 3, requires_grad=True)
+    a, b = p.unbind(0)
+    h = x * w
+    loss = (h * h + h).sum() + (a * b + a).sum() + (w.exp() * x).sum()
+    got = fn(loss)
+    loss.backward()
+    for name, leaf in (("x", x), ("w", w), ("p", p)):
+        assert id(leaf) in got, f"no gradient for {name} (key the dict by id(leaf))"
+        _close(got[id(leaf)], leaf.grad, f"gradient of {name}")
+    _ok("my_backward", "same gradients as loss.backward()")
+
+
+# =================================================================================================
+# 05 — three engines
+# =================================================================================================
+def ref_yield_order(loss: torch.Tensor, params: dict[str, torch.Tensor]) -> list[str]:
+    names = {id(p): name for name, p in params.items()}
+    return [names[id(p)] for p, _ in singa.backward(loss)]
+
+
+def check_yield_order(fn: Callable[[torch.Tensor, dict], list[str]]) -> None:
+    def program():
+        w1 = torch.rand(3, requires_grad=True)
+        w2 = torch.rand(3, requires_grad=True)
+        b = torch.rand(3, requires_grad=True)
+        x = torch.rand(3)
+        loss = (((x * w1).tanh() * w2).sigmoid() + b).sum()
+        return loss, {"w1": w1, "w2": w2, "b": b}
+
+    loss, params = program()
+    got = fn(loss, params)
+    loss2, params2 = program()
+    want = ref_yield_order(loss2, params2)
+    assert list(got) == want, f"got {got}, SINGA yields {want}"
+    _ok("yield_order", " → ".join(want))
+
+
+def ref_singa_sgd(loss: torch.Tensor, lr: float) -> None:
+    for p, g in singa.backward(loss):
+        with torch.no_grad():
+            p -= lr * g
+
+
+def check_singa_sgd(fn: Callable[[torch.Tensor, float], None]) -> None:
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = torch.tensor([0.5], requires_grad=True)
+    loss = ((w * w).sum() + b * 3).sum()
+    fn(loss, 0.1)
+    _close(w, [0.8, 1.6], "w after the update (w - 0.1 * 2w)")
+    _close(b, [0.2], "b after the update (b - 0.1 * 3)")
+    assert w.grad is None, "SINGA yields gradients; it never writes .grad"
+    _ok("singa_sgd")
+
+
+def ref_mx_grad_twice(grad_req: str) -> torch.Tensor:
+    x = mx.attach_grad(torch.tensor([1.0, 2.0, 3.0]), grad_req=grad_req)
+    for _ in range(2):
+        with mx.record():
+            y = (x * x).sum()
+        mx.backward(y)
+    return x.grad
+
+
+def check_mx_grad_twice(fn: Callable[[str], torch.Tensor]) -> None:
+    _close(fn("write"), [2.0, 4.0, 6.0], "grad_req='write' (the second pass overwrites)")
+    _close(fn("add"), [4.0, 8.0, 12.0], "grad_req='add' (the second pass adds)")
+    _ok("mx_grad_twice")
+
+
+# =================================================================================================
+# 06 — graph lifetime
+# =================================================================================================
+def ref_second_derivative(f: Callable[[torch.Tensor], torch.Tensor], x0: float) -> float:
+    x = torch.tensor(x0, dtype=torch.float64, requires_grad=True)
+    (dx,) = torch.autograd.grad(f(x), x, create_graph=True)
+    (ddx,) = torch.autograd.grad(dx, x)
+    return ddx.item()
+
+
+def check_second_derivative(fn: Callable[[Callable, float], float]) -> None:
+    cases = [(lambda x: x ** 4, 1.5, 12 * 1.5 ** 2), (lambda x: x.sin(), 0.7, -math.sin(0.7)),
+             (lambda x: (x * x).exp(), 0.3, (2 + 4 * 0.09) * math.exp(0.09))]
+    for f, x0, want in cases:
+        got = fn(f, x0)
+        assert abs(float(got) - want) < 1e-6, f"f''({x0}): got {got}, expected {want}"
+    _ok("second_derivative")
+
+
+def ref_hvp(f: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor,
+            v: torch.Tensor) -> torch.Tensor:
+    x = x.detach().requires_grad_(True)
+    (g,) = torch.autograd.grad(f(x), x, create_graph=True)
+    (hv,) = torch.autograd.grad((g * v).sum(), x)
+    return hv
+
+
+def check_hvp(fn: Callable[[Callable, torch.Tensor, torch.Tensor], torch.Tensor]) -> None:
+    rng = _rng(0)
+    a = rng.normal(size=(3, 3))
+    a_sym = a + a.T
+    A = torch.tensor(a)
+
+    def quad(x):  # 0.5 x^T A x  -> Hessian (A + A^T) / 2
+        return 0.5 * (x * (A @ x)).sum()
+
+    x = torch.tensor(rng.normal(size=3))
+    v = torch.tensor(rng.normal(size=3))
+    _close(fn(quad, x, v), a_sym @ v.numpy() / 2, "hvp of a quadratic form")
+
+    def cubic(x):  # sum x^3 -> Hessian diag(6x)
+        return (x ** 3).sum()
+
+    _close(fn(cubic, x, v), 6 * x.numpy() * v.numpy(), "hvp of sum(x**3)")
+    _ok("hvp")
+
+
+def ref_newton_step(f: Callable[[torch.Tensor], torch.Tensor], x0: float) -> float:
+    x = torch.tensor(x0, dtype=torch.float64, requires_grad=True)
+    (dx,) = torch.autograd.grad(f(x), x, create_graph=True)
+    (ddx,) = torch.autograd.grad(dx, x)
+    return x0 - dx.item() / ddx.item()
+
+
+def check_newton_step(fn: Callable[[Callable, float], float]) -> None:
+    got = fn(lambda x: (x - 3) ** 2, 10.0)
+    assert abs(got - 3.0) < 1e-9, f"a quadratic is solved in one Newton step; got {got}"
+
+    def g(x):
+        return x ** 4 - 2 * x
+
+    x = 1.0
+    for _ in range(30):
+        x = fn(g, x)
+    assert abs(4 * x ** 3 - 2) < 1e-8, f"Newton's method should converge to f'(x)=0; got x={x}"
+    _ok("newton_step")
+
+
+# =================================================================================================
+# 07 — in-place and versions
+# =================================================================================================
+def broken(x: torch.Tensor) -> torch.Tensor:
+    """The program of exercise 1: it fails in backward."""
+    y = x.sigmoid()
+    y.mul_(2)  # sigmoid saved its output y; this bumps y's version
+    return y.sum()
+
+
+def ref_fixed(x: torch.Tensor) -> torch.Tensor:
+    y = x.sigmoid()
+    y = y * 2
+    return y.sum()
+
+
+def check_fixed(fn: Callable[[torch.Tensor], torch.Tensor]) -> None:
+    x = torch.randn(4, requires_grad=True)
+    try:
+        broken(x).backward()
+        raise AssertionError("broken() unexpectedly worked")  # pragma: no cover
+    except RuntimeError as e:
+        assert "inplace operation" in str(e)
+    x.grad = None
+    out = fn(x)
+    _close(out, ref_fixed(x.detach()), "value")
+    out.backward()
+    s = 1 / (1 + np.exp(-x.detach().numpy()))
+    _close(x.grad, 2 * s * (1 - s), "x.grad")
+    _ok("fixed")
+
+
+def ref_sgd_update_(params: list[torch.Tensor], lr: float) -> None:
+    with torch.no_grad():
+        for p in params:
+            p.sub_(lr * p.grad)
+
+
+def check_sgd_update_(fn: Callable[[list[torch.Tensor], float], None]) -> None:
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = torch.tensor([3.0], requires_grad=True)
+    (w * w).sum().add(b.sum() * 2).backward()
+    versions = (w._version, b._version)
+    fn([w, b], 0.5)
+    _close(w, [0.0, 0.0], "w after the step")
+    _close(b, [2.0], "b after the step")
+    assert w.is_leaf and w.grad_fn is None, "the update must not be recorded (no_grad)"
+    assert (w._version, b._version) == (versions[0] + 1, versions[1] + 1), (
+        "update each parameter with exactly one in-place op: its _version goes up by one")
+    _ok("sgd_update_", "one version bump per parameter")
+
+
+# =================================================================================================
+# 08 — hooks
+# =================================================================================================
+def ref_make_clip_hook(max_norm: float) -> Callable[[torch.Tensor], torch.Tensor | None]:
+    def hook(grad):
+        norm = grad.norm().item()
+        if norm > max_norm:
+            return grad * (max_norm / norm)
+        return None
+
+    return hook
+
+
+def check_make_clip_hook(fn: Callable[[float], Callable]) -> None:
+    x = torch.tensor([1.0, 2.0, 2.0], requires_grad=True)
+    h = x.register_hook(fn(1.5))
+    (x * 10).sum().backward()  # gradient [10, 10, 10], norm 17.3
+    _close(x.grad.norm(), 1.5, "clipped gradient norm")
+    _close(x.grad, [1.5 / math.sqrt(3)] * 3, "clipped gradient (same direction)")
+    h.remove()
+    x.grad = None
+    x.register_hook(fn(100.0))
+    (x * 10).sum().backward()
+    _close(x.grad, [10.0, 10.0, 10.0], "a gradient under the limit is left alone")
+    _ok("make_clip_hook")
+
+
+def ref_gradient_order(loss: torch.Tensor, named: dict[str, torch.Tensor]) -> list[str]:
+    order = []
+    handles = [t.register_hook(lambda g, n=name: order.append(n)) for name, t in named.items()]
+    loss.backward()
+    for h in handles:
+        h.remove()
+    return order
+
+
+def check_gradient_order(fn: Callable[[torch.Tensor, dict], list[str]]) -> None:
+    def program():
+        x = torch.rand(3, requires_grad=True)
+        w = torch.rand(3, requires_grad=True)
+        h = x * w
+        a = h.exp()
+        b = h.sin()
+        loss = (a * b).sum() + w.sum()
+        return loss, {"x": x, "w": w, "h": h, "a": a, "b": b}
+
+    loss, named = program()
+    got = fn(loss, named)
+    loss2, named2 = program()
+    want = ref_gradient_order(loss2, named2)
+    assert list(got) == want, f"got {got}, the engine's order is {want}"
+    _ok("gradient_order", " → ".join(want))
+
+
+def ref_intermediate_grad(x: torch.Tensor) -> torch.Tensor:
+    y = x.exp()
+    y.retain_grad()
+    (y * y).sum().backward()
+    return y.grad
+
+
+def check_intermediate_grad(fn: Callable[[torch.Tensor], torch.Tensor]) -> None:
+    x = torch.randn(3, requires_grad=True)
+    got = fn(x)
+    assert got is not None, "y.grad is None: call y.retain_grad() before backward"
+    _close(got, 2 * np.exp(x.detach().numpy()), "dloss/dy = 2y")
+    _ok("intermediate_grad")
+
+
+# =================================================================================================
+# 09 — training an MLP
+# =================================================================================================
+def ref_accuracy(model: Any, X: torch.Tensor, y: torch.Tensor) -> float:
+    with torch.no_grad():
+        return (model(X).argmax(dim=1) == y).float().mean().item()
+
+
+def check_accuracy(fn: Callable[[Any, torch.Tensor, torch.Tensor], float]) -> None:
+    from gradviz import nn
+    from gradviz.data import make_moons
+
+    X, y = make_moons(50, noise=0.1, seed=1)
+    torch.manual_seed(1)
+    model = nn.Sequential(nn.Linear(2, 4), nn.ReLU(), nn.Linear(4, 2))
+    got = fn(model, X, y)
+    want = ref_accuracy(model, X, y)
+    assert abs(float(got) - want) < 1e-9, f"got {got}, expected {want}"
+    _ok("accuracy")
+
+
+def ref_grad_norms(model: Any) -> dict[str, float]:
+    return {name: p.grad.norm().item() for name, p in model.named_parameters()
+            if p.grad is not None}
+
+
+def check_grad_norms(fn: Callable[[Any], dict[str, float]]) -> None:
+    from gradviz import nn
+
+    torch.manual_seed(2)
+    model = nn.Sequential(nn.Linear(3, 5), nn.Tanh(), nn.Linear(5, 1))
+    model(torch.randn(8, 3)).pow(2).mean().backward()
+    got, want = fn(model), ref_grad_norms(model)
+    assert set(got) == set(want), f"keys {sorted(got)}, expected {sorted(want)}"
+    for k in want:
+        assert abs(got[k] - want[k]) < 1e-6, f"{k}: got {got[k]}, expected {want[k]}"
+    _ok("grad_norms")
+
+
+def ref_train(model: Any, X: torch.Tensor, y: torch.Tensor, steps: int = 200,
+              lr: float = 0.05) -> float:
+    import gradviz.nn.functional as F
+
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(X), y)
+        loss.backward()
+        opt.step()
+    return loss.item()
+
+
+def check_train(fn: Callable[..., float]) -> None:
+    from gradviz import nn
+    from gradviz.data import make_moons
+
+    X, y = make_moons(100, noise=0.1, seed=3)
+    torch.manual_seed(3)
+    model = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 2))
+    before = [p.detach().clone() for p in model.parameters()]
+    loss = fn(model, X, y)
+    assert any(not np.allclose(b.numpy(), p.detach().numpy())
+               for b, p in zip(before, model.parameters())), "the parameters did not change"
+    acc = ref_accuracy(model, X, y)
+    assert acc >= 0.95, f"training accuracy {acc:.2%}; expected at least 95%"
+    _ok("train", f"final loss {float(loss):.3f}, accuracy {acc:.0%}")
+
+
+__all__ = [name for name in dir() if name.startswith(("check_", "ref_", "Ref"))] + ["broken"]
