@@ -68,7 +68,7 @@ def test_deep_chain_is_iterative_and_cut():
     y = x
     for _ in range(5000):
         y = y * 1.0
-    con = console(width=200)
+    con = console(width=400)  # 50 nested levels of 4-column indents
     print_graph(y, console=con, max_nodes=50)
     lines = text_of(con).splitlines()
     assert sum("… (cut: max_nodes reached)" in line for line in lines) == 1
@@ -179,3 +179,17 @@ def test_step_table_needs_a_run():
         pass
     with pytest.raises(IndexError):
         step_table(tr)
+
+
+def test_shared_node_is_expanded_where_it_first_appears():
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = torch.tensor([3.0, 4.0], requires_grad=True)
+    h = a * b
+    con = console(width=200)
+    print_graph((h * h + h).sum(), console=con)
+    lines = text_of(con).splitlines()
+    first = next(i for i, line in enumerate(lines) if "MulBackward0 n2" in line)
+    assert "(see above)" not in lines[first]
+    assert "AccumulateGrad" in lines[first + 1]  # its subtree follows it directly
+    later = [line for line in lines[first + 1:] if "MulBackward0 n2" in line]
+    assert len(later) == 2 and all("(see above)" in line for line in later)

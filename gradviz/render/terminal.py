@@ -89,41 +89,41 @@ def graph_tree(obj: Any, run: int | str = -1, max_nodes: int = MAX_TREE_NODES) -
     roots = [r for r in g.roots if r[0] in g.nodes]
     root_names = {tensors[t].grad_fn: tensors[t].name for t in ctx["roots"]
                   if t in tensors and tensors[t].name != t}  # not the t0, t1 of unnamed ones
+    expanded: set[str] = set()
+    # (node id or None, parent branch, next_functions index, input_nr), popped in display
+    # order (depth-first, pre-order), so a shared node is expanded where it is first shown and
+    # "(see above)" is true wherever it appears again.
+    todo: list[tuple[str | None, Any, int | None, int | None]] = []
     if len(roots) == 1:
         rid = roots[0][0]
         tree = Tree(node_text(g.nodes[rid]))
         if rid in root_names:
             tree.label = Text(f"{clip(root_names[rid])}.grad_fn = ") + tree.label
-        stack: list[tuple[str, Any]] = [(rid, tree)]
+        expanded.add(rid)
+        todo = [(nxt, tree, i, nr)
+                for i, (nxt, nr) in reversed(list(enumerate(g.nodes[rid].next_functions)))]
     else:
         tree = Tree(Text("backward graph", style="bold"))
-        stack = []
-        for rid, nr in reversed(roots):
-            stack.append((rid, tree.add(node_text(g.nodes[rid], nr=nr))))
-        stack.reverse()
-    expanded: set[str] = {nid for nid, _ in stack}
-    lines = len(stack) or 1
-    todo = list(reversed(stack))
-    cut = False
-    while todo and not cut:
-        nid, branch = todo.pop()
-        children: list[tuple[str, Any]] = []
-        for i, (nxt, nr) in enumerate(g.nodes[nid].next_functions):
-            if lines >= max_nodes:
-                branch.add(Text("… (cut: max_nodes reached)", style="dim"))
-                cut = True
-                break
-            lines += 1
-            if nxt is None or nxt not in g.nodes:
-                branch.add(Text(f"[{i}] None", style="dim"))
-                continue
-            n = g.nodes[nxt]
-            seen = nxt in expanded and bool(n.next_functions)
-            child = branch.add(node_text(n, f"[{i}] ", nr, seen))
-            if not seen:
-                expanded.add(nxt)
-                children.append((nxt, child))
-        todo.extend(reversed(children))
+        todo = [(rid, tree, None, nr) for rid, nr in reversed(roots)]
+    lines = 1
+    while todo:
+        nid, parent, i, nr = todo.pop()
+        if lines >= max_nodes:
+            parent.add(Text("… (cut: max_nodes reached)", style="dim"))
+            break
+        lines += 1
+        prefix = "" if i is None else f"[{i}] "
+        if nid is None or nid not in g.nodes:
+            parent.add(Text(f"{prefix}None", style="dim"))
+            continue
+        n = g.nodes[nid]
+        seen = nid in expanded and bool(n.next_functions)
+        branch = parent.add(node_text(n, prefix, nr, seen))
+        if seen:
+            continue
+        expanded.add(nid)
+        todo.extend((nxt, branch, j, k)
+                    for j, (nxt, k) in reversed(list(enumerate(n.next_functions))))
     return tree
 
 
