@@ -2,7 +2,7 @@
 #   make demo          run the bundled example through the installed `gradviz` command
 #   make test          lint + full test suite (adds the torch parity extra when CI=true or PARITY=1)
 #   make lint          ruff only
-#   make bench         benchmarks (once benchmarks/run.py exists)
+#   make bench         benchmarks: gradviz against NumPy (and PyTorch with PARITY=1)
 #   make clean         remove build artefacts and caches (keeps .venv); `make distclean` also drops .venv
 
 SHELL := /bin/bash
@@ -58,12 +58,8 @@ test: $(TEST_DEPS)
 lint: venv
 	$(PY) -m ruff check .
 
-bench: venv
-	@if [ -f benchmarks/run.py ]; then \
-		$(PY) benchmarks/run.py; \
-	else \
-		echo "No benchmarks yet: see benchmarks/README.md"; \
-	fi
+bench: $(TEST_DEPS)
+	$(PY) benchmarks/run.py
 
 clean:
 	rm -rf build dist gradviz-out .pytest_cache .ruff_cache .hypothesis
