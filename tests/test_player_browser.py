@@ -332,3 +332,45 @@ def test_fragment_inserted_like_a_notebook_output(driver, tmp_path, shadow):
     assert driver.execute_script("return arguments[0].querySelectorAll('img').length", root) == 0
     _assert_no_alert(driver)
     _assert_no_console_errors(driver)
+
+
+def test_the_three_engines_schedules_play(driver, tmp_path):
+    """PyTorch's, SINGA's and MXNet's runs of the seed program each replay step by step."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    def seed(x, y):
+        return (x ** 2 + y ** 3).sum()
+
+    x = torch.rand(3, 3, requires_grad=True)
+    y = torch.rand(3, 3, requires_grad=True)
+    tr = torch.compare_engines(seed, x, y).trace
+    assert [r.engine for r in tr.runs] == ["pytorch", "singa", "mxnet"]
+    uri = _open(driver, tmp_path, tr.to_html())
+    for i, run in enumerate(tr.runs):
+        Select(driver.find_element(By.CSS_SELECTOR, '[data-role="run"]')).select_by_value(str(i))
+        st = _state(driver)
+        assert st["run"] == i and st["step"] == 0
+        highlighted = 0
+        for k in range(1, len(run.steps)):
+            driver.execute_script("""
+                const s = document.querySelector('[data-role="slider"]');
+                s.value = String(arguments[0]); s.dispatchEvent(new Event('input'));""", k)
+            st = _state(driver)
+            step = run.steps[k]
+            assert st["step"] == k
+            assert step.kind in st["event"], (run.engine, k)
+            # A step about a node of the drawn graph highlights exactly that node.
+            if step.node is not None and step.node in run.nodes:
+                assert st["current"] == [step.node], (run.engine, k, step.kind)
+                highlighted += 1
+        executed = [s for s in run.steps if s.kind == "execute"]
+        assert executed and highlighted >= len(executed), run.engine
+        # Every run ends with both leaves' gradients shown: 2x and 3y**2, the same in all three.
+        gx = f"{2 * x.detach().numpy()[0, 0]:.4g}"
+        gy = f"{3 * y.detach().numpy()[0, 0] ** 2:.4g}"
+        assert "x.grad" in st["leaves"] and "y.grad" in st["leaves"], run.engine
+        assert "None" not in st["leaves"], (run.engine, st["leaves"])
+        assert gx[:4] in st["leaves"] and gy[:4] in st["leaves"], (run.engine, gx, gy)
+    _assert_no_network(driver, uri)
+    _assert_no_console_errors(driver)
