@@ -40,11 +40,8 @@ sigmoid = _F.sigmoid
 tanh = _F.tanh
 
 
-def _no_int(name: str, input: Tensor, kernel: str) -> None:
-    if input._data.dtype.kind != "f":
-        raise NotImplementedError(
-            f'"{kernel}" not implemented for \'{input.dtype._legacy[:-6]}\' ({name}: input of '
-            f"shape {list(input.shape)}; convert it with .float() first)")
+# PyTorch's error for a floating-point-only kernel called on an integer tensor.
+_no_int = _F._floating_kernel
 
 
 # -- activations ---------------------------------------------------------------------------------
