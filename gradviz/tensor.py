@@ -94,7 +94,16 @@ class Tensor:
         t = object.__new__(cls)
         if type(arr) is not np.ndarray:
             arr = np.asarray(arr)  # NumPy reductions hand back scalars, not 0-d arrays
-        t._init(arr, requires_grad)
+        # NOTE [perf]: _init's body, inlined: every op result comes through here.
+        t._data = arr
+        t._requires_grad = requires_grad
+        t.grad = None
+        t.grad_fn = None
+        t._output_nr = 0
+        t._version_counter = _VersionCounter()
+        t._base = None
+        t._view_meta = None
+        t._extra = None
         return t
 
     def _x(self) -> _Extra:

@@ -319,7 +319,7 @@ _NO_EDGE = (None, 0)
 def collect_next_edges(args: tuple) -> tuple[Edge, ...]:
     """One edge per argument: the gradient edge of each tensor that requires grad, else
     ``(None, 0)`` (PyTorch's ``collect_next_edges``)."""
-    tensor_type = _tensor_class()
+    tensor_type = _TENSOR or _tensor_class()
     return tuple([_edge(a) if isinstance(a, tensor_type) and a._requires_grad else _NO_EDGE
                   for a in args])
 

@@ -202,7 +202,7 @@ def _save_plan(op: OpInfo, mask: tuple[bool, ...]) -> tuple[tuple[str, int | Non
 def _record(op: OpInfo, result: Tensor, args: tuple, arrays: list, kwargs: dict,
             edges: tuple) -> Node:
     out = result._data
-    node = _node_class(op)(edges, ((out.shape, out.dtype),))
+    node = (op.node_cls or _node_class(op))(edges, ((out.shape, out.dtype),))
     result.grad_fn = node  # set_history for the single output, inlined
     result._output_nr = 0
     result._requires_grad = True

@@ -26,6 +26,8 @@ __all__ = [
 ]
 
 _O = OPS
+_MUL, _ADD = OPS["mul"], OPS["add"]
+_PLAIN = (Tensor, float, int)  # operands that need no conversion
 
 
 def _tensor_arg(x: Any, like: Tensor | None = None) -> Any:
@@ -48,8 +50,9 @@ def add(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
         tensor([2., 3.])
     """
     if not isinstance(input, Tensor):  # 2 + x records AddBackward0 with x as `other`
-        return dispatch(_O["add"], _tensor_arg(input), other, alpha=alpha)
-    return dispatch(_O["add"], input, _tensor_arg(other), alpha=alpha)
+        return dispatch(_ADD, _tensor_arg(input), other, alpha=alpha)
+    return dispatch(_ADD, input, other if type(other) in _PLAIN else _tensor_arg(other),
+                    alpha=alpha)
 
 
 def sub(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
@@ -104,7 +107,12 @@ def mul(input: Any, other: Any) -> Tensor:
         >>> gradviz.mul(gradviz.tensor([1.0, 2.0]), 3)
         tensor([3., 6.])
     """
-    return dispatch(_O["mul"], _tensor_arg(input), _tensor_arg(other))
+    # NOTE [perf]: the common operand types skip _tensor_arg's checks.
+    if type(input) is not Tensor:
+        input = _tensor_arg(input)
+    if type(other) not in _PLAIN:
+        other = _tensor_arg(other)
+    return dispatch(_MUL, input, other)
 
 
 multiply = mul
