@@ -67,7 +67,7 @@ class Tensor:
         tensor([2., 4.])
     """
 
-    __slots__ = ("_data", "_requires_grad", "grad", "grad_fn", "_output_nr", "_version_counter",
+    __slots__ = ("_data", "_requires_grad", "_grad", "grad_fn", "_output_nr", "_version_counter",
                  "_base", "_view_meta", "_extra", "__weakref__")
 
     # NumPy must hand binary operators with a Tensor operand back to us (ndarray * Tensor).
@@ -80,7 +80,7 @@ class Tensor:
     def _init(self, arr: np.ndarray, requires_grad: bool) -> None:
         self._data = arr
         self._requires_grad = requires_grad
-        self.grad: Tensor | None = None
+        self._grad: Tensor | None = None
         self.grad_fn: Node | None = None
         self._output_nr = 0
         self._version_counter = _VersionCounter()
@@ -97,7 +97,7 @@ class Tensor:
         # NOTE [perf]: _init's body, inlined: every op result comes through here.
         t._data = arr
         t._requires_grad = requires_grad
-        t.grad = None
+        t._grad = None
         t.grad_fn = None
         t._output_nr = 0
         t._version_counter = _VersionCounter()
@@ -221,6 +221,31 @@ class Tensor:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = bool(requires_grad)
         return self
+
+    @property
+    def grad(self) -> Tensor | None:
+        """The accumulated gradient of a leaf (or of a non-leaf after :meth:`retain_grad`).
+
+        Reading it on a non-leaf that does not retain its gradient warns, as PyTorch does:
+        such a tensor's ``.grad`` is never filled in.
+        """
+        if self.grad_fn is not None and self._grad is None and not self.retains_grad:
+            import warnings
+
+            warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
+            if value.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+        self._grad = value
 
     @property
     def is_leaf(self) -> bool:
@@ -423,6 +448,14 @@ class Tensor:
             out.grad = Tensor._make(self.grad._data.copy())
         memo[id(self)] = out
         return out
+
+
+_NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If "
+    "you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. "
+    "See github.com/pytorch/pytorch/pull/30531 for more informations.")
 
 
 def _rebuild(arr: np.ndarray, requires_grad: bool) -> Tensor:

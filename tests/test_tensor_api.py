@@ -607,3 +607,35 @@ def test_repr_of_leaf_grad_and_format() -> None:
     assert repr(x.grad) == "tensor([2., 2.])"
     assert f"{gradviz.tensor(2.5):.2f}" == "2.50"
     assert f"{gradviz.tensor([1.0])}" == "tensor([1.])"
+
+
+def test_reading_grad_of_a_non_leaf_warns_like_pytorch() -> None:
+    import warnings
+
+    x = gradviz.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    y.sum().backward()
+    with pytest.warns(UserWarning, match=r"^The \.grad attribute of a Tensor that is not a leaf "
+                                         r"Tensor is being accessed"):
+        assert y.grad is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # leaves and retained non-leaves are read silently
+        assert x.grad.tolist() == [2.0, 2.0]
+        w = x * 3
+        w.retain_grad()
+        w.sum().backward()
+        assert w.grad.tolist() == [1.0, 1.0]
+
+
+def test_assigning_grad_checks_shape_and_dtype() -> None:
+    x = gradviz.tensor([1.0, 2.0], requires_grad=True)
+    x.grad = gradviz.tensor([0.5, 0.5])
+    assert x.grad.tolist() == [0.5, 0.5]
+    with pytest.raises(RuntimeError, match="assigned grad has data of a different size"):
+        x.grad = gradviz.tensor([1.0])
+    with pytest.raises(RuntimeError, match="assigned grad has data of a different type"):
+        x.grad = gradviz.tensor([1.0, 2.0], dtype=gradviz.float64)
+    with pytest.raises(TypeError, match="assigned grad expected to be a Tensor or None"):
+        x.grad = [1.0, 2.0]
+    x.grad = None
+    assert x.grad is None
