@@ -200,18 +200,18 @@ def summarize(value: Any, mode: str = "small") -> dict[str, Any]:
     if mode == "all" or arr.size <= SMALL:
         out["values"] = _list(arr)
         return out
-    flat = arr.reshape(-1)
-    # NOTE [perf]: three passes with no copies; the masked copy below only when some value is
-    # not finite (then the stats describe the finite values).
-    lo, hi = float(flat.min()), float(flat.max())
-    mean = float(flat.mean(dtype=np.float64))
+    # NOTE [perf]: three passes over the array as it is laid out, with no copies (reshape(-1)
+    # would copy a transposed gradient); the masked copy below only when some value is not
+    # finite (then the stats describe the finite values).
+    lo, hi = float(arr.min()), float(arr.max())
+    mean = float(arr.mean(dtype=np.float64))
     if not (math.isfinite(lo) and math.isfinite(hi) and math.isfinite(mean)):
-        as_float = flat.astype(np.float64)
+        as_float = arr.astype(np.float64).reshape(-1)
         finite = as_float[np.isfinite(as_float)]
         lo, hi, mean = ((float(finite.min()), float(finite.max()), float(finite.mean()))
                         if finite.size else (math.nan,) * 3)
     out["stats"] = {"min": _num(lo), "max": _num(hi), "mean": _num(mean)}
-    out["head"] = _list(flat[:HEAD])
+    out["head"] = _list(np.asarray(arr.flat[:HEAD]))  # the first elements, without a copy
     return out
 
 
