@@ -31,7 +31,7 @@ def render(
     trace_file: Annotated[Path, typer.Argument(help="A trace.json written by `gradviz trace`.",
                                                 show_default=False)],
     out: Annotated[Path | None, typer.Option(
-        "--out", "-o", help="Output folder [default: the trace file's folder].",
+        "--out", "-o", help="Output folder (default: the trace file's folder).",
         show_default=False)] = None,
     formats: Annotated[list[Format] | None, typer.Option(
         "--format", "-f", help="Also write the drawings in this format (repeatable).")] = None,

@@ -49,7 +49,7 @@ def trace(
         help="Arguments for the script (everything after SCRIPT).", show_default=False)
     ] = None,
     out: Annotated[Path | None, typer.Option(
-        "--out", "-o", help="Output folder [default: gradviz-out/<script name>/].",
+        "--out", "-o", help="Output folder (default: gradviz-out/<script name>/).",
         show_default=False)] = None,
     formats: Annotated[list[Format] | None, typer.Option(
         "--format", "-f", help="Also write the drawings in this format (repeatable).")] = None,
