@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _graphs import sig
 
 import gradviz
 import gradviz.nn.functional as F
@@ -24,30 +25,6 @@ XA = RNG.standard_normal((4, 5))
 YA = RNG.standard_normal((4, 5))
 
 
-def sig(t: gradviz.Tensor) -> str:
-    """``Name(child, ...)`` for the graph behind ``t``; ``Acc`` for a leaf, ``None`` no edge."""
-    if t.grad_fn is None:
-        return "None"
-    out: list[str] = []
-    stack: list[Any] = [t.grad_fn]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str) or item is None:
-            out.append(str(item))
-            continue
-        name = item.name()
-        if name == "torch::autograd::AccumulateGrad":
-            out.append("Acc")
-            continue
-        kids = [n for n, _ in item.next_functions]
-        out.append(name + ("(" if kids else ""))
-        if kids:
-            stack.append(")")
-            for i, k in enumerate(reversed(kids)):
-                stack.append(k)
-                if i < len(kids) - 1:
-                    stack.append(", ")
-    return "".join(out)
 
 
 def env() -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _graphs import sig
 
 import gradviz
 from gradviz.autograd import gradcheck, gradgradcheck
@@ -27,34 +28,6 @@ def leaf(*shape: int, low: float = -1.0, high: float = 1.0) -> gradviz.Tensor:
     return gradviz.tensor(RNG.uniform(low, high, shape), dtype=F64, requires_grad=True)
 
 
-def sig(t: gradviz.Tensor) -> str:
-    """The graph behind ``t``: ``Name(child, ...)``, ``Acc`` for a leaf, ``None`` for no edge."""
-    root = t.grad_fn
-    if root is None:
-        return "None"
-    out: list[str] = []
-    stack: list[Any] = [root]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            out.append(item)
-            continue
-        if item is None:
-            out.append("None")
-            continue
-        name = item.name()
-        if name == "torch::autograd::AccumulateGrad":
-            out.append("Acc")
-            continue
-        kids = [n for n, _ in item.next_functions]
-        out.append(name + ("(" if kids else ""))
-        if kids:
-            stack.append(")")
-            for i, k in enumerate(reversed(kids)):
-                stack.append(k)
-                if i < len(kids) - 1:
-                    stack.append(", ")
-    return "".join(out)
 
 
 def saved(node: Any) -> list[str]:
