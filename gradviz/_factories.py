@@ -107,7 +107,7 @@ def _infer_np(data: Any) -> np.ndarray:
         if data.dtype.kind not in "biuf":
             raise TypeError(f"can't convert np.ndarray of type numpy.{data.dtype.name}.")
         return data.copy()
-    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
+    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
         data = [x.item() if isinstance(x, Tensor) and x.numel() == 1 else
                 (x.tolist() if isinstance(x, Tensor) else x) for x in data]
     arr = np.array(data)
@@ -124,10 +124,6 @@ def _infer_np(data: Any) -> np.ndarray:
                         "tensor(): nested sequences must have the same length in every "
                         f"dimension (got {data!r})")
     raise TypeError(f"tensor(): unsupported data of type {arr.dtype}")
-
-
-def _flat(seq: Sequence) -> list:
-    return list(seq)
 
 
 def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False,

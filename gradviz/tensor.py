@@ -16,7 +16,6 @@ import numpy as np
 
 from gradviz import _dtype
 from gradviz._dtype import dtype as _DType
-from gradviz.autograd.grad_mode import _state as _grad_state
 from gradviz.autograd.graph import AccumulateGrad, Node, RemovableHandle, _add_hook, _HookDict
 
 __all__ = ["Tensor"]
@@ -483,10 +482,6 @@ def _unwrap_grad(g: Any) -> Any:
 
 def _is_number(x: object) -> bool:
     return isinstance(x, _Number) and not isinstance(x, Tensor)
-
-
-def _grad_enabled() -> bool:
-    return _grad_state.enabled
 
 
 # Operator methods are attached by gradviz.ops (which needs this class first); see ops/methods.py.

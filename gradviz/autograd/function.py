@@ -238,9 +238,6 @@ class Function(metaclass=_FunctionMeta):
                 for t in ctx.to_save]
         else:
             ctx.next_functions = tuple(NO_EDGE for _ in args)
-            for o in outputs:
-                if isinstance(o, Tensor) and id(o) in dirty:
-                    pass  # an in-place result keeps its history when nothing is recorded
         for o in outputs:
             if isinstance(o, Tensor) and id(o) in non_diff:
                 o._requires_grad = False

@@ -485,11 +485,14 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
     return dispatch(_O["mm"], input, mat2)
 
 
+_C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half"}
+
+
 def _same_dtype(name: str, a: Tensor, b: Tensor) -> None:
     if a._data.dtype != b._data.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{a.dtype.name} != {b.dtype.name} ({name})".replace(
-                               "float32", "float").replace("float64", "double"))
+        da, db = (_C_TYPE_NAMES.get(t.dtype.name, t.dtype.name) for t in (a, b))
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {da} != {db} "
+                           f"({name})")
 
 
 def dot(input: Tensor, tensor: Tensor) -> Tensor:

@@ -8,7 +8,7 @@ tensors ``t0, t1, ...``, forward ops ``op0, ...``, backward nodes ``n0, ...``.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -214,7 +214,3 @@ def summarize(value: Any, mode: str = "small") -> dict[str, Any]:
     out["head"] = _list(np.asarray(arr.flat[:HEAD]))  # the first elements, without a copy
     return out
 
-
-def to_plain(obj: Any) -> Any:
-    """A dataclass tree as plain dicts/lists (for JSON)."""
-    return asdict(obj)
