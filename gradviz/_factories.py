@@ -46,6 +46,7 @@ def seed() -> int:
         >>> import gradviz
         >>> s = gradviz.seed(); s == gradviz.initial_seed()
         True
+        >>> _ = gradviz.manual_seed(0)  # back to a repeatable state
     """
     s = int(np.random.SeedSequence().entropy % (2**63))
     manual_seed(s)
