@@ -66,8 +66,8 @@ class Tensor:
         tensor([2., 4.])
     """
 
-    __slots__ = ("_data", "_requires_grad", "_grad", "grad_fn", "_output_nr", "_version_counter",
-                 "_base", "_view_meta", "_extra", "__weakref__")
+    __slots__ = ("_data", "_requires_grad", "_grad", "grad_fn", "_output_nr", "_vc", "_base",
+                 "_view_meta", "_extra", "__weakref__")
 
     # NumPy must hand binary operators with a Tensor operand back to us (ndarray * Tensor).
     __array_ufunc__ = None
@@ -82,7 +82,7 @@ class Tensor:
         self._grad: Tensor | None = None
         self.grad_fn: Node | None = None
         self._output_nr = 0
-        self._version_counter = _VersionCounter()
+        self._vc: _VersionCounter | None = None  # created on first use: see _version_counter
         self._base: Tensor | None = None
         self._view_meta: Any = None  # a view's recipe (gradviz.ops.dispatch.ViewMeta)
         self._extra: _Extra | None = None
@@ -99,11 +99,27 @@ class Tensor:
         t._grad = None
         t.grad_fn = None
         t._output_nr = 0
-        t._version_counter = _VersionCounter()
+        t._vc = None
         t._base = None
         t._view_meta = None
         t._extra = None
         return t
+
+    @property
+    def _version_counter(self) -> _VersionCounter:
+        """The counter shared with this tensor's views (PyTorch's ``VariableVersion``).
+
+        NOTE [perf]: most tensors are never saved, viewed or written in place, so the counter is
+        created on first use; until then the version is 0.
+        """
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = _VersionCounter()
+        return vc
+
+    @_version_counter.setter
+    def _version_counter(self, counter: _VersionCounter) -> None:
+        self._vc = counter
 
     def _x(self) -> _Extra:
         extra = self._extra
@@ -185,7 +201,8 @@ class Tensor:
     @property
     def _version(self) -> int:
         """How many times this tensor's storage was modified in place."""
-        return self._version_counter.version
+        vc = self._vc
+        return 0 if vc is None else vc.version
 
     # -- autograd attributes ---------------------------------------------------------------------
     @property

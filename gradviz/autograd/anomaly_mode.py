@@ -60,10 +60,11 @@ def _listener(event: str, data: dict[str, Any]) -> None:
                                    "output.")
     elif event == "error":
         node = data.get("node")
-        if node is not None and node._metadata and "traceback_" in node._metadata:
+        meta = node._extra.metadata if node is not None and node._extra is not None else None
+        if meta and "traceback_" in meta:
             warnings.warn(
                 f"Error detected in {node.name()}. Traceback of forward call that caused the "
-                "error:\n" + "".join(node._metadata["traceback_"]),
+                "error:\n" + "".join(meta["traceback_"]),
                 stacklevel=_user_stacklevel())
 
 

@@ -42,15 +42,19 @@ __all__ = ["run_backward", "compute_dependencies"]
 def compute_dependencies(root: Node) -> dict[Node, int]:
     """For every node reachable from ``root``: how many edges point at it (iteratively)."""
     deps: dict[Node, int] = {}
-    seen = {root}
     stack = [root]
     while stack:
         for nxt, _ in stack.pop().next_functions:
-            if nxt is not None:
-                deps[nxt] = deps.get(nxt, 0) + 1
-                if nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
+            if nxt is None:
+                continue
+            # The graph is acyclic, so the root is never reached again: a node seen for the
+            # first time is exactly one not yet in deps (no separate visited set).
+            count = deps.get(nxt)
+            if count is None:
+                deps[nxt] = 1
+                stack.append(nxt)
+            else:
+                deps[nxt] = count + 1
     return deps
 
 
@@ -138,31 +142,25 @@ def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph:
     # The ready queue: (-sequence_nr, arrival, node, input buffer). Arrival breaks ties FIFO.
     ready: list[tuple[int, int, Node, list]] = []
     not_ready: dict[Node, list] = {}
-    arrivals = 0
-
-    def push(node: Node, buf: list) -> None:
-        nonlocal arrivals
-        heapq.heappush(ready, (-node._seq, arrivals, node, buf))
-        arrivals += 1
-        if _listeners:
-            emit("enqueue", {"node": node, "ready": [e[2] for e in sorted(ready)]})
-
-    push(graph_root, buffer)
+    arrivals = 1
+    task: tuple[int, int, Node, list] | None = (-graph_root._seq, 0, graph_root, buffer)
+    if _listeners:
+        emit("enqueue", {"node": graph_root, "ready": [graph_root]})
     node: Node | None = None
     try:
         # PyTorch computes 1/0 = inf silently; so do the formulas here (no NumPy warnings).
         with set_grad_enabled(create_graph), np.errstate(all="ignore"):
-            while ready:
-                _, _, node, buf = heapq.heappop(ready)
+            while task is not None:
+                _, _, node, buf = task
                 is_leaf = type(node) is AccumulateGrad
                 # NOTE [perf]: most nodes have no hooks; test before calling.
-                if (is_leaf or node._tensor_pre_hooks or node._retains_grad_hooks
-                        or node._pre_hooks):
+                if is_leaf or node._extra is not None:
                     buf = _call_pre_hooks(node, buf, create_graph)
                 if needed is not None:
                     for input_nr, idx in captures.get(node, ()):
                         captured[idx] = buf[input_nr]
                     if node not in needed:
+                        task = heapq.heappop(ready) if ready else None
                         continue
                 outputs: tuple = () if is_leaf else node.apply(buf, create_graph)
                 if _listeners:
@@ -172,8 +170,9 @@ def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph:
                     _accumulate_grad(node, buf[0], create_graph)
                 if not keep_graph and node.release_variables() and _listeners:
                     emit("release_saved", {"node": node})
-                if node._post_hooks:
+                if node._extra is not None and node._extra.post_hooks:
                     outputs = _call_post_hooks(node, outputs, buf, create_graph)
+                newly = None  # the last node made ready by this one, not yet in the queue
                 for (nxt, input_nr), grad in zip(node.next_functions, outputs):
                     if nxt is None:
                         continue
@@ -181,9 +180,13 @@ def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph:
                     deps[nxt] = left
                     if needed is not None and nxt not in needed and nxt not in captures:
                         continue
-                    nbuf = not_ready.get(nxt)
+                    # NOTE [perf]: a node with one incoming edge (most of them) gets its input
+                    # buffer when it becomes ready and never enters not_ready.
+                    nbuf = not_ready.pop(nxt, None) if left == 0 else not_ready.get(nxt)
                     if nbuf is None:
-                        nbuf = not_ready[nxt] = [None] * len(nxt._out_meta)
+                        nbuf = [None] * len(nxt._out_meta)
+                        if left:
+                            not_ready[nxt] = nbuf
                     if grad is not None:
                         old = nbuf[input_nr]
                         nbuf[input_nr] = grad if old is None else old + grad
@@ -192,8 +195,19 @@ def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph:
                                             "buffer": nbuf[input_nr], "from": node,
                                             "remaining": left})
                     if left == 0:
-                        del not_ready[nxt]
-                        push(nxt, nbuf)
+                        if newly is not None:
+                            heapq.heappush(ready, newly)
+                        newly = (-nxt._seq, arrivals, nxt, nbuf)
+                        arrivals += 1
+                        if _listeners:
+                            emit("enqueue", {"node": nxt, "ready": [
+                                e[2] for e in sorted([*ready, newly])]})
+                # NOTE [perf]: in a chain the newly ready node is the only one: heappushpop
+                # hands it straight back without touching the heap.
+                if newly is not None:
+                    task = heapq.heappushpop(ready, newly)
+                else:
+                    task = heapq.heappop(ready) if ready else None
             node = None
     except BaseException as exc:
         if _listeners:
@@ -241,16 +255,17 @@ def _call_pre_hooks(node: Node, buf: list, create_graph: bool) -> list:
             emit("hook", {"kind": "tensor", "node": node, "fn": fn, "input_nr": nr})
         if res is not None:
             buf[nr] = _from_hook(res, g, create_graph, getattr(fn, "__name__", "hook"))
-    if node._retains_grad_hooks:
-        for nr, ref in node._retains_grad_hooks.items():
+    extra = node._extra
+    if extra is not None and extra.retains_grad_hooks:
+        for nr, ref in extra.retains_grad_hooks.items():
             t = ref()
             g = buf[nr]
             if t is not None and g is not None:
                 _store_retained(t, g, create_graph)
                 if _listeners:
                     emit("hook", {"kind": "retain_grad", "node": node, "tensor": t})
-    if node._pre_hooks:
-        for fn in list(node._pre_hooks.values()):
+    if extra is not None and extra.pre_hooks:
+        for fn in list(extra.pre_hooks.values()):
             res = fn(tuple(None if g is None else _wrap_grad(g) for g in buf))
             if _listeners:
                 emit("hook", {"kind": "prehook", "node": node, "fn": fn})
@@ -262,7 +277,7 @@ def _call_pre_hooks(node: Node, buf: list, create_graph: bool) -> list:
 
 def _call_post_hooks(node: Node, outputs: tuple, buf: list, create_graph: bool) -> tuple:
     grad_outputs = tuple(None if g is None else _wrap_grad(g) for g in buf)
-    for fn in list(node._post_hooks.values()):
+    for fn in list(node._extra.post_hooks.values()):
         grad_inputs = tuple(None if g is None else _wrap_grad(g) for g in outputs)
         res = fn(grad_inputs, grad_outputs)
         if _listeners:

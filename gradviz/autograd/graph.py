@@ -92,6 +92,19 @@ def _add_hook(hooks: _HookDict, fn: Callable) -> RemovableHandle:
     return handle
 
 
+class _NodeExtra:
+    """A node's hooks and metadata: rare, so kept out of every node's construction."""
+
+    __slots__ = ("pre_hooks", "post_hooks", "tensor_pre_hooks", "retains_grad_hooks", "metadata")
+
+    def __init__(self) -> None:
+        self.pre_hooks: _HookDict | None = None
+        self.post_hooks: _HookDict | None = None
+        self.tensor_pre_hooks: _HookDict | None = None
+        self.retains_grad_hooks: dict | None = None
+        self.metadata: dict | None = None
+
+
 class Node:
     """A backward function in the graph (``torch.autograd.graph.Node``).
 
@@ -107,17 +120,13 @@ class Node:
         ('MulBackward0', True)
     """
 
-    __slots__ = ("next_functions", "_seq", "_pre_hooks", "_post_hooks",
-                 "_tensor_pre_hooks", "_retains_grad_hooks", "_metadata", "_out_meta",
-                 "__weakref__")
+    __slots__ = ("next_functions", "_seq", "_out_meta", "_extra", "__weakref__")
 
     def __init__(self, next_functions: tuple = (), out_meta: tuple = ()) -> None:
         self.next_functions = next_functions
         self._seq = next(_sequence_counter)
         self._out_meta = out_meta
-        self._pre_hooks = self._post_hooks = None
-        self._tensor_pre_hooks = self._retains_grad_hooks = None
-        self._metadata = None
+        self._extra: _NodeExtra | None = None  # hooks and metadata, rarely present
 
     # -- identity ------------------------------------------------------------------------------
     def name(self) -> str:
@@ -136,9 +145,10 @@ class Node:
     @property
     def metadata(self) -> dict:
         """A free-form dict that stays with the node (PyTorch's ``Node.metadata``)."""
-        if self._metadata is None:
-            self._metadata = {}
-        return self._metadata
+        extra = self._x()
+        if extra.metadata is None:
+            extra.metadata = {}
+        return extra.metadata
 
     @property
     def num_outputs(self) -> int:
@@ -161,9 +171,10 @@ class Node:
             >>> y.backward()
             (2,)
         """
-        if self._post_hooks is None:
-            self._post_hooks = _HookDict()
-        return _add_hook(self._post_hooks, fn)
+        extra = self._x()
+        if extra.post_hooks is None:
+            extra.post_hooks = _HookDict()
+        return _add_hook(extra.post_hooks, fn)
 
     def register_prehook(self, fn: Callable) -> RemovableHandle:
         """Run ``fn(grad_outputs)`` before the node runs; a tuple it returns replaces them.
@@ -176,30 +187,40 @@ class Node:
             >>> y.backward(); x.grad
             tensor([30., 30.])
         """
-        if self._pre_hooks is None:
-            self._pre_hooks = _HookDict()
-        return _add_hook(self._pre_hooks, fn)
+        extra = self._x()
+        if extra.pre_hooks is None:
+            extra.pre_hooks = _HookDict()
+        return _add_hook(extra.pre_hooks, fn)
 
     def _register_tensor_pre_hook(self, output_nr: int, fn: Callable) -> RemovableHandle:
         # Tensor.register_hook on a non-leaf lands here, keyed by which output the tensor is.
-        if self._tensor_pre_hooks is None:
-            self._tensor_pre_hooks = _HookDict()
-        hooks = self._tensor_pre_hooks
+        extra = self._x()
+        if extra.tensor_pre_hooks is None:
+            extra.tensor_pre_hooks = _HookDict()
+        hooks = extra.tensor_pre_hooks
         handle = RemovableHandle(hooks)
         hooks[handle.id] = (output_nr, fn)
         return handle
 
     def _register_retains_grad(self, output_nr: int, tensor_ref: weakref.ref) -> None:
         # retain_grad(): after the tensor hooks, the gradient for that output is kept in .grad.
-        if self._retains_grad_hooks is None:
-            self._retains_grad_hooks = {}
-        self._retains_grad_hooks[output_nr] = tensor_ref
+        extra = self._x()
+        if extra.retains_grad_hooks is None:
+            extra.retains_grad_hooks = {}
+        extra.retains_grad_hooks[output_nr] = tensor_ref
 
     def _tensor_hooks(self) -> list[tuple[int, Callable]]:
         """``(output_nr, fn)`` for the tensor hooks to run before this node, in order."""
-        if self._tensor_pre_hooks:
-            return list(self._tensor_pre_hooks.values())
+        extra = self._extra
+        if extra is not None and extra.tensor_pre_hooks:
+            return list(extra.tensor_pre_hooks.values())
         return []
+
+    def _x(self) -> _NodeExtra:
+        extra = self._extra
+        if extra is None:
+            extra = self._extra = _NodeExtra()
+        return extra
 
     # -- execution -------------------------------------------------------------------------------
     def apply(self, grad_outputs: list, create_graph: bool) -> tuple:

@@ -61,7 +61,7 @@ class OpInfo:
     defaults: dict[str, Any] = field(default_factory=dict)  # the forward's keyword defaults
     node_cls: type | None = None
     # Filled in by the dispatch point: which names to save for each mask of inputs needing grad.
-    save_plans: dict[tuple[bool, ...], tuple[tuple[str, int | None], ...]] = field(
+    save_plans: dict[int, tuple[tuple[str, int, Any], ...]] = field(
         default_factory=dict)
     # Ops whose forward returns several outputs, or takes a list of tensors, take the general
     # dispatch path (NOTE [multi-output and variadic ops] in gradviz/ops/dispatch.py).

@@ -17,10 +17,13 @@ from gradviz import _dtype
 from gradviz.autograd.events import _listeners, emit
 from gradviz.autograd.grad_mode import _state
 from gradviz.autograd.graph import (
+    _NO_EDGE,
     FREED_MESSAGE,
     NO_EDGE,
     Node,
     SavedVariable,
+    _edge,
+    _sequence_counter,
     collect_next_edges,
     gradient_edge,
     set_history,
@@ -32,6 +35,7 @@ from gradviz.tensor import Tensor, _is_number, _type_name
 __all__ = ["dispatch", "dispatch_inplace", "OpNode", "CopySlices", "ViewMeta"]
 
 _FLOAT64 = np.dtype(np.float64)
+_new = object.__new__
 # Nodes written by hand in PyTorch's C++ (not generated from derivatives.yaml): their name()
 # is qualified, e.g. "torch::autograd::CopyBackwards", while the class is "CopyBackwards".
 _CPP_NODES = frozenset({"CopyBackwards"})
@@ -179,47 +183,70 @@ def _save(op: OpInfo, name: str, args: tuple, arrays: list, kwargs: dict, result
     return SavedVariable(v) if isinstance(v, Tensor) else v
 
 
-_ONE_INPUT = (True,)
+# How _record gets each saved value (see _save_plan).
+_FROM_INPUT, _FROM_KWARG, _FROM_RESULT, _DERIVED = range(4)
 
 
-def _save_plan(op: OpInfo, mask: tuple[bool, ...]) -> tuple[tuple[str, int | None], ...]:
-    """The names to save when the inputs flagged in ``mask`` need gradients (cached per op).
+def _save_plan(op: OpInfo, bits: int) -> tuple[tuple[str, int, Any], ...]:
+    """What to save when the inputs flagged in ``bits`` (bit i: input i) need gradients.
 
-    NOTE [perf]: which values an op saves depends only on which inputs need a gradient, so it
-    is worked out once per op and mask rather than on every call.
+    NOTE [perf]: which values an op saves, and where each comes from, depend only on which
+    inputs need a gradient, so they are worked out once per op and mask rather than per call.
     """
     names: list[str] = []
-    for needs, wanted in zip(op.needs, mask):
-        if wanted and needs is not None:
+    for i, needs in enumerate(op.needs):
+        if bits >> i & 1 and needs is not None:
             names.extend(n for n in needs if n not in names)
     # Non-tensor arguments are always kept, as PyTorch keeps them.
     names.extend(n for n in op.attr_names if n not in names)
-    plan = op.save_plans[mask] = tuple(
-        (n, op.inputs.index(n) if n in op.inputs else None) for n in names)
-    return plan
+    plan = []
+    for n in names:
+        if n in op.inputs:
+            plan.append((n, _FROM_INPUT, op.inputs.index(n)))
+        elif n == "result":
+            plan.append((n, _FROM_RESULT, None))
+        elif n in op.attr_names and n in op.defaults:
+            plan.append((n, _FROM_KWARG, op.defaults[n]))
+        else:  # sizes, dtypes ... of the inputs
+            plan.append((n, _DERIVED, None))
+    op.save_plans[bits] = result = tuple(plan)
+    return result
 
 
 def _record(op: OpInfo, result: Tensor, args: tuple, arrays: list, kwargs: dict,
-            edges: tuple) -> Node:
+            edges: tuple, bits: int = -1) -> Node:
+    """Make ``op``'s node the ``grad_fn`` of ``result``; ``bits`` flags the inputs with an
+    edge (bit i: input i), worked out from ``edges`` when not given."""
     out = result._data
-    node = (op.node_cls or _node_class(op))(edges, ((out.shape, out.dtype),))
+    # NOTE [perf]: Node.__init__'s body, inlined: this runs once per recorded op.
+    node = _new(op.node_cls or _node_class(op))
+    node.next_functions = edges
+    node._seq = next(_sequence_counter)
+    node._out_meta = ((out.shape, out.dtype),)
+    node._extra = None
     result.grad_fn = node  # set_history for the single output, inlined
     result._output_nr = 0
     result._requires_grad = True
-    if len(edges) == 1:
-        mask = _ONE_INPUT  # it needs a gradient, or there would be no node
-    else:
-        mask = tuple([e[0] is not None for e in edges])
-    plan = op.save_plans.get(mask)
+    if bits < 0:
+        bits = sum(1 << i for i, e in enumerate(edges) if e[0] is not None)
+    plan = op.save_plans.get(bits)
     if plan is None:
-        plan = _save_plan(op, mask)
+        plan = _save_plan(op, bits)
     store = {}
-    for name, index in plan:
-        if index is None:
+    for name, kind, where in plan:
+        if kind == _FROM_INPUT:
+            v = args[where]
+        elif kind == _FROM_KWARG:
+            v = kwargs.get(name, where)
+        elif kind == _FROM_RESULT:
+            store[name] = SavedVariable(result, is_output=True)
+            continue
+        else:
             store[name] = _save(op, name, args, arrays, kwargs, result)
-        else:  # an input saved as is (the common case, resolved when the plan was made)
-            a = args[index]
-            store[name] = SavedVariable(a) if isinstance(a, Tensor) else a
+            continue
+        # A tensor argument that gets no edge (nll_loss's target, masked_fill's mask) is saved
+        # like any tensor: version-checked, and handed to formulas as an array or a tensor.
+        store[name] = SavedVariable(v) if isinstance(v, Tensor) else v
     node._store = store
     in_meta = None
     for i in op.broadcast_idx:
@@ -288,14 +315,37 @@ def dispatch(op: OpInfo, *args: Any, **kwargs: Any) -> Tensor:
     """
     if op.general:  # several outputs or a list of inputs: see NOTE [multi-output and variadic]
         return _dispatch_general(op, args, kwargs)
-    arrays, requires = _arrays(op, args)
+    # NOTE [perf]: every op comes through here, so the common argument types (an exact Tensor,
+    # a float, an int) are unwrapped in line; anything else goes through _arrays.
+    arrays = []
+    requires = False
+    for a in args:
+        t = type(a)
+        if t is Tensor:
+            arrays.append(a._data)
+            if a._requires_grad:
+                requires = True
+        elif t is float or t is int:
+            arrays.append(a)
+        else:
+            arrays, requires = _arrays(op, args)
+            break
     result = Tensor._make(_forward(op, arrays, kwargs))
     if op.view:
         _make_view(result, args[0], op, kwargs)
     node = None
     # Only floating point results can carry gradients (a cast to int ends the graph).
     if requires and _state.enabled and op.node is not None and result._data.dtype.kind == "f":
-        node = _record(op, result, args, arrays, kwargs, collect_next_edges(args))
+        # collect_next_edges, written out, also noting which inputs get an edge (bit i)
+        edges = []
+        bits = 0
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor) and a._requires_grad:
+                edges.append(_edge(a))
+                bits |= 1 << i
+            else:
+                edges.append(_NO_EDGE)
+        node = _record(op, result, args, arrays, kwargs, tuple(edges), bits)
     if _listeners:
         emit("op", {"name": op.name, "node": node, "inputs": args, "outputs": (result,),
                     "kwargs": kwargs, "inplace": False})
