@@ -25,8 +25,8 @@ Every step is reported to the listeners in :mod:`gradviz.autograd.events` when a
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Sequence
+from heapq import heappop, heappush, heappushpop
 from typing import Any
 
 import numpy as np
@@ -160,7 +160,7 @@ def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph:
                     for input_nr, idx in captures.get(node, ()):
                         captured[idx] = buf[input_nr]
                     if node not in needed:
-                        task = heapq.heappop(ready) if ready else None
+                        task = heappop(ready) if ready else None
                         continue
                 outputs: tuple = () if is_leaf else node.apply(buf, create_graph)
                 if _listeners:
@@ -184,10 +184,14 @@ def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph:
                     # buffer when it becomes ready and never enters not_ready.
                     nbuf = not_ready.pop(nxt, None) if left == 0 else not_ready.get(nxt)
                     if nbuf is None:
-                        nbuf = [None] * len(nxt._out_meta)
+                        if len(nxt._out_meta) == 1:
+                            nbuf = [grad]
+                        else:
+                            nbuf = [None] * len(nxt._out_meta)
+                            nbuf[input_nr] = grad
                         if left:
                             not_ready[nxt] = nbuf
-                    if grad is not None:
+                    elif grad is not None:
                         old = nbuf[input_nr]
                         nbuf[input_nr] = grad if old is None else old + grad
                     if _listeners:
@@ -196,7 +200,7 @@ def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph:
                                             "remaining": left})
                     if left == 0:
                         if newly is not None:
-                            heapq.heappush(ready, newly)
+                            heappush(ready, newly)
                         newly = (-nxt._seq, arrivals, nxt, nbuf)
                         arrivals += 1
                         if _listeners:
@@ -205,9 +209,9 @@ def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph:
                 # NOTE [perf]: in a chain the newly ready node is the only one: heappushpop
                 # hands it straight back without touching the heap.
                 if newly is not None:
-                    task = heapq.heappushpop(ready, newly)
+                    task = heappushpop(ready, newly)
                 else:
-                    task = heapq.heappop(ready) if ready else None
+                    task = heappop(ready) if ready else None
             node = None
     except BaseException as exc:
         if _listeners:

@@ -59,6 +59,7 @@ class OpNode(Node):
     __slots__ = ("_store", "_in_meta")
     _op: OpInfo  # set on each generated subclass
     _formulas: tuple  # ((saved names, formula) per input), set on each generated subclass
+    _wrapped_numbers: tuple  # inputs a Python number may stand for (freed with the tensors)
 
     def apply(self, grad_outputs: list, create_graph: bool) -> tuple:
         grad = grad_outputs[0]
@@ -68,12 +69,12 @@ class OpNode(Node):
         saved = self._store
         in_meta = self._in_meta
         out = []
-        for i, (names, formula) in enumerate(self._formulas):
+        i = 0
+        for names, formula in self._formulas:
             if names is None or edges[i][0] is None:
-                out.append(None)
-                continue
-            if create_graph:
-                args = [_value(self, saved, n, True) for n in names]
+                g = None
+            elif create_graph:
+                g = formula(grad, *[_value(self, saved, n, True) for n in names])
             else:
                 # NOTE [perf]: _value() inlined for the plain backward, the hot case.
                 args = []
@@ -86,23 +87,24 @@ class OpNode(Node):
                     elif v is FREED:
                         raise RuntimeError(FREED_MESSAGE)
                     args.append(v)
-            g = formula(grad, *args)
-            if in_meta is not None and in_meta[i] is not None:
+                g = formula(grad, *args)
+            if in_meta is not None and in_meta[i] is not None and g is not None:
                 shape, dt = in_meta[i]
                 g = _formula.to_dtype(_formula.sum_to(g, shape), dt)
             out.append(g)
+            i += 1
         return tuple(out)
 
     def release_variables(self) -> bool:
         saved = self._store
-        if not saved:
-            return False
         # A number operand of a tensor-tensor op (x * 3) is a wrapped-number tensor in PyTorch,
         # saved and freed like any tensor; Scalar arguments (x ** 3's exponent, alpha) are kept.
-        tensor_args = self._op.inputs if self._op.broadcasts else ()
+        wrapped = self._wrapped_numbers
         freed = False
         for name, value in saved.items():
-            if type(value) is SavedVariable or (name in tensor_args and _is_number(value)):
+            t = type(value)
+            if t is SavedVariable or (name in wrapped and (
+                    t is float or t is int or (value is not FREED and _is_number(value)))):
                 saved[name] = FREED
                 freed = True
         return freed
@@ -154,6 +156,7 @@ def _node_class(op: OpInfo) -> type:
         # Each input's formula and the saved names it reads, in input order (apply's loop).
         ns["_formulas"] = tuple((names, op.grads.get(inp))
                                 for names, inp in zip(op.needs, op.inputs))
+        ns["_wrapped_numbers"] = op.inputs if op.broadcasts else ()
         base = _GeneralOpNode if op.general else OpNode
         cls = op.node_cls = type(op.node, (base,), ns)
     return cls
@@ -239,7 +242,7 @@ def _record(op: OpInfo, result: Tensor, args: tuple, arrays: list, kwargs: dict,
         elif kind == _FROM_KWARG:
             v = kwargs.get(name, where)
         elif kind == _FROM_RESULT:
-            store[name] = SavedVariable(result, is_output=True)
+            store[name] = SavedVariable(result, True)  # an output: saved without the tensor
             continue
         else:
             store[name] = _save(op, name, args, arrays, kwargs, result)
@@ -339,12 +342,17 @@ def dispatch(op: OpInfo, *args: Any, **kwargs: Any) -> Tensor:
         # collect_next_edges, written out, also noting which inputs get an edge (bit i)
         edges = []
         bits = 0
-        for i, a in enumerate(args):
-            if isinstance(a, Tensor) and a._requires_grad:
-                edges.append(_edge(a))
+        i = 0
+        for a in args:
+            if (type(a) is Tensor or isinstance(a, Tensor)) and a._requires_grad:
+                fn = a.grad_fn
+                # _edge()'s common case in line: a non-view with a grad_fn
+                edges.append((fn, a._output_nr) if fn is not None and a._view_meta is None
+                             else _edge(a))
                 bits |= 1 << i
             else:
                 edges.append(_NO_EDGE)
+            i += 1
         node = _record(op, result, args, arrays, kwargs, tuple(edges), bits)
     if _listeners:
         emit("op", {"name": op.name, "node": node, "inputs": args, "outputs": (result,),
