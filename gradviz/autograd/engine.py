@@ -25,6 +25,7 @@ Every step is reported to the listeners in :mod:`gradviz.autograd.events` when a
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Sequence
 from heapq import heappop, heappush, heappushpop
 from typing import Any
@@ -147,6 +148,12 @@ def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph:
     if _listeners:
         emit("enqueue", {"node": graph_root, "ready": [graph_root]})
     node: Node | None = None
+    # NOTE [perf]: the pass frees what it no longer needs by reference counting and makes no
+    # cycles of its own, so the cyclic collector is paused: otherwise the many short-lived
+    # buffers it allocates trigger collections that each walk the whole (large) graph.
+    pause_gc = gc.isenabled()
+    if pause_gc:
+        gc.disable()
     try:
         # PyTorch computes 1/0 = inf silently; so do the formulas here (no NumPy warnings).
         with set_grad_enabled(create_graph), np.errstate(all="ignore"):
@@ -217,6 +224,9 @@ def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph:
         if _listeners:
             emit("error", {"error": exc, "node": node})
         raise
+    finally:
+        if pause_gc:
+            gc.enable()
     if _listeners:
         emit("backward_end", {"engine": "pytorch"})
 

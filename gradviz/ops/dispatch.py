@@ -186,6 +186,19 @@ def _save(op: OpInfo, name: str, args: tuple, arrays: list, kwargs: dict, result
     return SavedVariable(v) if isinstance(v, Tensor) else v
 
 
+# NOTE [perf]: a node's `_out_meta` (its output's shape and dtype) is one shared tuple per
+# shape and dtype: a large graph then holds two fewer objects per node for the cyclic garbage
+# collector to walk over and over while the graph grows (it walks every tuple holding a dtype).
+_OUT_META: dict[tuple, tuple] = {}
+
+
+def _out_meta(key: tuple) -> tuple:
+    if len(_OUT_META) >= 4096:  # bounded: a program with ever-new shapes does not grow it
+        _OUT_META.clear()
+    meta = _OUT_META[key] = (key,)
+    return meta
+
+
 # How _record gets each saved value (see _save_plan).
 _FROM_INPUT, _FROM_KWARG, _FROM_RESULT, _DERIVED = range(4)
 
@@ -225,7 +238,8 @@ def _record(op: OpInfo, result: Tensor, args: tuple, arrays: list, kwargs: dict,
     node = _new(op.node_cls or _node_class(op))
     node.next_functions = edges
     node._seq = next(_sequence_counter)
-    node._out_meta = ((out.shape, out.dtype),)
+    key = (out.shape, out.dtype)
+    node._out_meta = _OUT_META.get(key) or _out_meta(key)
     node._extra = None
     result.grad_fn = node  # set_history for the single output, inlined
     result._output_nr = 0
