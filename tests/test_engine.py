@@ -627,3 +627,31 @@ def test_error_event_is_sent_and_the_exception_propagates_unchanged():
     errors = [d for e, d in seen if e == "error"]
     assert len(errors) == 1 and isinstance(errors[0]["error"], KeyError)
     assert errors[0]["node"] is y.grad_fn.next_functions[0][0]
+
+
+def test_backward_pauses_the_cyclic_collector_and_restores_it():
+    import gc
+
+    seen = []
+    x = f64([1.0, 2.0])
+    y = x * 3
+    y.register_hook(lambda g: seen.append(gc.isenabled()))
+    assert gc.isenabled()
+    y.sum().backward()
+    assert seen == [False] and gc.isenabled()
+
+    def fail(g):
+        raise ValueError("boom")
+
+    z = x * 2
+    z.register_hook(fail)
+    with pytest.raises(ValueError, match="boom"):
+        z.sum().backward()
+    assert gc.isenabled()  # restored after an error too
+
+    gc.disable()  # a program that turned the collector off keeps it off
+    try:
+        (x * 4).sum().backward()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
