@@ -655,3 +655,53 @@ def test_backward_pauses_the_cyclic_collector_and_restores_it():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_fresh_gradient_becomes_grad_without_a_copy():
+    made = []
+
+    class Double(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            out = g * 2
+            made.append(id(out._data))  # the id only: no reference is kept
+            return out
+
+    x = f64([1.0, 2.0])
+    Double.apply(x).sum().backward()
+    assert id(x.grad._data) == made[0]  # PyTorch "steals" such a gradient too
+    assert x.grad.tolist() == [2.0, 2.0]
+
+
+def test_a_gradient_someone_else_holds_is_copied():
+    # the same array reaches two leaves: each gets its own .grad
+    a, b = f64([1.0, 2.0]), f64([3.0, 4.0])
+    (a + b).sum().backward()
+    assert not np.shares_memory(a.grad._data, b.grad._data)
+    a.grad.zero_()
+    assert b.grad.tolist() == [1.0, 1.0]
+    # the caller's gradient for a leaf root
+    x = f64([1.0, 2.0])
+    g = f64([5.0, 6.0], requires_grad=False)
+    x.backward(g)
+    assert not np.shares_memory(x.grad._data, g._data)
+    # a tensor a hook returns and the user keeps
+    kept = f64([7.0, 8.0], requires_grad=False)
+    y = f64([1.0, 2.0])
+    y.register_hook(lambda grad: kept)
+    (y * 1).sum().backward()
+    assert not np.shares_memory(y.grad._data, kept._data)
+    y.grad.zero_()
+    assert kept.tolist() == [7.0, 8.0]
+    # a gradient a retained graph still saves
+    w = f64([1.0, 2.0])
+    h = w * 1
+    z = (h * h).sum()
+    z.backward(retain_graph=True)
+    before = w.grad.clone()
+    z.backward()
+    assert w.grad.tolist() == (before * 2).tolist()

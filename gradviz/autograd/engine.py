@@ -26,6 +26,7 @@ Every step is reported to the listeners in :mod:`gradviz.autograd.events` when a
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Sequence
 from heapq import heappop, heappush, heappushpop
 from typing import Any
@@ -174,7 +175,7 @@ def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph:
                     emit("execute", {"node": node, "grad_outputs": list(buf),
                                      "grad_inputs": list(outputs)})
                 if is_leaf:
-                    _accumulate_grad(node, buf[0], create_graph)
+                    _accumulate_grad(node, buf, create_graph)
                 if not keep_graph and node.release_variables() and _listeners:
                     emit("release_saved", {"node": node})
                 if node._extra is not None and node._extra.post_hooks:
@@ -213,6 +214,7 @@ def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph:
                         if _listeners:
                             emit("enqueue", {"node": nxt, "ready": [
                                 e[2] for e in sorted([*ready, newly])]})
+                grad = None  # the loop variable must not keep a gradient alive: see _owned
                 # NOTE [perf]: in a chain the newly ready node is the only one: heappushpop
                 # hands it straight back without touching the heap.
                 if newly is not None:
@@ -310,12 +312,48 @@ def _store_retained(t: Tensor, g: Any, create_graph: bool) -> None:
         t.grad = Tensor._make(np.array(g)) if t.grad is None else Tensor._make(t.grad._data + g)
 
 
-def _accumulate_grad(node: AccumulateGrad, grad: Any, create_graph: bool) -> None:
-    """What running ``AccumulateGrad`` means: add ``grad`` into ``variable.grad``.
+def _owned(grad: Any, like: np.ndarray) -> bool:
+    """Whether ``grad`` may become ``.grad`` without a copy: nobody but the engine holds it.
 
-    The first gradient is copied (it may be shared with another branch); later ones are added in
-    place, or out of place under ``create_graph`` so that ``.grad`` stays differentiable.
+    PyTorch's ``AccumulateGrad`` "steals" a new gradient whose use count shows that only the
+    engine refers to it and whose layout matches the variable's; so does this. The engine holds
+    ``grad`` twice (the node's input buffer and the caller's local variable); a view counts as
+    owned when its base is held by the view alone. A gradient that a hook, a user's tensor,
+    another branch's buffer or a tracer still holds has more references, and is copied.
     """
+    if (sys.getrefcount(grad) > _HELD_ONCE + 1 or type(grad) is not np.ndarray
+            or grad.dtype != like.dtype or grad.shape != like.shape
+            or not grad.flags.writeable
+            or grad.flags.c_contiguous != like.flags.c_contiguous):
+        return False
+    base = grad.base  # held by the view and by this local: the same count as above
+    # A view must cover all of its base (a transpose, a reshape), or .grad would pin more memory.
+    return base is None or (type(base) is np.ndarray and base.base is None
+                            and base.size == grad.size and sys.getrefcount(base) <= _HELD_ONCE)
+
+
+def _refcount_in_callee(obj: Any) -> int:
+    return sys.getrefcount(obj)
+
+
+def _held_once() -> int:
+    """What ``sys.getrefcount`` reports inside a function for an object that exactly one
+    other variable holds (measured, as the number differs between Python versions)."""
+    probe = np.empty(1)
+    return _refcount_in_callee(probe)
+
+
+_HELD_ONCE = _held_once()
+
+
+def _accumulate_grad(node: AccumulateGrad, buf: list, create_graph: bool) -> None:
+    """What running ``AccumulateGrad`` means: add the gradient in ``buf`` into ``.grad``.
+
+    The first gradient becomes ``.grad`` as it is when nobody else holds it (see
+    :func:`_owned`), else as a copy; later ones are added in place, or out of place under
+    ``create_graph`` so that ``.grad`` stays differentiable.
+    """
+    grad = buf[0]
     if grad is None:
         return
     var = node.variable
@@ -328,7 +366,10 @@ def _accumulate_grad(node: AccumulateGrad, grad: Any, create_graph: bool) -> Non
         var.grad = (Tensor._make(np.empty_like(grad._data)).copy_(grad) if before is None
                     else before + grad)
     elif before is None:
-        var.grad = Tensor._make(np.array(grad, dtype=var._data.dtype))
+        # NOTE [perf]: no copy of a gradient nobody else holds (a weight's gradient in a
+        # training step): PyTorch's "steal" rule.
+        var.grad = Tensor._make(grad if _owned(grad, var._data)
+                                else np.array(grad, dtype=var._data.dtype))
     elif before.requires_grad:
         var.grad = Tensor._make(before._data + grad)
     else:
