@@ -268,7 +268,11 @@ def _record(op: OpInfo, result: Tensor, args: tuple, arrays: list, kwargs: dict,
     in_meta = None
     for i in op.broadcast_idx:
         a = arrays[i]
-        if edges[i][0] is not None and (a.shape != out.shape or a.dtype != out.dtype):
+        # NOTE [perf]: a broadcast input with the output's ndim and (non-zero) size has its
+        # shape, which integer comparisons tell faster than comparing the shape tuples.
+        if edges[i][0] is not None and (
+                a.ndim != out.ndim or a.size != out.size or (not a.size and a.shape != out.shape)
+                or (a.dtype is not out.dtype and a.dtype != out.dtype)):
             if in_meta is None:
                 in_meta = [None] * len(arrays)
             in_meta[i] = (a.shape, a.dtype)
@@ -347,12 +351,19 @@ def dispatch(op: OpInfo, *args: Any, **kwargs: Any) -> Tensor:
         else:
             arrays, requires = _arrays(op, args)
             break
-    result = Tensor._make(_forward(op, arrays, kwargs))
+    out = _forward(op, arrays, kwargs)
+    # NOTE [perf]: Tensor._make's body, in line (this is the one place every result is made).
+    result = _new(Tensor)
+    result._data = out
+    result._requires_grad = False
+    result._grad = result.grad_fn = result._vc = result._base = result._view_meta = None
+    result._output_nr = 0
+    result._extra = None
     if op.view:
         _make_view(result, args[0], op, kwargs)
     node = None
     # Only floating point results can carry gradients (a cast to int ends the graph).
-    if requires and _state.enabled and op.node is not None and result._data.dtype.kind == "f":
+    if requires and _state.enabled and op.node is not None and out.dtype.kind == "f":
         # collect_next_edges, written out, also noting which inputs get an edge (bit i)
         edges = []
         bits = 0
