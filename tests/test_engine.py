@@ -705,3 +705,13 @@ def test_a_gradient_someone_else_holds_is_copied():
     before = w.grad.clone()
     z.backward()
     assert w.grad.tolist() == (before * 2).tolist()
+
+
+def test_broadcast_gradients_keep_each_input_shape_even_when_empty():
+    a, b = f64(np.zeros((1, 0))), f64(np.zeros((3, 0)))
+    (a + b).sum().backward()
+    assert a.grad.shape == (1, 0) and b.grad.shape == (3, 0)
+    c, d = f64(np.ones((2, 1))), gv.ones(3, dtype=gv.float32, requires_grad=True)
+    (c * d).sum().backward()
+    assert c.grad.shape == (2, 1) and c.grad.dtype == gv.float64
+    assert d.grad.shape == (3,) and d.grad.dtype == gv.float32
