@@ -1,11 +1,15 @@
 """``make bench``: run every workload in its own process and print medians and target ratios.
 
 Each framework runs in a separate process so that one's garbage collector or thread pool does
-not tax another. PyTorch columns appear when torch is installed (the ``parity`` extra). Targets
-are those of the performance issue (see docs/performance.md); a ratio is "met" when it is at or
-below its target.
+not tax another. The machine's speed drifts (a shared VM), so the workloads compared with each
+other run in rounds, one process of each per round, interleaved: a slow minute then slows every
+framework alike instead of one of them. A workload's number is the median over its rounds of
+each process's median; min and max span all its runs. PyTorch columns appear when torch is
+installed (the ``parity`` extra). Targets are those of the performance issue (see
+docs/performance.md); a ratio is "met" when it is at or below its target.
 
-Usage: ``python benchmarks/run.py [--repeat N] [--quick]`` (``--quick`` skips the 1M chain).
+Usage: ``python benchmarks/run.py [--repeat N] [--rounds R] [--quick]``: N timed runs in each
+process (5), R rounds (3); ``--quick`` skips the 1,000,000-op chains.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -28,6 +33,27 @@ def measure(name: str, repeat: int) -> dict | None:
         print(f"  {name}: failed\n{proc.stderr.strip()}", file=sys.stderr)
         return None
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def measure_rounds(names: list[str], repeat: int, rounds: int) -> dict[str, dict | None]:
+    """Run ``names`` interleaved, ``rounds`` times; combine each workload's runs."""
+    runs: dict[str, list[dict]] = {n: [] for n in names}
+    for k in range(rounds):
+        for name in names:
+            print(f"running {name} (round {k + 1}/{rounds}) ...", file=sys.stderr, flush=True)
+            res = measure(name, repeat)
+            if res is not None:
+                runs[name].append(res)
+    out: dict[str, dict | None] = {}
+    for name, rs in runs.items():
+        if not rs:
+            out[name] = None
+            continue
+        combined = dict(rs[0])
+        combined.update(median=statistics.median(r["median"] for r in rs),
+                        min=min(r["min"] for r in rs), max=max(r["max"] for r in rs))
+        out[name] = combined
+    return out
 
 
 def fmt_time(r: dict | None, per: int = 1, unit: str = "ms") -> str:
@@ -46,31 +72,36 @@ def ratio(a: dict | None, b: dict | None) -> float | None:
 
 def main(argv: list[str]) -> int:
     repeat = int(argv[argv.index("--repeat") + 1]) if "--repeat" in argv else 5
+    rounds = int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 3
     quick = "--quick" in argv
     have_torch = importlib.util.find_spec("torch") is not None
-    names = ["chain_gradviz", "chain_numpy", "chain_traced", "mlp_gradviz", "mlp_numpy",
-             "mlp_traced", "render_1000", "render_20000", "render_torchviz_case"]
-    if not quick:
-        names.append("million_gradviz")
-    if have_torch:
-        names += ["chain_torch", "mlp_torch"] + ([] if quick else ["million_torch"])
+    torch_too = (lambda *names: list(names)) if have_torch else (lambda *names: [])
+    groups = [
+        ["chain_gradviz", "chain_numpy", "chain_minimal", "chain_traced",
+         *torch_too("chain_torch")],
+        ["mlp_gradviz", "mlp_numpy", "mlp_traced", *torch_too("mlp_torch")],
+    ]
     results: dict[str, dict | None] = {}
-    for name in names:
-        print(f"running {name} ...", file=sys.stderr, flush=True)
-        results[name] = measure(name, 1 if name.startswith("million") else repeat)
+    for group in groups:
+        results.update(measure_rounds(group, repeat, rounds))
+    results.update(measure_rounds(["render_1000", "render_20000", "render_torchviz_case"],
+                                  repeat, 1))
+    if not quick:  # one run each: a million ops take tens of seconds
+        results.update(measure_rounds(["million_gradviz", *torch_too("million_torch")], 1, 1))
     r = results.get
 
     ops = 10_000 - 10_000 % 3
     print()
-    print(f"Machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; medians of "
-          f"{repeat} (min-max)")
+    print(f"Machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; medians over "
+          f"{rounds} interleaved rounds of {repeat} runs (min-max of all runs)")
     print()
-    print("| workload | gradviz | NumPy | PyTorch |")
-    print("| --- | --- | --- | --- |")
+    print("| workload | gradviz | NumPy | PyTorch | minimal engine |")
+    print("| --- | --- | --- | --- | --- |")
     print(f"| tiny-op chain, per op (fwd+bwd) | {fmt_time(r('chain_gradviz'), ops, 'us')} | "
-          f"{fmt_time(r('chain_numpy'), ops, 'us')} | {fmt_time(r('chain_torch'), ops, 'us')} |")
+          f"{fmt_time(r('chain_numpy'), ops, 'us')} | {fmt_time(r('chain_torch'), ops, 'us')} | "
+          f"{fmt_time(r('chain_minimal'), ops, 'us')} |")
     print(f"| MLP 784-256-128-10 step, batch 64 | {fmt_time(r('mlp_gradviz'))} | "
-          f"{fmt_time(r('mlp_numpy'))} | {fmt_time(r('mlp_torch'))} |")
+          f"{fmt_time(r('mlp_numpy'))} | {fmt_time(r('mlp_torch'))} | |")
     if not quick:
         g, t = r("million_gradviz"), r("million_torch")
         mb = 1024 * 1024
@@ -81,13 +112,13 @@ def main(argv: list[str]) -> int:
             return (f"{x['median']:.1f} s, peak +{(x['peak_rss'] - x['base_rss']) / mb:.0f} MB, "
                     f"after drop +{(x['after_rss'] - x['base_rss']) / mb:.0f} MB")
 
-        print(f"| 1,000,000-op chain | {mem(g)} | - | {mem(t)} |")
-    print(f"| traced tiny-op chain | {fmt_time(r('chain_traced'), ops, 'us')} | | |")
-    print(f"| traced MLP step | {fmt_time(r('mlp_traced'))} | | |")
-    print(f"| 1,000-node backward graph to SVG | {fmt_time(r('render_1000'), 1, 's')} | | |")
-    print(f"| 20,000-op trace to SVG (collapsed) | {fmt_time(r('render_20000'), 1, 's')} | | |")
+        print(f"| 1,000,000-op chain | {mem(g)} | - | {mem(t)} | |")
+    print(f"| traced tiny-op chain | {fmt_time(r('chain_traced'), ops, 'us')} | | | |")
+    print(f"| traced MLP step | {fmt_time(r('mlp_traced'))} | | | |")
+    print(f"| 1,000-node backward graph to SVG | {fmt_time(r('render_1000'), 1, 's')} | | | |")
+    print(f"| 20,000-op trace to SVG (collapsed) | {fmt_time(r('render_20000'), 1, 's')} | | | |")
     print(f"| torchviz's RecursionError case | {fmt_time(r('render_torchviz_case'), 1, 's')} "
-          "| | |")
+          "| | | |")
 
     rows = [
         ("tiny-op chain: gradviz / NumPy", ratio(r("chain_gradviz"), r("chain_numpy")), 3.0),
@@ -107,6 +138,8 @@ def main(argv: list[str]) -> int:
         g = r("million_gradviz")
         rows.append(("1M chain: memory after drop / before", g["after_rss"] / g["base_rss"],
                      1.15))
+    # For reference, not a target: the least any pure-Python engine pays (minimal_engine.py).
+    floor = ratio(r("chain_minimal"), r("chain_numpy"))
     render_rows = [("1,000-node SVG (s)", r("render_1000"), 1.0),
                    ("20,000-op trace SVG (s)", r("render_20000"), 10.0)]
     print()
@@ -117,6 +150,8 @@ def main(argv: list[str]) -> int:
             print(f"| {label} | - | <= {target} | (not measured) |")
         else:
             print(f"| {label} | {value:.2f} | <= {target} | {'yes' if value <= target else 'NO'} |")
+    if floor is not None:
+        print(f"| (reference) tiny-op chain: minimal engine / NumPy | {floor:.2f} | - | - |")
     for label, res, target in render_rows:
         if res is None:
             print(f"| {label} | - | <= {target} | (not measured) |")

@@ -81,6 +81,22 @@ def chain_numpy(repeat: int) -> dict:
     return _timed(run, repeat)
 
 
+def chain_minimal(repeat: int) -> dict:
+    """The floor: the same chain on the least engine that can run it (minimal_engine.py)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import minimal_engine as m
+
+    x = m.Var(np.linspace(0.1, 0.4, 4), requires_grad=True)
+
+    def run() -> None:
+        y = x
+        for _ in range(CHAIN_OPS // 3):
+            y = (y * 1.0001 + 0.001).tanh()
+        m.backward(y.sum())
+
+    return _timed(run, repeat)
+
+
 def chain_torch(repeat: int) -> dict:
     import torch
 

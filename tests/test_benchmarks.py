@@ -1,0 +1,62 @@
+"""The benchmark scripts compute the right things (never how fast: no test times anything)."""
+
+from __future__ import annotations
+
+import doctest
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gradviz as gv
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
+sys.path.insert(0, str(BENCH))
+
+import minimal_engine  # noqa: E402
+import run  # noqa: E402
+import workloads  # noqa: E402
+
+
+def test_the_minimal_engine_computes_the_chains_gradient():
+    start = np.linspace(0.1, 0.4, 4)
+    x = minimal_engine.Var(start.copy(), requires_grad=True)
+    xg = gv.tensor(start, requires_grad=True)
+    y, yg = x, xg
+    for _ in range(30):
+        y = (y * 1.0001 + 0.001).tanh()
+        yg = (yg * 1.0001 + 0.001).tanh()
+    minimal_engine.backward(y.sum())
+    yg.sum().backward()
+    np.testing.assert_allclose(x.grad, xg.grad.numpy(), rtol=1e-12)
+    assert doctest.testmod(minimal_engine).failed == 0
+
+
+def test_run_names_only_existing_workloads(monkeypatch):
+    asked = []
+    monkeypatch.setattr(run, "measure", lambda name, repeat: asked.append(name) or None)
+    run.main(["--rounds", "1", "--repeat", "1"])
+    assert asked and set(asked) <= set(workloads.WORKLOADS)
+    assert {"chain_minimal", "million_gradviz", "render_20000"} <= set(asked)
+
+
+def test_rounds_combine_as_median_of_medians_and_the_span_of_all_runs(monkeypatch):
+    fake = iter([{"median": 3.0, "min": 2.0, "max": 4.0}, {"median": 1.0, "min": 0.5, "max": 9.0},
+                 {"median": 2.0, "min": 1.5, "max": 2.5}])
+    monkeypatch.setattr(run, "measure", lambda name, repeat: next(fake))
+    out = run.measure_rounds(["chain_numpy"], repeat=1, rounds=3)
+    assert out["chain_numpy"] == {"median": 2.0, "min": 0.5, "max": 9.0}
+
+
+def test_an_unknown_workload_is_refused(capsys):
+    assert workloads.main(["no_such_workload"]) == 2
+    assert "chain_minimal" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["chain_numpy", "chain_minimal"])
+def test_a_workload_reports_median_min_max(name, monkeypatch):
+    monkeypatch.setattr(workloads, "CHAIN_OPS", 30)
+    res = getattr(workloads, name)(2)
+    assert set(res) == {"median", "min", "max"}
+    assert 0 < res["min"] <= res["median"] <= res["max"]
