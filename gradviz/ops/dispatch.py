@@ -200,7 +200,7 @@ def _out_meta(key: tuple) -> tuple:
 
 
 # How _record gets each saved value (see _save_plan).
-_FROM_INPUT, _FROM_KWARG, _FROM_RESULT, _DERIVED = range(4)
+_FROM_INPUT, _FROM_KWARG, _FROM_RESULT, _SIZES_OF, _DERIVED = range(5)
 
 
 def _save_plan(op: OpInfo, bits: int) -> tuple[tuple[str, int, Any], ...]:
@@ -223,7 +223,9 @@ def _save_plan(op: OpInfo, bits: int) -> tuple[tuple[str, int, Any], ...]:
             plan.append((n, _FROM_RESULT, None))
         elif n in op.attr_names and n in op.defaults:
             plan.append((n, _FROM_KWARG, op.defaults[n]))
-        else:  # sizes, dtypes ... of the inputs
+        elif n.endswith("_sym_sizes") and n[:-10] in op.inputs:
+            plan.append((n, _SIZES_OF, op.inputs.index(n[:-10])))
+        else:  # other sizes, dtypes ... of the inputs
             plan.append((n, _DERIVED, None))
     op.save_plans[bits] = result = tuple(plan)
     return result
@@ -257,6 +259,9 @@ def _record(op: OpInfo, result: Tensor, args: tuple, arrays: list, kwargs: dict,
             v = kwargs.get(name, where)
         elif kind == _FROM_RESULT:
             store[name] = SavedVariable(result, True)  # an output: saved without the tensor
+            continue
+        elif kind == _SIZES_OF:
+            store[name] = np.shape(arrays[where])
             continue
         else:
             store[name] = _save(op, name, args, arrays, kwargs, result)
@@ -336,13 +341,13 @@ def dispatch(op: OpInfo, *args: Any, **kwargs: Any) -> Tensor:
     """
     if op.general:  # several outputs or a list of inputs: see NOTE [multi-output and variadic]
         return _dispatch_general(op, args, kwargs)
-    # NOTE [perf]: every op comes through here, so the common argument types (an exact Tensor,
-    # a float, an int) are unwrapped in line; anything else goes through _arrays.
+    # NOTE [perf]: every op comes through here, so the common argument types (tensors, floats,
+    # ints) are unwrapped in line; anything else goes through _arrays.
     arrays = []
     requires = False
     for a in args:
         t = type(a)
-        if t is Tensor:
+        if t is Tensor or (t is not float and t is not int and isinstance(a, Tensor)):
             arrays.append(a._data)
             if a._requires_grad:
                 requires = True

@@ -1683,14 +1683,15 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: 
     (n, k), (k2, m) = mat1.shape, mat2.shape
     if k != k2:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
-    try:
-        np.broadcast_to(np.empty(input.shape, np.int8), (n, m))
-    except ValueError:
+    # `input` must broadcast to (n, m) (a bias (m,) is the common case): compared by hand
+    fits = input.ndim <= 2
+    for size, want in zip(input.shape[::-1], (m, n)):
+        fits = fits and size in (1, want)
+    if not fits:
         raise RuntimeError(f"The expanded size of the tensor ({m}) must match the existing size "
                            f"({input.shape[-1]}) at non-singleton dimension {input.ndim - 1}.  "
                            f"Target sizes: [{n}, {m}].  Tensor sizes: {list(input.shape)} "
-                           "(addmm: the input does not broadcast to the product's shape)"
-                           ) from None
+                           "(addmm: the input does not broadcast to the product's shape)")
     _same_dtype("addmm", mat1, mat2)
     return dispatch(_O["addmm"], input, mat1, mat2, beta=beta, alpha=alpha)
 
