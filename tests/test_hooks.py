@@ -200,3 +200,15 @@ def test_leaf_hook_applies_to_the_gradient_autograd_grad_returns():
     x.register_hook(lambda g: g * 5)
     (g,) = gv.autograd.grad((x * 1).sum(), x)
     assert g.tolist() == [5.0]
+
+
+def test_a_node_post_hook_can_still_read_saved_values():
+    # PyTorch frees saved values after the post-hooks ran (checked with torch 2.13.0)
+    x = f64([1.0, 1.0])
+    y = x * x
+    seen = []
+    y.grad_fn.register_hook(lambda gi, go: seen.append(y.grad_fn._saved_self.tolist()))
+    y.sum().backward()
+    assert seen == [[1.0, 1.0]]
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second"):
+        _ = y.grad_fn._saved_self

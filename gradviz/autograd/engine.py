@@ -176,10 +176,11 @@ def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph:
                                      "grad_inputs": list(outputs)})
                 if is_leaf:
                     _accumulate_grad(node, buf, create_graph)
-                if not keep_graph and node.release_variables() and _listeners:
-                    emit("release_saved", {"node": node})
                 if node._extra is not None and node._extra.post_hooks:
                     outputs = _call_post_hooks(node, outputs, buf, create_graph)
+                # After the post-hooks, which may still read saved values (as in PyTorch).
+                if not keep_graph and node.release_variables() and _listeners:
+                    emit("release_saved", {"node": node})
                 newly = None  # the last node made ready by this one, not yet in the queue
                 for (nxt, input_nr), grad in zip(node.next_functions, outputs):
                     if nxt is None:
@@ -190,7 +191,9 @@ def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph:
                         continue
                     # NOTE [perf]: a node with one incoming edge (most of them) gets its input
                     # buffer when it becomes ready and never enters not_ready.
-                    nbuf = not_ready.pop(nxt, None) if left == 0 else not_ready.get(nxt)
+                    nbuf = None
+                    if not_ready:  # NOTE [perf]: empty along a chain: no lookups then
+                        nbuf = not_ready.pop(nxt, None) if left == 0 else not_ready.get(nxt)
                     if nbuf is None:
                         if len(nxt._out_meta) == 1:
                             nbuf = [grad]
