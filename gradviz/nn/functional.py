@@ -268,9 +268,10 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                f"classes or no classes but got weight tensor of shape: "
                                f"{list(weight.shape)}")
     t = target._data
-    bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
-    if bad.any():
-        raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+    if t.size and (t.min() < 0 or t.max() >= n_classes):  # then look closer (ignore_index)
+        bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
+        if bad.any():
+            raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
     output, _ = dispatch(OPS["nll_loss"], input, target=target, weight=weight, reduction=r,
                          ignore_index=int(ignore_index))
     return output

@@ -308,24 +308,37 @@ def nll_weights(target: np.ndarray, weight: Any, n_classes: int, ignore_index: i
     """``(safe_target, w)``: targets with ignored entries replaced by 0, and each entry's class
     weight (0 where ignored)."""
     valid = target != ignore_index
+    if weight is None:
+        # NOTE [perf]: unit weights; with nothing ignored (the usual case) the targets as they are
+        if valid.all():
+            return target, np.ones(target.shape, dtype)
+        return np.where(valid, target, 0), valid.astype(dtype)
     safe = np.where(valid, target, 0)
-    w = np.ones(n_classes, dtype) if weight is None else arr(weight).astype(dtype, copy=False)
+    w = arr(weight).astype(dtype, copy=False)
     return safe, (w[safe] * valid).astype(dtype, copy=False)
+
+
+def pick_targets(a: np.ndarray, safe: np.ndarray) -> np.ndarray:
+    """Each row's entry at its target class: ``a[i, safe[i]]`` (``a[safe]`` for one row)."""
+    if a.ndim == 1:
+        return a[safe]
+    return a[np.arange(a.shape[0]), safe]
 
 
 def nll_loss(a: np.ndarray, target: Any, weight: Any = None, reduction: int = 1,
              ignore_index: int = -100) -> tuple[np.ndarray, np.ndarray]:
     t = arr(target)
     safe, w = nll_weights(t, weight, a.shape[-1], ignore_index, a.dtype)
-    picked = np.take_along_axis(a, safe[..., None], axis=-1)[..., 0]
-    losses = -w * picked
+    losses = -w * pick_targets(a, safe)
     total = np.asarray(w.sum(), a.dtype)
     if reduction == 0:
         return losses.astype(a.dtype, copy=False), np.zeros((), a.dtype)
     if reduction == 2:
         return np.asarray(losses.sum(), a.dtype), total
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.asarray(losses.sum() / total, a.dtype), total
+    if total == 0:  # every target ignored: 0/0 is nan, as in PyTorch, without a warning
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.asarray(losses.sum() / total, a.dtype), total
+    return np.asarray(losses.sum() / total, a.dtype), total
 
 
 def reduce(losses: np.ndarray, reduction: int) -> np.ndarray:
