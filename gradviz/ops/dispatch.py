@@ -76,18 +76,7 @@ class OpNode(Node):
             elif create_graph:
                 g = formula(grad, *[_value(self, saved, n, True) for n in names])
             else:
-                # NOTE [perf]: _value() inlined for the plain backward, the hot case.
-                args = []
-                for n in names:
-                    v = saved[n]
-                    if type(v) is SavedVariable:
-                        if v._counter.version != v.version:
-                            v.check_version(self)
-                        v = v.data
-                    elif v is FREED:
-                        raise RuntimeError(FREED_MESSAGE)
-                    args.append(v)
-                g = formula(grad, *args)
+                g = formula(grad, *_plain_args(self, names)) if names else formula(grad)
             if in_meta is not None and in_meta[i] is not None and g is not None:
                 shape, dt = in_meta[i]
                 g = _formula.to_dtype(_formula.sum_to(g, shape), dt)
@@ -111,6 +100,37 @@ class OpNode(Node):
 
     def _inspect_saved(self) -> list[tuple[str, Any]]:
         return [(n, self._store[n]) for n in self._op.saved_names if n in self._store]
+
+
+class _UnaryOpNode(OpNode):
+    """The node of a one-input op (tanh, sum, view ...): OpNode.apply without its loop over
+    inputs, for the plain backward (NOTE [perf]: most nodes of most graphs are these)."""
+
+    __slots__ = ()
+
+    def apply(self, grad_outputs: list, create_graph: bool) -> tuple:
+        grad = grad_outputs[0]
+        names, formula = self._formulas[0]
+        if (grad is None or names is None or create_graph or self._in_meta is not None
+                or self.next_functions[0][0] is None):
+            return OpNode.apply(self, grad_outputs, create_graph)
+        return (formula(grad, *_plain_args(self, names)),)
+
+
+def _plain_args(node: OpNode, names: tuple) -> list:
+    """The saved values a formula asks for, as arrays (a plain backward)."""
+    saved = node._store
+    args = []
+    for n in names:
+        v = saved[n]
+        if type(v) is SavedVariable:
+            if v._counter.version != v.version:
+                v.check_version(node)
+            v = v.data
+        elif v is FREED:
+            raise RuntimeError(FREED_MESSAGE)
+        args.append(v)
+    return args
 
 
 def _value(node: Node, saved: dict, name: str, create_graph: bool) -> Any:
@@ -157,7 +177,8 @@ def _node_class(op: OpInfo) -> type:
         ns["_formulas"] = tuple((names, op.grads.get(inp))
                                 for names, inp in zip(op.needs, op.inputs))
         ns["_wrapped_numbers"] = op.inputs if op.broadcasts else ()
-        base = _GeneralOpNode if op.general else OpNode
+        base = (_GeneralOpNode if op.general else
+                _UnaryOpNode if len(op.inputs) == 1 and op.inputs[0] in op.grads else OpNode)
         cls = op.node_cls = type(op.node, (base,), ns)
     return cls
 
