@@ -8,13 +8,15 @@ tensors ``t0, t1, ...``, forward ops ``op0, ...``, backward nodes ``n0, ...``.
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 __all__ = ["SourceLoc", "TensorInfo", "OpRecord", "SavedInfo", "NodeInfo", "Step",
-           "BackwardRun", "BackwardGraph", "summarize"]
+           "BackwardRun", "BackwardGraph", "summarize", "buffer_stats", "snapshot",
+           "expand_snapshot"]
 
 
 @dataclass
@@ -156,12 +158,19 @@ def _num(v: Any) -> Any:
 
 
 def _list(arr: np.ndarray) -> Any:
-    if arr.dtype.kind == "f":
-        out = arr.tolist()
-        if np.isfinite(arr).all():
+    out = arr.tolist()
+    if arr.dtype.kind != "f":
+        return out
+    if arr.size <= SMALL:
+        # NOTE [perf]: a NaN or an infinity anywhere makes the sum non-finite, and summing a few
+        # Python floats is far cheaper than np.isfinite(arr).all() on a tiny array; a finite
+        # overflow only sends us on to the exact test.
+        flat = out if arr.ndim == 1 else (arr.ravel().tolist() if arr.ndim else [out])
+        if math.isfinite(sum(flat)):
             return out
-        return _deep_num(out)
-    return arr.tolist()
+    if np.isfinite(arr).all():
+        return out
+    return _deep_num(out)
 
 
 def _deep_num(x: Any) -> Any:
@@ -182,11 +191,22 @@ def dtype_name(dt: np.dtype) -> str:
     return name
 
 
-def summarize(value: Any, mode: str = "small") -> dict[str, Any]:
+def buffer_stats(arr: np.ndarray) -> tuple[float, float, float]:
+    """min, max and mean of a numeric array, as :func:`summarize` computes them."""
+    # NOTE [perf]: three passes over the array as it is laid out, with no copies (reshape(-1)
+    # would copy a transposed gradient); arr.mean(dtype=np.float64) is this very sum divided by
+    # the count, without its Python layer.
+    mean = float(np.add.reduce(arr, axis=None, dtype=np.float64)) / arr.size
+    return float(arr.min()), float(arr.max()), mean
+
+
+def summarize(value: Any, mode: str = "small",
+              stats: tuple[float, float, float] | None = None) -> dict[str, Any]:
     """A JSON-safe summary of an array/tensor: shape and dtype, plus values by ``mode``.
 
     ``"none"``: shape and dtype only. ``"small"``: full values up to :data:`SMALL` elements,
-    else min/max/mean and the first few elements. ``"all"``: full values always.
+    else min/max/mean and the first few elements. ``"all"``: full values always. ``stats``:
+    :func:`buffer_stats` of the array, if known already.
 
     Example:
         >>> summarize(np.arange(3.0))
@@ -200,17 +220,66 @@ def summarize(value: Any, mode: str = "small") -> dict[str, Any]:
     if mode == "all" or arr.size <= SMALL:
         out["values"] = _list(arr)
         return out
-    # NOTE [perf]: three passes over the array as it is laid out, with no copies (reshape(-1)
-    # would copy a transposed gradient); the masked copy below only when some value is not
-    # finite (then the stats describe the finite values).
-    lo, hi = float(arr.min()), float(arr.max())
-    mean = float(arr.mean(dtype=np.float64))
+    out.update(_stats_summary(*_stats(arr, stats)))
+    return out
+
+
+def _stats(arr: np.ndarray, stats: tuple[float, float, float] | None
+           ) -> tuple[float, float, float, np.ndarray]:
+    """min, max, mean (of the finite values, if some are not) and the first elements."""
+    lo, hi, mean = buffer_stats(arr) if stats is None else stats
     if not (math.isfinite(lo) and math.isfinite(hi) and math.isfinite(mean)):
-        as_float = arr.astype(np.float64).reshape(-1)
+        as_float = arr.astype(np.float64).reshape(-1)  # a copy only in this rare case
         finite = as_float[np.isfinite(as_float)]
         lo, hi, mean = ((float(finite.min()), float(finite.max()), float(finite.mean()))
                         if finite.size else (math.nan,) * 3)
-    out["stats"] = {"min": _num(lo), "max": _num(hi), "mean": _num(mean)}
-    out["head"] = _list(np.asarray(arr.flat[:HEAD]))  # the first elements, without a copy
-    return out
+    return lo, hi, mean, np.asarray(arr.flat[:HEAD])  # the first elements, a small copy
 
+
+def _stats_summary(lo: float, hi: float, mean: float, head: np.ndarray) -> dict[str, Any]:
+    return {"stats": {"min": _num(lo), "max": _num(hi), "mean": _num(mean)},
+            "head": _list(head)}
+
+
+# NOTE [perf: value snapshots] The tracer must capture a value when an event reports it (the
+# array may be changed in place later), but building the Python lists of a small value's summary
+# is most of what tracing a tiny op costs. So it takes a snapshot, and the summary is built from
+# it when a reader first asks (see NOTE [perf: lazy trace] in recorder.py).
+# ``expand_snapshot(snapshot(v, mode), mode)`` is always ``summarize(v, mode)``. A large value's
+# stats are computed at once: copying it instead costs as much here (fresh pages for the copy),
+# and would make a trace nobody reads as big as the values it saw. But a transpose (a Linear
+# layer's weight.t(), its gradient) shares its array's buffer: with ``shared``, a dict the
+# caller keeps for one op or one backward run, every full view of a buffer that is C- or
+# F-contiguous gets the stats computed for the first one. NumPy reduces such views over all axes
+# in memory order, so they are the very same numbers (tests/test_trace_perf_semantics.py).
+def snapshot(value: Any, mode: str = "small",
+             shared: dict[int, tuple[weakref.ref, tuple[float, float, float]]] | None = None
+             ) -> Any:
+    """What :func:`summarize` needs of ``value``, taken now and cheaply: ``(shape, dtype)`` when
+    only those are shown, a copy of a value shown in full, and for a large value shown as stats
+    ``(shape, dtype, min, max, mean, head)`` (``shared``: see the NOTE above)."""
+    arr = value if type(value) is np.ndarray else np.asarray(getattr(value, "_data", value))
+    if mode == "none" or arr.dtype.kind not in "biuf":
+        return (arr.shape, arr.dtype)
+    if mode == "all" or arr.size <= SMALL:
+        return arr.copy()
+    owner = arr if arr.base is None else arr.base
+    stats = None
+    if (shared is not None and type(owner) is np.ndarray and owner.size == arr.size
+            and owner.dtype == arr.dtype
+            and (arr.flags.c_contiguous or arr.flags.f_contiguous)):
+        hit = shared.get(id(owner))
+        if hit is None or hit[0]() is not owner:  # weakly: holding it may cost a copy later
+            hit = shared[id(owner)] = (weakref.ref(owner), buffer_stats(arr))
+        stats = hit[1]
+    return (arr.shape, arr.dtype, *_stats(arr, stats))
+
+
+def expand_snapshot(snap: Any, mode: str = "small") -> dict[str, Any]:
+    """The summary a :func:`snapshot` taken with ``mode`` stands for."""
+    if type(snap) is not tuple:
+        return summarize(snap, mode)
+    out = {"shape": list(snap[0]), "dtype": dtype_name(snap[1])}
+    if len(snap) > 2:
+        out.update(_stats_summary(*snap[2:]))
+    return out

@@ -3,17 +3,29 @@
 The recorder is one listener (see :mod:`gradviz.autograd.events`). It turns live tensors and
 nodes into string ids the moment it first sees them, keeping only weak references to map the
 same object to the same id, so tracing never keeps a graph alive and never changes a result.
+
+NOTE [perf: lazy trace] Tracing must cost little next to what it watches (issue #9: a traced
+chain of tiny ops at most twice the untraced one). So an event handler keeps only what cannot be
+had later (ids, shapes, a snapshot of each value: see NOTE [perf: value snapshots] in model.py)
+in flat tuples, and the model objects (TensorInfo, NodeInfo, OpRecord, Step) and the value
+summaries are built from those tuples when a reader first asks for ``tensors``, ``ops``,
+``nodes`` or ``runs``. The tuples hold only strings, numbers, other such tuples and arrays (a
+source line is an index into ``_sources``, a constant a 1-tuple), so the cyclic garbage
+collector stops tracking them at its first pass: with several dataclasses, dicts and lists per
+op, its full collections over a growing trace were the largest single cost of tracing.
 """
 
 from __future__ import annotations
 
 import functools
 import linecache
+import math
 import os
 import sys
 import weakref
-from collections.abc import Iterator
-from types import FrameType
+from collections.abc import Callable, Iterator
+from itertools import starmap
+from types import CodeType, FrameType
 from typing import Any
 
 import numpy as np
@@ -31,6 +43,8 @@ from gradviz.trace.model import (
     Step,
     TensorInfo,
     dtype_name,
+    expand_snapshot,
+    snapshot,
     summarize,
 )
 
@@ -40,6 +54,9 @@ _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 # Bundled examples are user code: their lines are what a learner wants to see.
 _USER_DIRS_INSIDE = (os.path.join(_PKG_DIR, "examples") + os.sep,)
 VALUE_MODES = ("small", "none", "all")
+# From a handler called by _on_event, the walk to the user's frame starts at
+# sys._getframe(_EMITTER) (frames: user_frame, handler, _on_event, then emit or the emitter).
+_EMITTER = 3
 
 
 @functools.lru_cache(maxsize=4096)
@@ -50,13 +67,18 @@ def _is_internal(filename: str) -> bool:
 
 def user_frame(depth: int = 1) -> FrameType | None:
     """The innermost frame outside gradviz's own code (the user's line)."""
-    f: FrameType | None = sys._getframe(depth)
+    try:
+        f: FrameType | None = sys._getframe(depth)
+    except ValueError:  # the stack is not that deep: no user frame
+        return None
     while f is not None and _is_internal(f.f_code.co_filename):
         f = f.f_back
     return f
 
 
-_SOURCES: dict[tuple[Any, int], SourceLoc] = {}
+# id(code) -> (code, {line: SourceLoc}). NOTE [perf]: keyed by identity, as hashing a code object
+# hashes its whole contents; the entry holds the code, so its id cannot be reused meanwhile.
+_SOURCES: dict[int, tuple[CodeType, dict[int, SourceLoc]]] = {}
 
 
 def _source(frame: FrameType | None) -> SourceLoc | None:
@@ -64,14 +86,18 @@ def _source(frame: FrameType | None) -> SourceLoc | None:
     calls the same lines over and over, and reading source text is slow)."""
     if frame is None:
         return None
-    key = (frame.f_code, frame.f_lineno)
-    loc = _SOURCES.get(key)
+    code, line = frame.f_code, frame.f_lineno
+    entry = _SOURCES.get(id(code))
+    if entry is None or entry[0] is not code:
+        entry = (code, {})
+        if len(_SOURCES) < 10_000:  # bounded: the entries keep code objects alive
+            _SOURCES[id(code)] = entry
+    loc = entry[1].get(line)
     if loc is None:
-        file, line = frame.f_code.co_filename, frame.f_lineno
-        loc = SourceLoc(file=file, line=line, code=linecache.getline(file, line).strip(),
-                        function=frame.f_code.co_name)
-        if len(_SOURCES) < 100_000:  # bounded: code objects are kept alive by the keys
-            _SOURCES[key] = loc
+        file = code.co_filename
+        loc = entry[1][line] = SourceLoc(file=file, line=line,
+                                         code=linecache.getline(file, line).strip(),
+                                         function=code.co_name)
     return loc
 
 
@@ -80,7 +106,7 @@ def _jsonable(v: Any) -> Any:
     if isinstance(v, (bool, int, str)) or v is None:
         return v
     if isinstance(v, float):
-        return v if np.isfinite(v) else str(v)
+        return v if math.isfinite(v) else str(v)
     if isinstance(v, (tuple, list)):
         return [_jsonable(x) for x in v]
     if isinstance(v, (np.integer, np.floating, np.bool_)):
@@ -92,27 +118,162 @@ def _jsonable(v: Any) -> Any:
     return repr(v)
 
 
+class _Ref(weakref.ref):
+    """A weak reference that knows the ``id`` key it was filed under."""
+
+    __slots__ = ("key",)
+
+
 class _Ids:
-    """Stable string ids for live objects, without keeping them alive."""
+    """Stable string ids for live objects (backward nodes), without keeping them alive.
+
+    NOTE [perf]: ``ids`` maps ``id(obj)`` to the object's trace id, and a weak reference per
+    object drops the entry when the object dies, so an entry is never stale and a lookup is a
+    single ``ids.get(id(obj))`` (hot paths use that directly; no weakref call per lookup). The
+    references share one callback (no closure per object: fewer objects for the collector).
+    """
 
     def __init__(self, prefix: str) -> None:
         self.prefix = prefix
         self.count = 0
-        self._map: dict[int, tuple[weakref.ref, str]] = {}
+        self.ids: dict[int, str] = {}
+        refs: dict[int, _Ref] = {}
+        ids = self.ids
+
+        def drop(ref: _Ref) -> None:
+            if refs.get(ref.key) is ref:  # not replaced by a newer version's reference
+                del refs[ref.key], ids[ref.key]
+
+        self._refs = refs
+        self._drop = drop
 
     def get(self, obj: Any) -> str | None:
-        entry = self._map.get(id(obj))
-        if entry is not None and entry[0]() is obj:
-            return entry[1]
-        return None
+        return self.ids.get(id(obj))
 
     def new(self, obj: Any) -> str:
         ident = f"{self.prefix}{self.count}"
         self.count += 1
         key = id(obj)
-        self._map[key] = (weakref.ref(obj, lambda _r, k=key: self._map.pop(k, None)), ident)
+        self.ids[key] = ident
+        ref = _Ref(obj, self._drop)
+        ref.key = key
+        # Replacing an older reference (an in-place op's new version) discards it unfired.
+        self._refs[key] = ref
         return ident
 
+
+class _TensorIds:
+    """Stable string ids for live tensors, without keeping them alive.
+
+    NOTE [perf]: most tensors an op chain makes die at once, and a weak-reference callback per
+    death costs more than checking the reference on each lookup (tensors are looked up about
+    once per op, nodes several times). So entries are checked when read, and the dead ones are
+    swept out whenever the map has doubled since the last sweep.
+    """
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.count = 0
+        self._ids: dict[int, tuple[weakref.ref, str]] = {}
+        self._sweep_at = 1024
+
+    def get(self, obj: Any) -> str | None:
+        entry = self._ids.get(id(obj))
+        return entry[1] if entry is not None and entry[0]() is obj else None
+
+    def new(self, obj: Any) -> str:
+        ident = f"{self.prefix}{self.count}"
+        self.count += 1
+        ids = self._ids
+        ids[id(obj)] = (weakref.ref(obj), ident)  # replaces an older version's entry
+        if len(ids) >= self._sweep_at:
+            self._ids = ids = {k: e for k, e in ids.items() if e[0]() is not None}
+            self._sweep_at = max(1024, 2 * len(ids))
+        return ident
+
+
+def _weak(obj: Any) -> Callable[[], Any]:
+    """A weak reference to ``obj``, or a strong one for what cannot be referred to weakly."""
+    try:
+        return weakref.ref(obj)
+    except TypeError:  # a NumPy scalar, a Python number
+        return lambda: obj
+
+
+_NODE_TYPES: dict[type, tuple[str, str]] = {}
+
+
+def _node_type(n: Node) -> tuple[str, str]:
+    """A node's class name and kind (``op``, ``accumulate_grad``, ``graph_root``, ``custom``)."""
+    named = _NODE_TYPES.get(type(n))
+    if named is None:
+        if isinstance(n, AccumulateGrad):
+            kind = "accumulate_grad"
+        elif isinstance(n, GraphRoot):
+            kind = "graph_root"
+        elif hasattr(n, "_forward_cls"):
+            kind = "custom"
+        else:
+            kind = "op"
+        named = (type(n).__name__, kind)
+        if len(_NODE_TYPES) < 4096:  # bounded: the keys keep classes alive
+            _NODE_TYPES[type(n)] = named
+    return named
+
+
+# -- raw records (NOTE [perf: lazy trace]) ---------------------------------------------------------
+# A tensor: (shape, dtype, requires_grad, is_leaf, is_param, grad_fn, output_nr, op, source,
+#            value snapshot); its name and .grad are kept apart (they change after recording).
+# A node:   (name, kind, sequence_nr, next_functions flat as (id | None, input_nr, ...),
+#            num_outputs, variable, saved as ((name, tensor id, is_output, value), ...)).
+# An op:    (id, name, inputs, outputs, node, kwargs as ((name, value), ...), inplace, scope
+#            tuple, source, segment); an input is a tensor id or a constant.
+# A step:   (kind, node id, engine_data, values...) with the values in the order of
+#           _STEP_FIELDS[kind], or (kind, node id, engine_data, data dict) for the rare kinds
+#           recorded by keyword; engine_data is the event's own dict (emitters make a fresh one
+#           per event) or None.
+# A source is an index into Trace._sources (or None), a constant a 1-tuple ``(value,)``, and a
+# value a snapshot (model.snapshot) or such a constant.
+_STEP_FIELDS: dict[str, tuple[str, ...]] = {
+    "enqueue": ("ready",),
+    "execute": ("grad_outputs", "grad_inputs", "ready"),
+    "accumulate": ("input_nr", "source", "grad", "buffer", "remaining"),
+    "leaf_grad": ("tensor", "before", "after"),
+    "release_saved": (),
+    "done": (),
+}
+
+
+def _one(v: Any, expand: Callable[[Any], Any]) -> Any:
+    return None if v is None else expand(v)
+
+
+def _many(vs: Any, expand: Callable[[Any], Any]) -> list[Any]:
+    return [None if v is None else expand(v) for v in vs]
+
+
+# How a step's raw field becomes its Step.data value (fields not listed are kept as they are).
+_STEP_VALUES: dict[str, Callable[[Any, Callable[[Any], Any]], Any]] = {
+    "grad": _one, "buffer": _one, "before": _one, "after": _one, "output": _one,
+    "grad_outputs": _many, "grad_inputs": _many, "inputs": _many,
+    "ready": lambda ids, _: list(ids),
+}
+
+
+def _expander(mode: str) -> Callable[[Any], dict[str, Any]]:
+    """The summary of a raw value (a snapshot or a constant), one dict per value for every
+    record holding it, as when summaries were made at once. For one build only: ids are reused
+    once the raw records are gone."""
+    memo: dict[int, dict[str, Any]] = {}
+
+    def expand(value: Any) -> dict[str, Any]:
+        out = memo.get(id(value))
+        if out is None:
+            out = memo[id(value)] = ({"const": value[0]} if type(value) is tuple
+                                     and len(value) == 1 else expand_snapshot(value, mode))
+        return out
+
+    return expand
 
 
 class Trace:
@@ -140,24 +301,148 @@ class Trace:
         self.values = values
         self.keep_runs = keep_runs
         self.name = name
-        self.tensors: dict[str, TensorInfo] = {}
-        self.ops: list[OpRecord] = []
-        self.nodes: dict[str, NodeInfo] = {}
-        self.runs: list[BackwardRun] = []
         self.notes: list[str] = []
         self.runs_total = 0
-        self._tids = _Ids("t")
+        # The model objects built so far (read through the properties below).
+        self._tensors: dict[str, TensorInfo] = {}
+        self._ops: list[OpRecord] = []
+        self._nodes: dict[str, NodeInfo] = {}
+        self._runs: list[BackwardRun] = []  # finished runs; steps of some still in _unbuilt
+        # Raw records not built yet, in recording order (see NOTE [perf: lazy trace]).
+        self._raw_tensors: dict[str, tuple | None] = {}
+        self._raw_nodes: dict[str, tuple] = {}
+        self._raw_ops: list[tuple] = []
+        self._unbuilt: list[tuple[BackwardRun, list[tuple]]] = []
+        self._tnames: dict[str, str] = {}  # names of raw tensors that are not just their id
+        self._tgrads: dict[str, Any] = {}  # .grad snapshots of raw tensors
+        self._unnamed: set[str] = set()  # tensors still named by their id (see _tensor)
+        self._sources: list[SourceLoc] = []
+        self._source_ix: dict[int, int] = {}  # id(SourceLoc) -> index in _sources
+        self._code_lines: dict[int, tuple[CodeType, dict[int, int]]] = {}  # see _source_index
+        self._tids = _TensorIds("t")
         self._nids = _Ids("n")
         self._op_count = 0
         self._scope: list[str] = []
+        self._scope_t: tuple[str, ...] = ()
         self._run: BackwardRun | None = None
-        self._ready: list[str] = []
-        self._deps: dict[str, int] = {}
-        self._summaries: dict[int, tuple[Any, dict[str, Any]]] = {}  # see _value
-        self._handlers: dict[str, Any] = {}  # event name -> bound _on_<event> (or False)
-        self._engine_data: dict[str, Any] | None = None  # an event's extra plain data
+        self._steps: list[tuple] = []  # the current run's raw steps
+        self._ready: tuple[str, ...] = ()
+        self._run_memo: dict[int, tuple[Callable[[], Any], Any]] = {}  # see _value
+        # Within one op event (else None): stats of large buffers, see model.snapshot, and the
+        # last value snapshotted, see _snap.
+        self._op_shared: dict[int, Any] | None = None
+        self._op_snap: tuple[Any, Any] | None = None
+        self._run_shared: dict[int, Any] = {}  # the same for the current backward run
+        self._handlers: dict[str, Callable[[dict[str, Any]], None]] = {  # event -> _on_<event>
+            event: getattr(self, "_on_" + event) for event in _EVENTS}
         self._frame: FrameType | None = None
         self._active = False
+
+    # -- the model, built on first read ------------------------------------------------------
+    @property
+    def tensors(self) -> dict[str, TensorInfo]:
+        """Every tensor seen, by id, in the order first seen."""
+        self._flush()
+        return self._tensors
+
+    @tensors.setter
+    def tensors(self, value: dict[str, TensorInfo]) -> None:
+        self._flush()
+        self._tensors = value
+
+    @property
+    def ops(self) -> list[OpRecord]:
+        """The forward ops, in execution order."""
+        self._flush()
+        return self._ops
+
+    @ops.setter
+    def ops(self, value: list[OpRecord]) -> None:
+        self._flush()
+        self._ops = value
+
+    @property
+    def nodes(self) -> dict[str, NodeInfo]:
+        """Every backward node seen, by id."""
+        self._flush()
+        return self._nodes
+
+    @nodes.setter
+    def nodes(self, value: dict[str, NodeInfo]) -> None:
+        self._flush()
+        self._nodes = value
+
+    @property
+    def runs(self) -> list[BackwardRun]:
+        """The finished backward runs (the last ``keep_runs`` of them)."""
+        self._flush()
+        return self._runs
+
+    @runs.setter
+    def runs(self, value: list[BackwardRun]) -> None:
+        self._flush()
+        self._runs = value
+
+    def _flush(self) -> None:
+        if self._raw_tensors or self._raw_nodes or self._raw_ops or self._unbuilt:
+            expand = _expander(self.values)
+            self._build_model(expand)
+            self._build_steps(expand)
+
+    def _build_model(self, expand: Callable[[Any], dict[str, Any]]) -> None:
+        """Tensors, nodes and ops from their raw records (NOTE [perf: lazy trace])."""
+        sources = self._sources
+        tensors, names, grads = self._tensors, self._tnames, self._tgrads
+        for tid, rec in self._raw_tensors.items():
+            if rec is None:  # its registration failed half-way (an error in the tracer)
+                continue
+            shape, dtype, requires_grad, is_leaf, is_param, grad_fn, output_nr, op, source, \
+                value = rec
+            grad = grads.get(tid)
+            tensors[tid] = TensorInfo(
+                id=tid, name=names.get(tid, tid), shape=list(shape), dtype=dtype_name(dtype),
+                requires_grad=requires_grad, is_leaf=is_leaf, is_param=is_param, grad_fn=grad_fn,
+                output_nr=output_nr, op=op, source=None if source is None else sources[source],
+                value=expand(value), grad=None if grad is None else expand(grad))
+        self._raw_tensors, self._tnames, self._tgrads = {}, {}, {}
+        nodes = self._nodes
+        for nid, (name, kind, seq, nexts, num_outputs, variable, saved) in \
+                self._raw_nodes.items():
+            nodes[nid] = NodeInfo(
+                id=nid, name=name, kind=kind, sequence_nr=seq,
+                next_functions=[[nexts[i], nexts[i + 1]] for i in range(0, len(nexts), 2)],
+                variable=variable,
+                saved=[SavedInfo(name=s_name, tensor=tid, is_output=is_output, value=expand(v))
+                       for s_name, tid, is_output, v in saved],
+                num_outputs=num_outputs)
+        self._raw_nodes = {}
+        for op_id, name, inputs, outputs, nid, kwargs, inplace, scope, source, segment in \
+                self._raw_ops:
+            self._ops.append(OpRecord(
+                id=op_id, name=name,
+                inputs=[i if type(i) is str else {"const": i[0]} for i in inputs],
+                outputs=list(outputs), node=nid, kwargs=dict(kwargs),
+                inplace=inplace, scope=list(scope),
+                source=None if source is None else sources[source], segment=segment))
+            if nid is not None and nid in nodes:
+                nodes[nid].forward_op = op_id
+        self._raw_ops = []
+
+    def _build_steps(self, expand: Callable[[Any], dict[str, Any]]) -> None:
+        for run, raw in self._unbuilt:
+            steps = run.steps
+            for rec in raw:
+                kind, nid, extra = rec[0], rec[1], rec[2]
+                fields = _STEP_FIELDS.get(kind)
+                items = rec[3].items() if fields is None else zip(fields, rec[3:])
+                data = {}
+                for key, v in items:
+                    convert = _STEP_VALUES.get(key)
+                    data[key] = v if convert is None else convert(v, expand)
+                if extra:
+                    data.update(extra)
+                steps.append(Step(index=len(steps), kind=kind, node=nid, data=data))
+        self._unbuilt = []
 
     # -- context manager -----------------------------------------------------------------------
     def __enter__(self) -> Trace:
@@ -171,6 +456,7 @@ class Trace:
     def __exit__(self, *exc: object) -> None:
         events.remove_listener(self._on_event)
         self._active = False
+        self._op_shared = self._op_snap = None  # in case an op event failed half-way
         if self._run is not None:  # an exception escaped mid-backward: close the run
             self._finish_run()
         if self._frame is not None:
@@ -183,26 +469,55 @@ class Trace:
 
     # -- ids -------------------------------------------------------------------------------------
     def _tensor(self, t: Tensor, frame: FrameType | None = None) -> str:
+        """The id of ``t``, registering it (and its graph) on first sight. With the user's
+        ``frame``, a tensor still named by its id takes the name of a variable holding it."""
         tid = self._tids.get(t)
         if tid is not None:
-            info = self.tensors.get(tid)
-            if frame is not None and info is not None and info.name == tid:
-                info.name = self._var_name(t, frame) or tid  # assigned to a variable since
+            if frame is not None and tid in self._unnamed:
+                self._rename(tid, self._var_name(t, frame) or tid)
             return tid
         tid = self._tids.new(t)
-        self.tensors[tid] = self._tensor_info(tid, t, frame, None)
-        if t.grad_fn is not None:
-            self.tensors[tid].grad_fn = self._node(t.grad_fn)
+        self._raw_tensors[tid] = None  # holds its place: registering the graph records more
+        name = t.name or (self._var_name(t, frame) if frame is not None else None) or tid
+        value = snapshot(t._data, self.values, self._op_shared)
+        grad_fn = None if t.grad_fn is None else self._node(t.grad_fn)
+        self._add_tensor(tid, t, name, grad_fn, None, None, value)
         return tid
 
-    def _tensor_info(self, tid: str, t: Tensor, frame: FrameType | None,
-                     source: SourceLoc | None) -> TensorInfo:
-        name = t.name or (self._var_name(t, frame) if frame is not None else None) or tid
-        return TensorInfo(
-            id=tid, name=name, shape=list(t.shape), dtype=dtype_name(t._data.dtype),
-            requires_grad=t.requires_grad, is_leaf=t.grad_fn is None,
-            is_param=type(t).__name__ == "Parameter", output_nr=t._output_nr, source=source,
-            value=summarize(t._data, self.values))
+    def _add_tensor(self, tid: str, t: Tensor, name: str, grad_fn: str | None, op: str | None,
+                    source: int | None, value: Any) -> None:
+        data = t._data
+        self._raw_tensors[tid] = (data.shape, data.dtype, t.requires_grad, t.grad_fn is None,
+                                  type(t).__name__ == "Parameter", grad_fn, t._output_nr, op,
+                                  source, value)
+        if name != tid:
+            self._tnames[tid] = name
+        else:
+            self._unnamed.add(tid)
+
+    def _tensor_name(self, tid: str) -> str | None:
+        """A recorded tensor's current name (None if it is not in the trace any more)."""
+        if tid in self._raw_tensors:
+            return self._tnames.get(tid, tid)
+        info = self._tensors.get(tid)
+        return None if info is None else info.name
+
+    def _rename(self, tid: str, name: str) -> None:
+        if name == tid:
+            return
+        self._unnamed.discard(tid)
+        info = self._tensors.get(tid)
+        if info is not None:
+            info.name = name
+        else:
+            self._tnames[tid] = name
+
+    def _set_grad(self, tid: str, grad: Any) -> None:
+        if tid in self._raw_tensors:
+            self._tgrads[tid] = grad
+        elif tid in self._tensors:
+            self._tensors[tid].grad = None if grad is None else expand_snapshot(grad,
+                                                                                self.values)
 
     @staticmethod
     def _var_name(t: Tensor, frame: FrameType) -> str | None:
@@ -216,128 +531,163 @@ class Trace:
         for k, v in list(frame.f_locals.items()):
             if isinstance(v, Tensor) and not k.startswith("_"):
                 tid = self._tids.get(v)
-                if tid is not None and self.tensors.get(tid) and self.tensors[tid].name == tid:
-                    self.tensors[tid].name = k
+                if tid is not None and tid in self._unnamed:
+                    self._rename(tid, k)
+
+    def _source_index(self, frame: FrameType | None) -> int | None:
+        """The frame's line as an index into ``_sources``. NOTE [perf]: looked up by the code
+        object and the instruction offset: the line number is computed by scanning the code's
+        line table, and a loop runs the same instructions over and over."""
+        if frame is None:
+            return None
+        code = frame.f_code
+        entry = self._code_lines.get(id(code))
+        if entry is None or entry[0] is not code:
+            entry = self._code_lines[id(code)] = (code, {})  # holds the code: its id stays
+        ix = entry[1].get(frame.f_lasti)
+        if ix is None:
+            loc = _source(frame)
+            ix = self._source_ix.get(id(loc))
+            if ix is None:
+                ix = self._source_ix[id(loc)] = len(self._sources)
+                self._sources.append(loc)  # holds loc: its id stays its own
+            entry[1][frame.f_lasti] = ix
+        return ix
 
     def _node(self, node: Node) -> str:
         """The id of ``node``, registering it and any unregistered nodes below it (iteratively)."""
-        nid = self._nids.get(node)
+        ids = self._nids.ids
+        nid = ids.get(id(node))
         if nid is not None:
             return nid
+        for nxt, _ in node.next_functions:
+            if nxt is not None and id(nxt) not in ids:
+                return self._new_graph(node)
+        # NOTE [perf]: the usual case, a new op's node over registered inputs, in line.
+        nid = self._nids.new(node)
+        self._raw_nodes[nid] = self._node_record(node)
+        return nid
+
+    def _new_graph(self, node: Node) -> str:
+        """Register ``node`` and the unregistered nodes below it, in discovery order."""
+        ids = self._nids.ids
         pending = [node]
         order: list[Node] = []
-        while pending:  # discover unregistered nodes, then register children first
+        seen: set[int] = set()
+        while pending:
             n = pending.pop()
-            if self._nids.get(n) is not None or n in order:
+            if id(n) in seen or id(n) in ids:
                 continue
+            seen.add(id(n))
             order.append(n)
             for nxt, _ in n.next_functions:
-                if nxt is not None and self._nids.get(nxt) is None:
+                if nxt is not None and id(nxt) not in ids:
                     pending.append(nxt)
-        ids = {id(n): self._nids.new(n) for n in order}
-        for n in order:
-            self.nodes[ids[id(n)]] = self._node_info(ids[id(n)], n)
-        return ids[id(node)]
+        new_ids = [self._nids.new(n) for n in order]
+        for nid, n in zip(new_ids, order):
+            self._raw_nodes[nid] = self._node_record(n)
+        return new_ids[0]
 
-    def _node_info(self, nid: str, n: Node) -> NodeInfo:
-        if isinstance(n, AccumulateGrad):
-            kind = "accumulate_grad"
-        elif isinstance(n, GraphRoot):
-            kind = "graph_root"
-        elif hasattr(n, "_forward_cls"):
-            kind = "custom"
-        else:
-            kind = "op"
-        info = NodeInfo(
-            id=nid, name=type(n).__name__, kind=kind, sequence_nr=n._seq,
-            next_functions=[[None if nxt is None else self._nids.get(nxt), nr]
-                            for nxt, nr in n.next_functions],
-            num_outputs=n.num_outputs)
-        if kind == "accumulate_grad":
-            info.variable = self._tensor(n.variable)
-        info.saved = [self._saved(name, v) for name, v in n._inspect_saved()]
-        return info
+    def _node_record(self, n: Node) -> tuple:
+        name, kind = _node_type(n)
+        ids = self._nids.ids
+        nexts = []
+        for nxt, nr in n.next_functions:
+            nexts.append(None if nxt is None else ids.get(id(nxt)))
+            nexts.append(nr)
+        variable = self._tensor(n.variable) if kind == "accumulate_grad" else None
+        saved = tuple(starmap(self._saved, n._inspect_saved()))
+        return (name, kind, n._seq, tuple(nexts), n.num_outputs, variable, saved)
 
-    def _saved(self, name: str, v: Any) -> SavedInfo:
+    def _saved(self, name: str, v: Any) -> tuple:
         if type(v) is SavedVariable:
             if v._tensor is not None:
-                return SavedInfo(name=name, tensor=self._tensor(v._tensor),
-                                 value=summarize(v.data, "none"))
-            return SavedInfo(name=name, is_output=True, value=summarize(v.data, self.values))
+                return (name, self._tensor(v._tensor), False, snapshot(v.data, "none"))
+            return (name, None, True, self._snap(v.data))
         if v is None or isinstance(v, (bool, int, float, str, tuple, list)):
-            return SavedInfo(name=name, value={"const": _jsonable(v)})
-        return SavedInfo(name=name, value={"const": repr(v)})
+            return (name, None, False, (_jsonable(v),))
+        return (name, None, False, (repr(v),))
 
-    def _value(self, v: Any) -> dict[str, Any] | None:
-        """A gradient's summary. NOTE [perf]: within a backward run the same array is reported
-        several times (sent, added to a buffer, received), so summaries are cached by identity
-        for the run; the cache holds the arrays, so an id cannot be reused meanwhile."""
+    def _snap(self, arr: Any) -> Any:
+        """A forward value's snapshot. NOTE [perf]: an op's output is often saved by its node
+        too (tanh, exp, relu save their result): one snapshot serves both, within the event."""
+        last = self._op_snap
+        if last is not None and last[0] is arr:
+            return last[1]
+        s = snapshot(arr, self.values, self._op_shared)
+        if self._op_shared is not None:
+            self._op_snap = (arr, s)
+        return s
+
+    def _value(self, v: Any) -> Any:
+        """A gradient's snapshot. NOTE [perf]: within a backward run the same array is reported
+        several times (sent, added to a buffer, received, written to ``.grad``), so snapshots
+        are cached by identity for the run. The cache refers to the arrays weakly: the engine
+        lets a gradient nobody else holds become ``.grad`` without a copy, and a tracer holding
+        it would cost that copy and the copy's summary."""
         if v is None:
             return None
-        cache = self._summaries
-        hit = cache.get(id(v))
-        if hit is not None and hit[0] is v:
+        hit = self._run_memo.get(id(v))
+        if hit is not None and hit[0]() is v:
             return hit[1]
-        s = summarize(v, self.values)
-        cache[id(v)] = (v, s)
+        s = snapshot(v, self.values, self._run_shared)
+        self._run_memo[id(v)] = (_weak(v), s)
         return s
 
     # -- events ----------------------------------------------------------------------------------
     def _on_event(self, event: str, data: dict[str, Any]) -> None:
         handler = self._handlers.get(event)
-        if handler is None:
-            handler = self._handlers[event] = getattr(self, "_on_" + event, False)
-        if handler:
-            # Engines may attach plain JSON data ("engine_data"): it joins the step's data.
-            self._engine_data = data.get("engine_data")
+        if handler is not None:
             handler(data)
 
     def _on_module_enter(self, data: dict[str, Any]) -> None:
         self._scope.append(str(data.get("name") or type(data.get("module")).__name__))
+        self._scope_t = tuple(self._scope)
 
     def _on_module_exit(self, data: dict[str, Any]) -> None:
         if self._scope:
             self._scope.pop()
+            self._scope_t = tuple(self._scope)
 
     def _on_op(self, data: dict[str, Any]) -> None:
-        frame = user_frame(3)
-        source = _source(frame)
-        inputs: list[Any] = []
+        frame = user_frame(_EMITTER)
+        source = self._source_index(frame)
+        self._op_shared = {}
+        # NOTE [perf]: loops, not comprehensions (each is a function call before Python 3.12).
+        inputs = []
         for a in data["inputs"]:
-            if isinstance(a, Tensor):
-                inputs.append(self._tensor(a, frame))
-            else:
-                inputs.append({"const": _jsonable(a)})
+            inputs.append(self._tensor(a, frame) if isinstance(a, Tensor) else (_jsonable(a),))
         node = data["node"]
         nid = self._node(node) if node is not None else None
         op_id = f"op{self._op_count}"
         self._op_count += 1
+        inplace = bool(data["inplace"])
         outputs = []
         for t in data["outputs"]:
-            old_id = self._tids.get(t) if data["inplace"] else None
+            old_id = self._tids.get(t) if inplace else None
             # An in-place result is a new version of a tensor: it gets a new id, so the forward
             # graph stays acyclic, and is named after the old one.
             tid = self._tids.new(t)
-            info = self._tensor_info(tid, t, None, source)
-            if old_id is not None and old_id in self.tensors:
-                info.name = f"{self.tensors[old_id].name.split(' (v')[0]} (v{t._version})"
-            info.op = op_id
-            info.grad_fn = nid if t.grad_fn is node and node is not None else (
-                self._node(t.grad_fn) if t.grad_fn is not None else None)
-            self.tensors[tid] = info
+            name = t.name or tid
+            old_name = None if old_id is None else self._tensor_name(old_id)
+            if old_name is not None:
+                name = f"{old_name.split(' (v')[0]} (v{t._version})"
+            grad_fn = t.grad_fn
+            gid = nid if grad_fn is node and node is not None else (
+                self._node(grad_fn) if grad_fn is not None else None)
+            self._add_tensor(tid, t, name, gid, op_id, source, self._snap(t._data))
             outputs.append(tid)
-        if nid is not None:
-            self.nodes[nid].forward_op = op_id
-        self.ops.append(OpRecord(
-            id=op_id, name=data["name"], inputs=inputs, outputs=outputs, node=nid,
-            # A tensor passed by keyword (nll_loss's target, where's condition) is linked by id.
-            kwargs={k: {"tensor": self._tensor(v, frame)} if isinstance(v, Tensor)
-                    else _jsonable(v) for k, v in data.get("kwargs", {}).items()},
-            inplace=bool(data["inplace"]), scope=list(self._scope), source=source,
-            segment=self.runs_total))
+        self._op_shared = self._op_snap = None
+        # A tensor passed by keyword (nll_loss's target, where's condition) is linked by id.
+        kwargs = []
+        for k, v in (data.get("kwargs") or {}).items():
+            kwargs.append((k, {"tensor": self._tensor(v, frame)} if isinstance(v, Tensor)
+                           else _jsonable(v)))
+        self._raw_ops.append((op_id, data["name"], tuple(inputs), tuple(outputs), nid,
+                              tuple(kwargs), inplace, self._scope_t, source, self.runs_total))
 
     def _on_backward_begin(self, data: dict[str, Any]) -> None:
-        frame = user_frame(3)
+        frame = user_frame(_EMITTER)
         roots = [self._tensor(t, frame) for t in data["roots"]]
         graph_root = data["graph_root"]
         root_id = self._node(graph_root)
@@ -345,7 +695,7 @@ class Trace:
         self._run = BackwardRun(
             id=f"run{self.runs_total}", engine=data.get("engine", "pytorch"),
             kind="backward" if data.get("accumulate_grad", True) else "grad", roots=roots,
-            root_edges=[[self.tensors[r].grad_fn or self._leaf_node(t), t._output_nr]
+            root_edges=[[self._tensor_grad_fn(r) or self._leaf_node(t), t._output_nr]
                         for r, t in zip(roots, data["roots"])],
             nodes=reachable, graph_root=root_id,
             retain_graph=bool(data.get("retain_graph")),
@@ -355,9 +705,18 @@ class Trace:
         graph = data.get("gradient_graph")  # MXNet's explicit gradient graph
         if graph is not None:
             self._run.gradient_graph = graph.to_model(self._node, self._tensor)
-        self._ready = []
-        self._deps = {}
-        self._summaries.clear()
+        self._steps = []
+        self._ready = ()
+        self._run_memo.clear()
+        self._run_shared.clear()
+
+    def _tensor_grad_fn(self, tid: str) -> str | None:
+        """The grad_fn recorded for a tensor (its grad_fn when first seen)."""
+        rec = self._raw_tensors.get(tid)
+        if rec is not None:
+            return rec[5]
+        info = self._tensors.get(tid)
+        return None if info is None else info.grad_fn
 
     def _leaf_node(self, t: Tensor) -> str | None:
         extra = t._extra
@@ -374,68 +733,90 @@ class Trace:
                     seen.add(id(nxt))
                     order.append(nxt)
                     stack.append(nxt)
-        return [self._node(n) for n in order]
+        ids = self._nids.ids
+        return [ids.get(id(n)) or self._node(n) for n in order]
 
-    def _step(self, kind: str, node: Node | None = None, **data: Any) -> None:
-        run = self._run
-        if run is None:
+    def _step(self, kind: str, node: Node | None, engine_data: dict[str, Any] | None,
+              **data: Any) -> None:
+        """Record a step of a rare kind (the frequent ones append their tuple directly)."""
+        if self._run is None:
             return
         nid = None if node is None else self._node(node)
-        if self._engine_data:
-            data.update(self._engine_data)
-        run.steps.append(Step(index=len(run.steps), kind=kind, node=nid, data=data))
+        self._steps.append((kind, nid, engine_data, data))
 
+    # NOTE [perf]: the handlers below run several times per op in a backward pass. They look
+    # node ids up directly (``ids.get(id(node)) or self._node(node)``: ids are never empty) and
+    # append one tuple per step (see _STEP_FIELDS for the order of its values).
     def _on_dependencies(self, data: dict[str, Any]) -> None:
         if self._run is None:
             return
-        self._deps = {self._node(n): c for n, c in data["counts"].items()}
-        self._run.dependencies = dict(self._deps)
+        ids = self._nids.ids
+        deps = {ids.get(id(n)) or self._node(n): c for n, c in data["counts"].items()}
+        self._run.dependencies = deps
         extra = {}
         if "tensor_counts" in data:  # SINGA counts each (node, output) tensor too
             extra["tensor_counts"] = [[self._node(n), nr, c]
                                       for (n, nr), c in data["tensor_counts"].items()]
-        self._step("compute_dependencies", counts=dict(self._deps), **extra)
+        self._step("compute_dependencies", None, data.get("engine_data"), counts=dict(deps),
+                   **extra)
 
     def _on_enqueue(self, data: dict[str, Any]) -> None:
-        self._ready = [self._node(n) for n in data["ready"]]
-        self._step("enqueue", data["node"], ready=list(self._ready))
+        ids = self._nids.ids
+        ready = []
+        for n in data["ready"]:
+            ready.append(ids.get(id(n)) or self._node(n))
+        self._ready = tuple(ready)
+        if self._run is not None:
+            node = data["node"]
+            self._steps.append(("enqueue", ids.get(id(node)) or self._node(node),
+                                data.get("engine_data"), self._ready))
 
     def _on_execute(self, data: dict[str, Any]) -> None:
         node = data["node"]
-        nid = self._node(node)
-        if nid in self._ready:
-            self._ready.remove(nid)
-        self._step("execute", node, grad_outputs=[self._value(g) for g in data["grad_outputs"]],
-                   grad_inputs=[self._value(g) for g in data["grad_inputs"]],
-                   ready=list(self._ready))
+        nid = self._nids.ids.get(id(node)) or self._node(node)
+        ready = self._ready
+        if nid in ready:
+            i = ready.index(nid)
+            self._ready = ready = ready[:i] + ready[i + 1:]
+        if self._run is not None:
+            value = self._value
+            self._steps.append(("execute", nid, data.get("engine_data"),
+                                tuple(map(value, data["grad_outputs"])),
+                                tuple(map(value, data["grad_inputs"])), ready))
 
     def _on_accumulate(self, data: dict[str, Any]) -> None:
-        target = self._node(data["node"])
-        self._deps[target] = data["remaining"]
-        src = data.get("from")
-        self._step("accumulate", data["node"], input_nr=data["input_nr"],
-                   source=None if src is None else self._node(src),
-                   grad=self._value(data["grad"]), buffer=self._value(data["buffer"]),
-                   remaining=data["remaining"])
+        if self._run is None:
+            return
+        ids = self._nids.ids
+        node, src = data["node"], data.get("from")
+        target = ids.get(id(node)) or self._node(node)
+        source = None if src is None else ids.get(id(src)) or self._node(src)
+        self._steps.append(("accumulate", target, data.get("engine_data"), data["input_nr"],
+                            source, self._value(data["grad"]), self._value(data["buffer"]),
+                            data["remaining"]))
+
+    def _on_release_saved(self, data: dict[str, Any]) -> None:
+        if self._run is not None:
+            node = data["node"]
+            self._steps.append(("release_saved", self._nids.ids.get(id(node))
+                                or self._node(node), data.get("engine_data")))
 
     def _on_leaf_grad(self, data: dict[str, Any]) -> None:
         tid = self._tensor(data["tensor"])
         after = self._value(data["after"])
-        self.tensors[tid].grad = after
-        self._step("leaf_grad", data["node"], tensor=tid, before=self._value(data["before"]),
-                   after=after)
+        self._set_grad(tid, after)
+        if self._run is not None:
+            self._steps.append(("leaf_grad", self._node(data["node"]), data.get("engine_data"),
+                                tid, self._value(data["before"]), after))
 
     def _on_hook(self, data: dict[str, Any]) -> None:
         fn = data.get("fn")
-        self._step("hook", data.get("node"), hook=data["kind"],
+        self._step("hook", data.get("node"), data.get("engine_data"), hook=data["kind"],
                    fn=getattr(fn, "__qualname__", None) if fn is not None else None)
 
-    def _on_release_saved(self, data: dict[str, Any]) -> None:
-        self._step("release_saved", data["node"])
-
     def _on_gradient_node(self, data: dict[str, Any]) -> None:
-        self._step("gradient_node", data.get("node"), gnode=data["gnode"], op=data["op"],
-                   input_nr=data.get("input_nr", 0),
+        self._step("gradient_node", data.get("node"), data.get("engine_data"),
+                   gnode=data["gnode"], op=data["op"], input_nr=data.get("input_nr", 0),
                    inputs=[self._value(g) for g in data["inputs"]],
                    output=self._value(data["output"]))
 
@@ -444,11 +825,12 @@ class Trace:
         err = {"type": type(exc).__name__, "message": str(exc)}
         if self._run is not None:
             self._run.error = err
-        self._step("error", data.get("node"), **err)
+        self._step("error", data.get("node"), data.get("engine_data"), **err)
         self._finish_run()
 
     def _on_backward_end(self, data: dict[str, Any]) -> None:
-        self._step("done")
+        if self._run is not None:
+            self._steps.append(("done", None, data.get("engine_data")))
         self._finish_run()
 
     def _finish_run(self) -> None:
@@ -456,39 +838,47 @@ class Trace:
         if run is None:
             return
         self._run = None
-        self._summaries.clear()
-        self.runs.append(run)
+        self._run_memo.clear()
+        self._run_shared.clear()
+        self._runs.append(run)
+        self._unbuilt.append((run, self._steps))
+        self._steps = []
         self.runs_total += 1
-        if self.keep_runs is not None and len(self.runs) > self.keep_runs:
+        if self.keep_runs is not None and len(self._runs) > self.keep_runs:
             self._prune()
 
     def _prune(self) -> None:
         """Keep only the last ``keep_runs`` runs and the forward ops that led to them."""
-        self.runs = self.runs[-self.keep_runs:]
-        first_segment = int(self.runs[0].id[3:])
-        dropped = sum(1 for op in self.ops if op.segment < first_segment)
-        self.ops = [op for op in self.ops if op.segment >= first_segment]
+        self._runs = self._runs[-self.keep_runs:]
+        kept = {id(r) for r in self._runs}
+        # NOTE [perf]: the steps of dropped runs are never built.
+        self._unbuilt = [u for u in self._unbuilt if id(u[0]) in kept]
+        self._build_model(_expander(self.values))
+        first_segment = int(self._runs[0].id[3:])
+        dropped = sum(1 for op in self._ops if op.segment < first_segment)
+        self._ops = [op for op in self._ops if op.segment >= first_segment]
         live_nodes: set[str] = set()
         live_tensors: set[str] = set()
-        for run in self.runs:
+        for run in self._runs:
             live_nodes.update(run.nodes)
             live_tensors.update(run.roots)
             live_tensors.update(run.inputs)
-        for op in self.ops:
+        for op in self._ops:
             live_tensors.update(i for i in op.inputs if isinstance(i, str))
             live_tensors.update(op.outputs)
             live_tensors.update(v["tensor"] for v in op.kwargs.values()
                                 if isinstance(v, dict) and "tensor" in v)
             if op.node:
                 live_nodes.add(op.node)
-        live_tensors.update(n.variable for k, n in self.nodes.items()
+        live_tensors.update(n.variable for k, n in self._nodes.items()
                             if k in live_nodes and n.variable)
-        self.nodes = {k: v for k, v in self.nodes.items() if k in live_nodes}
-        self.tensors = {k: v for k, v in self.tensors.items() if k in live_tensors}
+        self._nodes = {k: v for k, v in self._nodes.items() if k in live_nodes}
+        self._tensors = {k: v for k, v in self._tensors.items() if k in live_tensors}
+        self._unnamed &= self._tensors.keys()
         if dropped:
             self.notes = [n for n in self.notes if not n.startswith("keep_runs")]
             self.notes.append(f"keep_runs={self.keep_runs}: forward ops and runs before "
-                              f"{self.runs[0].id} were dropped")
+                              f"{self._runs[0].id} were dropped")
 
     # -- queries -----------------------------------------------------------------------------------
     def backward_graph(self, run: int | str = -1) -> BackwardGraph:
@@ -589,6 +979,10 @@ class Trace:
         if path is not None:
             return write_player(self, path, run=run)
         return player_html(self, run=run)
+
+
+# The events Trace handles: one _on_<event> method each.
+_EVENTS = tuple(name[4:] for name in vars(Trace) if name.startswith("_on_") and name != "_on_event")
 
 
 def trace(values: str = "small", keep_runs: int | None = None, name: str | None = None
