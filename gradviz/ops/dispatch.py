@@ -307,21 +307,32 @@ def _record(op: OpInfo, result: Tensor, args: tuple, arrays: list, kwargs: dict,
 
 
 def _arrays(op: OpInfo, args: tuple) -> tuple[list, bool]:
+    """The NumPy value of each argument, and whether any argument requires grad.
+
+    NOTE [perf]: every op comes through here; the common argument types (tensors, floats,
+    ints) are tested first and in line, anything else in _plain_value.
+    """
     arrays = []
     requires = False
     for a in args:
         t = type(a)
         if t is Tensor or (t is not float and t is not int and isinstance(a, Tensor)):
             arrays.append(a._data)
-            requires = requires or a._requires_grad
-        elif t is float or t is int or _is_number(a):
+            if a._requires_grad:
+                requires = True
+        elif t is float or t is int:
             arrays.append(a)
-        elif a is None:  # an optional tensor input left out (layer_norm's weight): no edge
-            arrays.append(None)
         else:
-            raise TypeError(f"{op.name}(): expected a Tensor or a number, got "
-                            f"{type(a).__name__}")
+            arrays.append(_plain_value(op, a))
     return arrays, requires
+
+
+def _plain_value(op: OpInfo, a: Any) -> Any:
+    if _is_number(a):
+        return a
+    if a is None:  # an optional tensor input left out (layer_norm's weight): no edge
+        return None
+    raise TypeError(f"{op.name}(): expected a Tensor or a number, got {type(a).__name__}")
 
 
 def _forward(op: OpInfo, arrays: list, kwargs: dict) -> np.ndarray:
@@ -362,21 +373,7 @@ def dispatch(op: OpInfo, *args: Any, **kwargs: Any) -> Tensor:
     """
     if op.general:  # several outputs or a list of inputs: see NOTE [multi-output and variadic]
         return _dispatch_general(op, args, kwargs)
-    # NOTE [perf]: every op comes through here, so the common argument types (tensors, floats,
-    # ints) are unwrapped in line; anything else goes through _arrays.
-    arrays = []
-    requires = False
-    for a in args:
-        t = type(a)
-        if t is Tensor or (t is not float and t is not int and isinstance(a, Tensor)):
-            arrays.append(a._data)
-            if a._requires_grad:
-                requires = True
-        elif t is float or t is int:
-            arrays.append(a)
-        else:
-            arrays, requires = _arrays(op, args)
-            break
+    arrays, requires = _arrays(op, args)
     out = _forward(op, arrays, kwargs)
     # NOTE [perf]: Tensor._make's body, in line (this is the one place every result is made).
     result = _new(Tensor)

@@ -276,6 +276,27 @@ def _expander(mode: str) -> Callable[[Any], dict[str, Any]]:
     return expand
 
 
+class _Built:
+    """A model attribute of :class:`Trace` (``tensors``, ``ops`` ...): reading or replacing it
+    first builds the model objects from the raw records (NOTE [perf: lazy trace])."""
+
+    def __init__(self, doc: str) -> None:
+        self.__doc__ = doc
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.attr = "_" + name
+
+    def __get__(self, trace: Trace | None, owner: type | None = None) -> Any:
+        if trace is None:
+            return self
+        trace._flush()
+        return getattr(trace, self.attr)
+
+    def __set__(self, trace: Trace, value: Any) -> None:
+        trace._flush()
+        setattr(trace, self.attr, value)
+
+
 class Trace:
     """A recording of forward ops, backward graphs and engine steps.
 
@@ -338,50 +359,11 @@ class Trace:
         self._frame: FrameType | None = None
         self._active = False
 
-    # -- the model, built on first read ------------------------------------------------------
-    @property
-    def tensors(self) -> dict[str, TensorInfo]:
-        """Every tensor seen, by id, in the order first seen."""
-        self._flush()
-        return self._tensors
-
-    @tensors.setter
-    def tensors(self, value: dict[str, TensorInfo]) -> None:
-        self._flush()
-        self._tensors = value
-
-    @property
-    def ops(self) -> list[OpRecord]:
-        """The forward ops, in execution order."""
-        self._flush()
-        return self._ops
-
-    @ops.setter
-    def ops(self, value: list[OpRecord]) -> None:
-        self._flush()
-        self._ops = value
-
-    @property
-    def nodes(self) -> dict[str, NodeInfo]:
-        """Every backward node seen, by id."""
-        self._flush()
-        return self._nodes
-
-    @nodes.setter
-    def nodes(self, value: dict[str, NodeInfo]) -> None:
-        self._flush()
-        self._nodes = value
-
-    @property
-    def runs(self) -> list[BackwardRun]:
-        """The finished backward runs (the last ``keep_runs`` of them)."""
-        self._flush()
-        return self._runs
-
-    @runs.setter
-    def runs(self, value: list[BackwardRun]) -> None:
-        self._flush()
-        self._runs = value
+    # -- the model, built on first read (see _Built) -----------------------------------------
+    tensors: dict[str, TensorInfo] = _Built("Every tensor seen, by id, in the order first seen.")
+    ops: list[OpRecord] = _Built("The forward ops, in execution order.")
+    nodes: dict[str, NodeInfo] = _Built("Every backward node seen, by id.")
+    runs: list[BackwardRun] = _Built("The finished backward runs (the last ``keep_runs``).")
 
     def _flush(self) -> None:
         if self._raw_tensors or self._raw_nodes or self._raw_ops or self._unbuilt:
