@@ -4,7 +4,8 @@ Each framework runs in a separate process so that one's garbage collector or thr
 not tax another. The machine's speed drifts (a shared VM), so the workloads compared with each
 other run in rounds, one process of each per round, interleaved: a slow minute then slows every
 framework alike instead of one of them. A workload's number is the median over its rounds of
-each process's median; min and max span all its runs. PyTorch columns appear when torch is
+each process's median; min and max span all its runs; a ratio is the median over the rounds of
+that round's ratio. PyTorch columns appear when torch is
 installed (the ``parity`` extra). Targets are those of the performance issue (see
 docs/performance.md); a ratio is "met" when it is at or below its target.
 
@@ -51,7 +52,8 @@ def measure_rounds(names: list[str], repeat: int, rounds: int) -> dict[str, dict
             continue
         combined = dict(rs[0])
         combined.update(median=statistics.median(r["median"] for r in rs),
-                        min=min(r["min"] for r in rs), max=max(r["max"] for r in rs))
+                        min=min(r["min"] for r in rs), max=max(r["max"] for r in rs),
+                        rounds=[r["median"] for r in rs] if len(rs) == rounds else None)
         out[name] = combined
     return out
 
@@ -65,8 +67,14 @@ def fmt_time(r: dict | None, per: int = 1, unit: str = "ms") -> str:
 
 
 def ratio(a: dict | None, b: dict | None) -> float | None:
+    """``a / b``: the median of the per-round ratios when both ran in the same rounds (a round's
+    two numbers were measured a few seconds apart, so the machine's drift cancels out), else
+    the ratio of the medians."""
     if a is None or b is None:
         return None
+    ra, rb = a.get("rounds"), b.get("rounds")
+    if ra and rb and len(ra) == len(rb):
+        return statistics.median(x / y for x, y in zip(ra, rb))
     return a["median"] / b["median"]
 
 

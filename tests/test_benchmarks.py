@@ -46,7 +46,16 @@ def test_rounds_combine_as_median_of_medians_and_the_span_of_all_runs(monkeypatc
                  {"median": 2.0, "min": 1.5, "max": 2.5}])
     monkeypatch.setattr(run, "measure", lambda name, repeat: next(fake))
     out = run.measure_rounds(["chain_numpy"], repeat=1, rounds=3)
-    assert out["chain_numpy"] == {"median": 2.0, "min": 0.5, "max": 9.0}
+    assert out["chain_numpy"] == {"median": 2.0, "min": 0.5, "max": 9.0,
+                                  "rounds": [3.0, 1.0, 2.0]}
+
+
+def test_a_ratio_is_the_median_of_the_rounds_ratios():
+    a = {"median": 2.0, "rounds": [2.0, 4.0, 1.0]}
+    b = {"median": 1.0, "rounds": [1.0, 1.0, 2.0]}
+    assert run.ratio(a, b) == 2.0  # rounds: 2, 4, 0.5
+    assert run.ratio({"median": 3.0, "rounds": None}, b) == 3.0  # no rounds: the medians
+    assert run.ratio(a, None) is None
 
 
 def test_an_unknown_workload_is_refused(capsys):
