@@ -942,8 +942,9 @@ for s in tr.steps():
 %% md
 ## 6. `AccumulateGrad`
 
-Last, each leaf's `AccumulateGrad` runs (`leaf_grad` steps): the first gradient is copied into
-`.grad`; later ones, from another backward pass, are added in place.
+Last, each leaf's `AccumulateGrad` runs (`leaf_grad` steps): the first gradient becomes `.grad`
+(taken over without a copy when nothing else refers to it, as PyTorch does, else copied); later
+ones, from another backward pass, are added in place.
 
 %% code
 for s in tr.steps():
