@@ -17,12 +17,10 @@ from gradviz import _dtype
 from gradviz.autograd.events import _listeners, emit
 from gradviz.autograd.grad_mode import _state
 from gradviz.autograd.graph import (
-    _NO_EDGE,
     FREED_MESSAGE,
     NO_EDGE,
     Node,
     SavedVariable,
-    _edge,
     _sequence_counter,
     collect_next_edges,
     gradient_edge,
@@ -253,9 +251,9 @@ def _save_plan(op: OpInfo, bits: int) -> tuple[tuple[str, int, Any], ...]:
 
 
 def _record(op: OpInfo, result: Tensor, args: tuple, arrays: list, kwargs: dict,
-            edges: tuple, bits: int = -1) -> Node:
-    """Make ``op``'s node the ``grad_fn`` of ``result``; ``bits`` flags the inputs with an
-    edge (bit i: input i), worked out from ``edges`` when not given."""
+            edges: tuple) -> Node:
+    """Make ``op``'s node the ``grad_fn`` of ``result``, its inputs' ``edges`` its
+    ``next_functions``."""
     out = result._data
     # NOTE [perf]: Node.__init__'s body, inlined: this runs once per recorded op.
     node = _new(op.node_cls or _node_class(op))
@@ -267,8 +265,10 @@ def _record(op: OpInfo, result: Tensor, args: tuple, arrays: list, kwargs: dict,
     result.grad_fn = node  # set_history for the single output, inlined
     result._output_nr = 0
     result._requires_grad = True
-    if bits < 0:
-        bits = sum(1 << i for i, e in enumerate(edges) if e[0] is not None)
+    bits = 0  # bit i: input i has an edge (the key of the op's save plans)
+    for i, e in enumerate(edges):
+        if e[0] is not None:
+            bits |= 1 << i
     plan = op.save_plans.get(bits)
     if plan is None:
         plan = _save_plan(op, bits)
@@ -387,21 +387,7 @@ def dispatch(op: OpInfo, *args: Any, **kwargs: Any) -> Tensor:
     node = None
     # Only floating point results can carry gradients (a cast to int ends the graph).
     if requires and _state.enabled and op.node is not None and out.dtype.kind == "f":
-        # collect_next_edges, written out, also noting which inputs get an edge (bit i)
-        edges = []
-        bits = 0
-        i = 0
-        for a in args:
-            if (type(a) is Tensor or isinstance(a, Tensor)) and a._requires_grad:
-                fn = a.grad_fn
-                # _edge()'s common case in line: a non-view with a grad_fn
-                edges.append((fn, a._output_nr) if fn is not None and a._view_meta is None
-                             else _edge(a))
-                bits |= 1 << i
-            else:
-                edges.append(_NO_EDGE)
-            i += 1
-        node = _record(op, result, args, arrays, kwargs, tuple(edges), bits)
+        node = _record(op, result, args, arrays, kwargs, collect_next_edges(args))
     if _listeners:
         emit("op", {"name": op.name, "node": node, "inputs": args, "outputs": (result,),
                     "kwargs": kwargs, "inplace": False})
