@@ -375,13 +375,7 @@ def dispatch(op: OpInfo, *args: Any, **kwargs: Any) -> Tensor:
         return _dispatch_general(op, args, kwargs)
     arrays, requires = _arrays(op, args)
     out = _forward(op, arrays, kwargs)
-    # NOTE [perf]: Tensor._make's body, in line (this is the one place every result is made).
-    result = _new(Tensor)
-    result._data = out
-    result._requires_grad = False
-    result._grad = result.grad_fn = result._vc = result._base = result._view_meta = None
-    result._output_nr = 0
-    result._extra = None
+    result = Tensor._make(out)
     if op.view:
         _make_view(result, args[0], op, kwargs)
     node = None
