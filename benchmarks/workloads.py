@@ -13,6 +13,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -34,31 +35,35 @@ def _timed(fn: Callable[[], object], repeat: int, warmup: int = 1) -> dict[str, 
 
 
 # -- tiny-op chain ---------------------------------------------------------------------------------
-def chain_gradviz(repeat: int) -> dict:
-    import gradviz as gv
-
-    x = gv.tensor(np.linspace(0.1, 0.4, 4), requires_grad=True)
+def _chain(x: Any, backward: Callable[[Any], object]) -> Callable[[], None]:
+    """The timed chain from ``x``, in ``x``'s framework; ``backward`` runs the backward pass.
+    The same code for gradviz, PyTorch and the minimal engine: only the imports differ."""
 
     def run() -> None:
         y = x
         for _ in range(CHAIN_OPS // 3):
             y = (y * 1.0001 + 0.001).tanh()
-        y.sum().backward()
+        backward(y.sum())
 
-    return _timed(run, repeat)
+    return run
+
+
+def chain_gradviz(repeat: int) -> dict:
+    import gradviz as gv
+
+    x = gv.tensor(np.linspace(0.1, 0.4, 4), requires_grad=True)
+    return _timed(_chain(x, lambda s: s.backward()), repeat)
 
 
 def chain_traced(repeat: int) -> dict:
     import gradviz as gv
 
-    x = gv.tensor(np.linspace(0.1, 0.4, 4), requires_grad=True)
+    chain = _chain(gv.tensor(np.linspace(0.1, 0.4, 4), requires_grad=True),
+                   lambda s: s.backward())
 
     def run() -> None:
         with gv.trace(values="small", keep_runs=1):
-            y = x
-            for _ in range(CHAIN_OPS // 3):
-                y = (y * 1.0001 + 0.001).tanh()
-            y.sum().backward()
+            chain()
 
     return _timed(run, repeat)
 
@@ -86,15 +91,8 @@ def chain_minimal(repeat: int) -> dict:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import minimal_engine as m
 
-    x = m.Var(np.linspace(0.1, 0.4, 4), requires_grad=True)
-
-    def run() -> None:
-        y = x
-        for _ in range(CHAIN_OPS // 3):
-            y = (y * 1.0001 + 0.001).tanh()
-        m.backward(y.sum())
-
-    return _timed(run, repeat)
+    return _timed(_chain(m.Var(np.linspace(0.1, 0.4, 4), requires_grad=True), m.backward),
+                  repeat)
 
 
 def chain_torch(repeat: int) -> dict:
@@ -102,14 +100,7 @@ def chain_torch(repeat: int) -> dict:
 
     torch.set_num_threads(1)
     x = torch.linspace(0.1, 0.4, 4, dtype=torch.float64, requires_grad=True)
-
-    def run() -> None:
-        y = x
-        for _ in range(CHAIN_OPS // 3):
-            y = (y * 1.0001 + 0.001).tanh()
-        y.sum().backward()
-
-    return _timed(run, repeat)
+    return _timed(_chain(x, lambda s: s.backward()), repeat)
 
 
 # -- MLP training step -----------------------------------------------------------------------------
@@ -119,21 +110,27 @@ def _mlp_data() -> tuple[np.ndarray, np.ndarray]:
             rng.integers(0, MLP[-1], BATCH))
 
 
-def mlp_gradviz(repeat: int, traced: bool = False) -> dict:
-    import gradviz as gv
-    import gradviz.nn as nn
-    import gradviz.nn.functional as F
-
-    gv.manual_seed(0)
-    X, y = (gv.from_numpy(a) for a in _mlp_data())
+def _mlp_step(lib: Any) -> Callable[[], None]:
+    """One training step written once for ``gradviz`` or ``torch`` (the same API)."""
+    nn = lib.nn
+    lib.manual_seed(0)
+    X, y = (lib.from_numpy(a) for a in _mlp_data())
     model = nn.Sequential(nn.Linear(MLP[0], MLP[1]), nn.ReLU(), nn.Linear(MLP[1], MLP[2]),
                           nn.ReLU(), nn.Linear(MLP[2], MLP[3]))
-    opt = gv.optim.SGD(model.parameters(), lr=0.01)
+    opt = lib.optim.SGD(model.parameters(), lr=0.01)
 
     def step() -> None:
         opt.zero_grad()
-        F.cross_entropy(model(X), y).backward()
+        nn.functional.cross_entropy(model(X), y).backward()
         opt.step()
+
+    return step
+
+
+def mlp_gradviz(repeat: int, traced: bool = False) -> dict:
+    import gradviz as gv
+
+    step = _mlp_step(gv)
 
     def run() -> None:
         if traced:
@@ -182,22 +179,9 @@ def mlp_numpy(repeat: int) -> dict:
 
 def mlp_torch(repeat: int) -> dict:
     import torch
-    import torch.nn as nn
-    import torch.nn.functional as F
 
     torch.set_num_threads(1)
-    torch.manual_seed(0)
-    X, y = (torch.from_numpy(a) for a in _mlp_data())
-    model = nn.Sequential(nn.Linear(MLP[0], MLP[1]), nn.ReLU(), nn.Linear(MLP[1], MLP[2]),
-                          nn.ReLU(), nn.Linear(MLP[2], MLP[3]))
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-
-    def run() -> None:
-        opt.zero_grad()
-        F.cross_entropy(model(X), y).backward()
-        opt.step()
-
-    return _timed(run, repeat, warmup=3)
+    return _timed(_mlp_step(torch), repeat, warmup=3)
 
 
 # -- a 1,000,000-op chain --------------------------------------------------------------------------
