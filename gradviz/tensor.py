@@ -500,8 +500,3 @@ def _unwrap_grad(g: Any) -> Any:
 def _is_number(x: object) -> bool:
     return isinstance(x, _Number) and not isinstance(x, Tensor)
 
-
-# Operator methods are attached by gradviz.ops (which needs this class first); see ops/methods.py.
-from gradviz.ops import methods as _methods  # noqa: E402
-
-_methods.install(Tensor)

@@ -1,5 +1,55 @@
-"""The op library: the derivative table, its dispatch point, and the functional API."""
+"""The op layer: the derivative table, its dispatch point, and the API generated from the table.
 
-from gradviz.ops.derivatives import OPS, OpInfo
+* :mod:`gradviz.ops.derivatives`: the table, one row per op (node name, formulas, saved values);
+* :mod:`gradviz.ops._kernels`: the NumPy forwards the rows name;
+* :mod:`gradviz.ops.dispatch`: the one dispatch point that runs a row and records its node;
+* :mod:`gradviz.ops.functional` and :mod:`gradviz.ops.methods`: the functional forms and
+  ``Tensor`` methods, hand-written where PyTorch's argument handling needs it and generated from
+  the row (:mod:`gradviz.ops.api`) where it does not.
 
-__all__ = ["OPS", "OpInfo"]
+Importing this package installs the ``Tensor`` methods and operators: the core layer below
+(``gradviz.tensor``) does not import the op layer.
+
+Adding an op is one row and its samples, through :func:`defop` (docs/ops.md, "Add an op").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from gradviz.ops import api, derivatives, functional, methods
+from gradviz.ops.opinfo import OPS, OpInfo
+from gradviz.ops.opinfo import defop as _declare
+from gradviz.tensor import Tensor
+
+__all__ = ["OPS", "OpInfo", "defop", "derivatives", "functional"]
+
+# Generated API first: the hand-written operators refer to it (``__neg__`` is ``neg``).
+for _op in OPS.values():
+    api.publish(_op)
+methods.install(Tensor)
+
+
+def defop(name: str, node: str | None, forward: Callable[..., Any], inputs: tuple[str, ...],
+          **fields: Any) -> OpInfo:
+    """Add a row to the derivative table and publish the API it asks for, all at once.
+
+    Takes the arguments of :func:`gradviz.ops.opinfo.defop`. With ``function=``, the function
+    is reachable as ``gradviz.<function>`` right away (and ``Tensor.<function>`` with
+    ``method=True``); ``docs/ops.md`` lists the row once ``scripts/gen_ops_doc.py`` is rerun.
+
+    Example:
+        >>> import numpy as np, gradviz
+        >>> from gradviz.ops import defop, OPS
+        >>> _ = defop("cube_demo", "CubeDemoBackward0", lambda a: a ** 3, ("self",),
+        ...           function="cube_demo", method=True,
+        ...           self=lambda grad, self: grad * 3 * self * self)
+        >>> x = gradviz.tensor([2.0], requires_grad=True)
+        >>> y = x.cube_demo(); y.backward(); y.grad_fn.name(), x.grad
+        ('CubeDemoBackward0', tensor([12.]))
+        >>> _ = OPS.pop("cube_demo")
+    """
+    op = _declare(name, node, forward, inputs, **fields)
+    api.publish(op)
+    return op

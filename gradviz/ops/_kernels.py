@@ -392,3 +392,228 @@ def layer_norm(a: np.ndarray, weight: Any, bias: Any, normalized_shape: tuple = 
 def embedding(weight: np.ndarray, indices: Any, padding_idx: int = -1,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> np.ndarray:
     return weight[arr(indices)]
+
+
+# -- the forwards of the derivative table's rows ------------------------------------------
+# (one function per row whose forward is not a NumPy function or a kernel above)
+
+
+def add(a, b, alpha=1):
+    return a + b if alpha == 1 else a + alpha * b
+
+
+def sub(a, b, alpha=1):
+    return a - b if alpha == 1 else a - alpha * b
+
+
+def rsub(a, other, alpha=1):
+    return other - a if alpha == 1 else other - alpha * a
+
+
+def rsub_tensor(a, b, alpha=1):
+    return b - a if alpha == 1 else b - alpha * a
+
+
+def div(a, b):
+    # True division; PyTorch promotes integer operands to the default float type (see promotes).
+    return np.true_divide(a, b)
+
+
+def reciprocal(a):
+    return np.reciprocal(a.astype(np.result_type(a, 1.0)) if a.dtype.kind in "iub" else a)
+
+
+def pow_scalar(a, exponent):
+    return np.power(a, exponent)
+
+
+def power(a, b):
+    # PyTorch's integer pow takes negative exponents (0, or +-1 for a base of +-1) where NumPy
+    # raises "Integers to negative integer powers are not allowed".
+    dt = np.result_type(a, b)  # before wrapping: a Python int operand stays weakly typed
+    if dt.kind in "iu" and np.any(np.asarray(b) < 0):
+        a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+        out = np.power(a, np.where(b < 0, 0, b))
+        small = np.where(a == 1, 1, np.where(a == -1, np.where(b % 2 == 0, 1, -1), 0))
+        return np.where(b < 0, small, out).astype(dt)
+    return np.power(a, b)
+
+
+def pow_scalar_base(e, self):
+    return power(self, e)
+
+
+def relu(a):
+    return np.maximum(a, 0).astype(a.dtype, copy=False)
+
+
+def sum_all(a):
+    return sum_dim(a)
+
+
+def sum_dim(a, dim=None, keepdim=False):
+    return np.asarray(np.sum(a, axis=dim, keepdims=keepdim))
+
+
+def mean_all(a):
+    return mean_dim(a)
+
+
+def mean_dim(a, dim=None, keepdim=False):
+    return np.asarray(np.mean(a, axis=dim, keepdims=keepdim))
+
+
+def view(a, size):
+    return a.reshape(size)
+
+
+def unsafe_view(a, size):
+    return a.reshape(size)
+
+
+def clone(a):
+    return a.copy()
+
+
+def transpose(a, dim0, dim1):
+    return np.swapaxes(a, dim0, dim1)
+
+
+def t(a):
+    return a.T
+
+
+def permute(a, dims):
+    return np.transpose(a, dims)
+
+
+def expand(a, size):
+    return np.broadcast_to(a, size)
+
+
+def unsqueeze(a, dim):
+    return np.expand_dims(a, dim)
+
+
+def squeeze(a):
+    return np.squeeze(a)
+
+
+def squeeze_dim(a, dim):
+    return np.squeeze(a, dim) if a.shape[dim] == 1 else a
+
+
+def to_copy(a, dtype):
+    return a.astype(dtype)
+
+
+def where(a, b, condition):
+    return np.where(arr(condition), a, b)
+
+
+def zero(a):
+    return np.zeros_like(a)
+
+
+def fill(a, value):
+    return np.full_like(a, value)
+
+
+def copy(a, src):
+    return np.broadcast_to(src, a.shape)
+
+
+def all_(a, dim=None, keepdim=False):
+    return np.asarray(np.all(a, axis=dim, keepdims=keepdim))
+
+
+def any_(a, dim=None, keepdim=False):
+    return np.asarray(np.any(a, axis=dim, keepdims=keepdim))
+
+
+def argmax(a, dim=None, keepdim=False):
+    return np.asarray(np.argmax(a, axis=dim, keepdims=keepdim)).astype(np.int64)
+
+
+def argmin(a, dim=None, keepdim=False):
+    return np.asarray(np.argmin(a, axis=dim, keepdims=keepdim)).astype(np.int64)
+
+
+def sqrt(a):
+    return np.sqrt(as_float(a))
+
+
+def rsqrt(a):
+    return 1 / np.sqrt(as_float(a))
+
+
+def sin(a):
+    return np.sin(as_float(a))
+
+
+def cos(a):
+    return np.cos(as_float(a))
+
+
+def log1p(a):
+    return np.log1p(as_float(a))
+
+
+def expm1(a):
+    return np.expm1(as_float(a))
+
+
+def clamp_min(a, min):
+    return np.maximum(a, min)
+
+
+def clamp_max(a, max):
+    return np.minimum(a, max)
+
+
+def mul_scalar(a, other):
+    return a * other
+
+
+def add_scalar(a, other, alpha=1):
+    return a + alpha * other
+
+
+def div_scalar(a, other):
+    return np.true_divide(a, other)
+
+
+def silu(a):
+    return a * sigmoid(a)
+
+
+def max_all(a):
+    return amax(a)
+
+
+def min_all(a):
+    return amin(a)
+
+
+def prod_all(a):
+    return prod(a)
+
+
+def reshape_alias(a, size):
+    return a.reshape(size)
+
+
+def alias(a):
+    return a[...]
+
+
+def addmm(a, m1, m2, beta=1, alpha=1):
+    return (a if beta == 1 else beta * a) + (m1 @ m2 if alpha == 1 else alpha * (m1 @ m2))
+
+
+def fill_tensor(a, v):
+    return np.full_like(a, v)
+
+
+def unbind(a, dim):
+    return tuple(select(a, dim, i) for i in range(a.shape[dim]))

@@ -27,7 +27,7 @@ from gradviz.autograd.graph import (
     set_history,
 )
 from gradviz.ops import _formula
-from gradviz.ops.derivatives import OpInfo
+from gradviz.ops.opinfo import OpInfo
 from gradviz.tensor import Tensor, _is_number, _type_name
 
 __all__ = ["dispatch", "dispatch_inplace", "OpNode", "CopySlices", "ViewMeta"]

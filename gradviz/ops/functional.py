@@ -18,8 +18,8 @@ from gradviz.ops.dispatch import dispatch, dispatch_inplace
 from gradviz.tensor import Tensor, _is_number, _wrap_dim
 
 __all__ = [
-    "add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide", "neg",
-    "negative", "reciprocal", "pow", "exp", "log", "tanh", "sigmoid", "relu", "sum", "mean",
+    "add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide",
+    "negative", "pow", "sum", "mean",
     "reshape", "view", "transpose", "swapaxes", "t", "permute", "expand", "unsqueeze", "squeeze",
     "mm", "matmul", "dot", "mv", "where", "clone", "eq", "ne", "lt", "le", "gt", "ge",
     "logical_not", "logical_and", "logical_or", "zeros_like", "ones_like", "full_like",
@@ -128,36 +128,24 @@ def div(input: Any, other: Any) -> Tensor:
         tensor([0.5000, 1.0000])
     """
     if not isinstance(input, Tensor):
-        return mul(reciprocal(other), input)
+        return mul(dispatch(_O["reciprocal"], other), input)
     return dispatch(_O["div"], input, _tensor_arg(other))
 
 
 divide = true_divide = div
 
 
-def neg(input: Tensor) -> Tensor:
-    """``-input``.
+
+def negative(input: Tensor) -> Tensor:
+    """Alias of :func:`neg` (``NegBackward0``).
 
     Example:
         >>> import gradviz
-        >>> gradviz.neg(gradviz.tensor([1.0, -2.0]))
-        tensor([-1.,  2.])
+        >>> gradviz.negative(gradviz.tensor([1.0]))
+        tensor([-1.])
     """
     return dispatch(_O["neg"], input)
 
-
-negative = neg
-
-
-def reciprocal(input: Tensor) -> Tensor:
-    """``1 / input``.
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.reciprocal(gradviz.tensor([2.0, 4.0]))
-        tensor([0.5000, 0.2500])
-    """
-    return dispatch(_O["reciprocal"], input)
 
 
 def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001 - torch.pow
@@ -182,59 +170,9 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001 - torch.pow
     return dispatch(_O["pow"], input, exponent=exponent)
 
 
-def exp(input: Tensor) -> Tensor:
-    """Elementwise ``e ** input``.
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.exp(gradviz.tensor([0.0]))
-        tensor([1.])
-    """
-    return dispatch(_O["exp"], input)
 
 
-def log(input: Tensor) -> Tensor:
-    """Elementwise natural logarithm.
 
-    Example:
-        >>> import gradviz
-        >>> gradviz.log(gradviz.tensor([1.0]))
-        tensor([0.])
-    """
-    return dispatch(_O["log"], input)
-
-
-def tanh(input: Tensor) -> Tensor:
-    """Elementwise hyperbolic tangent.
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.tanh(gradviz.tensor([0.0]))
-        tensor([0.])
-    """
-    return dispatch(_O["tanh"], input)
-
-
-def sigmoid(input: Tensor) -> Tensor:
-    """Elementwise logistic function ``1 / (1 + exp(-input))``.
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.sigmoid(gradviz.tensor([0.0]))
-        tensor([0.5000])
-    """
-    return dispatch(_O["sigmoid"], input)
-
-
-def relu(input: Tensor) -> Tensor:
-    """Elementwise ``max(input, 0)``.
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.relu(gradviz.tensor([-1.0, 2.0]))
-        tensor([0., 2.])
-    """
-    return dispatch(_O["relu"], input)
 
 
 # -- reductions ----------------------------------------------------------------------------------
@@ -696,7 +634,7 @@ def copy_(input: Tensor, src: Any) -> Tensor:
 # (or decomposes exactly as PyTorch does). Dims are saved normalized (non-negative).
 # =================================================================================================
 __all__ += [
-    "abs", "absolute", "sqrt", "rsqrt", "sin", "cos", "log1p", "expm1", "erf", "square", "sign",
+    "abs", "absolute", "square",
     "clamp", "clip", "clamp_min", "clamp_max", "maximum", "minimum", "max", "min", "amax", "amin",
     "argmax", "argmin", "all", "any", "isnan", "isinf", "isfinite", "allclose", "equal",
     "prod", "var", "std", "logsumexp", "norm", "softmax", "log_softmax", "flatten", "repeat",
@@ -712,38 +650,6 @@ def _floating_kernel(name: str, input: Tensor, kernel: str) -> None:
         raise NotImplementedError(
             f'"{kernel}" not implemented for \'{input.dtype._legacy[:-6]}\' ({name}: input of '
             f"shape {list(input.shape)}; convert it with .float() first)")
-
-
-def _unary(name: str, doc: str, example: str, quiet: bool = False):
-    op = _O[name]
-
-    def fn(input: Tensor) -> Tensor:
-        return dispatch(op, input)
-
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"{doc}\n\n    Example:\n        >>> import gradviz\n{example}\n    "
-    return fn
-
-
-sqrt = _unary("sqrt", "Elementwise square root (``SqrtBackward0``, saves the result).",
-              "        >>> gradviz.sqrt(gradviz.tensor([4.0, 9.0]))\n        tensor([2., 3.])")
-rsqrt = _unary("rsqrt", "Elementwise ``1 / sqrt(input)`` (``RsqrtBackward0``).",
-               "        >>> gradviz.rsqrt(gradviz.tensor([4.0]))\n        tensor([0.5000])")
-sin = _unary("sin", "Elementwise sine (``SinBackward0``).",
-             "        >>> gradviz.sin(gradviz.tensor([0.0]))\n        tensor([0.])")
-cos = _unary("cos", "Elementwise cosine (``CosBackward0``).",
-             "        >>> gradviz.cos(gradviz.tensor([0.0]))\n        tensor([1.])")
-log1p = _unary("log1p", "Elementwise ``log(1 + input)``, exact for small inputs "
-               "(``Log1PBackward0``).",
-               "        >>> gradviz.log1p(gradviz.tensor([0.0]))\n        tensor([0.])")
-expm1 = _unary("expm1", "Elementwise ``exp(input) - 1``, exact for small inputs "
-               "(``Expm1Backward0``).",
-               "        >>> gradviz.expm1(gradviz.tensor([0.0]))\n        tensor([0.])")
-erf = _unary("erf", "The error function, elementwise (``ErfBackward0``).",
-             "        >>> gradviz.erf(gradviz.tensor([0.0]))\n        tensor([0.])")
-sign = _unary("sign", "Elementwise sign: -1, 0 or 1 (``SignBackward0``: the gradient is 0).",
-              "        >>> gradviz.sign(gradviz.tensor([-2.0, 0.0, 3.0]))\n"
-              "        tensor([-1.,  0.,  1.])")
 
 
 def abs(input: Tensor) -> Tensor:  # noqa: A001 - torch.abs

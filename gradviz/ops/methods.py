@@ -37,9 +37,10 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
         # in-place operators
         "__iadd__": F.add_, "__isub__": F.sub_, "__imul__": F.mul_, "__itruediv__": F.div_,
         # named methods
-        "add": F.add, "sub": F.sub, "mul": F.mul, "div": F.div, "neg": F.neg, "pow": F.pow,
-        "reciprocal": F.reciprocal, "exp": F.exp, "log": F.log, "tanh": F.tanh,
-        "sigmoid": F.sigmoid, "relu": F.relu, "sum": F.sum, "mean": F.mean, "view": F.view,
+        # (methods generated from a table row, such as exp or neg, are installed by
+        # gradviz.ops.api.publish)
+        "add": F.add, "sub": F.sub, "mul": F.mul, "div": F.div, "pow": F.pow,
+        "sum": F.sum, "mean": F.mean, "view": F.view,
         "reshape": F.reshape, "transpose": F.transpose, "swapaxes": F.transpose, "t": F.t,
         "permute": F.permute, "expand": F.expand, "unsqueeze": F.unsqueeze,
         "squeeze": F.squeeze, "clone": F.clone, "mm": F.mm, "matmul": F.matmul, "dot": F.dot,
@@ -93,11 +94,9 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
     """The op library's methods (gradviz/ops/functional.py, "The op library") and indexing."""
     from gradviz.ops import _indexing
     from gradviz.ops import functional as F
-    from gradviz.ops.derivatives import OPS
-    from gradviz.ops.dispatch import dispatch_inplace
 
-    names = ("abs", "absolute", "sqrt", "rsqrt", "sin", "cos", "log1p", "expm1", "erf", "square",
-             "sign", "clamp", "clip", "clamp_min", "clamp_max", "maximum", "minimum", "max", "min",
+    names = ("abs", "absolute", "square", "clamp", "clip", "clamp_min", "clamp_max", "maximum",
+             "minimum", "max", "min",
              "amax", "amin", "argmax", "argmin", "all", "any", "isnan", "isinf", "isfinite",
              "allclose", "equal", "prod", "var", "std", "logsumexp", "norm",
              "softmax", "log_softmax",
@@ -107,7 +106,6 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
              "index_put", "index_put_")
     for name in names:
         setattr(Tensor, name, getattr(F, name))
-    Tensor.relu_ = lambda self: dispatch_inplace(OPS["relu"], self)
     Tensor.is_contiguous = lambda self: bool(self._data.flags.c_contiguous)
     Tensor.__getitem__ = _indexing.getitem
     Tensor.__setitem__ = _indexing.setitem

@@ -1,0 +1,129 @@
+"""What one row of the derivative table is: :class:`OpInfo`, and :func:`defop` that declares it.
+
+The rows themselves are in :mod:`gradviz.ops.derivatives`; this module only says what a row holds
+and checks it, so that the table file holds derivatives and nothing else (as PyTorch keeps
+``derivatives.yaml`` apart from the code generated from it).
+
+A row drives everything else about its op: the dispatch point builds its node class, saves what
+its formulas ask for and exposes it as ``_saved_*``; a row with ``function`` also becomes a public
+function (``gradviz.<function>``), a ``Tensor`` method (``method``) and an in-place method
+(``inplace``); ``docs/ops.md`` is generated from the rows; the generic tests gradcheck every
+row's ``samples`` and check its node name and saved names. ``docs/ops.md`` ("Add an op") shows
+the whole path.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["OpInfo", "OPS", "defop"]
+
+
+@dataclass(eq=False)
+class OpInfo:
+    """One row of the derivative table (see :func:`defop` for the fields a row declares)."""
+
+    name: str
+    node: str | None  # PyTorch's node class name; None for ops that are never differentiable
+    forward: Callable[..., Any]
+    inputs: tuple[str, ...]
+    grads: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    broadcasts: bool = False  # elementwise over broadcast inputs: reduce grads to input shapes
+    promotes: bool = False  # int inputs with float scalars give the default float, not float64
+    view: bool = False  # the output shares the first input's storage and version counter
+    quiet: bool = False  # may divide by zero etc.: run without NumPy's warnings, as PyTorch does
+    doc: str = ""
+    # Filled in by defop: per input, the formula's parameter names after the gradient.
+    needs: tuple[tuple[str, ...] | None, ...] = ()
+    saved_names: tuple[str, ...] = ()
+    attr_names: tuple[str, ...] = ()  # saved names that are forward keyword arguments
+    defaults: dict[str, Any] = field(default_factory=dict)  # the forward's keyword defaults
+    node_cls: type | None = None
+    # Filled in by the dispatch point: which names to save for each mask of inputs needing grad.
+    save_plans: dict[int, tuple[tuple[str, int, Any], ...]] = field(default_factory=dict)
+    # Ops whose forward returns several outputs, or takes a list of tensors, take the general
+    # dispatch path (NOTE [multi-output and variadic ops] in gradviz/ops/dispatch.py).
+    multi: bool = False  # the forward returns a tuple of outputs; formulas get `grads`, a list
+    outputs: tuple[str, ...] = ()  # names of a multi-output op's outputs, for saving them
+    nondiff_outputs: tuple[int, ...] = ()  # outputs that never carry a gradient (indices ...)
+    variadic: bool = False  # the one input is a list of tensors (cat, stack)
+    hidden: tuple[str, ...] = ()  # saved for the formulas but not shown as `_saved_*` (as torch)
+    broadcast_idx: tuple[int, ...] = ()  # the inputs whose gradients are summed to their shape
+    general: bool = False  # multi or variadic (a plain attribute: dispatch reads it every call)
+    # The public API the row generates, and how user code reaches it (docs/ops.md's columns).
+    function: str | None = None  # generate gradviz.<function>
+    method: bool = False  # ... and Tensor.<function>
+    inplace: bool = False  # ... and Tensor.<function>_
+    example: str = ""  # the generated function's doctest: a call, then its printed result
+    calls: tuple[str, str] = ("", "")  # other functional forms and methods that record the row
+    samples: tuple = ()  # gradviz.ops.samples.Sample: inputs for the generic gradcheck tests
+
+
+OPS: dict[str, OpInfo] = {}
+
+
+def defop(name: str, node: str | None, forward: Callable[..., Any], inputs: tuple[str, ...],
+          *, broadcasts: bool | tuple[str, ...] = False, promotes: bool = False,
+          view: bool = False, quiet: bool = False, doc: str = "", multi: bool = False,
+          outputs: tuple[str, ...] = (), nondiff_outputs: tuple[int, ...] = (),
+          variadic: bool = False, hidden: tuple[str, ...] = (), function: str | None = None,
+          method: bool = False, inplace: bool = False, example: str = "",
+          calls: tuple[str, str] = ("", ""), samples: tuple = (),
+          **grads: Callable[..., Any]) -> OpInfo:
+    """Declare an op: its forward, its node name, and one backward formula per input name.
+
+    ``broadcasts`` is True (every input broadcasts) or the names of the inputs that do (addmm's
+    ``self``). ``multi``/``outputs``/``nondiff_outputs`` describe a forward returning a tuple;
+    ``variadic`` a single input that is a list of tensors, whose formula returns a list.
+    ``function``/``method``/``inplace`` ask for the public function and methods to be generated
+    (by :func:`gradviz.ops.defop`, or at import for the table's own rows), with ``doc`` and
+    ``example`` as the docstring; ``calls`` documents the hand-written ways to reach the row;
+    ``samples`` are the inputs its generic tests use.
+
+    Example:
+        >>> import numpy as np
+        >>> row = defop("twice_demo", "TwiceDemoBackward0", lambda a: 2 * a, ("self",),
+        ...             self=lambda grad: 2 * grad)
+        >>> row.saved_names, OPS.pop("twice_demo") is row
+        ((), True)
+    """
+    unknown = set(grads) - set(inputs)
+    if unknown:
+        raise ValueError(f"{name}: formulas for unknown inputs {sorted(unknown)}")
+    if (method or inplace) and not function:
+        raise ValueError(f"{name}: method=True and inplace=True need function=<its name>")
+    needs = tuple(
+        tuple(list(inspect.signature(grads[i]).parameters)[1:]) if i in grads else None
+        for i in inputs)
+    saved: list[str] = []
+    for names in needs:
+        for n in names or ():
+            if n not in saved:
+                saved.append(n)
+    defaults = {}
+    # A NumPy ufunc's keywords (out=, where= ...) are NumPy's, not the op's.
+    if not isinstance(forward, np.ufunc):
+        params = inspect.signature(forward).parameters.values()
+        defaults = {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
+    derived = ("_sym_sizes", "_sym_numel", "_dtype", "_args_sizes")
+    attrs = tuple(n for n in sorted(saved) if n not in inputs and n != "result"
+                  and n not in outputs and not n.endswith(derived)
+                  and "_sym_argsize_" not in n)
+    op = OpInfo(name, node, forward, inputs, grads, bool(broadcasts), promotes, view, quiet, doc,
+                needs, tuple(sorted(saved)), attrs, defaults)
+    op.multi, op.outputs, op.nondiff_outputs = multi or bool(outputs), outputs, nondiff_outputs
+    op.variadic, op.hidden = variadic, hidden
+    op.general = op.multi or variadic
+    op.broadcast_idx = tuple(i for i, n in enumerate(inputs)
+                             if broadcasts is True or (broadcasts and n in broadcasts))
+    op.function, op.method, op.inplace, op.example = function, method, inplace, example
+    op.calls, op.samples = calls, tuple(samples)
+    if name in OPS:
+        raise ValueError(f"op {name!r} declared twice")
+    OPS[name] = op
+    return op
