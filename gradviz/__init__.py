@@ -14,8 +14,7 @@ Example:
 
 from __future__ import annotations
 
-# Import order matters: autograd pulls in the Tensor class, which then installs its methods.
-from gradviz import autograd, return_types  # noqa: I001
+from gradviz import autograd, nn, optim, return_types
 from gradviz._dtype import (
     bool,
     double,
@@ -57,111 +56,7 @@ from gradviz._factories import (
 )
 from gradviz.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from gradviz.engines import compare_engines
-from gradviz.ops.functional import (
-    abs,
-    absolute,
-    add,
-    addmm,
-    all,
-    allclose,
-    amax,
-    amin,
-    any,
-    argmax,
-    argmin,
-    bmm,
-    cat,
-    chunk,
-    clamp,
-    clamp_max,
-    clamp_min,
-    clip,
-    clone,
-    concat,
-    concatenate,
-    cos,
-    div,
-    divide,
-    dot,
-    eq,
-    equal,
-    erf,
-    exp,
-    expand,
-    expm1,
-    flatten,
-    full_like,
-    gather,
-    ge,
-    ger,
-    gt,
-    index_put,
-    index_select,
-    isfinite,
-    isinf,
-    isnan,
-    le,
-    log,
-    log1p,
-    log_softmax,
-    logical_and,
-    logical_not,
-    logical_or,
-    logsumexp,
-    lt,
-    masked_fill,
-    matmul,
-    max,
-    maximum,
-    mean,
-    min,
-    minimum,
-    mm,
-    mul,
-    multiply,
-    mv,
-    narrow,
-    ne,
-    neg,
-    negative,
-    norm,
-    ones_like,
-    outer,
-    permute,
-    pow,
-    prod,
-    reciprocal,
-    relu,
-    reshape,
-    rsqrt,
-    rsub,
-    scatter,
-    scatter_add,
-    select,
-    sigmoid,
-    sign,
-    sin,
-    softmax,
-    split,
-    sqrt,
-    square,
-    squeeze,
-    stack,
-    std,
-    sub,
-    subtract,
-    sum,
-    swapaxes,
-    t,
-    tanh,
-    transpose,
-    true_divide,
-    unbind,
-    unsqueeze,
-    var,
-    where,
-    zeros_like,
-)
+from gradviz.ops import functional as _functional
 
 # Renderers: cheap to import (graphviz, pygraphviz and rich load inside the functions).
 from gradviz.render import draw_backward, draw_both, draw_forward, draw_step, print_graph, show
@@ -172,7 +67,15 @@ __version__ = "0.1.0"
 
 Size = tuple  # gradviz shapes are plain tuples; `gradviz.Size([2, 3])` builds one
 
-# Last: the layers and optimizers build on everything above (`gradviz.nn.Linear`, `gradviz.optim`).
-from gradviz import nn, optim  # noqa: E402
+# Every public function of the op layer, hand-written or generated from a table row, is exported
+# here: the list is functional.__all__, so a new row with `function=` needs no edit in this file.
+globals().update({_name: getattr(_functional, _name) for _name in _functional.__all__})
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]
+
+
+def __getattr__(name: str) -> object:
+    # A row added after import (gradviz.ops.defop(..., function=name)) is exported too.
+    if name in _functional.__all__:
+        return getattr(_functional, name)
+    raise AttributeError(f"module 'gradviz' has no attribute {name!r}")

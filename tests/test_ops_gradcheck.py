@@ -1,19 +1,17 @@
 """Every differentiable op of the derivative table, checked against finite differences.
 
-Each entry of :data:`CASES` maps an op name of ``gradviz.ops.derivatives.OPS`` to the programs
-that exercise it. Every case is ``gradcheck``-ed in float64, and ``gradgradcheck``-ed unless it
-says why not. :func:`test_every_differentiable_op_has_a_case` walks ``OPS``, so a new op cannot be
-added to the table without a case here; :func:`test_case_records_its_op` makes sure each case
-really records the node of the op it is filed under.
+Two sources of cases, both keyed by the op names of ``gradviz.ops.OPS``:
 
-Input specs (built fresh for every test, from a fixed seed):
+* a row's own ``samples`` (``gradviz/ops/derivatives.py``): each is run through every API the row
+  generates: the function, the ``Tensor`` method, the in-place method on a clone;
+* :data:`CASES` below: programs written out by hand, for the ops whose public forms take more
+  than a row can say (operators, argument parsing, decompositions).
 
-* ``R(*shape)``: uniform in [-1, 1], requires grad;
-* ``P(*shape)``: uniform in [0.5, 2], requires grad (for log, pow, division ...);
-* ``A(*shape)``: away from 0 (|x| in [0.2, 1], random sign), requires grad (for relu);
-* ``C(value)``: a constant float64 tensor (no grad); ``W(value)``: the same, requiring grad;
-* ``B(*shape)``: a random bool tensor;
-* anything else (Python numbers) is passed through unchanged.
+Every case is ``gradcheck``-ed in float64, and ``gradgradcheck``-ed unless it says why not.
+:func:`test_every_differentiable_op_has_a_case` walks ``OPS``, so a new op cannot be added to the
+table without a sample or a case; :func:`test_case_records_its_op` makes sure each case really
+records the node of the op it is filed under. The input specs (``R``, ``P``, ``A``, ``C``, ``W``,
+``B``) are :mod:`gradviz.ops.samples`'s.
 """
 
 from __future__ import annotations
@@ -28,51 +26,11 @@ import pytest
 
 import gradviz
 from gradviz.autograd import gradcheck, gradgradcheck
-from gradviz.ops.derivatives import OPS
+from gradviz.ops import OPS
+from gradviz.ops.dispatch import dispatch
+from gradviz.ops.samples import A, B, C, P, R, W  # noqa: F401 - the specs CASES use
 
 F64 = gradviz.float64
-
-
-# -- input specs -----------------------------------------------------------------------------------
-class R:
-    def __init__(self, *shape: int) -> None:
-        self.shape = shape
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}{self.shape}"
-
-    def make(self, rng: np.random.Generator) -> gradviz.Tensor:
-        return gradviz.tensor(rng.uniform(-1, 1, self.shape), dtype=F64, requires_grad=True)
-
-
-class P(R):
-    def make(self, rng: np.random.Generator) -> gradviz.Tensor:
-        return gradviz.tensor(rng.uniform(0.5, 2, self.shape), dtype=F64, requires_grad=True)
-
-
-class A(R):
-    def make(self, rng: np.random.Generator) -> gradviz.Tensor:
-        mag = rng.uniform(0.2, 1, self.shape)
-        sign = np.where(rng.random(self.shape) < 0.5, -1.0, 1.0)
-        return gradviz.tensor(mag * sign, dtype=F64, requires_grad=True)
-
-
-class B(R):
-    def make(self, rng: np.random.Generator) -> gradviz.Tensor:
-        return gradviz.tensor(rng.random(self.shape) < 0.5)
-
-
-@dataclass(frozen=True)
-class C:
-    value: Any
-
-    def make(self, rng: np.random.Generator) -> gradviz.Tensor:
-        return gradviz.tensor(np.asarray(self.value, dtype=np.float64))
-
-
-class W(C):
-    def make(self, rng: np.random.Generator) -> gradviz.Tensor:
-        return gradviz.tensor(np.asarray(self.value, dtype=np.float64), requires_grad=True)
 
 
 @dataclass
@@ -197,12 +155,6 @@ CASES: dict[str, list[Case]] = {
         c("pow_scalar_base 2.5 ** 0-d", lambda x: 2.5 ** x, R()),
         c("pow_scalar_base fn", lambda x: gradviz.pow(3, x), R(3)),
     ],
-    "exp": [c("exp", lambda x: x.exp(), R(2, 3)), c("exp fn 0-d", gradviz.exp, R())],
-    "log": [c("log", lambda x: x.log(), P(2, 3)), c("log fn 0-d", gradviz.log, P())],
-    "tanh": [c("tanh", lambda x: x.tanh(), R(2, 3)), c("tanh fn", gradviz.tanh, R(4))],
-    "sigmoid": [c("sigmoid", lambda x: x.sigmoid(), R(2, 3)),
-                c("sigmoid fn", gradviz.sigmoid, R(4))],
-    "relu": [c("relu", lambda x: x.relu(), A(2, 3)), c("relu fn", gradviz.relu, A(5))],
     "sum": [
         c("sum all", lambda x: x.sum(), R(2, 3)),
         c("sum 0-d", lambda x: x.sum(), R()),
@@ -361,13 +313,6 @@ _T4 = (0, 2, 1, 4)
 CASES.update({
     "abs": [c("abs", lambda x: x.abs(), A(2, 3)), c("abs fn 0-d", gradviz.abs, A())],
     "sign": [c("sign times x", lambda x: x.sign() * x, A(2, 3))],
-    "sqrt": [c("sqrt", lambda x: x.sqrt(), P(2, 3)), c("sqrt 0-d", gradviz.sqrt, P())],
-    "rsqrt": [c("rsqrt", lambda x: x.rsqrt(), P(2, 3))],
-    "sin": [c("sin", lambda x: x.sin(), R(2, 3))],
-    "cos": [c("cos", lambda x: gradviz.cos(x), R(2, 3))],
-    "log1p": [c("log1p", lambda x: x.log1p(), P(2, 3))],
-    "expm1": [c("expm1", lambda x: x.expm1(), R(2, 3))],
-    "erf": [c("erf", lambda x: gradviz.erf(x), R(2, 3))],
     "clamp": [
         c("clamp both", lambda x: x.clamp(-0.5, 0.5), A(3, 4)),
         c("clamp min only", lambda x: gradviz.clamp(x, min=0.1), A(3, 4)),
@@ -577,8 +522,28 @@ def _imul(a: gradviz.Tensor, b: Any) -> gradviz.Tensor:
     return a
 
 
+def _row_cases(op: Any) -> list[Case]:
+    """A row's samples, through each API the row generates."""
+    if not op.function:
+        calls = {"dispatch": lambda *a, **k: dispatch(op, *a, **k)}
+    else:
+        calls = {"function": getattr(gradviz, op.function)}
+        if op.method:
+            calls["method"] = lambda x, *a, **k: getattr(x, op.function)(*a, **k)
+        if op.inplace:
+            calls["in place"] = lambda x, *a, **k: getattr(x.clone(), op.function + "_")(*a, **k)
+    cases = []
+    for i, sample in enumerate(op.samples):
+        for how, call in calls.items():
+            def fn(*xs: Any, _call: Any = call, _kw: dict = sample.kwargs) -> Any:
+                return _call(*xs, **_kw)
+            cases.append(Case(f"{op.name} sample {i} ({how})", fn, sample.specs, sample.gg))
+    return cases
+
+
+ROW_CASES = {name: _row_cases(op) for name, op in OPS.items() if op.samples}
 ALL = [pytest.param(op, case, id=f"{op}: {case.id}")
-       for op, cases in CASES.items() for case in cases]
+       for table in (ROW_CASES, CASES) for op, cases in table.items() for case in cases]
 GG = [p for p in ALL if p.values[1].gg is None]
 
 
@@ -600,8 +565,9 @@ def _graph_nodes(out: Any) -> list:
 def test_every_differentiable_op_has_a_case() -> None:
     """A new differentiable op in the table needs a gradcheck case here."""
     differentiable = {name for name, op in OPS.items() if op.node is not None}
-    missing = sorted(differentiable - {k for k, v in CASES.items() if v})
-    assert not missing, f"ops without a gradcheck case in {__file__}: {missing}"
+    covered = {k for k, v in CASES.items() if v} | set(ROW_CASES)
+    missing = sorted(differentiable - covered)
+    assert not missing, f"ops without samples in their row or a case in {__file__}: {missing}"
     stale = sorted(set(CASES) - set(OPS))
     assert not stale, f"cases filed under ops that are not in OPS: {stale}"
     not_diff = sorted(set(CASES) - differentiable)

@@ -40,6 +40,7 @@ import numpy as np
 from gradviz.ops import _formula as f
 from gradviz.ops import _kernels as K
 from gradviz.ops.opinfo import OPS, defop
+from gradviz.ops.samples import A, P, R, Sample
 
 __all__ = ["OPS"]
 
@@ -98,12 +99,14 @@ defop("neg", "NegBackward0", np.negative, ("self",),
       function="neg", method=True, inplace=True,
       doc="``-input``.",
       example="gradviz.neg(gradviz.tensor([1.0, -2.0]))\ntensor([-1.,  2.])",
+      samples=(Sample(R(2, 3)), Sample(R())),
       calls=("`gradviz.negative`, `-x`", ""),
       self=lambda grad: -grad)
 defop("reciprocal", "ReciprocalBackward0", K.reciprocal, ("self",),
       promotes=True, quiet=True, function="reciprocal", method=True, inplace=True,
       doc="``1 / input``.",
       example="gradviz.reciprocal(gradviz.tensor([2.0, 4.0]))\ntensor([0.5000, 0.2500])",
+      samples=(Sample(P(2, 3)), Sample(P())),
       calls=("`2 / x`", ""),
       self=lambda grad, result: -grad * (result * result))
 defop("pow", "PowBackward0", K.pow_scalar, ("self",),
@@ -174,28 +177,33 @@ defop("exp", "ExpBackward0", np.exp, ("self",),
       promotes=True, function="exp", method=True, inplace=True,
       doc="Elementwise ``e ** input``.",
       example="gradviz.exp(gradviz.tensor([0.0]))\ntensor([1.])",
+      samples=(Sample(R(2, 3)), Sample(R())),
       self=lambda grad, result: grad * result)
 defop("log", "LogBackward0", np.log, ("self",),
       promotes=True, quiet=True, function="log", method=True, inplace=True,
       doc="Elementwise natural logarithm.",
       example="gradviz.log(gradviz.tensor([1.0]))\ntensor([0.])",
+      samples=(Sample(P(2, 3)), Sample(P())),
       self=lambda grad, self: grad / self)
 defop("tanh", "TanhBackward0", np.tanh, ("self",),
       promotes=True, function="tanh", method=True, inplace=True,
       doc="Elementwise hyperbolic tangent.",
       example="gradviz.tanh(gradviz.tensor([0.0]))\ntensor([0.])",
+      samples=(Sample(R(2, 3)), Sample(R(4))),
       calls=("`F.tanh`", ""),
       self=lambda grad, result: grad * (1 - result * result))
 defop("sigmoid", "SigmoidBackward0", K.sigmoid, ("self",),
       promotes=True, function="sigmoid", method=True, inplace=True,
       doc="Elementwise logistic function ``1 / (1 + exp(-input))``.",
       example="gradviz.sigmoid(gradviz.tensor([0.0]))\ntensor([0.5000])",
+      samples=(Sample(R(2, 3)), Sample(R(4))),
       calls=("`F.sigmoid`", ""),
       self=lambda grad, result: grad * ((1 - result) * result))
 defop("relu", "ReluBackward0", K.relu, ("self",),
       function="relu", method=True, inplace=True,
       doc="Elementwise ``max(input, 0)``.",
       example="gradviz.relu(gradviz.tensor([-1.0, 2.0]))\ntensor([0., 2.])",
+      samples=(Sample(A(2, 3)), Sample(A(5))),
       calls=("`F.relu`", ""),
       self=lambda grad, result: grad * (result > 0))
 defop("abs", "AbsBackward0", np.abs, ("self",),
@@ -205,41 +213,49 @@ defop("sign", "SignBackward0", K.sign, ("self",),
       function="sign", method=True, inplace=True,
       doc="Elementwise sign: -1, 0 or 1 (the gradient is 0).",
       example="gradviz.sign(gradviz.tensor([-2.0, 0.0, 3.0]))\ntensor([-1.,  0.,  1.])",
+      samples=(Sample(A(2, 3)),),
       self=lambda grad: f.zeros_like(grad))
 defop("sqrt", "SqrtBackward0", K.sqrt, ("self",),
       promotes=True, quiet=True, function="sqrt", method=True, inplace=True,
       doc="Elementwise square root.",
       example="gradviz.sqrt(gradviz.tensor([4.0, 9.0]))\ntensor([2., 3.])",
+      samples=(Sample(P(2, 3)), Sample(P())),
       self=lambda grad, result: grad / (2 * result))
 defop("rsqrt", "RsqrtBackward0", K.rsqrt, ("self",),
       promotes=True, quiet=True, function="rsqrt", method=True, inplace=True,
       doc="Elementwise ``1 / sqrt(input)``.",
       example="gradviz.rsqrt(gradviz.tensor([4.0]))\ntensor([0.5000])",
+      samples=(Sample(P(2, 3)),),
       self=lambda grad, result: -0.5 * grad * (result * result * result))
 defop("sin", "SinBackward0", K.sin, ("self",),
       promotes=True, function="sin", method=True, inplace=True,
       doc="Elementwise sine.",
       example="gradviz.sin(gradviz.tensor([0.0]))\ntensor([0.])",
+      samples=(Sample(R(2, 3)),),
       self=lambda grad, self: grad * f.cos(self))
 defop("cos", "CosBackward0", K.cos, ("self",),
       promotes=True, function="cos", method=True, inplace=True,
       doc="Elementwise cosine.",
       example="gradviz.cos(gradviz.tensor([0.0]))\ntensor([1.])",
+      samples=(Sample(R(2, 3)),),
       self=lambda grad, self: grad * -f.sin(self))
 defop("log1p", "Log1PBackward0", K.log1p, ("self",),
       promotes=True, quiet=True, function="log1p", method=True, inplace=True,
       doc="Elementwise ``log(1 + input)``, exact for small inputs.",
       example="gradviz.log1p(gradviz.tensor([0.0]))\ntensor([0.])",
+      samples=(Sample(P(2, 3)),),
       self=lambda grad, self: grad / (self + 1))
 defop("expm1", "Expm1Backward0", K.expm1, ("self",),
       promotes=True, quiet=True, function="expm1", method=True, inplace=True,
       doc="Elementwise ``exp(input) - 1``, exact for small inputs.",
       example="gradviz.expm1(gradviz.tensor([0.0]))\ntensor([0.])",
+      samples=(Sample(R(2, 3)),),
       self=lambda grad, result: grad * (result + 1))
 defop("erf", "ErfBackward0", K.erf, ("self",),
       promotes=True, function="erf", method=True, inplace=True,
       doc="The error function, elementwise.",
       example="gradviz.erf(gradviz.tensor([0.0]))\ntensor([0.])",
+      samples=(Sample(R(2, 3)),),
       self=lambda grad, self: grad * (2 / math.sqrt(math.pi)) * f.exp(-(self * self)))
 defop("clamp", "ClampBackward1", K.clamp, ("self",),
       promotes=True,
