@@ -173,10 +173,11 @@ def erf(x: Any) -> Any:
 
 def softplus(x: Any) -> Any:
     """``log(1 + exp(x))``."""
-    from gradviz.nn import functional as nnF
     from gradviz.ops import _kernels
+    from gradviz.ops.dispatch import dispatch
+    from gradviz.ops.opinfo import OPS
 
-    return nnF.softplus(x) if _is_t(x) else _kernels.softplus(x)
+    return dispatch(OPS["softplus"], x, beta=1, threshold=20) if _is_t(x) else _kernels.softplus(x)
 
 
 def clamp_min(x: Any, v: float) -> Any:
@@ -320,3 +321,17 @@ def stack(gs: list, dim: int) -> Any:
     if any(_is_t(g) for g in gs):
         return _F().stack([g if _is_t(g) else Tensor._make(g) for g in gs], dim)
     return np.stack(gs, axis=dim)
+
+
+def at_targets(shape: tuple, targets: np.ndarray, values: Any) -> Any:
+    """Zeros of ``shape`` (``(C,)`` or ``(N, C)``) with ``values`` at each row's ``targets``
+    column: how nll_loss's gradient is laid out."""
+    if _is_t(values):
+        onehot = np.arange(shape[-1]) == targets[..., None]
+        return where(onehot, values.reshape(tuple(targets.shape) + (1,)), 0.0)
+    out = np.zeros(shape, values.dtype)
+    if out.ndim == 1:
+        out[targets] = values
+    else:
+        out[np.arange(shape[0]), targets] = values
+    return out

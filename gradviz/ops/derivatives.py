@@ -819,19 +819,11 @@ def _nll_backward(grads, self, target, weight, reduction, ignore_index, total_we
     g = grads[0]
     shape = self.shape
     safe, w = K.nll_weights(np.asarray(f.data(target)), weight, shape[-1], ignore_index,
-                                   f.dtype_of(g))
+                            f.dtype_of(g))
     if reduction == 1:
         w = w / np.asarray(f.data(total_weight), w.dtype)
     per_row = g * (-w)  # 0-d gradient for mean/sum, one per row for reduction='none'
-    if type(per_row) is np.ndarray:  # a plain backward: write each row's entry in place
-        out = np.zeros(shape, per_row.dtype)
-        if out.ndim == 1:
-            out[safe] = per_row
-        else:
-            out[np.arange(shape[0]), safe] = per_row
-        return out
-    onehot = np.arange(shape[-1]) == safe[..., None]
-    return f.where(onehot, per_row.reshape(tuple(safe.shape) + (1,)), 0.0)
+    return f.at_targets(shape, safe, per_row)
 
 
 def _numel(x):
