@@ -51,7 +51,9 @@ def unsqueeze_dims(g: Any, dims: tuple[int, ...]) -> Any:
 
 
 def transpose(g: Any, dim0: int, dim1: int) -> Any:
-    return g.transpose(dim0, dim1) if _is_t(g) else np.swapaxes(g, dim0, dim1)
+    if _is_t(g):
+        return g.transpose(dim0, dim1)
+    return np.swapaxes(g, dim0, dim1) if g.ndim else g
 
 
 def t(g: Any) -> Any:
@@ -123,6 +125,8 @@ def new_zeros(shape: tuple, dt: np.dtype, as_tensor: bool) -> Any:
 
 
 def sum(g: Any, dims: tuple, keepdim: bool = False) -> Any:  # noqa: A001
+    """Sum over ``dims`` (none of a 0-d ``g``, whose dim 0 PyTorch accepts)."""
+    dims = dims if len(g.shape) else ()
     if _is_t(g):
         return g.sum(dims, keepdim=keepdim) if dims else g
     return np.asarray(np.sum(g, axis=dims, keepdims=keepdim))

@@ -86,16 +86,18 @@ def clamp(a: np.ndarray, min: Any = None, max: Any = None) -> np.ndarray:  # noq
 
 
 # -- reductions ----------------------------------------------------------------------------------
-def _axis(dim: Any) -> Any:
-    return None if dim is None or dim == () else dim
+def _axis(dim: Any, a: np.ndarray) -> Any:
+    """NumPy's ``axis`` for PyTorch's ``dim``: None for all dims, and for a 0-d tensor, whose
+    dim 0 (or -1) PyTorch accepts and reduces over nothing."""
+    return None if dim is None or dim == () or a.ndim == 0 else dim
 
 
 def amax(a: np.ndarray, dim: tuple = (), keepdim: bool = False) -> np.ndarray:
-    return np.asarray(np.amax(a, axis=_axis(dim), keepdims=keepdim))
+    return np.asarray(np.amax(a, axis=_axis(dim, a), keepdims=keepdim))
 
 
 def amin(a: np.ndarray, dim: tuple = (), keepdim: bool = False) -> np.ndarray:
-    return np.asarray(np.amin(a, axis=_axis(dim), keepdims=keepdim))
+    return np.asarray(np.amin(a, axis=_axis(dim, a), keepdims=keepdim))
 
 
 def max_dim(a: np.ndarray, dim: int, keepdim: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -117,7 +119,7 @@ def _select_dim(a: np.ndarray, dim: int, keepdim: bool, arg: Any) -> tuple:
 
 
 def prod(a: np.ndarray, dim: int | None = None, keepdim: bool = False) -> np.ndarray:
-    out = np.prod(a, axis=dim, keepdims=keepdim)
+    out = np.prod(a, axis=_axis(dim, a), keepdims=keepdim)
     if a.dtype.kind in "biu":
         out = out.astype(np.int64)  # PyTorch: integer and bool products are int64
     return np.asarray(out)
@@ -126,6 +128,7 @@ def prod(a: np.ndarray, dim: int | None = None, keepdim: bool = False) -> np.nda
 def var(a: np.ndarray, dim: tuple | None = None, correction: float | None = None,
         keepdim: bool = False, _name: str = "var") -> np.ndarray:
     ddof = 1 if correction is None else correction
+    dim = _axis(dim, a)
     n = a.size if dim is None else int(np.prod([a.shape[d] for d in dim]))
     if n - ddof <= 0:  # PyTorch's warning instead of NumPy's
         warnings.warn(f"{_name}(): degrees of freedom is <= 0. Correction should be strictly "
@@ -143,6 +146,8 @@ def std(a: np.ndarray, dim: tuple | None = None, correction: float | None = None
 
 def logsumexp(a: np.ndarray, dim: tuple, keepdim: bool = False) -> np.ndarray:
     a = a if a.dtype.kind == "f" else a.astype(np.float64)
+    if a.ndim == 0:
+        return a.copy()
     if a.size == 0:
         return np.asarray(np.log(np.sum(np.exp(a), axis=dim, keepdims=keepdim)))
     m = np.amax(a, axis=dim, keepdims=True)
@@ -154,6 +159,7 @@ def logsumexp(a: np.ndarray, dim: tuple, keepdim: bool = False) -> np.ndarray:
 def vector_norm(a: np.ndarray, ord: float = 2, dim: tuple | None = None,  # noqa: A002
                 keepdim: bool = False) -> np.ndarray:
     x = np.abs(a)
+    dim = _axis(dim, a)
     if ord == math.inf:
         out = np.amax(x, axis=dim, keepdims=keepdim) if x.size else np.zeros(())
     elif ord == -math.inf:
@@ -245,6 +251,8 @@ def _grid(index: np.ndarray, dim: int) -> tuple:
 
 
 def gather(a: np.ndarray, dim: int, index: Any, sparse_grad: bool = False) -> np.ndarray:
+    if a.ndim == 0:  # a 0-d tensor has one element, at index 0 of its (only) dim
+        return a.copy()
     return np.asarray(a[_grid(arr(index), dim)])
 
 
@@ -263,6 +271,8 @@ def scatter_value(a: np.ndarray, dim: int, index: Any, value: Any) -> np.ndarray
 
 def scatter_add(a: np.ndarray, src: np.ndarray, dim: int, index: Any) -> np.ndarray:
     idx = arr(index)
+    if a.ndim == 0:
+        return np.asarray(a + np.reshape(src, ()))
     out = a.copy()
     np.add.at(out, _grid(idx, dim), src[tuple(slice(0, n) for n in idx.shape)])
     return out
@@ -452,7 +462,7 @@ def sum_all(a):
 
 
 def sum_dim(a, dim=None, keepdim=False):
-    return np.asarray(np.sum(a, axis=dim, keepdims=keepdim))
+    return np.asarray(np.sum(a, axis=_axis(dim, a), keepdims=keepdim))
 
 
 def mean_all(a):
@@ -460,7 +470,7 @@ def mean_all(a):
 
 
 def mean_dim(a, dim=None, keepdim=False):
-    return np.asarray(np.mean(a, axis=dim, keepdims=keepdim))
+    return np.asarray(np.mean(a, axis=_axis(dim, a), keepdims=keepdim))
 
 
 def view(a, size):
@@ -476,7 +486,7 @@ def clone(a):
 
 
 def transpose(a, dim0, dim1):
-    return np.swapaxes(a, dim0, dim1)
+    return np.swapaxes(a, dim0, dim1) if a.ndim else a.view()
 
 
 def t(a):
@@ -500,7 +510,7 @@ def squeeze(a):
 
 
 def squeeze_dim(a, dim):
-    return np.squeeze(a, dim) if a.shape[dim] == 1 else a
+    return np.squeeze(a, dim) if a.ndim and a.shape[dim] == 1 else a
 
 
 def to_copy(a, dtype):

@@ -375,13 +375,17 @@ def _restore(g, dims, keepdim):
 
 
 def _all_dims(x, dim):
+    """The dims a reduction of ``x`` over ``dim`` reduces: all for None or (); none for a 0-d
+    ``x``, whose dim 0 (or -1) PyTorch accepts and reduces over nothing."""
+    if not len(x.shape):
+        return ()
     return tuple(range(len(x.shape))) if dim is None or dim == () else dim
 
 
 def _reduced_count(self_sym_sizes, dim):
     n = 1
     for d in dim:
-        n *= self_sym_sizes[d]
+        n *= self_sym_sizes[d] if self_sym_sizes else 1  # a 0-d input: one element
     return n
 
 
@@ -395,6 +399,7 @@ def _even_share(grad, self, result, dims, keepdim):
     """Share ``grad`` evenly among the elements equal to the extremum (amax, max(), ...).
     The weights are constants: they depend on ties, not smoothly on ``self``."""
     x, r = f.data(self), np.asarray(f.data(result))
+    dims = dims if x.ndim else ()
     if not keepdim:
         r = np.expand_dims(r, dims)
     mask = (x == r) | (np.isnan(x) & np.isnan(r))
@@ -438,7 +443,9 @@ def _var_backward(grad, self, dim, correction, keepdim):
     c = 1 if correction is None else correction
     if dim is not None:
         grad = _restore(grad, dims, keepdim)
-    return (2.0 / (n - c)) * grad * (self - f.mean(self, dims))
+    # No more elements than the correction: inf (times 0), NaN as in PyTorch, not an exception.
+    scale = 2.0 / (n - c) if n != c else math.inf
+    return scale * grad * (self - f.mean(self, dims))
 
 
 def _std_backward(grad, self, result, dim, correction, keepdim):
@@ -516,8 +523,8 @@ defop("prod", "ProdBackward0", K.prod_all, ("self",),
 defop("prod_dim", "ProdBackward1", K.prod, ("self",),
       quiet=True,
       calls=("`gradviz.prod(x, dim)`", "`.prod()`"),
-      self=lambda grad, self, result, dim, keepdim: _prod_backward(grad, self, result, (dim,),
-                                                                   keepdim))
+      self=lambda grad, self, result, dim, keepdim: _prod_backward(
+          grad, self, result, _all_dims(self, (dim,)), keepdim))
 defop("var", "VarBackward0", K.var, ("self",),
       quiet=True,
       calls=("`gradviz.var`", "`.var()`"),
@@ -529,8 +536,9 @@ defop("std", "StdBackward0", K.std, ("self",),
 defop("logsumexp", "LogsumexpBackward0", K.logsumexp, ("self",),
       promotes=True, quiet=True,
       calls=("`gradviz.logsumexp`", "`.logsumexp()`"),
-      self=lambda grad, self, result, dim, keepdim: _restore(grad, dim, keepdim) * f.exp(
-          self - _restore(result, dim, keepdim)))
+      self=lambda grad, self, result, dim, keepdim: _restore(
+          grad, _all_dims(self, dim), keepdim) * f.exp(
+          self - _restore(result, _all_dims(self, dim), keepdim)))
 defop("norm", "LinalgVectorNormBackward0", K.vector_norm, ("self",),
       quiet=True,
       doc="torch.norm / linalg.vector_norm: ord 2 ('fro'), 1, inf, -inf, 0 or any p",
