@@ -23,7 +23,7 @@ from gradviz.ops.opinfo import OPS, OpInfo
 from gradviz.ops.opinfo import defop as _declare
 from gradviz.tensor import Tensor
 
-__all__ = ["OPS", "OpInfo", "defop", "derivatives", "functional"]
+__all__ = ["OPS", "OpInfo", "defop", "remove_op", "derivatives", "functional"]
 
 # Generated API first: the hand-written operators refer to it (``__neg__`` is ``neg``).
 for _op in OPS.values():
@@ -48,8 +48,22 @@ def defop(name: str, node: str | None, forward: Callable[..., Any], inputs: tupl
         >>> x = gradviz.tensor([2.0], requires_grad=True)
         >>> y = x.cube_demo(); y.backward(); y.grad_fn.name(), x.grad
         ('CubeDemoBackward0', tensor([12.]))
-        >>> _ = OPS.pop("cube_demo")
+        >>> remove_op("cube_demo")
     """
     op = _declare(name, node, forward, inputs, **fields)
     api.publish(op)
     return op
+
+
+def remove_op(name: str) -> None:
+    """Remove a row added with :func:`defop`, and the API it published (for experiments and
+    tests that add an op and want the table back as it was).
+
+    Example:
+        >>> import numpy as np
+        >>> _ = defop("half_demo", "HalfDemoBackward0", lambda a: a / 2, ("self",),
+        ...           self=lambda grad: grad / 2)
+        >>> remove_op("half_demo"); "half_demo" in OPS
+        False
+    """
+    api.unpublish(OPS.pop(name))

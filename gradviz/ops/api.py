@@ -21,7 +21,7 @@ from gradviz.ops.dispatch import dispatch, dispatch_inplace
 from gradviz.ops.opinfo import OpInfo
 from gradviz.tensor import Tensor
 
-__all__ = ["publish", "calls", "make_function"]
+__all__ = ["publish", "unpublish", "calls", "make_function"]
 
 _P = inspect.Parameter
 
@@ -65,6 +65,7 @@ def make_function(op: OpInfo) -> Callable[..., Tensor]:
         def fn(*args: Any) -> Tensor:  # the common case: no keyword arguments to pass on
             return dispatch(op, *args)
     fn.__name__ = fn.__qualname__ = op.function or op.name
+    fn.op = op  # the row it was made from (publish and unpublish recognise their own)
     fn.__module__ = functional.__name__
     fn.__doc__ = _docstring(op)
     fn.__signature__ = _signature(op)  # type: ignore[attr-defined]  # what help() shows
@@ -76,6 +77,7 @@ def _make_inplace(op: OpInfo) -> Callable[..., Tensor]:
         return dispatch_inplace(op, self, *args, **kwargs)
 
     method.__name__ = method.__qualname__ = f"{op.function}_"
+    method.op = op
     method.__doc__ = f"In-place :func:`gradviz.{op.function}` (records ``{op.node}``)."
     return method
 
@@ -84,14 +86,16 @@ def publish(op: OpInfo) -> None:
     """Install the API a row asks for: ``gradviz.ops.functional.<function>`` (and with it
     ``gradviz.<function>``), ``Tensor.<function>``, ``Tensor.<function>_``.
 
+    Publishing a row twice changes nothing (the table's rows are published at import).
+
     Example:
-        >>> from gradviz.ops import OPS
-        >>> publish(OPS["exp"])
         >>> import gradviz
-        >>> gradviz.tensor([0.0]).exp_()
-        tensor([1.])
+        >>> from gradviz.ops import OPS
+        >>> before = gradviz.exp
+        >>> publish(OPS["exp"]); gradviz.exp is before
+        True
     """
-    if not op.function:
+    if not op.function or getattr(getattr(functional, op.function, None), "op", None) is op:
         return
     fn = make_function(op)
     setattr(functional, op.function, fn)
@@ -101,6 +105,26 @@ def publish(op: OpInfo) -> None:
         setattr(Tensor, op.function, fn)
     if op.inplace:
         setattr(Tensor, f"{op.function}_", _make_inplace(op))
+
+
+def unpublish(op: OpInfo) -> None:
+    """Take back what :func:`publish` installed for ``op`` (used by :func:`gradviz.ops.remove_op`).
+
+    Example:
+        >>> import numpy as np, gradviz
+        >>> from gradviz.ops import defop, remove_op
+        >>> _ = defop("twice_demo", "TwiceDemoBackward0", lambda a: 2 * a, ("self",),
+        ...           function="twice_demo", self=lambda grad: 2 * grad)
+        >>> remove_op("twice_demo"); hasattr(gradviz.ops.functional, "twice_demo")
+        False
+    """
+    if not op.function or getattr(getattr(functional, op.function, None), "op", None) is not op:
+        return
+    delattr(functional, op.function)
+    functional.__all__.remove(op.function)
+    for name in (op.function, f"{op.function}_"):
+        if getattr(getattr(Tensor, name, None), "op", None) is op:
+            delattr(Tensor, name)
 
 
 def calls(op: OpInfo) -> tuple[str, str]:

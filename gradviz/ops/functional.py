@@ -640,7 +640,7 @@ __all__ += [
     "prod", "var", "std", "logsumexp", "norm", "softmax", "log_softmax", "flatten", "repeat",
     "contiguous", "split", "chunk", "cat", "concat", "concatenate", "stack", "bmm", "outer", "ger",
     "select", "narrow", "index_select", "gather", "scatter", "scatter_add", "masked_fill",
-    "clamp_", "clip_", "masked_fill_", "scatter_", "scatter_add_", "index_put", "index_put_",
+    "clamp_", "clip_", "index_put", "index_put_",
 ]
 
 
@@ -1379,7 +1379,14 @@ def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = Fa
 
 
 def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
-    """In-place :func:`index_put` (what ``x[idx_tensor] = v`` records)."""
+    """In-place :func:`index_put` (what ``x[idx_tensor] = v`` records).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.zeros(3)
+        >>> gradviz.index_put_(x, (gradviz.tensor([0, 2]),), gradviz.tensor([1.0, 5.0]))
+        tensor([1., 0., 5.])
+    """
     return dispatch_inplace(_O["index_put"], input, _tensor_arg(values),
                             indices=_index_list(indices), accumulate=bool(accumulate))
 
@@ -1512,7 +1519,15 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
 
 # -- in place --------------------------------------------------------------------------------------
 def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
-    """In-place :func:`clamp`."""
+    """In-place :func:`clamp` (``clip_`` is the same function).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.tensor([-2.0, 0.5, 3.0])
+        >>> gradviz.clamp_(x, -1, 1); x
+        tensor([-1.0000,  0.5000,  1.0000])
+        tensor([-1.0000,  0.5000,  1.0000])
+    """
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):

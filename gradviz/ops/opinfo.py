@@ -91,6 +91,8 @@ def defop(name: str, node: str | None, forward: Callable[..., Any], inputs: tupl
         ...             self=lambda grad: 2 * grad)
         >>> row.saved_names, OPS.pop("twice_demo") is row
         ((), True)
+
+    (:func:`gradviz.ops.defop` declares a row *and* publishes its API; use that one.)
     """
     unknown = set(grads) - set(inputs)
     if unknown:
