@@ -1675,11 +1675,12 @@ def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Sequ
                   [4., 4.]]]])
     """
     nd = input.ndim - 2
-    stride, padding, dilation = (tuple(_ints(n, v, nd)) for n, v in
-                                 (("stride", stride), ("padding", padding),
-                                  ("dilation", dilation)))
-    _conv_checks(input, weight, bias, _ints("padding", padding, nd), dilation, groups,
-                 transposed)
+    # Checked against the dimensions but saved as given: PyTorch saves 'valid' as (0,).
+    full = {n: _ints(n, v, nd) for n, v in (("stride", stride), ("padding", padding),
+                                            ("dilation", dilation))}
+    stride, padding, dilation = (tuple(int(x) for x in ((v,) if _is_number(v) else v))
+                                 for v in (stride, padding, dilation))
+    _conv_checks(input, weight, bias, full["padding"], full["dilation"], groups, transposed)
     return dispatch(_O["convolution"], input, weight, bias, stride=stride, padding=padding,
                     dilation=dilation, transposed=bool(transposed),
                     output_padding=tuple(output_padding), groups=int(groups))

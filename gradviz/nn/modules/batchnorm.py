@@ -21,14 +21,15 @@ class _BatchNorm(Module):
     """PyTorch's ``_BatchNorm``: ``weight`` (ones) and ``bias`` (zeros) when ``affine``; the
     buffers ``running_mean`` (zeros), ``running_var`` (ones) and ``num_batches_tracked`` when
     ``track_running_stats``. Training normalizes by the batch and updates the buffers
-    (``momentum=None``: a cumulative average); evaluation normalizes by the buffers."""
+    (``momentum=None``: a cumulative average); evaluation normalizes by the buffers.
+    ``bias=False`` (keyword-only, PyTorch 2.13) keeps the weight but drops the shift."""
 
     _dims: tuple[int, ...] = ()  # the input dimensions a subclass takes
     _dims_text = ""  # ... as PyTorch's error names them
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, device: Any = None,
-                 dtype: _dt.dtype | None = None) -> None:
+                 dtype: _dt.dtype | None = None, *, bias: bool = True) -> None:
         super().__init__()
         dt = _factory_dtype(device, dtype)
         self.num_features = num_features
@@ -38,7 +39,10 @@ class _BatchNorm(Module):
         self.track_running_stats = track_running_stats
         if affine:
             self.weight = Parameter(_factories.empty(num_features, dtype=dt))
-            self.bias = Parameter(_factories.empty(num_features, dtype=dt))
+            if bias:
+                self.bias = Parameter(_factories.empty(num_features, dtype=dt))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -64,7 +68,8 @@ class _BatchNorm(Module):
         self.reset_running_stats()
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def _check_input_dim(self, input: Tensor) -> None:
         if input.ndim not in self._dims:
@@ -86,7 +91,8 @@ class _BatchNorm(Module):
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, track_running_stats={self.track_running_stats}")
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
@@ -96,7 +102,7 @@ class BatchNorm1d(_BatchNorm):
         >>> import gradviz
         >>> from gradviz import nn
         >>> bn = nn.BatchNorm1d(3); bn
-        BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)
+        BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
         >>> list(bn.state_dict())
         ['weight', 'bias', 'running_mean', 'running_var', 'num_batches_tracked']
     """
