@@ -224,6 +224,16 @@ EXT_GRAPHS = [
      'BinaryCrossEntropyWithLogitsBackward0(Acc, None)'),
     ('F.layer_norm(x, (3,), v, v)', 'NativeLayerNormBackward0(Acc, Acc, Acc)'),
     ('x.unbind(1)[0]', 'UnbindBackward0(Acc)'),
+    ('F.conv2d(x.view(1, 1, 2, 3), y.view(2, 1, 1, 3), v[:2])',
+     'ConvolutionBackward0(ViewBackward0(Acc), ViewBackward0(Acc), SliceBackward0(Acc))'),
+    ('F.max_pool2d(x.view(1, 1, 2, 3), 2)',
+     'MaxPool2DWithIndicesBackward0(ViewBackward0(Acc))'),
+    ('F.avg_pool2d(x.view(1, 2, 3), 2, 1)', 'AvgPool2DBackward0(ViewBackward0(Acc))'),
+    ('F.adaptive_avg_pool2d(x.view(1, 2, 3), (1, 2))',
+     'AdaptiveAvgPool2DBackward0(ViewBackward0(Acc))'),
+    ('F.batch_norm(x, None, None, v, v, training=True)',
+     'NativeBatchNormBackward0(Acc, Acc, Acc)'),
+    ('F.pad(x, (1, 0))', 'ConstantPadNdBackward0(Acc)'),
     ('F.cross_entropy(x, m.tensor([0, 2]), label_smoothing=0.1)',
      'AddBackward0(MulBackward1(NllLossBackward0(LogSoftmaxBackward0(Acc))), '
      'MulBackward1(DivBackward0(SumBackward0(MaskedFillBackward0(NegBackward0('
@@ -290,6 +300,23 @@ def test_version_counters_match_torch() -> None:
 # -- _saved_* attributes ---------------------------------------------------------------------------
 # dir(grad_fn) filtered to `_saved_`, without the prefix, read off torch 2.13.0.
 TORCH_SAVED: dict[str, list[str]] = {
+    # convolution, pooling, batch_norm, pad (with the nodes their backwards record under
+    # create_graph)
+    "AdaptiveAvgPool2DBackward0": ["self"],
+    "AdaptiveAvgPool2DBackwardBackward0": ["grad_output_sym_argsize_minus_1",
+                                           "grad_output_sym_argsize_minus_2"],
+    "AvgPool2DBackward0": ["ceil_mode", "count_include_pad", "divisor_override", "kernel_size",
+                           "padding", "self", "stride"],
+    "AvgPool2DBackwardBackward0": ["ceil_mode", "count_include_pad", "divisor_override",
+                                   "kernel_size", "padding", "stride"],
+    "ConstantPadNdBackward0": ["pad"],
+    "ConvolutionBackward0": ["bias_sym_sizes_opt", "dilation", "groups", "input",
+                             "output_padding", "padding", "stride", "transposed", "weight"],
+    "MaxPool2DWithIndicesBackward0": ["ceil_mode", "dilation", "kernel_size", "padding",
+                                      "result1", "self", "stride"],
+    "MaxPool2DWithIndicesBackwardBackward0": ["indices"],
+    "NativeBatchNormBackward0": ["eps", "input", "result1", "result2", "running_mean",
+                                 "running_var", "training", "weight"],
     "AddBackward0": ["alpha"],
     "CloneBackward0": [],
     "DivBackward0": ["other", "self"],

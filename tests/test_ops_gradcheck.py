@@ -484,6 +484,51 @@ CASES.update({
                    c("layer_norm 2 dims", lambda x, w: NF.layer_norm(x, (2, 3), w), R(2, 2, 3),
                      R(2, 3))],
 })
+CASES.update({
+    "convolution": [
+        c("conv2d stride padding bias", lambda x, w, b: NF.conv2d(x, w, b, stride=2, padding=1),
+          R(2, 2, 5, 5), R(3, 2, 3, 3), R(3)),
+        c("conv2d 'same' odd kernel, batch 1", lambda x, w: NF.conv2d(x, w, padding="same"),
+          R(1, 2, 4, 4), R(2, 2, 3, 3)),
+        c("conv2d 'same' even kernel (ConstantPadNd first)",
+          lambda x, w: NF.conv2d(x, w, padding="same"), R(1, 1, 4, 3), R(2, 1, 2, 3)),
+        c("conv2d 'valid' dilation groups", lambda x, w: NF.conv2d(
+            x, w, padding="valid", dilation=(2, 1), groups=2), R(2, 4, 5, 4), R(2, 2, 2, 2)),
+        c("conv2d unbatched", lambda x, w: NF.conv2d(x, w, padding=(1, 0)), R(2, 4, 3),
+          R(3, 2, 2, 2)),
+        c("conv1d stride dilation", lambda x, w, b: NF.conv1d(x, w, b, stride=2, dilation=2),
+          R(2, 2, 9), R(3, 2, 3), R(3)),
+        c("conv1d 'same' groups", lambda x, w: NF.conv1d(x, w, padding="same", groups=2),
+          R(1, 2, 5), R(4, 1, 3)),
+        c("conv_transpose2d stride output_padding bias", lambda x, w, b: NF.conv_transpose2d(
+            x, w, b, stride=2, padding=1, output_padding=1), R(2, 2, 3, 3), R(2, 3, 3, 3),
+          R(3)),
+        c("conv_transpose2d groups dilation", lambda x, w: NF.conv_transpose2d(
+            x, w, groups=2, dilation=2), R(1, 4, 3, 2), R(4, 1, 2, 2)),
+        c("conv2d weight only (constant input)", lambda w: NF.conv2d(
+            gradviz.ones(1, 2, 4, 4, dtype=F64), w, stride=(1, 2)), R(3, 2, 2, 2)),
+    ],
+    "max_pool2d_with_indices": [
+        c("max_pool2d", lambda x: NF.max_pool2d(x, 2), R(2, 2, 4, 4)),
+        c("max_pool2d stride padding ceil_mode, batch 1",
+          lambda x: NF.max_pool2d(x, 3, 2, 1, ceil_mode=True), R(1, 2, 5, 5)),
+        c("max_pool2d dilation, unbatched", lambda x: NF.max_pool2d(x, (2, 2), 1, dilation=2),
+          R(2, 5, 4)),
+        c("max_pool2d return_indices", lambda x: NF.max_pool2d(x, 2, return_indices=True)[0],
+          R(1, 1, 4, 4)),
+        c("max_pool1d", lambda x: NF.max_pool1d(x, 3, 2, 1), R(2, 2, 7)),
+    ],
+    "native_batch_norm": [
+        c("batch_norm training (N, C, H, W)", lambda x, w, b: NF.batch_norm(
+            x, None, None, w, b, training=True), R(2, 3, 2, 2), R(3), R(3)),
+        c("batch_norm training (N, C), running stats", lambda x: NF.batch_norm(
+            x, gradviz.zeros(3, dtype=F64), gradviz.ones(3, dtype=F64), training=True),
+          R(4, 3)),
+        c("batch_norm eval", lambda x, w, b: NF.batch_norm(
+            x, gradviz.tensor([0.1, -0.2], dtype=F64), gradviz.tensor([0.5, 2.0], dtype=F64),
+            w, b, training=False), R(3, 2, 3), R(2), R(2)),
+    ],
+})
 CASES["mul"].append(c("outer (MulBackward0 over ViewBackward0)",
                       lambda x, y: gradviz.outer(x, y), R(3), R(2)))
 CASES["mul"].append(c("dropout mask (reseeded: the same mask each call)",

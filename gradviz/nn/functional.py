@@ -573,3 +573,155 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
             weight._version_counter.version += 1
     return dispatch(OPS["embedding"], weight, indices=input, padding_idx=int(padding_idx),
                     scale_grad_by_freq=bool(scale_grad_by_freq), sparse=bool(sparse))
+
+
+# -- convolution, pooling, batch_norm, dropout2d, pad --------------------------------------------
+__all__ += ["conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool2d",
+            "adaptive_avg_pool2d", "batch_norm", "dropout2d", "pad"]
+
+conv1d = _F.conv1d
+conv2d = _F.conv2d
+conv_transpose2d = _F.conv_transpose2d
+max_pool1d = _F.max_pool1d
+max_pool2d = _F.max_pool2d
+
+
+def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
+    """The mean of each window of the last two dimensions (``AvgPool2DBackward0``). Zero
+    padding counts in the mean unless ``count_include_pad=False``; ``divisor_override``
+    replaces the window size as the divisor.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.avg_pool2d(gradviz.arange(16.0).view(1, 1, 4, 4), 2)
+        tensor([[[[ 2.5000,  4.5000],
+                  [10.5000, 12.5000]]]])
+    """
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    k, s, p, _ = _F._pool_args("avg_pool2d", input, kernel_size, stride, padding, 1, ceil_mode)
+    return dispatch(OPS["avg_pool2d"], input, kernel_size=k, stride=s, padding=p,
+                    ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad),
+                    divisor_override=divisor_override)
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: int | Sequence[int | None]) -> Tensor:
+    """Average pooling to a fixed ``output_size`` (``None`` keeps that side): window ``i`` of
+    a side ``n`` covers ``[floor(i * n / o), ceil((i + 1) * n / o))``. Recorded as
+    ``AdaptiveAvgPool2DBackward0``, or, for output size 1, as PyTorch's
+    ``mean((-1, -2), keepdim=True)`` (``MeanBackward1``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.adaptive_avg_pool2d(gradviz.arange(6.0).view(1, 2, 3), (1, 2))
+        tensor([[[2., 3.]]])
+    """
+    if input.ndim not in (3, 4) or any(n == 0 for n in input.shape[-2:]):
+        raise RuntimeError("adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+                           f"{list(input.shape)}")
+    sizes = (output_size, output_size) if isinstance(output_size, (int, np.integer)) else tuple(
+        output_size)
+    if len(sizes) != 2:
+        raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
+    out = tuple(int(n if o is None else o) for o, n in zip(sizes, input.shape[-2:]))
+    if out == (1, 1):
+        return input.mean((-1, -2), keepdim=True)
+    return dispatch(OPS["_adaptive_avg_pool2d"], input, output_size=out)
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalize each channel (dimension 1) by the batch's mean and biased variance in
+    training, updating ``running_mean``/``running_var`` in place with ``momentum`` (the
+    variance unbiased), or by the running statistics in evaluation; then scale by ``weight``
+    and shift by ``bias`` (``NativeBatchNormBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> rm, rv = gradviz.zeros(1), gradviz.ones(1)
+        >>> F.batch_norm(gradviz.tensor([[1.0], [3.0]]), rm, rv, training=True, eps=0.0)
+        tensor([[-1.],
+                [ 1.]])
+        >>> rm, rv
+        (tensor([0.2000]), tensor([1.1000]))
+    """
+    if training:
+        per_channel = input._data.size // input.shape[1] if input.ndim > 1 else 1
+        if per_channel == 1:
+            raise ValueError("Expected more than 1 value per channel when training, got input "
+                             f"size torch.Size({list(input.shape)})")
+    return _F.batch_norm(input, weight, bias, running_mean, running_var, training,
+                         0.0 if momentum is None else momentum, eps)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+              ) -> Tensor:
+    """Zero whole channels: each (sample, channel) plane with probability ``p``, scaling the
+    others by ``1 / (1 - p)``. Recorded as PyTorch records it on the CPU: a multiplication by
+    a mask of shape (N, C, 1, 1) (``MulBackward0``); ``input`` itself when not ``training``.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> _ = gradviz.manual_seed(0)
+        >>> F.dropout2d(gradviz.ones(1, 2, 1, 2), 0.5)
+        tensor([[[[0., 0.]],
+        <BLANKLINE>
+                 [[2., 2.]]]])
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    nd = input.ndim
+    if nd not in (3, 4):
+        warnings.warn(
+            f"dropout2d: Received a {nd}-D input to dropout2d, which is deprecated and will "
+            "result in an error in a future release. To retain the behavior and silence this "
+            "warning, please use dropout instead. Note that dropout2d exists to provide "
+            "channel-wise dropout on inputs with 2 spatial dimensions, a channel dimension, and "
+            "an optional batch dimension (i.e. 3D or 4D inputs).", stacklevel=2)
+    if nd == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2)
+    if nd < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    if not training or p == 0 or input._data.size == 0:
+        return input
+    dt = input._data.dtype
+    shape = tuple(input.shape[:2]) + (1,) * (nd - 2)
+    if p == 1:
+        noise = np.zeros(shape, dt)
+    else:
+        keep = _factories.default_generator.random(shape) < 1 - p
+        noise = (keep / (1 - p)).astype(dt)
+    mask = Tensor._make(noise)
+    return _F.mul_(input, mask) if inplace else _F.mul(input, mask)
+
+
+def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None
+        ) -> Tensor:
+    """Pad the last ``len(pad) // 2`` dimensions; ``pad`` is ``(left, right, top, bottom,
+    ...)`` from the last dimension backwards. ``mode='constant'`` fills with ``value``
+    (negative amounts crop; ``ConstantPadNdBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.pad(gradviz.ones(1, 2), (1, 1), value=0.5)
+        tensor([[0.5000, 1.0000, 1.0000, 0.5000]])
+    """
+    if mode != "constant":
+        raise RuntimeError(f"F.pad: mode '{mode}' is not available in gradviz; it pads with "
+                           "mode='constant' (value=...) only")
+    return _F.constant_pad_nd(input, pad, 0 if value is None else value)
+

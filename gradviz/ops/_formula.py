@@ -339,3 +339,17 @@ def at_targets(shape: tuple, targets: np.ndarray, values: Any) -> Any:
     else:
         out[np.arange(shape[0]), targets] = values
     return out
+
+
+def op(name: str, *args: Any, **kwargs: Any) -> Any:
+    """Run the table row ``name``: its NumPy forward on arrays, or, when an argument is a
+    tensor, through the dispatch point, so that create_graph records it (a convolution's
+    gradient is a convolution, a pooling's gradient is the row of its backward)."""
+    from gradviz.ops.dispatch import dispatch
+    from gradviz.ops.opinfo import OPS
+
+    row = OPS[name]
+    if any(_is_t(a) for a in args):
+        return dispatch(row, *[Tensor._make(a) if isinstance(a, np.ndarray) else a
+                               for a in args], **kwargs)
+    return row.forward(*args, **kwargs)

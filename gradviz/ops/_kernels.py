@@ -627,3 +627,243 @@ def fill_tensor(a, v):
 
 def unbind(a, dim):
     return tuple(select(a, dim, i) for i in range(a.shape[dim]))
+
+
+# -- convolution, pooling, batch normalization ----------------------------------------------------
+# NOTE [im2col]: every window op takes its windows with sliding_window_view (a strided view, no
+# copy), keeps every stride-th window and every dilation-th element of each, and reduces them
+# with one einsum / max / sum: no Python loop over the batch or over pixels.
+
+_window_view = np.lib.stride_tricks.sliding_window_view
+
+
+def _per_dim(v: Any, nd: int) -> tuple:
+    """An int or a 1-tuple stands for every spatial dimension (PyTorch saves 'valid' as (0,))."""
+    v = tuple(v) if isinstance(v, (tuple, list)) else (int(v),)
+    return v * nd if len(v) == 1 else v
+
+
+def _pad_or_crop(a: np.ndarray, lo: tuple, hi: tuple, value: float = 0.0) -> np.ndarray:
+    """Pad the last ``len(lo)`` dimensions by ``lo``/``hi``; negative amounts crop."""
+    lead = a.ndim - len(lo)
+    if any(x > 0 for x in lo + hi):
+        widths = [(0, 0)] * lead + [(max(x, 0), max(y, 0)) for x, y in zip(lo, hi)]
+        a = np.pad(a, widths, constant_values=value)
+    if any(x < 0 for x in lo + hi):
+        a = a[(slice(None),) * lead + tuple(
+            slice(max(-x, 0), n - max(-y, 0)) for x, y, n in zip(lo, hi, a.shape[lead:]))]
+    return a
+
+
+def _windows(a: np.ndarray, kernel: tuple, stride: tuple, dilation: tuple, n_out: tuple
+             ) -> np.ndarray:
+    """``(..., *n_out, *kernel)``: the input window of each output position (a strided view)."""
+    nd = len(kernel)
+    ext = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
+    win = _window_view(a, ext, axis=tuple(range(a.ndim - nd, a.ndim)))
+    lead = a.ndim - nd
+    sel = ((slice(None),) * lead + tuple(slice(0, (o - 1) * s + 1, s) for o, s in
+                                         zip(n_out, stride))
+           + tuple(slice(None, None, d) for d in dilation))
+    return win[sel]
+
+
+_LETTERS = "hwdxyz"
+
+
+def _conv(x: np.ndarray, w: np.ndarray, stride: tuple, padding: tuple, dilation: tuple,
+          groups: int) -> np.ndarray:
+    """Cross-correlation of ``x`` (N, C, *spatial) with ``w`` (O, C/groups, *kernel)."""
+    nd = x.ndim - 2
+    kernel = w.shape[2:]
+    x = _pad_or_crop(x, padding, padding)
+    n_out = tuple((n - d * (k - 1) - 1) // s + 1
+                  for n, k, s, d in zip(x.shape[2:], kernel, stride, dilation))
+    win = _windows(x, kernel, stride, dilation, n_out)  # (N, C, *n_out, *kernel)
+    n, c, o, g = x.shape[0], x.shape[1], w.shape[0], groups
+    win = win.reshape((n, g, c // g) + n_out + kernel)
+    wg = w.reshape((g, o // g, c // g) + kernel)
+    sp, ks = _LETTERS[:nd], "ijk"[:nd]
+    out = np.einsum(f"ngc{sp}{ks},goc{ks}->ngo{sp}", win, wg, optimize=True)
+    return out.reshape((n, o) + n_out)
+
+
+def _conv_transpose(x: np.ndarray, w: np.ndarray, stride: tuple, padding: tuple,
+                    output_padding: tuple, dilation: tuple, groups: int) -> np.ndarray:
+    """The adjoint of :func:`_conv`: spread ``x`` by the stride, pad it fully, and correlate it
+    with the kernel flipped and its in/out channels swapped (``w`` is (C, O/groups, *kernel))."""
+    nd = x.ndim - 2
+    kernel = w.shape[2:]
+    spread = np.zeros(x.shape[:2] + tuple((n - 1) * s + 1 for n, s in zip(x.shape[2:], stride)),
+                      x.dtype)
+    spread[(slice(None),) * 2 + tuple(slice(None, None, s) for s in stride)] = x
+    lo = tuple(d * (k - 1) - p for k, d, p in zip(kernel, dilation, padding))
+    hi = tuple(a + op for a, op in zip(lo, output_padding))
+    spread = _pad_or_crop(spread, lo, hi)
+    c, og, g = w.shape[0], w.shape[1], groups
+    wt = w.reshape((g, c // g, og) + kernel).swapaxes(1, 2).reshape((g * og, c // g) + kernel)
+    wt = wt[(slice(None),) * 2 + (slice(None, None, -1),) * nd]
+    return _conv(spread, wt, (1,) * nd, (0,) * nd, dilation, groups)
+
+
+def convolution(input: np.ndarray, weight: np.ndarray, bias: Any = None, stride: Any = (1,),
+                padding: Any = (0,), dilation: Any = (1,), transposed: bool = False,
+                output_padding: Any = (0,), groups: int = 1) -> np.ndarray:
+    nd = input.ndim - 2
+    stride, padding, dilation = (_per_dim(v, nd) for v in (stride, padding, dilation))
+    if transposed:
+        out = _conv_transpose(input, weight, stride, padding, _per_dim(output_padding, nd),
+                              dilation, groups)
+    else:
+        out = _conv(input, weight, stride, padding, dilation, groups)
+    if bias is not None:
+        out = out + bias.reshape((1, -1) + (1,) * nd)
+    return out.astype(input.dtype, copy=False)
+
+
+def pool_out_size(n: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
+    """PyTorch's ``pooling_output_shape``: with ``ceil_mode`` a last window may start in the
+    right padding, but not beyond it."""
+    out = (n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= n + p:
+        out -= 1
+    return out
+
+
+def _pool_geometry(a: np.ndarray, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
+                   ceil_mode: bool) -> tuple:
+    k = _per_dim(kernel_size, 2)
+    st = tuple(stride) if isinstance(stride, (tuple, list)) else (stride,)
+    s = _per_dim(st, 2) if st and st[0] is not None else k  # () or None: the kernel size
+    p, d = _per_dim(padding, 2), _per_dim(dilation, 2)
+    n_out = tuple(pool_out_size(n, *args, ceil_mode) for n, *args in zip(a.shape[-2:], k, s, p, d))
+    # Right padding so that the last (ceil_mode) window fits.
+    hi = tuple(max((o - 1) * st + dd * (kk - 1) + 1 - n - pp, 0)
+               for o, st, dd, kk, n, pp in zip(n_out, s, d, k, a.shape[-2:], p))
+    return k, s, p, d, n_out, hi
+
+
+def max_pool2d_with_indices(a: np.ndarray, kernel_size: Any, stride: Any = (), padding: Any = 0,
+                            dilation: Any = 1, ceil_mode: bool = False
+                            ) -> tuple[np.ndarray, np.ndarray]:
+    k, s, p, d, n_out, hi = _pool_geometry(a, kernel_size, stride, padding, dilation, ceil_mode)
+    low = -np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).min
+    win = _windows(_pad_or_crop(a, p, hi, low), k, s, d, n_out)
+    win = win.reshape(win.shape[:-2] + (k[0] * k[1],))
+    arg = np.argmax(win, axis=-1)  # the first maximum (a NaN counts as one), as PyTorch
+    values = np.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
+    rows = np.arange(n_out[0])[:, None] * s[0] - p[0] + (arg // k[1]) * d[0]
+    cols = np.arange(n_out[1]) * s[1] - p[1] + (arg % k[1]) * d[1]
+    return values, (rows * a.shape[-1] + cols).astype(np.int64)
+
+
+def max_pool2d_with_indices_backward(grad_output: np.ndarray, self: np.ndarray, indices: Any
+                                     ) -> np.ndarray:
+    """Each output gradient added at its maximum's position (a flat index into H*W)."""
+    idx = arr(indices)
+    hw = self.shape[-2] * self.shape[-1]
+    planes = int(np.prod(self.shape[:-2]))
+    flat = (np.arange(planes)[:, None] * hw + idx.reshape(planes, -1)).ravel()
+    out = np.bincount(flat, weights=grad_output.ravel(), minlength=planes * hw)
+    return out.reshape(self.shape).astype(grad_output.dtype, copy=False)
+
+
+def _avg_divisor(a: np.ndarray, k: tuple, s: tuple, p: tuple, n_out: tuple,
+                 count_include_pad: bool, divisor_override: Any) -> Any:
+    """Per output position, what its window's sum is divided by (PyTorch's avg_pool2d)."""
+    if divisor_override:
+        return divisor_override
+    sizes = []
+    for n, kk, st, pp, o in zip(a.shape[-2:], k, s, p, n_out):
+        start = np.arange(o) * st - pp
+        end = np.minimum(start + kk, n + pp)
+        if not count_include_pad:
+            start, end = np.maximum(start, 0), np.minimum(end, n)
+        sizes.append(end - start)
+    return (sizes[0][:, None] * sizes[1][None, :]).astype(a.dtype)
+
+
+def avg_pool2d(a: np.ndarray, kernel_size: Any, stride: Any = (), padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: Any = None) -> np.ndarray:
+    k, s, p, d, n_out, hi = _pool_geometry(a, kernel_size, stride, padding, 1, ceil_mode)
+    win = _windows(_pad_or_crop(a, p, hi), k, s, d, n_out)
+    out = win.sum(axis=(-2, -1)) / _avg_divisor(a, k, s, p, n_out, count_include_pad,
+                                               divisor_override)
+    return out.astype(a.dtype, copy=False)
+
+
+def avg_pool2d_backward(grad_output: np.ndarray, self: np.ndarray, kernel_size: Any,
+                        stride: Any = (), padding: Any = 0, ceil_mode: bool = False,
+                        count_include_pad: bool = True, divisor_override: Any = None
+                        ) -> np.ndarray:
+    """Each output gradient, divided like its window's sum, spread over the window: one strided
+    add per kernel offset (kh * kw of them), never a loop over pixels."""
+    k, s, p, d, n_out, hi = _pool_geometry(self, kernel_size, stride, padding, 1, ceil_mode)
+    g = grad_output / _avg_divisor(self, k, s, p, n_out, count_include_pad, divisor_override)
+    h, w = self.shape[-2:]
+    out = np.zeros(self.shape[:-2] + (h + p[0] + hi[0], w + p[1] + hi[1]), grad_output.dtype)
+    for i in range(k[0]):
+        for j in range(k[1]):
+            out[..., i:i + (n_out[0] - 1) * s[0] + 1:s[0],
+                j:j + (n_out[1] - 1) * s[1] + 1:s[1]] += g
+    return np.ascontiguousarray(out[..., p[0]:p[0] + h, p[1]:p[1] + w])
+
+
+def _adaptive_matrix(n_in: int, n_out: int, dt: np.dtype) -> np.ndarray:
+    """(n_out, n_in): row i averages PyTorch's adaptive window [floor(i*n/o), ceil((i+1)*n/o))."""
+    i = np.arange(n_out)
+    start, end = (i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)
+    cols = np.arange(n_in)
+    inside = (cols >= start[:, None]) & (cols < end[:, None])
+    return (inside / (end - start)[:, None]).astype(dt)
+
+
+def adaptive_avg_pool2d(a: np.ndarray, output_size: tuple) -> np.ndarray:
+    # A window's mean is a mean of row means: the pooling is separable, two small matmuls.
+    mh = _adaptive_matrix(a.shape[-2], output_size[0], a.dtype)
+    mw = _adaptive_matrix(a.shape[-1], output_size[1], a.dtype)
+    return np.einsum("...hw,ih,jw->...ij", a, mh, mw, optimize=True)
+
+
+def adaptive_avg_pool2d_backward(grad_output: np.ndarray, self: np.ndarray) -> np.ndarray:
+    mh = _adaptive_matrix(self.shape[-2], grad_output.shape[-2], grad_output.dtype)
+    mw = _adaptive_matrix(self.shape[-1], grad_output.shape[-1], grad_output.dtype)
+    return np.einsum("...ij,ih,jw->...hw", grad_output, mh, mw, optimize=True)
+
+
+def native_batch_norm(input: np.ndarray, weight: Any, bias: Any, running_mean: Any = None,
+                      running_var: Any = None, training: bool = False, momentum: float = 0.1,
+                      eps: float = 1e-5) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(y, save_mean, save_invstd)``; in training the running statistics are updated in place
+    (as PyTorch's kernel does, without bumping their version); in evaluation the saved
+    statistics are empty and the running ones normalize."""
+    axes = (0,) + tuple(range(2, input.ndim))
+    shape = (1, -1) + (1,) * (input.ndim - 2)
+    rm, rv = arr(running_mean), arr(running_var)
+    if training:
+        mean = input.mean(axis=axes)
+        var = ((input - mean.reshape(shape)) ** 2).mean(axis=axes)
+        invstd = 1 / np.sqrt(var + eps)
+        n = input.size // input.shape[1]
+        if rm is not None:
+            rm[...] = (1 - momentum) * rm + momentum * mean
+        if rv is not None:
+            rv[...] = (1 - momentum) * rv + momentum * var * (n / (n - 1))
+        out = (input - mean.reshape(shape)) * invstd.reshape(shape)
+        save_mean, save_invstd = mean.astype(input.dtype), invstd.astype(input.dtype)
+    else:
+        out = (input - rm.reshape(shape)) / np.sqrt(rv.reshape(shape) + eps)
+        save_mean = save_invstd = np.zeros(0, input.dtype)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out.astype(input.dtype, copy=False), save_mean, save_invstd
+
+
+def constant_pad_nd(a: np.ndarray, pad: tuple, value: float = 0) -> np.ndarray:
+    """``pad`` lists (before, after) pairs from the last dimension backwards; negative crops."""
+    pairs = [(pad[i], pad[i + 1]) for i in range(0, len(pad), 2)][::-1]
+    lo, hi = tuple(x for x, _ in pairs), tuple(y for _, y in pairs)
+    return np.ascontiguousarray(_pad_or_crop(a, lo, hi, value))

@@ -25,10 +25,10 @@ inputs, or the named ones).
 
 This file holds the rows and the formulas they share, and nothing else: the rows are grouped by
 category (arithmetic, elementwise functions, activations, reductions, shapes and views, linear
-algebra, indexing, in-place-only nodes, losses, never differentiable), each group's helper
-formulas just above its rows. What a row is: :mod:`gradviz.ops.opinfo`. The forwards the rows
-name: :mod:`gradviz.ops._kernels` (``K``). Node names and saved names are PyTorch 2.13's;
-docs/ops.md lists every row, generated from this file.
+algebra, indexing, in-place-only nodes, losses, convolution and pooling, never differentiable),
+each group's helper formulas just above its rows. What a row is: :mod:`gradviz.ops.opinfo`. The
+forwards the rows name: :mod:`gradviz.ops._kernels` (``K``). Node names and saved names are
+PyTorch 2.13's; docs/ops.md lists every row, generated from this file.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from gradviz.ops import _formula as f
 from gradviz.ops import _kernels as K
 from gradviz.ops.opinfo import OPS, defop
 from gradviz.ops.samples import A, P, R, Sample
+from gradviz.tensor import Tensor
 
 __all__ = ["OPS"]
 
@@ -923,6 +924,187 @@ defop("layer_norm", "NativeLayerNormBackward0", K.layer_norm, ("input", "weight"
       bias=lambda grads, input, normalized_shape, result1, result2, weight, bias, eps:
       _layer_norm_backward("bias", grads, input, normalized_shape, result1, result2, weight,
                            bias, eps))
+
+
+# ===============================================================================================
+# Convolution, pooling and batch normalization
+# ===============================================================================================
+
+
+def _conv_input_grad(grad, input, weight, bias_sym_sizes_opt, stride, padding, dilation,
+                     transposed, output_padding, groups):
+    nd = len(input.shape) - 2
+    if transposed:  # the adjoint of a transposed convolution is the plain one
+        return f.op("convolution", grad, weight, None, stride=stride, padding=padding,
+                    dilation=dilation, transposed=False, output_padding=(0,) * nd, groups=groups)
+    st, pad, dil = (K._per_dim(v, nd) for v in (stride, padding, dilation))
+    # The stride may skip the input's last rows: output_padding gives them back (as zeros).
+    extra = tuple(n + 2 * p - d * (k - 1) - 1 - (o - 1) * s for n, o, k, s, p, d in zip(
+        input.shape[2:], grad.shape[2:], weight.shape[2:], st, pad, dil))
+    return f.op("convolution", grad, weight, None, stride=st, padding=pad, dilation=dil,
+                transposed=True, output_padding=extra, groups=groups)
+
+
+def _correlate_for_weight(x, gy, kernel, stride, padding, dilation, groups):
+    """The weight's gradient as a convolution: sum over the batch and the output positions of
+    ``x``'s windows times ``gy``. The batch becomes the channels (grouped as ``groups``), ``gy``
+    the kernel, stride and dilation swap roles; the result is cropped to the kernel's size."""
+    nd = len(kernel)
+    n, g = x.shape[0], groups
+    cg, og = x.shape[1] // g, gy.shape[1] // g
+    sp = tuple(range(3, 3 + nd))
+    xr = f.permute(x.reshape((n, g, cg) + tuple(x.shape[2:])), (2, 1, 0) + sp).reshape(
+        (cg, g * n) + tuple(x.shape[2:]))
+    gr = f.permute(gy.reshape((n, g, og) + tuple(gy.shape[2:])), (1, 2, 0) + sp).reshape(
+        (g * og, n) + tuple(gy.shape[2:]))
+    r = f.op("convolution", xr, gr, None, stride=dilation, padding=padding, dilation=stride,
+             transposed=False, output_padding=(0,) * nd, groups=g)
+    for i, k in enumerate(kernel):
+        if r.shape[2 + i] != k:
+            r = f.slice_dim(r, 2 + i, 0, k)
+    return f.transpose(r, 0, 1)
+
+
+def _conv_weight_grad(grad, input, weight, bias_sym_sizes_opt, stride, padding, dilation,
+                      transposed, output_padding, groups):
+    nd = len(input.shape) - 2
+    st, pad, dil = (K._per_dim(v, nd) for v in (stride, padding, dilation))
+    kernel = tuple(weight.shape[2:])
+    if transposed:  # input and gradient trade places (the weight is (in, out / groups, ...))
+        return _correlate_for_weight(grad, input, kernel, st, pad, dil, groups)
+    return _correlate_for_weight(input, grad, kernel, st, pad, dil, groups)
+
+
+def _conv_bias_grad(grad, input, weight, bias_sym_sizes_opt, stride, padding, dilation,
+                    transposed, output_padding, groups):
+    return f.sum(grad, (0,) + tuple(range(2, len(grad.shape))))
+
+
+def _batch_norm_backward(which, grads, input, weight, running_mean, running_var, result1,
+                         result2, training, eps):
+    g = grads[0]
+    nd = len(input.shape)
+    axes = (0,) + tuple(range(2, nd))
+    shape = (1, -1) + (1,) * (nd - 2)
+    if training:  # the batch's statistics (recomputed from input under create_graph)
+        mean, rstd = f.layer_norm_stats(input, axes, eps, result1.reshape(shape),
+                                        result2.reshape(shape))
+    else:  # the running statistics: constants
+        mean, rstd = running_mean.reshape(shape), (running_var.reshape(shape) + eps) ** -0.5
+    if which == "bias":
+        return f.sum(g, axes)
+    xhat = (input - mean) * rstd
+    if which == "weight":
+        return f.sum(g * xhat, axes)
+    gw = g if weight is None else g * weight.reshape(shape)
+    if not training:
+        return gw * rstd
+    return rstd * (gw - f.mean(gw, axes) - xhat * f.mean(gw * xhat, axes))
+
+
+def _shape_only_input(grad):
+    """A pooling backward row's ``self``: only its shape matters to the backward, so its
+    gradient is zeros (PyTorch's ``self: zeros_like(self)``)."""
+    return f.zeros_like(grad)
+
+
+def _max_pool_gather(grad, indices):
+    """The gradient flowing back through max_pool's backward: ``grad`` read at the indices."""
+    lead = tuple(indices.shape[:-2])
+    flat = f.gather(grad.reshape(lead + (-1,)), len(lead), indices.reshape(lead + (-1,)))
+    return flat.reshape(tuple(indices.shape))
+
+
+defop("convolution", "ConvolutionBackward0", K.convolution, ("input", "weight", "bias"),
+      doc="conv1d, conv2d and conv_transpose2d (``transposed``); the input's and the weight's "
+          "gradients are convolutions themselves, so create_graph records convolutions",
+      calls=("`gradviz.conv1d`, `gradviz.conv2d`, `gradviz.conv_transpose2d`, "
+             "`gradviz.convolution`, `F.conv1d`, `F.conv2d`, `F.conv_transpose2d`", ""),
+      samples=(
+          Sample(R(2, 2, 5, 4), R(3, 2, 3, 2), R(3), stride=(2, 1), padding=(1, 0)),
+          Sample(R(1, 4, 5, 5), R(4, 2, 2, 2), None, padding=(1, 1), dilation=(2, 1),
+                 groups=2),
+          Sample(R(2, 2, 6), R(3, 2, 3), R(3), stride=(2,), padding=(1,)),
+          Sample(R(2, 2, 3, 3), R(2, 3, 3, 2), R(3), stride=(2, 2), padding=(1, 0),
+                 transposed=True, output_padding=(1, 0)),
+          Sample(R(1, 4, 3, 2), R(4, 1, 2, 2), None, stride=(1, 2), dilation=(2, 1),
+                 transposed=True, groups=2),
+      ),
+      input=_conv_input_grad, weight=_conv_weight_grad, bias=_conv_bias_grad)
+defop("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", K.max_pool2d_with_indices,
+      ("self",),
+      outputs=("result0", "result1"), nondiff_outputs=(1,),
+      doc="outputs (values, indices); indices are flat positions in each H*W plane",
+      calls=("`gradviz.max_pool2d`, `gradviz.max_pool1d`, `F.max_pool2d`, `F.max_pool1d`", ""),
+      self=lambda grads, self, kernel_size, stride, padding, dilation, ceil_mode, result1:
+      f.op("max_pool2d_with_indices_backward", grads[0], self, indices=result1))
+defop("max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0",
+      K.max_pool2d_with_indices_backward, ("grad_output", "self"),
+      doc="max_pool2d's backward, recorded under create_graph",
+      calls=("max_pool2d's backward under `create_graph=True`", ""),
+      samples=(Sample(R(2, 1, 2, 2), R(2, 1, 4, 3),
+                      indices=Tensor._make(np.array([[[[0, 5], [7, 11]]], [[[1, 4], [6, 9]]]]))),),
+      grad_output=lambda grad, indices: _max_pool_gather(grad, indices),
+      self=_shape_only_input)
+defop("avg_pool2d", "AvgPool2DBackward0", K.avg_pool2d, ("self",),
+      doc="``stride`` is saved as () when it was not given (it defaults to the kernel size)",
+      calls=("`F.avg_pool2d`", ""),
+      samples=(Sample(R(2, 2, 5, 5), kernel_size=(2, 2)),
+               Sample(R(1, 1, 5, 4), kernel_size=(3, 2), stride=(2, 1), padding=(1, 1),
+                      ceil_mode=True, count_include_pad=False),
+               Sample(R(2, 5, 5), kernel_size=(3, 3), stride=(2, 2), padding=(1, 0),
+                      divisor_override=2)),
+      self=lambda grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+      divisor_override: f.op("avg_pool2d_backward", grad, self, kernel_size=kernel_size,
+                             stride=stride, padding=padding, ceil_mode=ceil_mode,
+                             count_include_pad=count_include_pad,
+                             divisor_override=divisor_override))
+defop("avg_pool2d_backward", "AvgPool2DBackwardBackward0", K.avg_pool2d_backward,
+      ("grad_output", "self"),
+      doc="avg_pool2d's backward, recorded under create_graph",
+      calls=("avg_pool2d's backward under `create_graph=True`", ""),
+      samples=(Sample(R(1, 2, 3, 2), R(1, 2, 5, 4), kernel_size=(2, 2), stride=(2, 2),
+                      padding=(1, 0)),),
+      grad_output=lambda grad, kernel_size, stride, padding, ceil_mode, count_include_pad,
+      divisor_override: f.op("avg_pool2d", grad, kernel_size=kernel_size, stride=stride,
+                             padding=padding, ceil_mode=ceil_mode,
+                             count_include_pad=count_include_pad,
+                             divisor_override=divisor_override),
+      self=_shape_only_input)
+defop("_adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", K.adaptive_avg_pool2d, ("self",),
+      doc="windows [floor(i*n/o), ceil((i+1)*n/o)); output size 1 records a mean instead",
+      calls=("`F.adaptive_avg_pool2d`", ""),
+      samples=(Sample(R(2, 2, 5, 4), output_size=(3, 2)), Sample(R(3, 4, 4), output_size=(3, 4))),
+      self=lambda grad, self: f.op("_adaptive_avg_pool2d_backward", grad, self))
+defop("_adaptive_avg_pool2d_backward", "AdaptiveAvgPool2DBackwardBackward0",
+      K.adaptive_avg_pool2d_backward, ("grad_output", "self"),
+      doc="adaptive_avg_pool2d's backward, recorded under create_graph",
+      calls=("adaptive_avg_pool2d's backward under `create_graph=True`", ""),
+      samples=(Sample(R(1, 2, 2, 3), R(1, 2, 5, 4)),),
+      grad_output=lambda grad, grad_output_sym_argsize_minus_2, grad_output_sym_argsize_minus_1:
+      f.op("_adaptive_avg_pool2d", grad,
+           output_size=(grad_output_sym_argsize_minus_2, grad_output_sym_argsize_minus_1)),
+      self=_shape_only_input)
+defop("native_batch_norm", "NativeBatchNormBackward0", K.native_batch_norm,
+      ("input", "weight", "bias"),
+      outputs=("result0", "result1", "result2"), nondiff_outputs=(1, 2),
+      doc="outputs (y, save_mean, save_invstd), empty in evaluation; the running statistics "
+          "are updated in place in training",
+      calls=("`gradviz.batch_norm`, `F.batch_norm`", ""),
+      input=lambda grads, input, weight, running_mean, running_var, result1, result2, training,
+      eps: _batch_norm_backward("input", grads, input, weight, running_mean, running_var,
+                                result1, result2, training, eps),
+      weight=lambda grads, input, weight, running_mean, running_var, result1, result2, training,
+      eps: _batch_norm_backward("weight", grads, input, weight, running_mean, running_var,
+                                result1, result2, training, eps),
+      bias=lambda grads, input, weight, running_mean, running_var, result1, result2, training,
+      eps: _batch_norm_backward("bias", grads, input, weight, running_mean, running_var,
+                                result1, result2, training, eps))
+defop("constant_pad_nd", "ConstantPadNdBackward0", K.constant_pad_nd, ("self",),
+      doc="``pad`` from the last dimension backwards; negative amounts crop",
+      calls=("`gradviz.constant_pad_nd`, `F.pad`", ""),
+      samples=(Sample(R(2, 3, 4), pad=(1, 2, 0, 1)), Sample(R(2, 4), pad=(-1, 2), value=1.5)),
+      self=lambda grad, pad: f.op("constant_pad_nd", grad, pad=tuple(-p for p in pad)))
 
 
 # ===============================================================================================

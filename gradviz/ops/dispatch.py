@@ -194,9 +194,14 @@ def _save(op: OpInfo, name: str, args: tuple, arrays: list, kwargs: dict, result
         return int(np.size(arrays[inputs.index(name[:-10])]))
     if name.endswith("_dtype"):
         return arrays[inputs.index(name[:-6])].dtype
+    if name.endswith("_sym_sizes_opt"):  # an optional input's shape; PyTorch shows (0,) if None
+        a = arrays[inputs.index(name[:-14])]
+        return (0,) if a is None else tuple(np.shape(a))
     if "_sym_argsize_" in name:  # one dimension's size (embedding's weight_sym_argsize_0)
         inp, k = name.rsplit("_sym_argsize_", 1)
-        return int(np.shape(arrays[inputs.index(inp)])[int(k)])
+        # ..._sym_argsize_minus_1 counts from the end (adaptive_avg_pool2d_backward's)
+        dim = -int(k[6:]) if k.startswith("minus_") else int(k)
+        return int(np.shape(arrays[inputs.index(inp)])[dim])
     if name.endswith("_args_sizes"):  # a list input's shapes (cat's tensors_args_sizes)
         return tuple(np.shape(a) for a in arrays)
     v = kwargs[name] if name in kwargs else op.defaults[name]

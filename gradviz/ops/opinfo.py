@@ -112,7 +112,7 @@ def defop(name: str, node: str | None, forward: Callable[..., Any], inputs: tupl
     if not isinstance(forward, np.ufunc):
         params = inspect.signature(forward).parameters.values()
         defaults = {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
-    derived = ("_sym_sizes", "_sym_numel", "_dtype", "_args_sizes")
+    derived = ("_sym_sizes", "_sym_numel", "_dtype", "_args_sizes", "_sym_sizes_opt")
     attrs = tuple(n for n in sorted(saved) if n not in inputs and n != "result"
                   and n not in outputs and not n.endswith(derived)
                   and "_sym_argsize_" not in n)

@@ -1,4 +1,4 @@
-"""``Dropout``."""
+"""``Dropout`` and ``Dropout2d``."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from gradviz.nn import functional as F
 from gradviz.nn.modules.module import Module
 from gradviz.tensor import Tensor
 
-__all__ = ["Dropout"]
+__all__ = ["Dropout", "Dropout2d"]
 
 
 class Dropout(Module):
@@ -34,3 +34,21 @@ class Dropout(Module):
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout2d(Dropout):
+    """In training mode, zero whole channels (each (sample, channel) plane) with probability
+    ``p`` and scale the others by ``1 / (1 - p)`` (``F.dropout2d``); in evaluation mode, the
+    identity.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> drop = nn.Dropout2d(0.2); drop
+        Dropout2d(p=0.2, inplace=False)
+        >>> drop.eval()(gradviz.ones(1, 2, 2, 2)).sum()
+        tensor(8.)
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout2d(input, self.p, self.training, self.inplace)
