@@ -28,9 +28,11 @@ from gradviz.nn.modules.loss import (
 )
 from gradviz.nn.modules.module import Module
 from gradviz.nn.modules.normalization import LayerNorm
+from gradviz.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from gradviz.nn.modules.sparse import Embedding
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Linear", "ReLU",
            "LeakyReLU", "ELU", "SiLU", "GELU", "Softplus", "Tanh", "Sigmoid", "Softmax",
            "LogSoftmax", "Dropout", "Flatten", "Embedding", "LayerNorm", "MSELoss", "L1Loss",
            "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss"]
+__all__ += ["RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "RNNBase", "RNN", "LSTM", "GRU"]
