@@ -262,9 +262,9 @@ def test_init_bounds(make: object) -> None:
     (lambda: nn.LSTMCell(3, 4)(gradviz.randn(2, 5)), RuntimeError,
      "input has inconsistent input_size: got 5 expected 3"),
     (lambda: nn.LSTMCell(3, 4)(gradviz.randn(2, 3), (gradviz.randn(3, 4), gradviz.randn(2, 4))),
-     RuntimeError, "Input batch size 2 doesn't match hidden[0] batch size 3"),
+     RuntimeError, "Input batch size 2 doesn't match hidden0 batch size 3"),
     (lambda: nn.GRUCell(3, 4)(gradviz.randn(2, 3), gradviz.randn(2, 5)), RuntimeError,
-     "hidden has inconsistent hidden_size: got 5, expected 4"),
+     "hidden0 has inconsistent hidden_size: got 5, expected 4"),
     (lambda: nn.RNNCell(3, 4)(gradviz.randn(2, 3, 3)), ValueError,
      "RNNCell: Expected input to be 1D or 2D, got 3D instead"),
     (lambda: nn.RNNCell(3, 4, nonlinearity="x")(gradviz.randn(2, 3)), RuntimeError,
@@ -284,7 +284,7 @@ def test_init_bounds(make: object) -> None:
      RuntimeError, "For unbatched 2-D input, hx and cx should also be 2-D but got (3-D, 3-D) "
      "tensors"),
     (lambda: nn.GRU(3, 4)(gradviz.randn(3)), ValueError,
-     "GRU: Expected input to be 2D or 3D, got 1D tensor instead"),
+     "GRU: Expected input to be 2D or 3D, got 1D instead"),
     (lambda: nn.LSTM(3, 0), ValueError, "hidden_size must be greater than zero"),
 ])
 def test_errors(call: object, exc: type, text: str) -> None:

@@ -138,7 +138,7 @@ class RNNCellBase(Module):
             s += f", nonlinearity={nonlinearity}"
         return s
 
-    def _check(self, input: Tensor, hx: Tensor, label: str = "") -> None:
+    def _check(self, input: Tensor, hx: Tensor, label: str = "0") -> None:
         # ATen's check_rnn_cell_forward_input / _hidden, with their messages.
         if input.shape[1] != self.input_size:
             raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} "
@@ -246,8 +246,8 @@ class LSTMCell(RNNCellBase):
             hx = (zeros, zeros)
         elif not is_batched:
             hx = (_F.unsqueeze(hx[0], 0), _F.unsqueeze(hx[1], 0))
-        self._check(input, hx[0], "[0]")
-        self._check(input, hx[1], "[1]")
+        self._check(input, hx[0], "0")
+        self._check(input, hx[1], "1")
         hy, cy = _lstm_step(input, (hx[0], hx[1]), *self._params())
         if not is_batched:
             return _F.squeeze(hy, 0), _F.squeeze(cy, 0)
@@ -425,7 +425,7 @@ class RNNBase(Module):
         name = type(self).__name__
         lstm = self.mode == "LSTM"
         if input.dim() not in (2, 3):
-            tail = "instead" if lstm else "tensor instead"
+            tail = "tensor instead" if self.mode.startswith("RNN") else "instead"
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D {tail}")
         is_batched = input.dim() == 3
         batch_dim = 0 if self.batch_first else 1
