@@ -1,4 +1,9 @@
-"""Small synthetic datasets and a minimal ``DataLoader``, all local (nothing is downloaded).
+"""Small datasets and a minimal ``DataLoader``, all local (nothing is downloaded).
+
+Besides the synthetic generators there is one real image data set, shipped inside the package:
+the 8x8 handwritten digits (:func:`load_digits`, :class:`Digits`), with
+:func:`train_test_split` to hold part of it out. See ``docs/datasets.md`` for where the file
+comes from and its licence.
 
 The generators follow scikit-learn's recipes (``make_moons``, ``make_blobs``,
 ``make_regression``) and CS231n's spiral, and return ``(X, y)`` as gradviz tensors: ``X``
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
+from importlib import resources
 from typing import Any
 
 import numpy as np
@@ -28,8 +34,9 @@ import numpy as np
 from gradviz import _factories
 from gradviz.tensor import Tensor
 
-__all__ = ["make_moons", "make_spirals", "make_blobs", "make_regression", "Dataset",
-           "TensorDataset", "DataLoader", "default_collate"]
+__all__ = ["make_moons", "make_spirals", "make_blobs", "make_regression", "load_digits",
+           "train_test_split", "Dataset", "TensorDataset", "Digits", "DataLoader",
+           "default_collate"]
 
 SeedLike = int | np.random.Generator | None
 
@@ -204,6 +211,125 @@ def make_regression(n_samples: int = 100, n_features: int = 1, *, noise: float =
     return Xt, yt
 
 
+# -- a real data set: the 8x8 handwritten digits ---------------------------------------------------
+# NOTE [digits data] gradviz/datasets/digits.npz holds the test set of the UCI "Optical
+# Recognition of Handwritten Digits" data (E. Alpaydin, C. Kaynak, 1998; UCI Machine Learning
+# Repository, doi:10.24432/C50P49, licensed CC BY 4.0), the copy scikit-learn ships as
+# `load_digits`: 1,797 images of 8x8 pixels counting the "on" pixels of 4x4 blocks of a 32x32
+# bitmap (integers 0..16), 10 classes, 174 to 183 images each. Stored as `images` (uint8,
+# (1797, 8, 8)) and `labels` (uint8, (1797,)) in file order; docs/datasets.md records how the
+# file was made from scikit-learn's digits.csv.gz and its checksums.
+DIGITS_FILE = "datasets/digits.npz"
+DIGITS_MAX = 16  # the largest pixel value: a 4x4 block has 16 pixels
+
+
+def _digits_arrays() -> tuple[np.ndarray, np.ndarray]:
+    with resources.files("gradviz").joinpath(DIGITS_FILE).open("rb") as f, np.load(f) as z:
+        return z["images"], z["labels"]
+
+
+def load_digits(*, flatten: bool = False, n_class: int = 10) -> tuple[Tensor, Tensor]:
+    """The 8x8 handwritten digits (1,797 images of 10 classes), read from the package.
+
+    Pixels are float32 scaled from 0..16 to ``[0, 1]``; labels are int64 digits. The images
+    come in the file's order (the classes are interleaved, not sorted).
+
+    Args:
+        flatten: return images as rows of 64 features ``(N, 64)`` instead of ``(N, 1, 8, 8)``
+            (one channel, ready for a convolution).
+        n_class: keep only the digits ``0 .. n_class - 1`` (as scikit-learn's ``n_class``).
+
+    Example:
+        >>> from gradviz.data import load_digits
+        >>> X, y = load_digits()
+        >>> X.shape, X.dtype, y.shape, y.dtype
+        ((1797, 1, 8, 8), gradviz.float32, (1797,), gradviz.int64)
+        >>> float(X.max()), y[:5].tolist()
+        (1.0, [0, 1, 2, 3, 4])
+        >>> load_digits(flatten=True, n_class=2)[0].shape
+        (360, 64)
+    """
+    if not 1 <= n_class <= 10:
+        raise ValueError(f"n_class must be between 1 and 10, got {n_class}")
+    images, labels = _digits_arrays()
+    keep = labels < n_class
+    X = images[keep].astype(np.float32) / np.float32(DIGITS_MAX)
+    X = X.reshape(len(X), 64) if flatten else X.reshape(len(X), 1, 8, 8)
+    return Tensor._make(np.ascontiguousarray(X)), Tensor._make(labels[keep].astype(np.int64))
+
+
+def train_test_split(*tensors: Tensor, test_size: float | int = 0.25, shuffle: bool = True,
+                     stratify: Tensor | None = None, seed: SeedLike = None,
+                     generator: np.random.Generator | None = None) -> list[Tensor]:
+    """Split tensors that share their first dimension into a training and a test part.
+
+    Returns ``[a_train, a_test, b_train, b_test, ...]``, as scikit-learn's function does.
+
+    * ``test_size``: a fraction in ``(0, 1)`` of the samples (rounded up), or a count.
+    * ``shuffle=False``: the last ``test_size`` samples are the test part, order kept.
+    * ``stratify``: class labels (usually ``y``); each class then gives the test part its share
+      of the samples (largest remainders decide the rounding), so both parts keep the class
+      proportions. Within each part the samples are shuffled.
+    * ``seed``/``generator``: where the randomness comes from (see the module docstring); the
+      same seed gives the same split on every run.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz.data import train_test_split
+        >>> X, y = gradviz.arange(20.0).reshape(10, 2), gradviz.tensor([0, 1] * 5)
+        >>> X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.4, stratify=y, seed=0)
+        >>> X_tr.shape, X_te.shape, sorted(y_te.tolist())
+        ((6, 2), (4, 2), [0, 0, 1, 1])
+    """
+    if not tensors:
+        raise ValueError("At least one array required as input")
+    n = tensors[0].shape[0]
+    if any(t.shape[0] != n for t in tensors):
+        raise ValueError("Found input variables with inconsistent numbers of samples: "
+                         f"{[t.shape[0] for t in tensors]}")
+    if isinstance(test_size, float):
+        if not 0.0 < test_size < 1.0:
+            raise ValueError(f"test_size={test_size} should be a float in the (0, 1) range or "
+                             "an int")
+        n_test = math.ceil(test_size * n)
+    else:
+        n_test = int(test_size)
+    if not 0 < n_test < n:
+        raise ValueError(f"test_size={test_size} leaves an empty training or test set for "
+                         f"{n} samples")
+    if not shuffle:
+        if stratify is not None:
+            raise ValueError("Stratified train/test split is not implemented for shuffle=False")
+        order = np.arange(n)
+        train, test = order[:n - n_test], order[n - n_test:]
+    else:
+        rng = _rng(seed, generator)
+        if stratify is None:
+            order = rng.permutation(n)
+            test, train = order[:n_test], order[n_test:]
+        else:
+            train, test = _stratified(np.asarray(stratify._data), n_test, rng)
+    return [Tensor._make(np.ascontiguousarray(t._data[idx])) for t in tensors
+            for idx in (train, test)]
+
+
+def _stratified(labels: np.ndarray, n_test: int, rng: np.random.Generator
+                ) -> tuple[np.ndarray, np.ndarray]:
+    classes, counts = np.unique(labels, return_counts=True)
+    # Each class's exact share of the test set, rounded down; the samples still missing go to
+    # the classes with the largest remainders (ties to the smaller class label).
+    share = counts * n_test / len(labels)
+    take = np.floor(share).astype(np.int64)
+    missing = n_test - int(take.sum())
+    take[np.argsort(-(share - take), kind="stable")[:missing]] += 1
+    train, test = [], []
+    for c, k in zip(classes, take):
+        idx = rng.permutation(np.flatnonzero(labels == c))
+        test.append(idx[:k])
+        train.append(idx[k:])
+    return rng.permutation(np.concatenate(train)), rng.permutation(np.concatenate(test))
+
+
 # -- datasets and batching -----------------------------------------------------------------------
 class Dataset:
     """Base class of map-style datasets: subclasses define ``__getitem__(index)`` and
@@ -254,6 +380,37 @@ class TensorDataset(Dataset):
     def _batch(self, indices: np.ndarray) -> list[Tensor]:
         # One fancy-indexing copy per tensor instead of collating single rows.
         return [Tensor._make(t._data[indices]) for t in self.tensors]
+
+
+class Digits(TensorDataset):
+    """The 8x8 handwritten digits as a dataset: item ``i`` is ``(image, label)``, the image
+    float32 in ``[0, 1]`` of shape ``(1, 8, 8)`` (``(64,)`` with ``flatten=True``), the label an
+    int64 scalar. ``data`` and ``targets`` hold the whole set (see :func:`load_digits`).
+
+    Args:
+        flatten: items as rows of 64 features.
+        n_class: keep only the digits ``0 .. n_class - 1``.
+
+    Example:
+        >>> from gradviz.data import DataLoader, Digits
+        >>> ds = Digits()
+        >>> len(ds), ds[0][0].shape, ds[0][1]
+        (1797, (1, 8, 8), tensor(0))
+        >>> xb, yb = next(iter(DataLoader(ds, batch_size=64, shuffle=True, seed=0)))
+        >>> xb.shape, yb.shape
+        ((64, 1, 8, 8), (64,))
+    """
+
+    classes = [str(d) for d in range(10)]
+
+    def __init__(self, *, flatten: bool = False, n_class: int = 10) -> None:
+        super().__init__(*load_digits(flatten=flatten, n_class=n_class))
+        self.data, self.targets = self.tensors
+        self.classes = self.classes[:n_class]
+
+    def __repr__(self) -> str:
+        return (f"Dataset Digits\n    Number of datapoints: {len(self)}\n"
+                f"    Image shape: {tuple(self.data.shape[1:])}")
 
 
 def default_collate(batch: list[Any]) -> Any:
@@ -345,8 +502,11 @@ class DataLoader:
         else:
             order = np.arange(n)
         stop = n - n % self.batch_size if self.drop_last else n
-        # Exactly TensorDataset (a subclass may override __getitem__): index whole batches.
-        fast = type(self.dataset) is TensorDataset and self.collate_fn is None
+        # A TensorDataset whose items are its rows (a subclass may override __getitem__):
+        # index whole batches.
+        fast = (isinstance(self.dataset, TensorDataset)
+                and type(self.dataset).__getitem__ is TensorDataset.__getitem__
+                and self.collate_fn is None)
         for start in range(0, stop, self.batch_size):
             indices = order[start:start + self.batch_size]
             if fast:

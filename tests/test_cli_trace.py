@@ -214,9 +214,9 @@ def test_examples_are_listed_and_each_one_traces(tmp_path: Path) -> None:
     proc = run("examples", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     names = ["seed_backward", "custom_function", "mlp_moons", "higher_order", "inplace_error"]
-    for name in names:
+    for name in [*names, "rnn_sequence"]:
         assert name in proc.stdout
-    for name in names:
+    for name in names:  # rnn_sequence is traced by tests/test_rnn_example.py
         proc = run("trace", "-q", "--out", name, "--example", name, cwd=tmp_path)
         assert proc.returncode == (1 if name == "inplace_error" else 0), (name, proc.stderr)
         _assert_outputs(tmp_path / name)

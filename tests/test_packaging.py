@@ -179,6 +179,24 @@ def test_wheel_contains_every_source_file(wheel_names: set[str]) -> None:
     assert not missing, f"files missing from the wheel: {missing}"
 
 
+def test_wheel_ships_the_digits_data(wheel_names: set[str]) -> None:
+    """The data file is package data: listed in pyproject and inside the wheel."""
+    assert "datasets/*.npz" in SETUPTOOLS["package-data"]["gradviz"]
+    assert "gradviz/datasets/digits.npz" in wheel_names
+
+
+def test_unpacked_wheel_loads_the_digits(unpacked_wheel: Path) -> None:
+    code = ("import gradviz.data as d; X, y = d.load_digits(); "
+            "print(d.__file__, tuple(X.shape), int(y.sum()))")
+    proc = run(
+        [sys.executable, "-S", "-c", code], env=_isolated_env(unpacked_wheel), cwd=unpacked_wheel
+    )
+    assert proc.returncode == 0, proc.stderr
+    path, shape = proc.stdout.split(" ", 1)
+    assert Path(path).resolve().is_relative_to(unpacked_wheel.resolve())
+    assert shape.strip().startswith("(1797, 1, 8, 8)")
+
+
 def test_wheel_declares_console_script(wheel_names: set[str], wheel: Path) -> None:
     name = f"gradviz-{PROJECT_VERSION}.dist-info/entry_points.txt"
     assert name in wheel_names

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 # Listed in teaching order; each is gradviz/examples/<name>.py.
-EXAMPLES = ("seed_backward", "custom_function", "mlp_moons", "higher_order", "inplace_error")
+EXAMPLES = ("seed_backward", "custom_function", "mlp_moons", "higher_order", "inplace_error",
+            "rnn_sequence")
 
 
 def _folder() -> Path:

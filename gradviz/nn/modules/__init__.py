@@ -31,6 +31,7 @@ from gradviz.nn.modules.loss import (
 from gradviz.nn.modules.module import Module
 from gradviz.nn.modules.normalization import LayerNorm
 from gradviz.nn.modules.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from gradviz.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from gradviz.nn.modules.sparse import Embedding
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Linear", "ReLU",
@@ -39,3 +40,4 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Line
            "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "Conv1d", "Conv2d",
            "ConvTranspose2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d",
            "BatchNorm2d", "Dropout2d"]
+__all__ += ["RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "RNNBase", "RNN", "LSTM", "GRU"]
