@@ -99,18 +99,17 @@ def _encode_any(obj: Any) -> str:
     a type JSON does not know). Non-finite floats become ``"nan"``/``"inf"``/``"-inf"``,
     unknown objects their ``repr``; a container met again inside itself becomes ``"<cycle>"``."""
     out: list[str] = []
-    # Work items: a value to encode, or a literal string to emit (str subclass marker below).
-    todo: list[Any] = [obj]
-    open_ids: list[int] = []  # containers being written, innermost last (cycle check)
+    todo: list[Any] = [obj]  # values to encode, _Lit pieces of syntax, _Close markers
+    open_ids: set[int] = set()  # containers being written (the cycle check)
     enc = json.encoder.encode_basestring  # ensure_ascii=False spelling, as the fast path
 
     while todo:
         item = todo.pop()
         if type(item) is _Lit:
-            if item is _CLOSE:
-                open_ids.pop()
-            else:
-                out.append(item)
+            out.append(item)
+            continue
+        if type(item) is _Close:
+            open_ids.discard(item.key)
             continue
         if dataclasses.is_dataclass(item) and not isinstance(item, type):
             item = _fields(item)
@@ -126,7 +125,7 @@ def _encode_any(obj: Any) -> str:
             if id(item) in open_ids:
                 out.append(enc("<cycle>"))
                 continue
-            open_ids.append(id(item))
+            open_ids.add(id(item))
             parts: list[Any] = [_Lit("{" if isinstance(item, dict) else "[")]
             if isinstance(item, dict):
                 for i, (k, v) in enumerate(item.items()):
@@ -136,7 +135,7 @@ def _encode_any(obj: Any) -> str:
                 for i, v in enumerate(item):
                     parts += [_Lit(",")] if i else []
                     parts.append(v)
-            parts += [_Lit("}" if isinstance(item, dict) else "]"), _CLOSE]
+            parts += [_Lit("}" if isinstance(item, dict) else "]"), _Close(id(item))]
             todo.extend(reversed(parts))
         elif hasattr(item, "item") and callable(item.item):  # NumPy scalars
             todo.append(item.item())
@@ -149,7 +148,13 @@ class _Lit(str):
     """A piece of JSON syntax on :func:`_encode_any`'s work stack."""
 
 
-_CLOSE = _Lit("")  # marks the end of a container (pops the cycle check)
+class _Close:
+    """The end of a container on :func:`_encode_any`'s work stack (ends its cycle check)."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: int) -> None:
+        self.key = key
 
 
 def _chunks(tr: Any, indent: int | None) -> Iterator[str]:
