@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import runpy
 import signal
 import sys
 import traceback
@@ -107,12 +106,10 @@ def _exit_code(code: Any) -> int:
 
 
 def _user_traceback(exc: BaseException) -> str:
-    """The traceback without this runner's and runpy's own frames."""
+    """The traceback without this runner's own frames."""
     tb = exc.__traceback__
     here = os.path.abspath(__file__)
-    while tb is not None and (os.path.abspath(tb.tb_frame.f_code.co_filename) == here
-                              or tb.tb_frame.f_code.co_filename.endswith(("runpy.py",
-                                                                            "<frozen runpy>"))):
+    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) == here:
         tb = tb.tb_next
     return "".join(traceback.format_exception(type(exc), exc, tb))
 
@@ -121,10 +118,15 @@ def run_script(path: Path, args: list[str], argv0: str | None = None) -> ScriptR
     """Execute ``path`` as ``__main__`` with ``args``; never raises what the script raises.
 
     As ``python SCRIPT`` does, ``__file__`` is absolute (so a script that changes directory can
-    still find itself) while ``sys.argv[0]`` is ``argv0``, the path as the user wrote it. The
-    script's ``sys.stdout``/``sys.stderr`` replacements end with it; a stream it closed stays
-    closed (see :func:`stream_usable`).
+    still find itself) while ``sys.argv[0]`` is ``argv0``, the path as the user wrote it.
+    (``runpy.run_path`` would set both to one string, so the script is compiled and run here.)
+    The script's ``sys.stdout``/``sys.stderr`` replacements and working directory end with
+    it; a stream it closed stays closed (see :func:`stream_usable`).
     """
+    import builtins
+    import io
+    import types
+
     script = os.path.abspath(path)
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     saved_main = sys.modules.get("__main__")
@@ -132,8 +134,14 @@ def run_script(path: Path, args: list[str], argv0: str | None = None) -> ScriptR
     saved_cwd = os.getcwd()
     sys.argv = [argv0 if argv0 is not None else str(path), *args]
     sys.path.insert(0, str(Path(script).resolve().parent))
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__file__=script, __cached__=None, __builtins__=builtins,
+                         __loader__=None, __spec__=None, __package__=None)
     try:
-        runpy.run_path(script, run_name="__main__")
+        with io.open_code(script) as fh:  # bytes: compile() honours the coding cookie
+            code = compile(fh.read(), script, "exec", dont_inherit=True)
+        sys.modules["__main__"] = main  # pickle and friends look the script's names up here
+        exec(code, main.__dict__)
         return ScriptResult()
     except SystemExit as e:
         return ScriptResult(exit_code=_exit_code(e.code))

@@ -113,10 +113,10 @@ def test_the_fallback_encoder_needs_no_recursion_and_handles_odd_values() -> Non
     for _ in range(100_000):
         cur.append([])
         cur = cur[0]
-    assert len(io._encode_any(deep)) == 200_002
+    assert len(io.encode_json(deep)) == 200_002
     loop: list = [1]
     loop.append(loop)
-    text = io._encode_any({"a": (1, 2.5, None, True), "b": float("-inf"), "c": loop})
+    text = io.encode_json({"a": (1, 2.5, None, True), "b": float("-inf"), "c": loop})
     assert json.loads(text) == {"a": [1, 2.5, None, True], "b": "-inf", "c": [1, "<cycle>"]}
 
 

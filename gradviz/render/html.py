@@ -36,7 +36,7 @@ import xml.etree.ElementTree as ET
 from importlib import resources
 from typing import Any
 
-from gradviz.trace.io import atomic_write, trace_to_dict
+from gradviz.trace.io import atomic_write, encode_json, trace_to_dict
 
 __all__ = ["player_html", "write_player", "MAX_RUNS"]
 
@@ -61,7 +61,10 @@ def _fill(template: str, values: dict[str, str]) -> str:
 
 def _json_for_script(data: Any) -> str:
     """JSON that is safe inside ``<script type="application/json">`` (and inside HTML at all)."""
-    text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    try:
+        text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except (ValueError, TypeError, RecursionError):  # NaN or deep nesting read from a file
+        text = encode_json(data)
     return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 

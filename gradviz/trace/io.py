@@ -28,7 +28,7 @@ from gradviz.trace.model import (
 )
 
 __all__ = ["SCHEMA", "TraceFormatError", "trace_to_dict", "dumps", "save", "load_trace",
-           "trace_from_dict", "atomic_write"]
+           "trace_from_dict", "atomic_write", "encode_json"]
 
 SCHEMA = "gradviz.trace/1"
 _SCHEMA_PREFIX = "gradviz.trace/"
@@ -93,11 +93,18 @@ def _non_finite(v: float) -> str:
     return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
 
 
-def _encode_any(obj: Any) -> str:
-    """Compact JSON for anything, without recursion: the fallback for a record the standard
-    encoder refuses (NaN read from a file, nesting deeper than the recursion limit, a cycle,
-    a type JSON does not know). Non-finite floats become ``"nan"``/``"inf"``/``"-inf"``,
-    unknown objects their ``repr``; a container met again inside itself becomes ``"<cycle>"``."""
+def encode_json(obj: Any) -> str:
+    """Compact JSON for anything, without recursion: for data the standard encoder refuses.
+
+    What a trace read from a file may hold (NaN, nesting deeper than the recursion limit), a
+    cycle or a type JSON does not know: non-finite floats become ``"nan"``/``"inf"``/``"-inf"``
+    (the recorder's spelling), unknown objects their ``repr``, a container met again inside
+    itself ``"<cycle>"``. Slower than ``json.dumps``: a fallback, not the usual path.
+
+    Example:
+        >>> encode_json({"a": [1.5, float("nan")], "b": (None, True)})
+        '{"a":[1.5,"nan"],"b":[null,true]}'
+    """
     out: list[str] = []
     todo: list[Any] = [obj]  # values to encode, _Lit pieces of syntax, _Close markers
     open_ids: set[int] = set()  # containers being written (the cycle check)
@@ -145,11 +152,11 @@ def _encode_any(obj: Any) -> str:
 
 
 class _Lit(str):
-    """A piece of JSON syntax on :func:`_encode_any`'s work stack."""
+    """A piece of JSON syntax on :func:`encode_json`'s work stack."""
 
 
 class _Close:
-    """The end of a container on :func:`_encode_any`'s work stack (ends its cycle check)."""
+    """The end of a container on :func:`encode_json`'s work stack (ends its cycle check)."""
 
     __slots__ = ("key",)
 
@@ -166,7 +173,7 @@ def _chunks(tr: Any, indent: int | None) -> Iterator[str]:
     trace plus one record. With ``indent``, the document's structure is indented and each
     record is one compact line: the C encoder, which Python uses only without indentation,
     writes it about four times faster, and one record per line reads well in a diff. A record
-    the standard encoder refuses is written by :func:`_encode_any` instead, so one odd value
+    the standard encoder refuses is written by :func:`encode_json` instead, so one odd value
     never costs the whole file.
     """
     # Records: compact (the C encoder), ", " and ": " as json.dumps writes them.
@@ -180,7 +187,7 @@ def _chunks(tr: Any, indent: int | None) -> Iterator[str]:
         try:
             return encoder.encode(value)
         except (ValueError, TypeError, RecursionError):
-            return _encode_any(value)
+            return encode_json(value)
 
     def members(items: Iterable[tuple[str, Any]], depth: int) -> Iterator[str]:
         """An object's members; a value that is an iterator is streamed as a list."""
