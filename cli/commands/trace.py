@@ -8,12 +8,15 @@ import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from .._console import ExitCode, err_console, fail, visible
 from ._common import Format, Values, formats_with_svg, print_summary
+
+if TYPE_CHECKING:
+    from ..runner import Outputs
 
 CONTEXT = {"allow_interspersed_args": False, "ignore_unknown_options": True}
 
@@ -157,7 +160,7 @@ def locked(out_dir: Path) -> Iterator[None]:
 
 
 def write(tr: Any, out_dir: Path, formats: tuple[str, ...], collapse: bool,
-           keep: Path | None = None) -> Any:
+          keep: Path | None = None) -> Outputs:
     """runner.write_outputs, with every failure turned into one line and an exit code."""
     from .. import runner
 
