@@ -189,7 +189,9 @@ def test_two_runs_into_one_folder_never_mix(tmp_path: Path) -> None:
     assert _files(tmp_path / "shared") == [".gradviz.lock"]
     _stop(first, signal.SIGTERM, tmp_path, "shared")  # no lock file and no temporary left
     assert load_trace(tmp_path / "shared" / "trace.json").name == "loop.py"
-    # Once the folder is free, the next command writes there as usual.
+    # Once the folder is free, the next command writes there as usual, even over a lock file
+    # left by a killed process (the lock is the OS's flock, not the file's existence).
+    (tmp_path / "shared" / ".gradviz.lock").write_text("99999")
     again = run("trace", "-q", "--out", "shared", str(tmp_path / "s.py"), cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     _outputs_complete(tmp_path / "shared")
