@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import sys
 from enum import IntEnum
 from functools import lru_cache
 from typing import TYPE_CHECKING, NoReturn
@@ -19,7 +21,9 @@ class ExitCode(IntEnum):
     FAILURE = 1  # the command ran and failed (e.g. the example raised)
     USAGE = 2  # bad arguments; typer/click use this code themselves
     UNAVAILABLE = 3  # something the command needs could not be imported or found
-    INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
+    BUSY = 75  # another gradviz command is writing into the same output folder (EX_TEMPFAIL)
+    INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT (128 + 2)
+    TERMINATED = 143  # SIGTERM (128 + 15)
 
 
 @lru_cache(maxsize=1)
@@ -28,6 +32,39 @@ def err_console() -> Console:
     from rich.console import Console
 
     return Console(stderr=True)
+
+
+# C0 and C1 control characters and lone surrogates (undecodable bytes of a file name): what must
+# not reach a terminal raw. The same rule as gradviz.render.terminal.visible, kept here so that
+# reporting an error never imports the engine (which may be what failed to import).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _escape_char(m: re.Match[str]) -> str:
+    c = m.group()
+    if c in "\n\t\r":
+        return repr(c)[1:-1]
+    code = ord(c)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: str, keep_newlines: bool = False) -> str:
+    r"""``text`` safe for a terminal: control characters and lone surrogates as escapes.
+
+    An escape sequence in a tensor name or a path would otherwise be obeyed by the terminal
+    (colours, cursor moves, a changed window title), and a lone surrogate cannot be printed.
+
+    Args:
+        text: any string from the user, a script or a trace file.
+        keep_newlines: keep line breaks and tabs (for tracebacks).
+
+    Example:
+        >>> visible("x\x1b[31m\udcff")
+        'x\\x1b[31m\\udcff'
+    """
+    if keep_newlines:
+        return _UNSAFE.sub(lambda m: m.group() if m.group() in "\n\t" else _escape_char(m), text)
+    return _UNSAFE.sub(_escape_char, text)
 
 
 def fail(message: str, code: ExitCode = ExitCode.FAILURE) -> NoReturn:
@@ -42,5 +79,6 @@ def fail(message: str, code: ExitCode = ExitCode.FAILURE) -> NoReturn:
     """
     from rich.text import Text
 
-    err_console().print(Text.assemble(("error: ", "bold red"), message))
+    if not getattr(sys.stderr, "closed", False):  # the traced script may have closed it
+        err_console().print(Text.assemble(("error: ", "bold red"), visible(message)))
     raise typer.Exit(code=int(code))

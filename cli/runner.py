@@ -1,19 +1,26 @@
 """Run a user's script as ``python SCRIPT ARGS`` would, under the tracer, and write the outputs.
 
-Shared by ``gradviz trace`` and ``gradviz demo``. The script runs in this process as
-``__main__`` with its own ``sys.argv``, its folder first on ``sys.path`` and ``__file__`` set;
-whatever it raises is caught so that the trace recorded up to that point is still written.
+Shared by ``gradviz trace``, ``gradviz demo`` and ``gradviz render``. The script runs in this
+process as ``__main__`` with its own ``sys.argv``, its folder first on ``sys.path`` and an
+absolute ``__file__``; whatever it raises is caught so that the trace recorded up to that point
+is still written. What is guaranteed (atomic files, signals, concurrent runs) is documented in
+``docs/guarantees.md``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-import runpy
+import signal
 import sys
 import traceback
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
 from typing import Any
+
+LOCK_NAME = ".gradviz.lock"
 
 FORMATS = ("svg", "png", "pdf", "dot")
 
@@ -25,6 +32,59 @@ class ScriptResult:
     exit_code: int = 0
     error: BaseException | None = None
     traceback_text: str = ""
+    signal: int | None = None  # the signal that stopped the script (SIGINT, SIGTERM)
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: raised in the main thread to stop the script the way Ctrl-C does.
+
+    A BaseException, like KeyboardInterrupt, so that the script's ``except Exception`` does not
+    swallow it.
+    """
+
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
+        super().__init__(f"stopped by {signal.Signals(signum).name}")
+        self.signum = signum
+
+
+def _raise_terminated(signum: int, frame: FrameType | None) -> None:
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """While inside, SIGINT raises KeyboardInterrupt and SIGTERM raises :class:`Terminated`.
+
+    NOTE [signals]: SIGTERM's default action ends the process at once, so nothing recorded
+    would be written. Raising instead unwinds the script like Ctrl-C does; the caller writes the
+    trace and exits with 128 + the signal number (130, 143), as a shell reports. A signal while
+    the outputs are being written stops the writing too (every file is atomic: those written
+    stay whole, the rest are not written), so a second Ctrl-C or a supervisor's SIGTERM is
+    obeyed at once. Only the main thread can set handlers; elsewhere this does nothing.
+
+    Example:
+        >>> with stop_on_signals():
+        ...     pass
+    """
+    if not _main_thread():
+        yield
+        return
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            if handler is not None:
+                signal.signal(sig, handler)
+
+
+def _main_thread() -> bool:
+    """Whether this is the main thread (the only one that may set signal handlers)."""
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
 
 
 @dataclass
@@ -46,49 +106,140 @@ def _exit_code(code: Any) -> int:
 
 
 def _user_traceback(exc: BaseException) -> str:
-    """The traceback without this runner's and runpy's own frames."""
+    """The traceback without this runner's own frames."""
     tb = exc.__traceback__
     here = os.path.abspath(__file__)
-    while tb is not None and (os.path.abspath(tb.tb_frame.f_code.co_filename) == here
-                              or tb.tb_frame.f_code.co_filename.endswith(("runpy.py",
-                                                                            "<frozen runpy>"))):
+    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) == here:
         tb = tb.tb_next
     return "".join(traceback.format_exception(type(exc), exc, tb))
 
 
-def run_script(path: Path, args: list[str]) -> ScriptResult:
-    """Execute ``path`` as ``__main__`` with ``args``; never raises what the script raises."""
-    script = str(path)
+def run_script(path: Path, args: list[str], argv0: str | None = None) -> ScriptResult:
+    """Execute ``path`` as ``__main__`` with ``args``; never raises what the script raises.
+
+    As ``python SCRIPT`` does, ``__file__`` is absolute (so a script that changes directory can
+    still find itself) while ``sys.argv[0]`` is ``argv0``, the path as the user wrote it.
+    (``runpy.run_path`` would set both to one string, so the script is compiled and run here.)
+    The script's ``sys.stdout``/``sys.stderr`` replacements and working directory end with
+    it; a stream it closed stays closed (see :func:`stream_usable`).
+    """
+    import builtins
+    import io
+    import types
+
+    script = os.path.abspath(path)
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     saved_main = sys.modules.get("__main__")
-    sys.argv = [script, *args]
-    sys.path.insert(0, str(path.resolve().parent))
+    saved_streams = sys.stdout, sys.stderr
+    saved_cwd = os.getcwd()
+    sys.argv = [argv0 if argv0 is not None else str(path), *args]
+    sys.path.insert(0, str(Path(script).resolve().parent))
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__file__=script, __cached__=None, __builtins__=builtins,
+                         __loader__=None, __spec__=None, __package__=None)
     try:
-        runpy.run_path(script, run_name="__main__")
+        with io.open_code(script) as fh:  # bytes: compile() honours the coding cookie
+            code = compile(fh.read(), script, "exec", dont_inherit=True)
+        sys.modules["__main__"] = main  # pickle and friends look the script's names up here
+        exec(code, main.__dict__)
         return ScriptResult()
     except SystemExit as e:
         return ScriptResult(exit_code=_exit_code(e.code))
     except KeyboardInterrupt as e:
-        return ScriptResult(exit_code=130, error=e, traceback_text="KeyboardInterrupt\n")
+        return ScriptResult(exit_code=128 + signal.SIGINT, error=e,
+                            traceback_text="KeyboardInterrupt\n", signal=signal.SIGINT)
+    except Terminated as e:
+        return ScriptResult(exit_code=128 + e.signum, error=e, signal=e.signum)
     except BaseException as e:  # noqa: BLE001 - the user's script may raise anything
         return ScriptResult(exit_code=1, error=e, traceback_text=_user_traceback(e))
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path
+        sys.stdout, sys.stderr = saved_streams
+        with contextlib.suppress(OSError):  # the script may have changed directory
+            os.chdir(saved_cwd)
         if saved_main is not None:
             sys.modules["__main__"] = saved_main
 
 
-def check_out_dir(out: Path) -> None:
-    """Create ``out`` and make sure files can be written there, or raise ``OSError``."""
+def stream_usable(stream: Any) -> bool:
+    """Whether ``stream`` can be written to (the traced script may have closed it)."""
+    return stream is not None and not getattr(stream, "closed", False)
+
+
+class OutputBusy(OSError):
+    """Another gradviz command is writing into the same output folder."""
+
+    def __init__(self, folder: Path, holder: str) -> None:
+        who = f" (pid {holder})" if holder else ""
+        super().__init__(f"another gradviz command{who} is writing to {folder}; wait for it to "
+                         "finish or choose another --out")
+
+
+@contextlib.contextmanager
+def out_dir_lock(out: Path) -> Iterator[None]:
+    """Create ``out`` and hold its lock file while inside; raise :class:`OutputBusy` if held.
+
+    NOTE [concurrent runs]: each file is replaced atomically, but two commands writing into one
+    folder would still leave it holding some files of each. So a command takes the folder's
+    lock (``.gradviz.lock``, an advisory ``flock``, released by the OS even if the process is
+    killed) before running anything, and the second command fails at once with exit code 75
+    instead of waiting. Creating the lock file also proves the folder is writable. Where
+    ``fcntl`` does not exist (Windows) there is no lock; each file is still atomic.
+
+    Example:
+        >>> import tempfile
+        >>> with out_dir_lock(Path(tempfile.mkdtemp()) / "out"):
+        ...     pass
+    """
     out.mkdir(parents=True, exist_ok=True)
-    probe = out / ".gradviz-write-test"
-    probe.write_text("")
-    probe.unlink()
+    try:
+        import fcntl
+    except ImportError:  # no advisory locks: only the per-file guarantee holds
+        probe = out / LOCK_NAME
+        probe.write_text("")
+        probe.unlink()
+        yield
+        return
+    path = out / LOCK_NAME
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 32).decode("ascii", "replace").strip()
+            os.close(fd)
+            raise OutputBusy(out, holder) from None
+        except BaseException:
+            os.close(fd)
+            raise
+        # The holder before us may have removed the file after we opened it: then our lock is
+        # on a file nobody else will open, so start again with the file now at that path.
+        try:
+            same = os.path.samestat(os.fstat(fd), os.stat(path))
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode("ascii"))
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(path)  # while still holding the lock: see the samestat check above
+        os.close(fd)
 
 
 def write_outputs(tr: Any, out: Path, formats: tuple[str, ...] = ("svg",),
-                  collapse: bool = True) -> Outputs:
+                  collapse: bool = True, keep: Path | None = None,
+                  result: Outputs | None = None) -> Outputs:
     """Write ``trace.json``, the forward and backward drawings, and ``steps.html`` into ``out``.
+
+    Every file is written atomically (NOTE [atomic outputs] in gradviz.trace.io), trace.json
+    first. ``keep`` is a file never to overwrite (``gradviz render``'s input): if trace.json
+    would be that file, it is left alone. Files are appended to ``result`` as they are written,
+    so a caller that is interrupted still knows which ones are complete.
 
     A trace without backward runs still gets its forward graph and the backward graph that was
     built (the nodes recorded during the forward pass), with a note saying so.
@@ -96,10 +247,13 @@ def write_outputs(tr: Any, out: Path, formats: tuple[str, ...] = ("svg",),
     from gradviz import render
     from gradviz.trace.model import BackwardGraph
 
-    result = Outputs()
+    result = result if result is not None else Outputs()
     trace_path = out / "trace.json"
-    tr.save(trace_path)
-    result.files.append(trace_path)
+    if keep is not None and _same_file(trace_path, keep):
+        result.notes.append(f"{trace_path.name} is the input trace: left as it was")
+    else:
+        tr.save(trace_path)
+        result.files.append(trace_path)
 
     max_nodes = None if collapse else 10**9
     forward = render.draw_forward(tr, max_nodes=max_nodes)
@@ -121,3 +275,10 @@ def write_outputs(tr: Any, out: Path, formats: tuple[str, ...] = ("svg",),
     tr.to_html(html_path)
     result.files.append(html_path)
     return result
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist
+        return os.path.abspath(a) == os.path.abspath(b)

@@ -34,13 +34,26 @@ def formats_with_svg(formats: list[Format] | None) -> tuple[str, ...]:
 
 
 def print_summary(tr: Any, files: list[Path], notes: list[str], title: str) -> None:
-    """A short rich report: what was recorded and which files were written."""
+    """A short rich report: what was recorded and which files were written.
+
+    Every string from the user (title, paths, notes) is made visible (control characters
+    escaped, see ``visible``) and given to rich as ``Text``, never parsed as markup, so a
+    folder called ``o[/]x`` prints as it is. Nothing is printed if the script closed stdout.
+    """
+    import sys
+
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
+    from .._console import visible
+
+    if sys.stdout is None or getattr(sys.stdout, "closed", False):
+        return
     console = Console()
     steps = sum(len(r.steps) for r in tr.runs)
-    table = Table(title=title, show_header=False, title_justify="left")
+    table = Table(title=Text(visible(title), style="italic"), show_header=False,
+                  title_justify="left")
     table.add_column(style="bold")
     table.add_column()
     table.add_row("ops recorded", str(len(tr.ops)))
@@ -50,7 +63,7 @@ def print_summary(tr: Any, files: list[Path], notes: list[str], title: str) -> N
     table.add_row("backward runs", runs)
     table.add_row("engine steps", str(steps))
     for i, f in enumerate(files):
-        table.add_row("files written" if i == 0 else "", str(f))
+        table.add_row("files written" if i == 0 else "", Text(visible(str(f))))
     console.print(table)
     for note in notes:
-        console.print(f"note: {note}", style="yellow", markup=False)
+        console.print(Text(f"note: {visible(note)}", style="yellow"))

@@ -33,6 +33,8 @@ def demo(
              ExitCode.UNAVAILABLE)
     code = run_and_write(path, [], out, ("svg",), "small", 1, True, False, quiet,
                          title="gradviz demo: MLP on two moons")
+    if code in (ExitCode.INTERRUPTED, ExitCode.TERMINATED):  # stopped by a signal: say so
+        raise typer.Exit(code=code)
     if code:
         fail(f"the demo script failed (exit code {code})", ExitCode.FAILURE)
     typer.echo(f"Step player: {(out / 'steps.html').resolve()}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -17,6 +18,8 @@ def load(path: Path):  # noqa: ANN201 - returns a gradviz Trace
 
     if not path.exists():
         fail(f"no such trace file: {path}", ExitCode.USAGE)
+    if path.is_dir():
+        fail(f"{path} is a folder; give a trace.json", ExitCode.USAGE)
     try:
         return load_trace(path)
     except TraceFormatError as e:
@@ -25,6 +28,8 @@ def load(path: Path):  # noqa: ANN201 - returns a gradviz Trace
         fail(f"cannot read {path}: {e.strerror or e}", ExitCode.USAGE)
     except UnicodeDecodeError:
         fail(f"{path} is not a text file, so not a gradviz trace", ExitCode.USAGE)
+    except RecursionError:
+        fail(f"{path} is nested too deeply to be a gradviz trace", ExitCode.USAGE)
 
 
 def render(
@@ -40,15 +45,17 @@ def render(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")
                      ] = False,
 ) -> None:
-    """Re-render a saved trace: forward.svg, backward.svg and steps.html (and more formats)."""
+    """Re-render a saved trace: forward.svg, backward.svg and steps.html (and more formats).
+
+    The input trace is never written: rendered into its own folder, its trace.json is left as
+    it was and only the drawings and the player are (re)written, each atomically.
+    """
     from .. import runner
+    from .trace import locked, write
 
     tr = load(trace_file)
-    out_dir = out if out is not None else trace_file.parent
-    try:
-        runner.check_out_dir(out_dir)
-        written = runner.write_outputs(tr, out_dir, formats_with_svg(formats), collapse)
-    except OSError as e:
-        fail(f"cannot write to the output folder {out_dir}: {e.strerror or e}", ExitCode.USAGE)
+    out_dir = Path(os.path.abspath(out if out is not None else trace_file.parent))
+    with locked(out_dir), runner.stop_on_signals():
+        written = write(tr, out_dir, formats_with_svg(formats), collapse, keep=trace_file)
     if not quiet:
         print_summary(tr, written.files, written.notes, f"gradviz render {trace_file.name}")

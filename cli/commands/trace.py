@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .._console import ExitCode, err_console, fail
+from .._console import ExitCode, err_console, fail, visible
 from ._common import Format, Values, formats_with_svg, print_summary
+
+if TYPE_CHECKING:
+    from ..runner import Outputs
 
 CONTEXT = {"allow_interspersed_args": False, "ignore_unknown_options": True}
 
@@ -79,45 +87,93 @@ def trace(
     """
     path = _resolve_script(script, example)
     out_dir = out if out is not None else Path("gradviz-out") / path.stem
+    # Resolved now: the script may change the working directory (NOTE [paths] in run_and_write).
+    out_dir = Path(os.path.abspath(out_dir))
     code = run_and_write(path, list(args or []), out_dir, formats_with_svg(formats),
-                         values.value, keep_runs, collapse, steps, quiet)
+                         values.value, keep_runs, collapse, steps, quiet,
+                         argv0=script if script is not None else str(path))
     if open_player:
         import webbrowser
 
-        webbrowser.open((out_dir / "steps.html").resolve().as_uri())
+        webbrowser.open((out_dir / "steps.html").as_uri())
     if code:
         raise typer.Exit(code=code)
 
 
 def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str, ...],
                   values: str, keep_runs: int | None, collapse: bool, show_steps: bool,
-                  quiet: bool, title: str | None = None) -> int:
-    """Trace ``path``, write the outputs, print the summary; return the script's exit code."""
+                  quiet: bool, title: str | None = None, argv0: str | None = None) -> int:
+    """Trace ``path``, write the outputs, print the summary; return the script's exit code.
+
+    NOTE [paths]: the script runs in this process and may ``os.chdir``, so every path is made
+    absolute before it starts: the output folder, the script (its ``__file__``, as ``python
+    script.py`` gives it). ``argv0`` is ``sys.argv[0]`` as the user wrote it.
+
+    The output folder is locked for the whole run (NOTE [concurrent runs] in runner.py), and
+    SIGINT/SIGTERM stop the script, write what was recorded and exit 130/143 (NOTE [signals]).
+    """
     from .. import runner
 
-    try:
-        runner.check_out_dir(out_dir)
-    except OSError as e:
-        fail(f"cannot write to the output folder {out_dir}: {e.strerror or e}", ExitCode.USAGE)
+    out_dir = Path(os.path.abspath(out_dir))
+    path = Path(os.path.abspath(path))
+    name = title or path.name
+    with locked(out_dir), runner.stop_on_signals():
+        import gradviz
 
-    import gradviz
-
-    with gradviz.trace(values=values, keep_runs=keep_runs, name=title or path.name) as tr:
-        result = runner.run_script(path, args)
-    if result.traceback_text:
-        err_console().print(result.traceback_text, end="", markup=False, highlight=False)
-    try:
-        written = runner.write_outputs(tr, out_dir, formats, collapse)
-    except OSError as e:
-        fail(f"cannot write to the output folder {out_dir}: {e.strerror or e}", ExitCode.USAGE)
-    if result.error is not None:
+        with gradviz.trace(values=values, keep_runs=keep_runs, name=name) as tr:
+            result = runner.run_script(path, args, argv0=argv0)
+        if result.traceback_text and runner.stream_usable(sys.stderr):
+            err_console().print(visible(result.traceback_text, keep_newlines=True), end="",
+                                markup=False, highlight=False)
+        written = write(tr, out_dir, formats, collapse)
+    if result.signal is not None:
+        written.notes.append(f"stopped by {signal.Signals(result.signal).name}; the trace up "
+                             "to that point was written")
+    elif result.error is not None:
         written.notes.append(f"the script raised {type(result.error).__name__}; the trace up to "
                              "that point was written")
-    if show_steps and tr.runs:
-        from gradviz.render import print_steps
+    if runner.stream_usable(sys.stdout):
+        if show_steps and tr.runs:
+            from gradviz.render import print_steps
 
-        for i in range(len(tr.runs)):
-            print_steps(tr, run=i)
-    if not quiet:
-        print_summary(tr, written.files, written.notes, f"gradviz trace {path.name}")
+            for i in range(len(tr.runs)):
+                print_steps(tr, run=i)
+        if not quiet:
+            print_summary(tr, written.files, written.notes, f"gradviz trace {name}")
     return result.exit_code
+
+
+@contextlib.contextmanager
+def locked(out_dir: Path) -> Iterator[None]:
+    """Hold ``out_dir``'s lock, or fail: busy (75) or not writable (2)."""
+    from .. import runner
+
+    stack = contextlib.ExitStack()
+    try:
+        stack.enter_context(runner.out_dir_lock(out_dir))
+    except runner.OutputBusy as e:
+        fail(str(e), ExitCode.BUSY)
+    except OSError as e:
+        fail(f"cannot write to the output folder {out_dir}: {e.strerror or e}", ExitCode.USAGE)
+    with stack:
+        yield
+
+
+def write(tr: Any, out_dir: Path, formats: tuple[str, ...], collapse: bool,
+          keep: Path | None = None) -> Outputs:
+    """runner.write_outputs, with every failure turned into one line and an exit code."""
+    from .. import runner
+
+    written = runner.Outputs()
+    try:
+        return runner.write_outputs(tr, out_dir, formats, collapse, keep=keep, result=written)
+    except OSError as e:
+        fail(f"cannot write to the output folder {out_dir}: {e.strerror or e}", ExitCode.USAGE)
+    except (KeyboardInterrupt, runner.Terminated) as e:
+        signum = e.signum if isinstance(e, runner.Terminated) else signal.SIGINT
+        done = ", ".join(f.name for f in written.files) or "none"
+        fail(f"stopped by {signal.Signals(signum).name} while writing {out_dir}; complete "
+             f"files: {done} (no file is left half-written)", ExitCode(128 + signum))
+    except MemoryError:
+        fail(f"out of memory while writing {out_dir}; files written before that are complete, "
+             "none is half-written", ExitCode.FAILURE)

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 from gradviz.render import collapse
 from gradviz.render._format import clip, grad_str, plain, shape_str, source_str, value_str
 from gradviz.render._steps import StepState, replay
+from gradviz.trace.io import atomic_write
 
 if TYPE_CHECKING:  # pragma: no cover
     import graphviz
@@ -178,6 +179,9 @@ def _layout(source: str, fmt: str, prog: str | None = "dot") -> bytes:
     """Lay out and render with pygraphviz's bundled Graphviz libraries (no ``dot`` binary)."""
     import pygraphviz
 
+    # A lone surrogate (an undecodable file name's bytes, kept by Python) cannot be encoded for
+    # Graphviz: it is drawn as its escape instead of failing the whole picture.
+    source = source.encode("utf-8", "backslashreplace").decode("utf-8")
     graph = pygraphviz.AGraph(string=source)
     # layout() then draw() is draw(prog=...) without its "may take a long time" stderr line.
     graph.layout(prog=prog or "dot")
@@ -232,12 +236,13 @@ def render(dot: graphviz.Digraph | str, path: str | os.PathLike[str],
     if fmt not in FORMATS:
         raise ValueError(f"unsupported format {fmt!r}: use one of {', '.join(FORMATS)}")
     source = dot if isinstance(dot, str) else dot.source
+    # Atomic (NOTE [atomic outputs] in gradviz.trace.io): laid out first, then written whole.
     if fmt == "dot":
-        with open(path, "w", encoding="utf-8") as f:
+        with atomic_write(path) as f:
             f.write(source)
     else:
         data = _layout(source, fmt)
-        with open(path, "wb") as f:
+        with atomic_write(path, "wb") as f:
             f.write(data)
     return path
 

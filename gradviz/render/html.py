@@ -36,6 +36,8 @@ import xml.etree.ElementTree as ET
 from importlib import resources
 from typing import Any
 
+from gradviz.trace.io import atomic_write, encode_json, trace_to_dict
+
 __all__ = ["player_html", "write_player", "MAX_RUNS"]
 
 #: A trace of a training loop can hold many runs; the player embeds the last ``MAX_RUNS`` of
@@ -59,7 +61,10 @@ def _fill(template: str, values: dict[str, str]) -> str:
 
 def _json_for_script(data: Any) -> str:
     """JSON that is safe inside ``<script type="application/json">`` (and inside HTML at all)."""
-    text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    try:
+        text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except (ValueError, TypeError, RecursionError):  # NaN or deep nesting read from a file
+        text = encode_json(data)
     return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
@@ -207,8 +212,8 @@ def player_html(trace: Any, run: int | str | None = None, title: str | None = No
     uid = f"gvp-{secrets.token_hex(6)}" if fragment else "gvp"
     forward_svg, backward_svgs = _svgs(trace, indices, uid)
 
-    data = trace.to_dict()
-    data["runs"] = [data["runs"][i] for i in indices]
+    # Only the runs shown are converted: a long training loop has thousands.
+    data = trace_to_dict(trace, runs=indices)
     heading = title if title is not None else (trace.name or "gradviz: backward, step by step")
     payload = {"trace": data, "notes": notes, "hasForward": bool(forward_svg)}
 
@@ -244,8 +249,11 @@ def _csp(script: str) -> str:
 
 def write_player(trace: Any, path: str | os.PathLike[str], run: int | str | None = None,
                  title: str | None = None) -> str:
-    """Write :func:`player_html` to ``path`` (UTF-8) and return the HTML."""
+    """Write :func:`player_html` to ``path`` (UTF-8, atomically) and return the HTML.
+
+    A character UTF-8 cannot hold (a lone surrogate) is written as its escape.
+    """
     text = player_html(trace, run=run, title=title)
-    with open(path, "w", encoding="utf-8") as fh:
+    with atomic_write(path) as fh:
         fh.write(text)
     return text

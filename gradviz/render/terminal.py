@@ -6,11 +6,13 @@
 
 Everything reads the plain-data model (a live tensor goes through :func:`gradviz.graph_of`);
 user strings are put in rich ``Text`` objects, never parsed as markup, so a tensor named
-``[bold]x`` prints as typed. rich is imported inside the functions.
+``[bold]x`` prints as typed, and pass through :func:`visible` first, so a name holding an escape
+sequence cannot recolour or rewrite the terminal. rich is imported inside the functions.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -25,9 +27,30 @@ if TYPE_CHECKING:  # pragma: no cover
     from gradviz.trace.model import BackwardGraph, BackwardRun, NodeInfo, Step
     from gradviz.trace.recorder import Trace
 
-__all__ = ["print_graph", "graph_tree", "step_table", "print_steps", "step_through"]
+__all__ = ["print_graph", "graph_tree", "step_table", "print_steps", "step_through", "visible"]
 
 MAX_TREE_NODES = 500  # a tree of a million-node chain would be a million indented lines
+
+
+# C0/C1 control characters and lone surrogates (undecodable bytes of a file name). The CLI keeps
+# the same rule in gradviz_cli._console.visible, so that reporting an error never imports this.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _escape(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return repr(m.group())[1:-1] if m.group() in "\n\t\r" else (
+        f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
+def visible(text: Any) -> str:
+    r"""``str(text)`` safe for a terminal: control characters and lone surrogates as escapes.
+
+    Example:
+        >>> visible("x\x1b[2J")
+        'x\\x1b[2J'
+    """
+    return _UNSAFE.sub(_escape, str(text))
 
 
 def _console(console: Console | None) -> Console:
@@ -76,12 +99,12 @@ def graph_tree(obj: Any, run: int | str = -1, max_nodes: int = MAX_TREE_NODES) -
     def node_text(n: NodeInfo, prefix: str = "", nr: int | None = None,
                   seen: bool = False) -> Text:
         text = Text(prefix)
-        text.append(n.name, style="bold" if n.kind != "accumulate_grad" else "bold blue")
-        text.append(f" {n.id}", style="dim")
+        text.append(visible(n.name), style="bold" if n.kind != "accumulate_grad" else "bold blue")
+        text.append(f" {visible(n.id)}", style="dim")
         if nr is not None:
             text.append(f"  input_nr={nr}", style="cyan")
         if n.kind == "accumulate_grad":
-            text.append(_leaf_text(n, tensors), style="blue")
+            text.append(visible(_leaf_text(n, tensors)), style="blue")
         if seen:
             text.append("  (see above)", style="dim italic")
         return text
@@ -98,7 +121,7 @@ def graph_tree(obj: Any, run: int | str = -1, max_nodes: int = MAX_TREE_NODES) -
         rid = roots[0][0]
         tree = Tree(node_text(g.nodes[rid]))
         if rid in root_names:
-            tree.label = Text(f"{clip(root_names[rid])}.grad_fn = ") + tree.label
+            tree.label = Text(f"{clip(visible(root_names[rid]))}.grad_fn = ") + tree.label
         expanded.add(rid)
         todo = [(nxt, tree, i, nr)
                 for i, (nxt, nr) in reversed(list(enumerate(g.nodes[rid].next_functions)))]
@@ -156,6 +179,14 @@ def _names(run: BackwardRun, trace: Trace) -> dict[str, str]:
     return {nid: trace.nodes[nid].name for nid in run.nodes if nid in trace.nodes}
 
 
+def _cell(text: str, width: int | None = None) -> Any:
+    """A table cell or line: made visible, clipped, never parsed as markup."""
+    from rich.text import Text
+
+    text = visible(text)
+    return Text(clip(text, width) if width else text)
+
+
 def _node_ref(nid: str | None, names: dict[str, str]) -> str:
     if nid is None:
         return ""
@@ -198,7 +229,7 @@ def _step_cells(step: Step, st: StepState, names: dict[str, str], trace: Trace
         grad = f"{d.get('hook', '')} {d.get('fn') or ''}".strip()
     elif step.kind == "error":
         grad = f"{d.get('type', '')}: {d.get('message', '')}"
-    return clip(node, 60), clip(deps, 60), clip(grad, 80)
+    return clip(visible(node), 60), clip(visible(deps), 60), clip(visible(grad), 80)
 
 
 def step_table(trace: Trace, run: int | str = -1, max_rows: int | None = None) -> Table:
@@ -226,7 +257,7 @@ def step_table(trace: Trace, run: int | str = -1, max_rows: int | None = None) -
     r = trace.run(run)
     names = _names(r, trace)
     title = f"{r.id}: {r.kind} ({r.engine} engine), {len(r.steps)} steps"
-    table = Table(title=Text(clip(title, 100)), show_lines=False, header_style="bold")
+    table = Table(title=_cell(title, 100), show_lines=False, header_style="bold")
     for col, style in (("step", "dim"), ("event", "bold"), ("node", ""), ("ready queue", "green"),
                        ("deps", "cyan"), ("gradient", "")):
         table.add_column(col, style=style or None, overflow="fold")
@@ -235,8 +266,8 @@ def step_table(trace: Trace, run: int | str = -1, max_rows: int | None = None) -
             table.caption = f"… {len(r.steps) - max_rows} more steps not shown"
             break
         node, deps, grad = _step_cells(st.step, st, names, trace)
-        table.add_row(str(st.step.index), st.step.kind, Text(node), Text(_queue(st.ready, names)),
-                      Text(deps), Text(grad))
+        table.add_row(str(st.step.index), _cell(st.step.kind), Text(node),
+                      _cell(_queue(st.ready, names)), Text(deps), Text(grad))
     return table
 
 
@@ -263,13 +294,13 @@ def _step_view(trace: Trace, r: BackwardRun, st: StepState, names: dict[str, str
     node, deps, grad = _step_cells(st.step, st, names, trace)
     head = Text()
     head.append(f"step {st.step.index}/{len(r.steps) - 1}  ", style="dim")
-    head.append(st.step.kind, style="bold magenta")
+    head.append(visible(st.step.kind), style="bold magenta")
     if node:
         head.append("  " + node)
     body: list[Any] = [head]
     if grad:
         body.append(Text("gradient: " + grad))
-    body.append(Text("ready queue: " + _queue(st.ready, names), style="green"))
+    body.append(Text("ready queue: " + visible(_queue(st.ready, names)), style="green"))
     if len(r.nodes) <= 40:
         nodes = Table(box=None, show_header=True, header_style="dim", pad_edge=False)
         for col in ("node", "state", "deps"):
@@ -284,10 +315,10 @@ def _step_view(trace: Trace, r: BackwardRun, st: StepState, names: dict[str, str
                 state, style = "done", "dim"
             else:
                 state, style = "waiting", ""
-            nodes.add_row(Text(_node_ref(nid, names)), Text(state, style=style),
+            nodes.add_row(_cell(_node_ref(nid, names)), Text(state, style=style),
                           str(st.deps.get(nid, "")))
         body.append(nodes)
-    return Panel(Group(*body), title=clip(f"{r.id} ({r.engine})", 60), title_align="left",
+    return Panel(Group(*body), title=_cell(f"{r.id} ({r.engine})", 60), title_align="left",
                  subtitle="Enter/n: next  p: back  q: quit", subtitle_align="right")
 
 
@@ -333,7 +364,7 @@ def step_through(trace: Trace, run: int | str = -1, console: Console | None = No
             return len(r.steps) - 1
         input_fn = input
     if not r.steps:
-        con.print(f"{r.id} has no steps")
+        con.print(_cell(f"{r.id} has no steps"))
         return -1
     names = _names(r, trace)
     snapshots: list[StepState] = []  # replayed lazily, kept so that going back is free
@@ -359,4 +390,4 @@ def step_through(trace: Trace, run: int | str = -1, console: Console | None = No
                 return k
             k += 1
         else:
-            con.print(f"unknown command {cmd!r}: Enter/n next, p previous, q quit")
+            con.print(_cell(f"unknown command {cmd!r}: Enter/n next, p previous, q quit"))

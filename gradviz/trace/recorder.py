@@ -22,6 +22,7 @@ import linecache
 import math
 import os
 import sys
+import threading
 import weakref
 from collections.abc import Callable, Iterator
 from itertools import starmap
@@ -358,6 +359,12 @@ class Trace:
             event: getattr(self, "_on_" + event) for event in _EVENTS}
         self._frame: FrameType | None = None
         self._active = False
+        # NOTE [threads]: see _on_event.
+        self._lock = threading.RLock()
+        self._thread: int | None = None  # whose state the per-thread attributes hold
+        self._parked: dict[int, tuple] = {}  # thread id -> its per-thread state, when not current
+        self._runs_begun = 0  # run ids come from here: unique even when runs overlap
+        self._run_segments: dict[str, int] = {}  # run id -> runs finished when it began
 
     # -- the model, built on first read (see _Built) -----------------------------------------
     tensors: dict[str, TensorInfo] = _Built("Every tensor seen, by id, in the order first seen.")
@@ -367,9 +374,10 @@ class Trace:
 
     def _flush(self) -> None:
         if self._raw_tensors or self._raw_nodes or self._raw_ops or self._unbuilt:
-            expand = _expander(self.values)
-            self._build_model(expand)
-            self._build_steps(expand)
+            with self._lock:  # another thread may be recording
+                expand = _expander(self.values)
+                self._build_model(expand)
+                self._build_steps(expand)
 
     def _build_model(self, expand: Callable[[Any], dict[str, Any]]) -> None:
         """Tensors, nodes and ops from their raw records (NOTE [perf: lazy trace])."""
@@ -438,9 +446,16 @@ class Trace:
     def __exit__(self, *exc: object) -> None:
         events.remove_listener(self._on_event)
         self._active = False
-        self._op_shared = self._op_snap = None  # in case an op event failed half-way
-        if self._run is not None:  # an exception escaped mid-backward: close the run
-            self._finish_run()
+        with self._lock:
+            # A run still open (an exception escaped mid-backward, or another thread is still
+            # in backward) is closed as it stands, whichever thread it belongs to.
+            for thread in [self._thread, *self._parked]:
+                if thread is not None:
+                    self._switch_to(thread)
+                self._op_shared = self._op_snap = None  # in case an op event failed half-way
+                if self._run is not None:
+                    self._finish_run()
+            self._parked.clear()
         if self._frame is not None:
             self._name_from_frame(self._frame)
         self._frame = None
@@ -617,10 +632,34 @@ class Trace:
         return s
 
     # -- events ----------------------------------------------------------------------------------
+    # NOTE [threads]: the engine runs a backward pass on the thread that called backward(), and
+    # any thread may run ops, so events from several threads interleave. Handlers run one at a
+    # time (a lock), and what belongs to one thread's work in progress (its open run and steps,
+    # the ready queue, module scopes, per-event caches: _PER_THREAD) is kept per thread: the
+    # attributes hold the state of the thread that sent the last event, and another thread's
+    # event first parks it and brings its own back. One thread pays one ident call and one
+    # comparison per event. Runs are listed in the order they finished.
     def _on_event(self, event: str, data: dict[str, Any]) -> None:
         handler = self._handlers.get(event)
         if handler is not None:
-            handler(data)
+            with self._lock:
+                me = threading.get_ident()
+                if me != self._thread:
+                    self._switch_to(me)
+                handler(data)
+
+    def _switch_to(self, thread: int) -> None:
+        """Park the current thread's state and bring back ``thread``'s (fresh if it has none)."""
+        if self._thread is not None:
+            state = tuple(getattr(self, a) for a in _PER_THREAD)
+            if state[0] is not None or state[1] or state[5]:  # an open run, steps, a scope
+                self._parked[self._thread] = state
+        mine = self._parked.pop(thread, None)
+        if mine is None:
+            mine = (None, [], (), {}, {}, [], (), None, None)
+        for attr, value in zip(_PER_THREAD, mine):
+            setattr(self, attr, value)
+        self._thread = thread
 
     def _on_module_enter(self, data: dict[str, Any]) -> None:
         self._scope.append(str(data.get("name") or type(data.get("module")).__name__))
@@ -674,8 +713,11 @@ class Trace:
         graph_root = data["graph_root"]
         root_id = self._node(graph_root)
         reachable = self._reachable(graph_root)
+        run_id = f"run{self._runs_begun}"
+        self._runs_begun += 1
+        self._run_segments[run_id] = self.runs_total
         self._run = BackwardRun(
-            id=f"run{self.runs_total}", engine=data.get("engine", "pytorch"),
+            id=run_id, engine=data.get("engine", "pytorch"),
             kind="backward" if data.get("accumulate_grad", True) else "grad", roots=roots,
             root_edges=[[self._tensor_grad_fn(r) or self._leaf_node(t), t._output_nr]
                         for r, t in zip(roots, data["roots"])],
@@ -836,7 +878,10 @@ class Trace:
         # NOTE [perf]: the steps of dropped runs are never built.
         self._unbuilt = [u for u in self._unbuilt if id(u[0]) in kept]
         self._build_model(_expander(self.values))
-        first_segment = int(self._runs[0].id[3:])
+        segments = self._run_segments
+        for run_id in [k for k in segments if k not in {r.id for r in self._runs}]:
+            del segments[run_id]
+        first_segment = segments.get(self._runs[0].id, int(self._runs[0].id[3:]))
         dropped = sum(1 for op in self._ops if op.segment < first_segment)
         self._ops = [op for op in self._ops if op.segment >= first_segment]
         live_nodes: set[str] = set()
@@ -962,6 +1007,10 @@ class Trace:
             return write_player(self, path, run=run)
         return player_html(self, run=run)
 
+
+# What each thread has of its own (NOTE [threads]), in the order Trace._switch_to keeps it.
+_PER_THREAD = ("_run", "_steps", "_ready", "_run_memo", "_run_shared", "_scope", "_scope_t",
+               "_op_shared", "_op_snap")
 
 # The events Trace handles: one _on_<event> method each.
 _EVENTS = tuple(name[4:] for name in vars(Trace) if name.startswith("_on_") and name != "_on_event")
