@@ -412,11 +412,20 @@ class Tensor:
         """The values as (nested) Python lists."""
         return self._data.tolist()
 
+    def _scalar(self) -> Any:
+        # Python's number protocols say ValueError where .item() says RuntimeError, as torch.
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self._data.reshape(()).item()
+
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._scalar())
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._scalar())
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar())
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
@@ -435,7 +444,8 @@ class Tensor:
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
 
-    __hash__ = object.__hash__  # tensors hash by identity; == is elementwise
+    def __hash__(self) -> int:
+        return id(self)  # tensors hash by identity, as torch's (== is elementwise)
 
     def __repr__(self) -> str:
         from gradviz._format import tensor_repr

@@ -19,7 +19,8 @@ from gradviz.tensor import Tensor, _is_number, _wrap_dim
 
 __all__ = [
     "add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide",
-    "negative", "pow", "sum", "mean",
+    "negative", "pow", "floor_divide", "remainder", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "bitwise_not", "sum", "mean",
     "reshape", "view", "transpose", "swapaxes", "t", "permute", "expand", "unsqueeze", "squeeze",
     "mm", "matmul", "dot", "mv", "where", "clone", "eq", "ne", "lt", "le", "gt", "ge",
     "logical_not", "logical_and", "logical_or", "zeros_like", "ones_like", "full_like",
@@ -168,6 +169,85 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001 - torch.pow
     if input._data.dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     return dispatch(_O["pow"], input, exponent=exponent)
+
+
+def floor_divide(input: Any, other: Any) -> Tensor:
+    """``input // other``, rounded toward minus infinity. Not differentiable: with an input
+    that requires grad it records PyTorch's ``NotImplemented`` node, whose backward fails.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.floor_divide(gradviz.tensor([-7, 7]), 2)
+        tensor([-4,  3])
+    """
+    if not isinstance(input, Tensor):
+        return dispatch(_O["rfloor_divide"], other, other=_number(input))
+    if isinstance(other, Tensor) or isinstance(other, np.ndarray):
+        return dispatch(_O["floor_divide"], input, _tensor_arg(other))
+    return dispatch(_O["floor_divide_scalar"], input, other=_number(other))
+
+
+def remainder(input: Any, other: Any) -> Tensor:
+    """``input % other`` with the sign of ``other``, as Python's ``%``: ``RemainderBackward0``
+    for a number ``other``, ``RemainderBackward1`` for a tensor, ``NotImplemented`` for a
+    number ``input``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.remainder(gradviz.tensor([-7, 7]), 3)
+        tensor([2, 1])
+    """
+    if not isinstance(input, Tensor):
+        return dispatch(_O["rremainder"], other, other=_number(input))
+    if isinstance(other, Tensor) or isinstance(other, np.ndarray):
+        return dispatch(_O["remainder"], input, _tensor_arg(other))
+    return dispatch(_O["remainder_scalar"], input, other=_number(other))
+
+
+def _number(x: Any) -> Any:
+    if not _is_number(x):
+        raise TypeError(f"expected a Tensor or a number, got {type(x).__name__}")
+    return x
+
+
+def _bitwise(name: str):
+    def fn(input: Any, other: Any) -> Tensor:
+        if not isinstance(input, Tensor):  # 2 & x: the tensor's dtype decides, as in PyTorch
+            return dispatch(_O[name], _tensor_arg(other), _number(input))
+        return dispatch(_O[name], input, _tensor_arg(other))
+
+    def inplace(input: Tensor, other: Any) -> Tensor:
+        return dispatch_inplace(_O[name], input, _tensor_arg(other))
+
+    op, shown = {"bitwise_and": ("&", "[1, 2]"), "bitwise_or": ("|", "[3, 3]"),
+                 "bitwise_xor": ("^", "[2, 1]")}[name]
+    fn.__name__, inplace.__name__ = name, f"{name}_"
+    fn.__doc__ = (f"Elementwise ``input {op} other`` of integer or bool tensors (logical for "
+                  "bool); never differentiable.\n\n    Example:\n        >>> import gradviz\n"
+                  f"        >>> gradviz.{name}(gradviz.tensor([1, 2]), 3)\n"
+                  f"        tensor({shown})\n    ")
+    inplace.__doc__ = f"In-place :func:`{name}`."
+    return fn, inplace
+
+
+(bitwise_and, bitwise_and_), (bitwise_or, bitwise_or_), (bitwise_xor, bitwise_xor_) = (
+    _bitwise(n) for n in ("bitwise_and", "bitwise_or", "bitwise_xor"))
+
+
+def bitwise_not(input: Tensor) -> Tensor:
+    """Elementwise ``~input`` of an integer or bool tensor (logical not for bool).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.bitwise_not(gradviz.tensor([1, -1]))
+        tensor([-2,  0])
+    """
+    return dispatch(_O["bitwise_not"], input)
+
+
+def bitwise_not_(input: Tensor) -> Tensor:
+    """In-place :func:`bitwise_not`."""
+    return dispatch_inplace(_O["bitwise_not"], input)
 
 
 
@@ -638,7 +718,7 @@ __all__ += [
     "clamp", "clip", "clamp_min", "clamp_max", "maximum", "minimum", "max", "min", "amax", "amin",
     "argmax", "argmin", "all", "any", "isnan", "isinf", "isfinite", "allclose", "equal",
     "prod", "var", "std", "logsumexp", "norm", "softmax", "log_softmax", "flatten", "repeat",
-    "contiguous", "split", "chunk", "cat", "concat", "concatenate", "stack", "bmm", "outer", "ger",
+    "flip", "cumsum", "contiguous", "split", "chunk", "cat", "concat", "concatenate", "stack", "bmm", "outer", "ger",
     "select", "narrow", "index_select", "gather", "scatter", "scatter_add", "masked_fill",
     "clamp_", "clip_", "masked_fill_", "scatter_", "scatter_add_", "index_put", "index_put_",
 ]
@@ -1119,6 +1199,38 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     shape = input.shape
     merged = int(np.prod(shape[start:end + 1]))
     return reshape(input, shape[:start] + (merged,) + shape[end + 1:])
+
+
+def flip(input: Tensor, dims: Any) -> Tensor:
+    """Reverse the order of elements along ``dims`` (a copy, ``FlipBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.flip(gradviz.tensor([[1, 2], [3, 4]]), (1,))
+        tensor([[2, 1],
+                [4, 3]])
+    """
+    raw = (dims,) if isinstance(dims, (int, np.integer)) else tuple(dims)
+    norm = tuple(_wrap_dim(d, input.ndim) for d in raw)
+    for d in norm:
+        if norm.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return dispatch(_O["flip"], input, dims=norm if input.ndim else ())
+
+
+def cumsum(input: Tensor, dim: int, *, dtype: _dtype.dtype | None = None) -> Tensor:
+    """Cumulative sum along ``dim`` (``CumsumBackward0``, whose formula is
+    ``grad.flip(dim).cumsum(dim).flip(dim)``). Integer and bool inputs sum in int64.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.cumsum(gradviz.tensor([1.0, 2.0, 3.0]), 0)
+        tensor([1., 3., 6.])
+    """
+    d = _wrap_dim(dim, input.ndim)
+    if dtype is not None:
+        input = input.to(dtype)
+    return dispatch(_O["cumsum"], input, dim=d)
 
 
 def repeat(input: Tensor, *sizes: Any) -> Tensor:
