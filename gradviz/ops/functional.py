@@ -718,7 +718,8 @@ __all__ += [
     "clamp", "clip", "clamp_min", "clamp_max", "maximum", "minimum", "max", "min", "amax", "amin",
     "argmax", "argmin", "all", "any", "isnan", "isinf", "isfinite", "allclose", "equal",
     "prod", "var", "std", "logsumexp", "norm", "softmax", "log_softmax", "flatten", "repeat",
-    "flip", "cumsum", "contiguous", "split", "chunk", "cat", "concat", "concatenate", "stack", "bmm", "outer", "ger",
+    "flip", "cumsum", "contiguous", "split", "chunk", "cat", "concat", "concatenate", "stack",
+    "bmm", "outer", "ger",
     "select", "narrow", "index_select", "gather", "scatter", "scatter_add", "masked_fill",
     "clamp_", "clip_", "masked_fill_", "scatter_", "scatter_add_", "index_put", "index_put_",
 ]
