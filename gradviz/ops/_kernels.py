@@ -500,6 +500,14 @@ def rremainder(a, other):
     return remainder(other, a)
 
 
+def neg(a):
+    if a.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you "
+                           "are trying to invert a mask, use the `~` or `logical_not()` operator "
+                           "instead.")
+    return np.negative(a)
+
+
 def relu(a):
     return np.maximum(a, 0).astype(a.dtype, copy=False)
 

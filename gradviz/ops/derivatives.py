@@ -95,7 +95,7 @@ defop("div", "DivBackward0", K.div, ("self", "other"),
       calls=("`gradviz.div`, `gradviz.divide`, `x / y`", "`.div()`, `.div_()`, `/=`"),
       self=lambda grad, other: grad / other,
       other=lambda grad, self, other: -grad * ((self / other) / other))
-defop("neg", "NegBackward0", np.negative, ("self",),
+defop("neg", "NegBackward0", K.neg, ("self",),
       function="neg", method=True, inplace=True,
       doc="``-input``.",
       example="gradviz.neg(gradviz.tensor([1.0, -2.0]))\ntensor([-1.,  2.])",

@@ -15,15 +15,16 @@ from gradviz import _dtype
 
 def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
     from gradviz.ops import functional as F
+    from gradviz.tensor import _is_number
 
-    def _operator(fn, swap: bool = False, arrays: bool = True):
+    def _operator(fn, swap: bool = False, arrays: bool = True, tensors: bool = False):
         # NOTE [operator protocol]: an operand of a type the op does not take makes the Python
         # operator return NotImplemented, as torch's do, so that Python raises its own
         # TypeError ("unsupported operand type(s) for +: 'Tensor' and 'str'"), `x == None` is
         # False, and `x * [1, 2]` becomes list repetition (which then asks for an index).
         # A NumPy array is taken on the right only (`x + a`): `a + x` is refused, as torch does.
         def op(self, other):
-            if not _operand(other, arrays and not swap):
+            if not _operand(other, arrays and not swap) or (tensors and _is_number(other)):
                 return NotImplemented
             return fn(other, self) if swap else fn(self, other)
 
@@ -42,7 +43,9 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
         "__rfloordiv__": _operator(F.floor_divide, swap=True),
         "__mod__": _operator(F.remainder), "__rmod__": _operator(F.remainder, swap=True),
         "__pow__": _operator(F.pow), "__rpow__": _operator(F.pow, swap=True),
-        "__matmul__": _operator(F.matmul), "__rmatmul__": _operator(F.matmul, swap=True),
+        # `x @ 2` is refused by Python, as in torch: matmul takes tensors only.
+        "__matmul__": _operator(F.matmul, tensors=True),
+        "__rmatmul__": _operator(F.matmul, swap=True, tensors=True),
         "__neg__": F.neg,
         "__pos__": lambda self: self,
         "__abs__": F.abs,
@@ -163,17 +166,29 @@ def _to(self: Any, *args: Any, **kwargs: Any) -> Any:
     from gradviz.ops.dispatch import dispatch
 
     target = kwargs.get("dtype")
-    for a in args:
+    for a in (*args, kwargs.get("device", "cpu")):
         if isinstance(a, (_dtype.dtype, np.dtype)):
             target = a
-        elif isinstance(a, str) and a != "cpu":
+        elif isinstance(a, str) and a.split(":")[0] != "cpu":
+            if a.split(":")[0] not in _DEVICE_TYPES:
+                raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at "
+                                   f"start of device string: {a}")
             raise RuntimeError(f"gradviz computes on the CPU only; cannot move a tensor to {a!r}")
+        elif isinstance(a, int) and not isinstance(a, bool):  # a device index: an accelerator
+            raise RuntimeError("Cannot access accelerator device when none is available. "
+                               "(gradviz computes on the CPU only)")
     if target is None:
         return self
     np_dt = target.np if isinstance(target, _dtype.dtype) else np.dtype(target)
     if np_dt == self._data.dtype:
         return self
     return dispatch(OPS["to_copy"], self, dtype=np_dt)
+
+
+# The device types PyTorch's device strings may start with, in its order.
+_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
+                 "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                 "privateuseone")
 
 
 def _install_library(Tensor: type) -> None:  # noqa: N803
