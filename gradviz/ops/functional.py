@@ -1225,7 +1225,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return reshape(input, shape[:start] + (merged,) + shape[end + 1:])
 
 
-def flip(input: Tensor, dims: Any) -> Tensor:
+def flip(input: Tensor, *dims: Any) -> Tensor:
     """Reverse the order of elements along ``dims`` (a copy, ``FlipBackward0``).
 
     Example:
@@ -1234,7 +1234,7 @@ def flip(input: Tensor, dims: Any) -> Tensor:
         tensor([[2, 1],
                 [4, 3]])
     """
-    raw = (dims,) if isinstance(dims, (int, np.integer)) else tuple(dims)
+    raw = tuple(dims[0]) if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
     norm = tuple(_wrap_dim(d, input.ndim) for d in raw)
     for d in norm:
         if norm.count(d) > 1:
