@@ -14,7 +14,7 @@ import numpy as np
 
 from gradviz import _dtype
 from gradviz._dtype import dtype as DType
-from gradviz.tensor import Tensor
+from gradviz.tensor import Tensor, _is_number
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "rand",
            "randn", "randint", "arange", "linspace", "eye", "rand_like", "randn_like",
@@ -68,12 +68,56 @@ def _gen() -> np.random.Generator:
     return default_generator
 
 
-def _np_dtype(dtype: DType | None, fallback: np.dtype | None = None) -> np.dtype:
+def _np_dtype(dtype: DType | None, fallback: np.dtype | None = None, fn: str = "tensor"
+              ) -> np.dtype:
     if dtype is not None:
         if not isinstance(dtype, DType):
-            raise TypeError(f"dtype must be a gradviz.dtype, got {dtype!r}")
+            raise TypeError(f"{fn}(): argument 'dtype' must be gradviz.dtype, not "
+                            f"{type(dtype).__name__}")
         return dtype.np
     return fallback if fallback is not None else _dtype.get_default_dtype().np
+
+
+def check_bool(fn: str, requires_grad: Any, position: int | None = None) -> None:
+    """PyTorch's argument check: ``requires_grad`` must be a bool (not 1, not 'yes')."""
+    if not isinstance(requires_grad, (bool, np.bool_)):
+        where = "" if position is None else f" (position {position})"
+        raise TypeError(f"{fn}(): argument 'requires_grad'{where} must be bool, not "
+                        f"{type(requires_grad).__name__}")
+
+
+def invalid_combination(fn: str, args: tuple, kwargs: dict) -> TypeError:
+    """The first line of PyTorch's overload-resolution error, e.g.
+    ``rand() received an invalid combination of arguments - got (int, requires_grad=str), ...``.
+    """
+    pos = ", ".join(type(a).__name__ if not isinstance(a, Tensor) else "Tensor" for a in args)
+    kw = ", ".join(f"{k}={type(v).__name__}" for k, v in kwargs.items())
+    got = f"{pos}, {kw}" if pos and kw else (f"{kw}, " if kw else pos)
+    return TypeError(f"{fn}() received an invalid combination of arguments - got ({got}), but "
+                     f"expected one of:\n * the signatures help(gradviz.{fn}) shows")
+
+
+def _check_bool_overload(fn: str, args: tuple, requires_grad: Any) -> None:
+    # Factories with several overloads (rand, arange ...) say so in another form than ones().
+    if not isinstance(requires_grad, (bool, np.bool_)):
+        raise invalid_combination(fn, args, {"requires_grad": requires_grad})
+
+
+def _alloc(make: Any, shape: tuple[int, ...], np_dt: np.dtype) -> np.ndarray:
+    """``make(shape, np_dt)`` with PyTorch's errors for sizes that overflow or do not fit
+    (NumPy's MemoryError and ValueError never reach the user)."""
+    numel = 1
+    for n in shape:
+        numel *= n
+    if numel * np_dt.itemsize > 2**63 - 1:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
+    try:
+        return make(shape, np_dt)
+    except (MemoryError, ValueError):
+        raise RuntimeError(
+            "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
+            f"memory: you tried to allocate {numel * np_dt.itemsize} bytes. Error code 12 "
+            "(Cannot allocate memory)") from None
 
 
 def _finish(arr: np.ndarray, requires_grad: bool) -> Tensor:
@@ -86,16 +130,42 @@ def _finish(arr: np.ndarray, requires_grad: bool) -> Tensor:
     return t
 
 
-def _size(size: tuple) -> tuple[int, ...]:
+def int_list(fn: str, size: tuple, arg: str = "size") -> tuple[int, ...]:
+    """A size given as ints or one tuple/list of ints, checked with PyTorch's texts.
+
+    Example:
+        >>> int_list("ones", (2, 3)), int_list("ones", ([2, 3],))
+        ((2, 3), (2, 3))
+    """
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    for s in size:
+    elif len(size) == 1 and not isinstance(size[0], (int, np.integer, Tensor)):
+        raise TypeError(f"{fn}(): argument '{arg}' (position 1) must be tuple of ints, not "
+                        f"{type(size[0]).__name__}")
+    out = []
+    for pos, s in enumerate(size, 1):
+        if isinstance(s, Tensor) and s.ndim == 0 and s._data.dtype.kind in "iu":
+            s = int(s.item())
         if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
-            raise TypeError(f"size must be a sequence of ints, got {size!r}")
+            raise TypeError(f"{fn}(): argument '{arg}' failed to unpack the object at pos {pos} "
+                            f"with error \"type must be tuple of ints,but got "
+                            f"{type(s).__name__}\"")
+        if not -2**63 <= s < 2**63:
+            raise TypeError(f"{fn}(): argument '{arg}' failed to unpack the object at pos {pos} "
+                            "with error \"Overflow when unpacking long long\"")
+        out.append(int(s))
+    return tuple(out)
+
+
+def _size(size: tuple, fn: str = "empty") -> tuple[int, ...]:
+    size = int_list(fn, size)
+    for s in size:
         if s < 0:
+            if fn == "zeros":  # torch's zeros checks before it allocates, with its own text
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
                                f"{list(size)}")
-    return tuple(int(s) for s in size)
+    return size
 
 
 def _infer_np(data: Any) -> np.ndarray:
@@ -111,7 +181,11 @@ def _infer_np(data: Any) -> np.ndarray:
     if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
         data = [x.item() if isinstance(x, Tensor) and x.numel() == 1 else
                 (x.tolist() if isinstance(x, Tensor) else x) for x in data]
-    arr = np.array(data)
+    try:
+        arr = np.array(data)
+    except ValueError:  # ragged nested lists
+        _check_data(data)
+        raise
     kind = arr.dtype.kind
     if kind == "f":
         return arr.astype(_dtype.get_default_dtype().np)
@@ -120,11 +194,37 @@ def _infer_np(data: Any) -> np.ndarray:
     if kind == "b":
         return arr
     if kind == "O" or kind in "USV":
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}"
-                        if kind != "O" else
-                        "tensor(): nested sequences must have the same length in every "
-                        f"dimension (got {data!r})")
+        _check_data(data)
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     raise TypeError(f"tensor(): unsupported data of type {arr.dtype}")
+
+
+def _check_data(data: Any) -> None:
+    """Raise PyTorch's error for data it cannot make a tensor of: ragged nesting (the sizes are
+    read off the first element at each depth), ``None``, strings."""
+    sizes = []
+    probe = data
+    while isinstance(probe, (list, tuple)):
+        sizes.append(len(probe))
+        probe = probe[0] if probe else None
+    stack = [(data, 0)]
+    while stack:
+        item, dim = stack.pop()
+        if isinstance(item, str):
+            raise TypeError("new(): invalid data type 'str'")
+        if item is None:
+            raise RuntimeError("Could not infer dtype of NoneType")
+        if isinstance(item, (list, tuple)):
+            if dim >= len(sizes):
+                raise TypeError(f"'{type(item).__name__}' object cannot be interpreted as an "
+                                "integer")
+            if len(item) != sizes[dim]:
+                raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} "
+                                 f"(got {len(item)})")
+            stack.extend((x, dim + 1) for x in reversed(item))
+        elif dim < len(sizes):
+            raise TypeError(f"not a sequence (tensor(): expected a sequence at dim {dim}, got "
+                            f"{type(item).__name__})")
 
 
 def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False,
@@ -139,6 +239,7 @@ def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False
         >>> gradviz.tensor([[1.0, 2.0]], requires_grad=True, name="w")
         tensor([[1., 2.]], requires_grad=True)
     """
+    check_bool("tensor", requires_grad)
     arr = _infer_np(data)
     if dtype is not None:
         if arr.dtype.kind == "f" and isinstance(data, (float, list, tuple)):
@@ -194,7 +295,9 @@ def zeros(*size: Any, dtype: DType | None = None, requires_grad: bool = False) -
         >>> gradviz.zeros(2, 3).shape
         (2, 3)
     """
-    return _finish(np.zeros(_size(size), _np_dtype(dtype)), requires_grad)
+    check_bool("zeros", requires_grad)
+    arr = _alloc(np.zeros, _size(size, "zeros"), _np_dtype(dtype, fn="zeros"))
+    return _finish(arr, requires_grad)
 
 
 def ones(*size: Any, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
@@ -205,7 +308,8 @@ def ones(*size: Any, dtype: DType | None = None, requires_grad: bool = False) ->
         >>> gradviz.ones(2)
         tensor([1., 1.])
     """
-    return _finish(np.ones(_size(size), _np_dtype(dtype)), requires_grad)
+    check_bool("ones", requires_grad)
+    return _finish(_alloc(np.ones, _size(size, "ones"), _np_dtype(dtype, fn="ones")), requires_grad)
 
 
 def full(size: Sequence[int], fill_value: Any, *, dtype: DType | None = None,
@@ -217,13 +321,19 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: DType | None = None,
         >>> gradviz.full((2,), 7)
         tensor([7, 7])
     """
+    check_bool("full", requires_grad)
+    if not _is_number(fill_value):
+        raise TypeError("full(): argument 'fill_value' (position 2) must be Number, not "
+                        f"{type(fill_value).__name__}")
     if dtype is None:
         fallback = (np.dtype(np.bool_) if isinstance(fill_value, bool) else
                     np.dtype(np.int64) if isinstance(fill_value, int) else None)
         np_dt = _np_dtype(None, fallback)
     else:
-        np_dt = _np_dtype(dtype)
-    return _finish(np.full(_size((size,)), fill_value, np_dt), requires_grad)
+        np_dt = _np_dtype(dtype, fn="full")
+    shape = _size((size,), "full")
+    return _finish(_alloc(lambda sh, dt: np.full(sh, fill_value, dt), shape, np_dt),
+                   requires_grad)
 
 
 def empty(*size: Any, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
@@ -234,7 +344,9 @@ def empty(*size: Any, dtype: DType | None = None, requires_grad: bool = False) -
         >>> gradviz.empty(2).shape
         (2,)
     """
-    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+    check_bool("empty", requires_grad)
+    arr = _alloc(np.zeros, _size(size, "empty"), _np_dtype(dtype, fn="empty"))
+    return _finish(arr, requires_grad)
 
 
 def rand(*size: Any, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
@@ -245,8 +357,9 @@ def rand(*size: Any, dtype: DType | None = None, requires_grad: bool = False) ->
         >>> gradviz.rand(2, 2).shape
         (2, 2)
     """
+    _check_bool_overload("rand", size, requires_grad)
     np_dt = _np_dtype(dtype)
-    return _finish(_gen().random(_size(size)).astype(np_dt), requires_grad)
+    return _finish(_gen().random(_size(size, "rand")).astype(np_dt), requires_grad)
 
 
 def randn(*size: Any, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
@@ -257,8 +370,9 @@ def randn(*size: Any, dtype: DType | None = None, requires_grad: bool = False) -
         >>> gradviz.randn(3).shape
         (3,)
     """
+    _check_bool_overload("randn", size, requires_grad)
     np_dt = _np_dtype(dtype)
-    return _finish(_gen().standard_normal(_size(size)).astype(np_dt), requires_grad)
+    return _finish(_gen().standard_normal(_size(size, "randn")).astype(np_dt), requires_grad)
 
 
 def randint(low: int, high: int | None = None, size: Sequence[int] = (), *,
@@ -270,6 +384,9 @@ def randint(low: int, high: int | None = None, size: Sequence[int] = (), *,
         >>> gradviz.randint(0, 10, (3,)).dtype
         gradviz.int64
     """
+    if isinstance(size, (int, np.integer)) or (high is not None and not isinstance(
+            high, (int, np.integer, tuple, list))):
+        raise invalid_combination("randint", (low, high, size), {})
     if isinstance(high, (tuple, list)):  # randint(high, size), as torch allows
         low, high, size = 0, low, high
     elif high is None:
@@ -278,7 +395,7 @@ def randint(low: int, high: int | None = None, size: Sequence[int] = (), *,
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
                            f"to={high}")
     np_dt = _np_dtype(dtype, np.dtype(np.int64))
-    return Tensor._make(_gen().integers(low, high, _size((size,))).astype(np_dt))
+    return Tensor._make(_gen().integers(low, high, _size((size,), "randint")).astype(np_dt))
 
 
 def arange(start: float, end: float | None = None, step: float = 1, *,
@@ -290,12 +407,13 @@ def arange(start: float, end: float | None = None, step: float = 1, *,
         >>> gradviz.arange(3), gradviz.arange(0, 1, 0.5)
         (tensor([0, 1, 2]), tensor([0.0000, 0.5000]))
     """
+    _check_bool_overload("arange", (start,) if end is None else (start, end), requires_grad)
     if end is None:
         start, end = 0, start
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     all_int = builtins.all(isinstance(v, (int, np.integer)) for v in (start, end, step))
     fallback = np.dtype(np.int64) if all_int else None
     np_dt = _np_dtype(dtype, fallback)
@@ -311,6 +429,7 @@ def linspace(start: float, end: float, steps: int, *, dtype: DType | None = None
         >>> gradviz.linspace(0, 1, 3)
         tensor([0.0000, 0.5000, 1.0000])
     """
+    _check_bool_overload("linspace", (start, end, steps), requires_grad)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     return _finish(np.linspace(start, end, steps).astype(_np_dtype(dtype)), requires_grad)
@@ -326,7 +445,13 @@ def eye(n: int, m: int | None = None, *, dtype: DType | None = None,
         tensor([[1., 0.],
                 [0., 1.]])
     """
-    return _finish(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad)
+    _check_bool_overload("eye", (n,) if m is None else (n, m), requires_grad)
+    for name, v in (("n", n), ("m", m)):
+        if v is not None and v < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
+    shape = (n, n if m is None else m)
+    return _finish(_alloc(lambda sh, dt: np.eye(*sh, dtype=dt), shape, _np_dtype(dtype)),
+                   requires_grad)
 
 
 def rand_like(input: Tensor, *, dtype: DType | None = None,
@@ -338,6 +463,7 @@ def rand_like(input: Tensor, *, dtype: DType | None = None,
         >>> gradviz.rand_like(gradviz.zeros(2)).shape
         (2,)
     """
+    _check_bool_overload("rand_like", (input,), requires_grad)
     np_dt = _np_dtype(dtype, input._data.dtype)
     return _finish(_gen().random(input.shape).astype(np_dt), requires_grad)
 
@@ -351,5 +477,6 @@ def randn_like(input: Tensor, *, dtype: DType | None = None,
         >>> gradviz.randn_like(gradviz.zeros(2)).shape
         (2,)
     """
+    _check_bool_overload("randn_like", (input,), requires_grad)
     np_dt = _np_dtype(dtype, input._data.dtype)
     return _finish(_gen().standard_normal(input.shape).astype(np_dt), requires_grad)

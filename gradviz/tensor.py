@@ -182,9 +182,27 @@ class Tensor:
         """Always ``'cpu'``: gradviz computes with NumPy."""
         return "cpu"
 
-    def type(self) -> str:
-        """PyTorch's legacy type string, e.g. ``'gradviz.FloatTensor'``."""
-        return _type_name(self._data.dtype)
+    def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
+        """PyTorch's legacy type string, e.g. ``'gradviz.FloatTensor'``; given a dtype (or such a
+        string), the tensor cast to it.
+
+        Example:
+            >>> import gradviz
+            >>> x = gradviz.ones(2)
+            >>> x.type(), x.type(gradviz.int64), x.type("gradviz.DoubleTensor").dtype
+            ('gradviz.FloatTensor', tensor([1, 1]), gradviz.float64)
+        """
+        if dtype is None:
+            return _type_name(self._data.dtype)
+        if isinstance(dtype, str):
+            legacy = dtype.split(".")[-1]
+            found = [d for d in _dtype._BY_NUMPY.values() if d._legacy == legacy]
+            if not found or dtype.split(".")[0] not in ("torch", "gradviz") or "." not in dtype:
+                raise ValueError(f"invalid type: {dtype!r}")
+            dtype = found[0]
+        if not isinstance(dtype, _DType):
+            raise TypeError("dtype must be a type, str, or dtype object")
+        return self.to(dtype)
 
     def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f"
@@ -212,6 +230,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if not isinstance(value, (bool, np.bool_)):
+            raise RuntimeError("requires_grad must be a bool")
         if value and self.grad_fn is None and self._data.dtype.kind not in "fc":
             # The attribute setter's text differs from requires_grad_()'s, as in PyTorch.
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
@@ -226,6 +246,9 @@ class Tensor:
             >>> gradviz.zeros(2).requires_grad_().requires_grad
             True
         """
+        if not isinstance(requires_grad, (bool, np.bool_)):
+            raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be "
+                            f"bool, not {type(requires_grad).__name__}")
         if self.grad_fn is not None:
             if requires_grad:
                 return self
@@ -257,10 +280,20 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")
-            if value.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
             if value._data.dtype != self._data.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype "
+                    f"'{_C_TYPE.get(value._data.dtype.name, value._data.dtype.name)}' to a "
+                    f"tensor with grad_dtype '{self.dtype._legacy[:-6]}'. The gradient must "
+                    "match the tensor's grad_dtype (defaults to the tensor's dtype). You can set "
+                    "the tensor's grad_dtype attribute with a specific dtype, or None to allow "
+                    "any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor "
+                    "and its gradient may break downstream systems that assume they match.")
+            if value.shape != self._data.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor "
+                    f"of size '{list(self._data.shape)}'. Please ensure that the gradient and "
+                    "the tensor are the same size")
         self._grad = value
 
     @property
@@ -389,6 +422,77 @@ class Tensor:
         self._output_nr = 0
         return self
 
+    # -- new tensors like this one (same dtype unless told) ----------------------------------------
+    def new_tensor(self, data: Any, *, dtype: _DType | None = None,
+                   requires_grad: bool = False) -> Tensor:
+        """A new tensor of ``data`` with this tensor's dtype (or ``dtype``).
+
+        Example:
+            >>> import gradviz
+            >>> gradviz.tensor([1, 2]).new_tensor([1.5])
+            tensor([1])
+        """
+        from gradviz import _factories
+
+        _factories.check_bool("new_tensor", requires_grad)
+        return _factories.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def _new(self, fn: str, size: tuple, fill: Any, dtype: _DType | None,
+             requires_grad: Any) -> Tensor:
+        from gradviz import _factories as fa
+
+        fa.check_bool(fn, requires_grad)
+        np_dt = self._data.dtype if dtype is None else fa._np_dtype(dtype, fn=fn)
+        arr = fa._alloc(lambda sh, dt: np.full(sh, fill, dt), fa._size(size, fn), np_dt)
+        return fa._finish(arr, requires_grad)
+
+    def new_ones(self, *size: Any, dtype: _DType | None = None,
+                 requires_grad: bool = False) -> Tensor:
+        """Ones of ``size`` with this tensor's dtype (or ``dtype``).
+
+        Example:
+            >>> import gradviz
+            >>> gradviz.tensor([1, 2]).new_ones(3)
+            tensor([1, 1, 1])
+        """
+        return self._new("new_ones", size, 1, dtype, requires_grad)
+
+    def new_zeros(self, *size: Any, dtype: _DType | None = None,
+                  requires_grad: bool = False) -> Tensor:
+        """Zeros of ``size`` with this tensor's dtype (or ``dtype``).
+
+        Example:
+            >>> import gradviz
+            >>> gradviz.ones(1).new_zeros(2, 2).shape
+            (2, 2)
+        """
+        return self._new("new_zeros", size, 0, dtype, requires_grad)
+
+    def new_empty(self, *size: Any, dtype: _DType | None = None,
+                  requires_grad: bool = False) -> Tensor:
+        """An uninitialised tensor of ``size`` (here zeros) with this tensor's dtype.
+
+        Example:
+            >>> import gradviz
+            >>> gradviz.ones(1).new_empty(3).shape
+            (3,)
+        """
+        return self._new("new_empty", size, 0, dtype, requires_grad)
+
+    def new_full(self, size: Any, fill_value: Any, *, dtype: _DType | None = None,
+                 requires_grad: bool = False) -> Tensor:
+        """``fill_value`` in every element of ``size``, with this tensor's dtype.
+
+        Example:
+            >>> import gradviz
+            >>> gradviz.tensor([1, 2]).new_full((2,), 1.5)
+            tensor([1, 1])
+        """
+        if not _is_number(fill_value):
+            raise TypeError("new_full(): argument 'fill_value' (position 2) must be Number, not "
+                            f"{type(fill_value).__name__}")
+        return self._new("new_full", (size,), fill_value, dtype, requires_grad)
+
     # -- conversions -----------------------------------------------------------------------------
     def item(self) -> Any:
         """The value of a one-element tensor as a Python number."""
@@ -412,11 +516,20 @@ class Tensor:
         """The values as (nested) Python lists."""
         return self._data.tolist()
 
+    def _scalar(self) -> Any:
+        # Python's number protocols say ValueError where .item() says RuntimeError, as torch.
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self._data.reshape(()).item()
+
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._scalar())
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._scalar())
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar())
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
@@ -435,7 +548,8 @@ class Tensor:
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
 
-    __hash__ = object.__hash__  # tensors hash by identity; == is elementwise
+    def __hash__(self) -> int:
+        return id(self)  # tensors hash by identity, as torch's (== is elementwise)
 
     def __repr__(self) -> str:
         from gradviz._format import tensor_repr
@@ -465,6 +579,11 @@ class Tensor:
         memo[id(self)] = out
         return out
 
+
+# The C++ type names PyTorch's gradient-assignment errors print.
+_C_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+           "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+           "bool": "bool"}
 
 _NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "

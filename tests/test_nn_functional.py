@@ -77,7 +77,7 @@ GRAPHS = [
     ("F.binary_cross_entropy_with_logits(x, p, pos_weight=w5)",
      "BinaryCrossEntropyWithLogitsBackward0(Acc, None)"),
     ("F.layer_norm(x, (5,), lw, lb)", "NativeLayerNormBackward0(Acc, Acc, Acc)"),
-    ("F.layer_norm(x, 5)", "NativeLayerNormBackward0(Acc, None, None)"),
+    ("F.layer_norm(x, [5])", "NativeLayerNormBackward0(Acc, None, None)"),
     ("F.embedding(t, E)", "EmbeddingBackward0(Acc)"),
     ("F.relu(x * 1, inplace=True)", "ReluBackward0(MulBackward0(Acc, None))"),
     ("F.leaky_relu(x * 1, inplace=True)", "LeakyReluBackward1(MulBackward0(Acc, None))"),

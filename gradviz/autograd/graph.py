@@ -243,6 +243,9 @@ class Node:
         from gradviz.autograd.grad_mode import is_grad_enabled
         from gradviz.tensor import Tensor, _unwrap_grad, _wrap_grad
 
+        if len(grad_outputs) != self.num_outputs:  # one gradient per output, as torch checks
+            raise TypeError(f"expected {self.num_outputs} arguments, got {len(grad_outputs)} "
+                            "instead")
         create = is_grad_enabled() and any(
             isinstance(g, Tensor) and g.requires_grad for g in grad_outputs)
         values = [None if g is None else (g if create else _unwrap_grad(g)) for g in grad_outputs]

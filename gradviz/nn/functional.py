@@ -27,7 +27,7 @@ from gradviz.autograd.grad_mode import no_grad
 from gradviz.ops import functional as _F
 from gradviz.ops.derivatives import OPS
 from gradviz.ops.dispatch import dispatch, dispatch_inplace
-from gradviz.tensor import Tensor
+from gradviz.tensor import Tensor, _is_number
 
 __all__ = [
     "relu", "relu_", "sigmoid", "tanh", "gelu", "silu", "leaky_relu", "elu", "softplus",
@@ -104,6 +104,9 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
         >>> F.leaky_relu(gradviz.tensor([-1.0, 2.0]), 0.1)
         tensor([-0.1000,  2.0000])
     """
+    if not _is_number(negative_slope):
+        raise TypeError("leaky_relu(): argument 'negative_slope' (position 2) must be Number, not "
+                        f"{type(negative_slope).__name__}")
     _no_int("leaky_relu", input, "leaky_relu_cpu")
     if inplace:
         return dispatch_inplace(OPS["leaky_relu_"], input, negative_slope=negative_slope)
@@ -416,9 +419,11 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         raise ValueError(f"Using a target size ({_size(target.shape)}) that is different to the "
                          f"input size ({_size(input.shape)}) is deprecated. Please ensure they "
                          "have the same size.")
-    x = input._data
+    x, y = input._data, target._data
     if x.size and ((x < 0) | (x > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
+    if y.size and ((y < 0) | (y > 1)).any():
+        raise RuntimeError("all elements of target should be between 0 and 1")
     if weight is not None:
         _no_grad_arg("binary_cross_entropy", "weight", weight)
         weight = _F.expand(weight, tuple(np.broadcast_shapes(target.shape, weight.shape)))
@@ -514,8 +519,10 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
         >>> F.layer_norm(gradviz.tensor([[1.0, 3.0]]), (2,))
         tensor([[-1.0000,  1.0000]])
     """
-    ns = (int(normalized_shape),) if isinstance(normalized_shape, (int, np.integer)) else tuple(
-        int(s) for s in normalized_shape)
+    if not isinstance(normalized_shape, (tuple, list)):  # F.layer_norm takes no bare int
+        raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of "
+                        f"ints, not {type(normalized_shape).__name__}")
+    ns = tuple(int(s) for s in normalized_shape)
     if not ns or input.shape[input.ndim - len(ns):] != ns or input.ndim < len(ns):
         raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape "
                            f"[*, {', '.join(map(str, ns))}], but got input of size"

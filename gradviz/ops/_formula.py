@@ -124,6 +124,29 @@ def new_zeros(shape: tuple, dt: np.dtype, as_tensor: bool) -> Any:
     return Tensor._make(z) if as_tensor else z
 
 
+def flip(g: Any, dims: tuple) -> Any:
+    """Reverse ``g`` along ``dims`` (``Tensor.flip``); a 0-d value is its own flip."""
+    if _is_t(g):
+        return _F().flip(g, dims)
+    return np.flip(g, dims) if np.ndim(g) else g
+
+
+def cumsum(g: Any, dim: int) -> Any:
+    if _is_t(g):
+        return _F().cumsum(g, dim)
+    return np.cumsum(g, axis=dim) if np.ndim(g) else g
+
+
+def floor_divide_constant(a: Any, b: Any) -> Any:
+    """``floor(a / b)`` as a constant: its derivative is zero wherever it exists, so under
+    create_graph it is recorded as nothing (PyTorch's remainder formula reads it the same way)."""
+    if _is_t(a) or _is_t(b):
+        from gradviz.tensor import Tensor
+
+        return Tensor._make(np.floor_divide(data(a), data(b)))
+    return np.floor_divide(a, b)
+
+
 def sum(g: Any, dims: tuple, keepdim: bool = False) -> Any:  # noqa: A001
     """Sum over ``dims`` (none of a 0-d ``g``, whose dim 0 PyTorch accepts)."""
     dims = dims if len(g.shape) else ()

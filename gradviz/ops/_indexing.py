@@ -86,6 +86,8 @@ def _item(i: Any) -> Any:
         return i
     if isinstance(i, (list, tuple, np.ndarray)):
         return _as_index_tensor(i)
+    if isinstance(i, str):  # torch reads a string as data for an index tensor
+        raise TypeError("new(): invalid data type 'str'")
     raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                      f"Variables are valid indices (got {type(i).__name__})")
 
@@ -123,18 +125,24 @@ def _walk(x: Tensor, items: tuple, single: bool) -> tuple[Tensor, list]:
     """Apply the basic part of an index; return the result and the advanced index list."""
     items = tuple(_item(i) for i in items)
     specified = sum(_consumed(i) for i in items)
+    if x.ndim == 0 and any(_is_int(i) for i in items):
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     if specified > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
-    if sum(1 for i in items if i is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
     result, dim = x, 0
     advanced: list = []
+    ellipsis_seen = False
     for i in items:
         if i is None:
             result = F.unsqueeze(result, dim)
             dim += 1
         elif i is Ellipsis:
-            dim += x.ndim - specified
+            # As in torch, the first `...` spans the dimensions not indexed; a later one spans
+            # none (x[..., 0, ...] is x[..., 0]).
+            if not ellipsis_seen:
+                dim += x.ndim - specified
+            ellipsis_seen = True
         elif _is_int(i):
             n = result.shape[dim]
             if not -n <= i < n:

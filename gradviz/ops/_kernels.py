@@ -453,6 +453,61 @@ def pow_scalar_base(e, self):
     return power(self, e)
 
 
+# The C type names PyTorch's "<kernel>" not implemented for '<type>' errors print.
+_SCALAR_TYPE = {"float16": "Half", "float32": "Float", "float64": "Double", "bool": "Bool",
+                "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                "uint8": "Byte"}
+
+
+def _check_int_divisor(b):
+    # Integer division by zero has no value: PyTorch raises where NumPy would warn and give 0.
+    if np.result_type(b).kind in "iub" and not np.all(b):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _no_bool_division(kernel, a, b):
+    if np.result_type(a, b) == np.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+def floor_divide(a, b):
+    _no_bool_division("div_floor_cpu", a, b)
+    if np.result_type(a, b).kind in "iu":
+        _check_int_divisor(b)
+    return np.floor_divide(a, b)
+
+
+def floor_divide_scalar(a, other):
+    return floor_divide(a, other)
+
+
+def rfloor_divide(a, other):
+    return floor_divide(other, a)
+
+
+def remainder(a, b):
+    _no_bool_division("remainder_cpu", a, b)
+    if np.result_type(a, b).kind in "iu":
+        _check_int_divisor(b)
+    return np.remainder(a, b)
+
+
+def remainder_scalar(a, other):
+    return remainder(a, other)
+
+
+def rremainder(a, other):
+    return remainder(other, a)
+
+
+def neg(a):
+    if a.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you "
+                           "are trying to invert a mask, use the `~` or `logical_not()` operator "
+                           "instead.")
+    return np.negative(a)
+
+
 def relu(a):
     return np.maximum(a, 0).astype(a.dtype, copy=False)
 
@@ -539,6 +594,45 @@ def all_(a, dim=None, keepdim=False):
 
 def any_(a, dim=None, keepdim=False):
     return np.asarray(np.any(a, axis=dim, keepdims=keepdim))
+
+
+def _bitwise(kernel, ufunc, *operands):
+    dt = np.result_type(*operands)
+    if dt.kind == "f":
+        # A Python float operand makes the default float type, as PyTorch's promotion does.
+        arrays = [o for o in operands if isinstance(o, np.ndarray) and o.dtype.kind == "f"]
+        dt = np.result_type(*arrays) if arrays else np.dtype(np.float32)
+    if dt.kind not in "iub":
+        raise NotImplementedError(
+            f'"{kernel}" not implemented for \'{_SCALAR_TYPE.get(dt.name, dt.name)}\'')
+    return ufunc(*operands)
+
+
+def bitwise_and(a, b):
+    return _bitwise("bitwise_and_cpu", np.bitwise_and, a, b)
+
+
+def bitwise_or(a, b):
+    return _bitwise("bitwise_or_cpu", np.bitwise_or, a, b)
+
+
+def bitwise_xor(a, b):
+    return _bitwise("bitwise_xor_cpu", np.bitwise_xor, a, b)
+
+
+def bitwise_not(a):
+    return _bitwise("bitwise_not_cpu", np.invert, a)
+
+
+def cumsum(a, dim):
+    if a.ndim == 0:
+        return a.astype(np.int64) if a.dtype.kind in "iub" else a.copy()
+    out = np.cumsum(a, axis=dim)
+    return out.astype(np.int64) if a.dtype.kind in "iub" else out
+
+
+def flip(a, dims):
+    return np.flip(a, dims).copy() if a.ndim else a.copy()
 
 
 def argmax(a, dim=None, keepdim=False):

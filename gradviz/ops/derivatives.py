@@ -40,7 +40,7 @@ import numpy as np
 from gradviz.ops import _formula as f
 from gradviz.ops import _kernels as K
 from gradviz.ops.opinfo import OPS, defop
-from gradviz.ops.samples import A, P, R, Sample
+from gradviz.ops.samples import A, P, R, Sample, W
 from gradviz.tensor import Tensor
 
 __all__ = ["OPS"]
@@ -96,7 +96,7 @@ defop("div", "DivBackward0", K.div, ("self", "other"),
       calls=("`gradviz.div`, `gradviz.divide`, `x / y`", "`.div()`, `.div_()`, `/=`"),
       self=lambda grad, other: grad / other,
       other=lambda grad, self, other: -grad * ((self / other) / other))
-defop("neg", "NegBackward0", np.negative, ("self",),
+defop("neg", "NegBackward0", K.neg, ("self",),
       function="neg", method=True, inplace=True,
       doc="``-input``.",
       example="gradviz.neg(gradviz.tensor([1.0, -2.0]))\ntensor([-1.,  2.])",
@@ -143,6 +143,51 @@ defop("div_scalar", "DivBackward1", K.div_scalar, ("self",),
       doc="tensor / Scalar inside PyTorch's C++ decompositions (cross_entropy's mean)",
       calls=("inside `F.cross_entropy` (probabilities, mean)", ""),
       self=lambda grad, other: grad / other)
+
+
+def _not_implemented(aten: str):
+    """The formula of PyTorch's ``torch::autograd::NotImplemented`` node: it is recorded (the
+    graph shows it) but has no derivative, so a backward through it fails."""
+    def formula(grad):
+        raise RuntimeError(f"derivative for aten::{aten} is not implemented")
+    return formula
+
+
+# `//` and `number % x` record PyTorch's NotImplemented node: only edges to tensor operands.
+defop("floor_divide", "NotImplemented", K.floor_divide, ("self", "other"),
+      broadcasts=True, promotes=True, quiet=True,
+      doc="``input // other`` with a tensor ``other`` (floor division; no derivative).",
+      calls=("`gradviz.floor_divide(x, y)`, `x // y`", "`.floor_divide()`"),
+      self=_not_implemented("floor_divide"), other=_not_implemented("floor_divide"))
+defop("floor_divide_scalar", "NotImplemented", K.floor_divide_scalar, ("self",),
+      promotes=True, quiet=True,
+      doc="``input // number`` (floor division; no derivative).",
+      calls=("`gradviz.floor_divide(x, 2)`, `x // 2`", ""),
+      self=_not_implemented("floor_divide"))
+defop("rfloor_divide", "NotImplemented", K.rfloor_divide, ("self",),
+      promotes=True, quiet=True,
+      doc="``number // input`` (floor division; no derivative).",
+      calls=("`2 // x`", ""),
+      self=_not_implemented("floor_divide"))
+defop("remainder_scalar", "RemainderBackward0", K.remainder_scalar, ("self",),
+      promotes=True, quiet=True,
+      doc="``input % number``, with the sign of the divisor (Python's ``%``).",
+      calls=("`gradviz.remainder(x, 2)`, `x % 2`", "`.remainder()`"),
+      samples=(Sample(P(2, 3), other=3.0), Sample(R(4), other=-0.75)),
+      self=lambda grad: grad)
+defop("remainder", "RemainderBackward1", K.remainder, ("self", "other"),
+      broadcasts=True, promotes=True, quiet=True,
+      doc="``input % other`` with a tensor ``other``.",
+      calls=("`gradviz.remainder(x, y)`, `x % y`", "`.remainder()`"),
+      samples=(Sample(W([[5.3, -1.2], [7.9, 2.2]]), W([2.0, -3.0])),
+               Sample(P(2, 3), P(3))),
+      self=lambda grad: grad,
+      other=lambda grad, self, other: -grad * f.floor_divide_constant(self, other))
+defop("rremainder", "NotImplemented", K.rremainder, ("self",),
+      promotes=True, quiet=True,
+      doc="``number % input`` (no derivative).",
+      calls=("`2 % x`, `gradviz.remainder(2, x)`", ""),
+      self=_not_implemented("remainder"))
 
 
 # ===============================================================================================
@@ -547,6 +592,13 @@ defop("norm", "LinalgVectorNormBackward0", K.vector_norm, ("self",),
       self=_norm_backward)
 
 
+defop("cumsum", "CumsumBackward0", K.cumsum, ("self",),
+      doc="Cumulative sum along ``dim``.",
+      calls=("`gradviz.cumsum`", "`.cumsum()`"),
+      samples=(Sample(R(2, 3), dim=1), Sample(R(3, 2), dim=0), Sample(R(), dim=0)),
+      self=lambda grad, dim: f.flip(f.cumsum(f.flip(grad, (dim,)), dim), (dim,)))
+
+
 # ===============================================================================================
 # Shapes and views
 # ===============================================================================================
@@ -677,6 +729,13 @@ defop("stack", "StackBackward0", K.stack, ("tensors",),
       doc="one edge per tensor of the list",
       calls=("`gradviz.stack`", ""),
       tensors=lambda grad, dim: [f.select(grad, dim, i) for i in range(grad.shape[dim])])
+
+
+defop("flip", "FlipBackward0", K.flip, ("self",),
+      doc="Reverse the order of elements along ``dims``.",
+      calls=("`gradviz.flip`", "`.flip()`"),
+      samples=(Sample(R(2, 3), dims=(1,)), Sample(R(2, 3, 2), dims=(0, 2)), Sample(R(), dims=())),
+      self=lambda grad, dims: f.flip(grad, dims))
 
 
 # ===============================================================================================
@@ -1116,11 +1175,16 @@ for _name, _fn in (("eq", np.equal), ("ne", np.not_equal), ("lt", np.less),
                    ("le", np.less_equal), ("gt", np.greater), ("ge", np.greater_equal)):
     defop(_name, None, _fn, ("self", "other"))
 defop("logical_not", None, np.logical_not, ("self",),
-      calls=("`gradviz.logical_not`, `~x`", ""))
+      calls=("`gradviz.logical_not`", ""))
 defop("logical_and", None, np.logical_and, ("self", "other"),
-      calls=("`gradviz.logical_and`, `x & y`", ""))
+      calls=("`gradviz.logical_and`", ""))
 defop("logical_or", None, np.logical_or, ("self", "other"),
-      calls=("`gradviz.logical_or`, `x | y`", ""))
+      calls=("`gradviz.logical_or`", ""))
+for _name, _sym in (("bitwise_and", "&"), ("bitwise_or", "|"), ("bitwise_xor", "^")):
+    defop(_name, None, getattr(K, _name), ("self", "other"),
+          calls=(f"`gradviz.{_name}`, `x {_sym} y`", f"`.{_name}()`, `.{_name}_()`"))
+defop("bitwise_not", None, K.bitwise_not, ("self",),
+      calls=("`gradviz.bitwise_not`, `~x`", "`.bitwise_not()`, `.bitwise_not_()`"))
 defop("all", None, K.all_, ("self",),
       calls=("`gradviz.all`", "`.all()`"))
 defop("any", None, K.any_, ("self",),

@@ -36,7 +36,7 @@ _FLOAT64 = np.dtype(np.float64)
 _new = object.__new__
 # Nodes written by hand in PyTorch's C++ (not generated from derivatives.yaml): their name()
 # is qualified, e.g. "torch::autograd::CopyBackwards", while the class is "CopyBackwards".
-_CPP_NODES = frozenset({"CopyBackwards"})
+_CPP_NODES = frozenset({"CopyBackwards", "NotImplemented"})
 
 
 class _Freed:

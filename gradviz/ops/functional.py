@@ -13,13 +13,15 @@ from typing import Any
 import numpy as np
 
 from gradviz import _dtype
+from gradviz._factories import int_list, invalid_combination
 from gradviz.ops.derivatives import OPS
 from gradviz.ops.dispatch import dispatch, dispatch_inplace
 from gradviz.tensor import Tensor, _is_number, _wrap_dim
 
 __all__ = [
     "add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide",
-    "negative", "pow", "sum", "mean",
+    "negative", "pow", "floor_divide", "remainder", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "bitwise_not", "sum", "mean",
     "reshape", "view", "transpose", "swapaxes", "t", "permute", "expand", "unsqueeze", "squeeze",
     "mm", "matmul", "dot", "mv", "where", "clone", "eq", "ne", "lt", "le", "gt", "ge",
     "logical_not", "logical_and", "logical_or", "zeros_like", "ones_like", "full_like",
@@ -49,6 +51,8 @@ def add(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
         >>> gradviz.add(gradviz.tensor([1.0, 2.0]), 1)
         tensor([2., 3.])
     """
+    if not _is_number(alpha):
+        raise TypeError(f"add(): argument 'alpha' must be Number, not {type(alpha).__name__}")
     if not isinstance(input, Tensor):  # 2 + x records AddBackward0 with x as `other`
         return dispatch(_ADD, _tensor_arg(input), other, alpha=alpha)
     return dispatch(_ADD, input, other if type(other) in _PLAIN else _tensor_arg(other),
@@ -157,6 +161,10 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001 - torch.pow
         >>> gradviz.pow(gradviz.tensor([1.0, 2.0]), 2)
         tensor([1., 4.])
     """
+    if not (isinstance(exponent, (Tensor, np.ndarray)) or _is_number(exponent)):
+        # torch's text shows the method's arguments (x.pow('a')) or the function's (2, 'a')
+        raise invalid_combination("pow", (exponent,) if isinstance(input, Tensor) else
+                                  (input, exponent), {})
     if not isinstance(input, Tensor):
         if isinstance(exponent, Tensor) and _is_number(input):
             return dispatch(_O["pow_scalar_base"], exponent, self=input)
@@ -168,6 +176,85 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001 - torch.pow
     if input._data.dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     return dispatch(_O["pow"], input, exponent=exponent)
+
+
+def floor_divide(input: Any, other: Any) -> Tensor:
+    """``input // other``, rounded toward minus infinity. Not differentiable: with an input
+    that requires grad it records PyTorch's ``NotImplemented`` node, whose backward fails.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.floor_divide(gradviz.tensor([-7, 7]), 2)
+        tensor([-4,  3])
+    """
+    if not isinstance(input, Tensor):
+        return dispatch(_O["rfloor_divide"], other, other=_number(input))
+    if isinstance(other, Tensor) or isinstance(other, np.ndarray):
+        return dispatch(_O["floor_divide"], input, _tensor_arg(other))
+    return dispatch(_O["floor_divide_scalar"], input, other=_number(other))
+
+
+def remainder(input: Any, other: Any) -> Tensor:
+    """``input % other`` with the sign of ``other``, as Python's ``%``: ``RemainderBackward0``
+    for a number ``other``, ``RemainderBackward1`` for a tensor, ``NotImplemented`` for a
+    number ``input``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.remainder(gradviz.tensor([-7, 7]), 3)
+        tensor([2, 1])
+    """
+    if not isinstance(input, Tensor):
+        return dispatch(_O["rremainder"], other, other=_number(input))
+    if isinstance(other, Tensor) or isinstance(other, np.ndarray):
+        return dispatch(_O["remainder"], input, _tensor_arg(other))
+    return dispatch(_O["remainder_scalar"], input, other=_number(other))
+
+
+def _number(x: Any) -> Any:
+    if not _is_number(x):
+        raise TypeError(f"expected a Tensor or a number, got {type(x).__name__}")
+    return x
+
+
+def _bitwise(name: str):
+    def fn(input: Any, other: Any) -> Tensor:
+        if not isinstance(input, Tensor):  # 2 & x: the tensor's dtype decides, as in PyTorch
+            return dispatch(_O[name], _tensor_arg(other), _number(input))
+        return dispatch(_O[name], input, _tensor_arg(other))
+
+    def inplace(input: Tensor, other: Any) -> Tensor:
+        return dispatch_inplace(_O[name], input, _tensor_arg(other))
+
+    op, shown = {"bitwise_and": ("&", "[1, 2]"), "bitwise_or": ("|", "[3, 3]"),
+                 "bitwise_xor": ("^", "[2, 1]")}[name]
+    fn.__name__, inplace.__name__ = name, f"{name}_"
+    fn.__doc__ = (f"Elementwise ``input {op} other`` of integer or bool tensors (logical for "
+                  "bool); never differentiable.\n\n    Example:\n        >>> import gradviz\n"
+                  f"        >>> gradviz.{name}(gradviz.tensor([1, 2]), 3)\n"
+                  f"        tensor({shown})\n    ")
+    inplace.__doc__ = f"In-place :func:`{name}`."
+    return fn, inplace
+
+
+(bitwise_and, bitwise_and_), (bitwise_or, bitwise_or_), (bitwise_xor, bitwise_xor_) = (
+    _bitwise(n) for n in ("bitwise_and", "bitwise_or", "bitwise_xor"))
+
+
+def bitwise_not(input: Tensor) -> Tensor:
+    """Elementwise ``~input`` of an integer or bool tensor (logical not for bool).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.bitwise_not(gradviz.tensor([1, -1]))
+        tensor([-2,  0])
+    """
+    return dispatch(_O["bitwise_not"], input)
+
+
+def bitwise_not_(input: Tensor) -> Tensor:
+    """In-place :func:`bitwise_not`."""
+    return dispatch_inplace(_O["bitwise_not"], input)
 
 
 
@@ -199,6 +286,8 @@ def sum(input: Tensor, dim: int | Sequence[int] | None = None,  # noqa: A001 - t
         input = input.to(dtype)
     if dim is None:
         return dispatch(_O["sum"], input)
+    if isinstance(dim, str):
+        raise invalid_combination("sum", (dim,), {})
     return dispatch(_O["sum_dim"], input, dim=_dims(dim, input.ndim), keepdim=bool(keepdim))
 
 
@@ -223,10 +312,10 @@ def mean(input: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = 
 
 
 # -- shapes --------------------------------------------------------------------------------------
-def _shape_arg(shape: tuple) -> tuple:
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = tuple(shape[0])
-    return tuple(int(s) for s in shape)
+def _shape_arg(shape: tuple, fn: str = "view", arg: str = "size") -> tuple:
+    if len(shape) == 1 and isinstance(shape[0], str):  # view('a'): no overload takes it
+        raise invalid_combination(fn, shape, {})
+    return int_list(fn, shape, arg)
 
 
 def _infer_size(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
@@ -281,7 +370,7 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
         >>> gradviz.reshape(gradviz.arange(6.0), (3, 2)).shape
         (3, 2)
     """
-    size = _infer_size(_shape_arg(shape), input._data.size)
+    size = _infer_size(_shape_arg(shape, "reshape", "shape"), input._data.size)
     if _viewable(input._data, size):
         if input._data.flags.c_contiguous:
             return dispatch(_O["view"], input, size=size)
@@ -329,7 +418,7 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
         (4, 2, 3)
     """
     nd = input.ndim
-    d = tuple(_wrap_dim(x, nd) for x in _shape_arg(dims))
+    d = tuple(_wrap_dim(x, nd) for x in _shape_arg(dims, "permute", "dims"))
     if len(d) != nd:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
                            f"not match the length of the desired ordering of dimensions i.e. "
@@ -347,7 +436,7 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
         >>> gradviz.expand(gradviz.zeros(3), 2, 3).shape
         (2, 3)
     """
-    size = _shape_arg(sizes)
+    size = _shape_arg(sizes, "expand")
     shape = input.shape
     if len(size) < len(shape):
         raise RuntimeError(
@@ -356,8 +445,14 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
             f"tensor ({len(shape)})")
     lead = len(size) - len(shape)
     final = list(size)
-    for i, n in enumerate(shape):
+    for i in range(len(shape) - 1, -lead - 1, -1):  # the last dimension first, as torch
         want = size[lead + i]
+        if i < 0:
+            if want < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({want}) isn't allowed in a "
+                                   f"leading, non-existing dimension {lead + i}")
+            continue
+        n = shape[i]
         if want == -1:
             final[lead + i] = n
         elif n != 1 and n != want:
@@ -461,7 +556,7 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
         tensor([3., 3.])
     """
     if input.ndim != 2 or vec.ndim != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {vec.ndim}")
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
     if input.shape[1] != vec.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat "
                            f"({input.shape[0]}x{input.shape[1]}), vec ({vec.shape[0]})")
@@ -518,6 +613,9 @@ def where(condition: Any, input: Any, other: Any) -> Tensor:
     if cond._data.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {cond.dtype._legacy[:-6]}")
+    for v in (input, other):
+        if not (isinstance(v, (Tensor, np.ndarray)) or _is_number(v)):
+            raise invalid_combination("where", (condition, input, other), {})
     return dispatch(_O["where"], _tensor_arg(input), _tensor_arg(other), condition=cond)
 
 
@@ -638,7 +736,8 @@ __all__ += [
     "clamp", "clip", "clamp_min", "clamp_max", "maximum", "minimum", "max", "min", "amax", "amin",
     "argmax", "argmin", "all", "any", "isnan", "isinf", "isfinite", "allclose", "equal",
     "prod", "var", "std", "logsumexp", "norm", "softmax", "log_softmax", "flatten", "repeat",
-    "contiguous", "split", "chunk", "cat", "concat", "concatenate", "stack", "bmm", "outer", "ger",
+    "flip", "cumsum", "contiguous", "split", "chunk", "cat", "concat", "concatenate", "stack",
+    "bmm", "outer", "ger",
     "select", "narrow", "index_select", "gather", "scatter", "scatter_add", "masked_fill",
     "clamp_", "clip_", "index_put", "index_put_",
 ]
@@ -698,6 +797,10 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A
         >>> gradviz.clamp(gradviz.tensor([-2.0, 0.5, 3.0]), -1, 1)
         tensor([-1.0000,  0.5000,  1.0000])
     """
+    for b in (min, max):
+        if not (b is None or isinstance(b, Tensor) or _is_number(b)):
+            raise invalid_combination("clamp", (), {k: v for k, v in (("min", min), ("max", max))
+                                                    if v is not None})
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
@@ -1000,7 +1103,8 @@ def _var_args(name: str, input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
         elif dim is not None:
             correction = 1  # PyTorch's var(dim) overload has unbiased=True, saved as 1
     elif unbiased is not None:
-        raise RuntimeError(f"{name}(): cannot specify both unbiased and correction")
+        # no overload of torch's takes both: its overload-resolution TypeError
+        raise invalid_combination(name, (), {"correction": correction, "unbiased": unbiased})
     dims = None if dim is None else _dims(dim, input.ndim)
     return {"dim": dims, "correction": correction, "keepdim": bool(keepdim)}
 
@@ -1121,6 +1225,38 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return reshape(input, shape[:start] + (merged,) + shape[end + 1:])
 
 
+def flip(input: Tensor, *dims: Any) -> Tensor:
+    """Reverse the order of elements along ``dims`` (a copy, ``FlipBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.flip(gradviz.tensor([[1, 2], [3, 4]]), (1,))
+        tensor([[2, 1],
+                [4, 3]])
+    """
+    raw = tuple(dims[0]) if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+    norm = tuple(_wrap_dim(d, input.ndim) for d in raw)
+    for d in norm:
+        if norm.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return dispatch(_O["flip"], input, dims=norm if input.ndim else ())
+
+
+def cumsum(input: Tensor, dim: int, *, dtype: _dtype.dtype | None = None) -> Tensor:
+    """Cumulative sum along ``dim`` (``CumsumBackward0``, whose formula is
+    ``grad.flip(dim).cumsum(dim).flip(dim)``). Integer and bool inputs sum in int64.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.cumsum(gradviz.tensor([1.0, 2.0, 3.0]), 0)
+        tensor([1., 3., 6.])
+    """
+    d = _wrap_dim(dim, input.ndim)
+    if dtype is not None:
+        input = input.to(dtype)
+    return dispatch(_O["cumsum"], input, dim=d)
+
+
 def repeat(input: Tensor, *sizes: Any) -> Tensor:
     """Tile the tensor ``sizes[i]`` times along each dimension (``RepeatBackward0``).
 
@@ -1129,7 +1265,12 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
         >>> gradviz.tensor([1.0, 2.0]).repeat(2)
         tensor([1., 2., 1., 2.])
     """
-    repeats = _shape_arg(sizes)
+    repeats = _shape_arg(sizes, "repeat", "repeats")
+    padded = (1,) * (len(repeats) - input.ndim) + input.shape
+    if len(repeats) >= input.ndim and builtins.any(r < 0 for r in repeats):
+        shape = [r * n for r, n in zip(repeats, padded, strict=True)]
+        bad = next(n for n in shape if n < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {shape}")
     if len(repeats) < input.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            f"of dimensions of tensor (repeat: sizes {list(repeats)} for a "
@@ -1162,6 +1303,8 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Te
         >>> [p.shape for p in gradviz.arange(5.0).split(2)]
         [(2,), (2,), (1,)]
     """
+    if tensor.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, tensor.ndim)
     n = tensor.shape[d]
     if isinstance(split_size_or_sections, (list, tuple)):
@@ -1188,6 +1331,8 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         >>> [p.shape for p in gradviz.zeros(5, 2).chunk(2)]
         [(3, 2), (2, 2)]
     """
+    if input.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input.shape[_wrap_dim(dim, input.ndim)]
@@ -1217,6 +1362,10 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     ts = _tensor_list("cat", tensors)
     if not ts:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(ts):
+        if t.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
+                               "concatenated")
     d = _wrap_dim(dim, ts[0].ndim)
     first = ts[0].shape
     for i, t in enumerate(ts[1:], 1):
@@ -1327,10 +1476,17 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
         >>> gradviz.arange(5.0).narrow(0, 1, 3)
         tensor([1., 2., 3.])
     """
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, input.ndim)
     n = input.shape[d]
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got "
+                         f"{start})")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     s = int(start) + (n if start < 0 else 0)
-    if not 0 <= s <= n or length < 0 or s + length > n:
+    if s + length > n:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
     return _slice(input, d, s, s + int(length))
 
@@ -1420,6 +1576,8 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
 
 
 def _check_gather(name: str, input: Tensor, d: int, index: Tensor, src: Any = None) -> None:
+    if isinstance(src, Tensor):  # torch wraps dim against src first
+        _wrap_dim(d, src.ndim)
     if index.ndim != input.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input "
                            f"tensor ({name}: input {list(input.shape)}, index "

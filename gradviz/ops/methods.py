@@ -15,27 +15,61 @@ from gradviz import _dtype
 
 def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
     from gradviz.ops import functional as F
+    from gradviz.tensor import _is_number
 
-    def _swap(fn):
-        return lambda self, other: fn(other, self)
+    def _operator(fn, swap: bool = False, arrays: bool = True, tensors: bool = False):
+        # NOTE [operator protocol]: an operand of a type the op does not take makes the Python
+        # operator return NotImplemented, as torch's do, so that Python raises its own
+        # TypeError ("unsupported operand type(s) for +: 'Tensor' and 'str'"), `x == None` is
+        # False, and `x * [1, 2]` becomes list repetition (which then asks for an index).
+        # A NumPy array is taken on the right only (`x + a`): `a + x` is refused, as torch does.
+        def op(self, other):
+            if not _operand(other, arrays and not swap) or (tensors and _is_number(other)):
+                return NotImplemented
+            return fn(other, self) if swap else fn(self, other)
+
+        op.__name__ = getattr(fn, "__name__", "op")
+        return op
 
     methods: dict[str, Any] = {
         # arithmetic operators, both operand orders
         # `2 + x` and `2 * x` are `x.add(2)` / `x.mul(2)` in PyTorch: x stays `self` (edge 0).
-        "__add__": F.add, "__radd__": F.add,
-        "__sub__": F.sub, "__rsub__": lambda self, other: F.rsub(self, other),
-        "__mul__": F.mul, "__rmul__": F.mul,
-        "__truediv__": F.div, "__rtruediv__": _swap(F.div),
-        "__pow__": F.pow, "__rpow__": _swap(F.pow),
-        "__matmul__": F.matmul, "__rmatmul__": _swap(F.matmul),
+        "__add__": _operator(F.add), "__radd__": _operator(F.add, arrays=False),
+        "__sub__": _operator(F.sub),
+        "__rsub__": _operator(lambda self, other: F.rsub(self, other), arrays=False),
+        "__mul__": _operator(F.mul), "__rmul__": _operator(F.mul, arrays=False),
+        "__truediv__": _operator(F.div), "__rtruediv__": _operator(F.div, swap=True),
+        "__floordiv__": _operator(F.floor_divide),
+        "__rfloordiv__": _operator(F.floor_divide, swap=True),
+        "__mod__": _operator(F.remainder), "__rmod__": _operator(F.remainder, swap=True),
+        "__pow__": _operator(F.pow), "__rpow__": _operator(F.pow, swap=True),
+        # `x @ 2` is refused by Python, as in torch: matmul takes tensors only.
+        "__matmul__": _operator(F.matmul, tensors=True),
+        "__rmatmul__": _operator(F.matmul, swap=True, tensors=True),
         "__neg__": F.neg,
         "__pos__": lambda self: self,
+        "__abs__": F.abs,
         # comparisons give bool tensors, like PyTorch's
-        "__eq__": F.eq, "__ne__": F.ne, "__lt__": F.lt, "__le__": F.le, "__gt__": F.gt,
-        "__ge__": F.ge,
-        "__and__": F.logical_and, "__or__": F.logical_or, "__invert__": F.logical_not,
+        "__eq__": _operator(F.eq), "__ne__": _operator(F.ne), "__lt__": _operator(F.lt),
+        "__le__": _operator(F.le), "__gt__": _operator(F.gt), "__ge__": _operator(F.ge),
+        # bitwise, as in PyTorch: logical for bool tensors, an error for floating point ones
+        "__and__": _operator(F.bitwise_and), "__rand__": _operator(F.bitwise_and, swap=True),
+        "__or__": _operator(F.bitwise_or), "__ror__": _operator(F.bitwise_or, swap=True),
+        "__xor__": _operator(F.bitwise_xor), "__rxor__": _operator(F.bitwise_xor, swap=True),
+        "__invert__": _invert,
+        "__iand__": _operator(F.bitwise_and_), "__ior__": _operator(F.bitwise_or_),
+        "__ixor__": _operator(F.bitwise_xor_),
+        "__ifloordiv__": _operator(_floor_divide_), "__imod__": _operator(_remainder_),
+        "__contains__": _contains, "__reversed__": _reversed,
+        "floor_divide": F.floor_divide, "remainder": F.remainder,
+        "floor_divide_": _floor_divide_, "remainder_": _remainder_,
+        "bitwise_and": F.bitwise_and, "bitwise_or": F.bitwise_or, "bitwise_xor": F.bitwise_xor,
+        "bitwise_not": F.bitwise_not, "bitwise_and_": F.bitwise_and_,
+        "bitwise_or_": F.bitwise_or_, "bitwise_xor_": F.bitwise_xor_,
+        "bitwise_not_": F.bitwise_not_,
         # in-place operators
-        "__iadd__": F.add_, "__isub__": F.sub_, "__imul__": F.mul_, "__itruediv__": F.div_,
+        "__iadd__": _operator(F.add_), "__isub__": _operator(F.sub_),
+        "__imul__": _operator(F.mul_), "__itruediv__": _operator(F.div_),
         # named methods
         # (methods generated from a table row, such as exp or neg, are installed by
         # gradviz.ops.api.publish)
@@ -64,6 +98,61 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
     _install_library(Tensor)
 
 
+def _operand(other: Any, arrays: bool) -> bool:
+    """Whether a Python operator takes ``other`` (see NOTE [operator protocol])."""
+    from gradviz.tensor import Tensor, _is_number
+
+    return (isinstance(other, Tensor) or _is_number(other)
+            or (arrays and isinstance(other, np.ndarray)))
+
+
+def _invert(self: Any) -> Any:
+    """``~x``: bitwise not of an integer or bool tensor."""
+    from gradviz.ops import functional as F
+
+    if self._data.dtype.kind not in "iub":
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
+    return F.bitwise_not(self)
+
+
+def _floor_divide_(self: Any, other: Any) -> Any:
+    """In-place :func:`gradviz.floor_divide` (``x //= y``)."""
+    from gradviz.ops.derivatives import OPS
+    from gradviz.ops.dispatch import dispatch_inplace
+    from gradviz.tensor import Tensor
+
+    if isinstance(other, Tensor):
+        return dispatch_inplace(OPS["floor_divide"], self, other)
+    return dispatch_inplace(OPS["floor_divide_scalar"], self, other=other)
+
+
+def _remainder_(self: Any, other: Any) -> Any:
+    """In-place :func:`gradviz.remainder` (``x %= y``)."""
+    from gradviz.ops.derivatives import OPS
+    from gradviz.ops.dispatch import dispatch_inplace
+    from gradviz.tensor import Tensor
+
+    if isinstance(other, Tensor):
+        return dispatch_inplace(OPS["remainder"], self, other)
+    return dispatch_inplace(OPS["remainder_scalar"], self, other=other)
+
+
+def _contains(self: Any, element: Any) -> bool:
+    """``element in x``: whether any element equals it, as torch's ``(element == x).any()``."""
+    from gradviz.tensor import Tensor, _is_number
+
+    if not (isinstance(element, Tensor) or _is_number(element)):
+        raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed "
+                           f"in a {type(element)}.")
+    return bool((element == self).any().item())
+
+
+def _reversed(self: Any) -> Any:
+    """``reversed(x)``: ``x.flip(0)``, and a 0-d tensor itself, as torch does."""
+    return self if self.ndim == 0 else self.flip(0)
+
+
 def _T(self: Any) -> Any:  # noqa: N802 - Tensor.T
     """All dimensions reversed, as PyTorch's ``.T`` (``PermuteBackward0``)."""
     from gradviz.ops import functional as F
@@ -77,17 +166,29 @@ def _to(self: Any, *args: Any, **kwargs: Any) -> Any:
     from gradviz.ops.dispatch import dispatch
 
     target = kwargs.get("dtype")
-    for a in args:
+    for a in (*args, kwargs.get("device", "cpu")):
         if isinstance(a, (_dtype.dtype, np.dtype)):
             target = a
-        elif isinstance(a, str) and a != "cpu":
+        elif isinstance(a, str) and a.split(":")[0] != "cpu":
+            if a.split(":")[0] not in _DEVICE_TYPES:
+                raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at "
+                                   f"start of device string: {a}")
             raise RuntimeError(f"gradviz computes on the CPU only; cannot move a tensor to {a!r}")
+        elif isinstance(a, int) and not isinstance(a, bool):  # a device index: an accelerator
+            raise RuntimeError("Cannot access accelerator device when none is available. "
+                               "(gradviz computes on the CPU only)")
     if target is None:
         return self
     np_dt = target.np if isinstance(target, _dtype.dtype) else np.dtype(target)
     if np_dt == self._data.dtype:
         return self
     return dispatch(OPS["to_copy"], self, dtype=np_dt)
+
+
+# The device types PyTorch's device strings may start with, in its order.
+_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
+                 "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                 "privateuseone")
 
 
 def _install_library(Tensor: type) -> None:  # noqa: N803
@@ -100,7 +201,8 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
              "amax", "amin", "argmax", "argmin", "all", "any", "isnan", "isinf", "isfinite",
              "allclose", "equal", "prod", "var", "std", "logsumexp", "norm",
              "softmax", "log_softmax",
-             "flatten", "repeat", "contiguous", "split", "chunk", "unbind", "bmm", "outer", "ger",
+             "flatten", "flip", "cumsum", "repeat", "contiguous", "split", "chunk", "unbind",
+             "bmm", "outer", "ger",
              "select", "narrow", "index_select", "gather", "scatter", "scatter_add",
              "masked_fill", "clamp_", "clip_", "masked_fill_", "scatter_", "scatter_add_",
              "index_put", "index_put_")

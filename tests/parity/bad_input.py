@@ -140,6 +140,21 @@ SNIPPETS: tuple[str, ...] = (
     "x.long().exp()", "i.exp()", "i.sqrt()", "b.abs()", "b.neg()", "i.sigmoid()",
     "x.numpy().dtype", "i.float().log()", "m.tensor([1, 2]).double().int().float()",
     "x.item()", "m.ones(1).item()", "e.item()", "x.tolist()",
+    # -- added with issue #20: what the fixes above brought in -----------------------------------
+    "(g // 2).grad_fn.name()", "(g // 2).sum().backward()", "(2 % g).sum().backward()",
+    "(g % 2).grad_fn.name()", "(g % g).grad_fn.name()", "m.floor_divide(x, 0)",
+    "m.remainder(i, m.tensor([0, 1]))", "b // b", "i & 1.5", "b & i", "2 | i", "~s",
+    "m.bitwise_not(x)", "i.bitwise_and_(1.5)", "m.neg(b)", "'a' in x", "m.ones(2).flip(0, 0)",
+    "x.flip(5)", "x.cumsum()", "g.cumsum(-1).grad_fn.name()", "x.type('a')", "x.type(5)",
+    "m.tensor(3.).__index__()", "complex(x)", "x == 'a'", "x < None", "2 @ x",
+    "m.ones(2).new_ones(2, 3.0)", "m.ones(2).new_full((2,), 'a')", "m.zeros(2, requires_grad=1)",
+    "m.full((2,), 1.0, requires_grad='a')", "m.tensor([1.0], requires_grad='a')",
+    "m.empty(2, requires_grad='a')", "m.rand(2, requires_grad='a')", "m.eye(2, -1)",
+    "m.tensor([[1, 2], [1]])", "m.tensor([1.0, None])", "x.narrow(0, 1, -1)", "m.cat([x, s])",
+    "x.expand(3, 3)", "x.repeat(2, -1)", "x.reshape(2, 3.0)", "x.expand(2, 3.0)",
+    "g.sum().grad_fn(m.ones(()), m.ones(()))", "g.requires_grad = 'a'",
+    "F.binary_cross_entropy(x * 0.5, -m.ones(2, 3))", "m.clamp(x, max='a')",
+    "g.grad = m.ones(3, dtype=m.float64)",
 )
 
 # What torch raises for bad input; anything else from gradviz is an internal error (NumPy's
