@@ -54,6 +54,7 @@ from gradviz._factories import (
     tensor,
     zeros,
 )
+from gradviz._version import __version__
 from gradviz.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from gradviz.engines import compare_engines
 from gradviz.ops import functional as _functional
@@ -62,8 +63,6 @@ from gradviz.ops import functional as _functional
 from gradviz.render import draw_backward, draw_both, draw_forward, draw_step, print_graph, show
 from gradviz.tensor import Tensor
 from gradviz.trace import graph_of, load_trace, trace
-
-__version__ = "0.1.0"
 
 Size = tuple  # gradviz shapes are plain tuples; `gradviz.Size([2, 3])` builds one
 

@@ -28,6 +28,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from gradviz.render import _display
+
+_display.install()  # trace objects' notebook displays and to_html (docs/architecture.md)
+
 __all__ = ["draw_backward", "draw_forward", "draw_both", "draw_step", "to_svg", "render",
            "print_graph", "step_table", "print_steps", "step_through", "show", "replay",
            "player_html"]

@@ -17,6 +17,7 @@ import typing
 from collections.abc import Iterable, Iterator
 from typing import IO, Any, Union
 
+from gradviz._version import __version__
 from gradviz.trace.model import (
     BackwardRun,
     NodeInfo,
@@ -52,8 +53,6 @@ def trace_to_dict(tr: Any, runs: list[int] | None = None) -> dict[str, Any]:
         >>> [r["id"] for r in trace_to_dict(tr, runs=[])["runs"]]
         []
     """
-    from gradviz import __version__
-
     chosen = tr.runs if runs is None else [tr.runs[i] for i in runs]
     return {
         "schema": SCHEMA,
@@ -215,8 +214,6 @@ def _chunks(tr: Any, indent: int | None) -> Iterator[str]:
             else:
                 yield encode(value)
         yield ("]" if first else pad(depth) + "]")
-
-    from gradviz import __version__
 
     head = {"schema": SCHEMA, "gradviz_version": __version__, "name": tr.name,
             "options": {"values": tr.values, "keep_runs": tr.keep_runs},

@@ -116,11 +116,6 @@ class BackwardGraph:
         return [(n.id, nxt, nr) for n in self.nodes.values()
                 for nxt, nr in n.next_functions if nxt is not None]
 
-    def _repr_svg_(self) -> str:
-        """Jupyter shows a graph as the SVG of :func:`gradviz.render.graphviz.draw_backward`."""
-        from gradviz.render.jupyter import graph_svg
-
-        return graph_svg(self)
 
 
 @dataclass

@@ -953,20 +953,7 @@ class Trace:
     def __repr__(self) -> str:
         return f"<Trace {self.summary()[len('gradviz trace: '):]}>"
 
-    # -- notebook display (see gradviz.render.jupyter; imported only when a notebook asks) -------
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **_: Any
-                          ) -> dict[str, str]:
-        from gradviz.render.jupyter import trace_mimebundle
-
-        return trace_mimebundle(self, include, exclude)
-
-    def _repr_html_(self) -> str:
-        """The HTML step player (or, without it, the backward graph's SVG)."""
-        return self._repr_mimebundle_(include=["text/html"])["text/html"]
-
-    def _repr_svg_(self) -> str | None:
-        """The SVG of the last backward run's graph (None for an empty trace)."""
-        return self._repr_mimebundle_(include=["image/svg+xml"]).get("image/svg+xml")
+    # (Notebook displays and to_html are installed by the render layer: render/_display.py.)
 
     # -- serialisation (see gradviz.trace.io) ------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -986,26 +973,6 @@ class Trace:
 
         save(self, path)
 
-    def to_html(self, path: str | os.PathLike[str] | None = None,
-                run: int | str | None = None) -> str:
-        """The HTML step player: one self-contained page (see :mod:`gradviz.render.html`).
-
-        Args:
-            path: also write the page there (UTF-8).
-            run: show only this backward run (index or id); default: every run, selectable.
-
-        Example:
-            >>> import gradviz
-            >>> with gradviz.trace() as tr:
-            ...     (gradviz.ones(2, requires_grad=True) * 2).sum().backward()
-            >>> tr.to_html("steps.html")[:15]  # doctest: +SKIP
-            '<!DOCTYPE html>'
-        """
-        from gradviz.render.html import player_html, write_player
-
-        if path is not None:
-            return write_player(self, path, run=run)
-        return player_html(self, run=run)
 
 
 # What each thread has of its own (NOTE [threads]), in the order Trace._switch_to keeps it.
