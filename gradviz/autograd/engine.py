@@ -162,10 +162,12 @@ def compute_dependencies(graph_root: Node) -> dict[Node, int]:
         for next_node, _ in stack.pop().next_functions:
             if next_node is None:
                 continue
-            if next_node not in dependencies:  # the graph is acyclic: first visit
-                dependencies[next_node] = 0
+            count = dependencies.get(next_node)
+            if count is None:  # the first edge to it (the graph is acyclic: no visited set)
+                dependencies[next_node] = 1
                 stack.append(next_node)
-            dependencies[next_node] += 1
+            else:
+                dependencies[next_node] = count + 1
     return dependencies
 
 
@@ -246,7 +248,7 @@ def evaluate_function(task: GraphTask, node: Node, inputs: InputBuffer) -> None:
             continue
         buffer = not_ready.pop(next_node, None)
         if buffer is None:
-            buffer = InputBuffer([None] * len(next_node._out_meta))
+            buffer = InputBuffer([None] * next_node.num_outputs)
         buffer.add(input_nr, grad)
         observer.accumulate(next_node, input_nr, grad, buffer[input_nr], node, remaining)
         if remaining:
