@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from gradviz.autograd import events
+from gradviz.autograd import events, graph
 from gradviz.autograd.grad_mode import set_grad_enabled
 from gradviz.autograd.graph import Edge, GraphRoot, Node, NodeHooks, gradient_edge
 from gradviz.tensor import Tensor, _unwrap_grad, _wrap_grad
@@ -260,24 +260,24 @@ def evaluate_function(task: GraphTask, node: Node, inputs: InputBuffer) -> None:
 
 def call_function(task: GraphTask, node: Node, inputs: list) -> tuple:
     """Tensor hooks and ``retain_grad``, the node's pre-hooks, the node, its post-hooks."""
-    hooks = node._hooks()
+    hooks, create_graph = node._hooks(), task.create_graph
     inputs = call_tensor_pre_hooks(task, node, hooks, inputs)
     for fn in hooks.pre:
         result = fn(tuple(None if g is None else _wrap_grad(g) for g in inputs))
         task.observer.hook("prehook", node, fn=fn)
         if result is not None:
-            inputs = [None if r is None else _from_hook(r, g, task.create_graph, "prehook")
+            inputs = [None if r is None else graph.hook_result(r, g, create_graph, "prehook")
                       for r, g in zip(result, inputs)]
     if not hooks.post:
-        return node.run(inputs, task.create_graph, task.observer)
+        return node.run(inputs, create_graph, task.observer)
     # The post-hooks see the inputs as they came: the node gets a copy (it may move them out).
-    outputs = node.run(list(inputs), task.create_graph, task.observer)
+    outputs = node.run(list(inputs), create_graph, task.observer)
     grad_outputs = tuple(None if g is None else _wrap_grad(g) for g in inputs)
     for fn in hooks.post:
         result = fn(tuple(None if g is None else _wrap_grad(g) for g in outputs), grad_outputs)
         task.observer.hook("posthook", node, fn=fn)
         if result is not None:
-            outputs = tuple(None if r is None else _from_hook(r, g, task.create_graph, "hook")
+            outputs = tuple(None if r is None else graph.hook_result(r, g, create_graph, "hook")
                             for r, g in zip(result, outputs))
     return outputs
 
@@ -289,26 +289,11 @@ def call_tensor_pre_hooks(task: GraphTask, node: Node, hooks: NodeHooks, inputs:
             result = fn(_wrap_grad(inputs[nr]))
             task.observer.hook("tensor", node, fn=fn, input_nr=nr)
             if result is not None:
-                name = getattr(fn, "__name__", "hook")
-                inputs[nr] = _from_hook(result, inputs[nr], task.create_graph, name)
+                inputs[nr] = graph.hook_result(result, inputs[nr], task.create_graph,
+                                               getattr(fn, "__name__", "hook"))
     for nr, ref in hooks.retains_grad:
         tensor, grad = ref(), inputs[nr]
         if tensor is not None and grad is not None:
-            # The first gradient is copied into .grad; later ones are added.
-            if task.create_graph:
-                tensor.grad = grad.clone() if tensor.grad is None else tensor.grad + grad
-            else:
-                tensor.grad = Tensor._make(
-                    np.array(grad) if tensor.grad is None else tensor.grad._data + grad)
+            graph.retain_grad(tensor, grad, task.create_graph)
             task.observer.hook("retain_grad", node, tensor=tensor)
     return inputs
-
-
-def _from_hook(result: Any, like: Any, create_graph: bool, what: str) -> Any:
-    """A hook's returned gradient, in the engine's representation, checked to keep the shape."""
-    if not isinstance(result, Tensor):
-        raise TypeError(f"{what} must return None or a Tensor, got {type(result).__name__}")
-    if like is not None and result.shape != np.shape(like):
-        raise RuntimeError(f"hook '{what}' has changed the size of value: expected "
-                           f"{list(np.shape(like))}, got {list(result.shape)}")
-    return result if create_graph else result._data

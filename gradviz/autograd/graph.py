@@ -382,6 +382,29 @@ class AccumulateGrad(Node):
                 observer.hook("post_accumulate_grad", self, fn=fn)
 
 
+def hook_result(result: Any, like: Any, create_graph: bool, what: str) -> Any:
+    """A gradient a hook returned, as the engine carries it (an array, or under
+    ``create_graph`` a tensor), checked to keep the shape of ``like``, the one it replaces."""
+    tensor_type = _TENSOR or _tensor_class()
+    if not isinstance(result, tensor_type):
+        raise TypeError(f"{what} must return None or a Tensor, got {type(result).__name__}")
+    if like is not None and result.shape != np.shape(like):
+        raise RuntimeError(f"hook '{what}' has changed the size of value: expected "
+                           f"{list(np.shape(like))}, got {list(result.shape)}")
+    return result if create_graph else result._data
+
+
+def retain_grad(tensor: Tensor, grad: Any, create_graph: bool) -> None:
+    """What ``retain_grad`` does when the gradient of a non-leaf arrives: the first is copied
+    into ``tensor.grad``, later ones are added."""
+    if create_graph:
+        tensor.grad = grad.clone() if tensor.grad is None else tensor.grad + grad
+    else:
+        tensor_type = _TENSOR or _tensor_class()
+        tensor.grad = tensor_type._make(
+            np.array(grad) if tensor.grad is None else tensor.grad._data + grad)
+
+
 def _use_count(obj: Any) -> int:
     """PyTorch's ``use_count``: how many references hold ``obj``, the caller's variable among
     them (``sys.getrefcount`` also counts those of this call, measured below)."""
