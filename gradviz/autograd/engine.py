@@ -1,16 +1,9 @@
 """The backward engine: PyTorch's ``Engine::execute`` (``torch/csrc/autograd/engine.cpp``).
 
-Read it top to bottom; ``docs/engine.md`` walks through it. :func:`run_backward` turns the roots
-into edges (:func:`~gradviz.autograd.graph.gradient_edge`; a ``GraphRoot`` for several), counts
-each node's incoming edges (:func:`compute_dependencies`), marks what must run when only some
-gradients are wanted (:func:`init_to_execute`) and runs the loop (:func:`execute`). The loop pops
-the ready node with the highest ``sequence_nr`` and evaluates it (:func:`evaluate_function`):
-:func:`call_function` runs its hooks and the node itself, then each of its results goes into
-the :class:`InputBuffer` of the next node, which joins the :class:`ReadyQueue` once all its
-incoming edges have delivered.
-
-Gradients travel as NumPy arrays; under ``create_graph`` as tensors, with recording on, so that
-the pass is itself a graph. Every step is told to an :class:`~gradviz.autograd.events.Observer`.
+Read it top to bottom (``docs/engine.md`` walks through it): the types a pass works with, then
+:func:`run_backward` and one function per step in the order they run. Gradients travel as NumPy
+arrays; under ``create_graph`` as tensors, with recording on, so that the pass is itself a graph.
+Every step is told to an :class:`~gradviz.autograd.events.Observer`.
 """
 
 from __future__ import annotations
@@ -91,12 +84,11 @@ def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph:
                  create_graph: bool, inputs: Sequence[Tensor] = (), allow_unused: bool = True,
                  accumulate_grad: bool = True, observer: events.Observer | None = None
                  ) -> tuple[Any, ...]:
-    """One backward pass: what ``Tensor.backward`` and ``autograd.grad`` both call.
-
-    ``grad_roots`` are the roots' gradients, already checked; ``keep_graph`` is
-    ``retain_graph``. With ``accumulate_grad`` the pass writes ``.grad`` (of ``inputs`` only,
-    when given) and returns ``()``; without, it returns the gradients of ``inputs`` (an unused
-    one is an error unless ``allow_unused``). ``observer`` defaults to :func:`events.observer`.
+    """One backward pass, what ``Tensor.backward`` and ``autograd.grad`` call. ``grad_roots``:
+    the roots' gradients, already checked; ``keep_graph``: ``retain_graph``. With
+    ``accumulate_grad`` it writes ``.grad`` (of ``inputs`` only, if given) and returns ``()``;
+    else it returns the gradients of ``inputs`` (an unused one is an error unless
+    ``allow_unused``). ``observer`` defaults to :func:`events.observer`.
 
     Example:
         >>> import gradviz
@@ -114,7 +106,7 @@ def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph:
     grads = [_wrap_grad(g) if create_graph else _unwrap_grad(g) for g in grad_roots]
     if len(edges) == 1:
         graph_root, input_nr = edges[0]
-        root_inputs = InputBuffer([None] * graph_root.num_outputs)
+        root_inputs = InputBuffer((None,) * graph_root.num_outputs)
         root_inputs.add(input_nr, grads[0])
     else:
         graph_root, root_inputs = GraphRoot(tuple(edges), grads), InputBuffer()
@@ -173,12 +165,10 @@ def compute_dependencies(graph_root: Node) -> dict[Node, int]:
 
 def init_to_execute(graph_root: Node, output_edges: list[Edge], accumulate_grad: bool,
                     captures: dict[Node, list[tuple[int, int]]]) -> dict[Node, bool]:
-    """When only some gradients are wanted: node -> whether it must run (PyTorch's
-    ``exec_info``); nodes absent receive nothing. With ``accumulate_grad`` each output edge's
-    node must run (to write ``.grad``); otherwise the gradient arriving there is captured into
-    ``captures``. A node must run when one of its ``next_functions`` is in the map: an
-    iterative post-order walk decides each node after its children.
-    """
+    """When only some gradients are wanted, PyTorch's ``exec_info``: node -> whether it runs
+    (absent: it receives nothing). With ``accumulate_grad`` each output edge's node runs (to
+    write ``.grad``); else the gradient arriving there is put in ``captures``. A node runs when
+    one of its ``next_functions`` is in the map (an iterative post-order walk)."""
     exec_info: dict[Node, bool] = {}
     for index, (fn, input_nr) in enumerate(output_edges):
         if accumulate_grad:
@@ -248,7 +238,7 @@ def evaluate_function(task: GraphTask, node: Node, inputs: InputBuffer) -> None:
             continue
         buffer = not_ready.pop(next_node, None)
         if buffer is None:
-            buffer = InputBuffer([None] * next_node.num_outputs)
+            buffer = InputBuffer((None,) * next_node.num_outputs)
         buffer.add(input_nr, grad)
         observer.accumulate(next_node, input_nr, grad, buffer[input_nr], node, remaining)
         if remaining:
