@@ -571,7 +571,7 @@ def test_removed_listener_receives_nothing():
 
 def test_nothing_is_emitted_when_no_listener_is_registered(monkeypatch):
     # The hot paths must not even build event data without listeners: make emitting fatal.
-    import gradviz.autograd.engine as engine_mod
+    # (The engine reports through events.observer(), whose forwarding observer calls emit.)
     import gradviz.autograd.function as function_mod
     import gradviz.ops.dispatch as dispatch_mod
 
@@ -582,8 +582,9 @@ def test_nothing_is_emitted_when_no_listener_is_registered(monkeypatch):
     for fn in saved:
         events.remove_listener(fn)
     try:
-        for mod in (engine_mod, function_mod, dispatch_mod):
+        for mod in (events, function_mod, dispatch_mod):
             monkeypatch.setattr(mod, "emit", fail)
+        assert type(events.observer()) is events.Observer  # the one whose methods do nothing
 
         class Double(Function):
             @staticmethod
@@ -715,3 +716,78 @@ def test_broadcast_gradients_keep_each_input_shape_even_when_empty():
     (c * d).sum().backward()
     assert c.grad.shape == (2, 1) and c.grad.dtype == gv.float64
     assert d.grad.shape == (3,) and d.grad.dtype == gv.float32
+
+
+# -- the engine's parts ----------------------------------------------------------------------------
+def test_a_long_chain_needs_no_recursion():
+    import sys
+
+    x = f64([1.0, 2.0])
+    y = x
+    for _ in range(100_000):
+        y = y * 1.0
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(150)  # far below the chain's depth: any recursion would fail
+    try:
+        y.sum().backward()
+    finally:
+        sys.setrecursionlimit(limit)
+    assert x.grad.tolist() == [1.0, 1.0]
+
+
+def test_ready_queue_runs_the_latest_node_first_and_equals_in_arrival_order():
+    from gradviz.autograd.engine import InputBuffer, ReadyQueue
+
+    leaves = [f64([float(i)]) for i in range(3)]
+    accs = [(t * 1).grad_fn.next_functions[0][0] for t in leaves]
+    ops = [(t * 1).grad_fn for t in leaves]
+    queue = ReadyQueue()
+    for node in (ops[0], accs[1], ops[2], accs[0], accs[2], ops[1]):
+        queue.push(node, InputBuffer([None]))
+    assert queue.nodes() == [accs[1], accs[0], accs[2], ops[2], ops[1], ops[0]]
+    expected = queue.nodes()
+    assert [queue.pop()[0] for _ in range(6)] == expected and not queue
+
+
+def test_nodes_left_waiting_fail_loudly():
+    from gradviz.autograd.engine import GraphTask, InputBuffer, compute_dependencies, execute
+    from gradviz.autograd.graph import GraphRoot, gradient_edge
+
+    x = f64([1.0, 2.0])
+    acc = gradient_edge(x).function
+    meta = ((x.shape, x._data.dtype),)
+
+    class Sends(Node):
+        def apply(self, grad_outputs, create_graph):
+            return (grad_outputs[0],)
+
+    class Drops(Node):  # a broken node: no result for its edge, so acc never becomes ready
+        def apply(self, grad_outputs, create_graph):
+            return ()
+
+    root = GraphRoot(((Sends(((acc, 0),), meta), 0), (Drops(((acc, 0),), meta), 0)),
+                     [np.ones(2), np.ones(2)])
+    task = GraphTask(False, False, events.observer())
+    task.dependencies = compute_dependencies(root)
+    with pytest.raises(RuntimeError, match="could not compute gradients for some functions"):
+        execute(task, root, InputBuffer())
+    assert x.grad is None
+
+
+def test_a_watching_observer_sees_each_node_once_in_order():
+    from gradviz.autograd.engine import run_backward
+
+    class Order(events.Observer):
+        def __init__(self):
+            self.seen = []
+
+        def execute(self, node, grad_outputs, grad_inputs):
+            self.seen.append(node.name())
+
+    x = f64([1.0, 2.0])
+    order = Order()
+    run_backward([(x.exp() * 2).sum()], [gv.tensor(1.0, dtype=gv.float64)], False, False,
+                 observer=order)
+    assert order.seen == ["SumBackward0", "MulBackward0", "ExpBackward0",
+                          "torch::autograd::AccumulateGrad"]
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp([1.0, 2.0]))

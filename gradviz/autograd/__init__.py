@@ -5,7 +5,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import gc
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -84,6 +86,24 @@ def _size(shape: tuple) -> str:
     return f"gradviz.Size({list(shape)})"
 
 
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for a backward pass (restored after, also on an
+    error; left off if the program had turned it off).
+
+    NOTE [gc during backward]: the pass frees what it no longer needs by reference counting
+    and makes no cycles of its own, while the many short-lived gradients and buffers it
+    allocates would trigger collections that each walk the whole (large) graph again.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def backward(tensors: Tensor | Sequence[Tensor], grad_tensors: Any = None,
              retain_graph: bool | None = None, create_graph: bool = False,
              grad_variables: Any = None, inputs: Tensor | Sequence[Tensor] | None = None
@@ -123,8 +143,9 @@ def backward(tensors: Tensor | Sequence[Tensor], grad_tensors: Any = None,
                       "between the parameter and its gradient which can cause a memory leak. We "
                       "recommend using autograd.grad when creating the graph to avoid this.",
                       stacklevel=2)
-    run_backward(outputs, grads, retain_graph, create_graph, inputs_t,
-                 allow_unused=True, accumulate_grad=True)
+    with _collector_paused():
+        run_backward(outputs, grads, retain_graph, create_graph, inputs_t,
+                     allow_unused=True, accumulate_grad=True)
 
 
 def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
@@ -165,8 +186,9 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     grads = _make_grads(outs, grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
-    result = run_backward(outs, grads, retain_graph, create_graph, ins,
-                          allow_unused=allow_unused, accumulate_grad=False)
+    with _collector_paused():
+        result = run_backward(outs, grads, retain_graph, create_graph, ins,
+                              allow_unused=allow_unused, accumulate_grad=False)
     if materialize_grads:
         result = tuple(Tensor._make(np.zeros(t.shape, t._data.dtype)) if g is None else g
                        for g, t in zip(result, ins))

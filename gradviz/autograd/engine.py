@@ -1,389 +1,289 @@
-"""The backward engine: PyTorch's ``Engine::execute`` in a few hundred lines of Python.
+"""The backward engine: PyTorch's ``Engine::execute`` (``torch/csrc/autograd/engine.cpp``).
 
-Read it top to bottom; ``docs/engine.md`` walks through it with pictures. The algorithm:
-
-1. **Roots.** Each output tensor gives its :func:`gradient_edge` (``grad_fn`` at ``output_nr``,
-   or a leaf's ``AccumulateGrad``). With one root the engine starts at that node; with several it
-   starts at a ``GraphRoot`` node whose outputs are the root gradients.
-2. **Dependencies.** An iterative walk over ``next_functions`` counts, for every reachable node,
-   how many edges point at it: a node may run only when all of them have delivered.
-3. **What to execute.** With ``inputs=`` (or ``autograd.grad``) only the nodes on a path to those
-   inputs run; ``autograd.grad`` *captures* gradients instead of writing ``.grad``.
-4. **The ready queue.** A priority queue ordered by ``sequence_nr``, highest first: the node
-   created last runs first, and ``AccumulateGrad`` (sequence number 2**64-1) runs as soon as it is
-   ready. Each node that has received some but not all gradients keeps an **input buffer**, one
-   slot per forward output, where incoming gradients are summed.
-5. **Executing a node:** tensor hooks and ``retain_grad``, then node pre-hooks, then the node
-   itself (its backward formulas), then its post-hooks; saved values are freed unless
-   ``retain_graph``. Each result goes to the input buffer of ``next_functions[i]`` at its
-   ``input_nr``; a node whose dependency count reaches zero joins the ready queue.
-
-Gradients travel as NumPy arrays in a plain backward. With ``create_graph=True`` the pass runs
-with recording on and gradients are tensors, so the backward computation is itself a graph.
-Every step is reported to the listeners in :mod:`gradviz.autograd.events` when any exist.
+Read it top to bottom (``docs/engine.md`` walks through it): the types a pass works with, then
+:func:`run_backward` and one function per step in the order they run. Gradients travel as NumPy
+arrays; under ``create_graph`` as tensors, with recording on, so that the pass is itself a graph.
+Every step is told to an :class:`~gradviz.autograd.events.Observer`.
 """
 
 from __future__ import annotations
 
-import gc
-import sys
 from collections.abc import Sequence
-from heapq import heappop, heappush, heappushpop
+from heapq import heappop, heappush
+from itertools import count
 from typing import Any
 
 import numpy as np
 
-from gradviz.autograd.events import _listeners, emit
+from gradviz.autograd import events, graph
 from gradviz.autograd.grad_mode import set_grad_enabled
-from gradviz.autograd.graph import AccumulateGrad, Edge, GraphRoot, Node, gradient_edge
+from gradviz.autograd.graph import Edge, GraphRoot, Node, NodeHooks, gradient_edge
 from gradviz.tensor import Tensor, _unwrap_grad, _wrap_grad
 
-__all__ = ["run_backward", "compute_dependencies"]
+__all__ = ["run_backward", "compute_dependencies", "init_to_execute", "InputBuffer", "ReadyQueue",
+           "GraphTask", "execute", "evaluate_function", "call_function"]
 
 
-def compute_dependencies(root: Node) -> dict[Node, int]:
-    """For every node reachable from ``root``: how many edges point at it (iteratively)."""
-    deps: dict[Node, int] = {}
-    stack = [root]
-    while stack:
-        for nxt, _ in stack.pop().next_functions:
-            if nxt is None:
-                continue
-            # The graph is acyclic, so the root is never reached again: a node seen for the
-            # first time is exactly one not yet in deps (no separate visited set).
-            count = deps.get(nxt)
-            if count is None:
-                deps[nxt] = 1
-                stack.append(nxt)
-            else:
-                deps[nxt] = count + 1
-    return deps
+class InputBuffer(list):
+    """The gradients a node receives: one slot per forward output, summed as they arrive."""
+
+    __slots__ = ()
+
+    def add(self, input_nr: int, grad: Any) -> None:
+        """Add ``grad`` (None: nothing flowed) into slot ``input_nr``.
+
+        Example:
+            >>> buf = InputBuffer([None, None]); buf.add(1, 2.0); buf.add(1, 3.0); buf
+            [None, 5.0]
+        """
+        if grad is not None:
+            old = self[input_nr]
+            self[input_nr] = grad if old is None else old + grad
 
 
-def _init_to_execute(root: Node, targets: set[Node], captures: dict[Node, list]) -> set[Node]:
-    """The nodes that must run to reach ``targets`` or ``captures``: those with a path to one.
+class ReadyQueue(list):
+    """The nodes ready to run with their inputs: highest ``sequence_nr`` first (the node created
+    last; ``AccumulateGrad`` reports 2**64-1), first come first served among equals."""
 
-    An iterative post-order walk: a node is needed once any of its children is needed, a target
-    or a capture point (PyTorch's ``GraphTask::init_to_execute``)."""
-    needed = set(targets)
-    reach = needed | set(captures)
-    visited = {root}
-    stack: list[tuple[Node, int]] = [(root, 0)]
-    while stack:
-        node, i = stack[-1]
-        nexts = node.next_functions
-        if i < len(nexts):
-            stack[-1] = (node, i + 1)
-            child = nexts[i][0]
-            if child is not None and child not in visited:
-                visited.add(child)
-                stack.append((child, 0))
-            continue
-        stack.pop()
-        if node not in needed and any(c in reach for c, _ in nexts if c is not None):
-            needed.add(node)
-            reach.add(node)
-    return needed
+    __slots__ = ("_arrivals",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._arrivals = count()
+
+    def push(self, node: Node, inputs: InputBuffer) -> None:
+        heappush(self, (-node._seq, next(self._arrivals), node, inputs))
+
+    def pop(self) -> tuple[Node, InputBuffer]:  # type: ignore[override]
+        _, _, node, inputs = heappop(self)
+        return node, inputs
+
+    def nodes(self) -> list[Node]:
+        """The queued nodes in the order they will run."""
+        return [entry[2] for entry in sorted(self)]
+
+
+class GraphTask:
+    """What one backward pass knows (PyTorch's ``GraphTask``): its options, each node's
+    remaining dependencies, the input buffers of nodes not ready yet, and what to capture."""
+
+    __slots__ = ("keep_graph", "create_graph", "observer", "dependencies", "not_ready", "ready",
+                 "exec_info", "captures", "captured_vars")
+
+    def __init__(self, keep_graph: bool, create_graph: bool, observer: events.Observer) -> None:
+        self.keep_graph, self.create_graph, self.observer = keep_graph, create_graph, observer
+        self.dependencies: dict[Node, int] = {}
+        self.not_ready: dict[Node, InputBuffer] = {}
+        self.ready = ReadyQueue()
+        self.exec_info: dict[Node, bool] | None = None  # node -> needed; None: all nodes run
+        self.captures: dict[Node, list[tuple[int, int]]] = {}  # node -> (input_nr, index)
+        self.captured_vars: list[Any] = []
 
 
 def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph: bool,
-                 create_graph: bool, inputs: Sequence[Tensor] = (),
-                 allow_unused: bool = True, accumulate_grad: bool = True) -> tuple[Any, ...]:
-    """Run one backward pass (what ``Tensor.backward`` and ``autograd.grad`` both call).
+                 create_graph: bool, inputs: Sequence[Tensor] = (), allow_unused: bool = True,
+                 accumulate_grad: bool = True, observer: events.Observer | None = None
+                 ) -> tuple[Any, ...]:
+    """One backward pass, what ``Tensor.backward`` and ``autograd.grad`` call. ``grad_roots``:
+    the roots' gradients, already checked; ``keep_graph``: ``retain_graph``. With
+    ``accumulate_grad`` it writes ``.grad`` (of ``inputs`` only, if given) and returns ``()``;
+    else it returns the gradients of ``inputs`` (an unused one is an error unless
+    ``allow_unused``). ``observer`` defaults to :func:`events.observer`.
 
-    Args:
-        roots: the tensors to differentiate; each must require grad.
-        grad_roots: their gradients, already checked for shape (tensors or arrays).
-        keep_graph: keep saved values (``retain_graph``).
-        create_graph: record the pass so that its results can be differentiated.
-        inputs: with ``accumulate_grad``, the only tensors whose ``.grad`` is written;
-            without it, the tensors whose gradients are captured and returned.
-        allow_unused: without it, an input that received no gradient is an error.
-        accumulate_grad: write ``.grad`` (``backward``) or capture (``autograd.grad``).
-
-    Returns:
-        The captured gradients, one per input, for ``accumulate_grad=False``; else ``()``.
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.tensor([1.0, 2.0], requires_grad=True)
+        >>> run_backward([(x * x).sum()], [gradviz.tensor(1.0)], False, False, [x],
+        ...              accumulate_grad=False)
+        (tensor([2., 4.]),)
     """
-    root_edges: list[Edge] = []
+    edges = []
     for i, t in enumerate(roots):
         if not t.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
                                "a grad_fn")
-        root_edges.append(gradient_edge(t))
-    grads = [_as_value(g, create_graph) for g in grad_roots]
-
-    # Where the wanted gradients arrive (PyTorch's output_edges).
-    targets: set[Node] = set()
-    captures: dict[Node, list[tuple[int, int]]] = {}
-    for idx, t in enumerate(inputs):
-        edge = gradient_edge(t)
-        if accumulate_grad:
-            # As PyTorch: a non-leaf input gets its .grad through retain_grad (a no-op on a
-            # leaf), and an input that does not require grad fails with retain_grad's error.
-            t.retain_grad()
-            targets.add(edge.function)
-        else:
-            captures.setdefault(edge.function, []).append((edge.input_nr, idx))
-    captured: list[Any] = [None] * len(inputs)
-
-    if len(root_edges) == 1:
-        graph_root, nr = root_edges[0]
-        buffer = [None] * graph_root.num_outputs
-        buffer[nr] = grads[0]
+        edges.append(gradient_edge(t))
+    grads = [_wrap_grad(g) if create_graph else _unwrap_grad(g) for g in grad_roots]
+    if len(edges) == 1:
+        graph_root, input_nr = edges[0]
+        root_inputs = InputBuffer((None,) * graph_root.num_outputs)
+        root_inputs.add(input_nr, grads[0])
     else:
-        graph_root, buffer = GraphRoot(tuple(root_edges), grads), []
-    deps = compute_dependencies(graph_root)
-    needed = _init_to_execute(graph_root, targets, captures) if inputs else None
-    if _listeners:
-        emit("backward_begin", {"engine": "pytorch", "roots": tuple(roots), "grad_roots": grads,
-                                "retain_graph": keep_graph, "create_graph": create_graph,
-                                "inputs": tuple(inputs), "accumulate_grad": accumulate_grad,
-                                "graph_root": graph_root})
-        emit("dependencies", {"counts": dict(deps), "graph_root": graph_root})
-
-    # The ready queue: (-sequence_nr, arrival, node, input buffer). Arrival breaks ties FIFO.
-    ready: list[tuple[int, int, Node, list]] = []
-    not_ready: dict[Node, list] = {}
-    arrivals = 1
-    task: tuple[int, int, Node, list] | None = (-graph_root._seq, 0, graph_root, buffer)
-    if _listeners:
-        emit("enqueue", {"node": graph_root, "ready": [graph_root]})
-    node: Node | None = None
-    # NOTE [perf]: the pass frees what it no longer needs by reference counting and makes no
-    # cycles of its own, so the cyclic collector is paused: otherwise the many short-lived
-    # buffers it allocates trigger collections that each walk the whole (large) graph.
-    pause_gc = gc.isenabled()
-    if pause_gc:
-        gc.disable()
-    try:
-        # PyTorch computes 1/0 = inf silently; so do the formulas here (no NumPy warnings).
-        with set_grad_enabled(create_graph), np.errstate(all="ignore"):
-            while task is not None:
-                _, _, node, buf = task
-                is_leaf = type(node) is AccumulateGrad
-                # NOTE [perf]: most nodes have no hooks; test before calling.
-                if is_leaf or node._extra is not None:
-                    buf = _call_pre_hooks(node, buf, create_graph)
-                if needed is not None:
-                    for input_nr, idx in captures.get(node, ()):
-                        captured[idx] = buf[input_nr]
-                    if node not in needed:
-                        task = heappop(ready) if ready else None
-                        continue
-                outputs: tuple = () if is_leaf else node.apply(buf, create_graph)
-                if _listeners:
-                    emit("execute", {"node": node, "grad_outputs": list(buf),
-                                     "grad_inputs": list(outputs)})
-                if is_leaf:
-                    _accumulate_grad(node, buf, create_graph)
-                if node._extra is not None and node._extra.post_hooks:
-                    outputs = _call_post_hooks(node, outputs, buf, create_graph)
-                # After the post-hooks, which may still read saved values (as in PyTorch).
-                if not keep_graph and node.release_variables() and _listeners:
-                    emit("release_saved", {"node": node})
-                newly = None  # the last node made ready by this one, not yet in the queue
-                for (nxt, input_nr), grad in zip(node.next_functions, outputs):
-                    if nxt is None:
-                        continue
-                    left = deps[nxt] - 1
-                    deps[nxt] = left
-                    if needed is not None and nxt not in needed and nxt not in captures:
-                        continue
-                    # NOTE [perf]: a node with one incoming edge (most of them) gets its input
-                    # buffer when it becomes ready and never enters not_ready.
-                    nbuf = None
-                    if not_ready:  # NOTE [perf]: empty along a chain: no lookups then
-                        nbuf = not_ready.pop(nxt, None) if left == 0 else not_ready.get(nxt)
-                    if nbuf is None:
-                        if len(nxt._out_meta) == 1:
-                            nbuf = [grad]
-                        else:
-                            nbuf = [None] * len(nxt._out_meta)
-                            nbuf[input_nr] = grad
-                        if left:
-                            not_ready[nxt] = nbuf
-                    elif grad is not None:
-                        old = nbuf[input_nr]
-                        nbuf[input_nr] = grad if old is None else old + grad
-                    if _listeners:
-                        emit("accumulate", {"node": nxt, "input_nr": input_nr, "grad": grad,
-                                            "buffer": nbuf[input_nr], "from": node,
-                                            "remaining": left})
-                    if left == 0:
-                        if newly is not None:
-                            heappush(ready, newly)
-                        newly = (-nxt._seq, arrivals, nxt, nbuf)
-                        arrivals += 1
-                        if _listeners:
-                            emit("enqueue", {"node": nxt, "ready": [
-                                e[2] for e in sorted([*ready, newly])]})
-                grad = None  # the loop variable must not keep a gradient alive: see _owned
-                # NOTE [perf]: in a chain the newly ready node is the only one: heappushpop
-                # hands it straight back without touching the heap.
-                if newly is not None:
-                    task = heappushpop(ready, newly)
-                else:
-                    task = heappop(ready) if ready else None
-            node = None
-    except BaseException as exc:
-        if _listeners:
-            emit("error", {"error": exc, "node": node})
-        raise
-    finally:
-        if pause_gc:
-            gc.enable()
-    if _listeners:
-        emit("backward_end", {"engine": "pytorch"})
-
+        graph_root, root_inputs = GraphRoot(tuple(edges), grads), InputBuffer()
+    task = GraphTask(keep_graph, create_graph, observer or events.observer())
+    task.dependencies = compute_dependencies(graph_root)
+    if inputs:
+        if accumulate_grad:
+            # A non-leaf input gets its .grad through retain_grad, as in PyTorch (which also
+            # gives retain_grad's error for an input that does not require grad).
+            for t in inputs:
+                t.retain_grad()
+        task.exec_info = init_to_execute(graph_root, [gradient_edge(t) for t in inputs],
+                                         accumulate_grad, task.captures)
+        task.captured_vars = [None] * len(inputs)
+    task.observer.backward_begin("pytorch", tuple(roots), grads, keep_graph, create_graph,
+                                 tuple(inputs), accumulate_grad, graph_root)
+    task.observer.dependencies(task.dependencies, graph_root)
+    execute(task, graph_root, root_inputs)
+    task.observer.backward_end("pytorch")
     if accumulate_grad:
         return ()
-    for i, g in enumerate(captured):
+    for i, g in enumerate(task.captured_vars):
         if g is None and not allow_unused:
             raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been "
                                "used in the graph. Set allow_unused=True if this is the desired "
                                "behavior.")
     return tuple(None if g is None else (g if create_graph else Tensor._make(np.array(g)))
-                 for g in captured)
+                 for g in task.captured_vars)
 
 
-def _as_value(g: Any, create_graph: bool) -> Any:
-    """A root gradient in the engine's representation: a tensor or an array."""
-    if create_graph:
-        return _wrap_grad(g)
-    return _unwrap_grad(g)
+def compute_dependencies(graph_root: Node) -> dict[Node, int]:
+    """For every node reachable from ``graph_root``: how many edges point at it. A node runs
+    only once all of them have delivered. Iterative (an explicit stack), as everywhere here.
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.ones(2, requires_grad=True)
+        >>> y = (x * x).sum()
+        >>> sorted(compute_dependencies(y.grad_fn).values())
+        [1, 2]
+    """
+    dependencies: dict[Node, int] = {}
+    stack = [graph_root]
+    while stack:
+        for next_node, _ in stack.pop().next_functions:
+            if next_node is None:
+                continue
+            count = dependencies.get(next_node)
+            if count is None:  # the first edge to it (the graph is acyclic: no visited set)
+                dependencies[next_node] = 1
+                stack.append(next_node)
+            else:
+                dependencies[next_node] = count + 1
+    return dependencies
 
 
-def _from_hook(result: Any, like: Any, create_graph: bool, what: str) -> Any:
-    """Take a hook's returned gradient, checking it keeps the shape."""
-    if not isinstance(result, Tensor):
-        raise TypeError(f"{what} must return None or a Tensor, got {type(result).__name__}")
-    if like is not None and result.shape != np.shape(like):
-        raise RuntimeError(f"hook '{what}' has changed the size of value: expected "
-                           f"{list(np.shape(like))}, got {list(result.shape)}")
-    return result if create_graph else result._data
-
-
-def _call_pre_hooks(node: Node, buf: list, create_graph: bool) -> list:
-    """Tensor hooks, then retain_grad, then node pre-hooks: PyTorch's order."""
-    for nr, fn in node._tensor_hooks():
-        g = buf[nr]
-        if g is None:
+def init_to_execute(graph_root: Node, output_edges: list[Edge], accumulate_grad: bool,
+                    captures: dict[Node, list[tuple[int, int]]]) -> dict[Node, bool]:
+    """When only some gradients are wanted, PyTorch's ``exec_info``: node -> whether it runs
+    (absent: it receives nothing). With ``accumulate_grad`` each output edge's node runs (to
+    write ``.grad``); else the gradient arriving there is put in ``captures``. A node runs when
+    one of its ``next_functions`` is in the map (an iterative post-order walk)."""
+    exec_info: dict[Node, bool] = {}
+    for index, (fn, input_nr) in enumerate(output_edges):
+        if accumulate_grad:
+            exec_info[fn] = True
+        else:
+            exec_info.setdefault(fn, False)
+            captures.setdefault(fn, []).append((input_nr, index))
+    seen = {graph_root}
+    stack = [(graph_root, 0)]
+    while stack:
+        node, i = stack[-1]
+        edges = node.next_functions
+        if i < len(edges):
+            stack[-1] = (node, i + 1)
+            child = edges[i][0]
+            if child is not None and child not in seen:
+                seen.add(child)
+                stack.append((child, 0))
             continue
-        res = fn(_wrap_grad(g))
-        if _listeners:
-            emit("hook", {"kind": "tensor", "node": node, "fn": fn, "input_nr": nr})
-        if res is not None:
-            buf[nr] = _from_hook(res, g, create_graph, getattr(fn, "__name__", "hook"))
-    extra = node._extra
-    if extra is not None and extra.retains_grad_hooks:
-        for nr, ref in extra.retains_grad_hooks.items():
-            t = ref()
-            g = buf[nr]
-            if t is not None and g is not None:
-                _store_retained(t, g, create_graph)
-                if _listeners:
-                    emit("hook", {"kind": "retain_grad", "node": node, "tensor": t})
-    if extra is not None and extra.pre_hooks:
-        for fn in list(extra.pre_hooks.values()):
-            res = fn(tuple(None if g is None else _wrap_grad(g) for g in buf))
-            if _listeners:
-                emit("hook", {"kind": "prehook", "node": node, "fn": fn})
-            if res is not None:
-                buf = [None if r is None else _from_hook(r, g, create_graph, "prehook")
-                       for r, g in zip(res, buf)]
-    return buf
+        stack.pop()
+        if not exec_info.get(node) and any(c in exec_info for c, _ in edges if c is not None):
+            exec_info[node] = True
+    return exec_info
 
 
-def _call_post_hooks(node: Node, outputs: tuple, buf: list, create_graph: bool) -> tuple:
-    grad_outputs = tuple(None if g is None else _wrap_grad(g) for g in buf)
-    for fn in list(node._extra.post_hooks.values()):
-        grad_inputs = tuple(None if g is None else _wrap_grad(g) for g in outputs)
-        res = fn(grad_inputs, grad_outputs)
-        if _listeners:
-            emit("hook", {"kind": "posthook", "node": node, "fn": fn})
-        if res is not None:
-            outputs = tuple(None if r is None else _from_hook(r, g, create_graph, "hook")
-                            for r, g in zip(res, outputs))
+def execute(task: GraphTask, graph_root: Node, root_inputs: InputBuffer) -> None:
+    """The loop: evaluate ready nodes until none is left. Recording is on only under
+    ``create_graph``; like PyTorch, 1/0 gives inf without a warning."""
+    task.ready.push(graph_root, root_inputs)
+    task.observer.enqueue(graph_root, task.ready)
+    node = None
+    try:
+        with set_grad_enabled(task.create_graph), np.errstate(all="ignore"):
+            while task.ready:
+                node, inputs = task.ready.pop()
+                evaluate_function(task, node, inputs)
+            node = None
+            if task.not_ready:
+                raise RuntimeError("could not compute gradients for some functions: "
+                                   f"{', '.join(n.name() for n in task.not_ready)}")
+    except BaseException as exc:
+        task.observer.error(exc, node)
+        raise
+
+
+def evaluate_function(task: GraphTask, node: Node, inputs: InputBuffer) -> None:
+    """Capture what ``autograd.grad`` wants, run the node if needed, free its saved values
+    unless ``retain_graph``, and hand each result to the next node's input buffer."""
+    if task.exec_info is not None:
+        needed = task.exec_info.get(node, False)
+        if not needed:  # a skipped node's tensor hooks still run: they see what is captured
+            inputs = call_tensor_pre_hooks(task, node, node._hooks(), inputs)
+        for input_nr, index in task.captures.get(node, ()):
+            task.captured_vars[index] = inputs[input_nr]
+        if not needed:
+            return
+    outputs = call_function(task, node, inputs)
+    observer = task.observer
+    if not task.keep_graph and node.release_variables():
+        observer.release_saved(node)
+    dependencies, exec_info, not_ready = task.dependencies, task.exec_info, task.not_ready
+    for (next_node, input_nr), grad in zip(node.next_functions, outputs):
+        if next_node is None:
+            continue
+        remaining = dependencies[next_node] = dependencies[next_node] - 1
+        if exec_info is not None and next_node not in exec_info:
+            continue
+        buffer = not_ready.pop(next_node, None)
+        if buffer is None:
+            buffer = InputBuffer((None,) * next_node.num_outputs)
+        buffer.add(input_nr, grad)
+        observer.accumulate(next_node, input_nr, grad, buffer[input_nr], node, remaining)
+        if remaining:
+            not_ready[next_node] = buffer
+        else:
+            task.ready.push(next_node, buffer)
+            observer.enqueue(next_node, task.ready)
+
+
+def call_function(task: GraphTask, node: Node, inputs: list) -> tuple:
+    """Tensor hooks and ``retain_grad``, the node's pre-hooks, the node, its post-hooks."""
+    hooks, create_graph = node._hooks(), task.create_graph
+    inputs = call_tensor_pre_hooks(task, node, hooks, inputs)
+    for fn in hooks.pre:
+        result = fn(tuple(None if g is None else _wrap_grad(g) for g in inputs))
+        task.observer.hook("prehook", node, fn=fn)
+        if result is not None:
+            inputs = [None if r is None else graph.hook_result(r, g, create_graph, "prehook")
+                      for r, g in zip(result, inputs)]
+    if not hooks.post:
+        return node.run(inputs, create_graph, task.observer)
+    # The post-hooks see the inputs as they came: the node gets a copy (it may move them out).
+    outputs = node.run(list(inputs), create_graph, task.observer)
+    grad_outputs = tuple(None if g is None else _wrap_grad(g) for g in inputs)
+    for fn in hooks.post:
+        result = fn(tuple(None if g is None else _wrap_grad(g) for g in outputs), grad_outputs)
+        task.observer.hook("posthook", node, fn=fn)
+        if result is not None:
+            outputs = tuple(None if r is None else graph.hook_result(r, g, create_graph, "hook")
+                            for r, g in zip(result, outputs))
     return outputs
 
 
-def _store_retained(t: Tensor, g: Any, create_graph: bool) -> None:
-    """retain_grad: the first gradient is copied into ``.grad``; later ones are added."""
-    if create_graph:
-        t.grad = g.clone() if t.grad is None else t.grad + g
-    else:
-        t.grad = Tensor._make(np.array(g)) if t.grad is None else Tensor._make(t.grad._data + g)
-
-
-def _owned(grad: Any, like: np.ndarray) -> bool:
-    """Whether ``grad`` may become ``.grad`` without a copy: nobody but the engine holds it.
-
-    PyTorch's ``AccumulateGrad`` "steals" a new gradient whose use count shows that only the
-    engine refers to it and whose layout matches the variable's; so does this. The engine holds
-    ``grad`` twice (the node's input buffer and the caller's local variable); a view counts as
-    owned when its base is held by the view alone. A gradient that a hook, a user's tensor,
-    another branch's buffer or a tracer still holds has more references, and is copied.
-    """
-    if (sys.getrefcount(grad) > _HELD_ONCE + 1 or type(grad) is not np.ndarray
-            or grad.dtype != like.dtype or grad.shape != like.shape
-            or not grad.flags.writeable
-            or grad.flags.c_contiguous != like.flags.c_contiguous):
-        return False
-    base = grad.base  # held by the view and by this local: the same count as above
-    # A view must cover all of its base (a transpose, a reshape), or .grad would pin more memory.
-    return base is None or (type(base) is np.ndarray and base.base is None
-                            and base.size == grad.size and sys.getrefcount(base) <= _HELD_ONCE)
-
-
-def _refcount_in_callee(obj: Any) -> int:
-    return sys.getrefcount(obj)
-
-
-def _held_once() -> int:
-    """What ``sys.getrefcount`` reports inside a function for an object that exactly one
-    other variable holds (measured, as the number differs between Python versions)."""
-    probe = np.empty(1)
-    return _refcount_in_callee(probe)
-
-
-_HELD_ONCE = _held_once()
-
-
-def _accumulate_grad(node: AccumulateGrad, buf: list, create_graph: bool) -> None:
-    """What running ``AccumulateGrad`` means: add the gradient in ``buf`` into ``.grad``.
-
-    The first gradient becomes ``.grad`` as it is when nobody else holds it (see
-    :func:`_owned`), else as a copy; later ones are added in place, or out of place under
-    ``create_graph`` so that ``.grad`` stays differentiable.
-    """
-    grad = buf[0]
-    if grad is None:
-        return
-    var = node.variable
-    before = var.grad
-    # Listeners need the value before an in-place add overwrites it.
-    shown_before = before if before is None or not _listeners else Tensor._make(
-        before._data.copy())
-    if create_graph:
-        # PyTorch copies into a fresh tensor (clone_obey_contract): .grad shows CopyBackwards.
-        var.grad = (Tensor._make(np.empty_like(grad._data)).copy_(grad) if before is None
-                    else before + grad)
-    elif before is None:
-        # NOTE [perf]: no copy of a gradient nobody else holds (a weight's gradient in a
-        # training step): PyTorch's "steal" rule.
-        var.grad = Tensor._make(grad if _owned(grad, var._data)
-                                else np.array(grad, dtype=var._data.dtype))
-    elif before.requires_grad:
-        var.grad = Tensor._make(before._data + grad)
-    else:
-        np.add(before._data, grad, out=before._data, casting="unsafe")
-        before._version_counter.version += 1
-    if _listeners:
-        emit("leaf_grad", {"node": node, "tensor": var, "before": shown_before,
-                           "after": var.grad})
-    extra = var._extra
-    if extra is not None and extra.post_acc_hooks:
-        for fn in list(extra.post_acc_hooks.values()):
-            fn(var)
-            if _listeners:
-                emit("hook", {"kind": "post_accumulate_grad", "node": node, "fn": fn})
+def call_tensor_pre_hooks(task: GraphTask, node: Node, hooks: NodeHooks, inputs: list) -> list:
+    """``Tensor.register_hook`` hooks (each may replace its gradient), then ``retain_grad``."""
+    for nr, fn in hooks.tensor_pre:
+        if inputs[nr] is not None:
+            result = fn(_wrap_grad(inputs[nr]))
+            task.observer.hook("tensor", node, fn=fn, input_nr=nr)
+            if result is not None:
+                inputs[nr] = graph.hook_result(result, inputs[nr], task.create_graph,
+                                               getattr(fn, "__name__", "hook"))
+    for nr, ref in hooks.retains_grad:
+        tensor, grad = ref(), inputs[nr]
+        if tensor is not None and grad is not None:
+            graph.retain_grad(tensor, grad, task.create_graph)
+            task.observer.hook("retain_grad", node, tensor=tensor)
+    return inputs

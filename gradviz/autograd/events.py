@@ -39,8 +39,12 @@ an engine adds (SINGA: ``yielded``, ``tensor_remaining``; MXNet: ``gnode``, ``fr
 ``grad_req``); the tracer copies it into the step. SINGA's ``leaf_grad`` reports a *yielded*
 gradient in ``after`` (``.grad`` is not written; ``before`` is None).
 
-NOTE [perf]: every emitting site checks ``if _listeners:`` first, so with no listener the cost is
-one truthiness test of a list.
+The PyTorch engine (:mod:`gradviz.autograd.engine`) reports through an :class:`Observer`, one
+method per event, fetched once per backward with :func:`observer`: with no listener that is a
+shared observer whose methods do nothing, so the engine calls them unconditionally; with
+listeners it is one that turns each call into the ``(event, data)`` above. The dispatch point and
+the other engines call :func:`emit` directly, after checking ``if _listeners:`` (the cost of an
+unwatched op is then one truthiness test of a list).
 """
 
 from __future__ import annotations
@@ -48,7 +52,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["add_listener", "remove_listener", "listeners", "Listener"]
+__all__ = ["add_listener", "remove_listener", "listeners", "Listener", "Observer",
+           "observer"]
 
 Listener = Callable[[str, dict[str, Any]], None]
 
@@ -89,3 +94,125 @@ def emit(event: str, data: dict[str, Any]) -> None:
     """Send one event to every listener. Callers check ``if _listeners:`` before building data."""
     for fn in tuple(_listeners):
         fn(event, data)
+
+
+class Observer:
+    """What the engine tells whoever watches a backward pass: one method per event, each doing
+    nothing here. The payloads are those of the table above (``from`` is ``source`` here).
+
+    Example:
+        >>> import gradviz
+        >>> class Order(Observer):
+        ...     def execute(self, node, grad_outputs, grad_inputs):
+        ...         print(node.name())
+        >>> x = gradviz.ones(2, requires_grad=True)
+        >>> y = (x * 2).sum()
+        >>> _ = gradviz.autograd.engine.run_backward([y], [gradviz.tensor(1.0)], False, False,
+        ...                                          observer=Order())
+        SumBackward0
+        MulBackward0
+        torch::autograd::AccumulateGrad
+    """
+
+    def backward_begin(self, engine: str, roots: tuple, grad_roots: list, retain_graph: bool,
+                       create_graph: bool, inputs: tuple, accumulate_grad: bool,
+                       graph_root: Any) -> None:
+        """A pass starts at ``graph_root`` (a root's node, or the ``GraphRoot`` of several)."""
+
+    def dependencies(self, counts: dict, graph_root: Any) -> None:
+        """``counts``: node -> how many edges point at it."""
+
+    def enqueue(self, node: Any, ready: Any) -> None:
+        """``node`` became ready; ``ready`` is the ready queue after the push (``ready.nodes()``
+        lists it in the order it will run)."""
+
+    def execute(self, node: Any, grad_outputs: list, grad_inputs: tuple) -> None:
+        """``node`` ran: it received ``grad_outputs`` and sends ``grad_inputs``."""
+
+    def accumulate(self, node: Any, input_nr: int, grad: Any, buffer: Any, source: Any,
+                   remaining: int) -> None:
+        """``source`` sent ``grad`` into slot ``input_nr`` of ``node``'s input buffer, which now
+        holds ``buffer``; ``node`` waits for ``remaining`` more edges."""
+
+    def leaf_grad(self, node: Any, tensor: Any, before: Any, after: Any) -> None:
+        """``AccumulateGrad`` changed ``tensor.grad`` from ``before`` to ``after``."""
+
+    def hook(self, kind: str, node: Any, **fields: Any) -> None:
+        """A hook of ``kind`` ran at ``node``; ``fields`` are ``fn`` and ``input_nr`` or
+        ``tensor`` as the table says."""
+
+    def release_saved(self, node: Any) -> None:
+        """``node`` freed its saved values."""
+
+    def error(self, error: BaseException, node: Any) -> None:
+        """``error`` was raised while ``node`` (or None) ran; it then propagates unchanged."""
+
+    def backward_end(self, engine: str) -> None:
+        """The pass finished."""
+
+    def keep(self, value: Any) -> Any:
+        """``value`` as it is now, for a later report (``leaf_grad``'s ``before``): a copy when
+        someone watches, since an in-place add may change it; here, ``value`` itself."""
+        return value
+
+
+class _Forwarding(Observer):
+    """The observer when listeners exist: each call becomes ``emit(event, data)``."""
+
+    def backward_begin(self, engine: str, roots: tuple, grad_roots: list, retain_graph: bool,
+                       create_graph: bool, inputs: tuple, accumulate_grad: bool,
+                       graph_root: Any) -> None:
+        emit("backward_begin", {"engine": engine, "roots": roots, "grad_roots": grad_roots,
+                                "retain_graph": retain_graph, "create_graph": create_graph,
+                                "inputs": inputs, "accumulate_grad": accumulate_grad,
+                                "graph_root": graph_root})
+
+    def dependencies(self, counts: dict, graph_root: Any) -> None:
+        emit("dependencies", {"counts": dict(counts), "graph_root": graph_root})
+
+    def enqueue(self, node: Any, ready: Any) -> None:
+        # Only a watched pass pays for listing the queue at every push.
+        emit("enqueue", {"node": node, "ready": ready.nodes()})
+
+    def execute(self, node: Any, grad_outputs: list, grad_inputs: tuple) -> None:
+        emit("execute", {"node": node, "grad_outputs": list(grad_outputs),
+                         "grad_inputs": list(grad_inputs)})
+
+    def accumulate(self, node: Any, input_nr: int, grad: Any, buffer: Any, source: Any,
+                   remaining: int) -> None:
+        emit("accumulate", {"node": node, "input_nr": input_nr, "grad": grad, "buffer": buffer,
+                            "from": source, "remaining": remaining})
+
+    def leaf_grad(self, node: Any, tensor: Any, before: Any, after: Any) -> None:
+        emit("leaf_grad", {"node": node, "tensor": tensor, "before": before, "after": after})
+
+    def hook(self, kind: str, node: Any, **fields: Any) -> None:
+        emit("hook", {"kind": kind, "node": node, **fields})
+
+    def release_saved(self, node: Any) -> None:
+        emit("release_saved", {"node": node})
+
+    def error(self, error: BaseException, node: Any) -> None:
+        emit("error", {"error": error, "node": node})
+
+    def backward_end(self, engine: str) -> None:
+        emit("backward_end", {"engine": engine})
+
+    def keep(self, value: Any) -> Any:
+        # A copy of the values only: clone() could record an op under create_graph.
+        return value if value is None else type(value)._make(value._data.copy())
+
+
+_NO_OBSERVER = Observer()
+_FORWARDING = _Forwarding()
+
+
+def observer() -> Observer:
+    """The observer for a pass starting now: one that does nothing while no listener is
+    registered, else one that forwards every call to the listeners.
+
+    Example:
+        >>> type(observer()).__name__
+        'Observer'
+    """
+    return _FORWARDING if _listeners else _NO_OBSERVER

@@ -14,12 +14,18 @@ from __future__ import annotations
 
 import itertools
 import re
+import sys
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+import numpy as np
+
+from gradviz.autograd import events
+
 if TYPE_CHECKING:
+    from gradviz.autograd.events import Observer
     from gradviz.tensor import Tensor
 
 __all__ = ["Node", "AccumulateGrad", "GraphRoot", "Edge", "RemovableHandle", "SavedVariable",
@@ -103,6 +109,21 @@ class _NodeExtra:
         self.tensor_pre_hooks: _HookDict | None = None
         self.retains_grad_hooks: dict | None = None
         self.metadata: dict | None = None
+
+
+class NodeHooks(NamedTuple):
+    """What runs around a node (copies: a hook may remove itself). ``tensor_pre``:
+    ``(output_nr, fn)`` of ``Tensor.register_hook``; ``retains_grad``: ``(output_nr,
+    tensor_ref)`` of ``retain_grad``; ``pre`` and ``post``: ``register_prehook`` and
+    ``register_hook``."""
+
+    tensor_pre: list
+    retains_grad: list
+    pre: list
+    post: list
+
+
+_NO_HOOKS = NodeHooks([], [], [], [])
 
 
 class Node:
@@ -216,6 +237,16 @@ class Node:
             return list(extra.tensor_pre_hooks.values())
         return []
 
+    def _hooks(self) -> NodeHooks:
+        """The hooks the engine runs around this node, each kind in registration order."""
+        extra = self._extra
+        if extra is None:
+            return _NO_HOOKS
+        return NodeHooks(self._tensor_hooks(),
+                         list(extra.retains_grad_hooks.items()) if extra.retains_grad_hooks else [],
+                         list(extra.pre_hooks.values()) if extra.pre_hooks else [],
+                         list(extra.post_hooks.values()) if extra.post_hooks else [])
+
     def _x(self) -> _NodeExtra:
         extra = self._extra
         if extra is None:
@@ -229,6 +260,13 @@ class Node:
         Values are NumPy arrays in a plain backward and tensors under ``create_graph``.
         """
         raise NotImplementedError(f"{self.name()} does not define apply()")
+
+    def run(self, grad_outputs: list, create_graph: bool, observer: Observer) -> tuple:
+        """What the engine calls: :meth:`apply`, then tell ``observer`` what it received and
+        sent (PyTorch's ``Node::operator()``, where the profiler records each call)."""
+        grad_inputs = self.apply(grad_outputs, create_graph)
+        observer.execute(self, grad_outputs, grad_inputs)
+        return grad_inputs
 
     def release_variables(self) -> bool:
         """Free saved tensors (after a backward without ``retain_graph``); True if any were."""
@@ -281,6 +319,126 @@ class AccumulateGrad(Node):
         if not hooks:
             return []
         return [(0, fn) for fn in hooks.values()]
+
+    def _hooks(self) -> NodeHooks:
+        hooks = Node._hooks(self)
+        if hooks is _NO_HOOKS and self.variable._backward_hooks:
+            hooks = NodeHooks(self._tensor_hooks(), [], [], [])
+        return hooks
+
+    def run(self, grad_outputs: list, create_graph: bool, observer: Observer) -> tuple:
+        # Reported before .grad changes, so that a watcher sees the node run, then write.
+        observer.execute(self, grad_outputs, ())
+        self.accumulate(grad_outputs, create_graph, observer)
+        return ()
+
+    def apply(self, grad_outputs: list, create_graph: bool) -> tuple:
+        """Add ``grad_outputs[0]`` into ``variable.grad`` (see :meth:`accumulate`); no outputs."""
+        self.accumulate(grad_outputs, create_graph, events.observer())
+        return ()
+
+    def accumulate(self, grad_outputs: list, create_graph: bool, observer: Observer) -> None:
+        """PyTorch's ``AccumulateGrad::apply``: the gradient becomes or joins ``.grad``.
+
+        The gradient is moved out of ``grad_outputs`` (PyTorch's ``std::move(grads[0])``).
+        The first one becomes ``.grad`` as it is when nobody else holds it (see
+        :func:`_can_steal`), else as a copy; later ones are added in place, or out of place
+        under ``create_graph`` so that ``.grad`` stays differentiable. Then the variable's
+        post-accumulate-grad hooks run.
+
+        Example:
+            >>> import gradviz
+            >>> x = gradviz.zeros(2, requires_grad=True)
+            >>> acc = (x * 1).grad_fn.next_functions[0][0]
+            >>> _ = acc(gradviz.ones(2)); _ = acc(gradviz.ones(2)); x.grad
+            tensor([2., 2.])
+        """
+        new_grad = grad_outputs[0]
+        grad_outputs[0] = None  # the list no longer refers to it: see _can_steal
+        if new_grad is None:
+            return
+        tensor_type = _TENSOR or _tensor_class()
+        var = self.variable
+        before = var.grad
+        shown_before = observer.keep(before)  # the value before an in-place add changes it
+        if create_graph:
+            # PyTorch copies into a fresh tensor (clone_obey_contract): .grad shows CopyBackwards.
+            var.grad = (tensor_type._make(np.empty_like(new_grad._data)).copy_(new_grad)
+                        if before is None else before + new_grad)
+        elif before is None:
+            # Held by this variable, and by the engine's inputs if it copied them for the
+            # post-hooks. (Counted in a statement of its own: a pending call's arguments count.)
+            only_engine_holds_it = _use_count(new_grad) <= 1 + bool(self._hooks().post)
+            stolen = _can_steal(new_grad, only_engine_holds_it, var._data)
+            var.grad = tensor_type._make(
+                new_grad if stolen else np.array(new_grad, dtype=var._data.dtype))
+        elif before.requires_grad:
+            var.grad = tensor_type._make(before._data + new_grad)
+        else:
+            np.add(before._data, new_grad, out=before._data, casting="unsafe")
+            before._version_counter.version += 1
+        observer.leaf_grad(self, var, shown_before, var.grad)
+        extra = var._extra
+        if extra is not None and extra.post_acc_hooks:
+            for fn in list(extra.post_acc_hooks.values()):
+                fn(var)
+                observer.hook("post_accumulate_grad", self, fn=fn)
+
+
+def hook_result(result: Any, like: Any, create_graph: bool, what: str) -> Any:
+    """A gradient a hook returned, as the engine carries it (an array, or under
+    ``create_graph`` a tensor), checked to keep the shape of ``like``, the one it replaces."""
+    tensor_type = _TENSOR or _tensor_class()
+    if not isinstance(result, tensor_type):
+        raise TypeError(f"{what} must return None or a Tensor, got {type(result).__name__}")
+    if like is not None and result.shape != np.shape(like):
+        raise RuntimeError(f"hook '{what}' has changed the size of value: expected "
+                           f"{list(np.shape(like))}, got {list(result.shape)}")
+    return result if create_graph else result._data
+
+
+def retain_grad(tensor: Tensor, grad: Any, create_graph: bool) -> None:
+    """What ``retain_grad`` does when the gradient of a non-leaf arrives: the first is copied
+    into ``tensor.grad``, later ones are added."""
+    if create_graph:
+        tensor.grad = grad.clone() if tensor.grad is None else tensor.grad + grad
+    else:
+        tensor_type = _TENSOR or _tensor_class()
+        tensor.grad = tensor_type._make(
+            np.array(grad) if tensor.grad is None else tensor.grad._data + grad)
+
+
+def _use_count(obj: Any) -> int:
+    """PyTorch's ``use_count``: how many references hold ``obj``, the caller's variable among
+    them (``sys.getrefcount`` also counts those of this call, measured below)."""
+    return sys.getrefcount(obj) - _CALL_REFS
+
+
+def _call_refs() -> int:
+    probe = np.empty(1)  # held by this one variable
+    return _use_count(probe) - 1
+
+
+_CALL_REFS = 0
+_CALL_REFS = _call_refs()  # differs between Python versions
+
+
+def _can_steal(new_grad: Any, only_engine_holds_it: bool, like: np.ndarray) -> bool:
+    """Whether a first gradient may become ``.grad`` without a copy (PyTorch's rule in
+    ``AccumulateGrad::accumulateGrad``): only the engine refers to it, and its layout (type,
+    dtype, shape, contiguity, writability) matches the variable's. A gradient that a hook, a
+    user's tensor, another branch or a tracer still holds is copied, so that ``.grad`` shares
+    memory with nothing. A view counts when its base is held by the view alone and is no
+    larger (a transpose, a reshape), or ``.grad`` would pin more memory.
+    """
+    if (not only_engine_holds_it or type(new_grad) is not np.ndarray
+            or new_grad.dtype != like.dtype or new_grad.shape != like.shape
+            or not new_grad.flags.writeable
+            or new_grad.flags.c_contiguous != like.flags.c_contiguous):
+        return False
+    base = new_grad.base
+    return base is None or (type(base) is np.ndarray and base.base is None
+                            and base.size == new_grad.size and _use_count(base) <= 2)
 
 
 class GraphRoot(Node):

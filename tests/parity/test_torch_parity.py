@@ -490,3 +490,26 @@ def test_hard_coded_graphs_are_torchs(src: str, expected: str) -> None:
 def test_hard_coded_reprs_are_torchs(src: str, expected: str) -> None:
     t = eval(src, {"m": torch})  # noqa: S307 - sources from test_tensor_api
     assert repr(t).replace("torch.", "gradviz.") == expected
+
+
+# -- what autograd.grad captures, against torch ----------------------------------------------------
+def _captures(m: Any) -> list[list[float]]:
+    """Tensor hooks and node pre-hooks where autograd.grad captures a gradient."""
+    x2 = m.tensor([1.0, 2.0], requires_grad=True)
+    x1 = x2 * 3
+    x1.register_hook(lambda g: g * 10)  # x1's node also runs (for x2): captured before the hook
+    out = [g.tolist() for g in m.autograd.grad((x1 * x1).sum(), [x1, x2])]
+    a = m.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 3
+    b.grad_fn.register_prehook(lambda go: (go[0] * 100,))
+    out += [g.tolist() for g in m.autograd.grad((b * b).sum(), [b])]  # b's node does not run
+    out += [g.tolist() for g in m.autograd.grad((b * b).sum(), [a])]  # it runs: pre-hook too
+    c = m.tensor([1.0, 2.0], requires_grad=True)
+    d = c * c
+    d.register_hook(lambda g: g * 7)  # the root need not run, but its tensor hooks do
+    out += [g.tolist() for g in m.autograd.grad(d, [d], m.ones(2))]
+    return out
+
+
+def test_autograd_grad_captures_as_torch() -> None:
+    assert _captures(gradviz) == _captures(torch)
