@@ -1,7 +1,7 @@
 # gradviz developer entry points. Every target that needs Python builds/updates .venv itself.
 #   make demo          run the bundled example through the installed `gradviz` command
 #   make test          lint + full test suite (adds the torch parity extra when CI=true or PARITY=1)
-#   make lint          ruff only
+#   make lint          ruff, and import-linter's layers contract (docs/architecture.md)
 #   make bench         benchmarks: gradviz against NumPy (and PyTorch with PARITY=1)
 #   make clean         remove build artefacts and caches (keeps .venv); `make distclean` also drops .venv
 
@@ -52,11 +52,13 @@ demo: venv
 
 test: $(TEST_DEPS)
 	$(PY) -m ruff check .
+	$(VENV)/bin/lint-imports
 	bash scripts/ensure-chromium.sh
 	GRADVIZ_PARITY=$(PARITY) $(PY) -m pytest $(PYTEST_ARGS)
 
 lint: venv
 	$(PY) -m ruff check .
+	$(VENV)/bin/lint-imports
 
 bench: $(TEST_DEPS)
 	$(PY) benchmarks/run.py

@@ -55,14 +55,14 @@ from gradviz._factories import (
     zeros,
 )
 from gradviz._version import __version__
+from gradviz.autograd import wrappers as _wrappers  # installs Tensor.backward
 from gradviz.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from gradviz.engines import compare_engines
 from gradviz.ops import functional as _functional
 
 # Renderers: cheap to import (graphviz, pygraphviz and rich load inside the functions).
 from gradviz.render import draw_backward, draw_both, draw_forward, draw_step, print_graph, show
 from gradviz.tensor import Tensor
-from gradviz.trace import graph_of, load_trace, trace
+from gradviz.trace import compare_engines, graph_of, load_trace, trace
 
 Size = tuple  # gradviz shapes are plain tuples; `gradviz.Size([2, 3])` builds one
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numbers
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -386,29 +386,6 @@ class Tensor:
             extra.post_acc_hooks = _HookDict()
         return _add_hook(extra.post_acc_hooks, hook)
 
-    def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
-                 create_graph: bool = False, inputs: Sequence[Tensor] | Tensor | None = None
-                 ) -> None:
-        """Compute the gradient of this tensor with respect to the graph's leaves.
-
-        Args:
-            gradient: the gradient of some scalar with respect to this tensor; may be omitted
-                only when this tensor holds a single element (then it is 1).
-            retain_graph: keep saved values so that backward can run through the graph again;
-                defaults to ``create_graph``.
-            create_graph: record the backward pass itself, for higher-order gradients.
-            inputs: accumulate only into these tensors' ``.grad``.
-
-        Example:
-            >>> import gradviz
-            >>> x = gradviz.tensor([1.0, 2.0], requires_grad=True)
-            >>> (x ** 2).backward(gradviz.ones_like(x)); x.grad
-            tensor([2., 4.])
-        """
-        from gradviz.autograd import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-
     def detach(self) -> Tensor:
         """A new leaf sharing this tensor's data and version counter, cut from the graph."""
         out = Tensor._make(self._data)
@@ -617,5 +594,8 @@ def _unwrap_grad(g: Any) -> Any:
 
 
 def _is_number(x: object) -> bool:
+    kind = type(x)
+    if kind is float or kind is int:  # most calls; the ABC check below is slow
+        return True
     return isinstance(x, _Number) and not isinstance(x, Tensor)
 

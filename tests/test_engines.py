@@ -10,8 +10,9 @@ import pytest
 import gradviz
 from gradviz.autograd import Function, events
 from gradviz.autograd.graph import FREED_MESSAGE
-from gradviz.engines import compare_engines, singa
 from gradviz.engines import mxnet as mx
+from gradviz.engines import singa
+from gradviz.trace import compare_engines
 
 TOL = 1e-12
 rng = np.random.default_rng(0)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -31,7 +32,10 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
 PACKAGES: list[str] = SETUPTOOLS["packages"]
 PACKAGE_DIR: dict[str, str] = SETUPTOOLS.get("package-dir", {})
-PROJECT_VERSION: str = PYPROJECT["project"]["version"]
+# The version has one source, gradviz/_version.py (pyproject reads it: dynamic = ["version"]).
+assert PYPROJECT["project"]["dynamic"] == ["version"]
+PROJECT_VERSION: str = re.search(r'__version__ = "([^"]+)"',
+                                 (ROOT / "gradviz" / "_version.py").read_text()).group(1)
 
 # What the brief promises at minimum, whatever the list in pyproject grows into.
 REQUIRED_PACKAGES = [

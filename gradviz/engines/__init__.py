@@ -12,7 +12,8 @@ events (:mod:`gradviz.autograd.events`), so the tracer and every renderer show e
   gradients, backward nodes, aggregation and zero nodes, copies into ``.grad`` by ``grad_req``),
   reference-counted and run in a fixed order.
 
-:func:`compare_engines` runs one program under all three. ``docs/engines.md`` compares the
+:func:`gradviz.compare_engines` (in the trace layer: it records) runs one program under all
+three. ``docs/engines.md`` compares the
 algorithms side by side.
 
 Example:
@@ -24,6 +25,5 @@ Example:
 """
 
 from gradviz.engines import mxnet, singa
-from gradviz.engines.compare import ENGINES, EngineComparison, EngineReport, compare_engines
 
-__all__ = ["singa", "mxnet", "compare_engines", "EngineComparison", "EngineReport", "ENGINES"]
+__all__ = ["singa", "mxnet"]

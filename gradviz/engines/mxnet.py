@@ -39,9 +39,9 @@ import functools
 import operator
 import threading
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -51,12 +51,9 @@ from gradviz.autograd.grad_mode import _state as _grad_state
 from gradviz.autograd.graph import NO_EDGE, AccumulateGrad, GraphRoot, Node, gradient_edge
 from gradviz.tensor import Tensor
 
-if TYPE_CHECKING:
-    from gradviz.trace.model import BackwardGraph
-
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
            "set_recording", "set_training", "attach_grad", "grad_req", "backward", "grad",
-           "gradient_graph", "build_gradient_graph", "GradientGraph", "GradNode", "MXNetError",
+           "build_gradient_graph", "plan", "GradientGraph", "GradNode", "MXNetError",
            "NOT_IN_GRAPH", "NO_INPUTS"]
 
 NOT_IN_GRAPH = (
@@ -345,43 +342,6 @@ class GradientGraph:
         """``"g3:0"``: output 0 of node g3 (nnvm's ``name:index``)."""
         return self.names[entry]
 
-    def to_model(self, node_id: Callable[[Node], str], tensor_id: Callable[[Tensor], str]
-                 ) -> BackwardGraph:
-        """The graph as plain data a renderer can draw: a ``BackwardGraph`` of ``NodeInfo``s.
-
-        Each node's ``next_functions`` point where its outputs are read (``[None, 0]``: nowhere,
-        or into a variable's ``.grad``); ``sequence_nr`` is its position in the execution order;
-        ``saved`` holds its attributes as constants: ``node`` (the backward-graph node id it is
-        about), ``slot``, ``ref_count`` (readers of each output), and ``grad_req``, ``shape``,
-        ``num_args`` where they apply. ``_copy`` nodes name their leaf in ``variable``.
-        """
-        from gradviz.trace.model import BackwardGraph, NodeInfo, SavedInfo
-
-        # A buffer has one reader here (pass::Gradient sends every gradient to one place;
-        # aggregation nodes do the fanning in), so one next_functions entry per output. (The one
-        # exception, a variable listed twice in grad(), is drawn with its last reader.)
-        readers = {e: [gn.id, i] for gn in self.order for i, e in enumerate(gn.inputs)}
-        nodes: dict[str, NodeInfo] = {}
-        for pos, gn in enumerate(self.order):
-            attrs: dict[str, Any] = {}
-            attrs["node"] = node_id(gn.node)
-            if gn.op != "backward":
-                attrs["slot"] = gn.slot
-            attrs["ref_count"] = [0 if e is None else self.ref_count.get(e, 0)
-                                  for e in gn.outputs]
-            attrs.update(gn.attrs)
-            kind = "engine"
-            if gn.op == "backward":
-                kind = "custom" if hasattr(gn.node, "_forward_cls") else "op"
-            nodes[gn.id] = NodeInfo(
-                id=gn.id, name=gn.name, kind=kind, sequence_nr=pos,
-                next_functions=[list(readers.get(e, [None, 0])) if e is not None else [None, 0]
-                                for e in gn.outputs],
-                variable=tensor_id(gn.node.variable) if gn.op == "_copy" else None,
-                saved=[SavedInfo(name=k, value={"const": v}) for k, v in attrs.items()],
-                num_outputs=len(gn.inputs))
-        roots = [[gn.id, 0] for gn in self.order if gn.op.startswith("_head_grad")]
-        return BackwardGraph(nodes=nodes, roots=roots, tensors={})
 
 
 def _edges(node: Node) -> tuple:
@@ -717,6 +677,24 @@ def _report(gn: GradNode, ins: list, outs: list, before: Tensor | None, freed: l
 
 
 # -- the API ---------------------------------------------------------------------------------------
+def plan(heads: Tensor | Sequence[Tensor], variables: Sequence[Tensor] | None = None,
+         head_grads: Any = None) -> GradientGraph:
+    """The gradient graph :func:`backward` (or :func:`grad`, with ``variables``) would run,
+    built but not run. (``gradient_graph``, installed here by :mod:`gradviz.trace`, returns it
+    as plain data a renderer draws.)
+
+    Example:
+        >>> import gradviz
+        >>> x = attach_grad(gradviz.tensor([1.0, 2.0]))
+        >>> with record():
+        ...     y = (x * x).sum()
+        >>> [gn.name for gn in plan(y).order]
+        ['_head_grad_ones', 'SumBackward0', 'MulBackward0', '_aggregate_sum', '_copy']
+    """
+    heads_l, grads = _parse_head(heads, head_grads)
+    return build_gradient_graph(heads_l, grads, None if variables is None else list(variables))
+
+
 def _parse_head(heads: Tensor | Sequence[Tensor], head_grads: Any) -> tuple[list, list]:
     """Heads and their gradients as two lists (MXNet's ``_parse_head``), shapes checked."""
     heads_l = [heads] if isinstance(heads, Tensor) else list(heads)
@@ -801,30 +779,3 @@ def grad(heads: Tensor | Sequence[Tensor], variables: Tensor | Sequence[Tensor],
     graph = build_gradient_graph(heads_l, grads, variables_l)
     results = _run(graph, grads, retain_graph, create_graph, train_mode, accumulate=False)
     return [r if isinstance(r, Tensor) else Tensor._make(r) for r in results]
-
-
-def gradient_graph(heads: Tensor | Sequence[Tensor], variables: Sequence[Tensor] | None = None,
-                   head_grads: Any = None) -> BackwardGraph:
-    """The gradient graph :func:`backward` (or :func:`grad`, with ``variables``) would run, as
-    plain data, without running it.
-
-    Node ids are ``g0, g1, ...`` in execution order; backward-graph node ids in the attributes
-    and leaf ids are those :func:`gradviz.graph_of` would give.
-
-    Example:
-        >>> import gradviz
-        >>> x = attach_grad(gradviz.tensor([1.0, 2.0]))
-        >>> with record():
-        ...     y = (x * x).sum()
-        >>> [n.name for n in gradient_graph(y).nodes.values()]
-        ['_head_grad_ones', 'SumBackward0', 'MulBackward0', '_aggregate_sum', '_copy']
-    """
-    from gradviz.trace.recorder import Trace
-
-    heads_l, grads = _parse_head(heads, head_grads)
-    graph = build_gradient_graph(heads_l, grads, None if variables is None else list(variables))
-    rec = Trace(values="none")
-    model = graph.to_model(rec._node, rec._tensor)
-    model.tensors = {n.variable: rec.tensors[n.variable] for n in model.nodes.values()
-                     if n.variable is not None}
-    return model

@@ -58,12 +58,12 @@ def make_function(op: OpInfo) -> Callable[..., Tensor]:
         >>> exp.__name__, str(exp.__signature__)
         ('exp', "(input) -> 'Tensor'")
     """
-    if op.defaults:
+    if op.defaults or len(op.inputs) != 1:
         def fn(*args: Any, **kwargs: Any) -> Tensor:
             return dispatch(op, *args, **kwargs)
     else:
-        def fn(*args: Any) -> Tensor:  # the common case: no keyword arguments to pass on
-            return dispatch(op, *args)
+        def fn(input: Any) -> Tensor:  # the common case: one tensor, no keyword arguments
+            return dispatch(op, input)
     fn.__name__ = fn.__qualname__ = op.function or op.name
     fn.op = op  # the row it was made from (publish and unpublish recognise their own)
     fn.__module__ = functional.__name__

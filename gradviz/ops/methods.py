@@ -1,7 +1,8 @@
 """Tensor methods and operators, each a thin call into :mod:`gradviz.ops.functional`.
 
-Kept apart from ``tensor.py`` because the functional layer needs the ``Tensor`` class first;
-``tensor.py`` calls :func:`install` once the class exists.
+The core layer's ``tensor.py`` knows nothing of ops; importing :mod:`gradviz.ops` calls
+:func:`install` (docs/architecture.md). Methods generated from a table row are installed by
+:mod:`gradviz.ops.api` instead.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from typing import Any
 import numpy as np
 
 from gradviz import _dtype
+from gradviz.tensor import Tensor as _Tensor
+from gradviz.tensor import _is_number
 
 
 def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
@@ -24,7 +27,11 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
         # False, and `x * [1, 2]` becomes list repetition (which then asks for an index).
         # A NumPy array is taken on the right only (`x + a`): `a + x` is refused, as torch does.
         def op(self, other):
-            if not _operand(other, arrays and not swap) or (tensors and _is_number(other)):
+            kind = type(other)
+            # Tensors, floats and ints (the operands of nearly every call) need no test.
+            if not (kind is Tensor or (not tensors and (kind is float or kind is int))) and (
+                    not _operand(other, arrays and not swap)
+                    or (tensors and _is_number(other))):
                 return NotImplemented
             return fn(other, self) if swap else fn(self, other)
 
@@ -100,9 +107,7 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
 
 def _operand(other: Any, arrays: bool) -> bool:
     """Whether a Python operator takes ``other`` (see NOTE [operator protocol])."""
-    from gradviz.tensor import Tensor, _is_number
-
-    return (isinstance(other, Tensor) or _is_number(other)
+    return (isinstance(other, _Tensor) or _is_number(other)
             or (arrays and isinstance(other, np.ndarray)))
 
 

@@ -2,9 +2,12 @@
 
 ``with gradviz.trace() as tr:`` records everything inside; ``gradviz.graph_of(t)`` builds the
 backward-graph model of a live tensor without tracing; ``gradviz.load_trace(path)`` reopens a
-saved trace. Renderers (``gradviz.render``) draw these models.
+saved trace; ``gradviz.compare_engines(fn, *inputs)`` records one program under the three
+engines. Renderers (``gradviz.render``) draw these models.
 """
 
+from gradviz.trace import engines  # gives gradviz.engines.mxnet its gradient_graph
+from gradviz.trace.compare import ENGINES, EngineComparison, EngineReport, compare_engines
 from gradviz.trace.graph import graph_of
 from gradviz.trace.io import SCHEMA, TraceFormatError, load_trace
 from gradviz.trace.model import (
@@ -22,4 +25,5 @@ from gradviz.trace.recorder import Trace, trace
 
 __all__ = ["trace", "Trace", "graph_of", "load_trace", "TraceFormatError", "SCHEMA",
            "BackwardGraph", "BackwardRun", "NodeInfo", "OpRecord", "SavedInfo", "SourceLoc",
-           "Step", "TensorInfo", "summarize"]
+           "Step", "TensorInfo", "summarize", "compare_engines", "EngineComparison",
+           "EngineReport", "ENGINES"]

@@ -465,6 +465,25 @@ class Trace:
         return self._active
 
     # -- ids -------------------------------------------------------------------------------------
+    def tensor_id(self, t: Tensor) -> str:
+        """The id of ``t`` in this trace, registering it (and the graph below it) if new.
+
+        Example:
+            >>> import gradviz
+            >>> tr = Trace(values="none")
+            >>> tr.tensor_id(gradviz.ones(2))
+            't0'
+        """
+        return self._tensor(t)
+
+    def known_tensor_id(self, t: Tensor) -> str | None:
+        """The id ``t`` already has in this trace, or None (nothing is registered)."""
+        return self._tids.get(t)
+
+    def node_id(self, node: Node) -> str:
+        """The id of backward node ``node``, registering it and the nodes below it if new."""
+        return self._node(node)
+
     def _tensor(self, t: Tensor, frame: FrameType | None = None) -> str:
         """The id of ``t``, registering it (and its graph) on first sight. With the user's
         ``frame``, a tensor still named by its id takes the name of a variable holding it."""
@@ -728,7 +747,9 @@ class Trace:
             source=_source(frame))
         graph = data.get("gradient_graph")  # MXNet's explicit gradient graph
         if graph is not None:
-            self._run.gradient_graph = graph.to_model(self._node, self._tensor)
+            from gradviz.trace.engines import gradient_graph_model
+
+            self._run.gradient_graph = gradient_graph_model(graph, self._node, self._tensor)
         self._steps = []
         self._ready = ()
         self._run_memo.clear()

@@ -193,7 +193,7 @@ def _report(engine: str, run: Any, tr: Trace, ops: list, xs: list[Any], names: l
     tensor_names = {}
     for x, name in zip(xs, names, strict=True):
         if isinstance(x, Tensor):
-            tid = tr._tids.get(x)
+            tid = tr.known_tensor_id(x)
             if tid is not None:
                 tensor_names[tid] = name
     # Label a node by name; a repeated name gets "#k": the k-th such node in forward order.

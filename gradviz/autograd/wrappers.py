@@ -1,0 +1,209 @@
+"""``Tensor.backward``, ``autograd.backward`` and ``autograd.grad``: thin wrappers over the
+engine's :func:`~gradviz.autograd.engine.run_backward` (PyTorch's ``torch/autograd/__init__.py``).
+
+They check and make the root gradients (PyTorch's ``_make_grads``) and pause the cyclic garbage
+collector around the pass (NOTE [gc during backward]). Importing this module installs
+``Tensor.backward``: the core layer's ``tensor.py`` does not import the engine
+(docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from gradviz.autograd.engine import run_backward
+from gradviz.tensor import Tensor
+
+__all__ = ["backward", "grad", "tensor_backward"]
+
+
+def _tensors(x: Tensor | Sequence[Tensor] | None, what: str) -> tuple:
+    if x is None:
+        return ()
+    if isinstance(x, Tensor):
+        return (x,)
+    out = tuple(x)
+    for t in out:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{what} must be Tensors, got {type(t).__name__}")
+    return out
+
+
+def _make_grads(outputs: tuple, grads: Any, is_grads_batched: bool = False) -> list:
+    """Check or create the gradient for each output (PyTorch's ``_make_grads``)."""
+    if grads is None or isinstance(grads, Tensor):
+        grads = (grads,) * len(outputs) if grads is None else (grads,)
+    grads = tuple(grads)
+    if len(grads) < len(outputs):  # PyTorch zips, so extra gradients are ignored
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
+    result = []
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if g is None:
+            if out.requires_grad:
+                if out.numel() != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if out._data.dtype.kind != "f":
+                    raise RuntimeError(f"grad can be implicitly created only for real scalar "
+                                       f"outputs but got {out.dtype!r}")
+                g = Tensor._make(np.ones(out.shape, dtype=out._data.dtype))
+            result.append(g)
+            continue
+        if not isinstance(g, Tensor):
+            if isinstance(g, (int, float)):
+                g = Tensor._make(np.full(out.shape, g, dtype=out._data.dtype))
+            else:
+                raise TypeError("gradients can be either Tensors or None, but got "
+                                f"{type(g).__name__}")
+        if g.shape != out.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
+                               f"{_size(g.shape)} and output[{i}] has a shape of "
+                               f"{_size(out.shape)}.")
+        if g._data.dtype != out._data.dtype and out._data.dtype.kind == "f":
+            # PyTorch's engine casts each gradient to its tensor's dtype (validate_outputs).
+            g = g.to(out.dtype) if g.requires_grad else Tensor._make(
+                g._data.astype(out._data.dtype))
+        result.append(g)
+    return result
+
+
+def _size(shape: tuple) -> str:
+    return f"gradviz.Size({list(shape)})"
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for a backward pass (restored after, also on an
+    error; left off if the program had turned it off).
+
+    NOTE [gc during backward]: the pass frees what it no longer needs by reference counting
+    and makes no cycles of its own, while the many short-lived gradients and buffers it
+    allocates would trigger collections that each walk the whole (large) graph again.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def backward(tensors: Tensor | Sequence[Tensor], grad_tensors: Any = None,
+             retain_graph: bool | None = None, create_graph: bool = False,
+             grad_variables: Any = None, inputs: Tensor | Sequence[Tensor] | None = None
+             ) -> None:
+    """Accumulate into ``.grad`` of the graph's leaves the gradient of ``tensors``.
+
+    Args:
+        tensors: the outputs to differentiate.
+        grad_tensors: their gradients (``None`` for single-element outputs).
+        retain_graph: keep saved values for another backward (default: ``create_graph``).
+        create_graph: record the pass, for higher-order gradients.
+        grad_variables: deprecated alias of ``grad_tensors``.
+        inputs: accumulate only into these tensors.
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.tensor([1.0, 2.0], requires_grad=True)
+        >>> gradviz.autograd.backward((x * x).sum()); x.grad
+        tensor([2., 4.])
+    """
+    if grad_variables is not None:
+        if grad_tensors is not None:
+            raise RuntimeError("'grad_tensors' and 'grad_variables' (deprecated) arguments both "
+                               "passed to backward(). Please only use 'grad_tensors'.")
+        grad_tensors = grad_variables
+    outputs = _tensors(tensors, "tensors")
+    inputs_t = _tensors(inputs, "inputs")
+    if inputs is not None and not inputs_t:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    grads = _make_grads(outputs, grad_tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if create_graph:
+        import warnings
+
+        warnings.warn("Using backward() with create_graph=True will create a reference cycle "
+                      "between the parameter and its gradient which can cause a memory leak. We "
+                      "recommend using autograd.grad when creating the graph to avoid this.",
+                      stacklevel=2)
+    with _collector_paused():
+        run_backward(outputs, grads, retain_graph, create_graph, inputs_t,
+                     allow_unused=True, accumulate_grad=True)
+
+
+def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
+         grad_outputs: Any = None, retain_graph: bool | None = None, create_graph: bool = False,
+         allow_unused: bool | None = None, *, materialize_grads: bool = False
+         ) -> tuple[Tensor | None, ...]:
+    """Return the gradients of ``outputs`` with respect to ``inputs`` (``.grad`` untouched).
+
+    Args:
+        outputs: the tensors to differentiate.
+        inputs: the tensors to differentiate with respect to.
+        grad_outputs: the gradients of ``outputs`` (``None`` for single-element outputs).
+        retain_graph: keep saved values for another pass (default: ``create_graph``).
+        create_graph: record the pass so that the results can be differentiated again.
+        allow_unused: return ``None`` for an input the outputs do not depend on (otherwise
+            that is an error).
+        materialize_grads: return zeros instead of ``None`` for unused inputs.
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.tensor(3.0, requires_grad=True)
+        >>> (dx,) = gradviz.autograd.grad(x ** 3, x, create_graph=True)
+        >>> dx, gradviz.autograd.grad(dx, x)[0]
+        (tensor(27., grad_fn=<MulBackward0>), tensor(18.))
+    """
+    outs = _tensors(outputs, "outputs")
+    ins = _tensors(inputs, "inputs")
+    if not ins:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if materialize_grads and not allow_unused:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
+    for t in ins:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    grads = _make_grads(outs, grad_outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    with _collector_paused():
+        result = run_backward(outs, grads, retain_graph, create_graph, ins,
+                              allow_unused=allow_unused, accumulate_grad=False)
+    if materialize_grads:
+        result = tuple(Tensor._make(np.zeros(t.shape, t._data.dtype)) if g is None else g
+                       for g, t in zip(result, ins))
+    return result
+
+
+def tensor_backward(self: Tensor, gradient: Tensor | None = None,
+                    retain_graph: bool | None = None, create_graph: bool = False,
+                    inputs: Sequence[Tensor] | Tensor | None = None) -> None:
+    """Compute the gradient of this tensor with respect to the graph's leaves.
+
+    Args:
+        gradient: the gradient of some scalar with respect to this tensor; may be omitted
+            only when this tensor holds a single element (then it is 1).
+        retain_graph: keep saved values so that backward can run through the graph again;
+            defaults to ``create_graph``.
+        create_graph: record the backward pass itself, for higher-order gradients.
+        inputs: accumulate only into these tensors' ``.grad``.
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.tensor([1.0, 2.0], requires_grad=True)
+        >>> (x ** 2).backward(gradviz.ones_like(x)); x.grad
+        tensor([2., 4.])
+    """
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+Tensor.backward = tensor_backward
