@@ -360,7 +360,10 @@ class _State:
             folded = seq[start:start + (reps - 1) * p]
             spans.extend([(lo, start), (start + reps * p, hi)])
             inside = set(folded)
-            if all(sum(n in inside for n in (*succ[q], *pred[q])) <= 2 for q in folded):
+            links = [sum(n in inside for n in succ[q]) for q in folded]
+            if len(folded) > 1 and sum(links) >= len(folded) - 1 and all(
+                    k <= 1 and sum(n in inside for n in pred[q]) <= 1
+                    for k, q in zip(links, folded)):
                 continue  # a plain chain: step 3 folds it whole when over the budget
             members: list[str] = []
             stack = list(reversed(folded))
@@ -368,7 +371,8 @@ class _State:
                 q = stack.pop()
                 members.append(q)
                 stack.extend(reversed(kids.get(q, ())))
-            names = [self.info[q].kind for q in block if self.info[q].named]
+            names = [self.info[q].kind for q in block if self.info[q].named] or [
+                self.info[q].kind for q in block]  # a block of tensors: say "tensor"
             shown = names if len(names) <= 3 else [names[0], "…", names[-1]]
             title = f"{reps - 1} × [{' → '.join(shown) or '…'}]"
             scope = _common_prefix(self.info[m].scope for m in members)
