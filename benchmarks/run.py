@@ -88,6 +88,7 @@ def main(argv: list[str]) -> int:
         ["chain_gradviz", "chain_numpy", "chain_minimal", "chain_traced",
          *torch_too("chain_torch")],
         ["mlp_gradviz", "mlp_numpy", "mlp_traced", *torch_too("mlp_torch")],
+        ["cnn_gradviz", *torch_too("cnn_torch")],
     ]
     results: dict[str, dict | None] = {}
     for group in groups:
@@ -110,6 +111,8 @@ def main(argv: list[str]) -> int:
           f"{fmt_time(r('chain_minimal'), ops, 'us')} |")
     print(f"| MLP 784-256-128-10 step, batch 64 | {fmt_time(r('mlp_gradviz'))} | "
           f"{fmt_time(r('mlp_numpy'))} | {fmt_time(r('mlp_torch'))} | |")
+    print(f"| LeNet-style CNN step (digits), batch 64 | {fmt_time(r('cnn_gradviz'))} | | "
+          f"{fmt_time(r('cnn_torch'))} | |")
     if not quick:
         g, t = r("million_gradviz"), r("million_torch")
         mb = 1024 * 1024
@@ -133,6 +136,7 @@ def main(argv: list[str]) -> int:
         ("tiny-op chain: gradviz / PyTorch", ratio(r("chain_gradviz"), r("chain_torch")), 0.6),
         ("MLP step: gradviz / NumPy", ratio(r("mlp_gradviz"), r("mlp_numpy")), 1.10),
         ("MLP step: gradviz / PyTorch", ratio(r("mlp_gradviz"), r("mlp_torch")), 1.0),
+        ("CNN step: gradviz / PyTorch", ratio(r("cnn_gradviz"), r("cnn_torch")), 2.0),
         ("tracing overhead, MLP step", ratio(r("mlp_traced"), r("mlp_gradviz")), 1.3),
         ("tracing overhead, tiny-op chain", ratio(r("chain_traced"), r("chain_gradviz")), 2.0),
     ]

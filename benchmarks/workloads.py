@@ -20,6 +20,8 @@ import numpy as np
 CHAIN_OPS = 10_000  # tiny-op chain: mul, add, tanh repeated on a (4,) float64 tensor
 MLP = (784, 256, 128, 10)
 BATCH = 64
+DIGITS = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "gradviz",
+                      "datasets", "digits.npz")
 
 
 def _timed(fn: Callable[[], object], repeat: int, warmup: int = 1) -> dict[str, float]:
@@ -184,6 +186,50 @@ def mlp_torch(repeat: int) -> dict:
     return _timed(_mlp_step(torch), repeat, warmup=3)
 
 
+# -- CNN training step ------------------------------------------------------------------------
+def _cnn_data() -> tuple[np.ndarray, np.ndarray]:
+    """The first 64 digits, read straight from the package's file (no gradviz import, so the
+    PyTorch process stays free of it)."""
+    with np.load(DIGITS) as f:
+        images, labels = f["images"][:BATCH], f["labels"][:BATCH]
+    return (images.astype(np.float32)[:, None] / np.float32(16.0)), labels.astype(np.int64)
+
+
+def _cnn_step(lib: Any) -> Callable[[], None]:
+    """One training step of ``examples/cnn_digits.py``'s LeNet-style net (Adam, as there),
+    written once for ``gradviz`` or ``torch``."""
+    nn = lib.nn
+    lib.manual_seed(0)
+    X, y = (lib.from_numpy(a) for a in _cnn_data())
+    model = nn.Sequential(
+        nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10))
+    opt = lib.optim.Adam(model.parameters(), lr=0.005)
+
+    def step() -> Any:
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(X), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+
+
+def cnn_gradviz(repeat: int) -> dict:
+    import gradviz as gv
+
+    return _timed(_cnn_step(gv), repeat, warmup=3)
+
+
+def cnn_torch(repeat: int) -> dict:
+    import torch
+
+    torch.set_num_threads(1)
+    return _timed(_cnn_step(torch), repeat, warmup=3)
+
+
 # -- a 1,000,000-op chain --------------------------------------------------------------------------
 def _rss() -> tuple[int, int]:
     """(current RSS, peak RSS) in bytes, from /proc (Linux)."""
@@ -272,7 +318,7 @@ def render_torchviz_case(repeat: int) -> dict:
 
 
 WORKLOADS = {name: fn for name, fn in globals().items()
-             if callable(fn) and name.split("_")[0] in ("chain", "mlp", "million", "render")}
+             if callable(fn) and name.split("_")[0] in ("chain", "mlp", "cnn", "million", "render")}
 
 
 def main(argv: list[str]) -> int:

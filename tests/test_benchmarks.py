@@ -38,7 +38,7 @@ def test_run_names_only_existing_workloads(monkeypatch):
     monkeypatch.setattr(run, "measure", lambda name, repeat: asked.append(name) or None)
     run.main(["--rounds", "1", "--repeat", "1"])
     assert asked and set(asked) <= set(workloads.WORKLOADS)
-    assert {"chain_minimal", "million_gradviz", "render_20000"} <= set(asked)
+    assert {"chain_minimal", "million_gradviz", "render_20000", "cnn_gradviz"} <= set(asked)
 
 
 def test_rounds_combine_as_median_of_medians_and_the_span_of_all_runs(monkeypatch):
@@ -69,3 +69,15 @@ def test_a_workload_reports_median_min_max(name, monkeypatch):
     res = getattr(workloads, name)(2)
     assert set(res) == {"median", "min", "max"}
     assert 0 < res["min"] <= res["median"] <= res["max"]
+
+
+
+def test_the_cnn_step_workload_runs_and_trains():
+    res = workloads.cnn_gradviz(1)
+    assert set(res) == {"median", "min", "max"} and res["min"] > 0
+    X, y = workloads._cnn_data()
+    assert X.shape == (workloads.BATCH, 1, 8, 8) and X.dtype == np.float32 and X.max() == 1.0
+    assert y.shape == (workloads.BATCH,) and set(y.tolist()) == set(range(10))
+    step = workloads._cnn_step(gv)
+    losses = [step().item() for _ in range(30)]  # the same batch again and again: it fits it
+    assert losses[-1] < losses[0] / 2

@@ -6,7 +6,12 @@ wired to nodes hundreds of ranks apart) can cost minutes even in a 100-node grap
 therefore hand their vertices and edges to :func:`plan` first, which decides what is drawn:
 
 NOTE [collapse]
-1. Under the node budget (``max_nodes``), everything is drawn as is.
+0. Unrolled loops first, whatever the budget (in drawings of more than ``SMALL`` vertices;
+   ``max_nodes=math.inf`` turns it off): a run of at least ``MIN_REPEATS`` identical
+   blocks in creation order (``Vertex.order``), such as the time steps of an LSTM, keeps its
+   last block drawn and folds the others into one ``"19 × [AddmmBackward0 → …]"`` node.
+   Twenty copies of one cell teach nothing the first does not, and cost the layout a lot.
+1. Otherwise, under the node budget (``max_nodes``), everything is drawn as is.
 2. Over it, module scopes are folded into one summary node each, deepest scopes first, stopping
    at the first depth that fits (``expand=("fc1",)`` keeps a scope open).
 3. Still over it, chains are folded, longest first: a run of nodes where each has one successor
@@ -33,11 +38,16 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 __all__ = ["DEFAULT_MAX_NODES", "Vertex", "Group", "Plan", "plan", "best_period", "no_gc"]
 
 DEFAULT_MAX_NODES = 300
 MIN_CHAIN = 3  # shorter chains are not worth a summary node
-MAX_PERIOD = 8  # longest repeated block looked for (in nodes)
+MAX_PERIOD = 8  # longest repeated block looked for in a chain (in nodes)
+MIN_REPEATS = 8  # identical blocks in a row that are folded even under the budget (step 0) ...
+SMALL = 120  # ... in a drawing of more vertices than this: a smaller one reads well as it is
+MAX_BLOCK = 64  # longest block (in drawn nodes) step 0 looks for: an LSTM step is ~14 nodes
 LONG_EDGE = 3  # rank span above which an edge into a shared node may get a proxy
 VIRTUAL_BUDGET = 150  # total virtual nodes (sum of span - 1) dot handles quickly
 
@@ -56,6 +66,7 @@ class Vertex:
     scope: tuple[str, ...] = ()
     attach: bool = False
     named: bool = True
+    order: float | None = None  # creation order (sequence_nr) when it differs from the list's
 
 
 @dataclass
@@ -63,7 +74,7 @@ class Group:
     """A summary node standing for several vertices."""
 
     id: str
-    kind: str  # "scope", "chain" or "rest"
+    kind: str  # "repeat", "scope", "chain" or "rest"
     title: str
     detail: str
     size: int  # how many vertices it stands for
@@ -121,13 +132,20 @@ def plan(vertices: Sequence[Vertex], edges: Sequence[tuple[str, str]],
 
 def _plan(vertices: Sequence[Vertex], edges: Sequence[tuple[str, str]], budget: float,
           expand: set[str], prefix: str, noun: str) -> Plan:
-    st = _State(vertices, edges, budget, prefix, noun)
-    if len(vertices) > budget:
-        expanded = _expanded_scopes(vertices, expand)
+    expanded = _expanded_scopes(vertices, expand)
+
+    def fresh() -> _State:
+        state = _State(vertices, edges, budget, prefix, noun)
+        if budget != float("inf") and len(vertices) > SMALL:
+            state.fold_repeats(expanded)
+        return state
+
+    st = fresh()
+    if st.count > budget:
         depth = max((len(v.scope) for v in vertices), default=0)
         # Deepest scopes first; at each depth, repeated blocks too. Stop at the first that fits.
         for level in list(range(depth - 1, -1, -1)) or [None]:
-            st = _State(vertices, edges, budget, prefix, noun)
+            st = fresh()
             if level is not None:
                 st.fold_scopes(level, expanded)
             if st.count > budget:
@@ -193,6 +211,24 @@ def best_period(codes: Sequence[int], max_period: int = MAX_PERIOD) -> tuple[int
                     best = (i - run - p + 1, p, (run + p) // p)
             else:
                 run = 0
+    return best
+
+
+def _longest_repeat(codes: Sequence[int], max_period: int) -> tuple[int, int, int]:
+    """:func:`best_period` with NumPy: one vectorised comparison per period, so that step 0
+    stays cheap on a 40,000-vertex trace. Returns ``(start, period, repeats)``."""
+    a = np.asarray(codes, dtype=np.int64)
+    best, best_len = (0, 0, 0), 0
+    for p in range(1, min(max_period, len(a) // 2) + 1):
+        same = np.concatenate(([False], a[p:] == a[:-p], [False]))
+        edges = np.flatnonzero(same[1:] != same[:-1])  # run starts and ends, alternating
+        if not len(edges):
+            continue
+        lengths = edges[1::2] - edges[::2]
+        k = int(np.argmax(lengths))
+        if lengths[k] + p > best_len:
+            best_len = int(lengths[k]) + p
+            best = (int(edges[2 * k]), p, best_len // p)
     return best
 
 
@@ -266,14 +302,86 @@ class _State:
                                      if scope[:k] not in protected), None)
             return cache[scope]
 
-        keys = [key(v.scope) for v in self.vertices]
+        # Work on what is drawn so far: a folded loop moves into its scope's node as a whole.
+        order, _, _ = self._quotient()
+        groups = self.plan.groups
         by_key: dict[tuple[str, ...], list[str]] = {}
-        for v, k in zip(self.vertices, keys):
-            if k is not None:
-                by_key.setdefault(k, []).append(v.id)
-        for k, members in by_key.items():
+        unfolded = 0
+        for q in order:
+            k = key(groups[q].scope if q in groups else self.info[q].scope)
+            if k is None:
+                unfolded += 1
+            else:
+                by_key.setdefault(k, []).append(q)
+        for k, qs in by_key.items():
+            members = [m for q in qs for m in self._originals(q)]
             self._new_group("scope", _scope_title(k), members, k[:-1])
-        self.count = len(by_key) + keys.count(None)
+        self.count = len(by_key) + unfolded
+
+    # 0. unrolled loops
+    def fold_repeats(self, expanded: set[tuple[str, ...]]) -> None:
+        """Fold runs of ``MIN_REPEATS`` or more identical blocks, all but the last block of each
+        run, into one node (NOTE [collapse], step 0).
+
+        The blocks are looked for in creation order, not in the caller's: a backward graph is
+        listed breadth-first from its roots, which interleaves the time steps (a ``stack`` of
+        all hidden states reaches every step at once), while creation order lists each step's
+        nodes together. Shared hubs (a weight used by every step) and leaves hanging off one
+        node are left out of the sequence; the leaves travel with the node they hang off.
+        """
+        order, succ, pred = self._quotient()
+        attached = self._peel(order, succ, pred)
+        kids: dict[str, list[str]] = {}
+        for q, r in attached.items():
+            kids.setdefault(r, []).append(q)
+        index = {v.id: i for i, v in enumerate(self.vertices)}
+
+        def when(q: str) -> tuple[float, int]:
+            o = self.info[q].order
+            return (float("inf") if o is None else o, index[q])
+
+        def open_scope(q: str) -> bool:
+            s = self.info[q].scope
+            return any(s[:k] in expanded for k in range(1, len(s) + 1))
+
+        seq = sorted((q for q in order if q not in attached and not open_scope(q)), key=when)
+        fan = {q: len(succ[q]) + len(pred[q]) for q in seq}
+        seq = [q for q in seq if fan[q] <= 2 * MIN_REPEATS]  # hubs: a weight used every step
+        codes: dict[str, int] = {}
+        work = [[codes.setdefault(self.info[q].kind, len(codes)) for q in seq]]
+        spans = [(0, len(seq))]
+        while spans:
+            lo, hi = spans.pop()
+            start, p, reps = _longest_repeat(work[0][lo:hi], MAX_BLOCK)
+            if reps < MIN_REPEATS:
+                continue
+            start += lo
+            block = seq[start + (reps - 1) * p:start + reps * p]  # the last block stays drawn
+            folded = seq[start:start + (reps - 1) * p]
+            spans.extend([(lo, start), (start + reps * p, hi)])
+            inside = set(folded)
+            links = [sum(n in inside for n in succ[q]) for q in folded]
+            if len(folded) > 1 and sum(links) >= len(folded) - 1 and all(
+                    k <= 1 and sum(n in inside for n in pred[q]) <= 1
+                    for k, q in zip(links, folded)):
+                continue  # a plain chain: step 3 folds it whole when over the budget
+            members: list[str] = []
+            stack = list(reversed(folded))
+            while stack:
+                q = stack.pop()
+                members.append(q)
+                stack.extend(reversed(kids.get(q, ())))
+            names = [self.info[q].kind for q in block if self.info[q].named] or [
+                self.info[q].kind for q in block]  # a block of tensors: say "tensor"
+            shown = names if len(names) <= 3 else [names[0], "…", names[-1]]
+            title = f"{reps - 1} × [{' → '.join(shown) or '…'}]"
+            scope = _common_prefix(self.info[m].scope for m in members)
+            group = self._new_group("repeat", title, members, scope)
+            per = Counter(names)
+            top = ", ".join(k if c == 1 else f"{k} ×{c}" for k, c in per.most_common(3))
+            group.detail = (f"{reps - 1} more like the {len(block)} {self.noun} next to it"
+                            + (f": {top}{', …' if len(per) > 3 else ''}" if top else ""))
+            self.count -= len(members) - 1
 
     # 3. chains
     def _quotient(self) -> tuple[list[str], dict[str, list[str]], dict[str, list[str]]]:

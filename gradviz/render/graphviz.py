@@ -478,7 +478,7 @@ def _backward_parts(b: _Backward, show_saved: bool, show_attrs: bool, show_grads
             lines.append(f"dependencies: {state.deps[nid]}")
         kind = n.kind if n.kind in _FILL else "op"
         parts.add(collapse.Vertex(nid, n.name, scope.get(nid, ()),
-                                  attach=n.kind == "accumulate_grad"),
+                                  attach=n.kind == "accumulate_grad", order=n.sequence_nr),
                   _Item(nid, lines, kind, _FILL[kind], functools.partial(_node_tip, n, b.ops),
                         ref=var.name if var is not None else ""))
         # next_functions: node -> target, headlabel = input_nr (the target's input slot)
