@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from gradviz.tensor import Tensor
 
 __all__ = ["Node", "AccumulateGrad", "GraphRoot", "Edge", "RemovableHandle", "SavedVariable",
-           "gradient_edge", "get_gradient_edge", "collect_next_edges", "set_history", "NO_EDGE",
-           "FREED_MESSAGE"]
+           "gradient_edge", "get_gradient_edge", "collect_next_edges", "edge_pair",
+           "next_sequence_nr", "set_history", "NO_EDGE", "FREED_MESSAGE"]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -44,6 +44,8 @@ _MAX_SEQUENCE_NR = 2**64 - 1
 
 # Thread-safety note: itertools.count's __next__ is atomic under the GIL.
 _sequence_counter = itertools.count()
+# The next node's sequence number: what Node.__init__ takes, for code that builds nodes itself.
+next_sequence_nr = _sequence_counter.__next__
 
 
 class Edge(NamedTuple):
@@ -468,11 +470,12 @@ def gradient_edge(tensor: Tensor) -> Edge:
         >>> gradient_edge(x).function.name()
         'torch::autograd::AccumulateGrad'
     """
-    return Edge(*_edge(tensor))
+    return Edge(*edge_pair(tensor))
 
 
-def _edge(tensor: Tensor) -> tuple[Node, int]:
-    """:func:`gradient_edge` as a plain pair (NOTE [perf]: no NamedTuple on the hot path)."""
+def edge_pair(tensor: Tensor) -> tuple[Node, int]:
+    """:func:`gradient_edge` as a plain ``(node, input_nr)`` pair, for code that builds nodes
+    (no NamedTuple on the op layer's hot path)."""
     fn = tensor.grad_fn
     if fn is not None:
         meta = tensor._view_meta
@@ -503,13 +506,13 @@ def collect_next_edges(args: tuple) -> tuple[Edge, ...]:
     ``(None, 0)`` (PyTorch's ``collect_next_edges``)."""
     tensor_type = _TENSOR or _tensor_class()
     # NOTE [perf]: every recorded op comes here; a loop (no comprehension call before 3.12)
-    # and _edge's common case (a non-view with a grad_fn) in line.
+    # and edge_pair's common case (a non-view with a grad_fn) in line.
     edges = []
     for a in args:
         if isinstance(a, tensor_type) and a._requires_grad:
             fn = a.grad_fn
             edges.append((fn, a._output_nr) if fn is not None and a._view_meta is None
-                         else _edge(a))
+                         else edge_pair(a))
         else:
             edges.append(_NO_EDGE)
     return tuple(edges)

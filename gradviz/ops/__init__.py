@@ -18,15 +18,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gradviz.ops import api, derivatives, functional, methods
+from gradviz.ops import api, derivatives, dispatch, functional, methods
 from gradviz.ops.opinfo import OPS, OpInfo
 from gradviz.ops.opinfo import defop as _declare
 from gradviz.tensor import Tensor
 
 __all__ = ["OPS", "OpInfo", "defop", "remove_op", "derivatives", "functional"]
 
-# Generated API first: the hand-written operators refer to it (``__neg__`` is ``neg``).
+# Fast paths and the generated API first: the hand-written operators refer to it (``__neg__``
+# is ``neg``).
 for _op in OPS.values():
+    dispatch.specialise(_op)
     api.publish(_op)
 methods.install(Tensor)
 
@@ -51,6 +53,7 @@ def defop(name: str, node: str | None, forward: Callable[..., Any], inputs: tupl
         >>> remove_op("cube_demo")
     """
     op = _declare(name, node, forward, inputs, **fields)
+    dispatch.specialise(op)
     api.publish(op)
     return op
 

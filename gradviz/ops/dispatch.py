@@ -21,16 +21,17 @@ from gradviz.autograd.graph import (
     NO_EDGE,
     Node,
     SavedVariable,
-    _sequence_counter,
     collect_next_edges,
     gradient_edge,
+    next_sequence_nr,
     set_history,
 )
-from gradviz.ops import _formula
+from gradviz.ops import _formula, fastpath
 from gradviz.ops.opinfo import OpInfo
 from gradviz.tensor import Tensor, _is_number, _type_name
 
-__all__ = ["dispatch", "dispatch_inplace", "OpNode", "CopySlices", "ViewMeta"]
+__all__ = ["dispatch", "general_dispatch", "specialise", "dispatch_inplace", "OpNode",
+           "CopySlices", "ViewMeta"]
 
 _FLOAT64 = np.dtype(np.float64)
 _new = object.__new__
@@ -115,6 +116,24 @@ class _UnaryOpNode(OpNode):
         return (formula(grad, *_plain_args(self, names)),)
 
 
+class _BinaryOpNode(OpNode):
+    """The node of a two-input op (mul, add, mm ...): OpNode.apply without its loop over
+    inputs, for the plain backward without broadcasting (most two-input nodes)."""
+
+    __slots__ = ()
+
+    def apply(self, grad_outputs: list, create_graph: bool) -> tuple:
+        grad = grad_outputs[0]
+        if grad is None or create_graph or self._in_meta is not None:
+            return OpNode.apply(self, grad_outputs, create_graph)
+        (names0, formula0), (names1, formula1) = self._formulas
+        edge0, edge1 = self.next_functions
+        return (None if names0 is None or edge0[0] is None
+                else formula0(grad, *_plain_args(self, names0)),
+                None if names1 is None or edge1[0] is None
+                else formula1(grad, *_plain_args(self, names1)))
+
+
 def _plain_args(node: OpNode, names: tuple) -> list:
     """The saved values a formula asks for, as arrays (a plain backward)."""
     saved = node._store
@@ -176,7 +195,8 @@ def _node_class(op: OpInfo) -> type:
                                 for names, inp in zip(op.needs, op.inputs))
         ns["_wrapped_numbers"] = op.inputs if op.broadcasts else ()
         base = (_GeneralOpNode if op.general else
-                _UnaryOpNode if len(op.inputs) == 1 and op.inputs[0] in op.grads else OpNode)
+                _UnaryOpNode if len(op.inputs) == 1 and op.inputs[0] in op.grads else
+                _BinaryOpNode if len(op.inputs) == 2 else OpNode)
         cls = op.node_cls = type(op.node, (base,), ns)
     return cls
 
@@ -263,7 +283,7 @@ def _record(op: OpInfo, result: Tensor, args: tuple, arrays: list, kwargs: dict,
     # NOTE [perf]: Node.__init__'s body, inlined: this runs once per recorded op.
     node = _new(op.node_cls or _node_class(op))
     node.next_functions = edges
-    node._seq = next(_sequence_counter)
+    node._seq = next_sequence_nr()
     key = (out.shape, out.dtype)
     node._out_meta = _OUT_META.get(key) or _out_meta(key)
     node._extra = None
@@ -369,6 +389,9 @@ def _forward(op: OpInfo, arrays: list, kwargs: dict) -> np.ndarray:
 def dispatch(op: OpInfo, *args: Any, **kwargs: Any) -> Tensor:
     """Run ``op`` on ``args`` (tensors or numbers) and record its node when needed.
 
+    Calls of the common shapes take the row's fast path (NOTE [fast paths] in
+    :mod:`gradviz.ops.fastpath`); the others, and every row without one, the general path.
+
     Example:
         >>> import gradviz
         >>> from gradviz.ops.derivatives import OPS
@@ -376,6 +399,20 @@ def dispatch(op: OpInfo, *args: Any, **kwargs: Any) -> Tensor:
         >>> dispatch(OPS["mul"], x, 3).grad_fn
         <MulBackward0 object at ...>
     """
+    fast = op.fast
+    if fast is not None:
+        return fast(*args, **kwargs)
+    return general_dispatch(op, *args, **kwargs)
+
+
+def specialise(op: OpInfo) -> None:
+    """Give ``op`` its fast path (done for every row when the op layer is imported)."""
+    if fastpath.eligible(op):
+        op.fast = fastpath.make(op, general_dispatch, _node_class(op), _OUT_META, _out_meta)
+
+
+def general_dispatch(op: OpInfo, *args: Any, **kwargs: Any) -> Tensor:
+    """:func:`dispatch` for any call: tensors and numbers, broadcasting, promotion, views."""
     if op.general:  # several outputs or a list of inputs: see NOTE [multi-output and variadic]
         return _dispatch_general(op, args, kwargs)
     arrays, requires = _arrays(op, args)

@@ -18,16 +18,26 @@ from gradviz.tensor import _is_number
 
 def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
     from gradviz.ops import functional as F
-    from gradviz.tensor import _is_number
+    from gradviz.ops.opinfo import OPS
 
-    def _operator(fn, swap: bool = False, arrays: bool = True, tensors: bool = False):
+    def _operator(fn, swap: bool = False, arrays: bool = True, tensors: bool = False,
+                  row: str | None = None, **row_kwargs: Any):
         # NOTE [operator protocol]: an operand of a type the op does not take makes the Python
         # operator return NotImplemented, as torch's do, so that Python raises its own
         # TypeError ("unsupported operand type(s) for +: 'Tensor' and 'str'"), `x == None` is
         # False, and `x * [1, 2]` becomes list repetition (which then asks for an index).
         # A NumPy array is taken on the right only (`x + a`): `a + x` is refused, as torch does.
+        # With `row`, a float tensor and a float tensor or number (where `fn` does nothing but
+        # call the dispatch point, with `row_kwargs`) go straight to the row's fast path
+        # (gradviz/ops/fastpath.py): the same node and event, two calls fewer.
+        fast = OPS[row].fast if row is not None else None
+
         def op(self, other):
             kind = type(other)
+            if fast is not None and type(self) is Tensor and self._data.dtype.kind == "f" and (
+                    kind is float or kind is int
+                    or (kind is Tensor and other._data.dtype.kind == "f")):
+                return fast(self, other, **row_kwargs)
             # Tensors, floats and ints (the operands of nearly every call) need no test.
             if not (kind is Tensor or (not tensors and (kind is float or kind is int))) and (
                     not _operand(other, arrays and not swap)
@@ -41,11 +51,13 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
     methods: dict[str, Any] = {
         # arithmetic operators, both operand orders
         # `2 + x` and `2 * x` are `x.add(2)` / `x.mul(2)` in PyTorch: x stays `self` (edge 0).
-        "__add__": _operator(F.add), "__radd__": _operator(F.add, arrays=False),
-        "__sub__": _operator(F.sub),
+        "__add__": _operator(F.add, row="add", alpha=1),
+        "__radd__": _operator(F.add, arrays=False, row="add", alpha=1),
+        "__sub__": _operator(F.sub, row="sub", alpha=1),
         "__rsub__": _operator(lambda self, other: F.rsub(self, other), arrays=False),
-        "__mul__": _operator(F.mul), "__rmul__": _operator(F.mul, arrays=False),
-        "__truediv__": _operator(F.div), "__rtruediv__": _operator(F.div, swap=True),
+        "__mul__": _operator(F.mul, row="mul"),
+        "__rmul__": _operator(F.mul, arrays=False, row="mul"),
+        "__truediv__": _operator(F.div, row="div"), "__rtruediv__": _operator(F.div, swap=True),
         "__floordiv__": _operator(F.floor_divide),
         "__rfloordiv__": _operator(F.floor_divide, swap=True),
         "__mod__": _operator(F.remainder), "__rmod__": _operator(F.remainder, swap=True),

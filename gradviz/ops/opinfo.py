@@ -46,6 +46,7 @@ class OpInfo:
     node_cls: type | None = None
     # Filled in by the dispatch point: which names to save for each mask of inputs needing grad.
     save_plans: dict[int, tuple[tuple[str, int, Any], ...]] = field(default_factory=dict)
+    fast: Callable[..., Any] | None = None  # the row's fast path (gradviz/ops/fastpath.py)
     # Ops whose forward returns several outputs, or takes a list of tensors, take the general
     # dispatch path (NOTE [multi-output and variadic ops] in gradviz/ops/dispatch.py).
     multi: bool = False  # the forward returns a tuple of outputs; formulas get `grads`, a list
