@@ -58,11 +58,15 @@ def make_function(op: OpInfo) -> Callable[..., Tensor]:
         >>> exp.__name__, str(exp.__signature__)
         ('exp', "(input) -> 'Tensor'")
     """
+    fast = op.fast  # the row's fast path, which hands other calls to the general one
     if op.defaults or len(op.inputs) != 1:
         def fn(*args: Any, **kwargs: Any) -> Tensor:
             return dispatch(op, *args, **kwargs)
-    else:
+    elif fast is not None:
         def fn(input: Any) -> Tensor:  # the common case: one tensor, no keyword arguments
+            return fast(input)
+    else:
+        def fn(input: Any) -> Tensor:
             return dispatch(op, input)
     fn.__name__ = fn.__qualname__ = op.function or op.name
     fn.op = op  # the row it was made from (publish and unpublish recognise their own)
