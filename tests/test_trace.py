@@ -276,7 +276,8 @@ def test_malformed_field_names_its_path(tmp_path):
     data["runs"][0]["steps"][3]["kind"] = 7
     p = tmp_path / "bad.json"
     p.write_text(json.dumps(data))
-    with pytest.raises(TraceFormatError, match=r"runs\[0\]\.steps\[3\]\.kind: expected one of .*, got 7$"):
+    with pytest.raises(TraceFormatError,
+                       match=r"runs\[0\]\.steps\[3\]\.kind: expected one of .*, got 7$"):
         load_trace(p)
     data = tr.to_dict()
     data["nodes"][0]["next_functions"] = [["n999", 0]]

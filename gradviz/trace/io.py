@@ -350,6 +350,11 @@ def _fail(where: str, path: str, msg: str) -> TraceFormatError:
     return TraceFormatError(f"{where}: {path}: {msg}".replace("\n", "\\n").replace("\r", "\\r"))
 
 
+def _key(key: str) -> str:
+    """A dict key as a path step: ``.n3``, or ``['a b']`` for a key that is not a name."""
+    return f".{key}" if _IDENT.fullmatch(key) else f"[{key!r}]"
+
+
 def _path(loc: Iterable[Any]) -> str:
     """``("runs", 0, "steps", 3, "node")`` -> ``runs[0].steps[3].node``."""
     out = ""
@@ -637,7 +642,7 @@ def _check_references(tr: Any, where: str) -> None:
         need(op.node, nodes, "node", f"ops[{i}].node")
         for key, v in op.kwargs.items():
             if isinstance(v, dict) and set(v) == {"tensor"}:
-                need(v["tensor"], tensors, "tensor", _path([f"ops[{i}]", "kwargs", key]))
+                need(v["tensor"], tensors, "tensor", f"ops[{i}].kwargs{_key(key)}")
     for i, n in enumerate(nodes.values()):
         _check_node(n, f"nodes[{i}]", nodes, tensors, ops, need)
     runs: set[str] = set()
@@ -655,22 +660,22 @@ def _check_references(tr: Any, where: str) -> None:
             need(ref, nodes, "node", f"{at}.nodes[{j}]")
         need(r.graph_root, nodes, "node", f"{at}.graph_root")
         for ref in r.dependencies:
-            need(ref, nodes, "node", _path([f"{at}.dependencies", ref]))
+            need(ref, nodes, "node", f"{at}.dependencies{_key(ref)}")
         gnodes: dict[str, Any] = {}
         if r.gradient_graph is not None:
             g, gat = r.gradient_graph, f"{at}.gradient_graph"
             gnodes = g.nodes
             for key, gn in gnodes.items():
                 if gn.id != key:
-                    raise _fail(where, _path([f"{gat}.nodes", key, "id"]),
+                    raise _fail(where, f"{gat}.nodes{_key(key)}.id",
                                 f"is {gn.id!r}, not its key {key!r}")
-                _check_node(gn, _path([f"{gat}.nodes", key]), gnodes, {**tensors, **g.tensors},
+                _check_node(gn, f"{gat}.nodes{_key(key)}", gnodes, {**tensors, **g.tensors},
                             ops, need)
             for j, (ref, _nr) in enumerate(g.roots):
                 need(ref, gnodes, "gradient-graph node", f"{gat}.roots[{j}][0]")
             for key, t in g.tensors.items():
                 if t.id != key:
-                    raise _fail(where, _path([f"{gat}.tensors", key, "id"]),
+                    raise _fail(where, f"{gat}.tensors{_key(key)}.id",
                                 f"is {t.id!r}, not its key {key!r}")
         for j, s in enumerate(r.steps):
             _check_step(s, f"{at}.steps[{j}]", j, nodes, tensors, gnodes, need, where)
@@ -697,7 +702,7 @@ def _check_step(s: Step, at: str, index: int, nodes: Any, tensors: Any, gnodes: 
     if s.kind == "leaf_grad":
         need(d["tensor"], tensors, "tensor", f"{at}.data.tensor")
     for ref in d.get("counts", ()):
-        need(ref, nodes, "node", _path([f"{at}.data.counts", ref]))
+        need(ref, nodes, "node", f"{at}.data.counts{_key(ref)}")
     for j, (ref, _nr, _c) in enumerate(d.get("tensor_counts") or ()):
         need(ref, nodes, "node", f"{at}.data.tensor_counts[{j}][0]")
     need(d.get("gnode"), gnodes, "gradient-graph node", f"{at}.data.gnode")

@@ -97,7 +97,10 @@ _NON_FINITE = ("nan", "inf", "-inf")
 
 
 def _is_number(v: Any) -> bool:
-    return type(v) in (int, float, bool) or (type(v) is str and v in _NON_FINITE)
+    """A tensor element as a summary holds it: int64/uint64 range, a float, a bool."""
+    t = type(v)
+    return (t is float or t is bool or (t is int and -(2**63) <= v <= MAX_INT)
+            or (t is str and v in _NON_FINITE))
 
 
 def _shape_of(values: Any) -> tuple[int, int]:
@@ -141,7 +144,7 @@ class SummaryModel(_Strict):
         # An empty tensor's lists stop at the first empty level ([] for shape [0, 3]).
         fits = ndim == len(self.shape) or (want == 0 and 0 <= ndim <= len(self.shape))
         if ndim == -1 or not fits or count != want:
-            got = ("ragged lists or non-numbers" if ndim == -1
+            got = ("ragged lists or something not a tensor element" if ndim == -1
                    else f"{count} element(s) in {ndim} dimension(s)")
             raise ValueError(f"values hold {got}, but shape {list(self.shape)} has {want}")
         return self
