@@ -15,7 +15,7 @@ import numpy as np
 from gradviz import _dtype
 from gradviz._factories import int_list, invalid_combination
 from gradviz.ops.derivatives import OPS
-from gradviz.ops.dispatch import dispatch, dispatch_inplace
+from gradviz.ops.dispatch import broadcast_message, dispatch, dispatch_inplace
 from gradviz.tensor import Tensor, _is_number, _wrap_dim
 
 __all__ = [
@@ -352,13 +352,41 @@ def view(input: Tensor, *shape: Any) -> Tensor:
         >>> import gradviz
         >>> gradviz.arange(6.0).view(2, -1).shape
         (2, 3)
+        >>> gradviz.tensor([1.0]).view(gradviz.int32)  # the same bytes read as another dtype
+        tensor([1065353216], dtype=gradviz.int32)
     """
+    if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
+        return _view_dtype(input, shape[0])
     size = _infer_size(_shape_arg(shape), input._data.size)
     if not _viewable(input._data, size):
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
     return dispatch(_O["view"], input, size=size)
+
+
+def _view_dtype(input: Tensor, dtype: _dtype.dtype) -> Tensor:
+    """``x.view(dtype)``: the same bytes read as ``dtype``, sharing storage and the version
+    counter. Not differentiable (torch's ``view.dtype`` row says
+    ``output_differentiability: [False]``): the result is cut from the graph."""
+    a = input._data
+    old, new = a.dtype.itemsize, dtype.np.itemsize
+    if old != new:  # torch's checks, in its order
+        what = f"to view {input.dtype._legacy[:-6]} as {dtype._legacy[:-6]} (different element " \
+               "sizes)"
+        if a.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if a.shape[-1] != 1 and a.strides[-1] != old:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {a.strides[-1] // old}")
+        if new > old and a.shape[-1] % (new // old):
+            raise RuntimeError(f"self.size(-1) must be divisible by {new // old} {what}, but got "
+                               f"{a.shape[-1]}")
+        if not a.flags.c_contiguous:  # NumPy needs it; torch would check each stride instead
+            raise RuntimeError(f"gradviz views a tensor as another element size only when it "
+                               f"is contiguous ({what}); call .contiguous() first")
+    out = Tensor._make(a.view(dtype.np))
+    out._version_counter = input._version_counter  # an in-place write to either is seen
+    return out
 
 
 def reshape(input: Tensor, *shape: Any) -> Tensor:
@@ -1013,8 +1041,13 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
         >>> gradviz.allclose(gradviz.tensor([1.0]), gradviz.tensor([1.0 + 1e-9]))
         True
     """
-    return bool(np.allclose(input._data, _tensor_arg(other)._data if isinstance(
-        other, Tensor) else other, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    b = _tensor_arg(other)._data if isinstance(other, Tensor) else other
+    try:
+        np.broadcast_shapes(input._data.shape, np.shape(b))
+    except ValueError:
+        raise RuntimeError(broadcast_message("allclose", [input._data.shape, np.shape(b)])
+                           ) from None
+    return bool(np.allclose(input._data, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def equal(input: Tensor, other: Tensor) -> bool:
@@ -1762,15 +1795,19 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: 
     (n, k), (k2, m) = mat1.shape, mat2.shape
     if k != k2:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
-    # `input` must broadcast to (n, m) (a bias (m,) is the common case): compared by hand
-    fits = input.ndim <= 2
-    for size, want in zip(input.shape[::-1], (m, n)):
-        fits = fits and size in (1, want)
-    if not fits:
-        raise RuntimeError(f"The expanded size of the tensor ({m}) must match the existing size "
-                           f"({input.shape[-1]}) at non-singleton dimension {input.ndim - 1}.  "
-                           f"Target sizes: [{n}, {m}].  Tensor sizes: {list(input.shape)} "
-                           "(addmm: the input does not broadcast to the product's shape)")
+    # `input` must broadcast to (n, m) (a bias (m,) is the common case): compared by hand,
+    # the last dimension first, numbered in the target's dimensions as torch's expand does.
+    if input.ndim > 2:
+        raise RuntimeError(f"expand({input.type()}{{{list(input.shape)}}}, size=[{n}, {m}]): the "
+                           "number of sizes provided (2) must be greater or equal to the number "
+                           f"of dimensions in the tensor ({input.ndim})")
+    for j, (size, want) in enumerate(zip(input.shape[::-1], (m, n))):
+        if size not in (1, want):
+            raise RuntimeError(
+                f"The expanded size of the tensor ({want}) must match the existing size ({size})"
+                f" at non-singleton dimension {1 - j}.  Target sizes: [{n}, {m}].  Tensor sizes: "
+                f"{list(input.shape)} (addmm: the input does not broadcast to the product's "
+                "shape)")
     _same_dtype("addmm", mat1, mat2)
     return dispatch(_O["addmm"], input, mat1, mat2, beta=beta, alpha=alpha)
 
