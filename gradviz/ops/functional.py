@@ -14,6 +14,7 @@ import numpy as np
 
 from gradviz import _dtype
 from gradviz._factories import int_list, invalid_combination
+from gradviz.ops import _args
 from gradviz.ops.derivatives import OPS
 from gradviz.ops.dispatch import broadcast_message, dispatch, dispatch_inplace
 from gradviz.tensor import Tensor, _is_number, _wrap_dim
@@ -73,6 +74,8 @@ def sub(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
     return dispatch(_O["sub"], input, _tensor_arg(other), alpha=alpha)
 
 
+# torch words a call of add/sub with arguments missing as an overload error (gradviz/ops/_args.py).
+add, sub = _args.function(add, "add"), _args.function(sub, "sub")
 subtract = sub
 
 
@@ -827,8 +830,8 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A
     """
     for b in (min, max):
         if not (b is None or isinstance(b, Tensor) or _is_number(b)):
-            raise invalid_combination("clamp", (), {k: v for k, v in (("min", min), ("max", max))
-                                                    if v is not None})
+            given = {k: v for k, v in (("min", min), ("max", max)) if v is not None}
+            raise _args.overload_error("clamp", (input,), given)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
@@ -1657,6 +1660,10 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
                 [1., 0., 0.]])
     """
     _index_tensor("scatter", index)
+    if not (src is None or isinstance(src, Tensor) or _is_number(src)) or not (
+            value is None or _is_number(value)):  # torch's parser refuses it before anything
+        given = (input, dim, index) if src is None else (input, dim, index, src)
+        raise _args.overload_error("scatter", given, {} if value is None else {"value": value})
     if src is None:
         src = value
     d = _wrap_dim(dim, input.ndim)
