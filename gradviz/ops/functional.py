@@ -227,6 +227,18 @@ def _bitwise(name: str):
         return dispatch(_O[name], input, _tensor_arg(other))
 
     def inplace(input: Tensor, other: Any) -> Tensor:
+        # torch casts before it looks for a kernel: a float operand into an integer tensor is
+        # a cast error, not "bitwise_and_cpu not implemented for 'Float'".
+        if input._data.dtype.kind in "biu":
+            if isinstance(other, float):
+                got = _dtype.get_default_dtype()._legacy[:-6]
+            elif isinstance(other, Tensor) and other._data.dtype.kind == "f":
+                got = other.dtype._legacy[:-6]
+            else:
+                got = None
+            if got is not None:
+                raise RuntimeError(f"result type {got} can't be cast to the desired output "
+                                   f"type {input.dtype._legacy[:-6]}")
         return dispatch_inplace(_O[name], input, _tensor_arg(other))
 
     op, shown = {"bitwise_and": ("&", "[1, 2]"), "bitwise_or": ("|", "[3, 3]"),
@@ -1544,6 +1556,25 @@ def _index_list(indices: Any) -> tuple:
                  else Tensor._make(np.asarray(i)) for i in indices)
 
 
+def _put_indices(input: Tensor, indices: Any) -> tuple:
+    """:func:`_index_list`, checked as torch checks ``index_put``'s indices (NumPy would say
+    "axis" where torch says "dimension")."""
+    idx = _index_list(indices)
+    if len(idx) > input.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {input.ndim} (got "
+                         f"{len(idx)})")
+    for dim, i in enumerate(idx):
+        a = None if i is None else i._data
+        if a is None or a.dtype == np.bool_ or not a.size:
+            continue
+        n = input.shape[dim]
+        hi, lo = int(a.max()), int(a.min())
+        if hi >= n or lo < -n:
+            raise IndexError(f"index {hi if hi >= n else lo} is out of bounds for dimension "
+                             f"{dim} with size {n}")
+    return idx
+
+
 def _index(input: Tensor, indices: Any) -> Tensor:
     """``IndexBackward0``: advanced indexing with one index tensor (or None) per leading dim."""
     return dispatch(_O["index"], input, indices=_index_list(indices))
@@ -1566,8 +1597,8 @@ def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = Fa
         >>> gradviz.zeros(3).index_put((gradviz.tensor([0, 2]),), gradviz.tensor(5.0))
         tensor([5., 0., 5.])
     """
-    return dispatch(_O["index_put"], input, _tensor_arg(values), indices=_index_list(indices),
-                    accumulate=bool(accumulate))
+    return dispatch(_O["index_put"], input, _tensor_arg(values),
+                    indices=_put_indices(input, indices), accumulate=bool(accumulate))
 
 
 def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
@@ -1580,7 +1611,7 @@ def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = F
         tensor([1., 0., 5.])
     """
     return dispatch_inplace(_O["index_put"], input, _tensor_arg(values),
-                            indices=_index_list(indices), accumulate=bool(accumulate))
+                            indices=_put_indices(input, indices), accumulate=bool(accumulate))
 
 
 def _index_tensor(name: str, index: Any, kinds: str = "iu") -> Tensor:
