@@ -455,7 +455,7 @@ def broadcast_message(name: str, shapes: list[tuple[int, ...]]) -> str:
     the shapes.
 
     Example:
-        >>> broadcast_message("eq", [(2, 3), (4,)])[:87]
+        >>> broadcast_message("eq", [(2, 3), (4,)])[:89]
         'The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1'
     """
     a, b = shapes[0], shapes[1] if len(shapes) > 1 else ()
