@@ -80,5 +80,7 @@ def fail(message: str, code: ExitCode = ExitCode.FAILURE) -> NoReturn:
     from rich.text import Text
 
     if not getattr(sys.stderr, "closed", False):  # the traced script may have closed it
-        err_console().print(Text.assemble(("error: ", "bold red"), visible(message)))
+        # soft_wrap: one line however narrow the console (scripts match on it, issue #20).
+        err_console().print(Text.assemble(("error: ", "bold red"), visible(message)),
+                            soft_wrap=True)
     raise typer.Exit(code=int(code))

@@ -220,3 +220,139 @@ def test_node_call_and_grad_assignment() -> None:
         g.sum().grad_fn(gradviz.ones(()), gradviz.ones(()))
     with pytest.raises(RuntimeError, match="^requires_grad must be a bool$"):
         g.requires_grad = "a"
+
+
+# -- the gaps closed for issue #20 (texts read off torch 2.13) ------------------------------------
+@pytest.mark.parametrize("call, message", [
+    (lambda x: x.transpose(0), 'transpose() missing 1 required positional arguments: "dim1"'),
+    (lambda x: x.transpose(), 'transpose() missing 2 required positional argument: "dim0", '
+                              '"dim1"'),
+    (lambda x: x.softmax(), 'softmax() missing 1 required positional arguments: "dim"'),
+    (lambda x: x.softmax(0, None, 3),
+     "softmax() takes from 1 to 2 positional arguments but 3 were given"),
+    (lambda x: x.add(x, x), "add() takes 1 positional argument but 2 were given"),
+    (lambda x: x.add(), "add() received an invalid combination of arguments - got (), but "
+                        "expected (Tensor other, *, Number alpha = 1)"),
+    (lambda x: gradviz.add(x), "add() received an invalid combination of arguments - got "
+                               "(Tensor), but expected (Tensor input, Tensor other, *, Number "
+                               "alpha = 1, Tensor out = None)"),
+    (lambda x: gradviz.add(), "add() received an invalid combination of arguments - got (), "
+                              "but expected (Tensor input, Tensor other, *, Number alpha = 1, "
+                              "Tensor out = None)"),
+    (lambda x: gradviz.sub(x), "sub() received an invalid combination of arguments - got "
+                               "(Tensor), but expected (Tensor input, Tensor other, *, Number "
+                               "alpha = 1, Tensor out = None)"),
+    (lambda x: x.mul(), 'mul() missing 1 required positional arguments: "other"'),
+    (lambda x: x.mul(x, x), "mul() takes 1 positional argument but 2 were given"),
+    (lambda x: x.cumsum(), 'cumsum() missing 1 required positional arguments: "dim"'),
+    (lambda x: x.cumsum(0, 1), "cumsum() takes 1 positional argument but 2 were given"),
+    (lambda x: x.select(0), 'select() missing 1 required positional arguments: "index"'),
+])
+def test_argument_errors_read_as_torchs_parser(call, message: str) -> None:
+    with pytest.raises(TypeError) as info:
+        call(gradviz.ones(2, 3))
+    assert str(info.value) == message
+
+
+def test_overload_errors_name_self_only_in_the_function_form() -> None:
+    x, idx = gradviz.ones(2, 3), gradviz.tensor([[0]])
+    head = "received an invalid combination of arguments - got "
+    for call, got in [
+        (lambda: gradviz.clamp(x, max="a"), "clamp() " + head + "(Tensor, max=str), "),
+        (lambda: x.clamp(max="a"), "clamp() " + head + "(max=str, ), "),
+        (lambda: x.scatter(1, idx, "a"), "scatter() " + head + "(int, Tensor, str), "),
+        (lambda: gradviz.scatter(x, 1, idx, "a"), "scatter() " + head +
+         "(Tensor, int, Tensor, str), "),
+        (lambda: x.scatter(1, idx, value="a"), "scatter() " + head + "(int, Tensor, value=str), "),
+    ]:
+        with pytest.raises(TypeError) as info:
+            call()
+        assert str(info.value).startswith(got + "but expected one of:"), str(info.value)
+
+
+def test_view_as_another_dtype() -> None:
+    x = gradviz.ones(2, 3, requires_grad=True)
+    bits = x.view(gradviz.int32)
+    assert bits.dtype == gradviz.int32 and bits.tolist()[0] == [1065353216] * 3
+    assert not bits.requires_grad and bits.grad_fn is None  # view.dtype is not differentiable
+    assert x.detach().view(gradviz.float16).shape == (2, 6)
+    assert gradviz.ones(2, 4).view(gradviz.float64).shape == (2, 2)
+    y = gradviz.zeros(2)
+    y.view(gradviz.int32).add_(1)  # shares storage and the version counter
+    assert y._version == 1 and y.tolist()[0] != 0.0
+    for call, message in [
+        (lambda: gradviz.ones(2, 3).view(gradviz.float64),
+         "self.size(-1) must be divisible by 2 to view Float as Double (different element "
+         "sizes), but got 3"),
+        (lambda: gradviz.tensor(1.0).view(gradviz.float64),
+         "self.dim() cannot be 0 to view Float as Double (different element sizes)"),
+        (lambda: gradviz.ones(2, 3).t().view(gradviz.float16),
+         "self.stride(-1) must be 1 to view Float as Half (different element sizes), but got 3"),
+    ]:
+        with pytest.raises(RuntimeError) as info:
+            call()
+        assert str(info.value) == message
+
+
+def test_broadcast_and_expand_texts() -> None:
+    x = gradviz.ones(2, 3)
+    torch_text = ("The size of tensor a (3) must match the size of tensor b (4) at non-singleton "
+                  "dimension 1")
+    for call in (lambda: x.eq(gradviz.ones(4)), lambda: x.allclose(gradviz.ones(4)),
+                 lambda: x < gradviz.ones(4)):
+        with pytest.raises(RuntimeError) as info:
+            call()
+        assert str(info.value).startswith(torch_text), str(info.value)
+    for call, text in [
+        (lambda: gradviz.addmm(gradviz.ones(2), x, gradviz.ones(3, 4)),
+         "The expanded size of the tensor (4) must match the existing size (2) at non-singleton "
+         "dimension 1.  Target sizes: [2, 4].  Tensor sizes: [2]"),
+        (lambda: gradviz.addmm(gradviz.ones(3, 4), x, gradviz.ones(3, 4)),
+         "The expanded size of the tensor (2) must match the existing size (3) at non-singleton "
+         "dimension 0.  Target sizes: [2, 4].  Tensor sizes: [3, 4]"),
+        (lambda: F.linear(x, gradviz.ones(2, 3), gradviz.ones(4)),
+         "The expanded size of the tensor (2) must match the existing size (4) at non-singleton "
+         "dimension 1.  Target sizes: [2, 2].  Tensor sizes: [4]"),
+    ]:
+        with pytest.raises(RuntimeError) as info:
+            call()
+        assert str(info.value).startswith(text), str(info.value)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda x: x.index_put((gradviz.tensor([5]),), gradviz.ones(3)),
+     "index 5 is out of bounds for dimension 0 with size 2"),
+    (lambda x: x.index_put((gradviz.tensor([-3]),), gradviz.ones(3)),
+     "index -3 is out of bounds for dimension 0 with size 2"),
+    (lambda x: x.index_put_((gradviz.tensor([0]), gradviz.tensor([7])), gradviz.ones(1)),
+     "index 7 is out of bounds for dimension 1 with size 3"),
+    (lambda x: x.index_put((gradviz.tensor([0]),) * 3, gradviz.ones(1)),
+     "too many indices for tensor of dimension 2 (got 3)"),
+    (lambda x: x[gradviz.tensor(5)], "index 5 is out of bounds for dimension 0 with size 2"),
+    (lambda x: x[:, gradviz.tensor(3)], "index 3 is out of bounds for dimension 1 with size 3"),
+])
+def test_index_errors_say_dimension(call, message: str) -> None:
+    with pytest.raises(IndexError) as info:
+        call(gradviz.ones(2, 3))
+    assert str(info.value) == message
+
+
+def test_cross_entropy_float_target_and_bitwise_inplace_casts() -> None:
+    x = gradviz.ones(2, 3)
+    with pytest.raises(RuntimeError, match="^expected target dtype to be Long or Byte, but got "
+                                           "Float$"):
+        F.cross_entropy(x, gradviz.tensor([0.0, 1.0]))
+    with pytest.raises(ValueError, match=r"^Expected input batch_size \(2\) to match target "
+                                         r"batch_size \(3\)\.$"):
+        F.cross_entropy(x, gradviz.tensor([0.0, 1.0, 2.0]))
+    assert F.cross_entropy(x, gradviz.full((2, 3), 1 / 3)).item() == pytest.approx(np.log(3))
+    i = gradviz.tensor([1, 2])
+    for call in (lambda: i.bitwise_and_(1.5), lambda: i.bitwise_or_(1.5),
+                 lambda: i.bitwise_xor_(gradviz.tensor([1.0, 2.0]))):
+        with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired "
+                                               "output type Long$"):
+            call()
+    with pytest.raises(NotImplementedError, match="^\"bitwise_and_cpu\" not implemented for "
+                                                  "'Float'$"):
+        i.bitwise_and(1.5)
+    assert i.tolist() == [1, 2]

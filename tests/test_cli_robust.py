@@ -61,10 +61,9 @@ def test_render_without_out_never_touches_its_input(tmp_path: Path) -> None:
     assert run("trace", "-q", "--out", "o", str(write(tmp_path / "s.py", SEED)),
                cwd=tmp_path).returncode == 0
     # A trace that loads but that the old code could not save again: a lone surrogate (as a
-    # JSON escape) and NaN, as another tool may write them.
+    # JSON escape), as another tool may write it.
     data = json.loads((tmp_path / "o" / "trace.json").read_text())
     data["tensors"][0]["name"] = "x\udcff"
-    data["tensors"][0]["value"] = {"const": float("nan")}
     trace = tmp_path / "o" / "trace.json"
     trace.write_text(json.dumps(data), encoding="utf-8")
     before, mtime = trace.read_bytes(), trace.stat().st_mtime_ns

@@ -171,7 +171,7 @@ def test_script_without_backward_gets_forward_graph_and_a_note(tmp_path: Path) -
     (["trace", "--example", "nope"], "no bundled example named 'nope'"),
     (["render", "missing.json"], "no such trace file"),
     (["render", "notjson.json"], "not valid JSON"),
-    (["steps", "other.json"], "no 'schema' field"),
+    (["steps", "other.json"], "schema: missing: not a gradviz trace"),
 ])
 def test_bad_invocations_exit_2_with_one_clear_line(tmp_path: Path, args: list[str],
                                                     message: str) -> None:

@@ -84,19 +84,19 @@ def test_a_failure_before_anything_exists_leaves_no_file(tmp_path: Path,
     assert os.listdir(tmp_path) == []
 
 
-def test_a_loaded_trace_with_nan_and_deep_nesting_saves_again(tmp_path: Path) -> None:
-    """json.loads accepts NaN and nesting the standard encoder refuses; saving must not fail."""
-    path = tmp_path / "in.json"
-    _small_trace().save(path)
-    data = json.loads(path.read_text())
+def test_a_trace_holding_nan_and_deep_nesting_saves_and_the_file_is_refused_cleanly(
+        tmp_path: Path) -> None:
+    """Values the standard encoder refuses (NaN, nesting past the recursion limit) put into a
+    trace in memory still save; the loader then refuses the file with one clear line
+    (docs/guarantees.md, malformed input), not a traceback."""
+    tr = _small_trace()
+    tid = next(iter(tr.tensors))
     deep: list = []
     cur = deep
     for _ in range(600):
         cur.append([])
         cur = cur[0]
-    data["tensors"][0]["value"] = {"const": float("nan"), "deep": deep}
-    path.write_text(json.dumps(data))  # NaN as the literal NaN: Python writes and reads it
-    tr = gradviz.load_trace(path)
+    tr.tensors[tid].value = {"const": float("nan"), "deep": deep}
     out = tmp_path / "out.json"
     tr.save(out)
     value = json.loads(out.read_text())["tensors"][0]["value"]
@@ -105,6 +105,9 @@ def test_a_loaded_trace_with_nan_and_deep_nesting_saves_again(tmp_path: Path) ->
     while cur:
         depth, cur = depth + 1, cur[0]
     assert depth == 600
+    with pytest.raises(io.TraceFormatError, match=r"out\.json: line \d+: nested "
+                       r"60\d levels deep; a gradviz trace nests at most 100$"):
+        gradviz.load_trace(out)
 
 
 def test_the_fallback_encoder_needs_no_recursion_and_handles_odd_values() -> None:

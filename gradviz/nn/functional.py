@@ -248,9 +248,9 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
         tensor(2.)
     """
     r = _reduction(reduction, size_average, reduce)
-    if not isinstance(target, Tensor) or target._data.dtype.kind not in "iu":
-        got = target.dtype._legacy[:-6] if isinstance(target, Tensor) else type(target).__name__
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {got}")
+    if not isinstance(target, Tensor):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{type(target).__name__}")
     if input.ndim not in (1, 2):
         raise RuntimeError(
             f"nll_loss: gradviz supports inputs of shape (C,) or (N, C), got "
@@ -263,6 +263,10 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
                              f"batch_size ({target.shape[0]}).")
         raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported "
                            f"(nll_loss: input {list(input.shape)}, target {list(target.shape)})")
+    # torch checks the batch size first, then the dtype (a float target of the right length).
+    if target._data.dtype.kind not in "iu":
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{target.dtype._legacy[:-6]}")
     n_classes = input.shape[-1]
     if weight is not None:
         _no_grad_arg("nll_loss_forward", "weight", weight)
@@ -301,10 +305,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     n_classes = input.shape[class_dim]
     lsm = _F.log_softmax(input, class_dim)
     wshape = tuple(n_classes if d == class_dim else 1 for d in range(input.ndim))
-    if isinstance(target, Tensor) and target._data.dtype.kind == "f":
-        if target.shape != input.shape:
-            raise RuntimeError(f"Expected target size {list(input.shape)}, got "
-                               f"{list(target.shape)}")
+    # As torch: a target shaped like the input holds class probabilities; any other target
+    # holds class indices, and nll_loss says what is wrong with it (a float one: its dtype).
+    if isinstance(target, Tensor) and target._data.dtype.kind == "f" and \
+            target.shape == input.shape:
         if label_smoothing > 0:  # C++ Scalar arithmetic: MulBackward1, AddBackward1
             target = dispatch(OPS["add_scalar"], dispatch(OPS["mul_scalar"], target,
                                                           other=1 - label_smoothing),

@@ -154,7 +154,10 @@ def _walk(x: Tensor, items: tuple, single: bool) -> tuple[Tensor, list]:
                 result = F._slice(result, dim, start, end, step)
             dim += 1
         elif i.ndim == 0 and i._data.dtype != np.bool_:  # a 0-d integer tensor selects
-            result = F.select(result, dim, int(i.item()))
+            k, n = int(i.item()), result.shape[dim]
+            if not -n <= k < n:  # worded as indexing, as torch does, not as select()
+                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {n}")
+            result = F.select(result, dim, k)
         else:
             if i.ndim == 0:  # True / False: a new dimension, indexed by [0] or []
                 result = F.unsqueeze(result, dim)

@@ -31,7 +31,7 @@ from gradviz.ops.opinfo import OpInfo
 from gradviz.tensor import Tensor, _is_number, _type_name
 
 __all__ = ["dispatch", "general_dispatch", "specialise", "dispatch_inplace", "OpNode",
-           "CopySlices", "ViewMeta"]
+           "CopySlices", "ViewMeta", "broadcast_message"]
 
 _FLOAT64 = np.dtype(np.float64)
 _new = object.__new__
@@ -368,7 +368,8 @@ def _forward(op: OpInfo, arrays: list, kwargs: dict) -> np.ndarray:
         else:
             out = op.forward(*arrays, **kwargs)
     except ValueError as e:
-        if op.broadcasts:
+        # Comparisons broadcast too, with no node to undo it: NumPy's text says so.
+        if op.broadcasts or "could not be broadcast" in str(e):
             raise RuntimeError(_broadcast_message(op, arrays)) from None
         raise RuntimeError(f"{op.name}(): {e}") from None
     if type(out) is not np.ndarray:
@@ -482,7 +483,17 @@ def dispatch_inplace(op: OpInfo, self: Tensor, *others: Any, **kwargs: Any) -> T
 
 def _broadcast_message(op: OpInfo, arrays: list) -> str:
     """PyTorch's text for shapes that do not broadcast, plus the op and both shapes."""
-    shapes = [np.shape(a) for a in arrays]
+    return broadcast_message(op.name, [np.shape(a) for a in arrays])
+
+
+def broadcast_message(name: str, shapes: list[tuple[int, ...]]) -> str:
+    """PyTorch's text for shapes that do not broadcast, then (gradviz's addition) the op and
+    the shapes.
+
+    Example:
+        >>> broadcast_message("eq", [(2, 3), (4,)])[:89]
+        'The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1'
+    """
     a, b = shapes[0], shapes[1] if len(shapes) > 1 else ()
     nd = max(len(a), len(b))
     for k in range(1, nd + 1):
@@ -490,10 +501,10 @@ def _broadcast_message(op: OpInfo, arrays: list) -> str:
         sb = b[-k] if k <= len(b) else 1
         if sa != sb and sa != 1 and sb != 1:
             return (f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
-                    f"non-singleton dimension {nd - k} ({op.name}: input shapes "
+                    f"non-singleton dimension {nd - k} ({name}: input shapes "
                     f"{[list(s) for s in shapes]} do not broadcast; reshape or unsqueeze one "
                     "operand so that each dimension matches or is 1)")
-    return f"{op.name}: input shapes {[list(s) for s in shapes]} do not broadcast"
+    return f"{name}: input shapes {[list(s) for s in shapes]} do not broadcast"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -14,8 +14,9 @@ import numpy as np
 
 from gradviz import _dtype
 from gradviz._factories import int_list, invalid_combination
+from gradviz.ops import _args
 from gradviz.ops.derivatives import OPS
-from gradviz.ops.dispatch import dispatch, dispatch_inplace
+from gradviz.ops.dispatch import broadcast_message, dispatch, dispatch_inplace
 from gradviz.tensor import Tensor, _is_number, _wrap_dim
 
 __all__ = [
@@ -73,6 +74,8 @@ def sub(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
     return dispatch(_O["sub"], input, _tensor_arg(other), alpha=alpha)
 
 
+# torch words a call of add/sub with arguments missing as an overload error (gradviz/ops/_args.py).
+add, sub = _args.function(add, "add"), _args.function(sub, "sub")
 subtract = sub
 
 
@@ -224,6 +227,18 @@ def _bitwise(name: str):
         return dispatch(_O[name], input, _tensor_arg(other))
 
     def inplace(input: Tensor, other: Any) -> Tensor:
+        # torch casts before it looks for a kernel: a float operand into an integer tensor is
+        # a cast error, not "bitwise_and_cpu not implemented for 'Float'".
+        if input._data.dtype.kind in "biu":
+            if isinstance(other, float):
+                got = _dtype.get_default_dtype()._legacy[:-6]
+            elif isinstance(other, Tensor) and other._data.dtype.kind == "f":
+                got = other.dtype._legacy[:-6]
+            else:
+                got = None
+            if got is not None:
+                raise RuntimeError(f"result type {got} can't be cast to the desired output "
+                                   f"type {input.dtype._legacy[:-6]}")
         return dispatch_inplace(_O[name], input, _tensor_arg(other))
 
     op, shown = {"bitwise_and": ("&", "[1, 2]"), "bitwise_or": ("|", "[3, 3]"),
@@ -352,13 +367,41 @@ def view(input: Tensor, *shape: Any) -> Tensor:
         >>> import gradviz
         >>> gradviz.arange(6.0).view(2, -1).shape
         (2, 3)
+        >>> gradviz.tensor([1.0]).view(gradviz.int32)  # the same bytes read as another dtype
+        tensor([1065353216], dtype=gradviz.int32)
     """
+    if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
+        return _view_dtype(input, shape[0])
     size = _infer_size(_shape_arg(shape), input._data.size)
     if not _viewable(input._data, size):
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
     return dispatch(_O["view"], input, size=size)
+
+
+def _view_dtype(input: Tensor, dtype: _dtype.dtype) -> Tensor:
+    """``x.view(dtype)``: the same bytes read as ``dtype``, sharing storage and the version
+    counter. Not differentiable (torch's ``view.dtype`` row says
+    ``output_differentiability: [False]``): the result is cut from the graph."""
+    a = input._data
+    old, new = a.dtype.itemsize, dtype.np.itemsize
+    if old != new:  # torch's checks, in its order
+        what = f"to view {input.dtype._legacy[:-6]} as {dtype._legacy[:-6]} (different element " \
+               "sizes)"
+        if a.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if a.shape[-1] != 1 and a.strides[-1] != old:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {a.strides[-1] // old}")
+        if new > old and a.shape[-1] % (new // old):
+            raise RuntimeError(f"self.size(-1) must be divisible by {new // old} {what}, but got "
+                               f"{a.shape[-1]}")
+        if not a.flags.c_contiguous:  # NumPy needs it; torch would check each stride instead
+            raise RuntimeError(f"gradviz views a tensor as another element size only when it "
+                               f"is contiguous ({what}); call .contiguous() first")
+    out = Tensor._make(a.view(dtype.np))
+    out._version_counter = input._version_counter  # an in-place write to either is seen
+    return out
 
 
 def reshape(input: Tensor, *shape: Any) -> Tensor:
@@ -799,8 +842,8 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A
     """
     for b in (min, max):
         if not (b is None or isinstance(b, Tensor) or _is_number(b)):
-            raise invalid_combination("clamp", (), {k: v for k, v in (("min", min), ("max", max))
-                                                    if v is not None})
+            given = {k: v for k, v in (("min", min), ("max", max)) if v is not None}
+            raise _args.overload_error("clamp", (input,), given)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
@@ -1013,8 +1056,13 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
         >>> gradviz.allclose(gradviz.tensor([1.0]), gradviz.tensor([1.0 + 1e-9]))
         True
     """
-    return bool(np.allclose(input._data, _tensor_arg(other)._data if isinstance(
-        other, Tensor) else other, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    b = _tensor_arg(other)._data if isinstance(other, Tensor) else other
+    try:
+        np.broadcast_shapes(input._data.shape, np.shape(b))
+    except ValueError:
+        raise RuntimeError(broadcast_message("allclose", [input._data.shape, np.shape(b)])
+                           ) from None
+    return bool(np.allclose(input._data, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def equal(input: Tensor, other: Tensor) -> bool:
@@ -1508,6 +1556,25 @@ def _index_list(indices: Any) -> tuple:
                  else Tensor._make(np.asarray(i)) for i in indices)
 
 
+def _put_indices(input: Tensor, indices: Any) -> tuple:
+    """:func:`_index_list`, checked as torch checks ``index_put``'s indices (NumPy would say
+    "axis" where torch says "dimension")."""
+    idx = _index_list(indices)
+    if len(idx) > input.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {input.ndim} (got "
+                         f"{len(idx)})")
+    for dim, i in enumerate(idx):
+        a = None if i is None else i._data
+        if a is None or a.dtype == np.bool_ or not a.size:
+            continue
+        n = input.shape[dim]
+        hi, lo = int(a.max()), int(a.min())
+        if hi >= n or lo < -n:
+            raise IndexError(f"index {hi if hi >= n else lo} is out of bounds for dimension "
+                             f"{dim} with size {n}")
+    return idx
+
+
 def _index(input: Tensor, indices: Any) -> Tensor:
     """``IndexBackward0``: advanced indexing with one index tensor (or None) per leading dim."""
     return dispatch(_O["index"], input, indices=_index_list(indices))
@@ -1530,8 +1597,8 @@ def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = Fa
         >>> gradviz.zeros(3).index_put((gradviz.tensor([0, 2]),), gradviz.tensor(5.0))
         tensor([5., 0., 5.])
     """
-    return dispatch(_O["index_put"], input, _tensor_arg(values), indices=_index_list(indices),
-                    accumulate=bool(accumulate))
+    return dispatch(_O["index_put"], input, _tensor_arg(values),
+                    indices=_put_indices(input, indices), accumulate=bool(accumulate))
 
 
 def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
@@ -1544,7 +1611,7 @@ def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = F
         tensor([1., 0., 5.])
     """
     return dispatch_inplace(_O["index_put"], input, _tensor_arg(values),
-                            indices=_index_list(indices), accumulate=bool(accumulate))
+                            indices=_put_indices(input, indices), accumulate=bool(accumulate))
 
 
 def _index_tensor(name: str, index: Any, kinds: str = "iu") -> Tensor:
@@ -1624,6 +1691,10 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
                 [1., 0., 0.]])
     """
     _index_tensor("scatter", index)
+    if not (src is None or isinstance(src, Tensor) or _is_number(src)) or not (
+            value is None or _is_number(value)):  # torch's parser refuses it before anything
+        given = (input, dim, index) if src is None else (input, dim, index, src)
+        raise _args.overload_error("scatter", given, {} if value is None else {"value": value})
     if src is None:
         src = value
     d = _wrap_dim(dim, input.ndim)
@@ -1762,15 +1833,19 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: 
     (n, k), (k2, m) = mat1.shape, mat2.shape
     if k != k2:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
-    # `input` must broadcast to (n, m) (a bias (m,) is the common case): compared by hand
-    fits = input.ndim <= 2
-    for size, want in zip(input.shape[::-1], (m, n)):
-        fits = fits and size in (1, want)
-    if not fits:
-        raise RuntimeError(f"The expanded size of the tensor ({m}) must match the existing size "
-                           f"({input.shape[-1]}) at non-singleton dimension {input.ndim - 1}.  "
-                           f"Target sizes: [{n}, {m}].  Tensor sizes: {list(input.shape)} "
-                           "(addmm: the input does not broadcast to the product's shape)")
+    # `input` must broadcast to (n, m) (a bias (m,) is the common case): compared by hand,
+    # the last dimension first, numbered in the target's dimensions as torch's expand does.
+    if input.ndim > 2:
+        raise RuntimeError(f"expand({input.type()}{{{list(input.shape)}}}, size=[{n}, {m}]): the "
+                           "number of sizes provided (2) must be greater or equal to the number "
+                           f"of dimensions in the tensor ({input.ndim})")
+    for j, (size, want) in enumerate(zip(input.shape[::-1], (m, n))):
+        if size not in (1, want):
+            raise RuntimeError(
+                f"The expanded size of the tensor ({want}) must match the existing size ({size})"
+                f" at non-singleton dimension {1 - j}.  Target sizes: [{n}, {m}].  Tensor sizes: "
+                f"{list(input.shape)} (addmm: the input does not broadcast to the product's "
+                "shape)")
     _same_dtype("addmm", mat1, mat2)
     return dispatch(_O["addmm"], input, mat1, mat2, beta=beta, alpha=alpha)
 

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from gradviz import _dtype
+from gradviz.ops import _args
 from gradviz.tensor import Tensor as _Tensor
 from gradviz.tensor import _is_number
 
@@ -22,6 +23,7 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
 
     def _operator(fn, swap: bool = False, arrays: bool = True, tensors: bool = False,
                   row: str | None = None, **row_kwargs: Any):
+        fn = _args.raw(fn)  # an operator's arguments are always bound: no wrapper needed
         # NOTE [operator protocol]: an operand of a type the op does not take makes the Python
         # operator return NotImplemented, as torch's do, so that Python raises its own
         # TypeError ("unsupported operand type(s) for +: 'Tensor' and 'str'"), `x == None` is
@@ -113,8 +115,16 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
         "T": property(_T),
     }
     for name, fn in methods.items():
-        setattr(Tensor, name, fn)
+        setattr(Tensor, name, _as_method(fn, name))
     _install_library(Tensor)
+
+
+def _as_method(fn: Any, name: str) -> Any:
+    """A function of the functional API as a Tensor method whose argument errors read as
+    torch's (gradviz/ops/_args.py); operators, properties and lambdas stay as they are."""
+    if name.startswith("__") or getattr(fn, "__module__", None) != "gradviz.ops.functional":
+        return fn
+    return _args.method(_args.raw(fn), name)
 
 
 def _operand(other: Any, arrays: bool) -> bool:
@@ -224,7 +234,7 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
              "masked_fill", "clamp_", "clip_", "masked_fill_", "scatter_", "scatter_add_",
              "index_put", "index_put_")
     for name in names:
-        setattr(Tensor, name, getattr(F, name))
+        setattr(Tensor, name, _as_method(getattr(F, name), name))
     Tensor.is_contiguous = lambda self: bool(self._data.flags.c_contiguous)
     Tensor.__getitem__ = _indexing.getitem
     Tensor.__setitem__ = _indexing.setitem

@@ -11,14 +11,18 @@ import dataclasses
 import json
 import math
 import os
+import re
 import tempfile
-import types
-import typing
 from collections.abc import Iterable, Iterator
-from typing import IO, Any, Union
+from typing import IO, Any
+
+import numpy as np
+from pydantic import ValidationError
 
 from gradviz._version import __version__
+from gradviz.trace import schema
 from gradviz.trace.model import (
+    BackwardGraph,
     BackwardRun,
     NodeInfo,
     OpRecord,
@@ -324,142 +328,390 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str = 
 
 
 # -- loading -------------------------------------------------------------------------------------
-def _fail(path: str, msg: str) -> TraceFormatError:
-    return TraceFormatError(f"malformed gradviz trace: {path}: {msg}")
+# NOTE [validated loading]: a trace file may come from anywhere, so reading one is three passes,
+# each turning every problem into ONE line, ``<file>: <where>: <what>`` (a TraceFormatError):
+#   1. parsing: UTF-8, JSON syntax, and what Python's parser would accept but a trace never
+#      holds: NaN/Infinity, integers over 4,300 digits (int() refuses them), numbers too large
+#      for a float, nesting deeper than MAX_DEPTH (json.loads would recurse into it);
+#   2. the schema (gradviz/trace/schema.py, pydantic): every field's type, range and contents;
+#   3. references: every tensor, op, node and run id the file mentions, it defines.
+MAX_DEPTH = 100  # a trace nests ~10 levels plus a tensor's dimensions (NumPy allows 64)
+MAX_DIGITS = 4300  # Python's default int_max_str_digits, whatever the process has set
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_SUSPECT = re.compile(rf"NaN|Infinity|[0-9]{{{MAX_DIGITS + 1}}}|[eE][+-]?[0-9]{{3}}")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-_HINTS: dict[type, dict[str, Any]] = {}
+def _fail(where: str, path: str, msg: str) -> TraceFormatError:
+    # repr() of user text keeps the message on one line (newlines and controls as escapes).
+    return TraceFormatError(f"{where}: {path}: {msg}".replace("\n", "\\n").replace("\r", "\\r"))
 
 
-def _hints(cls: type) -> dict[str, Any]:
-    if cls not in _HINTS:
-        _HINTS[cls] = typing.get_type_hints(cls)
-    return _HINTS[cls]
+def _key(key: str) -> str:
+    """A dict key as a path step: ``.n3``, or ``['a b']`` for a key that is not a name."""
+    return f".{key}" if _IDENT.fullmatch(key) else f"[{key!r}]"
 
 
-def _check(value: Any, tp: Any, path: str) -> Any:
-    """Validate ``value`` against a type annotation and build dataclasses on the way."""
-    origin = typing.get_origin(tp)
-    if tp is Any:
-        return value
-    if origin in (Union, types.UnionType):
-        args = typing.get_args(tp)
-        if value is None and type(None) in args:
-            return None
-        errors = []
-        for a in args:
-            if a is type(None):
-                continue
-            try:
-                return _check(value, a, path)
-            except TraceFormatError as e:
-                errors.append(e)
-        raise errors[0] if errors else _fail(path, "unexpected null")
-    if dataclasses.is_dataclass(tp):
-        if not isinstance(value, dict):
-            raise _fail(path, f"expected an object, got {type(value).__name__}")
-        hints = _hints(tp)
-        kwargs = {}
-        for f in dataclasses.fields(tp):
-            if f.name not in value:
-                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                    raise _fail(f"{path}.{f.name}", "missing")
-                continue
-            kwargs[f.name] = _check(value[f.name], hints[f.name], f"{path}.{f.name}")
-        unknown = set(value) - {f.name for f in dataclasses.fields(tp)}
-        if unknown:
-            raise _fail(path, f"unknown field(s) {sorted(unknown)}")
-        return tp(**kwargs)
-    if origin is list:
-        if not isinstance(value, list):
-            raise _fail(path, f"expected a list, got {type(value).__name__}")
-        (item,) = typing.get_args(tp) or (Any,)
-        return [_check(v, item, f"{path}[{i}]") for i, v in enumerate(value)]
-    if origin is dict:
-        if not isinstance(value, dict):
-            raise _fail(path, f"expected an object, got {type(value).__name__}")
-        _, vt = typing.get_args(tp) or (str, Any)
-        return {k: _check(v, vt, f"{path}.{k}") for k, v in value.items()}
-    if tp is bool:
-        if not isinstance(value, bool):
-            raise _fail(path, f"expected true/false, got {type(value).__name__}")
-        return value
-    if tp is int:
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise _fail(path, f"expected an integer, got {type(value).__name__}")
-        return value
-    if tp is str:
-        if not isinstance(value, str):
-            raise _fail(path, f"expected a string, got {type(value).__name__}")
-        return value
-    return value
+def _path(loc: Iterable[Any]) -> str:
+    """``("runs", 0, "steps", 3, "node")`` -> ``runs[0].steps[3].node``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif _IDENT.fullmatch(part):
+            out += ("." if out else "") + part
+        else:
+            out += f"[{part!r}]"
+    return out or "(the document)"
 
 
-def trace_from_dict(data: Any) -> Any:
-    """Rebuild a :class:`~gradviz.trace.recorder.Trace` from :func:`trace_to_dict` data."""
+def _show(value: Any) -> str:
+    """A short, one-line description of a value found in the file."""
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+class _Refused:
+    """What the slow parse puts in place of a number a trace cannot hold (found by path)."""
+
+    __slots__ = ("why",)
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+
+def _refuse_constant(name: str) -> _Refused:
+    return _Refused(f"{name} is not a JSON number (a trace writes it as \"nan\", \"inf\", "
+                    "\"-inf\")")
+
+
+def _parse_int(text: str) -> Any:
+    digits = len(text) - text.startswith("-")
+    if digits > MAX_DIGITS:
+        return _Refused(f"an integer of {digits} digits (at most {MAX_DIGITS})")
+    try:
+        return int(text)
+    except ValueError:  # the process set a lower int_max_str_digits
+        return _Refused(f"an integer of {digits} digits is more than this Python reads")
+
+
+def _parse_float(text: str) -> Any:
+    v = float(text)
+    return v if math.isfinite(v) else _Refused(f"{text[:20]} is too large for a float")
+
+
+def _max_depth(text: str) -> tuple[int, int]:
+    """The deepest nesting of ``[``/``{`` outside strings, and the offset (in the text with
+    strings emptied) where it is first reached. No recursion: a running sum over the brackets,
+    in chunks so that a large file needs little extra memory."""
+    bare = _STRING.sub('""', text).encode("ascii", "replace")
+    deepest, where, depth, chunk = 0, 0, 0, 1 << 22
+    for start in range(0, len(bare), chunk):
+        arr = np.frombuffer(bare, np.uint8, min(chunk, len(bare) - start), start)
+        pos = np.flatnonzero((arr == 91) | (arr == 123) | (arr == 93) | (arr == 125))
+        if not pos.size:
+            continue
+        step = np.where((arr[pos] == 91) | (arr[pos] == 123), 1, -1)
+        running = depth + np.cumsum(step)
+        top = int(running.argmax())
+        if running[top] > deepest:
+            deepest, where = int(running[top]), start + int(pos[top])
+        depth = int(running[-1])
+    return deepest, where
+
+
+def _find_refused(data: Any) -> tuple[list[Any], _Refused] | None:
+    """The path to the first :class:`_Refused` in parsed JSON (iteratively, in file order)."""
+    todo: list[tuple[list[Any], Any]] = [([], data)]
+    while todo:
+        loc, value = todo.pop()
+        if isinstance(value, _Refused):
+            return loc, value
+        if isinstance(value, dict):
+            todo.extend((loc + [k], v) for k, v in reversed(value.items()))
+        elif isinstance(value, list):
+            todo.extend((loc + [i], v) for i, v in reversed(list(enumerate(value))))
+    return None
+
+
+def parse_json(text: str, where: str = "trace") -> Any:
+    """JSON text as Python data, refusing what a trace never holds (NOTE [validated loading]).
+
+    Args:
+        text: the document.
+        where: names the document in errors (the file name).
+
+    Raises:
+        TraceFormatError: not JSON, nested deeper than :data:`MAX_DEPTH`, or holding NaN,
+            Infinity, an integer over :data:`MAX_DIGITS` digits or a float that overflows.
+
+    Example:
+        >>> parse_json('{"a": [1, 2.5, "\\\\udcff"]}')
+        {'a': [1, 2.5, '\\udcff']}
+        >>> parse_json('{"a": [1, NaN]}', "t.json")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        gradviz.trace.io.TraceFormatError: t.json: a[1]: NaN is not a JSON number (a trace ...)
+    """
+    deepest, offset = _max_depth(text)
+    if deepest > MAX_DEPTH:
+        bare = _STRING.sub('""', text)
+        line = bare.count("\n", 0, offset) + 1
+        raise _fail(where, f"line {line}", f"nested {deepest} levels deep; a gradviz trace "
+                    f"nests at most {MAX_DEPTH}")
+    slow = _SUSPECT.search(_STRING.sub('""', text)) is not None
+    try:
+        if slow:
+            data = json.loads(text, parse_constant=_refuse_constant, parse_int=_parse_int,
+                              parse_float=_parse_float)
+        else:
+            data = json.loads(text, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as e:
+        raise _fail(where, f"line {e.lineno}, column {e.colno}",
+                    f"not valid JSON ({e.msg})") from None
+    except (ValueError, RecursionError) as e:  # belt and braces: the checks above come first
+        raise _fail(where, "(the document)", f"not a JSON document Python can read ({e})"
+                    ) from None
+    if slow or "NaN" in text or "Infinity" in text:
+        found = _find_refused(data)
+        if found is not None:
+            raise _fail(where, _path(found[0]), found[1].why)
+    return data
+
+
+_PATTERNS = {"^t[0-9]{1,18}$": "a tensor id like 't0'", "^op[0-9]{1,18}$": "an op id like 'op0'",
+             "^[ng][0-9]{1,18}$": "a node id like 'n0'", "^run[0-9]{1,18}$": "a run id like 'run0'"}
+_KINDS = {"string_type": "a string", "int_type": "an integer", "bool_type": "true or false",
+          "float_type": "a number", "list_type": "a list", "tuple_type": "a list",
+          "dict_type": "an object", "model_type": "an object", "model_attributes_type":
+          "an object", "none_required": "null"}
+
+
+def _schema_error(err: dict[str, Any], where: str) -> TraceFormatError:
+    """One pydantic error as one line naming its field path."""
+    loc = list(err["loc"])
+    # Drop the names of union branches: our "<...>" tags, a step's kind after its index.
+    loc = [p for i, p in enumerate(loc) if not (isinstance(p, str) and (
+        p.startswith("<") or p == "[key]"
+        or (p in schema.UNION_TAGS and i >= 2 and loc[i - 2] == "steps")))]
+    kind, value = err["type"], err.get("input")
+    if kind == "missing":
+        msg = "missing"
+    elif kind == "extra_forbidden":
+        msg = "unknown field"
+    elif kind in _KINDS:
+        msg = f"expected {_KINDS[kind]}, got {_show(value)}"
+    elif kind == "string_pattern_mismatch":
+        pattern = err.get("ctx", {}).get("pattern", "")
+        msg = f"expected {_PATTERNS.get(pattern, 'a dtype name like float32')}, got {_show(value)}"
+    elif kind in ("union_tag_invalid", "union_tag_not_found"):
+        loc.append("kind")
+        tag = value.get("kind") if isinstance(value, dict) else value
+        msg = f"expected one of {', '.join(schema.STEP_KINDS)}, got {_show(tag)}"
+        if kind == "union_tag_not_found":
+            msg = "missing"
+    elif kind == "value_error":
+        msg = str(err["msg"]).removeprefix("Value error, ")
+    else:
+        text = str(err["msg"])
+        msg = f"{text[:1].lower()}{text[1:]}, got {_show(value)}"
+    return _fail(where, _path(loc), msg)
+
+
+def _check_schema(data: Any, where: str) -> None:
+    """The document's version, then every field (pass 2 of NOTE [validated loading])."""
+    if not isinstance(data, dict) or "schema" not in data:
+        raise _fail(where, "schema", f"missing: not a gradviz trace (expected {SCHEMA!r}); was "
+                    "it written by `gradviz trace` or Trace.save()?")
+    version = data["schema"]
+    if version != SCHEMA:
+        tail = version[len(_SCHEMA_PREFIX):] if isinstance(version, str) else ""
+        if isinstance(version, str) and version.startswith(_SCHEMA_PREFIX) and tail.isdigit() \
+                and tail[0] != "0" and int(tail) > int(SCHEMA.rsplit("/", 1)[1]):
+            msg = (f"this trace uses schema {version!r}, newer than this gradviz understands "
+                   f"({SCHEMA!r}); upgrade gradviz to read it")
+        elif isinstance(version, str) and version.startswith(_SCHEMA_PREFIX):
+            msg = f"unsupported schema version {version!r}; this gradviz reads {SCHEMA!r}"
+        else:
+            msg = f"not a gradviz trace: schema is {_show(version)}, expected {SCHEMA!r}"
+        raise _fail(where, "schema", msg)
+    try:
+        schema.TraceModel.model_validate(data)
+    except ValidationError as e:
+        raise _schema_error(e.errors(include_url=False)[0], where) from None
+
+
+def _source(d: dict[str, Any] | None) -> SourceLoc | None:
+    return None if d is None else SourceLoc(**d)
+
+
+def _tensor(d: dict[str, Any]) -> TensorInfo:
+    return TensorInfo(**{**d, "source": _source(d.get("source"))})
+
+
+def _node(d: dict[str, Any]) -> NodeInfo:
+    return NodeInfo(**{**d, "saved": [SavedInfo(**s) for s in d.get("saved", [])]})
+
+
+def _run(d: dict[str, Any]) -> BackwardRun:
+    g = d.get("gradient_graph")
+    graph = None if g is None else BackwardGraph(
+        nodes={k: _node(v) for k, v in g.get("nodes", {}).items()}, roots=g.get("roots", []),
+        tensors={k: _tensor(v) for k, v in g.get("tensors", {}).items()})
+    return BackwardRun(**{**d, "steps": [Step(**s) for s in d.get("steps", [])],
+                          "source": _source(d.get("source")), "gradient_graph": graph})
+
+
+def trace_from_dict(data: Any, where: str = "trace") -> Any:
+    """Rebuild a :class:`~gradviz.trace.recorder.Trace` from parsed ``trace.json`` data,
+    checking every field and every reference first (NOTE [validated loading]).
+
+    Args:
+        data: the parsed JSON (:func:`trace_to_dict`'s shape).
+        where: names the document in errors (the file name).
+
+    Raises:
+        TraceFormatError: one line naming the first problem and its field path.
+
+    Example:
+        >>> import gradviz
+        >>> with gradviz.trace() as tr:
+        ...     (gradviz.ones(2, requires_grad=True) * 3).sum().backward()
+        >>> data = trace_to_dict(tr)
+        >>> trace_from_dict(data).summary() == tr.summary()
+        True
+        >>> data["runs"][0]["steps"][1]["node"] = "n99"
+        >>> trace_from_dict(data, "trace.json")
+        Traceback (most recent call last):
+        ...
+        gradviz.trace.io.TraceFormatError: trace.json: runs[0].steps[1].node: unknown node id 'n99'
+    """
     from gradviz.trace.recorder import Trace
 
-    if not isinstance(data, dict) or "schema" not in data:
-        raise TraceFormatError("not a gradviz trace: the JSON has no 'schema' field (expected "
-                               f"{SCHEMA!r}); was it written by `gradviz trace` or Trace.save()?")
-    schema = data["schema"]
-    if not isinstance(schema, str) or not schema.startswith(_SCHEMA_PREFIX):
-        raise TraceFormatError(f"not a gradviz trace: schema is {schema!r}, expected {SCHEMA!r}")
-    try:
-        version = int(schema[len(_SCHEMA_PREFIX):])
-    except ValueError:
-        raise TraceFormatError(f"not a gradviz trace: unknown schema {schema!r}") from None
-    if version > int(SCHEMA.rsplit("/", 1)[1]):
-        raise TraceFormatError(f"this trace uses schema {schema!r}, newer than this gradviz "
-                               f"understands ({SCHEMA!r}); upgrade gradviz to read it")
-    for key, kind in (("tensors", list), ("ops", list), ("nodes", list), ("runs", list),
-                      ("options", dict)):
-        if not isinstance(data.get(key), kind):
-            raise _fail(key, f"expected a {'list' if kind is list else 'object'}")
-    options = data["options"]
-    values = options.get("values", "small")
-    keep = options.get("keep_runs")
-    try:
-        tr = Trace(values=values, keep_runs=keep, name=_check(data.get("name"), str | None,
-                                                              "name"))
-    except ValueError as e:
-        raise _fail("options", str(e)) from None
-    tensors = [_check(t, TensorInfo, f"tensors[{i}]") for i, t in enumerate(data["tensors"])]
-    tr.tensors = {t.id: t for t in tensors}
-    tr.ops = [_check(o, OpRecord, f"ops[{i}]") for i, o in enumerate(data["ops"])]
-    nodes = [_check(n, NodeInfo, f"nodes[{i}]") for i, n in enumerate(data["nodes"])]
-    tr.nodes = {n.id: n for n in nodes}
-    tr.runs = [_check(r, BackwardRun, f"runs[{i}]") for i, r in enumerate(data["runs"])]
-    tr.notes = _check(data.get("notes", []), list[str], "notes")
-    tr.runs_total = _check(data.get("runs_total", len(tr.runs)), int, "runs_total")
-    _check_references(tr)
+    _check_schema(data, where)
+    options = data.get("options", {})
+    tr = Trace(values=options.get("values", "small"), keep_runs=options.get("keep_runs"),
+               name=data.get("name"))
+    tr.tensors = {}
+    for i, t in enumerate(data["tensors"]):
+        if t["id"] in tr.tensors:
+            raise _fail(where, f"tensors[{i}].id", f"duplicate tensor id {t['id']!r}")
+        tr.tensors[t["id"]] = _tensor(t)
+    tr.ops = [OpRecord(**{**o, "source": _source(o.get("source"))}) for o in data["ops"]]
+    tr.nodes = {}
+    for i, n in enumerate(data["nodes"]):
+        if n["id"] in tr.nodes:
+            raise _fail(where, f"nodes[{i}].id", f"duplicate node id {n['id']!r}")
+        tr.nodes[n["id"]] = _node(n)
+    tr.runs = [_run(r) for r in data["runs"]]
+    tr.notes = list(data.get("notes", []))
+    tr.runs_total = data.get("runs_total", len(tr.runs))
+    _check_references(tr, where)
     return tr
 
 
-def _check_references(tr: Any) -> None:
-    """Ids must point at things the file defines."""
-    for op in tr.ops:
-        for i, ref in enumerate(op.outputs):
-            if ref not in tr.tensors:
-                raise _fail(f"ops[{op.id}].outputs[{i}]", f"unknown tensor {ref!r}")
-        if op.node is not None and op.node not in tr.nodes:
-            raise _fail(f"ops[{op.id}].node", f"unknown node {op.node!r}")
-    for n in tr.nodes.values():
-        for i, (nxt, _nr) in enumerate(n.next_functions):
-            if nxt is not None and nxt not in tr.nodes:
-                raise _fail(f"nodes[{n.id}].next_functions[{i}]", f"unknown node {nxt!r}")
-    for r in tr.runs:
-        for i, nid in enumerate(r.nodes):
-            if nid not in tr.nodes:
-                raise _fail(f"runs[{r.id}].nodes[{i}]", f"unknown node {nid!r}")
+def _check_references(tr: Any, where: str) -> None:
+    """Pass 3 of NOTE [validated loading]: every id the file mentions, it defines."""
+    tensors, nodes = tr.tensors, tr.nodes
+    ops = {}
+    for i, op in enumerate(tr.ops):
+        if op.id in ops:
+            raise _fail(where, f"ops[{i}].id", f"duplicate op id {op.id!r}")
+        ops[op.id] = op
+
+    def need(ref: Any, known: Any, what: str, path: str) -> None:
+        if ref is not None and ref not in known:
+            raise _fail(where, path, f"unknown {what} id {ref!r}")
+
+    for i, t in enumerate(tensors.values()):
+        need(t.grad_fn, nodes, "node", f"tensors[{i}].grad_fn")
+        need(t.op, ops, "op", f"tensors[{i}].op")
+    for i, op in enumerate(tr.ops):
+        for j, ref in enumerate(op.inputs):
+            if isinstance(ref, str):
+                need(ref, tensors, "tensor", f"ops[{i}].inputs[{j}]")
+        for j, ref in enumerate(op.outputs):
+            need(ref, tensors, "tensor", f"ops[{i}].outputs[{j}]")
+        need(op.node, nodes, "node", f"ops[{i}].node")
+        for key, v in op.kwargs.items():
+            if isinstance(v, dict) and set(v) == {"tensor"}:
+                need(v["tensor"], tensors, "tensor", f"ops[{i}].kwargs{_key(key)}")
+    for i, n in enumerate(nodes.values()):
+        _check_node(n, f"nodes[{i}]", nodes, tensors, ops, need)
+    runs: set[str] = set()
+    for i, r in enumerate(tr.runs):
+        at = f"runs[{i}]"
+        if r.id in runs:
+            raise _fail(where, f"{at}.id", f"duplicate run id {r.id!r}")
+        runs.add(r.id)
+        for name in ("roots", "inputs"):
+            for j, ref in enumerate(getattr(r, name)):
+                need(ref, tensors, "tensor", f"{at}.{name}[{j}]")
+        for j, (ref, _nr) in enumerate(r.root_edges):
+            need(ref, nodes, "node", f"{at}.root_edges[{j}][0]")
+        for j, ref in enumerate(r.nodes):
+            need(ref, nodes, "node", f"{at}.nodes[{j}]")
+        need(r.graph_root, nodes, "node", f"{at}.graph_root")
+        for ref in r.dependencies:
+            need(ref, nodes, "node", f"{at}.dependencies{_key(ref)}")
+        gnodes: dict[str, Any] = {}
+        if r.gradient_graph is not None:
+            g, gat = r.gradient_graph, f"{at}.gradient_graph"
+            gnodes = g.nodes
+            for key, gn in gnodes.items():
+                if gn.id != key:
+                    raise _fail(where, f"{gat}.nodes{_key(key)}.id",
+                                f"is {gn.id!r}, not its key {key!r}")
+                _check_node(gn, f"{gat}.nodes{_key(key)}", gnodes, {**tensors, **g.tensors},
+                            ops, need)
+            for j, (ref, _nr) in enumerate(g.roots):
+                need(ref, gnodes, "gradient-graph node", f"{gat}.roots[{j}][0]")
+            for key, t in g.tensors.items():
+                if t.id != key:
+                    raise _fail(where, f"{gat}.tensors{_key(key)}.id",
+                                f"is {t.id!r}, not its key {key!r}")
+        for j, s in enumerate(r.steps):
+            _check_step(s, f"{at}.steps[{j}]", j, nodes, tensors, gnodes, need, where)
+
+
+def _check_node(n: NodeInfo, at: str, nodes: Any, tensors: Any, ops: Any, need: Any) -> None:
+    for j, (ref, _nr) in enumerate(n.next_functions):
+        need(ref, nodes, "node", f"{at}.next_functions[{j}][0]")
+    need(n.variable, tensors, "tensor", f"{at}.variable")
+    need(n.forward_op, ops, "op", f"{at}.forward_op")
+    for j, sv in enumerate(n.saved):
+        need(sv.tensor, tensors, "tensor", f"{at}.saved[{j}].tensor")
+
+
+def _check_step(s: Step, at: str, index: int, nodes: Any, tensors: Any, gnodes: Any,
+                need: Any, where: str) -> None:
+    if s.index != index:  # the player and `gradviz steps` number steps by position
+        raise _fail(where, f"{at}.index", f"is {s.index}, but the step is number {index}")
+    need(s.node, nodes, "node", f"{at}.node")
+    d = s.data
+    for j, ref in enumerate(d.get("ready", ())):
+        need(ref, nodes, "node", f"{at}.data.ready[{j}]")
+    need(d.get("source"), nodes, "node", f"{at}.data.source")
+    if s.kind == "leaf_grad":
+        need(d["tensor"], tensors, "tensor", f"{at}.data.tensor")
+    for ref in d.get("counts", ()):
+        need(ref, nodes, "node", f"{at}.data.counts{_key(ref)}")
+    for j, (ref, _nr, _c) in enumerate(d.get("tensor_counts") or ()):
+        need(ref, nodes, "node", f"{at}.data.tensor_counts[{j}][0]")
+    need(d.get("gnode"), gnodes, "gradient-graph node", f"{at}.data.gnode")
 
 
 def load_trace(path: str | os.PathLike[str]) -> Any:
-    """Read a trace written by :meth:`Trace.save` (or ``gradviz trace``).
+    """Read a trace written by :meth:`Trace.save` (or ``gradviz trace``), checking all of it.
 
     Raises:
-        TraceFormatError: the file is not JSON, not a trace, of a newer schema, or malformed;
-            the message names the problem and where it is.
+        TraceFormatError: the file is not UTF-8 JSON, not a trace, of another schema version,
+            or malformed (NOTE [validated loading]); the message is one line,
+            ``<path>: <field path>: <problem>``.
         OSError: the file cannot be read.
 
     Example:
@@ -470,15 +722,13 @@ def load_trace(path: str | os.PathLike[str]) -> Any:
         >>> gradviz.load_trace(p).summary() == tr.summary()
         True
     """
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read()
+    where = os.fspath(path)
+    with open(path, "rb") as fh:
+        raw = fh.read()
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise TraceFormatError(f"not a gradviz trace: {os.fspath(path)} is not valid JSON "
-                               f"({e.msg} at line {e.lineno}, column {e.colno})") from None
-    return trace_from_dict(data)
-
-
-# Keep the model classes referenced for type-hint resolution in _check.
-_MODEL = (SourceLoc, SavedInfo, Step)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        raise _fail(where, f"line {line}", f"not UTF-8 text (byte {e.start}: "
+                    f"{raw[e.start:e.start + 1]!r}); a gradviz trace is UTF-8 JSON") from None
+    return trace_from_dict(parse_json(text, where), where)

@@ -416,6 +416,13 @@ class Trace:
                 source=None if source is None else sources[source], segment=segment))
             if nid is not None and nid in nodes:
                 nodes[nid].forward_op = op_id
+        if len(self._ops) != self._op_count:
+            # An op event stopped half-way (Ctrl-C, SIGTERM) registered its outputs but not
+            # itself: they must not name an op the trace never holds (the loader checks).
+            known = {op.id for op in self._ops}
+            for t in tensors.values():
+                if t.op is not None and t.op not in known:
+                    t.op = None
         self._raw_ops = []
 
     def _build_steps(self, expand: Callable[[Any], dict[str, Any]]) -> None:
@@ -918,8 +925,32 @@ class Trace:
                                 if isinstance(v, dict) and "tensor" in v)
             if op.node:
                 live_nodes.add(op.node)
-        live_tensors.update(n.variable for k, n in self._nodes.items()
-                            if k in live_nodes and n.variable)
+        # What is kept must refer only to what is kept (the loader checks every reference):
+        # tensors still alive (a later op may use them: an RNN's hidden state, a weight), and,
+        # to a fixed point, kept tensors' grad_fn, kept nodes' next nodes and their tensors.
+        live_tensors.update(tid for ref, tid in self._tids._ids.values() if ref() is not None)
+        todo = list(live_nodes)
+        while True:
+            for nid in todo:
+                n = self._nodes.get(nid)
+                if n is not None:
+                    live_tensors.update(t for t in (n.variable, *(s.tensor for s in n.saved))
+                                        if t is not None)
+            grown = {f for nid in todo if nid in self._nodes
+                     for f, _ in self._nodes[nid].next_functions if f is not None}
+            grown.update(t.grad_fn for k, t in self._tensors.items()
+                         if k in live_tensors and t.grad_fn is not None)
+            todo = list((grown & self._nodes.keys()) - live_nodes)
+            if not todo:
+                break
+            live_nodes.update(todo)
+        kept_ops = {op.id for op in self._ops}
+        for k, t in self._tensors.items():  # the op that made it was dropped with its segment
+            if k in live_tensors and t.op is not None and t.op not in kept_ops:
+                t.op = None
+        for k, n in self._nodes.items():
+            if k in live_nodes and n.forward_op is not None and n.forward_op not in kept_ops:
+                n.forward_op = None
         self._nodes = {k: v for k, v in self._nodes.items() if k in live_nodes}
         self._tensors = {k: v for k, v in self._tensors.items() if k in live_tensors}
         self._unnamed &= self._tensors.keys()

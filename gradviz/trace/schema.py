@@ -1,0 +1,413 @@
+"""The shape of ``trace.json`` (schema ``gradviz.trace/1``) as pydantic models.
+
+NOTE [schema library]: the loader checks a document in two passes: this module's models check
+every field's presence, type, range and string contents (ids, dtype names, step kinds and each
+kind's ``data``); :func:`gradviz.trace.io.trace_from_dict` then checks that every id the file
+references is one it defines. We use pydantic v2 rather than ``jsonschema`` because
+
+* the schema is Python next to the model it describes (``gradviz/trace/model.py``), typed and
+  read like the docs' tables, instead of a second, hand-synchronised JSON document;
+* its validator (pydantic-core, compiled) checks a 10 MB trace in about 0.2 s, and each error
+  carries its location as a tuple (``("runs", 0, "steps", 3, "node")``), which becomes the one
+  line naming the field path that :class:`~gradviz.trace.io.TraceFormatError` promises;
+* a tagged union picks a step's ``data`` model from its ``kind`` and reports only that model's
+  errors, where ``jsonschema``'s ``oneOf`` reports why every branch failed.
+
+Scalars are ``Strict*``: JSON's ``1`` is not a ``true`` and ``"1"`` is not an integer. Lists are
+lax only so that a JSON list may fill a fixed-arity tuple (``[node id, input_nr]``).
+
+Example:
+    >>> from pydantic import ValidationError
+    >>> try:
+    ...     SummaryModel.model_validate({"shape": [2], "dtype": "float32", "values": [1.0]})
+    ... except ValidationError as e:
+    ...     print(e.errors()[0]["msg"])
+    Value error, values hold 1 element(s) in 1 dimension(s), but shape [2] has 2
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    PlainValidator,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    Tag,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+__all__ = ["TraceModel", "SummaryModel", "STEP_KINDS", "MAX_INT", "UNION_TAGS",
+           "StepModel"]
+
+MAX_INT = 2**64 - 1  # AccumulateGrad's sequence_nr, the largest number a trace needs
+
+TensorId = Annotated[StrictStr, Field(pattern=r"^t[0-9]{1,18}$")]
+OpId = Annotated[StrictStr, Field(pattern=r"^op[0-9]{1,18}$")]
+NodeId = Annotated[StrictStr, Field(pattern=r"^[ng][0-9]{1,18}$")]  # g: MXNet's gradient graph
+RunId = Annotated[StrictStr, Field(pattern=r"^run[0-9]{1,18}$")]
+Count = Annotated[StrictInt, Field(ge=0, le=MAX_INT)]
+DtypeName = Annotated[StrictStr, Field(
+    pattern=r"^(bool|u?int(8|16|32|64)|float(16|32|64)|bfloat16|complex(64|128))$")]
+
+
+def _name(v: Any) -> str:
+    # Checked in Python: pydantic-core cannot hold a lone surrogate, which a name may have
+    # (an undecodable file name; Trace.save writes it as a JSON escape, docs/guarantees.md).
+    if type(v) is not str:
+        raise PydanticCustomError("string_type", "Input should be a valid string")
+    if len(v) > 100_000:
+        raise PydanticCustomError("string_too_long", "expected at most 100,000 characters")
+    return v
+
+
+Name = Annotated[str, PlainValidator(_name)]
+NonFinite = Literal["nan", "inf", "-inf"]  # how the recorder spells what JSON cannot
+
+STEP_KINDS = ("compute_dependencies", "enqueue", "execute", "accumulate", "leaf_grad", "hook",
+              "release_saved", "error", "gradient_node", "done")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _number_tag(v: Any) -> str | None:
+    # A tagged union reports one branch's error, not one per branch (NOTE [schema library]).
+    if isinstance(v, bool):
+        return "<bool>"
+    return {int: "<int>", float: "<float>", str: "<str>"}.get(type(v))
+
+
+Number = Annotated[(Annotated[StrictInt, Tag("<int>")] | Annotated[StrictFloat, Tag("<float>")]
+                    | Annotated[StrictBool, Tag("<bool>")] | Annotated[NonFinite, Tag("<str>")]),
+                   Discriminator(_number_tag, custom_error_type="number",
+                                 custom_error_message="expected a number, or 'nan', 'inf', "
+                                                      "'-inf'")]
+
+_NON_FINITE = ("nan", "inf", "-inf")
+
+
+def _is_number(v: Any) -> bool:
+    """A tensor element as a summary holds it: int64/uint64 range, a float, a bool."""
+    t = type(v)
+    return (t is float or t is bool or (t is int and -(2**63) <= v <= MAX_INT)
+            or (t is str and v in _NON_FINITE))
+
+
+def _shape_of(values: Any) -> tuple[int, int]:
+    """``(elements, dimensions)`` of nested lists of numbers, a level at a time (no recursion:
+    the depth is bounded when parsing, but a level is cheaper than a frame); ``(0, -1)`` if the
+    lists are ragged or hold something that is not a number."""
+    depth, level = 0, [values]
+    while True:
+        lists = sum(type(v) is list for v in level)
+        if lists == 0:
+            return (len(level), depth) if all(_is_number(v) for v in level) else (0, -1)
+        if lists != len(level) or len({len(v) for v in level}) > 1:
+            return 0, -1
+        depth += 1
+        level = [x for v in level for x in v]
+        if not level:
+            return 0, depth
+
+
+class StatsModel(_Strict):
+    min: Number
+    max: Number
+    mean: Number
+
+
+class SummaryModel(_Strict):
+    """A value summary: ``shape``, ``dtype``, then ``values`` or ``stats`` and ``head``."""
+
+    shape: list[Count]
+    dtype: DtypeName
+    values: Any = None  # nested lists in the tensor's shape (checked below)
+    stats: StatsModel | None = None
+    head: list[Number] | None = None
+
+    @model_validator(mode="after")
+    def _values_fit_shape(self) -> SummaryModel:
+        if self.values is None:
+            return self
+        count, ndim = _shape_of(self.values)
+        want = math.prod(self.shape)
+        # An empty tensor's lists stop at the first empty level ([] for shape [0, 3]).
+        fits = ndim == len(self.shape) or (want == 0 and 0 <= ndim <= len(self.shape))
+        if ndim == -1 or not fits or count != want:
+            got = ("ragged lists or something not a tensor element" if ndim == -1
+                   else f"{count} element(s) in {ndim} dimension(s)")
+            raise ValueError(f"values hold {got}, but shape {list(self.shape)} has {want}")
+        return self
+
+
+class ConstModel(_Strict):
+    const: Any  # any JSON value (numbers, strings, lists; NaN was refused when parsing)
+
+
+class TensorRefModel(_Strict):
+    tensor: TensorId
+
+
+def _value_tag(v: Any) -> str:
+    return "<const>" if isinstance(v, dict) and "const" in v else "<summary>"
+
+
+SavedValue = Annotated[(Annotated[ConstModel, Tag("<const>")]
+                        | Annotated[SummaryModel, Tag("<summary>")]), Discriminator(_value_tag)]
+
+
+def _input_tag(v: Any) -> str:
+    return "<const>" if isinstance(v, dict) else "<tensor>"
+
+
+OpInput = Annotated[(Annotated[TensorId, Tag("<tensor>")]
+                     | Annotated[ConstModel, Tag("<const>")]), Discriminator(_input_tag)]
+
+
+class SourceModel(_Strict):
+    file: Name
+    line: Count
+    code: Name = ""
+    function: Name = ""
+
+
+class TensorModel(_Strict):
+    id: TensorId
+    name: Name
+    shape: list[Count]
+    dtype: DtypeName
+    requires_grad: StrictBool
+    is_leaf: StrictBool
+    is_param: StrictBool = False
+    grad_fn: NodeId | None = None
+    output_nr: Count = 0
+    op: OpId | None = None
+    source: SourceModel | None = None
+    value: SummaryModel | None = None
+    grad: SummaryModel | None = None
+
+
+class OpModel(_Strict):
+    id: OpId
+    name: Name
+    inputs: list[OpInput]
+    outputs: list[TensorId]
+    node: NodeId | None = None
+    kwargs: dict[Name, Any] = {}
+    inplace: StrictBool = False
+    scope: list[Name] = []
+    source: SourceModel | None = None
+    segment: Count = 0
+
+
+class SavedModel(_Strict):
+    name: Name
+    tensor: TensorId | None = None
+    is_output: StrictBool = False
+    value: SavedValue | None = None
+
+
+class NodeModel(_Strict):
+    id: NodeId
+    name: Name
+    kind: Literal["op", "accumulate_grad", "graph_root", "custom", "engine"]
+    sequence_nr: Count
+    next_functions: list[tuple[NodeId | None, Count]]
+    variable: TensorId | None = None
+    forward_op: OpId | None = None
+    saved: list[SavedModel] = []
+    num_outputs: Count = 1
+
+
+# -- steps: one data model per kind, chosen by the step's "kind" --------------------------------
+class _EngineData(_Strict):
+    """The plain fields other engines add to a step's data (docs/engines.md)."""
+
+    tensor_counts: list[tuple[NodeId, Count, Count]] | None = None  # SINGA
+    tensor_remaining: Count | None = None
+    yielded: StrictBool | None = None
+    stopped_early: StrictBool | None = None
+    gnode: NodeId | None = None  # MXNet
+    freed: list[Name] | None = None
+    grad_req: Name | None = None
+    buffer_id: Name | None = None
+
+
+class _DependenciesData(_EngineData):
+    counts: dict[NodeId, Count]
+
+
+class _EnqueueData(_EngineData):
+    ready: list[NodeId]
+
+
+class _ExecuteData(_EngineData):
+    grad_outputs: list[SummaryModel | None]
+    grad_inputs: list[SummaryModel | None]
+    ready: list[NodeId]
+
+
+class _AccumulateData(_EngineData):
+    input_nr: Count
+    source: NodeId | None
+    grad: SummaryModel | None
+    buffer: SummaryModel | None
+    remaining: Count
+
+
+class _LeafGradData(_EngineData):
+    tensor: TensorId
+    before: SummaryModel | None
+    after: SummaryModel | None
+
+
+class _HookData(_EngineData):
+    hook: Literal["tensor", "retain_grad", "prehook", "posthook", "post_accumulate_grad"]
+    fn: Name | None = None
+
+
+class _ErrorData(_EngineData):
+    type: Name
+    message: Name
+
+
+class _GradientNodeData(_EngineData):
+    op: Name
+    input_nr: Count = 0
+    inputs: list[SummaryModel | None]
+    output: SummaryModel | None
+
+
+class _Step(_Strict):
+    index: Count
+
+
+class _NoNode(_Step):
+    node: None = None
+
+
+class _WithNode(_Step):
+    node: NodeId
+
+
+class _MaybeNode(_Step):
+    node: NodeId | None = None
+
+
+class _DependenciesStep(_NoNode):
+    kind: Literal["compute_dependencies"]
+    data: _DependenciesData
+
+
+class _EnqueueStep(_WithNode):
+    kind: Literal["enqueue"]
+    data: _EnqueueData
+
+
+class _ExecuteStep(_WithNode):
+    kind: Literal["execute"]
+    data: _ExecuteData
+
+
+class _AccumulateStep(_WithNode):
+    kind: Literal["accumulate"]
+    data: _AccumulateData
+
+
+class _LeafGradStep(_WithNode):
+    kind: Literal["leaf_grad"]
+    data: _LeafGradData
+
+
+class _HookStep(_MaybeNode):
+    kind: Literal["hook"]
+    data: _HookData
+
+
+class _ReleaseStep(_WithNode):
+    kind: Literal["release_saved"]
+    data: _EngineData = _EngineData()
+
+
+class _ErrorStep(_MaybeNode):
+    kind: Literal["error"]
+    data: _ErrorData
+
+
+class _GradientNodeStep(_MaybeNode):
+    kind: Literal["gradient_node"]
+    data: _GradientNodeData
+
+
+class _DoneStep(_NoNode):
+    kind: Literal["done"]
+    data: _EngineData = _EngineData()
+
+
+StepModel = Annotated[(_DependenciesStep | _EnqueueStep | _ExecuteStep | _AccumulateStep
+                       | _LeafGradStep | _HookStep | _ReleaseStep | _ErrorStep
+                       | _GradientNodeStep | _DoneStep), Field(discriminator="kind")]
+
+
+class GradientGraphModel(_Strict):
+    nodes: dict[NodeId, NodeModel] = {}
+    roots: list[tuple[NodeId, Count]] = []
+    tensors: dict[TensorId, TensorModel] = {}
+
+
+class RunErrorModel(_Strict):
+    type: Name
+    message: Name
+
+
+class RunModel(_Strict):
+    id: RunId
+    engine: Literal["pytorch", "singa", "mxnet"]
+    kind: Literal["backward", "grad"]
+    roots: list[TensorId]
+    root_edges: list[tuple[NodeId | None, Count]] = []
+    nodes: list[NodeId] = []
+    graph_root: NodeId | None = None
+    dependencies: dict[NodeId, Count] = {}
+    steps: list[StepModel] = []
+    retain_graph: StrictBool = False
+    create_graph: StrictBool = False
+    inputs: list[TensorId] = []
+    error: RunErrorModel | None = None
+    source: SourceModel | None = None
+    gradient_graph: GradientGraphModel | None = None
+
+
+class OptionsModel(_Strict):
+    values: Literal["small", "none", "all"] = "small"
+    keep_runs: Annotated[StrictInt, Field(ge=1, le=MAX_INT)] | None = None
+
+
+class TraceModel(_Strict):
+    """A whole ``trace.json`` document (its ``schema`` is checked before this model runs)."""
+
+    schema_: Literal["gradviz.trace/1"] = Field(alias="schema")
+    gradviz_version: Name
+    name: Name | None = None
+    options: OptionsModel = OptionsModel()
+    runs_total: Count = 0
+    notes: list[Name] = []
+    tensors: list[TensorModel]
+    ops: list[OpModel]
+    nodes: list[NodeModel]
+    runs: list[RunModel]
+
+
+# Pieces of a pydantic error location that name a union branch, not a field of the file: the
+# "<...>" tags above, and a step's kind right after its index in "steps".
+UNION_TAGS = frozenset(STEP_KINDS)
