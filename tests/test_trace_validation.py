@@ -94,7 +94,7 @@ def test_every_bundled_example_saves_loads_back_and_renders(name: str, tmp_path:
 
 
 def test_a_trace_with_every_engine_and_an_undecodable_name_loads(tmp_path: Path) -> None:
-    from gradviz.engines import compare_engines
+    from gradviz.trace import compare_engines
 
     x = gradviz.ones(2, 3, requires_grad=True)
     x.name = b"x_\xff".decode("utf-8", "surrogateescape")
