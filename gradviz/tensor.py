@@ -525,8 +525,7 @@ class Tensor:
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
 
-    def __hash__(self) -> int:
-        return id(self)  # tensors hash by identity, as torch's (== is elementwise)
+    __hash__ = object.__hash__  # by identity, as torch's (== is elementwise); C-level: fast
 
     def __repr__(self) -> str:
         from gradviz._format import tensor_repr
