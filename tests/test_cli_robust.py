@@ -8,26 +8,19 @@ import json
 import os
 import signal
 import subprocess
-import sys
-import textwrap
 import time
 from pathlib import Path
 
+from _cli import GRADVIZ, cli_env, write
+from _cli import run as _run
+
 from gradviz.trace import load_trace
 
-GRADVIZ = Path(sys.executable).with_name("gradviz")
-ENV = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"}
+ENV = cli_env(columns=200)
 
 
 def run(*args: str, cwd: Path, timeout: int = 120) -> subprocess.CompletedProcess[str]:
-    assert GRADVIZ.exists(), f"the installed `gradviz` command is missing at {GRADVIZ}"
-    return subprocess.run([str(GRADVIZ), *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, env=ENV)
-
-
-def write(path: Path, code: str) -> Path:
-    path.write_text(textwrap.dedent(code), encoding="utf-8")
-    return path
+    return _run(*args, cwd=cwd, timeout=timeout, columns=200)
 
 
 SEED = """

@@ -4,30 +4,14 @@ installed command in a real subprocess."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
+from _cli import run, write
 
 from gradviz.trace import load_trace
-
-GRADVIZ = Path(sys.executable).with_name("gradviz")
-
-
-def run(*args: str, cwd: Path, timeout: int = 240) -> subprocess.CompletedProcess[str]:
-    assert GRADVIZ.exists(), f"the installed `gradviz` command is missing at {GRADVIZ}"
-    env = {**os.environ, "COLUMNS": "120", "NO_COLOR": "1"}
-    return subprocess.run([str(GRADVIZ), *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, env=env)
-
-
-def write(path: Path, code: str) -> Path:
-    path.write_text(textwrap.dedent(code), encoding="utf-8")
-    return path
-
 
 SEED = """
     import gradviz as torch

@@ -16,9 +16,9 @@ Example:
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
+from gradviz._lazy import lazy_attributes
 from gradviz.autograd import events, graph
 from gradviz.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
@@ -38,18 +38,12 @@ _LAZY = {
 }
 
 
+_lazy_getattr, __dir__ = lazy_attributes(__name__, globals(), _LAZY)
+
+
 def __getattr__(name: str) -> Any:
     if name == "Variable":  # PyTorch's historical alias of Tensor
         from gradviz.tensor import Tensor
 
         return Tensor
-    where = _LAZY.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{where}"), name)
-    globals()[name] = value  # next time, no __getattr__
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return _lazy_getattr(name)

@@ -470,11 +470,16 @@ def _no_bool_division(kernel, a, b):
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
-def floor_divide(a, b):
-    _no_bool_division("div_floor_cpu", a, b)
+def _integer_checked(kernel, ufunc, a, b):
+    # PyTorch's checks before an integer division: no bools, no division by an integer zero.
+    _no_bool_division(kernel, a, b)
     if np.result_type(a, b).kind in "iu":
         _check_int_divisor(b)
-    return np.floor_divide(a, b)
+    return ufunc(a, b)
+
+
+def floor_divide(a, b):
+    return _integer_checked("div_floor_cpu", np.floor_divide, a, b)
 
 
 def floor_divide_scalar(a, other):
@@ -486,10 +491,7 @@ def rfloor_divide(a, other):
 
 
 def remainder(a, b):
-    _no_bool_division("remainder_cpu", a, b)
-    if np.result_type(a, b).kind in "iu":
-        _check_int_divisor(b)
-    return np.remainder(a, b)
+    return _integer_checked("remainder_cpu", np.remainder, a, b)
 
 
 def remainder_scalar(a, other):

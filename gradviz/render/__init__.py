@@ -25,9 +25,7 @@ Example:
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
+from gradviz._lazy import lazy_attributes
 from gradviz.render import _display
 
 _display.install()  # trace objects' notebook displays and to_html (docs/architecture.md)
@@ -44,14 +42,4 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{where}"), name)
-    globals()[name] = value  # next time, no __getattr__
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_attributes(__name__, globals(), _WHERE)
