@@ -525,7 +525,8 @@ class Tensor:
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
 
-    __hash__ = object.__hash__  # by identity, as torch's (== is elementwise); C-level: fast
+    def __hash__(self) -> int:
+        return id(self)  # by identity, as torch: hash(t) == id(t) (== is elementwise)
 
     def __repr__(self) -> str:
         from gradviz._format import tensor_repr
