@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 from gradviz import autograd, nn, optim, return_types
+from gradviz._device import accelerator, cuda, device, get_default_device, set_default_device
 from gradviz._dtype import (
     bool,
     double,
@@ -61,7 +62,7 @@ from gradviz.ops import functional as _functional
 
 # Renderers: cheap to import (graphviz, pygraphviz and rich load inside the functions).
 from gradviz.render import draw_backward, draw_both, draw_forward, draw_step, print_graph, show
-from gradviz.tensor import Tensor
+from gradviz.tensor import Tensor, is_tensor
 from gradviz.trace import compare_engines, graph_of, load_trace, trace
 
 Size = tuple  # gradviz shapes are plain tuples; `gradviz.Size([2, 3])` builds one

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from gradviz import _dtype
+from gradviz._device import check_device
 from gradviz._dtype import dtype as DType
 from gradviz.tensor import Tensor, _is_number
 
@@ -228,6 +229,7 @@ def _check_data(data: Any) -> None:
 
 
 def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False,
+           device: Any = None,
            name: str | None = None) -> Tensor:
     """A new tensor copying ``data`` (numbers, nested lists, NumPy arrays).
 
@@ -239,6 +241,7 @@ def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False
         >>> gradviz.tensor([[1.0, 2.0]], requires_grad=True, name="w")
         tensor([[1., 2.]], requires_grad=True)
     """
+    check_device(device, "tensor")
     check_bool("tensor", requires_grad)
     arr = _infer_np(data)
     if dtype is not None:
@@ -287,7 +290,8 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     return Tensor._make(ndarray)
 
 
-def zeros(*size: Any, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+def zeros(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
+          device: Any = None) -> Tensor:
     """A tensor of zeros.
 
     Example:
@@ -295,12 +299,14 @@ def zeros(*size: Any, dtype: DType | None = None, requires_grad: bool = False) -
         >>> gradviz.zeros(2, 3).shape
         (2, 3)
     """
+    check_device(device, "zeros")
     check_bool("zeros", requires_grad)
     arr = _alloc(np.zeros, _size(size, "zeros"), _np_dtype(dtype, fn="zeros"))
     return _finish(arr, requires_grad)
 
 
-def ones(*size: Any, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+def ones(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
+         device: Any = None) -> Tensor:
     """A tensor of ones.
 
     Example:
@@ -308,12 +314,13 @@ def ones(*size: Any, dtype: DType | None = None, requires_grad: bool = False) ->
         >>> gradviz.ones(2)
         tensor([1., 1.])
     """
+    check_device(device, "ones")
     check_bool("ones", requires_grad)
     return _finish(_alloc(np.ones, _size(size, "ones"), _np_dtype(dtype, fn="ones")), requires_grad)
 
 
 def full(size: Sequence[int], fill_value: Any, *, dtype: DType | None = None,
-         requires_grad: bool = False) -> Tensor:
+         requires_grad: bool = False, device: Any = None) -> Tensor:
     """A tensor filled with ``fill_value`` (its dtype inferred from the value, as in PyTorch).
 
     Example:
@@ -321,6 +328,7 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: DType | None = None,
         >>> gradviz.full((2,), 7)
         tensor([7, 7])
     """
+    check_device(device, "full")
     check_bool("full", requires_grad)
     if not _is_number(fill_value):
         raise TypeError("full(): argument 'fill_value' (position 2) must be Number, not "
@@ -336,7 +344,8 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: DType | None = None,
                    requires_grad)
 
 
-def empty(*size: Any, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+def empty(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
+          device: Any = None) -> Tensor:
     """An uninitialised tensor (here: zeros, so that runs are repeatable).
 
     Example:
@@ -344,12 +353,14 @@ def empty(*size: Any, dtype: DType | None = None, requires_grad: bool = False) -
         >>> gradviz.empty(2).shape
         (2,)
     """
+    check_device(device, "empty")
     check_bool("empty", requires_grad)
     arr = _alloc(np.zeros, _size(size, "empty"), _np_dtype(dtype, fn="empty"))
     return _finish(arr, requires_grad)
 
 
-def rand(*size: Any, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+def rand(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
+         device: Any = None) -> Tensor:
     """Uniform samples from ``[0, 1)``.
 
     Example:
@@ -357,12 +368,14 @@ def rand(*size: Any, dtype: DType | None = None, requires_grad: bool = False) ->
         >>> gradviz.rand(2, 2).shape
         (2, 2)
     """
+    check_device(device, "rand")
     _check_bool_overload("rand", size, requires_grad)
     np_dt = _np_dtype(dtype)
     return _finish(_gen().random(_size(size, "rand")).astype(np_dt), requires_grad)
 
 
-def randn(*size: Any, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+def randn(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
+          device: Any = None) -> Tensor:
     """Standard normal samples.
 
     Example:
@@ -370,13 +383,14 @@ def randn(*size: Any, dtype: DType | None = None, requires_grad: bool = False) -
         >>> gradviz.randn(3).shape
         (3,)
     """
+    check_device(device, "randn")
     _check_bool_overload("randn", size, requires_grad)
     np_dt = _np_dtype(dtype)
     return _finish(_gen().standard_normal(_size(size, "randn")).astype(np_dt), requires_grad)
 
 
 def randint(low: int, high: int | None = None, size: Sequence[int] = (), *,
-            dtype: DType | None = None) -> Tensor:
+            dtype: DType | None = None, device: Any = None) -> Tensor:
     """Random integers from ``[low, high)`` (``randint(high, size)`` starts at 0).
 
     Example:
@@ -384,6 +398,7 @@ def randint(low: int, high: int | None = None, size: Sequence[int] = (), *,
         >>> gradviz.randint(0, 10, (3,)).dtype
         gradviz.int64
     """
+    check_device(device, "randint")
     if isinstance(size, (int, np.integer)) or (high is not None and not isinstance(
             high, (int, np.integer, tuple, list))):
         raise invalid_combination("randint", (low, high, size), {})
@@ -399,7 +414,7 @@ def randint(low: int, high: int | None = None, size: Sequence[int] = (), *,
 
 
 def arange(start: float, end: float | None = None, step: float = 1, *,
-           dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+           dtype: DType | None = None, requires_grad: bool = False, device: Any = None) -> Tensor:
     """Evenly spaced values in ``[start, end)``; int64 when all arguments are ints.
 
     Example:
@@ -407,6 +422,7 @@ def arange(start: float, end: float | None = None, step: float = 1, *,
         >>> gradviz.arange(3), gradviz.arange(0, 1, 0.5)
         (tensor([0, 1, 2]), tensor([0.0000, 0.5000]))
     """
+    check_device(device, "arange")
     _check_bool_overload("arange", (start,) if end is None else (start, end), requires_grad)
     if end is None:
         start, end = 0, start
@@ -421,7 +437,7 @@ def arange(start: float, end: float | None = None, step: float = 1, *,
 
 
 def linspace(start: float, end: float, steps: int, *, dtype: DType | None = None,
-             requires_grad: bool = False) -> Tensor:
+             requires_grad: bool = False, device: Any = None) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive.
 
     Example:
@@ -429,6 +445,7 @@ def linspace(start: float, end: float, steps: int, *, dtype: DType | None = None
         >>> gradviz.linspace(0, 1, 3)
         tensor([0.0000, 0.5000, 1.0000])
     """
+    check_device(device, "linspace")
     _check_bool_overload("linspace", (start, end, steps), requires_grad)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -436,7 +453,7 @@ def linspace(start: float, end: float, steps: int, *, dtype: DType | None = None
 
 
 def eye(n: int, m: int | None = None, *, dtype: DType | None = None,
-        requires_grad: bool = False) -> Tensor:
+        requires_grad: bool = False, device: Any = None) -> Tensor:
     """The identity matrix (``n`` x ``m``).
 
     Example:
@@ -445,6 +462,7 @@ def eye(n: int, m: int | None = None, *, dtype: DType | None = None,
         tensor([[1., 0.],
                 [0., 1.]])
     """
+    check_device(device, "eye")
     _check_bool_overload("eye", (n,) if m is None else (n, m), requires_grad)
     for name, v in (("n", n), ("m", m)):
         if v is not None and v < 0:
@@ -455,7 +473,7 @@ def eye(n: int, m: int | None = None, *, dtype: DType | None = None,
 
 
 def rand_like(input: Tensor, *, dtype: DType | None = None,
-              requires_grad: bool = False) -> Tensor:
+              requires_grad: bool = False, device: Any = None) -> Tensor:
     """Uniform samples with ``input``'s shape and dtype.
 
     Example:
@@ -463,13 +481,14 @@ def rand_like(input: Tensor, *, dtype: DType | None = None,
         >>> gradviz.rand_like(gradviz.zeros(2)).shape
         (2,)
     """
+    check_device(device, "rand_like")
     _check_bool_overload("rand_like", (input,), requires_grad)
     np_dt = _np_dtype(dtype, input._data.dtype)
     return _finish(_gen().random(input.shape).astype(np_dt), requires_grad)
 
 
 def randn_like(input: Tensor, *, dtype: DType | None = None,
-               requires_grad: bool = False) -> Tensor:
+               requires_grad: bool = False, device: Any = None) -> Tensor:
     """Standard normal samples with ``input``'s shape and dtype.
 
     Example:
@@ -477,6 +496,7 @@ def randn_like(input: Tensor, *, dtype: DType | None = None,
         >>> gradviz.randn_like(gradviz.zeros(2)).shape
         (2,)
     """
+    check_device(device, "randn_like")
     _check_bool_overload("randn_like", (input,), requires_grad)
     np_dt = _np_dtype(dtype, input._data.dtype)
     return _finish(_gen().standard_normal(input.shape).astype(np_dt), requires_grad)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from gradviz import _dtype
+from gradviz import _device, _dtype
 from gradviz._dtype import dtype as _DType
 from gradviz.autograd.graph import AccumulateGrad, Node, RemovableHandle, _add_hook, _HookDict
 
@@ -178,9 +178,26 @@ class Tensor:
         return _dtype.to_dtype(self._data.dtype)
 
     @property
-    def device(self) -> str:
-        """Always ``'cpu'``: gradviz computes with NumPy."""
-        return "cpu"
+    def device(self) -> _device.device:
+        """Always the CPU: gradviz computes with NumPy.
+
+        Example:
+            >>> import gradviz
+            >>> gradviz.ones(2).device
+            device(type='cpu')
+        """
+        return _device.CPU
+
+    def _is_view(self) -> bool:
+        """Whether this tensor is a view of another (shares its storage and version counter).
+
+        Example:
+            >>> import gradviz
+            >>> x = gradviz.ones(2, 3)
+            >>> x._is_view(), x[0]._is_view()
+            (False, True)
+        """
+        return self._base is not None
 
     def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
         """PyTorch's legacy type string, e.g. ``'gradviz.FloatTensor'``; given a dtype (or such a
@@ -401,7 +418,7 @@ class Tensor:
 
     # -- new tensors like this one (same dtype unless told) ----------------------------------------
     def new_tensor(self, data: Any, *, dtype: _DType | None = None,
-                   requires_grad: bool = False) -> Tensor:
+                   requires_grad: bool = False, device: Any = None) -> Tensor:
         """A new tensor of ``data`` with this tensor's dtype (or ``dtype``).
 
         Example:
@@ -412,6 +429,7 @@ class Tensor:
         from gradviz import _factories
 
         _factories.check_bool("new_tensor", requires_grad)
+        _device.check_device(device, "new_tensor")
         return _factories.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def _new(self, fn: str, size: tuple, fill: Any, dtype: _DType | None,
@@ -424,7 +442,7 @@ class Tensor:
         return fa._finish(arr, requires_grad)
 
     def new_ones(self, *size: Any, dtype: _DType | None = None,
-                 requires_grad: bool = False) -> Tensor:
+                 requires_grad: bool = False, device: Any = None) -> Tensor:
         """Ones of ``size`` with this tensor's dtype (or ``dtype``).
 
         Example:
@@ -432,10 +450,11 @@ class Tensor:
             >>> gradviz.tensor([1, 2]).new_ones(3)
             tensor([1, 1, 1])
         """
+        _device.check_device(device, "new_ones")
         return self._new("new_ones", size, 1, dtype, requires_grad)
 
     def new_zeros(self, *size: Any, dtype: _DType | None = None,
-                  requires_grad: bool = False) -> Tensor:
+                  requires_grad: bool = False, device: Any = None) -> Tensor:
         """Zeros of ``size`` with this tensor's dtype (or ``dtype``).
 
         Example:
@@ -443,10 +462,11 @@ class Tensor:
             >>> gradviz.ones(1).new_zeros(2, 2).shape
             (2, 2)
         """
+        _device.check_device(device, "new_zeros")
         return self._new("new_zeros", size, 0, dtype, requires_grad)
 
     def new_empty(self, *size: Any, dtype: _DType | None = None,
-                  requires_grad: bool = False) -> Tensor:
+                  requires_grad: bool = False, device: Any = None) -> Tensor:
         """An uninitialised tensor of ``size`` (here zeros) with this tensor's dtype.
 
         Example:
@@ -454,10 +474,11 @@ class Tensor:
             >>> gradviz.ones(1).new_empty(3).shape
             (3,)
         """
+        _device.check_device(device, "new_empty")
         return self._new("new_empty", size, 0, dtype, requires_grad)
 
     def new_full(self, size: Any, fill_value: Any, *, dtype: _DType | None = None,
-                 requires_grad: bool = False) -> Tensor:
+                 requires_grad: bool = False, device: Any = None) -> Tensor:
         """``fill_value`` in every element of ``size``, with this tensor's dtype.
 
         Example:
@@ -468,6 +489,7 @@ class Tensor:
         if not _is_number(fill_value):
             raise TypeError("new_full(): argument 'fill_value' (position 2) must be Number, not "
                             f"{type(fill_value).__name__}")
+        _device.check_device(device, "new_full")
         return self._new("new_full", (size,), fill_value, dtype, requires_grad)
 
     # -- conversions -----------------------------------------------------------------------------
@@ -599,3 +621,13 @@ def _is_number(x: object) -> bool:
         return True
     return isinstance(x, _Number) and not isinstance(x, Tensor)
 
+
+def is_tensor(obj: object) -> bool:
+    """Whether ``obj`` is a gradviz tensor (PyTorch's ``torch.is_tensor``).
+
+    Example:
+        >>> import gradviz
+        >>> is_tensor(gradviz.ones(2)), is_tensor([1.0])
+        (True, False)
+    """
+    return isinstance(obj, Tensor)

@@ -35,15 +35,8 @@ _LAZY = {
     "GradcheckError": "finite_differences",
     "detect_anomaly": "anomaly_mode", "set_detect_anomaly": "anomaly_mode",
     "is_anomaly_enabled": "anomaly_mode", "is_anomaly_check_nan_enabled": "anomaly_mode",
+    "Variable": "variable",
 }
 
 
-_lazy_getattr, __dir__ = lazy_attributes(__name__, globals(), _LAZY)
-
-
-def __getattr__(name: str) -> Any:
-    if name == "Variable":  # PyTorch's historical alias of Tensor
-        from gradviz.tensor import Tensor
-
-        return Tensor
-    return _lazy_getattr(name)
+__getattr__, __dir__ = lazy_attributes(__name__, globals(), _LAZY)

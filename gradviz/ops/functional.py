@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from gradviz import _dtype
+from gradviz._device import check_device
 from gradviz._factories import int_list, invalid_combination
 from gradviz.ops import _args
 from gradviz.ops.derivatives import OPS
@@ -690,7 +691,7 @@ def logical_not(input: Tensor) -> Tensor:
 
 # -- *_like factories (ops only in that they take a tensor) --------------------------------------
 def zeros_like(input: Tensor, *, dtype: _dtype.dtype | None = None,
-               requires_grad: bool = False) -> Tensor:
+               requires_grad: bool = False, device: Any = None) -> Tensor:
     """Zeros with ``input``'s shape and dtype.
 
     Example:
@@ -698,11 +699,11 @@ def zeros_like(input: Tensor, *, dtype: _dtype.dtype | None = None,
         >>> gradviz.zeros_like(gradviz.ones(2))
         tensor([0., 0.])
     """
-    return full_like(input, 0, dtype=dtype, requires_grad=requires_grad)
+    return full_like(input, 0, dtype=dtype, requires_grad=requires_grad, device=device)
 
 
 def ones_like(input: Tensor, *, dtype: _dtype.dtype | None = None,
-              requires_grad: bool = False) -> Tensor:
+              requires_grad: bool = False, device: Any = None) -> Tensor:
     """Ones with ``input``'s shape and dtype.
 
     Example:
@@ -710,11 +711,11 @@ def ones_like(input: Tensor, *, dtype: _dtype.dtype | None = None,
         >>> gradviz.ones_like(gradviz.zeros(2))
         tensor([1., 1.])
     """
-    return full_like(input, 1, dtype=dtype, requires_grad=requires_grad)
+    return full_like(input, 1, dtype=dtype, requires_grad=requires_grad, device=device)
 
 
 def full_like(input: Tensor, fill_value: Any, *, dtype: _dtype.dtype | None = None,
-              requires_grad: bool = False) -> Tensor:
+              requires_grad: bool = False, device: Any = None) -> Tensor:
     """``fill_value`` everywhere, with ``input``'s shape and dtype.
 
     Example:
@@ -723,6 +724,7 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: _dtype.dtype | None = No
         tensor([7., 7.])
     """
     dt = input._data.dtype if dtype is None else dtype.np
+    check_device(device, "full_like")
     return Tensor._make(np.full(input.shape, fill_value, dtype=dt)).requires_grad_(requires_grad)
 
 

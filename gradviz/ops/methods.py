@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from gradviz import _dtype
+from gradviz import _device, _dtype
 from gradviz.ops import _args
 from gradviz.tensor import Tensor as _Tensor
 from gradviz.tensor import _is_number
@@ -112,6 +112,7 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
         "int": lambda self: _to(self, _dtype.int32),
         "bool": lambda self: _to(self, _dtype.bool),
         "cpu": lambda self: self,
+        "cuda": lambda self, *args, **kwargs: _to(self, "cuda"),  # gradviz's CPU-only error
         "T": property(_T),
     }
     for name, fn in methods.items():
@@ -194,6 +195,10 @@ def _to(self: Any, *args: Any, **kwargs: Any) -> Any:
 
     target = kwargs.get("dtype")
     for a in (*args, kwargs.get("device", "cpu")):
+        if isinstance(a, _device.device):
+            a = str(a)  # then as the device's string, below
+        elif isinstance(a, _Tensor):  # x.to(other): other's dtype (and device: the CPU)
+            a = a.dtype
         if isinstance(a, (_dtype.dtype, np.dtype)):
             target = a
         elif isinstance(a, str) and a.split(":")[0] != "cpu":
@@ -212,10 +217,7 @@ def _to(self: Any, *args: Any, **kwargs: Any) -> Any:
     return dispatch(OPS["to_copy"], self, dtype=np_dt)
 
 
-# The device types PyTorch's device strings may start with, in its order.
-_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
-                 "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
-                 "privateuseone")
+_DEVICE_TYPES = _device.DEVICE_TYPES
 
 
 def _install_library(Tensor: type) -> None:  # noqa: N803
