@@ -84,7 +84,7 @@ def test_node_is_named_after_the_function():
     assert type(node).__name__ == "MulConstantBackward"
     assert re.fullmatch(r"<(\w+\.)*MulConstantBackward object at 0x[0-9a-f]+>", repr(node))
     assert type(node.next_functions[0][0]).__name__ == "AccumulateGrad"
-    assert node.next_functions[1] == (None, 0)  # the constant 2
+    assert len(node.next_functions) == 1  # the constant 2 gets no edge, as in PyTorch
 
 
 def test_save_for_backward_gives_the_inputs_back_until_freed():
@@ -466,3 +466,32 @@ def test_tuple_output_with_a_non_tensor():
     out[0].sum().backward()
     assert Mixed.g_other is None
     assert x.grad.tolist() == [1.0, 1.0]
+
+
+class Mix(Function):
+    """x * k + y with a number k between two tensors: edges for x and y only."""
+
+    @staticmethod
+    def forward(ctx, x, k, y):
+        ctx.k = k
+        return x * k + y
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.k, None, g
+
+
+def test_non_tensor_arguments_get_no_edge_and_their_gradient_is_dropped():
+    # PyTorch: MulConstant.apply(a, 5).grad_fn.next_functions == ((AccumulateGrad, 0),), and
+    # backward still returns one gradient per forward input (None for the constant).
+    a = f64([1.0, 2.0])
+    b = MulConstant.apply(a, 5)
+    (edge,) = b.grad_fn.next_functions
+    assert edge[0].variable is a and edge[1] == 0
+    b.sum().backward()
+    assert a.grad.tolist() == [1.0, 1.0]  # this MulConstant returns grad_output as the seed does
+    x, y = f64([1.0]), f64([2.0])
+    out = Mix.apply(x, 3, y)
+    assert [type(n).__name__ for n, _ in out.grad_fn.next_functions] == ["AccumulateGrad"] * 2
+    out.backward()
+    assert (x.grad.item(), y.grad.item()) == (3.0, 1.0)

@@ -101,27 +101,32 @@ class BackwardCFunction(Node, FunctionCtx):
         result = self._forward_cls.backward(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
-        n = len(self.next_functions)
+        n = len(self._input_meta)  # one gradient per forward input, tensor or not
         if len(result) > n and all(r is None for r in result[n:]):
             result = result[:n]  # PyTorch tolerates extra trailing Nones
         if len(result) != n:
             raise RuntimeError(f"function {name} returned an incorrect number of gradients "
                                f"(expected {n}, got {len(result)})")
+        # One result per next_functions entry, i.e. per tensor input (PyTorch gives the other
+        # arguments no edge): the gradients returned for non-tensor inputs must be None.
         out = []
         for i, (g, meta) in enumerate(zip(result, self._input_meta)):
-            if g is None:
+            if meta is None:
+                if g is not None:
+                    raise RuntimeError(f"function {name} returned a gradient different than "
+                                       f"None at position {i + 1}, but the corresponding "
+                                       "forward input was not a Variable")
+                continue
+            edge = self.next_functions[len(out)]
+            if g is None or edge[0] is None:
+                if g is not None and not isinstance(g, Tensor):
+                    raise TypeError(f"function {name} returned a gradient of type "
+                                    f"{type(g).__name__} at index {i}; expected a Tensor or None")
                 out.append(None)
                 continue
-            if meta is None:
-                raise RuntimeError(f"function {name} returned a gradient different than None at "
-                                   f"position {i + 1}, but the corresponding forward input was "
-                                   "not a Variable")
             if not isinstance(g, Tensor):
                 raise TypeError(f"function {name} returned a gradient of type "
                                 f"{type(g).__name__} at index {i}; expected a Tensor or None")
-            if self.next_functions[i][0] is None:
-                out.append(None)
-                continue
             out.append(_validated(name, i, g, meta, create_graph))
         return tuple(out)
 
@@ -224,7 +229,8 @@ class Function(metaclass=_FunctionMeta):
             t._version_counter.last_op = ctx.name()
         non_diff = {id(t) for t in ctx.non_differentiable}
         if record:
-            ctx.next_functions = collect_next_edges(args)
+            # Only tensors get an edge (MulConstant.apply(a, 5): one entry, as in PyTorch).
+            ctx.next_functions = collect_next_edges(tuple(a for a in args if isinstance(a, Tensor)))
             ctx._input_meta = [(a.shape, a._data.dtype) if isinstance(a, Tensor) else None
                                for a in args]
             ctx._out_meta = tuple((o.shape, o._data.dtype) if isinstance(o, Tensor) else ((), None)
@@ -237,7 +243,7 @@ class Function(metaclass=_FunctionMeta):
                 None if t is None else SavedVariable(t, is_output=id(t) in out_ids)
                 for t in ctx.to_save]
         else:
-            ctx.next_functions = tuple(NO_EDGE for _ in args)
+            ctx.next_functions = tuple(NO_EDGE for a in args if isinstance(a, Tensor))
         for o in outputs:
             if isinstance(o, Tensor) and id(o) in non_diff:
                 o._requires_grad = False
