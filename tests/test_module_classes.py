@@ -78,3 +78,32 @@ def test_scope_label_stars_the_index_not_the_class() -> None:
     assert scope_label(("Net", "layers.3"), classes) == "layers.3: Conv2d"
     assert scope_label(("Net", "layers.3"), classes, star=True) == "layers.*: Conv2d"
     assert scope_label(("Net", "layers.3"), {}) == "layers.3"
+
+
+def _cluster_nodes(src: str, label: str) -> set[str]:
+    """The node names drawn directly in the DOT cluster labelled ``label`` (not in nested ones)."""
+    lines = src.splitlines()
+    start = next(i for i, line in enumerate(lines) if f'label="{label}"' in line)
+    depth, names = 1, set()
+    for line in lines[start + 1:]:
+        s = line.strip()
+        if s.startswith("subgraph"):
+            depth += 1
+        elif s == "}":
+            depth -= 1
+            if depth == 0:
+                break
+        elif depth == 1 and "[" in s and "->" not in s and not s.startswith(("graph", "node")):
+            names.add(s.split(" ", 1)[0])
+    return names
+
+
+def test_a_result_read_by_the_next_module_is_drawn_outside_the_module_that_made_it() -> None:
+    tr = _traced()
+    src = draw_forward(tr).source
+    conv = next(op for op in tr.ops if op.name == "convolution")
+    (out,) = conv.outputs
+    assert conv.id in _cluster_nodes(src, "features.0: Conv2d")
+    assert out not in _cluster_nodes(src, "features.0: Conv2d")
+    # ... in the scope it goes to: ReLU is in the same Sequential
+    assert out in _cluster_nodes(src, "features: Sequential")

@@ -773,7 +773,10 @@ def _forward_parts(tr: Trace, roots: set[str]) -> _Parts:
             parts.edges.append(_Edge(a, op.id, "input", nr=i if several else None,
                                      head=str(i) if several else None))
         for j, out in enumerate(op.outputs):
-            tensor(out, scope)
+            # A result read outside its module is drawn in the scope it goes to (the common
+            # one): a module's box then ends with its last op, and the next module's box, with
+            # its parameters on top, fits below it instead of beside it (a staircase of boxes).
+            tensor(out, collapse._common_prefix([scope, *consumers.get(out, [])]))
             e = _Edge(op.id, out, "output")
             if len(op.outputs) > 1:
                 e.attrs["taillabel"] = str(j)
