@@ -23,7 +23,7 @@ from unittest import mock
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "images"
 WIDTH = 1400  # the window every picture is taken in
-MAX_HEIGHT = 1400  # a taller drawing is cut: the top (the loss) is what the text reads first
+MAX_HEIGHT = 2200  # a taller drawing is cut: the top (the loss) is what the text reads first
 EXAMPLES = {"cnn": "cnn_digits", "lstm": "rnn_sequence"}
 
 
