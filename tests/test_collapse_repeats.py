@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import math
+import re
+import runpy
+import sys
+from pathlib import Path
+from unittest import mock
 
 import gradviz as torch
 import gradviz.nn as nn
 from gradviz.render import collapse
 from gradviz.render.collapse import Vertex, plan
-from gradviz.render.graphviz import draw_backward, draw_forward
+from gradviz.render.graphviz import draw_backward, draw_forward, to_svg
 
 CELL = ("AddmmBackward0", "SplitBackward0", "SigmoidBackward0", "TanhBackward0", "MulBackward0")
 
@@ -101,6 +106,77 @@ def test_a_20_step_lstm_backward_graph_shows_one_step_and_19_folded():
                for n in tr.nodes.values()) == 3  # one step's three gates
     assert "19 × [" in dot.source
     fwd = draw_forward(tr)
-    titles = [g.title for g in fwd.plan.groups.values()]
-    assert titles and all(t.startswith("19 × [") for t in titles)
-    assert any(t.endswith("→ mul]") for t in titles)  # the steps; the x_t may fold too
+    titles = {g.kind: g.title for g in fwd.plan.groups.values()}
+    # the steps, and the inputs x_t of the folded ones (step 5)
+    assert titles == {"repeat": "19 × [t → … → mul]", "outputs": "19 × tensor (3, 16) float32"}
+
+
+# -- step 5: many sibling outputs of one op ------------------------------------------------------
+def _unbind(n: int, consumers: dict[int, str]) -> tuple[list[Vertex], list[tuple[str, str]]]:
+    """``unbind`` into ``n`` tensors; output ``i`` feeds the op ``consumers[i]`` (if any)."""
+    vs = [Vertex("x", "tensor", attach=True, named=False), Vertex("u", "unbind")]
+    es = [("x", "u")]
+    for i in range(n):
+        vs.append(Vertex(f"o{i}", "tensor", attach=True, named=False,
+                         summary="tensor (16, 16) float32"))
+        es.append(("u", f"o{i}"))
+    for i, c in consumers.items():
+        if c not in {v.id for v in vs}:
+            vs.append(Vertex(c, "add"))
+        es.append((f"o{i}", c))
+    return vs, es
+
+
+def test_many_unused_outputs_of_one_op_are_drawn_as_one_counted_node():
+    vs, es = _unbind(20, {19: "last"})
+    p = plan(vs, es)
+    (group,) = p.groups.values()
+    assert group.kind == "outputs"
+    assert group.title == "19 × tensor (16, 16) float32"
+    assert group.detail == "outputs 0–18 of unbind"
+    # the output a drawn op reads stays on its own, as do the op and its input
+    assert {p.drawn(v.id) for v in vs} == {"x", "u", "o19", "last", group.id}
+
+
+def test_outputs_feeding_a_folded_node_fold_and_few_outputs_never_do():
+    vs, es = _unbind(20, {i: f"a{i}" for i in range(19)} | {19: "last"})
+    for v in vs:
+        if v.id.startswith("a"):
+            v.scope = ("rnn",)  # 19 ops that fold into one scope node over the budget
+    p = plan(vs, es, max_nodes=30)
+    scope, outputs = p.groups.values()
+    assert (scope.kind, scope.title, outputs.kind) == ("scope", "rnn", "outputs")
+    assert {p.drawn(f"o{i}") for i in range(19)} == {outputs.id}
+    assert p.drawn("o19") == "o19"
+    # as many outputs as MANY_OUTPUTS, or a budget of math.inf: all drawn
+    few, few_es = _unbind(collapse.MANY_OUTPUTS, {})
+    assert not plan(few, few_es).groups
+    assert not plan(*_unbind(20, {}), max_nodes=math.inf).groups
+    # outputs that each feed a drawn op are all needed
+    assert not plan(*_unbind(12, {i: f"a{i}" for i in range(12)})).groups
+
+
+def _example_trace(name: str):
+    """The bundled example ``name`` traced as ``gradviz trace --keep-runs 1 --example`` does."""
+    path = Path(__file__).resolve().parents[1] / "gradviz" / "examples" / f"{name}.py"
+    with mock.patch.object(sys, "argv", [str(path)]), torch.trace(keep_runs=1) as tr:
+        runpy.run_path(str(path), run_name="__main__")
+    return tr
+
+
+def test_the_lstm_forward_graph_folds_its_unbound_inputs_and_keeps_narrow():
+    tr = _example_trace("rnn_sequence")
+    fwd = draw_forward(tr)
+    unbind = next(op for op in tr.ops if op.name == "unbind" and len(op.outputs) == 20)
+    outs = {fwd.plan.drawn(t) for t in unbind.outputs}
+    groups = [fwd.plan.groups[d] for d in outs if d in fwd.plan.groups]
+    # the inputs of the 19 folded steps are one node; the last step's input is drawn
+    assert [g.kind for g in groups] == ["outputs"]
+    assert groups[0].title == "19 × tensor (16, 16) float32"
+    assert len(outs) == 2
+    # a copy (proxy) of a wide node is one short line
+    assert all(not line.startswith("↪") or "\\n" not in line
+               for line in fwd.source.splitlines())
+    svg = to_svg(fwd)
+    width = float(re.search(r'<svg width="([\d.]+)pt"', svg).group(1))
+    assert width < 2400, width  # 4,151 pt before step 5, one-line copies and results moved out

@@ -194,9 +194,11 @@ def test_mlp_parameters_styled_apart_and_forward_sources():
     assert fnodes[tanh.id][0].startswith("tanh(")
     assert fnodes[tanh.id][1].startswith("_render_programs.py:")
     assert "model(x)" in fnodes[tanh.id][1]
-    # module scopes become clusters
+    # module scopes become clusters, labelled with the module's class (the outermost one is
+    # named by its class already)
     clusters = [texts(g)[0] for g in groups(froot, "cluster").values()]
-    assert clusters == ["Sequential", "0", "1", "2"]
+    assert clusters == ["Sequential", "Sequential.0: Linear", "Sequential.1: Tanh",
+                        "Sequential.2: Linear"]
     for p in params:
         assert re.search(rf'^\s*{p.id} \[.*class="gv-param"', fdot.source, re.M)
 
@@ -403,17 +405,21 @@ def test_scopes_fold_by_depth_and_expand_keeps_one_open():
     assert not full.plan.groups
     small = draw_backward(tr, max_nodes=30)
     titles = sorted(g.title for g in small.plan.groups.values())
-    assert titles == sorted(f"Sequential.{i}" for i in range(23))  # 12 Linear, 11 Tanh
-    g0 = next(g for g in small.plan.groups.values() if g.title == "Sequential.0")
+    # 12 Linear, 11 Tanh: each titled with its class
+    assert titles == sorted(f"Sequential.{i}: {'Tanh' if i % 2 else 'Linear'}" for i in range(23))
+    g0 = next(g for g in small.plan.groups.values() if g.title == "Sequential.0: Linear")
     assert g0.detail == "4 nodes: AccumulateGrad ×2, AddmmBackward0, TBackward0"
     assert g0.size == 6  # the two parameter boxes fold in too
     kept = draw_backward(tr, max_nodes=30, expand=("Sequential.0", "0"))
-    assert "Sequential.0" not in {g.title for g in kept.plan.groups.values()}
+    assert "Sequential.0: Linear" not in {g.title for g in kept.plan.groups.values()}
     # tighter: the repeated Linear/Tanh pairs fold into one block
     titles = [g.title for g in draw_backward(tr, max_nodes=20).plan.groups.values()]
-    assert titles == ["Sequential.0", "11 × [AddmmBackward0… → TanhBackward0]"]
+    # (the classes tell the folded scopes apart: "*" stands for the index, not a digit of
+    # the class name)
+    assert titles == ["Sequential.0: Linear", "11 × [Sequential.*: Linear → Sequential.*: Tanh]"]
     titles = [g.title for g in draw_forward(tr, max_nodes=20).plan.groups.values()]
-    assert titles == ["Sequential.22", "11 × [addmm… → tanh]"]
+    assert titles == ["Sequential.22: Linear",
+                      "11 × [Sequential.*: Linear → Sequential.*: Tanh]"]
 
 
 def test_collapse_plan_unit():

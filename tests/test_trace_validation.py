@@ -151,6 +151,8 @@ _DELETE = object()
     ("options/values", "some", r"options\.values: input should be 'small', 'none' or 'all'"),
     ("runs_total", True, r"runs_total: expected an integer, got True"),
     ("notes", [3], r"notes\[0\]: expected a string, got 3"),
+    ("module_classes", ["Linear"], r"module_classes: expected an object"),
+    ("module_classes", {"fc1": 3}, r"module_classes\.fc1: expected a string, got 3"),
 ])
 def test_a_malformed_field_is_named_by_its_path(base: dict[str, Any], tmp_path: Path, path: str,
                                                 value: Any, message: str) -> None:

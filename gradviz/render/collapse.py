@@ -20,9 +20,16 @@ NOTE [collapse]
    ``"12 × [MulBackward0 → AddBackward0]"``.
 4. Still over it, the first ``max_nodes - 1`` nodes (in the caller's order: the roots first) are
    kept and the rest becomes one ``"… N more"`` node, so a layout is always bounded.
-5. Finally, if the edges would need many of dot's virtual nodes (sum of rank spans), each long
+5. Many sibling outputs of one op (more than ``MANY_OUTPUTS``, as ``unbind`` makes one tensor
+   per time step) that lead to nothing drawn on its own (only into folded nodes, or nowhere)
+   become one ``"19 × tensor (16, 16) float32"`` node; those feeding a drawn node stay. A
+   folded loop's inputs are otherwise a row of identical boxes as wide as the loop is long.
+6. Finally, if the edges would need many of dot's virtual nodes (sum of rank spans), each long
    edge into a shared node is redirected to a *proxy*: a dashed copy of that node drawn next to
    the edge's other end (node splitting). The shortest edge keeps the real node.
+
+Folded scopes are titled with the module's class when the caller knows it
+(``classes``): ``features.0: Conv2d``.
 
 Everything here is iterative and linear (a million-node chain is fine) and deterministic: the
 same input gives the same ids, so golden files stay stable.
@@ -35,12 +42,15 @@ import gc
 import heapq
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["DEFAULT_MAX_NODES", "Vertex", "Group", "Plan", "plan", "best_period", "no_gc"]
+from gradviz.trace.model import scope_key
+
+__all__ = ["DEFAULT_MAX_NODES", "MANY_OUTPUTS", "Vertex", "Group", "Plan", "plan",
+           "best_period", "no_gc", "scope_label"]
 
 DEFAULT_MAX_NODES = 300
 MIN_CHAIN = 3  # shorter chains are not worth a summary node
@@ -50,6 +60,7 @@ SMALL = 120  # ... in a drawing of more vertices than this: a smaller one reads 
 MAX_BLOCK = 64  # longest block (in drawn nodes) step 0 looks for: an LSTM step is ~14 nodes
 LONG_EDGE = 3  # rank span above which an edge into a shared node may get a proxy
 VIRTUAL_BUDGET = 150  # total virtual nodes (sum of span - 1) dot handles quickly
+MANY_OUTPUTS = 8  # an op with more tensor outputs than this may have some drawn as one (step 5)
 
 
 @dataclass
@@ -58,7 +69,9 @@ class Vertex:
 
     ``kind`` is what identical blocks are compared by (``"MulBackward0"``); ``attach`` marks
     vertices that may be folded into their only neighbour (leaf tensors, saved values);
-    ``named`` says whether ``kind`` is worth naming in a summary label (ops: yes, tensors: no).
+    ``named`` says whether ``kind`` is worth naming in a summary label (ops: yes, tensors: no);
+    ``summary`` is how a tensor is counted when several are drawn as one
+    (``"tensor (16, 16) float32"``).
     """
 
     id: str
@@ -67,6 +80,7 @@ class Vertex:
     attach: bool = False
     named: bool = True
     order: float | None = None  # creation order (sequence_nr) when it differs from the list's
+    summary: str = ""
 
 
 @dataclass
@@ -74,12 +88,13 @@ class Group:
     """A summary node standing for several vertices."""
 
     id: str
-    kind: str  # "repeat", "scope", "chain" or "rest"
+    kind: str  # "repeat", "scope", "chain", "rest" or "outputs"
     title: str
     detail: str
     size: int  # how many vertices it stands for
     scope: tuple[str, ...] = ()  # the scope it is drawn in (clusters)
     key: str = ""  # what identical blocks are compared by
+    path: tuple[str, ...] = ()  # the folded scope, for a "scope" group
 
 
 @dataclass
@@ -103,7 +118,7 @@ class Plan:
 
 def plan(vertices: Sequence[Vertex], edges: Sequence[tuple[str, str]],
          max_nodes: float | None = None, expand: Iterable[str] = (), prefix: str = "g",
-         noun: str = "nodes") -> Plan:
+         noun: str = "nodes", classes: Mapping[str, str] | None = None) -> Plan:
     """Decide how to draw a graph within ``max_nodes`` nodes (see NOTE [collapse]).
 
     Args:
@@ -114,6 +129,8 @@ def plan(vertices: Sequence[Vertex], edges: Sequence[tuple[str, str]],
         expand: scope names (``"fc1"``) or dotted paths (``"encoder.fc1"``) kept unfolded.
         prefix: prefix of the group ids (``g0, g1, ...``) so two plans can share a drawing.
         noun: what a summary counts (``"nodes"``, ``"ops"``).
+        classes: module class names by :func:`~gradviz.trace.model.scope_key`
+            (``Trace.module_classes``), for the titles of folded scopes.
 
     Example:
         >>> vs = [Vertex(f"n{i}", "MulBackward0" if i % 2 else "AddBackward0")
@@ -127,15 +144,15 @@ def plan(vertices: Sequence[Vertex], edges: Sequence[tuple[str, str]],
     if not budget >= 1:
         raise ValueError(f"max_nodes must be at least 1; got {max_nodes!r}")
     with no_gc():
-        return _plan(vertices, edges, budget, set(expand), prefix, noun)
+        return _plan(vertices, edges, budget, set(expand), prefix, noun, classes or {})
 
 
 def _plan(vertices: Sequence[Vertex], edges: Sequence[tuple[str, str]], budget: float,
-          expand: set[str], prefix: str, noun: str) -> Plan:
+          expand: set[str], prefix: str, noun: str, classes: Mapping[str, str]) -> Plan:
     expanded = _expanded_scopes(vertices, expand)
 
     def fresh() -> _State:
-        state = _State(vertices, edges, budget, prefix, noun)
+        state = _State(vertices, edges, budget, prefix, noun, classes)
         if budget != float("inf") and len(vertices) > SMALL:
             state.fold_repeats(expanded)
         return state
@@ -154,6 +171,8 @@ def _plan(vertices: Sequence[Vertex], edges: Sequence[tuple[str, str]], budget: 
                 break
         if st.count > budget:
             st.fold_rest()
+    if budget != float("inf"):
+        st.fold_outputs()
     st.split_long_edges()
     return st.plan
 
@@ -216,7 +235,8 @@ def best_period(codes: Sequence[int], max_period: int = MAX_PERIOD) -> tuple[int
 
 def _longest_repeat(codes: Sequence[int], max_period: int) -> tuple[int, int, int]:
     """:func:`best_period` with NumPy: one vectorised comparison per period, so that step 0
-    stays cheap on a 40,000-vertex trace. Returns ``(start, period, repeats)``."""
+    stays cheap on a 40,000-vertex trace. Returns ``(start, period, repeats)``, the blocks
+    aligned to the end of the run."""
     a = np.asarray(codes, dtype=np.int64)
     best, best_len = (0, 0, 0), 0
     for p in range(1, min(max_period, len(a) // 2) + 1):
@@ -228,17 +248,53 @@ def _longest_repeat(codes: Sequence[int], max_period: int) -> tuple[int, int, in
         k = int(np.argmax(lengths))
         if lengths[k] + p > best_len:
             best_len = int(lengths[k]) + p
-            best = (int(edges[2 * k]), p, best_len // p)
+            # Blocks end where the run ends: a loop's last step is the run's end, while its
+            # start may take along look-alikes made before the loop (the first of 20 inputs
+            # an unbind made, a tensor like each step's last), which belong to none of them.
+            best = (int(edges[2 * k]) + best_len % p, p, best_len // p)
     return best
 
 
 def _scope_title(path: tuple[str, ...]) -> str:
-    """A folded scope's title: its name (``fc1``), with the parent's for a bare index (``0`` in
-    a ``Sequential`` is ``Sequential.0``)."""
+    """A folded scope's name (``fc1``), with the parent's for a bare index (``0`` in a
+    ``Sequential`` is ``Sequential.0``)."""
     name = path[-1]
     if name.isdigit() and len(path) > 1:
         return f"{path[-2]}.{name}"
     return name
+
+
+def scope_label(path: Sequence[str], classes: Mapping[str, str], star: bool = False) -> str:
+    """How a module scope is titled: ``features.0: Conv2d``, its name alone when the class is
+    unknown or is the name (an outermost module is named by its class). ``star`` writes the
+    indices of the name as ``*`` (identical scopes folded together), never the class's digits.
+
+    Example:
+        >>> classes = {"LeNet/features/features.0": "Conv2d"}
+        >>> scope_label(("LeNet", "features", "features.0"), classes)
+        'features.0: Conv2d'
+        >>> scope_label(("LeNet",), {"LeNet": "LeNet"})
+        'LeNet'
+    """
+    path = tuple(path)
+    name = _scope_title(path)
+    cls = classes.get(scope_key(path))
+    if star:
+        name = _star(name)
+    return name if not cls or cls == path[-1] else f"{name}: {cls}"
+
+
+def _ranges(ix: Sequence[int]) -> str:
+    """``[0, 1, 2, 5]`` -> ``"0–2, 5"``."""
+    out: list[str] = []
+    i = 0
+    while i < len(ix):
+        j = i
+        while j + 1 < len(ix) and ix[j + 1] == ix[j] + 1:
+            j += 1
+        out.append(str(ix[i]) if i == j else f"{ix[i]}–{ix[j]}")
+        i = j + 1
+    return ", ".join(out)
 
 
 def _star(text: str) -> str:
@@ -248,8 +304,9 @@ def _star(text: str) -> str:
 
 class _State:
     def __init__(self, vertices: Sequence[Vertex], edges: Sequence[tuple[str, str]],
-                 budget: float, prefix: str, noun: str) -> None:
+                 budget: float, prefix: str, noun: str, classes: Mapping[str, str]) -> None:
         self.vertices = vertices
+        self.classes = classes
         self.info = {v.id: v for v in vertices}
         self.edges = edges
         self.budget = budget
@@ -262,7 +319,7 @@ class _State:
 
     # groups
     def _new_group(self, kind: str, title: str, members: list[str], scope: tuple[str, ...],
-                   key: str = "") -> Group:
+                   key: str = "", path: tuple[str, ...] = ()) -> Group:
         gid = f"{self.prefix}{self.made}"
         self.made += 1
         while gid in self.info or gid in self.members:  # never shadow a real vertex id
@@ -276,7 +333,7 @@ class _State:
             f": {top}" if top else "")
         key = key or "|".join(f"{k}:{c}" for k, c in sorted(named.items()))
         group = Group(id=gid, kind=kind, title=title, detail=detail, size=len(members),
-                      scope=scope, key=key)
+                      scope=scope, key=key, path=path)
         self.members[gid] = members
         self.plan.groups[gid] = group
         for m in members:
@@ -315,7 +372,7 @@ class _State:
                 by_key.setdefault(k, []).append(q)
         for k, qs in by_key.items():
             members = [m for q in qs for m in self._originals(q)]
-            self._new_group("scope", _scope_title(k), members, k[:-1])
+            self._new_group("scope", scope_label(k, self.classes), members, k[:-1], path=k)
         self.count = len(by_key) + unfolded
 
     # 0. unrolled loops
@@ -359,6 +416,8 @@ class _State:
             block = seq[start + (reps - 1) * p:start + reps * p]  # the last block stays drawn
             folded = seq[start:start + (reps - 1) * p]
             spans.extend([(lo, start), (start + reps * p, hi)])
+            if not any(self.info[q].named for q in block):
+                continue  # tensors side by side (an unbind's outputs): step 5 knows which count
             inside = set(folded)
             links = [sum(n in inside for n in succ[q]) for q in folded]
             if len(folded) > 1 and sum(links) >= len(folded) - 1 and all(
@@ -371,8 +430,7 @@ class _State:
                 q = stack.pop()
                 members.append(q)
                 stack.extend(reversed(kids.get(q, ())))
-            names = [self.info[q].kind for q in block if self.info[q].named] or [
-                self.info[q].kind for q in block]  # a block of tensors: say "tensor"
+            names = [self.info[q].kind for q in block if self.info[q].named]
             shown = names if len(names) <= 3 else [names[0], "…", names[-1]]
             title = f"{reps - 1} × [{' → '.join(shown) or '…'}]"
             scope = _common_prefix(self.info[m].scope for m in members)
@@ -474,12 +532,16 @@ class _State:
         def kind_key(q: str) -> str:
             return "g:" + groups[q].key if q in groups else "v:" + self.info[q].kind
 
+        def starred(q: str) -> str:
+            g = groups[q]
+            return scope_label(g.path, self.classes, star=True) if g.path else _star(g.title)
+
         def shown(q: str, block: list[str]) -> str | None:
             if q not in groups:
                 v = self.info[q]
                 return v.kind if v.named else None
-            name = _star(groups[q].title)
-            if sum(1 for b in block if b in groups and _star(groups[b].title) == name) < 2:
+            name = starred(q)
+            if sum(1 for b in block if b in groups and starred(b) == name) < 2:
                 return name
             # Identical names (Sequential.0, .1, ...): say what is inside instead.
             named = Counter(self.info[m].kind for m in self.members[q] if self.info[m].named)
@@ -532,7 +594,34 @@ class _State:
         g.detail = f"{len(rest)} nodes not drawn (max_nodes={int(self.budget)})"
         self.count = keep + 1
 
-    # 5. long edges
+    # 5. many outputs of one op
+    def fold_outputs(self) -> None:
+        """Draw as one node the outputs of an op with more than ``MANY_OUTPUTS`` of them that
+        feed nothing drawn on its own (NOTE [collapse], step 5)."""
+        order, succ, pred = self._quotient()
+        groups = self.plan.groups
+        info = self.info
+        for q in order:
+            if q in groups or not info[q].named or len(succ[q]) <= MANY_OUTPUTS:
+                continue
+            outs = [(i, t) for i, t in enumerate(succ[q])
+                    if t not in groups and not info[t].named and pred[t] == [q]]
+            if len(outs) <= MANY_OUTPUTS:
+                continue
+            # An output is needed on its own when something drawn as itself reads it.
+            spare = [(i, t) for i, t in outs if not any(n not in groups for n in succ[t])]
+            if len(spare) < 2:
+                continue
+            members = [t for _, t in spare]
+            kinds = Counter(info[t].summary or info[t].kind for t in members)
+            what = kinds.most_common(1)[0][0] if len(kinds) == 1 else "tensor"
+            title = f"{len(members)} × {what}"
+            scope = _common_prefix(info[t].scope for t in members)
+            group = self._new_group("outputs", title, members, scope)
+            group.detail = f"outputs {_ranges([i for i, _ in spare])} of {info[q].kind}"
+            self.count -= len(members) - 1
+
+    # 6. long edges
     def split_long_edges(self) -> None:
         rep = self.plan.rep
         order, succ, pred = self._quotient()
@@ -601,7 +690,14 @@ def _ranks(order: list[str], succ: dict[str, list[str]], pred: dict[str, list[st
             if indeg[s] == 0:
                 stack.append(s)
     out = {q: rank[q] for q in done}
-    for q in done:
-        if not pred[q] and succ[q]:
+    # What hangs from a source through nodes of one input each (an initial state -> unbind ->
+    # its result) has nothing holding it up: dot draws it just above where it is used, so it
+    # is ranked there, latest first, and its edges are not mistaken for long ones.
+    floating = set()
+    for q in done:  # topological order: a node's inputs are decided before it
+        if not pred[q] or (len(pred[q]) == 1 and pred[q][0] in floating):
+            floating.add(q)
+    for q in reversed(done):
+        if q in floating and succ[q]:
             out[q] = min(out.get(s, 1) for s in succ[q]) - 1
     return out

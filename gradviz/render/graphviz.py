@@ -258,6 +258,7 @@ class _Backward:
     run: BackwardRun | None = None
     ops: dict[str, OpRecord] = field(default_factory=dict)
     title: str | None = None
+    classes: dict[str, str] = field(default_factory=dict)  # Trace.module_classes
 
 
 def _is_trace(obj: Any) -> bool:
@@ -284,7 +285,8 @@ def _backward_input(obj: Any, run: int | str = -1) -> _Backward:
         if tr.runs:
             r = tr.run(run)
             return _Backward(graph=tr.backward_graph(run), tensors=tr.tensors,
-                             root_tensors=list(r.roots), run=r, ops=ops, title=tr.name)
+                             root_tensors=list(r.roots), run=r, ops=ops, title=tr.name,
+                             classes=tr.module_classes)
         # No backward yet: the whole recorded graph, rooted where nothing points.
         targets = {nxt for n in tr.nodes.values() for nxt, _ in n.next_functions if nxt}
         roots = [[nid, 0] for nid in tr.nodes if nid not in targets]
@@ -294,7 +296,7 @@ def _backward_input(obj: Any, run: int | str = -1) -> _Backward:
         rootset = {r[0] for r in roots}
         outs = [t.id for t in tr.tensors.values() if t.grad_fn in rootset and not t.is_leaf]
         return _Backward(graph=graph, tensors=tr.tensors, root_tensors=outs, ops=ops,
-                         title=tr.name)
+                         title=tr.name, classes=tr.module_classes)
     raise TypeError("expected a Tensor, a BackwardGraph or a Trace; got "
                     f"{type(obj).__name__}")
 
@@ -356,6 +358,7 @@ class _Item:
     tooltip: str | Callable[[], str] = ""
     extra: dict[str, str] = field(default_factory=dict)
     ref: str = ""  # what a proxy copy says it refers to (an AccumulateGrad's leaf name)
+    short: str = ""  # a proxy copy's label when not the first line (a forward op's name)
 
 
 @dataclass
@@ -546,18 +549,25 @@ def _emit_node(dot: Any, name: str, item: _Item, proxy_of: str | None = None) ->
     if proxy_of is not None:
         attrs["style"] = "filled,rounded,dashed"
         attrs["class"] = f"gv-proxy gv-{item.cls}"
-        lines[0] = "↪ " + lines[0] + (f" ({item.ref})" if item.ref else "")
+        # A copy only points at the node drawn in full elsewhere: one line keeps it small
+        # (several copies of a wide node once made a drawing twice as wide).
+        lines = ["↪ " + (item.short or lines[0]) + (f" ({item.ref})" if item.ref else "")]
     if tooltip:
         attrs["tooltip"] = _attr(tooltip if proxy_of is None else f"another reference to {tooltip}")
     attrs.update(item.extra)
+    if proxy_of is not None and "dashed" not in attrs["style"]:
+        attrs["style"] += ",dashed"  # a forward op's own style (square box) stays, dashed
     dot.node(name, _label(*lines), **attrs)
 
 
-def _emit_group(dot: Any, name: str, group: collapse.Group, extra: dict[str, str]) -> None:
+def _emit_group(dot: Any, name: str, group: collapse.Group, extra: dict[str, str],
+                proxy: bool = False) -> None:
     attrs = {"shape": "box3d", "style": "filled", "fillcolor": _FILL["group"],
              "class": "gv-group", "id": name, "tooltip": _attr(f"{group.title}: {group.detail}")}
     attrs.update(extra)
-    dot.node(name, _label(group.title, group.detail), **attrs)
+    # A copy (proxy) shows the title only, as a copied node shows its first line.
+    lines = ("↪ " + group.title,) if proxy else (group.title, group.detail)
+    dot.node(name, _label(*lines), **attrs)
 
 
 def _emit(parts: _Parts, plan: collapse.Plan, node_target: Any, edge_target: Any,
@@ -582,7 +592,7 @@ def _emit(parts: _Parts, plan: collapse.Plan, node_target: Any, edge_target: Any
         if of in plan.groups:
             group = plan.groups[of]
             _emit_group(target(group.scope), _name(pid), group,
-                        {"style": "filled,dashed", "class": "gv-proxy gv-group"})
+                        {"style": "filled,dashed", "class": "gv-proxy gv-group"}, proxy=True)
         else:
             _emit_node(target(vinfo[of].scope), _name(pid), parts.items[of], proxy_of=of)
     merged: dict[tuple[str, str], list[_Edge]] = {}
@@ -673,7 +683,7 @@ def draw_backward(obj: Any, show_saved: bool = False, show_attrs: bool = False,
     b = _backward_input(obj, run)
     parts = _backward_parts(b, show_saved, show_attrs, show_grads)
     plan = collapse.plan(parts.vertices, [(e.src, e.dst) for e in parts.edges], max_nodes,
-                         expand)
+                         expand, classes=b.classes)
     dot = _new("backward")
     _title(dot, b.title)
     _speed_attrs(dot, plan, len(parts.vertices))
@@ -742,7 +752,9 @@ def _forward_parts(tr: Trace, roots: set[str]) -> _Parts:
             cls = "param" if t.is_param else ("leaf" if t.requires_grad else "input")
         else:
             cls = "tensor"
-        parts.add(collapse.Vertex(tid, "tensor", scope, attach=True, named=False),
+        summary = "tensor" if t is None else f"tensor {shape_str(t.shape)} {t.dtype}"
+        parts.add(collapse.Vertex(tid, "tensor", scope, attach=True, named=False,
+                                  summary=summary),
                   _Item(tid, functools.partial(_ftensor_lines, t, tid), cls, _FILL[cls],
                         functools.partial(_ftensor_tip, t, tid)))
 
@@ -753,14 +765,18 @@ def _forward_parts(tr: Trace, roots: set[str]) -> _Parts:
                 tensor(a, collapse._common_prefix(consumers.get(a, [scope])))
         parts.add(collapse.Vertex(op.id, op.name, scope),
                   _Item(op.id, functools.partial(_op_lines, op, tr.tensors), "op", _FILL["fop"],
-                        functools.partial(_op_tip, op), {"shape": "box", "style": "filled"}))
+                        functools.partial(_op_tip, op), {"shape": "box", "style": "filled"},
+                        short=f"{op.name}(…)"))
         tensor_inputs = [a for a in op.inputs if isinstance(a, str)]
         several = len(tensor_inputs) > 1
         for i, a in enumerate(tensor_inputs):
             parts.edges.append(_Edge(a, op.id, "input", nr=i if several else None,
                                      head=str(i) if several else None))
         for j, out in enumerate(op.outputs):
-            tensor(out, scope)
+            # A result read outside its module is drawn in the scope it goes to (the common
+            # one): a module's box then ends with its last op, and the next module's box, with
+            # its parameters on top, fits below it instead of beside it (a staircase of boxes).
+            tensor(out, collapse._common_prefix([scope, *consumers.get(out, [])]))
             e = _Edge(op.id, out, "output")
             if len(op.outputs) > 1:
                 e.attrs["taillabel"] = str(j)
@@ -769,11 +785,14 @@ def _forward_parts(tr: Trace, roots: set[str]) -> _Parts:
 
 
 class _Clusters:
-    """Nested ``subgraph cluster_*`` per module scope, built bottom-up (no recursion)."""
+    """Nested ``subgraph cluster_*`` per module scope, built bottom-up (no recursion), each
+    labelled as :func:`collapse.scope_label` says (``features.0: Conv2d``)."""
 
-    def __init__(self, root: Any, prefix: str = "cluster_") -> None:
+    def __init__(self, root: Any, prefix: str = "cluster_",
+                 classes: dict[str, str] | None = None) -> None:
         self.root = root
         self.prefix = prefix
+        self.classes = classes or {}
         self.subs: dict[tuple[str, ...], Any] = {}
 
     def __call__(self, scope: tuple[str, ...]) -> Any:
@@ -783,8 +802,9 @@ class _Clusters:
             key = scope[:k]
             if key not in self.subs:
                 sub = _drawing_class()(name=f"{self.prefix}{len(self.subs)}")
-                sub.attr(label=_label(key[-1]), style="rounded,dashed", color="#888888",
-                         fontname="Helvetica", fontsize="11", labeljust="l")
+                sub.attr(label=_label(collapse.scope_label(key, self.classes)),
+                         style="rounded,dashed", color="#888888", fontname="Helvetica",
+                         fontsize="11", labeljust="l")
                 self.subs[key] = sub
         return self.subs[scope]
 
@@ -822,11 +842,11 @@ def draw_forward(trace: Trace, max_nodes: float | None = None,
     roots = {tid for r in trace.runs for tid in r.roots}
     parts = _forward_parts(trace, roots)
     plan = collapse.plan(parts.vertices, [(e.src, e.dst) for e in parts.edges], max_nodes,
-                         expand, noun="ops")
+                         expand, noun="ops", classes=trace.module_classes)
     dot = _new("forward")
     _title(dot, trace.name)
     _speed_attrs(dot, plan, len(parts.vertices))
-    clusters = _Clusters(dot)
+    clusters = _Clusters(dot, classes=trace.module_classes)
     _emit(parts, plan, dot, dot, clusters)
     clusters.close()
     dot.plan = plan
@@ -866,10 +886,10 @@ def draw_both(trace: Trace, run: int | str = -1, max_nodes: float | None = None,
     roots = set(b.root_tensors)
     fparts = _forward_parts(trace, roots)
     fplan = collapse.plan(fparts.vertices, [(e.src, e.dst) for e in fparts.edges], max_nodes,
-                          expand, prefix="fg", noun="ops")
+                          expand, prefix="fg", noun="ops", classes=trace.module_classes)
     bparts = _backward_parts(b, False, False, False, leaf_boxes=False)
     bplan = collapse.plan(bparts.vertices, [(e.src, e.dst) for e in bparts.edges], max_nodes,
-                          expand, prefix="bg")
+                          expand, prefix="bg", classes=b.classes)
     # Mirror the backward side: draw its edges reversed (dir=back), so next_functions sit
     # above their node, level with the forward ops that made them.
     for e in bparts.edges:
@@ -879,7 +899,7 @@ def draw_both(trace: Trace, run: int | str = -1, max_nodes: float | None = None,
     _speed_attrs(dot, fplan, len(fparts.vertices) + len(bparts.vertices))
     fwd = _drawing_class()(name="cluster_forward")
     fwd.attr(label="forward", style="rounded", color="#999999", fontname="Helvetica")
-    clusters = _Clusters(fwd, prefix="cluster_f")
+    clusters = _Clusters(fwd, prefix="cluster_f", classes=trace.module_classes)
     _emit(fparts, fplan, fwd, dot, clusters)
     clusters.close()
     bwd = _drawing_class()(name="cluster_backward")
@@ -950,7 +970,7 @@ def draw_step(trace: Trace, run: int | str, k: int, max_nodes: float | None = No
     state = replay(b.run, k)
     parts = _backward_parts(b, False, False, True, state=state)
     plan = collapse.plan(parts.vertices, [(e.src, e.dst) for e in parts.edges], max_nodes,
-                         expand)
+                         expand, classes=b.classes)
     status: dict[str, str] = {}
     for nid in state.done:
         status[plan.drawn(nid)] = "done"

@@ -16,7 +16,7 @@ import numpy as np
 
 __all__ = ["SourceLoc", "TensorInfo", "OpRecord", "SavedInfo", "NodeInfo", "Step",
            "BackwardRun", "BackwardGraph", "summarize", "buffer_stats", "snapshot",
-           "expand_snapshot"]
+           "expand_snapshot", "scope_key"]
 
 
 @dataclass
@@ -65,6 +65,19 @@ class OpRecord:
     scope: list[str] = field(default_factory=list)  # module path, outermost first
     source: SourceLoc | None = None
     segment: int = 0  # how many backward runs had finished when the op ran
+
+
+def scope_key(scope: list[str] | tuple[str, ...]) -> str:
+    """The key of a module scope in ``Trace.module_classes``: its names joined by ``/``.
+
+    The whole path, not only its last name, because two models traced together may both have
+    an ``fc1`` of different classes; ``/`` because the names themselves hold dots.
+
+    Example:
+        >>> scope_key(["LeNet", "features", "features.0"])
+        'LeNet/features/features.0'
+    """
+    return "/".join(scope)
 
 
 @dataclass

@@ -45,6 +45,7 @@ from gradviz.trace.model import (
     TensorInfo,
     dtype_name,
     expand_snapshot,
+    scope_key,
     snapshot,
     summarize,
 )
@@ -302,7 +303,9 @@ class Trace:
     """A recording of forward ops, backward graphs and engine steps.
 
     Use :func:`trace` to make one. Attributes are plain data (see :mod:`gradviz.trace.model`):
-    ``tensors``, ``ops``, ``nodes`` (every backward node seen), ``runs`` (one per backward pass).
+    ``tensors``, ``ops``, ``nodes`` (every backward node seen), ``runs`` (one per backward pass),
+    ``module_classes`` (each module scope's class name, keyed by
+    :func:`~gradviz.trace.model.scope_key`).
 
     Example:
         >>> import gradviz
@@ -325,6 +328,8 @@ class Trace:
         self.name = name
         self.notes: list[str] = []
         self.runs_total = 0
+        # Each module scope's class, by scope_key ("LeNet/features/features.0" -> "Conv2d").
+        self.module_classes: dict[str, str] = {}
         # The model objects built so far (read through the properties below).
         self._tensors: dict[str, TensorInfo] = {}
         self._ops: list[OpRecord] = []
@@ -690,6 +695,12 @@ class Trace:
     def _on_module_enter(self, data: dict[str, Any]) -> None:
         self._scope.append(str(data.get("name") or type(data.get("module")).__name__))
         self._scope_t = tuple(self._scope)
+        # The class is what a drawing names a box by (features.0: Conv2d). The first class seen
+        # at a path is kept: a path that changes class (a module replaced) is rare and would
+        # otherwise make the label depend on which call came last.
+        key = scope_key(self._scope_t)
+        if key not in self.module_classes:
+            self.module_classes[key] = type(data.get("module")).__name__
 
     def _on_module_exit(self, data: dict[str, Any]) -> None:
         if self._scope:

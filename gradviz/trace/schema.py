@@ -402,6 +402,8 @@ class TraceModel(_Strict):
     options: OptionsModel = OptionsModel()
     runs_total: Count = 0
     notes: list[Name] = []
+    # Optional (files written before it existed load unchanged): scope key -> module class.
+    module_classes: dict[Name, Name] = {}
     tensors: list[TensorModel]
     ops: list[OpModel]
     nodes: list[NodeModel]
