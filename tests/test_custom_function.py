@@ -495,3 +495,10 @@ def test_non_tensor_arguments_get_no_edge_and_their_gradient_is_dropped():
     assert [type(n).__name__ for n, _ in out.grad_fn.next_functions] == ["AccumulateGrad"] * 2
     out.backward()
     assert (x.grad.item(), y.grad.item()) == (3.0, 1.0)
+
+
+def test_instantiating_a_function_warns_as_pytorch_does():
+    with pytest.warns(DeprecationWarning, match=r"should not be instantiated\. Methods on autograd "
+                                                r"functions are all static"):
+        MulConstant()
+    assert MulConstant.apply(f64([1.0]), 2).grad_fn.name() == "MulConstantBackward"

@@ -7,6 +7,7 @@ As in PyTorch, the ``ctx`` object handed to ``forward`` and ``backward`` *is* th
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -186,9 +187,11 @@ class Function(metaclass=_FunctionMeta):
     _backward_cls: type[BackwardCFunction]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise RuntimeError(
-            f"{type(self).__name__} is a Function: call {type(self).__name__}.apply(...) with "
-            "static forward/backward methods instead of instantiating it.")
+        # PyTorch warns (and will raise in a future version): the methods are all static.
+        warnings.warn(f"{type(self)} should not be instantiated. Methods on autograd functions "
+                      "are all static, so you should invoke them on the class itself. "
+                      "Instantiating an autograd function will raise an error in a future "
+                      "version of PyTorch.", DeprecationWarning, stacklevel=2)
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
