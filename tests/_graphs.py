@@ -1,4 +1,4 @@
-"""A compact text form of a backward graph, shared by the op tests."""
+"""Backward graphs for the tests: every node behind a result, and a compact text form."""
 
 from __future__ import annotations
 
@@ -35,3 +35,18 @@ def sig(t: gradviz.Tensor) -> str:
                 if i < len(kids) - 1:
                     stack.append(", ")
     return "".join(out)
+
+
+def graph_nodes(out: Any) -> list:
+    """Every node reachable from the ``grad_fn`` of ``out`` (a gradviz or torch tensor, or a tuple
+    of them), each once, by an iterative walk of ``next_functions``."""
+    outs = out if isinstance(out, tuple) else (out,)
+    stack = [o.grad_fn for o in outs if getattr(o, "grad_fn", None) is not None]
+    seen: dict[int, Any] = {}
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen[id(node)] = node
+        stack.extend(n for n, _ in node.next_functions)
+    return list(seen.values())

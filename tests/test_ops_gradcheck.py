@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _graphs import graph_nodes
 
 import gradviz
 from gradviz.autograd import gradcheck, gradgradcheck
@@ -592,20 +593,6 @@ ALL = [pytest.param(op, case, id=f"{op}: {case.id}")
 GG = [p for p in ALL if p.values[1].gg is None]
 
 
-def _graph_nodes(out: Any) -> list:
-    """Every node reachable from the outputs' grad_fn (iterative walk of next_functions)."""
-    outs = out if isinstance(out, tuple) else (out,)
-    stack = [o.grad_fn for o in outs if isinstance(o, gradviz.Tensor) and o.grad_fn]
-    seen: dict[int, Any] = {}
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen[id(node)] = node
-        stack.extend(n for n, _ in node.next_functions)
-    return list(seen.values())
-
-
 # -- the tests -----------------------------------------------------------------------------------
 def test_every_differentiable_op_has_a_case() -> None:
     """A new differentiable op in the table needs a gradcheck case here."""
@@ -626,8 +613,8 @@ def test_case_records_its_op(op_name: str, case: Case) -> None:
     """The case's graph contains the node class of the op it is filed under."""
     out = case.fn(*case.inputs())
     node_cls = OPS[op_name].node_cls
-    names = sorted({n.name() for n in _graph_nodes(out)})
-    assert node_cls is not None and any(type(n) is node_cls for n in _graph_nodes(out)), (
+    names = sorted({n.name() for n in graph_nodes(out)})
+    assert node_cls is not None and any(type(n) is node_cls for n in graph_nodes(out)), (
         f"{case.id!r} does not record {OPS[op_name].node}; its graph has {names}")
 
 

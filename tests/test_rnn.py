@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
-from _graphs import sig
+from _graphs import graph_nodes, sig
 
 import gradviz
 from gradviz import nn
@@ -195,15 +195,7 @@ def test_sequence_graph_one_projection_per_layer() -> None:
     out, _ = m(gradviz.randn(7, 2, 3))
     assert out.grad_fn.name() == "StackBackward0"
     assert len(out.grad_fn.next_functions) == 7
-    names = []
-    stack, seen = [out.grad_fn], set()
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        names.append(node.name())
-        stack += [n for n, _ in node.next_functions]
+    names = [node.name() for node in graph_nodes(out)]
     # One addmm for the whole input projection (viewed back and unbound), one per step for hx.
     assert names.count("AddmmBackward0") == 1 + 7
     assert names.count("UnbindBackward0") == 1 and names.count("ViewBackward0") == 1

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _graphs import graph_nodes
 
 import gradviz
 from gradviz import nn
@@ -31,15 +32,7 @@ GF = gradviz.nn.functional
 
 def _names(out: Any) -> list[str]:
     """Every node's name in the graph behind ``out`` (sorted: a multiset of names)."""
-    seen, stack, names = set(), [out.grad_fn], []
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        names.append(node.name())
-        stack.extend(n for n, _ in node.next_functions)
-    return sorted(names)
+    return sorted(node.name() for node in graph_nodes(out))
 
 
 def _saved(node: Any) -> dict[str, Any]:
