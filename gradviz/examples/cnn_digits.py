@@ -48,25 +48,28 @@ X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.25, strati
 model = LeNet()
 optimizer = torch.optim.Adam(model.parameters(), lr=0.005)
 
+
+def train_step(images, labels):
+    """One training step: forward, cross-entropy, backward, the optimizer's update."""
+    optimizer.zero_grad()
+    loss = F.cross_entropy(model(images), labels)
+    loss.backward()
+    optimizer.step()
+    return loss
+
+
 start = time.perf_counter()
 if EPOCHS:
     loader = DataLoader((X_train, y_train), batch_size=BATCH, shuffle=True, seed=0)
     for epoch in range(EPOCHS):
         for images, labels in loader:
-            optimizer.zero_grad()
-            loss = F.cross_entropy(model(images), labels)
-            loss.backward()
-            optimizer.step()
+            loss = train_step(images, labels)
         print(f"epoch {epoch + 1:2d}: training loss {loss.item():.4f}")
     done = f"{EPOCHS} epochs"
 else:
     for step in range(SHORT_STEPS):
-        images = X_train[step * SHORT_BATCH:(step + 1) * SHORT_BATCH]
-        labels = y_train[step * SHORT_BATCH:(step + 1) * SHORT_BATCH]
-        optimizer.zero_grad()
-        loss = F.cross_entropy(model(images), labels)
-        loss.backward()
-        optimizer.step()
+        batch = slice(step * SHORT_BATCH, (step + 1) * SHORT_BATCH)
+        loss = train_step(X_train[batch], y_train[batch])
         print(f"step {step}: training loss {loss.item():.4f}")
     done = f"{SHORT_STEPS} steps"
 seconds = time.perf_counter() - start
