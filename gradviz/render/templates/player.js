@@ -1009,8 +1009,11 @@ stepList.addEventListener("click", (e) => {
  * again after the next frames and correct.
  */
 function keepVisible(item, again = 2) {
-  const top = item.offsetTop;
-  const bottom = top + item.offsetHeight;
+  // Measured on screen: offsetTop would count from the row's block (it contains its layout).
+  const box = item.getBoundingClientRect();
+  const top = box.top - stepList.getBoundingClientRect().top - stepList.clientTop
+    + stepList.scrollTop;
+  const bottom = top + box.height;
   if (top < stepList.scrollTop) {
     stepList.scrollTop = top;
   } else if (bottom > stepList.scrollTop + stepList.clientHeight) {
