@@ -965,6 +965,19 @@ let currentItem = null; // the highlighted row
 // blocks in view. One click listener serves every row, and a step change touches two rows.
 const STEP_BLOCK = 64;
 
+/**
+ * Put a name into a narrow element so that it wraps between words, not inside them: besides
+ * spaces, a line may break between the words of a class name (MaxPool2DWithIndices|Backward0).
+ * Only a single word too long for a whole line is cut (overflow-wrap in player.css).
+ */
+function breakable(box, text) {
+  for (const piece of String(text).split(/(?<=[A-Za-z0-9])(?=[A-Z][a-z])/)) {
+    if (box.firstChild) box.appendChild(document.createElement("wbr"));
+    box.appendChild(document.createTextNode(piece));
+  }
+  return box;
+}
+
 function buildStepList(run) {
   const blocks = document.createDocumentFragment();
   stepRows = [];
@@ -983,7 +996,7 @@ function buildStepList(run) {
     button.appendChild(el("span", "gv-n", String(i)));
     button.appendChild(el("span", "gv-kind gv-k-" + safeKind(s.kind), s.kind));
     if (s.node) {
-      const name = el("span", "gv-step-node", nodeName(s.node));
+      const name = breakable(el("span", "gv-step-node"), nodeName(s.node));
       name.appendChild(el("small", "gv-id", String(s.node)));
       button.appendChild(name);
     }
