@@ -680,7 +680,8 @@ function enableZoom(box) {
     const v = viewIn(box);
     // In a notebook the page scrolls past players: zoom only when asked (ctrl, a pinch on a
     // touchpad) or once the player has focus. A page of its own always zooms.
-    if (!v || (!KEYS_ON_DOCUMENT && !e.ctrlKey && !root.contains(document.activeElement))) {
+    const focused = root.contains(root.getRootNode().activeElement); // also in a shadow root
+    if (!v || (!KEYS_ON_DOCUMENT && !e.ctrlKey && !focused)) {
       return;
     }
     e.preventDefault();
