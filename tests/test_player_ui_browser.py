@@ -301,6 +301,28 @@ def test_the_current_node_is_panned_into_view(driver, viewport, wide):
     _assert_no_console_errors(driver)
 
 
+def test_folding_the_forward_graph_gives_the_backward_graph_room(driver, viewport, wide):
+    from selenium.webdriver.common.by import By
+
+    tr, path = wide
+    viewport(1280, 800)
+    _load(driver, path)
+    fwd = driver.find_element(By.CSS_SELECTOR, '[data-role="forward-box"]')
+    fwd.find_element(By.CSS_SELECTOR, 'button[data-zoom="in"]').click()
+    zoomed = _view(driver, "forward")["scale"]
+    tall = _view(driver)["box"]["height"]
+    toggle = driver.find_element(By.CSS_SELECTOR, '[data-role="forward-toggle"]')
+    toggle.click()
+    assert toggle.get_attribute("aria-expanded") == "false"
+    assert not driver.find_element(By.CSS_SELECTOR, '[data-role="forward"]').is_displayed()
+    assert _view(driver)["box"]["height"] > 1.4 * tall
+    toggle.click()
+    # Back as it was, zoom included.
+    assert _view(driver)["box"]["height"] == pytest.approx(tall, abs=1)
+    assert _view(driver, "forward")["scale"] == pytest.approx(zoomed, rel=1e-3)
+    _assert_no_console_errors(driver)
+
+
 # -- layouts ----------------------------------------------------------------------------------
 _LAYOUT_JS = """
 const rect = (sel) => { const e = document.querySelector(sel); const b = e.getBoundingClientRect();

@@ -615,10 +615,14 @@ function panBy(v, dx, dy) {
   applyView(v);
 }
 
-/** Show a view that just became visible: fit it the first time, else re-apply its zoom. */
+/**
+ * Show a view that just became visible: fit it the first time, else re-apply its zoom. A box
+ * with no size yet (folded away) does neither; the size watcher does it when the box opens.
+ */
 function showView(v) {
-  if (v && !(v.fitted ? applyView(v) : fitView(v, false))) {
-    v.fitted = false; // its box has no size yet (collapsed); fit when it gets one
+  if (v) {
+    if (v.fitted) applyView(v);
+    else fitView(v, false);
   }
 }
 
@@ -687,7 +691,10 @@ function enableZoom(box) {
     e.preventDefault();
     const unit = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? box.clientHeight : 1;
     const [px, py] = local(e);
-    zoomAt(v, Math.exp(-e.deltaY * unit * (e.ctrlKey ? 0.01 : 0.002)), px, py);
+    // A touchpad pinch arrives as small ctrl+wheel steps: zoom those faster. Clamped, so one
+    // notch of a mouse wheel (even with ctrl held) is at most 1.5 times.
+    const factor = Math.exp(-e.deltaY * unit * (e.ctrlKey ? 0.01 : 0.002));
+    zoomAt(v, Math.min(1.5, Math.max(1 / 1.5, factor)), px, py);
     keyBox = box;
   }, {passive: false});
   box.addEventListener("pointerdown", (e) => {
@@ -783,9 +790,13 @@ function watchSizes() {
 // {g0: "fc1: Linear"}}; the group's <g> has the group id as its <title>.
 const folded = payload.folded || {};
 
+function own(obj, key) {
+  return obj && typeof obj === "object" && Object.prototype.hasOwnProperty.call(obj, key);
+}
+
 function foldedIn(info, id) {
-  const gid = info && info.of && id ? info.of[id] : undefined;
-  return gid ? {id: gid, title: (info.titles && info.titles[gid]) || gid} : null;
+  const gid = info && id && own(info.of, id) ? String(info.of[id]) : null;
+  return gid ? {id: gid, title: own(info.titles, gid) ? String(info.titles[gid]) : gid} : null;
 }
 
 /** The id a trace id is drawn as in a drawing: itself, or the group holding it. */
