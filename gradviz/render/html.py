@@ -237,8 +237,8 @@ def player_html(trace: Any, run: int | str | None = None, title: str | None = No
     # Only the runs shown are converted: a long training loop has thousands.
     data = trace_to_dict(trace, runs=indices)
     heading = title if title is not None else (trace.name or "gradviz: backward, step by step")
-    payload = {"trace": data, "notes": notes, "hasForward": bool(forward_svg),
-               "folded": folded}
+    payload = {"trace": data, "notes": notes, "hasForward": bool(forward_svg)}
+    payload["folded"] = folded  # which ids each drawing folded into a group (player.md)
 
     script = _fill("(function (ROOT_ID, KEYS_ON_DOCUMENT) {\n{{JS}}\n})({{UID}}, {{DOC}});\n", {
         "JS": _template("player.js"),
