@@ -790,13 +790,13 @@ function watchSizes() {
 // {g0: "fc1: Linear"}}; the group's <g> has the group id as its <title>.
 const folded = payload.folded || {};
 
-function own(obj, key) {
+function hasOwn(obj, key) {
   return obj && typeof obj === "object" && Object.prototype.hasOwnProperty.call(obj, key);
 }
 
 function foldedIn(info, id) {
-  const gid = info && id && own(info.of, id) ? String(info.of[id]) : null;
-  return gid ? {id: gid, title: own(info.titles, gid) ? String(info.titles[gid]) : gid} : null;
+  const gid = info && id && hasOwn(info.of, id) ? String(info.of[id]) : null;
+  return gid ? {id: gid, title: hasOwn(info.titles, gid) ? String(info.titles[gid]) : gid} : null;
 }
 
 /** The id a trace id is drawn as in a drawing: itself, or the group holding it. */
@@ -919,8 +919,8 @@ function highlight(run, step, state) {
     const group = own ? null : foldedIn(info, step.node);
     mark(own || (group && drawing.byNode.get(group.id)), "gv-current");
     if (group) {
-      sayWhere("where", nodeName(step.node) + " (" + step.node + ") is inside the folded group \u201c"
-        + group.title + "\u201d, highlighted in its place.");
+      sayWhere("where", nodeName(step.node) + " (" + step.node + ") is inside the folded "
+        + "group \u201c" + group.title + "\u201d, highlighted in its place.");
     }
   }
   // Edges a gradient travels along in this step (between the groups, if folded).
