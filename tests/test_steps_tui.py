@@ -189,17 +189,41 @@ def test_a_click_on_a_row_shows_that_step() -> None:
     drive(app, script)
 
 
-def test_long_names_are_shown_whole() -> None:
+def test_names_in_the_step_list_are_never_cut_ambiguously() -> None:
     with torch.trace() as tr:
-        weights_of_the_first_layer = torch.ones(2, requires_grad=True)
-        (weights_of_the_first_layer * 2).sum().backward()
+        weights_of_the_first_layer_in_the_model = torch.ones(2, requires_grad=True)
+        b = torch.ones(2, requires_grad=True)
+        h = torch.nn.functional.log_softmax(weights_of_the_first_layer_in_the_model * 2, 0)
+        (h * b).sum().backward()
     app = StepsApp(tr)
+    long_name = "weights_of_the_first_layer_in_the_model"
+    leaf = next(n.id for n in tr.nodes.values() if n.variable is not None
+                and tr.tensors[n.variable].name == long_name)
 
     async def script(pilot: Any) -> None:
-        await pilot.press("end")
-        text = screen_text(app)
-        assert "AccumulateGrad (weights_of_the_first_layer) n" in text
-        assert "weights_of_the_first_layer.grad = (2,) [2, 2]" in text
+        steps = tr.run().steps
+        for width in (100, 80, 60, 160):
+            await pilot.resize_terminal(width, 40)
+            await pilot.press("end")
+            rows = [row.split("│")[0] for row in screen_text(app).splitlines()[2:-1]
+                    if "│" in row and row.split()[0].isdigit()]
+            assert len(rows) == len(steps)
+            for row in rows:
+                number, kind, *rest = row.split()
+                step = steps[int(number)]
+                assert kind == step.kind
+                # the node's id closes the cell, whole: the row names the right node
+                assert (rest[-1] == step.node) if step.node else not rest, (width, row)
+            cells = " ".join(rows)
+            if width >= 100:
+                assert "AccumulateGrad (b) n" in cells
+                assert "LogSoftmaxBackward0 n" in cells
+            if width == 100:  # the long leaf name is shortened, its id kept
+                assert "AccumulateGrad (weig" in cells and f"…) {leaf}" in cells
+            if width == 160:
+                assert f"AccumulateGrad ({long_name}) {leaf}" in cells
+        # the panel names the leaf whole
+        assert f"{long_name}.grad = " in screen_text(app)
 
     drive(app, script)
 

@@ -205,11 +205,12 @@ def tensor_label(trace: Any, tid: str | None) -> str:
     return visible(t.name if t is not None else tid)
 
 
-def node_label(trace: Any, nid: str | None) -> str:
+def node_label(trace: Any, nid: str | None, leaf_width: int | None = None) -> str:
     """A backward node as the player names it: ``MulBackward0 n5``, ``AccumulateGrad (w) n3``.
 
     The id is always there, so two nodes of one class are never confused; an AccumulateGrad
-    also names the leaf it writes. Control characters in a name are escaped (:func:`visible`).
+    also names the leaf it writes (cut to ``leaf_width`` characters with ``…`` if given: the id
+    still tells it apart). Control characters in a name are escaped (:func:`visible`).
 
     Example:
         >>> import gradviz
@@ -226,7 +227,8 @@ def node_label(trace: Any, nid: str | None) -> str:
         return visible(nid)
     name = visible(n.name)
     if n.kind == "accumulate_grad" and n.variable:
-        name += f" ({tensor_label(trace, n.variable)})"
+        leaf = tensor_label(trace, n.variable)
+        name += f" ({clip(leaf, leaf_width) if leaf_width else leaf})"
     return f"{name} {visible(nid)}"
 
 

@@ -36,14 +36,15 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.events import Click
+from textual.events import Click, Resize
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
+from gradviz.render._format import clip
 from gradviz.render.terminal import RunReplay, node_label, run_label, step_detail, visible
 
-__all__ = ["StepsApp", "HELP"]
+__all__ = ["StepsApp", "HELP", "fit_label"]
 
 HELP = """\
 gradviz steps: the engine's backward pass, one step at a time
@@ -65,6 +66,37 @@ also names its leaf (AccumulateGrad (w) n3).
 
 Press any key to close this help."""
 
+# The step list takes at most this share of the screen's width; the panel gets the rest.
+LIST_SHARE = 0.65
+
+
+def fit_label(trace: Any, nid: str | None, width: int) -> str:
+    """:func:`~gradviz.render.terminal.node_label` cut to ``width`` characters, never its id.
+
+    An AccumulateGrad's leaf name is shortened first (``AccumulateGrad (weig…) n3``), then, on
+    a very narrow screen, the class name (``LogSoftm… n2``): the id stays whole at the end, so
+    a row never names the wrong node. The panel on the right shows every name whole.
+
+    Example:
+        >>> import gradviz
+        >>> with gradviz.trace() as tr:
+        ...     weights = gradviz.ones(2, requires_grad=True)
+        ...     (weights * 2).sum().backward()
+        >>> leaf = next(n for n in tr.nodes if tr.nodes[n].variable)
+        >>> fit_label(tr, leaf, 24)
+        'AccumulateGrad (wei…) n1'
+    """
+    label = node_label(trace, nid)
+    if nid is None or len(label) <= width:
+        return label
+    tail = f" {visible(nid)}"
+    n = trace.nodes.get(nid)
+    if n is not None and n.kind == "accumulate_grad" and n.variable:
+        frame = len(visible(n.name)) + len(" ()") + len(tail)
+        if width - frame >= 2:
+            return node_label(trace, nid, leaf_width=width - frame)
+    head = label[: len(label) - len(tail)]
+    return clip(head, max(2, width - len(tail))) + tail
 # Step kinds in the list, coloured as the player colours them.
 _KIND_STYLE = {"compute_dependencies": "cyan", "enqueue": "green", "execute": "bold yellow",
                "accumulate": "magenta", "leaf_grad": "bold blue", "release_saved": "dim",
@@ -132,8 +164,9 @@ class StepsApp(App[int]):
     Screen { layout: vertical; }
     #top { height: 1; background: $primary; color: $text; padding: 0 1; }
     #main { height: 1fr; }
-    #steps { width: 2fr; height: 100%; min-width: 30; max-width: 70; border-right: solid $primary; }
-    #detail-box { width: 3fr; padding: 0 1; }
+    #steps { width: auto; height: 100%; max-width: 65%; scrollbar-gutter: stable;
+             border-right: solid $primary; }
+    #detail-box { width: 1fr; padding: 0 1; }
     #keys { height: 1; background: $panel; color: $text-muted; padding: 0 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -159,6 +192,9 @@ class StepsApp(App[int]):
         self.run_index = (run % n) if n else 0
         self.step = step
         self._replays: dict[int, RunReplay] = {}
+        self._label_width = 0
+        self._screen_width = 0
+        self._mounted = False  # the step list has its columns (a Resize can come before)
         if trace.name:
             self.sub_title = visible(trace.name)
 
@@ -173,8 +209,7 @@ class StepsApp(App[int]):
                       id="keys")
 
     def on_mount(self) -> None:
-        table = self.query_one(StepList)
-        table.add_columns("#", "event", "node")
+        self._mounted = True
         self._show_run(self.run_index, self.step)
 
     # -- what is shown -------------------------------------------------------------------------
@@ -187,17 +222,28 @@ class StepsApp(App[int]):
         """Fill the step list with run ``index``'s steps and show ``step``."""
         self.run_index = index
         table = self.query_one(StepList)
-        table.clear()
+        table.clear(columns=True)  # columns too: their widths only ever grow
+        table.add_columns("#", "event", "node")
         if not self.trace.runs:
             self._set_top("this trace has no backward runs")
             self.query_one("#detail", Static).update(Text("Nothing to step through."))
             return
         r = self.trace.runs[index]
+        self._label_width = self._node_column_width(r, self._screen_width or self.size.width)
         table.add_rows(
             (Text(str(s.index), style="dim"), Text(visible(s.kind), style=_KIND_STYLE.get(
-                s.kind, "")), Text(node_label(self.trace, s.node)))
+                s.kind, "")), Text(fit_label(self.trace, s.node, self._label_width)))
             for s in r.steps)
         self._go(step)
+
+    def _node_column_width(self, r: Any, screen_width: int) -> int:
+        """How wide a node's name may be in the step list on a screen this wide."""
+        steps = r.steps
+        # each column: its widest cell + 2 of padding; then the scrollbar (2), the border (1)
+        # and one column of slack for rounding the share
+        others = (len(str(len(steps) - 1)) + 2 + max((len(visible(s.kind)) for s in steps),
+                                                    default=5) + 2 + 2 + 2 + 1 + 1)
+        return max(8, int(screen_width * LIST_SHARE) - others)
 
     def _set_top(self, text: str) -> None:
         self.query_one("#top", Static).update(Text(text, no_wrap=True, overflow="ellipsis"))
@@ -221,6 +267,13 @@ class StepsApp(App[int]):
         table = self.query_one(StepList)
         if table.cursor_row != self.step:
             table.move_cursor(row=self.step, animate=False)
+
+    def on_resize(self, event: Resize) -> None:
+        """A wider or narrower screen: list the steps again with leaf names that fit."""
+        self._screen_width = event.size.width
+        if (self._mounted and self.trace.runs and self._node_column_width(
+                self.trace.runs[self.run_index], event.size.width) != self._label_width):
+            self._show_run(self.run_index, self.step)
 
     def on_step_list_picked(self, event: StepList.Picked) -> None:
         """A click on a row shows that step."""
