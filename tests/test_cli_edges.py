@@ -58,6 +58,11 @@ def test_no_warning_when_the_script_args_are_its_own(tmp_path: Path) -> None:
     proc = run("trace", "-q", "--out", "o", str(script), "--epochs", "3", "output", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "warning:" not in proc.stderr.replace("Fontconfig warning:", "")
+    # after "--" the options are the script's on purpose (it receives the "--", as from python)
+    proc = run("trace", "-q", "--out", "o", str(script), "--", "--out", "d", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "argv ['--', '--out', 'd']" in proc.stdout
+    assert "warning:" not in proc.stderr.replace("Fontconfig warning:", "")
 
 
 # -- a script that does not compile ----------------------------------------------------------

@@ -125,6 +125,8 @@ def warn_options_after_script(ctx: typer.Context, script: str, args: list[str]) 
     i = 0
     while i < len(args):
         arg = args[i]
+        if arg == "--":  # what follows is the script's on purpose (it gets the "--" too)
+            break
         name = arg.split("=", 1)[0] if arg.startswith("--") else arg
         if name in takes_value:
             if takes_value[name] and "=" not in arg and i + 1 < len(args):

@@ -320,6 +320,8 @@ class RunReplay:
             tid = _get(s, "tensor") if s.kind == "leaf_grad" else None
             if tid is not None and tid not in self.leaf_before:
                 self.leaf_before[tid] = _get(s, "before")
+        self._leaves: list[str] | None = None
+        self._ops: dict[str, Any] | None = None
         self._restart()
 
     def _restart(self) -> None:
@@ -355,6 +357,18 @@ class RunReplay:
         assert self.state is not None
         return self.state
 
+    def leaves(self, trace: Any) -> list[str]:
+        """:func:`run_leaves` of this run (computed once)."""
+        if self._leaves is None:
+            self._leaves = run_leaves(trace, self.run)
+        return self._leaves
+
+    def op(self, trace: Any, op_id: str) -> Any:
+        """The forward op ``op_id`` of ``trace`` (looked up in a table built once), or None."""
+        if self._ops is None:
+            self._ops = {o.id: o for o in trace.ops}
+        return self._ops.get(op_id)
+
     def leaf_grad(self, tid: str) -> Any:
         """``tid``'s ``.grad`` after the current step (its value before the run until written)."""
         assert self.state is not None
@@ -379,6 +393,27 @@ def run_leaves(trace: Any, r: BackwardRun) -> list[str]:
     return sorted(out, key=lambda t: order.get(t, len(order)))
 
 
+MAX_LISTED = 40  # dependency counts and input buffers listed in the step panel
+
+
+def _deps_shown(trace: Any, st: StepState, limit: int) -> list[str]:
+    """The nodes whose dependency count the panel lists: all of them in a small graph; in a
+    large one, those the current step is about first (its node, the nodes it sends to, the
+    ready queue), then the rest in graph order, up to ``limit``."""
+    if len(st.deps) <= limit:
+        return list(st.deps)
+    first: list[str] = []
+    node = st.step.node
+    n = trace.nodes.get(node) if node is not None else None
+    for nid in [node, *(t for t, _ in (n.next_functions if n is not None else [])
+                        if t is not None), *st.ready]:
+        if nid in st.deps and nid not in first:
+            first.append(nid)
+    chosen = set(first[:limit])
+    rest = [nid for nid in st.deps if nid not in chosen][: max(0, limit - len(chosen))]
+    return first[:limit] + rest
+
+
 def step_detail(trace: Any, replay: RunReplay, k: int) -> Any:
     """What a viewer shows for step ``k`` of ``replay.run``, as a rich renderable: what happens,
     the gradients involved, the ready queue, the input buffers, the dependency counts and every
@@ -396,7 +431,6 @@ def step_detail(trace: Any, replay: RunReplay, k: int) -> Any:
         True
     """
     from rich.console import Group
-    from rich.table import Table
     from rich.text import Text
 
     r = replay.run
@@ -420,7 +454,7 @@ def step_detail(trace: Any, replay: RunReplay, k: int) -> Any:
     parts.append(Text(describe(trace, step)))
     n = trace.nodes.get(step.node) if step.node is not None else None
     if n is not None and n.forward_op:
-        op = next((o for o in trace.ops if o.id == n.forward_op), None)
+        op = replay.op(trace, n.forward_op)
         if op is not None:
             outs = ", ".join(tensor_label(trace, t) for t in op.outputs)
             parts.append(kv("made by the forward op ", visible(op.name)
@@ -468,29 +502,41 @@ def step_detail(trace: Any, replay: RunReplay, k: int) -> Any:
                       style="green"))
 
     heading("input buffers")
-    if replay.buffers:
-        for nid, buf in replay.buffers.items():
-            for nr, g in sorted(buf.items()):
-                parts.append(kv(f"{node_label(trace, nid)} input {nr}: ", grad_str(g)))
-    else:
+    waiting = [(nid, nr, g) for nid, buf in replay.buffers.items()
+               for nr, g in sorted(buf.items())]
+    for nid, nr, g in waiting[:MAX_LISTED]:
+        parts.append(kv(f"{node_label(trace, nid)} input {nr}: ", grad_str(g)))
+    if len(waiting) > MAX_LISTED:
+        parts.append(Text(f"… {len(waiting) - MAX_LISTED} more", style="dim"))
+    if not waiting:
         parts.append(Text("(none waiting)", style="dim"))
 
     heading("dependencies (edges still to deliver)")
     if st.deps:
-        table = Table(box=None, show_header=False, pad_edge=False)
-        table.add_column(overflow="fold")
-        table.add_column(justify="right")
-        for nid, count in st.deps.items():
+        shown = _deps_shown(trace, st, MAX_LISTED)
+        width = max(len(node_label(trace, nid)) for nid in shown)
+        lines = Text()
+        for nid in shown:
+            count = st.deps[nid]
             changed = kind == "accumulate" and step.node == nid
-            table.add_row(Text(node_label(trace, nid), style="bold" if changed else ""),
-                          Text(str(count), style="bold yellow" if changed else
-                               ("green" if count == 0 else "")))
-        parts.append(table)
+            lines.append(node_label(trace, nid).ljust(width + 2),
+                         style="bold" if changed else "")
+            lines.append(str(count), style="bold yellow" if changed else
+                         ("green" if count == 0 else ""))
+            lines.append("\n")
+        lines.rstrip()
+        parts.append(lines)
+        if len(shown) < len(st.deps):
+            zeros = sum(1 for nid, c in st.deps.items() if c == 0 and nid not in shown)
+            rest = len(st.deps) - len(shown)
+            parts.append(Text(f"… {rest} more nodes ({zeros} of them at 0); listed: the current "
+                              "node, where it sends, the ready queue, then graph order",
+                              style="dim"))
     else:
         parts.append(Text("not counted yet", style="dim"))
 
     heading("leaf .grad")
-    leaves = run_leaves(trace, r)
+    leaves = replay.leaves(trace)
     if leaves:
         for tid in leaves:
             written = kind == "leaf_grad" and _get(step, "tensor") == tid
