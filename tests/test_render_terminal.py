@@ -247,3 +247,29 @@ def test_shared_node_is_expanded_where_it_first_appears():
     assert "AccumulateGrad" in lines[first + 1]  # its subtree follows it directly
     later = [line for line in lines[first + 1:] if "MulBackward0 n2" in line]
     assert len(later) == 2 and all("(see above)" in line for line in later)
+
+
+def test_the_step_panel_of_a_large_graph_lists_the_steps_own_nodes_first():
+    from gradviz.render.terminal import MAX_LISTED, RunReplay, node_label, step_detail
+
+    with torch.trace() as tr:
+        x = torch.ones(2, requires_grad=True)
+        y = x
+        for _ in range(100):
+            y = y * 1.5
+        y.sum().backward()
+    r = tr.run()
+    rp = RunReplay(r)
+    k = next(s.index for s in r.steps if s.kind == "execute" and s.index > len(r.steps) // 2)
+    con = console(width=120)
+    con.print(step_detail(tr, rp, k))
+    out = text_of(con)
+    deps = out.split("dependencies (edges still to deliver)")[1].split("leaf .grad")[0]
+    listed = [line for line in deps.splitlines() if line.strip() and "…" not in line]
+    assert len(listed) == MAX_LISTED
+    node = r.steps[k].node
+    assert listed[0].startswith(node_label(tr, node) + " ")  # the step's own node first
+    target = tr.nodes[node].next_functions[0][0]
+    assert listed[1].startswith(node_label(tr, target) + " ")  # then where it sends
+    n = len(rp.state.deps)
+    assert f"… {n - MAX_LISTED} more nodes (" in deps
