@@ -171,6 +171,10 @@ def test_help_opens_and_any_key_closes_it_then_q_quits() -> None:
         await pilot.press("x")
         assert "Press any key" not in screen_text(app)
         assert app.step == 0  # the key that closed the help did nothing else
+        await pilot.press("question_mark", "right")  # a step key also only closes it
+        assert "Press any key" not in screen_text(app) and app.step == 0
+        await pilot.press("question_mark", "q")
+        assert "Press any key" not in screen_text(app) and app.is_running
         await pilot.press("right", "q")
 
     drive(app, script)

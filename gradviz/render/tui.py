@@ -97,7 +97,9 @@ def fit_label(trace: Any, nid: str | None, width: int) -> str:
             return node_label(trace, nid, leaf_width=width - frame)
     head = label[: len(label) - len(tail)]
     return clip(head, max(2, width - len(tail))) + tail
-# Step kinds in the list, coloured as the player colours them.
+
+
+# Step kinds in the list, coloured by kind.
 _KIND_STYLE = {"compute_dependencies": "cyan", "enqueue": "green", "execute": "bold yellow",
                "accumulate": "magenta", "leaf_grad": "bold blue", "release_saved": "dim",
                "hook": "cyan", "error": "bold red", "done": "bold green"}
@@ -284,6 +286,15 @@ class StepsApp(App[int]):
         self._go(event.row)
 
     # -- actions (the keys) --------------------------------------------------------------------
+    _OWN_ACTIONS = frozenset({"move", "scroll_detail", "first", "last", "switch_run", "help",
+                              "quit"})
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While the help is open, every key goes to it (and closes it), none moves a step."""
+        if action in self._OWN_ACTIONS and isinstance(self.screen, HelpScreen):
+            return False
+        return True
+
     def action_move(self, delta: int) -> None:
         if self.trace.runs:
             self._go(self.step + delta)
