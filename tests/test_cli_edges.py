@@ -296,3 +296,19 @@ def test_show_open_browser_false_only_writes(tmp_path: Path, monkeypatch, capsys
     err = capsys.readouterr().err
     assert err.startswith(f"gradviz.show: wrote {tmp_path}")
     assert os.path.isfile(err.split("wrote ", 1)[1].split(";", 1)[0])
+
+
+def test_open_opens_the_player_only_when_one_was_written(tmp_path: Path) -> None:
+    script = write(tmp_path / "seed.py", SEED)
+    env = {**cli_env(), "BROWSER": str(_browser(tmp_path))}
+    gradviz = str(Path(sys.executable).with_name("gradviz"))
+    proc = subprocess.run([gradviz, "trace", "-q", "--open", "--out", "o", str(script)],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=240)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "opened.txt").read_text().split() == [
+        (tmp_path / "o" / "steps.html").as_uri()]
+    write(tmp_path / "plain.py", "print('no gradviz here')\n")
+    proc = subprocess.run([gradviz, "trace", "-q", "--open", "--out", "o2", "plain.py"],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=240)
+    assert proc.returncode == 0, proc.stderr
+    assert len((tmp_path / "opened.txt").read_text().split()) == 1  # nothing more opened
