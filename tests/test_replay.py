@@ -10,6 +10,7 @@ on loading) and for the same programs traced anew.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -155,3 +156,21 @@ def test_wide_ready_queue_is_recorded_as_changes_linear_in_its_width() -> None:
         x = gradviz.ones(3, requires_grad=True)
         gradviz.stack([x * i for i in range(50)]).sum().backward()
     assert max(len(s.ready) for s in states(tr.run())) == 50
+
+
+def test_terminal_table_shows_buffers_and_what_was_freed() -> None:
+    from rich.console import Console
+
+    from gradviz.render.terminal import step_table
+
+    with gradviz.trace() as tr:
+        x = gradviz.tensor([1.0, 2.0], requires_grad=True)
+        w = gradviz.tensor([3.0, 4.0], requires_grad=True)
+        (x * w + x * 5).sum().backward()
+    con = Console(width=250, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
+    con.print(step_table(tr))
+    text = con.export_text()
+    assert "freed other, self" in text
+    # x's AccumulateGrad: the second gradient finds the first in the buffer
+    assert "buffer (2,) [5, 5] → (2,) [8, 9]" in text or "buffer (2,) [3, 4] → (2,) [8, 9]" in text
+    assert "buffer None → " in text

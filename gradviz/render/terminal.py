@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from gradviz.render._format import clip, grad_str, shape_str
-from gradviz.render._steps import StepState, states
+from gradviz.trace.replay import StepState, states
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -211,7 +211,8 @@ def _step_cells(step: Step, st: StepState, names: dict[str, str], trace: Trace
         src = d.get("source")
         node = f"{node} ← {_node_ref(src, names)}" if src else node
         deps = f"{d.get('remaining')} left"
-        grad = f"input_nr={d.get('input_nr')}: {grad_str(d.get('grad'))}"
+        grad = (f"input_nr={d.get('input_nr')}: {grad_str(d.get('grad'))}; buffer "
+                f"{grad_str(st.buffer_before)} → {grad_str(st.buffer_after)}")
     elif step.kind == "execute":
         gi = [grad_str(g) for g in d.get("grad_inputs") or []]
         go = [grad_str(g) for g in d.get("grad_outputs") or []]
@@ -227,6 +228,8 @@ def _step_cells(step: Step, st: StepState, names: dict[str, str], trace: Trace
         grad = f"{tname}.grad = {grad_str(d.get('after'))}"
     elif step.kind == "hook":
         grad = f"{d.get('hook', '')} {d.get('fn') or ''}".strip()
+    elif step.kind == "release_saved":
+        grad = "freed " + (", ".join(st.freed) or "no saved tensor")
     elif step.kind == "error":
         grad = f"{d.get('type', '')}: {d.get('message', '')}"
     return clip(visible(node), 60), clip(visible(deps), 60), clip(visible(grad), 80)
@@ -375,7 +378,8 @@ def step_through(trace: Trace, run: int | str = -1, console: Console | None = No
             st = next(it)
             snapshots.append(StepState(step=st.step, executing=st.executing, ready=list(st.ready),
                                        done=list(st.done), deps=dict(st.deps),
-                                       finished=st.finished))
+                                       finished=st.finished, buffer_before=st.buffer_before,
+                                       buffer_after=st.buffer_after, freed=list(st.freed)))
         con.print(_step_view(trace, r, snapshots[k], names))
         try:
             cmd = input_fn("> ").strip().lower()

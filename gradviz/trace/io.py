@@ -22,12 +22,12 @@ from pydantic import ValidationError
 from gradviz._version import __version__
 from gradviz.trace import schema
 from gradviz.trace.model import (
+    STEP_TYPES,
     BackwardGraph,
     BackwardRun,
     NodeInfo,
     OpRecord,
     SavedInfo,
-    STEP_TYPES,
     SourceLoc,
     Step,
     TensorInfo,
@@ -535,17 +535,12 @@ def _schema_error(err: dict[str, Any], where: str) -> TraceFormatError:
     return _fail(where, _path(loc), msg)
 
 
-def _check_schema(data: Any, where: str) -> dict[str, Any]:
-    """The document's version, then every field (pass 2 of NOTE [validated loading]); returns
-    the document, converted to the current schema if it was written in an older one."""
+def _check_schema(data: Any, where: str) -> None:
+    """The document's version, then every field (pass 2 of NOTE [validated loading])."""
     if not isinstance(data, dict) or "schema" not in data:
         raise _fail(where, "schema", f"missing: not a gradviz trace (expected {SCHEMA!r}); was "
                     "it written by `gradviz trace` or Trace.save()?")
     version = data["schema"]
-    if version == SCHEMA_V1:
-        where = f"{where} (schema {SCHEMA_V1!r}, read as {SCHEMA!r})"
-        data = _from_v1(data)
-        version = data["schema"]
     if version != SCHEMA:
         tail = version[len(_SCHEMA_PREFIX):] if isinstance(version, str) else ""
         if isinstance(version, str) and version.startswith(_SCHEMA_PREFIX) and tail.isdigit() \
@@ -553,7 +548,8 @@ def _check_schema(data: Any, where: str) -> dict[str, Any]:
             msg = (f"this trace uses schema {version!r}, newer than this gradviz understands "
                    f"({SCHEMA!r}); upgrade gradviz to read it")
         elif isinstance(version, str) and version.startswith(_SCHEMA_PREFIX):
-            msg = f"unsupported schema version {version!r}; this gradviz reads {SCHEMA!r}"
+            msg = (f"unsupported schema version {version!r}; this gradviz reads {SCHEMA!r} and "
+                   f"{SCHEMA_V1!r}: record the trace again with this gradviz")
         else:
             msg = f"not a gradviz trace: schema is {_show(version)}, expected {SCHEMA!r}"
         raise _fail(where, "schema", msg)
@@ -561,7 +557,6 @@ def _check_schema(data: Any, where: str) -> dict[str, Any]:
         schema.TraceModel.model_validate(data)
     except ValidationError as e:
         raise _schema_error(e.errors(include_url=False)[0], where) from None
-    return data
 
 
 # NOTE [schema versions] gradviz.trace/2 (this gradviz) changed only the steps: each is flat
@@ -664,7 +659,10 @@ def trace_from_dict(data: Any, where: str = "trace") -> Any:
     """
     from gradviz.trace.recorder import Trace
 
-    data = _check_schema(data, where)
+    if isinstance(data, dict) and data.get("schema") == SCHEMA_V1:
+        where = f"{where} (schema {SCHEMA_V1}, read as {SCHEMA.rsplit('/', 1)[1]})"
+        data = _from_v1(data)
+    _check_schema(data, where)
     options = data.get("options", {})
     tr = Trace(values=options.get("values", "small"), keep_runs=options.get("keep_runs"),
                name=data.get("name"))

@@ -35,12 +35,12 @@ from gradviz.autograd import events
 from gradviz.autograd.graph import AccumulateGrad, GraphRoot, Node, SavedVariable
 from gradviz.tensor import Tensor
 from gradviz.trace.model import (
+    STEP_TYPES,
     BackwardGraph,
     BackwardRun,
     NodeInfo,
     OpRecord,
     SavedInfo,
-    STEP_TYPES,
     SourceLoc,
     Step,
     TensorInfo,

@@ -24,9 +24,9 @@ The rules, from the recorded events only:
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from bisect import bisect_left
 from heapq import heappop, heappush
 from typing import Any
 
@@ -84,7 +84,7 @@ def timeline(run: BackwardRun) -> Timeline:
         ...     (gradviz.ones(2, requires_grad=True) * 2).sum().backward()
         >>> tl = timeline(tr.run())
         >>> [(tr.nodes[n].name, begin) for n, begin, _ in tl.executed]
-        [('SumBackward0', 2), ('MulBackward0', 5), ('AccumulateGrad', 8)]
+        [('SumBackward0', 2), ('MulBackward0', 5), ('AccumulateGrad', 9)]
     """
     tl = Timeline()
     heap: list[tuple[int, int, list[Any]]] = []  # (priority, arrival, queue entry)
