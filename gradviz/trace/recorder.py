@@ -850,8 +850,11 @@ class Trace:
         node, src = data["node"], data.get("from")
         target = ids.get(id(node)) or self._node(node)
         source = None if src is None else ids.get(id(src)) or self._node(src)
+        grad, buffer = data["grad"], data["buffer"]
+        g = self._value(grad)
+        # NOTE [perf]: a slot that was empty holds the very gradient sent: one snapshot for both.
         self._steps.append(("accumulate", target, data.get("engine_data"), data["input_nr"],
-                            source, self._value(data["grad"]), self._value(data["buffer"]),
+                            source, g, g if buffer is grad else self._value(buffer),
                             data["remaining"]))
 
     def _on_release_saved(self, data: dict[str, Any]) -> None:
