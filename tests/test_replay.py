@@ -174,3 +174,15 @@ def test_terminal_table_shows_buffers_and_what_was_freed() -> None:
     # x's AccumulateGrad: the second gradient finds the first in the buffer
     assert "buffer (2,) [5, 5] → (2,) [8, 9]" in text or "buffer (2,) [3, 4] → (2,) [8, 9]" in text
     assert "buffer None → " in text
+
+
+@pytest.mark.parametrize("name", ["hooks", "error", "custom_function", "retain_graph"])
+def test_typed_steps_round_trip_through_save_and_load(name: str, tmp_path: Path) -> None:
+    tr = programs.record(name)
+    tr.save(tmp_path / "t.json")
+    again = gradviz.load_trace(tmp_path / "t.json")
+    for run, back in zip(tr.runs, again.runs, strict=True):
+        assert back.steps == run.steps  # the same classes, the same fields
+        assert {type(s).__name__ for s in back.steps} >= {"ExecuteStep", "EnqueueStep"}
+    kinds = {s.kind for r in again.runs for s in r.steps}
+    assert {"hooks": "hook", "error": "error"}.get(name, "release_saved") in kinds
