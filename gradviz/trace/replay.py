@@ -67,9 +67,10 @@ class Timeline:
     finished: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready (step keys as strings), as the player reads it."""
+        """JSON-ready (step keys as strings), as the player reads it. ``edge_grads`` is left
+        out: the page has the gradients in the steps themselves (``execute.grad_inputs``)."""
         return {"executed": self.executed, "queue": self.queue, "deps": self.deps,
-                "edgeGrads": self.edge_grads, "leafGrads": self.leaf_grads,
+                "leafGrads": self.leaf_grads,
                 "bufferBefore": {str(k): v for k, v in self.buffer_before.items()},
                 "freed": {str(k): v for k, v in self.freed.items()},
                 "finished": self.finished}
