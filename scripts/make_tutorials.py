@@ -747,7 +747,6 @@ in PyTorch's own words. This notebook follows one backward pass through it:
 7. the whole pass in the step player.
 
 %% code
-import copy
 import os
 import traceback
 
@@ -755,7 +754,7 @@ import gradviz
 import gradviz as torch
 from gradviz.autograd.engine import compute_dependencies
 from gradviz.autograd.graph import Edge, get_gradient_edge, gradient_edge
-from gradviz.trace.replay import states
+from gradviz.trace.replay import replay
 
 _ = torch.manual_seed(0)
 
@@ -891,9 +890,7 @@ with gradviz.trace(name="h = a * b, used three times") as tr:
     loss.backward()
 
 names = {n.id: f"{n.name}[{n.id}]" for n in tr.nodes.values()}
-# The engine's state after each step (the ready queue, the input buffers), replayed from the
-# recorded steps: gradviz.trace.replay.states.
-replayed = [copy.copy(st) for st in states(tr.run())]
+run = tr.run()
 
 
 def values(summary):
@@ -916,9 +913,11 @@ def describe(step, state):
     return ""
 
 
-for st in replayed:
-    s = st.step
-    print(f"{s.index:2} {s.kind:20} {names.get(s.node, ''):22} {describe(s, st)}")
+# A step records what the engine did; replay(run, k) gives the engine's state right after it
+# (the ready queue, the input buffer before an addition), replayed from the recorded steps.
+for s in run.steps:
+    state = replay(run, s.index)
+    print(f"{s.index:2} {s.kind:20} {names.get(s.node, ''):22} {describe(s, state)}")
 
 %% md
 Follow the queue: `SumBackward0` runs first (it is the root). `AddBackward0` sends one gradient
@@ -943,9 +942,9 @@ buffer**: one slot per output of the forward op (`num_outputs`), indexed by `inp
 `accumulate` step adds into a slot. With h = [3, 8], ∂loss/∂h = 2h + 1 = [7, 17]:
 
 %% code
-for st in replayed:
-    if st.step.kind == "accumulate" and st.step.node == h_node:
-        print(describe(st.step, st))
+for s in run.steps:
+    if s.kind == "accumulate" and s.node == h_node:
+        print(describe(s, replay(run, s.index)))
 
 %% md
 ## 6. `AccumulateGrad`
@@ -955,9 +954,9 @@ Last, each leaf's `AccumulateGrad` runs (`leaf_grad` steps): the first gradient 
 ones, from another backward pass, are added in place.
 
 %% code
-for st in replayed:
-    if st.step.kind == "leaf_grad":
-        print(tr.tensors[st.step.tensor].name, describe(st.step, st))
+for s in run.steps:
+    if s.kind == "leaf_grad":
+        print(tr.tensors[s.tensor].name, describe(s, replay(run, s.index)))
 print(a.grad, b.grad)
 
 %% md

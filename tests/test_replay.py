@@ -186,3 +186,15 @@ def test_typed_steps_round_trip_through_save_and_load(name: str, tmp_path: Path)
         assert {type(s).__name__ for s in back.steps} >= {"ExecuteStep", "EnqueueStep"}
     kinds = {s.kind for r in again.runs for s in r.steps}
     assert {"hooks": "hook", "error": "error"}.get(name, "release_saved") in kinds
+
+
+def test_a_shallow_copy_of_a_state_keeps_its_ready_queue() -> None:
+    """states() yields one object updated step by step; copy.copy must keep each step's queue
+    (the queue is replaced when it changes, never edited in place)."""
+    import copy
+
+    tr = programs.record("wide")
+    kept = [copy.copy(s) for s in states(tr.run())]
+    fresh = [list(s.ready) for s in states(tr.run())]
+    assert [s.ready for s in kept] == fresh
+    assert max(map(len, fresh)) == 6

@@ -210,8 +210,9 @@ def state_at(run: BackwardRun, tl: Timeline, k: int) -> StepState:
 def states(run: BackwardRun) -> Iterator[StepState]:
     """The state after each step of ``run``, in order, in one pass (O(steps) updates).
 
-    The same :class:`StepState` object is updated in place and yielded again: copy what you
-    keep (:func:`replay` and :func:`state_at` return one of their own).
+    The same :class:`StepState` object is updated and yielded again: copy what you keep
+    (``ready`` is a new list whenever the queue changes; ``done``, ``deps``, ``edge_grads`` and
+    ``leaf_grads`` grow in place). :func:`replay` and :func:`state_at` return one of their own.
 
     Example:
         >>> import gradviz
@@ -245,13 +246,18 @@ def states(run: BackwardRun) -> Iterator[StepState]:
     for step in run.steps:
         k = step.index
         st.step = step
-        for rank in leave.get(k, ()):
-            i = bisect_left(ranks, rank)
-            del ranks[i], st.ready[i]
-        for rank in enter.get(k, ()):
-            i = bisect_left(ranks, rank)
-            ranks.insert(i, rank)
-            st.ready.insert(i, tl.queue[rank][0])
+        if k in leave or k in enter:
+            # A new list when the queue changes (a copy of a state keeps its queue); the same
+            # one otherwise: linear in the queue's width per change, never per step.
+            ready = list(st.ready)
+            for rank in leave.get(k, ()):
+                i = bisect_left(ranks, rank)
+                del ranks[i], ready[i]
+            for rank in enter.get(k, ()):
+                i = bisect_left(ranks, rank)
+                ranks.insert(i, rank)
+                ready.insert(i, tl.queue[rank][0])
+            st.ready = ready
         if k in ends and st.executing is not None:
             st.done.append(st.executing)
             st.executing = None
