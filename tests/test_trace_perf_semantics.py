@@ -70,8 +70,8 @@ def test_grad_is_the_value_written_not_what_a_hook_made_of_it():
         (w * 3).sum().backward()
     assert w.grad.tolist() == [0.0, 0.0]
     leaf = next(s for s in tr.run().steps if s.kind == "leaf_grad")
-    assert leaf.data["after"]["values"] == [3.0, 3.0]
-    assert tr.tensors[leaf.data["tensor"]].grad["values"] == [3.0, 3.0]
+    assert leaf.after["values"] == [3.0, 3.0]
+    assert tr.tensors[leaf.tensor].grad["values"] == [3.0, 3.0]
 
 
 def test_names_and_grads_set_after_a_read_reach_the_model():
@@ -146,7 +146,7 @@ def test_json_round_trip_of_a_lazy_trace(tmp_path):
     tr.save(path)
     again = torch.load_trace(path)
     assert again.to_json() == tr.to_json()
-    assert json.loads(path.read_text())["schema"] == "gradviz.trace/1"
+    assert json.loads(path.read_text())["schema"] == "gradviz.trace/2"
 
 
 # -- summaries and snapshots ---------------------------------------------------------------------

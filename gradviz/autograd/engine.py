@@ -52,7 +52,12 @@ class ReadyQueue(list):
         self._arrivals = count()
 
     def push(self, node: Node, inputs: InputBuffer) -> None:
-        heappush(self, (-node._seq, next(self._arrivals), node, inputs))
+        heappush(self, (-node._seq, next(self._arrivals), node, inputs))  # priority(node)
+
+    @staticmethod
+    def priority(node: Node) -> int:
+        """What the queue orders by, lowest first: ``-sequence_nr`` (ties: first come)."""
+        return -node._seq
 
     def pop(self) -> tuple[Node, InputBuffer]:  # type: ignore[override]
         _, _, node, inputs = heappop(self)

@@ -37,6 +37,7 @@ from importlib import resources
 from typing import Any
 
 from gradviz.trace.io import atomic_write, encode_json, trace_to_dict
+from gradviz.trace.replay import timeline
 
 __all__ = ["player_html", "write_player", "MAX_RUNS"]
 
@@ -237,7 +238,10 @@ def player_html(trace: Any, run: int | str | None = None, title: str | None = No
     # Only the runs shown are converted: a long training loop has thousands.
     data = trace_to_dict(trace, runs=indices)
     heading = title if title is not None else (trace.name or "gradviz: backward, step by step")
-    payload = {"trace": data, "notes": notes, "hasForward": bool(forward_svg)}
+    # The engine's states, replayed once in the trace layer: the page only looks them up.
+    timelines = [timeline(trace.runs[i]).to_dict() for i in indices]
+    payload = {"trace": data, "timelines": timelines, "notes": notes,
+               "hasForward": bool(forward_svg)}
     payload["folded"] = folded  # which ids each drawing folded into a group (player.md)
 
     script = _fill("(function (ROOT_ID, KEYS_ON_DOCUMENT) {\n{{JS}}\n})({{UID}}, {{DOC}});\n", {

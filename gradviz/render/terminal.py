@@ -21,7 +21,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from gradviz.render._format import clip, grad_str, shape_str, source_str
-from gradviz.render._steps import StepState, states
+from gradviz.trace.replay import StepState, states
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -296,7 +296,7 @@ def describe(trace: Any, step: Any) -> str:
 class RunReplay:
     """The engine's state after any step of a run, for a viewer that moves a step at a time.
 
-    Built on :func:`~gradviz.render._steps.states`: stepping forward advances the replay by one
+    Built on :func:`~gradviz.trace.replay.states`: stepping forward advances the replay by one
     step; going back replays from the start (linear in the step number, never quadratic over a
     walk). Besides the :class:`StepState` it keeps what a viewer shows and the replay does not:
     each node's input buffer (gradients received and not yet consumed by ``execute``), the
@@ -566,7 +566,8 @@ def _step_cells(step: Step, st: StepState, trace: Trace) -> tuple[str, str, str]
         src = _get(step, "source")
         node = f"{node_label(trace, src)} → {node}" if src else f"root → {node}"
         deps = f"{_get(step, 'remaining')} left"
-        grad = f"input {_get(step, 'input_nr')}: {grad_str(_get(step, 'grad'))}"
+        grad = (f"input {_get(step, 'input_nr')}: {grad_str(_get(step, 'grad'))}; buffer "
+                f"{grad_str(st.buffer_before)} → {grad_str(st.buffer_after)}")
     elif step.kind == "execute":
         gi = [grad_str(g) for g in _get(step, "grad_inputs") or []]
         go = [grad_str(g) for g in _get(step, "grad_outputs") or []]
@@ -580,6 +581,8 @@ def _step_cells(step: Step, st: StepState, trace: Trace) -> tuple[str, str, str]
         grad = f"{tensor_label(trace, _get(step, 'tensor'))}.grad = {grad_str(_get(step, 'after'))}"
     elif step.kind == "hook":
         grad = visible(f"{_get(step, 'hook', '')} {_get(step, 'fn') or ''}".strip())
+    elif step.kind == "release_saved":
+        grad = "freed " + (", ".join(st.freed) or "no saved tensor")
     elif step.kind == "error":
         grad = visible(f"{_get(step, 'type', '')}: {_get(step, 'message', '')}")
     return node, deps, clip(grad, 120)

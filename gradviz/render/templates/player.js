@@ -82,6 +82,9 @@ try {
 }
 const trace = payload.trace;
 const runs = trace.runs;
+// One timeline per run (gradviz/trace/replay.py, NOTE [one replay]): when each part of the
+// engine's state changed. Showing step k is lookups in it (at <= k); nothing is re-derived here.
+const timelines = payload.timelines || [];
 
 // -- lookups ----------------------------------------------------------------------------------
 const tensors = new Map(trace.tensors.map((t) => [t.id, t]));
@@ -265,39 +268,51 @@ function sourceLine(src) {
   return p;
 }
 
-// -- replaying a run up to a step -------------------------------------------------------------
+// -- the engine's state at a step (looked up in the run's timeline) ---------------------------
+/** The last value of [[step, value], ...] at or before step k, or undefined. */
+function valueAt(changes, k) {
+  let out;
+  for (const [at, v] of changes) {
+    if (at > k) break;
+    out = v;
+  }
+  return out;
+}
+
 /**
  * The engine's state after steps 0..k of a run: dependency counts, ready queue, executed nodes,
  * each leaf's .grad, and the last `execute` step (whose gradients are on the edges).
- * Replaying from the start keeps the code obvious; it is linear in k and fast enough.
  */
 function replay(run, k) {
+  const tl = timelines[runs.indexOf(run)];
   const state = {deps: {}, ready: [], done: new Set(), grads: new Map(), lastExecute: null};
-  // A leaf's .grad before the run is the `before` of its first leaf_grad step.
-  for (const s of run.steps) {
-    if (s.kind === "leaf_grad" && !state.grads.has(s.data.tensor)) {
-      state.grads.set(s.data.tensor, {value: s.data.before, step: null});
-    }
+  if (!tl) {
+    return state;
   }
-  for (let i = 0; i <= k && i < run.steps.length; i++) {
-    const s = run.steps[i];
-    const d = s.data || {};
-    if (s.kind === "compute_dependencies") {
-      state.deps = Object.assign({}, d.counts);
-    } else if (s.kind === "enqueue") {
-      state.ready = d.ready || [];
-    } else if (s.kind === "execute") {
-      state.ready = d.ready || [];
-      state.lastExecute = s;
-      if (i < k) {
-        state.done.add(s.node);
-      }
-    } else if (s.kind === "accumulate") {
-      state.deps[s.node] = d.remaining;
-    } else if (s.kind === "leaf_grad") {
-      state.grads.set(d.tensor, {value: d.after, step: i});
-    }
+  for (const [node, begin] of tl.executed) {
+    if (begin > k) break;
+    if (begin < k) state.done.add(node);
+    state.lastExecute = run.steps[begin];
   }
+  for (const [node, enter, leave] of tl.queue) {
+    if (enter <= k && (leave === null || k < leave)) state.ready.push(node);
+  }
+  for (const [node, changes] of Object.entries(tl.deps)) {
+    const count = valueAt(changes, k);
+    if (count !== undefined) state.deps[node] = count;
+  }
+  for (const [tid, g] of Object.entries(tl.leafGrads)) {
+    let entry = {value: g.before, step: null};
+    for (const [at, value] of g.at) {
+      if (at > k) break;
+      entry = {value: value, step: at};
+    }
+    state.grads.set(tid, entry);
+  }
+  const key = String(k);
+  state.bufferBefore = Object.prototype.hasOwnProperty.call(tl.bufferBefore, key)
+    ? tl.bufferBefore[key] : null;
+  state.freed = tl.freed[key] || [];
   return state;
 }
 
@@ -317,7 +332,7 @@ function runLeaves(run) {
     }
   }
   for (const s of run.steps) {
-    const tid = s.kind === "leaf_grad" && s.data ? s.data.tensor : null;
+    const tid = s.kind === "leaf_grad" ? s.tensor : null;
     if (tid && !out.includes(tid)) {
       out.push(tid);
     }
@@ -328,8 +343,14 @@ function runLeaves(run) {
 
 // -- the panel --------------------------------------------------------------------------------
 /** One sentence saying what the engine does in this step. */
-function describe(step) {
-  const d = step.data || {};
+/** A saved value's name as PyTorch's attribute spells it (self -> _saved_self). */
+function savedName(name) {
+  return /^(_|saved_tensors)/.test(name) ? name : "_saved_" + name;
+}
+
+function describe(step, state) {
+  const d = step;
+  const engine = step.engine_data || {};
   const who = step.node === null || step.node === undefined ? null : nodeRef(step.node);
   switch (step.kind) {
     case "compute_dependencies":
@@ -348,7 +369,7 @@ function describe(step) {
     }
     case "accumulate":
       return line("gv-say", "The gradient from ", d.source ? nodeRef(d.source)
-        : (d.gnode ? "gradient-graph node " + d.gnode : "the root"),
+        : (engine.gnode ? "gradient-graph node " + engine.gnode : "the root"),
         " arrives at ", who, " (input " + d.input_nr + ") and is added to its input buffer; "
         + d.remaining + " edge(s) still to deliver.");
     case "leaf_grad":
@@ -361,19 +382,23 @@ function describe(step) {
       // (head gradient, sum of several gradients, zeros, copy into .grad).
       return line("gv-say", "Gradient-graph node " + d.gnode + " (" + d.op + ") runs",
         who ? " for " : "", who || "", who ? " (input " + d.input_nr + ")." : ".");
-    case "release_saved":
-      return line("gv-say", who, " frees its saved tensors (retain_graph=False).");
+    case "release_saved": {
+      const freed = state.freed.map(savedName);
+      return line("gv-say", who, freed.length
+        ? " frees its saved tensors " + freed.join(", ") + " (retain_graph=False)."
+        : " releases its saved values; it held no saved tensor (retain_graph=False).");
+    }
     case "error":
       return line("gv-say gv-bad", "Backward failed", who ? " in " : "", who || "",
         ": " + d.type + ": " + d.message);
     case "done":
       return line("gv-say", "The ready queue is empty: the backward pass is finished.");
     default:
-      return line("gv-say", step.kind + (who ? " " : ""), who || "", " " + JSON.stringify(d));
+      return line("gv-say", step.kind + (who ? " " : ""), who || "", ".");
   }
 }
 
-function renderEvent(run, step) {
+function renderEvent(run, step, state) {
   const box = part("event");
   box.replaceChildren();
   const head = el("p", "gv-step-head");
@@ -381,7 +406,7 @@ function renderEvent(run, step) {
   head.appendChild(document.createTextNode(" step " + step.index + " of "
     + (run.steps.length - 1)));
   box.appendChild(head);
-  box.appendChild(describe(step));
+  box.appendChild(describe(step, state));
   const n = step.node ? nodes.get(step.node) : null;
   if (n && n.forward_op && ops.has(n.forward_op)) {
     const op = ops.get(n.forward_op);
@@ -390,7 +415,7 @@ function renderEvent(run, step) {
     const src = sourceLine(op.source);
     if (src) box.appendChild(src);
   }
-  const d = step.data || {};
+  const d = step;
   if (step.kind === "leaf_grad") {
     box.appendChild(line("gv-kv", "before: ", summaryEl(d.before)));
     box.appendChild(line("gv-kv", "after: ", summaryEl(d.after)));
@@ -419,11 +444,12 @@ function renderEdges(step, state) {
   const box = part("edges");
   box.replaceChildren();
   if (step.kind === "accumulate") {
-    const d = step.data;
+    const d = step;
     const now = el("div", "gv-arrive");
     now.appendChild(line("gv-kv", "arriving now: ", d.source ? nodeRef(d.source) : "root",
       " \u2192 ", nodeRef(step.node), " input " + d.input_nr));
     now.appendChild(line("gv-kv", "gradient: ", summaryEl(d.grad)));
+    now.appendChild(line("gv-kv", "input buffer before: ", summaryEl(state.bufferBefore)));
     now.appendChild(line("gv-kv", "input buffer after: ", summaryEl(d.buffer)));
     box.appendChild(now);
   }
@@ -432,7 +458,7 @@ function renderEdges(step, state) {
     box.appendChild(el("p", "gv-none", "No node has run yet."));
     return;
   }
-  const d = ex.data || {};
+  const d = ex;
   box.appendChild(line("gv-meta", "sent by ", nodeRef(ex.node), " at step " + ex.index + ":"));
   (d.grad_outputs || []).forEach((g, i) => {
     box.appendChild(line("gv-kv", "received (output " + i + "): ", summaryEl(g)));
@@ -934,8 +960,8 @@ function highlight(run, step, state) {
     for (const [target] of n ? n.next_functions : []) {
       if (target !== null) flow(step.node, target);
     }
-  } else if (step.kind === "accumulate" && step.data && step.data.source) {
-    flow(step.data.source, step.node);
+  } else if (step.kind === "accumulate" && step.source) {
+    flow(step.source, step.node);
   }
   // The forward graph: the op that made this node, or the leaf it writes.
   const n = step.node ? nodes.get(step.node) : null;
@@ -1107,7 +1133,7 @@ function go(k) {
   const step = run.steps[stepIndex];
   const state = replay(run, stepIndex);
   highlight(run, step, state);
-  renderEvent(run, step);
+  renderEvent(run, step, state);
   renderReady(state);
   renderEdges(step, state);
   renderLeaves(run, step, state);
