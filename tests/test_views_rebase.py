@@ -200,3 +200,35 @@ def test_no_view_warnings_on_plain_programs():
         a = gradviz.ones(2, 2, requires_grad=True)
         (a[0] * a[1]).sum().backward()
     assert a.grad.tolist() == [[1, 1], [1, 1]]
+
+
+def _sampled_rows() -> list[str]:
+    from gradviz.ops import OPS
+
+    return sorted(name for name, op in OPS.items() if op.samples)
+
+
+@pytest.mark.parametrize("name", _sampled_rows())
+def test_every_rows_saved_tensors_are_freed_after_backward(name):
+    import zlib
+    from functools import partial
+
+    from gradviz.ops import OPS
+    from gradviz.ops.dispatch import dispatch
+
+    op = OPS[name]
+    for sample in op.samples:
+        args, kwargs = sample.build(np.random.default_rng(zlib.crc32(name.encode())))
+        fn = getattr(gradviz, op.function) if op.function else partial(dispatch, op)
+        out = fn(*args, **kwargs)
+        outs = out if isinstance(out, tuple) else (out,)
+        node = outs[0].grad_fn
+        sum(o.sum() for o in outs if o.requires_grad).backward()
+        for attr in (a for a in dir(node) if a.startswith("_saved_")):
+            try:
+                value = getattr(node, attr)
+            except RuntimeError as e:
+                assert str(e) == FREED_MESSAGE
+                continue
+            values = value if isinstance(value, tuple) else (value,)
+            assert not any(isinstance(v, gradviz.Tensor) for v in values), (name, attr)

@@ -706,6 +706,53 @@ g, = m.autograd.grad((F.apply(a) * b).sum(), a, create_graph=True)
 out.append((repr(g), g.grad_fn.name(), [(n.name(), i) for n, i in g.grad_fn.next_functions]))
 g.sum().backward()
 '''
+PROGRAMS["linear_setup_context"] = '''
+class Linear(Function):
+    @staticmethod
+    def forward(x, w, b=None):
+        y = x.mm(w.t())
+        return y if b is None else y + b.unsqueeze(0).expand_as(y)
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(*inputs)
+    @staticmethod
+    def backward(ctx, g):
+        x, w, b = ctx.saved_tensors
+        out.append(ctx.needs_input_grad)
+        gx = g.mm(w) if ctx.needs_input_grad[0] else None
+        gw = g.t().mm(x) if ctx.needs_input_grad[1] else None
+        gb = g.sum(0) if b is not None and ctx.needs_input_grad[2] else None
+        return gx, gw, gb
+x = m.tensor([[1., 2.], [3., 4.]], dtype=m.float64)
+w = m.tensor([[0.5, -1.], [2., 1.], [0., 3.]], dtype=m.float64, requires_grad=True)
+b = m.tensor([1., 2., 3.], dtype=m.float64, requires_grad=True)
+y = Linear.apply(x, w, b)
+out.append((repr(y), [(n.name() if n else None, i) for n, i in y.grad_fn.next_functions]))
+y.pow(2).sum().backward()
+out.append((w.grad.tolist(), b.grad.tolist()))
+'''
+PROGRAMS["cube_double_backward"] = '''
+class Cube(Function):
+    @staticmethod
+    def forward(x):
+        return x ** 3, 3 * x ** 2
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(inputs[0], output[1])
+    @staticmethod
+    def backward(ctx, g, g_dx):
+        x, dx = ctx.saved_tensors
+        return g * dx + g_dx * 6 * x
+def cube(x):
+    return Cube.apply(x)[0]
+x = m.tensor([0.5, -1.5, 2.], dtype=m.float64, requires_grad=True)
+out.append(m.autograd.gradcheck(cube, (x,)))
+out.append(m.autograd.gradgradcheck(cube, (x,)))
+g, = m.autograd.grad(cube(x).sum(), x, create_graph=True)
+out.append(repr(g))
+gg, = m.autograd.grad(g.sum(), x)
+out.append(gg.tolist())
+'''
 PROGRAMS["as_strided_geometry"] = '''
 a = m.ones(2, 3, requires_grad=True)
 b = a * 1
@@ -790,6 +837,50 @@ x = m.tensor([0., 1.], dtype=m.float64, requires_grad=True)
 y = Exp.apply(x)
 g, = m.autograd.grad(y.sum(), x, create_graph=True)
 out.append((repr(g), g.grad_fn.name()))
+'''
+PROGRAMS["nograd_view_nonrg_base"] = '''
+a = m.ones(3)
+with m.no_grad():
+    v = a[:2]
+w = m.ones(2, requires_grad=True)
+v.mul_(w)
+out.append(repr(a))
+'''
+PROGRAMS["nograd_view_then_base_grad_inplace"] = '''
+a = m.ones(3)
+with m.no_grad():
+    v = a[:2]
+w = m.ones(3, requires_grad=True)
+a.mul_(w)
+out.append(repr(a))
+out.append(repr(v))
+'''
+PROGRAMS["optimizer_like"] = '''
+p = m.ones(2, 2, requires_grad=True)
+(p * 2).sum().backward()
+with m.no_grad():
+    for row in p:
+        row.sub_(0.1 * row)
+    p.add_(-0.1 * p.grad)
+out.append(repr(p))
+(p * 3).sum().backward()
+out.append(p.grad.tolist())
+'''
+PROGRAMS["view_in_place_create_graph"] = '''
+x = m.tensor([1., 2., 3.], requires_grad=True)
+y = x * 2
+y[0] = x[1] * x[2]
+g, = m.autograd.grad(y.sum(), x, create_graph=True)
+out.append(repr(g))
+'''
+PROGRAMS["unbind_rows_iterate_modify"] = '''
+p = m.ones(2, 2, requires_grad=True)
+b = p * 1
+for row in b:
+    row.mul_(2)
+out.append(repr(b))
+b.sum().backward()
+out.append(p.grad.tolist())
 '''
 
 
