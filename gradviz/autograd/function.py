@@ -242,62 +242,9 @@ class Function(metaclass=_FunctionMeta):
             else:
                 raw = cls.forward(ctx, *args, **kwargs)
         is_tuple = isinstance(raw, tuple)
-        outputs = list(raw) if is_tuple else [raw]
         record = _state.enabled and any(ctx.needs_input_grad)
-        inputs_by_id = {id(a): a for a in args if isinstance(a, Tensor)}
-        dirty = _checked_dirty(ctx.dirty_tensors, inputs_by_id, outputs)
-        for i, o in enumerate(outputs):
-            if isinstance(o, Tensor) and id(o) in inputs_by_id and id(o) not in dirty:
-                # An input returned as-is comes back as a new view of it, as in PyTorch.
-                outputs[i] = alias = Tensor._make(o._data)
-                _make_view(alias, o, None, {})
-        non_diff = {id(t) for t in ctx.non_differentiable}
-        diff = [o if isinstance(o, Tensor) and id(o) not in non_diff
-                and o._data.dtype.kind == "f" else None for o in outputs]
-        for o in outputs:
-            if isinstance(o, Tensor) and id(o) in dirty:
-                if record:
-                    _check_dirty_inplace(o)
-                o._version_counter.version += 1
-                o._version_counter.last_op = ctx.name()
-        if record:
-            # Only tensors get an edge (MulConstant.apply(a, 5): one entry, as in PyTorch).
-            ctx.next_functions = collect_next_edges(tuple(a for a in args if isinstance(a, Tensor)))
-            ctx._input_meta = [(a.shape, a._data.dtype) if isinstance(a, Tensor) else None
-                               for a in args]
-            ctx._out_meta = tuple((o.shape, o._data.dtype) if isinstance(o, Tensor) else ((), None)
-                                  for o in outputs)
-            dirty_views = []
-            for i, o in enumerate(diff):
-                if o is None:
-                    continue
-                if id(o) in dirty and o._base is not None:
-                    dirty_views.append((i, o))  # its base's history changes: CopySlices
-                    continue
-                old = o._grad_fn
-                set_history(ctx, ((None,) * i) + (o,))
-                if id(o) in dirty:
-                    move_retains_grad(o, old)
-            for i, view in dirty_views:
-                view._output_nr = i
-                rebase_history(view, view._base, ctx)
-            # Saved after the outputs got their history: a saved output comes back connected.
-            out_ids = {id(o) for o in outputs}
-            ctx._saved_variables = [
-                None if t is None else SavedVariable(t, is_output=id(t) in out_ids)
-                for t in ctx.to_save]
-        else:
-            ctx.next_functions = tuple(NO_EDGE for a in args if isinstance(a, Tensor))
-        # A view among the outputs may not be modified in place later: its rebase would
-        # replace this Function's backward (PyTorch's CreationMeta for them).
-        n_diff = sum(o is not None for o in diff)
-        for o in diff:
-            if o is not None and o._view_meta is not None and id(o) not in dirty:
-                o._view_meta.creation_meta = (MULTI_OUTPUT_NODE if n_diff > 1
-                                              else IN_CUSTOM_FUNCTION)
-        for o in outputs:
-            if isinstance(o, Tensor) and id(o) in non_diff:
-                o._requires_grad = False
+        outputs = _wrap_outputs(ctx, args, list(raw) if is_tuple else [raw], record)
+        dirty = ctx.dirty_tensors
         # As PyTorch, drop what forward handed over: a node holding its own outputs (a saved or
         # dirty output) would be a reference cycle, keeping the graph alive until gc runs.
         ctx.to_save = ctx.dirty_tensors = ctx.non_differentiable = None
@@ -307,6 +254,65 @@ class Function(metaclass=_FunctionMeta):
                                                          if isinstance(o, Tensor)),
                         "kwargs": {}, "inplace": bool(dirty)})
         return tuple(outputs) if is_tuple else outputs[0]
+
+
+def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: list, record: bool) -> list:
+    """What ``forward`` returned, made into the Function's outputs (PyTorch's
+    ``_wrap_outputs``): ``ctx`` becomes their grad_fn when ``record``; dirty inputs are checked
+    and bumped as an in-place op's would be; views among them are marked as made inside a
+    Function; non-differentiable ones do not require grad."""
+    inputs_by_id = {id(a): a for a in args if isinstance(a, Tensor)}
+    dirty = _checked_dirty(ctx.dirty_tensors, inputs_by_id, outputs)
+    for i, o in enumerate(outputs):
+        if isinstance(o, Tensor) and id(o) in inputs_by_id and id(o) not in dirty:
+            # An input returned as-is comes back as a new view of it, as in PyTorch.
+            outputs[i] = alias = Tensor._make(o._data)
+            _make_view(alias, o, None, {})
+    non_diff = {id(t) for t in ctx.non_differentiable}
+    diff = [o if isinstance(o, Tensor) and id(o) not in non_diff
+            and o._data.dtype.kind == "f" else None for o in outputs]
+    for o in outputs:
+        if isinstance(o, Tensor) and id(o) in dirty:
+            if record:
+                _check_dirty_inplace(o)
+            o._version_counter.version += 1
+            o._version_counter.last_op = ctx.name()
+    if record:
+        # Only tensors get an edge (MulConstant.apply(a, 5): one entry, as in PyTorch).
+        ctx.next_functions = collect_next_edges(tuple(a for a in args if isinstance(a, Tensor)))
+        ctx._input_meta = [(a.shape, a._data.dtype) if isinstance(a, Tensor) else None
+                           for a in args]
+        ctx._out_meta = tuple((o.shape, o._data.dtype) if isinstance(o, Tensor) else ((), None)
+                              for o in outputs)
+        # A dirty view changes its base's history (CopySlices, PyTorch's rebase_history); every
+        # other differentiable output gets ctx as its grad_fn.
+        dirty_views = [(i, o) for i, o in enumerate(diff)
+                       if o is not None and id(o) in dirty and o._base is not None]
+        old = [None if o is None else o._grad_fn for o in diff]
+        rebased = {i for i, _ in dirty_views}
+        set_history(ctx, tuple(None if i in rebased else o for i, o in enumerate(diff)))
+        for i, o in enumerate(diff):
+            if o is not None and id(o) in dirty and o._base is None:
+                move_retains_grad(o, old[i])
+        for i, view in dirty_views:
+            view._output_nr = i
+            rebase_history(view, view._base, ctx)
+        # Saved after the outputs got their history: a saved output comes back connected.
+        out_ids = {id(o) for o in outputs}
+        ctx._saved_variables = [None if t is None else SavedVariable(t, is_output=id(t) in out_ids)
+                                for t in ctx.to_save]
+    else:
+        ctx.next_functions = tuple(NO_EDGE for a in args if isinstance(a, Tensor))
+    # A view among the outputs may not be modified in place later: its rebase would replace
+    # this Function's backward (PyTorch's CreationMeta for them).
+    n_diff = sum(o is not None for o in diff)
+    for o in diff:
+        if o is not None and o._view_meta is not None and id(o) not in dirty:
+            o._view_meta.creation_meta = MULTI_OUTPUT_NODE if n_diff > 1 else IN_CUSTOM_FUNCTION
+    for o in outputs:
+        if isinstance(o, Tensor) and id(o) in non_diff:
+            o._requires_grad = False
+    return outputs
 
 
 def _backward_fn(cls: type[Function]) -> Any:
