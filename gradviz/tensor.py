@@ -325,6 +325,16 @@ class Tensor:
         A view whose base (or another view of it) was modified in place since its ``grad_fn``
         was recorded gets it regenerated here, as PyTorch does when it is read
         (NOTE [in-place on views] in :mod:`gradviz.ops.dispatch`).
+
+        Example:
+            >>> import gradviz
+            >>> b = gradviz.ones(2, 3, requires_grad=True) * 2
+            >>> row = b[0]
+            >>> row.grad_fn.name()
+            'SelectBackward0'
+            >>> _ = b.mul_(3)
+            >>> row.grad_fn.name()
+            'AsStridedBackward0'
         """
         meta = self._view_meta
         if meta is not None and meta.version != self._version:

@@ -527,7 +527,16 @@ def collect_next_edges(args: tuple) -> tuple[Edge, ...]:
 def move_retains_grad(tensor: Tensor, old_fn: Node | None) -> None:
     """When ``tensor`` gets a new grad_fn (an in-place op, a view's rebase), its
     ``retain_grad`` moves from ``old_fn`` to the new one; hooks registered before stay with
-    ``old_fn`` (PyTorch's ``update_tensor_hooks_on_new_gradfn``)."""
+    ``old_fn`` (PyTorch's ``update_tensor_hooks_on_new_gradfn``).
+
+    Example:
+        >>> import gradviz
+        >>> b = gradviz.ones(2, requires_grad=True) * 1
+        >>> b.retain_grad()
+        >>> _ = b.mul_(2)  # the in-place op moves it to MulBackward0 (via move_retains_grad)
+        >>> b.sum().backward(); b.grad
+        tensor([1., 1.])
+    """
     extra = old_fn._extra if old_fn is not None else None
     if extra is None or not extra.retains_grad_hooks:
         return
@@ -580,7 +589,13 @@ class SavedVariableList(tuple):
 
 def save_value(v: Any) -> Any:
     """How a non-input value is kept for backward: a tensor (or a list holding tensors) as
-    saved variables, anything else as it is."""
+    saved variables, anything else as it is.
+
+    Example:
+        >>> import gradviz
+        >>> type(save_value((gradviz.tensor([1]), None))).__name__, save_value(3)
+        ('SavedVariableList', 3)
+    """
     tensor_type = _TENSOR or _tensor_class()
     if isinstance(v, tensor_type):
         return SavedVariable(v)

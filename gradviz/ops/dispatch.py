@@ -774,7 +774,14 @@ def _short_name(node: Node) -> str:
 
 def rebase_message(view: Tensor, indirect: bool) -> str:
     """PyTorch's error for a view that may not be rebased (``handle_view_on_rebase``):
-    ``indirect`` when its base or another view was written, not the view itself."""
+    ``indirect`` when its base or another view was written, not the view itself.
+
+    Example:
+        >>> import gradviz
+        >>> piece = (gradviz.ones(4, requires_grad=True) * 1).split(2)[1]
+        >>> rebase_message(piece, indirect=False)[:58]
+        'Output 1 of Split is a view and is being modified inplace.'
+    """
     meta = view._view_meta
     modified = "its base or another view of its base has been" if indirect else "is being"
     fn = view._grad_fn
@@ -986,7 +993,16 @@ class CopySlices(Node):
 def rebase_history(view: Tensor, base: Tensor, fn: Node) -> Node:
     """After an in-place op through ``view`` recorded ``fn`` (its first next function being
     the view's old history): the base's grad_fn becomes ``CopySlices`` wrapping ``fn``, and
-    the view gets its ``AsStridedBackward0`` over it (PyTorch's ``rebase_history``)."""
+    the view gets its ``AsStridedBackward0`` over it (PyTorch's ``rebase_history``).
+
+    Example:
+        >>> import gradviz
+        >>> h = gradviz.ones(3, requires_grad=True) * 1
+        >>> v = h[1:]
+        >>> _ = v.mul_(2)  # dispatch_inplace records MulBackward0, then calls rebase_history
+        >>> h.grad_fn.name(), v.grad_fn.name()
+        ('torch::autograd::CopySlices', 'AsStridedBackward0')
+    """
     base_edge = gradient_edge(base) if base._requires_grad else NO_EDGE
     fn.next_functions = (base_edge, *fn.next_functions[1:])
     node = CopySlices(base_edge, fn, view._view_meta.chain,
