@@ -883,6 +883,60 @@ b.sum().backward()
 out.append(p.grad.tolist())
 '''
 
+PROGRAMS["dirty_view_create_graph"] = '''
+class Sq(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x.clone())
+        x.mul_(x)
+        ctx.mark_dirty(x)
+        return x
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return 2 * x * g
+a = m.tensor([1., 2., 3.], requires_grad=True)
+b = a * 1
+Sq.apply(b[1:])
+g, = m.autograd.grad((b * b).sum(), a, create_graph=True)
+out.append(repr(g))
+g.sum().backward()
+out.append(a.grad.tolist())
+'''
+PROGRAMS["dirty_two_outputs"] = '''
+class F(Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.add_(1)
+        ctx.mark_dirty(x)
+        return x * 2, x
+    @staticmethod
+    def backward(ctx, g1, g2):
+        return g1 * 2 + g2
+a = m.ones(2, requires_grad=True)
+b = a * 1
+
+y, z = F.apply(b)
+out.append((z is b, z.output_nr, z.grad_fn.name(), y.output_nr))
+(y.sum() + z.sum() * 3).backward()
+out.append(a.grad.tolist())
+'''
+PROGRAMS["view_returned_then_base_modified"] = '''
+class F(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x[0]
+    @staticmethod
+    def backward(ctx, g):
+        return m.stack([g, m.zeros_like(g)])
+a = m.ones(2, 2, requires_grad=True)
+b = a * 1
+y = F.apply(b)
+b.mul_(2)
+out.append(repr(y))
+y.sum()
+'''
+
 
 def _run(src: str, lib: Any) -> list:
     """Run one program on ``lib``; what it appended to ``out``, then its warnings or error."""
