@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Node", "AccumulateGrad", "GraphRoot", "Edge", "RemovableHandle", "SavedVariable",
            "gradient_edge", "get_gradient_edge", "collect_next_edges", "edge_pair",
-           "next_sequence_nr", "set_history", "NO_EDGE", "FREED_MESSAGE"]
+           "next_sequence_nr", "set_history", "move_retains_grad", "SavedVariableList",
+           "save_value", "NO_EDGE", "FREED_MESSAGE", "DETACHED_MESSAGE"]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -38,6 +39,10 @@ FREED_MESSAGE = (
     ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
     "graph a second time or if you need to access saved tensors after calling backward."
 )
+
+DETACHED_MESSAGE = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is "
+    "not supported, please use out-of-place `.detach()` instead")
 
 # PyTorch reports AccumulateGrad's sequence number as UINT64_MAX: it runs first once ready.
 _MAX_SEQUENCE_NR = 2**64 - 1
@@ -476,13 +481,14 @@ def gradient_edge(tensor: Tensor) -> Edge:
 def edge_pair(tensor: Tensor) -> tuple[Node, int]:
     """:func:`gradient_edge` as a plain ``(node, input_nr)`` pair, for code that builds nodes
     (no NamedTuple on the op layer's hot path)."""
-    fn = tensor.grad_fn
+    meta = tensor._view_meta
+    if meta is not None and meta.version != tensor._version:
+        # A view whose base was modified in place since its grad_fn was recorded: record
+        # it again from the base's new history (NOTE [in-place on views] in ops/dispatch).
+        fn = meta.regenerate(tensor)
+    else:
+        fn = tensor._grad_fn
     if fn is not None:
-        meta = tensor._view_meta
-        if meta is not None and meta.version != tensor._version_counter.version:
-            # A view whose base was modified in place since its grad_fn was recorded: record
-            # it again from the base's new history (NOTE [in-place on views] in ops/dispatch).
-            fn = meta.regenerate(tensor)
         return (fn, tensor._output_nr)
     return (tensor._grad_accumulator(), 0)
 
@@ -510,12 +516,35 @@ def collect_next_edges(args: tuple) -> tuple[Edge, ...]:
     edges = []
     for a in args:
         if isinstance(a, tensor_type) and a._requires_grad:
-            fn = a.grad_fn
+            fn = a._grad_fn
             edges.append((fn, a._output_nr) if fn is not None and a._view_meta is None
                          else edge_pair(a))
         else:
             edges.append(_NO_EDGE)
     return tuple(edges)
+
+
+def move_retains_grad(tensor: Tensor, old_fn: Node | None) -> None:
+    """When ``tensor`` gets a new grad_fn (an in-place op, a view's rebase), its
+    ``retain_grad`` moves from ``old_fn`` to the new one; hooks registered before stay with
+    ``old_fn`` (PyTorch's ``update_tensor_hooks_on_new_gradfn``).
+
+    Example:
+        >>> import gradviz
+        >>> b = gradviz.ones(2, requires_grad=True) * 1
+        >>> b.retain_grad()
+        >>> _ = b.mul_(2)  # the in-place op moves it to MulBackward0 (via move_retains_grad)
+        >>> b.sum().backward(); b.grad
+        tensor([1., 1.])
+    """
+    extra = old_fn._extra if old_fn is not None else None
+    if extra is None or not extra.retains_grad_hooks:
+        return
+    ref = extra.retains_grad_hooks.get(tensor._output_nr)
+    if ref is None or ref() is not tensor:
+        return
+    del extra.retains_grad_hooks[tensor._output_nr]
+    tensor._grad_fn._register_retains_grad(tensor._output_nr, ref)
 
 
 def _tensor_class() -> type:
@@ -536,9 +565,43 @@ def set_history(node: Node, outputs: tuple) -> None:
     for i, t in enumerate(outputs):
         if t is None:
             continue
-        t.grad_fn = node
+        t._grad_fn = node
         t._output_nr = i
         t._requires_grad = True
+
+
+class SavedVariableList(tuple):
+    """Tensors saved for backward as one list argument (PyTorch's ``std::vector<SavedVariable>``,
+    as ``IndexBackward0._saved_indices``): ``None`` entries stay ``None``; freed like any saved
+    tensor after backward."""
+
+    __slots__ = ()
+
+    def unpack(self, owner: Node | None = None) -> tuple:
+        """The tensors, each version-checked."""
+        return tuple(None if s is None else s.unpack(owner) for s in self)
+
+    def tensors(self) -> tuple:
+        """The tensors as saved, unchecked (for inspection)."""
+        return tuple(None if s is None else (s._tensor if s._tensor is not None else s.data)
+                     for s in self)
+
+
+def save_value(v: Any) -> Any:
+    """How a non-input value is kept for backward: a tensor (or a list holding tensors) as
+    saved variables, anything else as it is.
+
+    Example:
+        >>> import gradviz
+        >>> type(save_value((gradviz.tensor([1]), None))).__name__, save_value(3)
+        ('SavedVariableList', 3)
+    """
+    tensor_type = _TENSOR or _tensor_class()
+    if isinstance(v, tensor_type):
+        return SavedVariable(v)
+    if type(v) in (tuple, list) and any(isinstance(x, tensor_type) for x in v):
+        return SavedVariableList(None if x is None else SavedVariable(x) for x in v)
+    return v
 
 
 class SavedVariable:
@@ -550,7 +613,8 @@ class SavedVariable:
     ``grad_fn``.
     """
 
-    __slots__ = ("data", "version", "_counter", "_tensor", "_requires_grad", "_output_nr")
+    __slots__ = ("data", "version", "_counter", "_tensor", "_requires_grad", "_output_nr",
+                 "_was_non_leaf")
 
     def __init__(self, tensor: Tensor, is_output: bool = False) -> None:
         self.data = tensor._data
@@ -559,11 +623,15 @@ class SavedVariable:
         self._requires_grad = tensor._requires_grad or tensor.grad_fn is not None
         self._output_nr = tensor._output_nr
         self._tensor = None if is_output else tensor
+        # An input with a history: detach_() on it later is an error at unpack (as PyTorch).
+        self._was_non_leaf = not is_output and tensor._grad_fn is not None
 
     def check_version(self, owner: Node | None = None) -> None:
         counter = self._counter
         if counter.version != self.version:
             raise RuntimeError(self._modified_message(owner))
+        if self._was_non_leaf and self._tensor._grad_fn is None:
+            raise RuntimeError(DETACHED_MESSAGE)
 
     def _modified_message(self, owner: Node | None = None) -> str:
         from gradviz.tensor import _type_name
