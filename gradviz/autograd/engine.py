@@ -249,15 +249,15 @@ def evaluate_function(task: GraphTask, node: Node, inputs: InputBuffer) -> None:
 
 
 def call_function(task: GraphTask, node: Node, inputs: list) -> tuple:
-    """Tensor hooks and ``retain_grad``, the node's pre-hooks, the node, its post-hooks."""
+    """Tensor hooks and ``retain_grad``, the node's pre-hooks, the node, its post-hooks. A hook
+    that returns something replaces what it was given (checked as PyTorch checks it)."""
     hooks, create_graph = node._hooks(), task.create_graph
     inputs = call_tensor_pre_hooks(task, node, hooks, inputs)
     for fn in hooks.pre:
         result = fn(tuple(None if g is None else _wrap_grad(g) for g in inputs))
         task.observer.hook("prehook", node, fn=fn)
         if result is not None:
-            inputs = [None if r is None else graph.hook_result(r, g, create_graph, "prehook")
-                      for r, g in zip(result, inputs)]
+            inputs = graph.checked_hook_results(fn, result, inputs, create_graph)
     if not hooks.post:
         return node.run(inputs, create_graph, task.observer)
     # The post-hooks see the inputs as they came: the node gets a copy (it may move them out).
@@ -267,20 +267,19 @@ def call_function(task: GraphTask, node: Node, inputs: list) -> tuple:
         result = fn(tuple(None if g is None else _wrap_grad(g) for g in outputs), grad_outputs)
         task.observer.hook("posthook", node, fn=fn)
         if result is not None:
-            outputs = tuple(None if r is None else graph.hook_result(r, g, create_graph, "hook")
-                            for r, g in zip(result, outputs))
+            outputs = tuple(graph.checked_hook_results(fn, result, outputs, create_graph))
     return outputs
 
 
 def call_tensor_pre_hooks(task: GraphTask, node: Node, hooks: NodeHooks, inputs: list) -> list:
-    """``Tensor.register_hook`` hooks (each may replace its gradient), then ``retain_grad``."""
+    """``Tensor.register_hook`` hooks, then ``retain_grad``. A hook is called with None when
+    its output received no gradient (another output of the node did), as in PyTorch."""
     for nr, fn in hooks.tensor_pre:
-        if inputs[nr] is not None:
-            result = fn(_wrap_grad(inputs[nr]))
-            task.observer.hook("tensor", node, fn=fn, input_nr=nr)
-            if result is not None:
-                inputs[nr] = graph.hook_result(result, inputs[nr], task.create_graph,
-                                               getattr(fn, "__name__", "hook"))
+        grad = inputs[nr]
+        result = fn(None if grad is None else _wrap_grad(grad))
+        task.observer.hook("tensor", node, fn=fn, input_nr=nr)
+        if result is not None:
+            inputs[nr] = graph.checked_hook_result(fn, result, grad, task.create_graph)
     for nr, ref in hooks.retains_grad:
         tensor, grad = ref(), inputs[nr]
         if tensor is not None and grad is not None:
