@@ -201,7 +201,7 @@ def execute(task: GraphTask, graph_root: Node, root_inputs: InputBuffer) -> None
     task.observer.enqueue(graph_root, task.ready)
     node = None
     try:
-        with set_grad_enabled(task.create_graph), np.errstate(all="ignore"):
+        with set_grad_enabled(bool(task.create_graph)), np.errstate(all="ignore"):
             while task.ready:
                 node, inputs = task.ready.pop()
                 evaluate_function(task, node, inputs)

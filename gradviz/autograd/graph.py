@@ -591,6 +591,12 @@ class SavedVariable:
     def __init__(self, tensor: Tensor, is_output: bool = False) -> None:
         self.data = tensor._data
         self._counter = tensor._version_counter
+        if self._counter.inference:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors "
+                "created in inference mode in computation tracked by autograd. To work around "
+                "this, you can make a clone to get a normal tensor and use it in autograd, or use "
+                "`gradviz.no_grad()` instead of `gradviz.inference_mode()`.")
         self.version = self._counter.version
         self._requires_grad = tensor._requires_grad or tensor.grad_fn is not None
         self._output_nr = tensor._output_nr
