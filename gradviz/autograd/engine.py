@@ -8,6 +8,7 @@ Every step is told to an :class:`~gradviz.autograd.events.Observer`.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from heapq import heappop, heappush
 from itertools import count
@@ -21,7 +22,7 @@ from gradviz.autograd.graph import Edge, GraphRoot, Node, NodeHooks, gradient_ed
 from gradviz.tensor import Tensor, _unwrap_grad, _wrap_grad
 
 __all__ = ["run_backward", "compute_dependencies", "init_to_execute", "InputBuffer", "ReadyQueue",
-           "GraphTask", "execute", "evaluate_function", "call_function"]
+           "GraphTask", "execute", "current_node", "evaluate_function", "call_function"]
 
 
 class InputBuffer(list):
@@ -194,16 +195,36 @@ def init_to_execute(graph_root: Node, output_edges: list[Edge], accumulate_grad:
     return exec_info
 
 
+class _CurrentNode(threading.local):
+    node: Node | None = None
+
+
+_current = _CurrentNode()
+
+
+def current_node() -> Node | None:
+    """The node whose backward is running in this thread, or None (PyTorch's
+    ``torch._C._current_autograd_node()``); anomaly mode notes it on nodes recorded then.
+
+    Example:
+        >>> current_node() is None
+        True
+    """
+    return _current.node
+
+
 def execute(task: GraphTask, graph_root: Node, root_inputs: InputBuffer) -> None:
-    """The loop: evaluate ready nodes until none is left. Recording is on only under
-    ``create_graph``; like PyTorch, 1/0 gives inf without a warning."""
+    """The loop: evaluate ready nodes until none is left, each as the :func:`current_node`.
+    Recording is on only under ``create_graph``; like PyTorch, 1/0 gives inf without a
+    warning."""
     task.ready.push(graph_root, root_inputs)
     task.observer.enqueue(graph_root, task.ready)
-    node = None
+    node, outer = None, _current.node  # outer: a backward running inside a node's backward
     try:
         with set_grad_enabled(bool(task.create_graph)), np.errstate(all="ignore"):
             while task.ready:
                 node, inputs = task.ready.pop()
+                _current.node = node
                 evaluate_function(task, node, inputs)
             node = None
             if task.not_ready:
@@ -212,6 +233,8 @@ def execute(task: GraphTask, graph_root: Node, root_inputs: InputBuffer) -> None
     except BaseException as exc:
         task.observer.error(exc, node)
         raise
+    finally:
+        _current.node = outer
 
 
 def evaluate_function(task: GraphTask, node: Node, inputs: InputBuffer) -> None:
