@@ -57,6 +57,11 @@ from gradviz._factories import (
 )
 from gradviz._version import __version__
 from gradviz.autograd import wrappers as _wrappers  # installs Tensor.backward
+from gradviz.autograd.anomaly_mode import (
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+)
 from gradviz.autograd.grad_mode import (
     enable_grad,
     inference_mode,

@@ -22,7 +22,7 @@ import numpy as np
 from gradviz.autograd import engine, events
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
-           "is_anomaly_check_nan_enabled"]
+           "is_anomaly_check_nan_enabled", "set_anomaly_enabled"]
 
 _state = {"enabled": False, "check_nan": True}
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -115,6 +115,18 @@ def _apply(enabled: bool, check_nan: bool) -> None:
             events.add_listener(_listener)
     else:
         events.remove_listener(_listener)
+
+
+def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+    """Turn anomaly detection on or off (``torch.set_anomaly_enabled``), without a warning.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.set_anomaly_enabled(True); gradviz.is_anomaly_enabled()
+        True
+        >>> gradviz.set_anomaly_enabled(False)
+    """
+    _apply(bool(enabled), bool(check_nan))
 
 
 def is_anomaly_enabled() -> bool:
