@@ -180,6 +180,19 @@ PROGRAMS: dict[str, str] = {
         (y * y).sum().backward()
         result = x.retains_grad, y.retains_grad, first, y.grad.tolist(), log
     """,
+    "hook order": """
+        log = []
+        x = f64([1.0, 2.0]); y = x * 2
+        y.register_hook(lambda g: log.append("tensor1"))
+        y.grad_fn.register_prehook(lambda go: log.append("pre"))
+        y.retain_grad()
+        y.register_hook(lambda g: (log.append("tensor2"), g * 10)[1])
+        y.grad_fn.register_hook(lambda gi, go: log.append("post"))
+        x.register_hook(lambda g: log.append("leaf"))
+        x.register_post_accumulate_grad_hook(lambda t: log.append("post_acc"))
+        y.sum().backward()
+        result = log, y.grad.tolist(), x.grad.tolist()
+    """,
     "hooks removed or added during backward": """
         log = []; hs = []
         x = f64([1.0, 2.0]); y = x * 2
