@@ -130,12 +130,24 @@ def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
 
 
 def is_anomaly_enabled() -> bool:
-    """Whether anomaly detection is on."""
+    """Whether anomaly detection is on.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.is_anomaly_enabled()
+        False
+    """
     return _state["enabled"]
 
 
 def is_anomaly_check_nan_enabled() -> bool:
-    """Whether anomaly detection also checks gradients for NaN."""
+    """Whether anomaly detection also checks gradients for NaN (the default).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.is_anomaly_check_nan_enabled()
+        True
+    """
     return _state["check_nan"]
 
 
