@@ -16,7 +16,7 @@ import numpy as np
 
 from gradviz import _device, _dtype
 from gradviz._dtype import dtype as _DType
-from gradviz.autograd.grad_mode import _state as _grad_mode_state
+from gradviz.autograd.grad_mode import _state as _grad_state
 from gradviz.autograd.graph import AccumulateGrad, Node, RemovableHandle, _add_hook, _HookDict
 
 __all__ = ["Tensor"]
@@ -28,10 +28,35 @@ class _VersionCounter:
     """Shared by a tensor and its views: every in-place write bumps it (``Tensor._version``)."""
 
     __slots__ = ("version", "last_op")
+    inference = False
 
     def __init__(self) -> None:
         self.version = 0
         self.last_op: str | None = None  # name of the last in-place op's node, for error texts
+
+
+class _InferenceCounter(_VersionCounter):
+    """What an inference tensor (one made in inference mode) and its views share instead of a
+    version: PyTorch tracks none for them, so an in-place write, which bumps the version, is
+    refused outside inference mode (NOTE [inference mode and grad mode] in grad_mode.py)."""
+
+    __slots__ = ()
+    inference = True
+
+    def __init__(self) -> None:
+        self.last_op = None
+
+    @property  # type: ignore[override]
+    def version(self) -> int:
+        return 0
+
+    @version.setter
+    def version(self, value: int) -> None:
+        if not _grad_state.inference:
+            raise RuntimeError(
+                "Inplace update to inference tensor outside InferenceMode is not allowed.You can "
+                "make a clone to get a normal tensor before doing inplace update.See "
+                "https://github.com/pytorch/rfcs/pull/17 for more details.")
 
 
 class _Extra:
@@ -83,7 +108,8 @@ class Tensor:
         self._grad: Tensor | None = None
         self._grad_fn: Node | None = None
         self._output_nr = 0
-        self._vc: _VersionCounter | None = None  # created on first use: see _version_counter
+        # Created on first use (see _version_counter), except for an inference tensor.
+        self._vc: _VersionCounter | None = _InferenceCounter() if _grad_state.inference else None
         self._base: Tensor | None = None
         self._view_meta: Any = None  # a view's recipe (gradviz.ops.dispatch.ViewMeta)
         self._extra: _Extra | None = None
@@ -100,7 +126,7 @@ class Tensor:
         t._grad = None
         t._grad_fn = None
         t._output_nr = 0
-        t._vc = None
+        t._vc = _InferenceCounter() if _grad_state.inference else None
         t._base = None
         t._view_meta = None
         t._extra = None
@@ -133,7 +159,10 @@ class Tensor:
     def data(self) -> Tensor:
         """The same values, detached, with a version counter of its own (PyTorch's ``.data``):
         changes made through it are invisible to autograd's in-place checks."""
-        return Tensor._make(self._data)
+        out = Tensor._make(self._data)
+        if self.is_inference():
+            out._vc = _InferenceCounter()  # .data of an inference tensor is one too
+        return out
 
     @data.setter
     def data(self, value: Tensor) -> None:
@@ -238,7 +267,22 @@ class Tensor:
     def _version(self) -> int:
         """How many times this tensor's storage was modified in place."""
         vc = self._vc
+        if vc is not None and vc.inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return 0 if vc is None else vc.version
+
+    def is_inference(self) -> bool:
+        """Whether this tensor was made in inference mode (or is a view of such a tensor).
+
+        Example:
+            >>> import gradviz
+            >>> with gradviz.inference_mode():
+            ...     t = gradviz.ones(2)
+            >>> t.is_inference(), gradviz.ones(2).is_inference()
+            (True, False)
+        """
+        vc = self._vc
+        return vc is not None and vc.inference
 
     # -- autograd attributes ---------------------------------------------------------------------
     @property
@@ -278,6 +322,9 @@ class Tensor:
                 "var_no_grad = var.detach().")
         if requires_grad and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and not _grad_state.inference and self.is_inference():
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -550,7 +597,7 @@ class Tensor:
     def numpy(self) -> np.ndarray:
         """The underlying NumPy array (shared memory, as in PyTorch); refused for a tensor that
         requires grad while grad mode is on."""
-        if self._requires_grad and _grad_mode_state.enabled:
+        if self._requires_grad and _grad_state.enabled:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._data

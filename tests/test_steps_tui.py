@@ -15,6 +15,7 @@ from _render_programs import seed_pow
 
 import gradviz as torch
 from gradviz.render.tui import StepsApp
+from gradviz.trace.replay import states
 
 SIZE = (140, 45)
 
@@ -118,11 +119,9 @@ def test_the_panel_shows_what_the_player_shows_with_player_names() -> None:
 
 def test_the_ready_queue_names_same_class_nodes_apart() -> None:
     tr = seed_pow()
-    steps = tr.run().steps
     # the step after which both PowBackward0 nodes wait in the queue
-    both = next(s.index for s in steps
-                if s.kind == "enqueue" and len(s.data["ready"]) == 2)
-    ids = steps[both].data["ready"]
+    both, ids = next((st.step.index, list(st.ready)) for st in states(tr.run())
+                     if st.step.kind == "enqueue" and len(st.ready) == 2)
     app = StepsApp(tr, step=both)
 
     async def script(pilot: Any) -> None:

@@ -66,7 +66,11 @@ def test_values_are_the_values_when_reported():
 def test_grad_is_the_value_written_not_what_a_hook_made_of_it():
     with torch.trace() as tr:
         w = torch.tensor([1.0, 2.0], requires_grad=True)
-        w.register_post_accumulate_grad_hook(lambda p: p.grad.mul_(0))
+
+        def zero_grad(p):  # returns None: a post-accumulate-grad hook must (PyTorch)
+            p.grad.mul_(0)
+
+        w.register_post_accumulate_grad_hook(zero_grad)
         (w * 3).sum().backward()
     assert w.grad.tolist() == [0.0, 0.0]
     leaf = next(s for s in tr.run().steps if s.kind == "leaf_grad")

@@ -351,7 +351,7 @@ class AccumulateGrad(Node):
         The first one becomes ``.grad`` as it is when nobody else holds it (see
         :func:`_can_steal`), else as a copy; later ones are added in place, or out of place
         under ``create_graph`` so that ``.grad`` stays differentiable. Then the variable's
-        post-accumulate-grad hooks run.
+        post-accumulate-grad hooks run (also when no gradient arrived).
 
         Example:
             >>> import gradviz
@@ -363,6 +363,7 @@ class AccumulateGrad(Node):
         new_grad = grad_outputs[0]
         grad_outputs[0] = None  # the list no longer refers to it: see _can_steal
         if new_grad is None:
+            self._call_post_accumulate_grad_hooks(observer)
             return
         tensor_type = _TENSOR or _tensor_class()
         var = self.variable
@@ -385,23 +386,58 @@ class AccumulateGrad(Node):
             np.add(before._data, new_grad, out=before._data, casting="unsafe")
             before._version_counter.version += 1
         observer.leaf_grad(self, var, shown_before, var.grad)
+        self._call_post_accumulate_grad_hooks(observer)
+
+    def _call_post_accumulate_grad_hooks(self, observer: Observer) -> None:
+        # They run even when no gradient arrived (.grad unchanged), as in PyTorch.
+        var = self.variable
         extra = var._extra
         if extra is not None and extra.post_acc_hooks:
             for fn in list(extra.post_acc_hooks.values()):
-                fn(var)
+                if fn(var) is not None:
+                    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
                 observer.hook("post_accumulate_grad", self, fn=fn)
 
 
-def hook_result(result: Any, like: Any, create_graph: bool, what: str) -> Any:
-    """A gradient a hook returned, as the engine carries it (an array, or under
-    ``create_graph`` a tensor), checked to keep the shape of ``like``, the one it replaces."""
+def hook_name(fn: Callable) -> str:
+    """How PyTorch names a hook in its errors: its ``__name__``, else its ``repr``."""
+    return getattr(fn, "__name__", None) or repr(fn)
+
+
+def checked_hook_result(fn: Callable, result: Any, value: Any, create_graph: bool) -> Any:
+    """A gradient that hook ``fn`` returned (not None) in place of ``value``, checked as PyTorch
+    checks it (``check_single_result`` in ``python_hook.cpp``): no gradient where there was
+    None, a tensor, of the same type and size. Returned as the engine carries it (an array, or
+    under ``create_graph`` a tensor)."""
     tensor_type = _TENSOR or _tensor_class()
+    if value is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
     if not isinstance(result, tensor_type):
-        raise TypeError(f"{what} must return None or a Tensor, got {type(result).__name__}")
-    if like is not None and result.shape != np.shape(like):
-        raise RuntimeError(f"hook '{what}' has changed the size of value: expected "
-                           f"{list(np.shape(like))}, got {list(result.shape)}")
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+    old_dtype = value.dtype if isinstance(value, tensor_type) else np.asarray(value).dtype
+    if result._data.dtype != old_dtype:
+        from gradviz.tensor import _type_name
+
+        raise RuntimeError(f"hook '{hook_name(fn)}' has changed the type of value (was "
+                           f"{_type_name(np.dtype(old_dtype))} got "
+                           f"{_type_name(result._data.dtype)})")
+    if result.shape != np.shape(value):
+        # PyTorch's text; the shapes are gradviz's addition.
+        raise RuntimeError(f"hook '{hook_name(fn)}' has changed the size of value (expected "
+                           f"{list(np.shape(value))}, got {list(result.shape)})")
     return result if create_graph else result._data
+
+
+def checked_hook_results(fn: Callable, result: Any, values: Any, create_graph: bool) -> list:
+    """What a node pre-hook or post-hook returned (not None) in place of the tuple ``values``:
+    a tuple of the same length, each entry None or passing :func:`checked_hook_result`."""
+    if not isinstance(result, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    if len(result) != len(values):
+        raise RuntimeError(f"hook '{hook_name(fn)}' has returned an incorrect number of values "
+                           f"(got {len(result)}, but expected {len(values)})")
+    return [None if r is None else checked_hook_result(fn, r, v, create_graph)
+            for r, v in zip(result, values)]
 
 
 def retain_grad(tensor: Tensor, grad: Any, create_graph: bool) -> None:
@@ -619,6 +655,12 @@ class SavedVariable:
     def __init__(self, tensor: Tensor, is_output: bool = False) -> None:
         self.data = tensor._data
         self._counter = tensor._version_counter
+        if self._counter.inference:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors "
+                "created in inference mode in computation tracked by autograd. To work around "
+                "this, you can make a clone to get a normal tensor and use it in autograd, or use "
+                "`gradviz.no_grad()` instead of `gradviz.inference_mode()`.")
         self.version = self._counter.version
         self._requires_grad = tensor._requires_grad or tensor.grad_fn is not None
         self._output_nr = tensor._output_nr
