@@ -55,6 +55,7 @@ from gradviz._factories import (
     tensor,
     zeros,
 )
+from gradviz._size import Size
 from gradviz._version import __version__
 from gradviz.autograd import wrappers as _wrappers  # installs Tensor.backward
 from gradviz.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -65,7 +66,6 @@ from gradviz.render import draw_backward, draw_both, draw_forward, draw_step, pr
 from gradviz.tensor import Tensor, is_tensor
 from gradviz.trace import compare_engines, graph_of, load_trace, trace
 
-Size = tuple  # gradviz shapes are plain tuples; `gradviz.Size([2, 3])` builds one
 
 # Every public function of the op layer, hand-written or generated from a table row, is exported
 # here: the list is functional.__all__, so a new row with `function=` needs no edit in this file.

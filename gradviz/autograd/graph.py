@@ -192,7 +192,7 @@ class Node:
             >>> y = (x * 3).sum()
             >>> h = y.grad_fn.register_hook(lambda gi, go: print(gi[0].shape))
             >>> y.backward()
-            (2,)
+            gradviz.Size([2])
         """
         extra = self._x()
         if extra.post_hooks is None:
@@ -308,7 +308,7 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
 
     def __init__(self, variable: Tensor) -> None:
-        super().__init__((), ((variable.shape, variable._data.dtype),))
+        super().__init__((), ((variable._data.shape, variable._data.dtype),))
         self.variable = variable
         self._seq = _MAX_SEQUENCE_NR
 

@@ -50,7 +50,7 @@ def _make_grads(outputs: tuple, grads: Any, is_grads_batched: bool = False) -> l
                 if out._data.dtype.kind != "f":
                     raise RuntimeError(f"grad can be implicitly created only for real scalar "
                                        f"outputs but got {out.dtype!r}")
-                g = Tensor._make(np.ones(out.shape, dtype=out._data.dtype))
+                g = Tensor._make(np.ones(out._data.shape, dtype=out._data.dtype))
             result.append(g)
             continue
         if not isinstance(g, Tensor):
