@@ -66,7 +66,6 @@ from gradviz.render import draw_backward, draw_both, draw_forward, draw_step, pr
 from gradviz.tensor import Tensor, is_tensor
 from gradviz.trace import compare_engines, graph_of, load_trace, trace
 
-
 # Every public function of the op layer, hand-written or generated from a table row, is exported
 # here: the list is functional.__all__, so a new row with `function=` needs no edit in this file.
 globals().update({_name: getattr(_functional, _name) for _name in _functional.__all__})

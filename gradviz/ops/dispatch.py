@@ -20,6 +20,7 @@ from gradviz.autograd.graph import (
     FREED_MESSAGE,
     NO_EDGE,
     Node,
+    SavedTensor,
     SavedVariable,
     collect_next_edges,
     gradient_edge,
@@ -141,9 +142,10 @@ def _plain_args(node: OpNode, names: tuple) -> list:
     for n in names:
         v = saved[n]
         if type(v) is SavedVariable:
-            if v._counter.version != v.version:
-                v.check_version(node)
-            v = v.data
+            data = v.data
+            if data is None or v._counter.version != v.version:
+                data = v.unpack_data(node)  # packed by a hook, or modified in place (raises)
+            v = data
         elif v is FREED:
             raise RuntimeError(FREED_MESSAGE)
         args.append(v)
@@ -154,10 +156,7 @@ def _value(node: Node, saved: dict, name: str, create_graph: bool) -> Any:
     """A saved value for a formula: an array in a plain backward, a tensor under create_graph."""
     v = saved[name]
     if type(v) is SavedVariable:
-        if create_graph:
-            return v.unpack(node)
-        v.check_version(node)
-        return v.data
+        return v.unpack(node) if create_graph else v.unpack_data(node)
     if v is FREED:
         raise RuntimeError(FREED_MESSAGE)
     return v
@@ -180,6 +179,19 @@ def _saved_property(name: str) -> property:
     return property(get, doc=f"The value saved for backward as ``{name}``.")
 
 
+def _raw_saved_property(name: str) -> property:
+    def get(self: OpNode) -> SavedTensor:
+        v = self._store.get(name)
+        if v is not None and type(v) is not SavedVariable and v is not FREED:
+            raise RuntimeError(f"{type(self).__name__} keeps {name} as the number it was "
+                               f"given ({v!r}), not as a saved tensor: it has no hooks")
+        return SavedTensor(v, self)
+
+    get.__name__ = f"_raw_saved_{name}"
+    return property(get, doc=f"The saved tensor ``{name}`` as a ``SavedTensor`` (to give it "
+                             "pack and unpack hooks).")
+
+
 def _node_class(op: OpInfo) -> type:
     cls = op.node_cls
     if cls is None:
@@ -190,6 +202,8 @@ def _node_class(op: OpInfo) -> type:
         for name in op.saved_names:
             if name not in op.hidden:
                 ns[f"_saved_{name}"] = _saved_property(name)
+                if name in op.inputs or name == "result" or name in op.outputs:
+                    ns[f"_raw_saved_{name}"] = _raw_saved_property(name)
         # Each input's formula and the saved names it reads, in input order (apply's loop).
         ns["_formulas"] = tuple((names, op.grads.get(inp))
                                 for names, inp in zip(op.needs, op.inputs))
