@@ -767,8 +767,9 @@ class SavedTensor:
             raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
                                "already been set. Hint: only one pair of hooks is allowed at a "
                                "time.")
+        # The hook gets the values without their history, as PyTorch passes ``data.detach()``.
         tensor = saved._tensor if saved._tensor is not None else saved.unpack(self._owner)
-        saved.set_hooks(pack_hook, unpack_hook, tensor)
+        saved.set_hooks(pack_hook, unpack_hook, tensor.detach())
 
     def __repr__(self) -> str:
         return f"<SavedTensor object at {id(self):#x}>"
