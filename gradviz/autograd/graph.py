@@ -592,6 +592,8 @@ def set_history(node: Node, outputs: tuple) -> None:
 # The active saved_tensors_hooks, innermost last; `[message]` of disable_saved_tensors_hooks.
 _SAVED_HOOKS: list[tuple[Callable, Callable]] = []
 _HOOKS_DISABLED: list[str] = []
+# [True] once any value was packed by a hook: until then nodes skip looking for packed values.
+HOOKED_SAVES = [False]
 
 _PACK_MODIFIED = (
     "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
@@ -644,6 +646,7 @@ class SavedVariable:
             self._edge = None
         self._meta = (self.data.shape, self.data.dtype)
         self.hooks = (packed, unpack_hook)
+        HOOKED_SAVES[0] = True
         self.data = None
         self._tensor = None
         if events._listeners:
@@ -748,7 +751,7 @@ class SavedTensor:
     __slots__ = ("_saved", "_owner")
 
     def __init__(self, saved: SavedVariable | None | object, owner: Node | None) -> None:
-        self._saved = saved  # a SavedVariable; None: nothing saved; else: freed
+        self._saved = saved  # a SavedVariable; None: nothing saved; a number; else: freed
         self._owner = owner
 
     def register_hooks(self, pack_hook: Callable, unpack_hook: Callable) -> None:
@@ -761,6 +764,10 @@ class SavedTensor:
         if saved is None:
             raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
                                "forbidden")
+        if isinstance(saved, (int, float, complex, np.number)):
+            raise RuntimeError(f"{self._owner.name()} keeps this operand as the number it was "
+                               f"given ({saved!r}), not as a saved tensor: gradviz cannot "
+                               "give it hooks")
         if type(saved) is not SavedVariable:
             raise RuntimeError(_REGISTER_FREED)
         if saved.hooks is not None:
