@@ -72,10 +72,10 @@ def saved_for(op: OpInfo, bits: int) -> list[str]:
     """The names ``op``'s node saves when the inputs flagged in ``bits`` (bit i: input i) need
     gradients, in alphabetical order (PyTorch's nodes save in that order), by PyTorch's rule
     (``guard_for`` in its autograd codegen). A *tensor* (an input, the result or an output)
-    or a tensor's strides that only one formula reads is saved only when that formula's input needs a gradient,
-    if the op has several differentiable inputs; everything else a formula names (sizes,
-    numbers, tensors read by several formulas) is saved whichever inputs need gradients, and
-    forward arguments always.
+    or a tensor's strides that only one formula reads is saved only when that formula's
+    input needs a gradient, if the op has several differentiable inputs; everything else a
+    formula names (sizes, numbers, tensors read by several formulas) is saved whichever
+    inputs need gradients, and forward arguments always.
 
     Example:
         >>> saved_for(OPS["addmm"], 0b001)  # only the bias needs a gradient
