@@ -592,8 +592,10 @@ def set_history(node: Node, outputs: tuple) -> None:
 # The active saved_tensors_hooks, innermost last; `[message]` of disable_saved_tensors_hooks.
 _SAVED_HOOKS: list[tuple[Callable, Callable]] = []
 _HOOKS_DISABLED: list[str] = []
-# [True] once any value was packed by a hook: until then nodes skip looking for packed values.
+# [True] once any value was packed by a hook; ON_FIRST_PACK is called then (the op layer
+# installs its nodes' unpack-once step, so that nothing is paid before hooks are first used).
 HOOKED_SAVES = [False]
+ON_FIRST_PACK: list[Callable[[], None]] = []
 
 _PACK_MODIFIED = (
     "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
@@ -614,7 +616,8 @@ class SavedVariable:
     error. An op's *output* is saved as its array only (a reference to the tensor would make a
     cycle through ``grad_fn``); under ``create_graph`` it is rebuilt with the owning node as
     ``grad_fn``. Under saved-tensor hooks only what the pack hook returned is kept (NOTE [saved
-    tensor hooks]): ``data`` is then None and ``hooks`` holds ``(packed, unpack_hook)``.
+    tensor hooks]): ``data`` is then None and ``hooks`` holds ``(packed, unpack_hook)`` (it is
+    set only then).
     """
 
     __slots__ = ("data", "version", "_counter", "_tensor", "_requires_grad", "_output_nr",
@@ -627,7 +630,7 @@ class SavedVariable:
         self._requires_grad = tensor._requires_grad or tensor.grad_fn is not None
         self._output_nr = tensor._output_nr
         self._tensor = None if is_output else tensor
-        self.hooks: tuple | None = None
+        # `hooks` is set only when packed (then `data` is None): nothing more to pay here.
         if _SAVED_HOOKS:  # the one check the common case pays
             self.set_hooks(*_SAVED_HOOKS[-1], tensor)
 
@@ -646,8 +649,11 @@ class SavedVariable:
             self._edge = None
         self._meta = (self.data.shape, self.data.dtype)
         self.hooks = (packed, unpack_hook)
-        HOOKED_SAVES[0] = True
         self.data = None
+        if not HOOKED_SAVES[0]:
+            HOOKED_SAVES[0] = True
+            for fn in ON_FIRST_PACK:
+                fn()
         self._tensor = None
         if events._listeners:
             events.emit("saved_tensor_pack", {"saved": self, "tensor": tensor, "packed": packed,
@@ -655,7 +661,7 @@ class SavedVariable:
 
     def check_version(self, owner: Node | None = None) -> None:
         counter = self._counter
-        if self.hooks is None and counter.version != self.version:
+        if self.data is not None and counter.version != self.version:
             raise RuntimeError(self._modified_message(owner))
 
     def _modified_message(self, owner: Node | None = None) -> str:
@@ -696,7 +702,7 @@ class SavedVariable:
     def unpack_data(self, owner: Node | None = None) -> Any:
         """The saved value as the engine's array (a plain backward), after the version check
         or through the unpack hook."""
-        if self.hooks is not None:
+        if self.data is None:  # packed by a hook
             return self._call_unpack_hook(owner)._data
         self.check_version(owner)
         return self.data
@@ -705,7 +711,7 @@ class SavedVariable:
         """The saved value as a tensor (graph-connected), after the version check."""
         from gradviz.tensor import Tensor
 
-        if self.hooks is not None:
+        if self.data is None:  # packed by a hook
             return self._unpack_hooked(owner)
         self.check_version(owner)
         if self._tensor is not None:
@@ -770,7 +776,7 @@ class SavedTensor:
                                "give it hooks")
         if type(saved) is not SavedVariable:
             raise RuntimeError(_REGISTER_FREED)
-        if saved.hooks is not None:
+        if saved.data is None:
             raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
                                "already been set. Hint: only one pair of hooks is allowed at a "
                                "time.")

@@ -102,24 +102,16 @@ class OpNode(Node):
     def _inspect_saved(self) -> list[tuple[str, Any]]:
         return [(n, self._store[n]) for n in self._op.saved_names if n in self._store]
 
-    def run(self, grad_outputs: list, create_graph: bool, observer: Any) -> tuple:
-        # Node.run's body, plus: values packed by saved-tensor hooks are unpacked once per call,
-        # all of them first, in the order they were saved, as PyTorch's nodes unpack them.
-        if graph.HOOKED_SAVES[0] and self._has_hooked():
-            return self._run_unpacked(grad_outputs, create_graph, observer)
-        grad_inputs = self.apply(grad_outputs, create_graph)
-        observer.execute(self, grad_outputs, grad_inputs)
-        return grad_inputs
-
-    def _has_hooked(self) -> bool:
-        return any(type(v) is SavedVariable and v.hooks is not None
-                   for v in self._store.values())
-
-    def _run_unpacked(self, grad_outputs: list, create_graph: bool, observer: Any) -> tuple:
+    def _run_unpacking_once(self, grad_outputs: list, create_graph: bool,
+                            observer: Any) -> tuple:
+        """``run`` once saved-tensor hooks were used: values packed by a hook are unpacked
+        once per call, all of them first, in the order they were saved, as PyTorch's nodes
+        unpack them (installed by :func:`_install_unpacking_once`)."""
         store = self._store
-        self._store = {n: (v.unpack(self) if create_graph else v.unpack_data(self))
-                       if type(v) is SavedVariable and v.hooks is not None else v
-                       for n, v in store.items()}
+        if any(type(v) is SavedVariable and v.data is None for v in store.values()):
+            self._store = {n: (v.unpack(self) if create_graph else v.unpack_data(self))
+                           if type(v) is SavedVariable and v.data is None else v
+                           for n, v in store.items()}
         try:
             grad_inputs = self.apply(grad_outputs, create_graph)
         finally:
@@ -131,6 +123,16 @@ class OpNode(Node):
         # `_raw_saved_<arg>` only for keyword arguments that are tensors (see its property).
         return [a for a in super().__dir__() if not a.startswith("_raw_saved_")
                 or hasattr(self, a)]
+
+
+def _install_unpacking_once() -> None:
+    # NOTE [perf]: until a hook packs a saved value, nodes run Node.run unchanged.
+    OpNode.run = OpNode._run_unpacking_once
+
+
+graph.ON_FIRST_PACK.append(_install_unpacking_once)
+if graph.HOOKED_SAVES[0]:
+    _install_unpacking_once()
 
 
 class _UnaryOpNode(OpNode):
