@@ -1003,8 +1003,9 @@ def _current_task() -> Any:
     return CURRENT_TASKS[-1][0]
 
 
-def _forget_when_done(task: Any, table: Any) -> None:
-    # A pass that stops early (an error) must not leave its entry behind for a later pass
-    # that reuses the id: the engine calls these when the pass ends.
-    task.on_done.append(lambda: table.discard(id(task)) if isinstance(table, set)
-                        else table.pop(id(task), None))
+def _forget_when_done(task: Any, table: set | dict) -> None:
+    # A pass that stops early (an error) must not leave its entry behind for a later pass that
+    # reuses the id: the engine calls these when the pass ends.
+    key = id(task)
+    task.on_done.append(lambda: table.discard(key) if isinstance(table, set)
+                        else table.pop(key, None))
