@@ -277,6 +277,24 @@ def million_torch(repeat: int) -> dict:
                     lambda t: t * 1.000001, lambda t: t.sum().backward())
 
 
+# -- import time ---------------------------------------------------------------------------------
+def import_gradviz(repeat: int) -> dict:
+    """``import gradviz`` in a fresh interpreter, each time (``-X importtime`` not needed: the
+    wall time of ``python -c "import gradviz"`` minus that of ``python -c "pass"``)."""
+    import subprocess
+
+    def once(code: str) -> float:
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True)
+        return time.perf_counter() - t0
+
+    times = []
+    for _ in range(repeat):
+        base = once("import numpy")  # NumPy's own import is not gradviz's
+        times.append(max(0.0, once("import gradviz") - base))
+    return {"median": statistics.median(times), "min": min(times), "max": max(times)}
+
+
 # -- rendering -------------------------------------------------------------------------------------
 def render_1000(repeat: int) -> dict:
     import gradviz as gv
@@ -318,7 +336,8 @@ def render_torchviz_case(repeat: int) -> dict:
 
 
 WORKLOADS = {name: fn for name, fn in globals().items()
-             if callable(fn) and name.split("_")[0] in ("chain", "mlp", "cnn", "million", "render")}
+             if callable(fn) and name.split("_")[0] in ("chain", "mlp", "cnn", "million", "render",
+                                                              "import")}
 
 
 def main(argv: list[str]) -> int:

@@ -18,12 +18,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gradviz.ops import api, derivatives, dispatch, functional, methods
+from gradviz.ops import api, derivatives, dispatch, fastpath, functional, methods
 from gradviz.ops.opinfo import OPS, OpInfo
 from gradviz.ops.opinfo import defop as _declare
 from gradviz.tensor import Tensor
 
-__all__ = ["OPS", "OpInfo", "defop", "remove_op", "derivatives", "functional"]
+__all__ = ["OPS", "OpInfo", "defop", "remove_op", "derivatives", "functional", "generated_source"]
 
 # Fast paths and the generated API first: the hand-written operators refer to it (``__neg__``
 # is ``neg``).
@@ -70,3 +70,28 @@ def remove_op(name: str) -> None:
         False
     """
     api.unpublish(OPS.pop(name))
+
+
+def generated_source(name: str) -> str:
+    """The Python source generated from row ``name``: its fast path (the forward that records
+    the node) and its node class's ``apply`` and ``release_variables``, with the formulas of
+    the row copied in (NOTE [generated fast paths] in ``gradviz/ops/fastpath.py``).
+
+    Example:
+        >>> src = generated_source("mul")
+        >>> src.splitlines()[0]
+        'def mul_fast(a, b, **kwargs):'
+        >>> "_g_0 = grad * other" in src
+        True
+    """
+    op = OPS[name]
+    parts = []
+    if fastpath.eligible(op):
+        parts.append(fastpath.forward_source(op))
+    cls = op.node_cls
+    if cls is not None and "release_variables" in cls.__dict__:  # a generated node class
+        parts.append(dispatch.node_source(op))
+    if not parts:
+        raise ValueError(f"{name!r}: no code is generated for this row (it takes the general "
+                         "dispatch path: several outputs, a list input, or more than two inputs)")
+    return "\n\n".join(parts)

@@ -58,13 +58,14 @@ def make_function(op: OpInfo) -> Callable[..., Tensor]:
         >>> exp.__name__, str(exp.__signature__)
         ('exp', "(input) -> 'Tensor'")
     """
-    fast = op.fast  # the row's fast path, which hands other calls to the general one
+    # The row's fast path hands other calls to the general one; it is read at each call (it
+    # is compiled on first use, gradviz/ops/fastpath.py).
     if op.defaults or len(op.inputs) != 1:
         def fn(*args: Any, **kwargs: Any) -> Tensor:
             return dispatch(op, *args, **kwargs)
-    elif fast is not None:
+    elif op.fast is not None:
         def fn(input: Any) -> Tensor:  # the common case: one tensor, no keyword arguments
-            return fast(input)
+            return op.fast(input)
     else:
         def fn(input: Any) -> Tensor:
             return dispatch(op, input)

@@ -36,6 +36,7 @@ from gradviz.ops.opinfo import OpInfo, saved_for
 from gradviz.tensor import Tensor, _is_number, _type_name
 
 __all__ = ["dispatch", "general_dispatch", "specialise", "dispatch_inplace", "OpNode",
+           "node_source",
            "CopySlices", "AsStridedBackward0", "ViewMeta", "broadcast_message", "rebase_history",
            "rebase_message", "DEFAULT", "NO_GRAD_MODE", "MULTI_OUTPUT_NODE",
            "IN_CUSTOM_FUNCTION", "INFERENCE_MODE"]
@@ -196,6 +197,41 @@ def _plain_args(node: OpNode, names: tuple) -> list:
     return args
 
 
+def _generate_on_first_use(op: OpInfo) -> tuple:
+    def install() -> type:
+        cls = op.node_cls
+        methods = fastpath.node_methods(op, OpNode.apply, FREED, _unpack_rare)
+        for name, value in methods.items():
+            setattr(cls, name, value)
+        return cls
+
+    def apply(self: OpNode, grad_outputs: list, create_graph: bool) -> tuple:
+        return install().apply(self, grad_outputs, create_graph)
+
+    def release_variables(self: OpNode) -> bool:
+        return install().release_variables(self)
+
+    return apply, release_variables
+
+
+def node_source(op: OpInfo) -> str:
+    """The generated source of ``op``'s node methods (``apply``, ``release_variables``).
+
+    Example:
+        >>> from gradviz.ops import OPS
+        >>> print(node_source(OPS["exp"]).splitlines()[0])
+        def apply(_g_node, grad_outputs, create_graph):
+    """
+    return fastpath.node_source(op)[0]
+
+
+def _unpack_rare(node: OpNode, v: Any) -> Any:
+    """A saved value that is freed (an error) or a list of tensors, for a generated apply."""
+    if v is FREED:
+        raise RuntimeError(FREED_MESSAGE)
+    return v.unpack(node)
+
+
 def _value(node: Node, saved: dict, name: str, create_graph: bool) -> Any:
     """A saved value for a formula: an array in a plain backward, a tensor under create_graph."""
     v = saved[name]
@@ -261,6 +297,11 @@ def _node_class(op: OpInfo) -> type:
         base = (_GeneralOpNode if op.general else
                 _UnaryOpNode if len(op.inputs) == 1 and op.inputs[0] in op.grads else
                 _BinaryOpNode if len(op.inputs) == 2 else OpNode)
+        generate = base is _UnaryOpNode or base is _BinaryOpNode
+        if generate:
+            # NOTE [generated fast paths]: apply and release_variables written from the row,
+            # compiled when a node of the class first runs (not at import: see fastpath.make).
+            ns["apply"], ns["release_variables"] = _generate_on_first_use(op)
         cls = op.node_cls = type(op.node, (base,), ns)
     return cls
 

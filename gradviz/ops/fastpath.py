@@ -19,6 +19,9 @@ promoting; a result that came out broadcast is computed again by the general pat
 
 from __future__ import annotations
 
+import ast
+import inspect
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -26,11 +29,17 @@ import numpy as np
 
 from gradviz.autograd.events import _listeners, emit
 from gradviz.autograd.grad_mode import _state
-from gradviz.autograd.graph import SavedVariable, edge_pair, next_sequence_nr, save_value
+from gradviz.autograd.graph import (
+    SavedVariable,
+    SavedVariableList,
+    edge_pair,
+    next_sequence_nr,
+    save_value,
+)
 from gradviz.ops.opinfo import OpInfo, saved_for
-from gradviz.tensor import Tensor
+from gradviz.tensor import Tensor, _InferenceCounter, _is_number
 
-__all__ = ["make", "eligible"]
+__all__ = ["make", "eligible", "forward_source", "node_source", "node_methods"]
 
 
 def eligible(op: OpInfo) -> bool:
@@ -44,137 +53,332 @@ def eligible(op: OpInfo) -> bool:
                for n in op.saved_names)
 
 
-# Where a saved value comes from (the fast path's save plans).
-_INPUT, _SIZES, _NUMEL, _RESULT, _KWARG, _STRIDES = range(6)
+
+# NOTE [generated fast paths]
+# Each eligible row's fast path is Python source written from the row (as PyTorch writes its
+# C++ from derivatives.yaml), compiled once at import, and readable: `generated_source("mul")`
+# or `OPS["mul"].fast.__source__`. Everything known when the row is declared is resolved while
+# writing it: whether the row broadcasts or runs quietly, how many inputs it has, what to save
+# for each set of inputs needing a gradient and where each value comes from (one dict literal
+# per set). The result tensor, the gradient edges and the node are built in line; the general
+# path's helpers (`Tensor._make`, `collect_next_edges`, `_record`) are what these lines spell out.
+# The node's `apply` and `release_variables` are written the same way (`node_methods`), with
+# the formulas' lambda bodies copied in. A/B (one process, interleaved, see the commit
+# message): the closures these replaced cost more per op.
 
 
-def _edge(t: Any) -> tuple:
-    """Where a gradient for argument ``t`` goes (``collect_next_edges`` for one argument)."""
-    if type(t) is not Tensor or not t._requires_grad:
-        return _NO_EDGE
-    fn = t._grad_fn
-    return (fn, t._output_nr) if fn is not None and t._view_meta is None else edge_pair(t)
+def _edge_lines(arg: str, edge: str) -> list[str]:
+    # collect_next_edges for one argument, spelled out (a view goes through edge_pair); the
+    # first argument is known to be a tensor here.
+    test = "a._requires_grad" if arg == "a" else f"type({arg}) is Tensor and {arg}._requires_grad"
+    return [f"if {test}:",
+            f"    _fn = {arg}._grad_fn",
+            f"    {edge} = (_fn, {arg}._output_nr) if _fn is not None and "
+            f"{arg}._view_meta is None else edge_pair({arg})",
+            "else:",
+            f"    {edge} = NO_EDGE"]
 
 
-_NO_EDGE = (None, 0)
+def _saved_expr(op: OpInfo, name: str, args: tuple[str, ...], arrays: tuple[str, ...]) -> str:
+    """The expression that saves ``name`` (what `_save` in dispatch.py computes, resolved)."""
+    inputs = op.inputs
+    if name == "result":
+        return "SavedVariable(result, True)"
+    if name in inputs:
+        a = args[inputs.index(name)]
+        return f"SavedVariable({a}) if type({a}) is Tensor else {a}"
+    if name.endswith("_sym_sizes"):
+        return f"{args[inputs.index(name[:-10])]}._data.shape"
+    if name.endswith("_sym_numel"):
+        return f"int({args[inputs.index(name[:-10])]}._data.size)"
+    if name.endswith("_sym_strides"):
+        a = arrays[inputs.index(name[:-12])]
+        return f"tuple(_st // {a}.itemsize for _st in {a}.strides)"
+    return f"save_kwarg(kwargs, {name!r})"  # a forward keyword argument
+
+
+def _store_literal(op: OpInfo, bits: int, args: tuple[str, ...], arrays: tuple[str, ...]) -> str:
+    items = ", ".join(f"{n!r}: {_saved_expr(op, n, args, arrays)}" for n in saved_for(op, bits))
+    return "{" + items + "}"
+
+
+def forward_source(op: OpInfo) -> str:
+    """The source of ``op``'s fast path (see NOTE [fast paths] and [generated fast paths])."""
+    unary = len(op.inputs) == 1
+    params = "a" if unary else "a, b"
+    args = ("a",) if unary else ("a", "b")
+    arrays = ("x",) if unary else ("x", "y")
+    general = f"general(op, {params}, **kwargs)"
+    lines = [f"def {op.name}_fast({params}, **kwargs):",
+             f'    """{op.name}\'s fast path, generated from its row (NOTE [fast paths])."""']
+    body: list[str] = []
+    if unary:
+        body += ["if type(a) is not Tensor:",
+                 f"    return {general}",
+                 "x = a._data",
+                 "if x.dtype.kind != 'f':",
+                 f"    return {general}",
+                 "requires = a._requires_grad"]
+    else:
+        body += ["if type(a) is not Tensor:",
+                 f"    return {general}",
+                 "x = a._data",
+                 "kind = type(b)",
+                 "if kind is Tensor:",
+                 "    y = b._data",
+                 "    if x.dtype.kind != 'f' or y.dtype.kind != 'f'"
+                 + (" or y.shape != x.shape or y.dtype != x.dtype:" if op.broadcasts else ":"),
+                 f"        return {general}",
+                 "    requires = a._requires_grad or b._requires_grad",
+                 "elif (kind is float or kind is int) and x.dtype.kind == 'f':",
+                 "    y = b",
+                 "    requires = a._requires_grad",
+                 "else:",
+                 f"    return {general}"]
+    call = f"forward({', '.join(arrays)}, **kwargs)"
+    body += ["try:"]
+    if op.quiet:
+        body += ["    with np.errstate(all='ignore'):", f"        out = {call}"]
+    else:
+        body += [f"    out = {call}"]
+    body += ["except ValueError:",
+             f"    return {general}  # the general path words the error",
+             "if type(out) is not np.ndarray:",
+             "    out = np.asarray(out)"]
+    if op.broadcasts:  # a keyword (where's condition) may have broadcast the result
+        body += ["if out.shape != x.shape or out.dtype != x.dtype:", f"    return {general}"]
+    body += ["# Tensor._make(out), in line",
+             "result = new(Tensor)",
+             "result._data = out",
+             "result._requires_grad = False",
+             "result._grad = None",
+             "result._grad_fn = None",
+             "result._output_nr = 0",
+             "result._vc = InferenceCounter() if _state.inference else None",
+             "result._base = None",
+             "result._view_meta = None",
+             "result._extra = None",
+             "node = None",
+             "if requires and _state.enabled and out.dtype.kind == 'f':"]
+    rec: list[str] = []
+    rec += _edge_lines("a", "e0")
+    if not unary:
+        rec += _edge_lines("b", "e1")
+    rec += [f"node = new({op.node_cls.__name__})",
+            "node.next_functions = " + ("(e0,)" if unary else "(e0, e1)"),
+            "node._seq = next_sequence_nr()",
+            "key = (out.shape, out.dtype)",
+            "node._out_meta = out_metas.get(key) or make_out_meta(key)",
+            "node._extra = None",
+            "node._in_meta = None",
+            "# set_history: the node is the result's grad_fn before anything saves the result",
+            "result._grad_fn = node",
+            "result._requires_grad = True",
+            "# saved values: which ones depends on which inputs need a gradient"]
+    if unary:
+        rec += [f"node._store = {_store_literal(op, 1, args, arrays)}"]
+    else:
+        rec += ["if e0[0] is not None:",
+                "    if e1[0] is not None:",
+                f"        node._store = {_store_literal(op, 3, args, arrays)}",
+                "    else:",
+                f"        node._store = {_store_literal(op, 1, args, arrays)}",
+                "else:",
+                f"    node._store = {_store_literal(op, 2, args, arrays)}"]
+    body += ["    " + line for line in rec]
+    inputs = "(a,)" if unary else "(a, b)"
+    body += ["if _listeners:",
+             f"    emit('op', {{'name': {op.name!r}, 'node': node, 'inputs': {inputs}, "
+             "'outputs': (result,), 'kwargs': kwargs, 'inplace': False})",
+             "return result"]
+    return "\n".join(lines + ["    " + line for line in body]) + "\n"
+
+
+def _save_kwarg(op: OpInfo) -> Callable[[dict, str], Any]:
+    defaults = op.defaults
+
+    def save_kwarg(kwargs: dict, name: str) -> Any:
+        # a forward keyword argument; a tensor one (where's condition) as a saved tensor
+        v = kwargs[name] if name in kwargs else defaults[name]
+        return SavedVariable(v) if isinstance(v, Tensor) else (
+            save_value(v) if type(v) is tuple else v)
+
+    return save_kwarg
 
 
 def make(op: OpInfo, dispatch: Callable[..., Tensor], node_class: type,
          out_metas: dict, make_out_meta: Callable[[tuple], tuple]) -> Callable[..., Tensor] | None:
-    """The fast path of ``op`` (None if the row is not :func:`eligible`)."""
+    """The fast path of ``op`` (None if the row is not :func:`eligible`): the function written
+    by :func:`forward_source`, compiled when first called (``op.fast`` is then that function;
+    callers read ``op.fast`` at each call).
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz.ops import OPS
+        >>> _ = gradviz.ones(2).tanh()
+        >>> print(OPS["tanh"].fast.__source__.splitlines()[0])
+        def tanh_fast(a, **kwargs):
+    """
     if not eligible(op):
         return None
-    forward, quiet, broadcasts, name = op.forward, op.quiet, op.broadcasts, op.name
-    inputs, defaults, plans = op.inputs, op.defaults, {}
-    new = object.__new__
 
-    def save_plan(bits: int) -> tuple:
-        # What to save when the inputs flagged in `bits` need gradients (as dispatch's plan).
-        names = saved_for(op, bits)
-        plan = tuple((n, _INPUT, inputs.index(n)) if n in inputs
-                     else (n, _SIZES, inputs.index(n[:-10])) if n.endswith("_sym_sizes")
-                     else (n, _STRIDES, inputs.index(n[:-12])) if n.endswith("_sym_strides")
-                     else (n, _NUMEL, inputs.index(n[:-10])) if n.endswith("_sym_numel")
-                     else (n, _RESULT, 0) if n == "result" else (n, _KWARG, 0) for n in names)
-        plans[bits] = plan
-        return plan
+    def first_call(*args: Any, **kwargs: Any) -> Tensor:
+        # Compiled on first use: writing and compiling every row at import would cost about
+        # a second (issue #19 keeps `import gradviz` under 0.3 s).
+        fn = op.fast = _compile_forward(op, dispatch, node_class, out_metas, make_out_meta)
+        return fn(*args, **kwargs)
 
-    def record(result: Tensor, out: np.ndarray, args: tuple, edges: tuple, kwargs: dict) -> Any:
-        # _record's work for this row: the node (its output's grad_fn before anything saves
-        # that output), then the saved values its plan names.
-        node = new(node_class)
-        node.next_functions = edges
-        node._seq = next_sequence_nr()
-        key = (out.shape, out.dtype)
-        node._out_meta = out_metas.get(key) or make_out_meta(key)
-        node._extra = None
-        node._in_meta = None
-        result._grad_fn = node
-        result._output_nr = 0
-        result._requires_grad = True
-        bits = (edges[0][0] is not None) | ((len(edges) > 1 and edges[1][0] is not None) << 1)
-        store = {}
-        for saved, kind, where in plans.get(bits) or save_plan(bits):
-            if kind == _INPUT:
-                v = args[where]
-                store[saved] = SavedVariable(v) if type(v) is Tensor else v
-            elif kind == _SIZES:
-                store[saved] = args[where]._data.shape
-            elif kind == _NUMEL:
-                store[saved] = int(args[where]._data.size)
-            elif kind == _RESULT:
-                store[saved] = SavedVariable(result, True)
-            elif kind == _STRIDES:
-                arr = args[where]._data
-                store[saved] = tuple(st // arr.itemsize for st in arr.strides)
-            else:  # a forward keyword argument; a tensor one (where's condition) as a tensor
-                v = kwargs[saved] if saved in kwargs else defaults[saved]
-                store[saved] = SavedVariable(v) if isinstance(v, Tensor) else (
-                    save_value(v) if type(v) is tuple else v)
-        node._store = store
-        return node
+    first_call.__source__ = None  # type: ignore[attr-defined]
+    return first_call
 
-    if len(inputs) == 1:
-        def fast1(a: Any, **kwargs: Any) -> Tensor:
-            if type(a) is not Tensor or a._data.dtype.kind != "f":
-                return dispatch(op, a, **kwargs)
-            try:
-                if quiet:
-                    with np.errstate(all="ignore"):
-                        out = forward(a._data, **kwargs)
-                else:
-                    out = forward(a._data, **kwargs)
-            except ValueError:
-                return dispatch(op, a, **kwargs)  # the general path words the error
-            if type(out) is not np.ndarray:
-                out = np.asarray(out)
-            if broadcasts and (out.shape != a._data.shape or out.dtype != a._data.dtype):
-                return dispatch(op, a, **kwargs)
-            result = Tensor._make(out)
-            node = None
-            if a._requires_grad and _state.enabled and out.dtype.kind == "f":
-                node = record(result, out, (a,), (_edge(a),), kwargs)
-            if _listeners:
-                emit("op", {"name": name, "node": node, "inputs": (a,), "outputs": (result,),
-                            "kwargs": kwargs, "inplace": False})
-            return result
 
-        return fast1
+def _compile_forward(op: OpInfo, dispatch: Callable[..., Tensor], node_class: type,
+                     out_metas: dict, make_out_meta: Callable[[tuple], tuple]
+                     ) -> Callable[..., Tensor]:
+    source = forward_source(op)
+    namespace: dict[str, Any] = {
+        "np": np, "Tensor": Tensor, "general": dispatch, "op": op, "forward": op.forward,
+        node_class.__name__: node_class, "new": object.__new__, "_state": _state,
+        "InferenceCounter": _InferenceCounter, "edge_pair": edge_pair, "NO_EDGE": (None, 0),
+        "next_sequence_nr": next_sequence_nr, "out_metas": out_metas,
+        "make_out_meta": make_out_meta, "SavedVariable": SavedVariable,
+        "save_kwarg": _save_kwarg(op), "_listeners": _listeners, "emit": emit}
+    exec(compile(source, f"<generated fast path of {op.name}>", "exec"), namespace)  # noqa: S102
+    fn = namespace[f"{op.name}_fast"]
+    fn.__source__ = source
+    return fn
 
-    def fast2(a: Any, b: Any, **kwargs: Any) -> Tensor:
-        if type(a) is not Tensor:
-            return dispatch(op, a, b, **kwargs)
-        x = a._data
-        kind = type(b)
-        if kind is Tensor:
-            y = b._data
-            if (x.dtype.kind != "f" or y.dtype.kind != "f"
-                    or (broadcasts and (y.shape != x.shape or y.dtype != x.dtype))):
-                return dispatch(op, a, b, **kwargs)
-            requires = a._requires_grad or b._requires_grad
-        elif (kind is float or kind is int) and x.dtype.kind == "f":
-            y, requires = b, a._requires_grad
-        else:
-            return dispatch(op, a, b, **kwargs)
+
+# -- the node's methods ------------------------------------------------------------------------
+_LAMBDAS: dict[str, dict[int, list[ast.Lambda]]] = {}  # file -> line -> the lambdas there
+
+
+def _lambda_body(fn: Callable[..., Any]) -> str | None:
+    """The source of ``fn``'s body if ``fn`` is a plain lambda of a source file (no defaults,
+    no closure) found there unambiguously, else None (the formula is then called)."""
+    code = getattr(fn, "__code__", None)
+    if (code is None or fn.__name__ != "<lambda>" or fn.__defaults__ or fn.__kwdefaults__
+            or code.co_freevars or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)):
+        return None
+    path = code.co_filename
+    if path not in _LAMBDAS:
+        index: dict[int, list[ast.Lambda]] = {}
         try:
-            if quiet:
-                with np.errstate(all="ignore"):
-                    out = forward(x, y, **kwargs)
-            else:
-                out = forward(x, y, **kwargs)
-        except ValueError:
-            return dispatch(op, a, b, **kwargs)  # the general path words the error
-        if type(out) is not np.ndarray:
-            out = np.asarray(out)
-        if broadcasts and (out.shape != x.shape or out.dtype != x.dtype):
-            return dispatch(op, a, b, **kwargs)  # a keyword (where's condition) broadcast it
-        result = Tensor._make(out)
-        node = None
-        if requires and _state.enabled and out.dtype.kind == "f":
-            node = record(result, out, (a, b), (_edge(a), _edge(b)), kwargs)
-        if _listeners:
-            emit("op", {"name": name, "node": node, "inputs": (a, b), "outputs": (result,),
-                        "kwargs": kwargs, "inplace": False})
-        return result
+            with open(path, encoding="utf-8") as fh:
+                tree = ast.parse(fh.read())
+        except (OSError, SyntaxError, ValueError):
+            tree = None
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.Lambda):
+                index.setdefault(node.lineno, []).append(node)
+        _LAMBDAS[path] = index
+    params = list(code.co_varnames[:code.co_argcount])
+    found = [node for node in _LAMBDAS[path].get(code.co_firstlineno, ())
+             if [a.arg for a in node.args.args] == params and not node.args.kwonlyargs]
+    return ast.unparse(found[0].body) if len(found) == 1 else None
 
-    return fast2
+
+def _unpack_lines(name: str) -> list[str]:
+    # _plain_args in dispatch.py for one saved value, spelled out.
+    return [f"_g_v = _g_saved[{name!r}]",
+            "if type(_g_v) is _g_SavedVariable:",
+            f"    {name} = _g_v.data",
+            f"    if {name} is None or _g_v._counter.version != _g_v.version or (",
+            "            _g_v._was_non_leaf and _g_v._tensor._grad_fn is None):",
+            f"        {name} = _g_v.unpack_data(_g_node)  # packed, modified or detached",
+            "elif _g_v is _g_FREED or type(_g_v) is _g_SavedVariableList:",
+            f"    {name} = _g_slow(_g_node, _g_v)",
+            "else:",
+            f"    {name} = _g_v"]
+
+
+def node_source(op: OpInfo) -> tuple[str, dict[str, Any]]:
+    """The source of the ``apply`` and ``release_variables`` of ``op``'s node class, and the
+    formulas it calls rather than copies. ``apply`` is ``OpNode.apply`` for this row: the
+    plain backward (arrays, no broadcast input) runs the formulas written in line; anything
+    else (``create_graph``, an input to un-broadcast, no gradient) takes the general
+    ``OpNode.apply``."""
+    n = len(op.inputs)
+    calls: dict[str, Any] = {}
+    lines = ["def apply(_g_node, grad_outputs, create_graph):",
+             f'    """{op.node}.apply, generated from the {op.name!r} row (NOTE [generated '
+             'fast paths])."""',
+             "    grad = grad_outputs[0]",
+             "    if grad is None or create_graph or _g_node._in_meta is not None:",
+             "        return _g_general_apply(_g_node, grad_outputs, create_graph)",
+             "    _g_saved = _g_node._store",
+             f"    {', '.join(f'_g_e{i}' for i in range(n))}, = _g_node.next_functions"]
+    for i, inp in enumerate(op.inputs):
+        formula, names = op.grads.get(inp), op.needs[i]
+        if names is None:
+            lines.append(f"    _g_{i} = None  # {inp} is not differentiable")
+            continue
+        lines += [f"    if _g_e{i}[0] is None:", f"        _g_{i} = None", "    else:"]
+        for name in names:
+            lines += ["        " + line for line in _unpack_lines(name)]
+        body = _lambda_body(formula)
+        if body is None or formula.__globals__ is not _formula_globals(op):
+            calls[f"_g_f{i}"] = formula
+            body = f"_g_f{i}(grad{''.join(', ' + x for x in names)})"
+        lines.append(f"        _g_{i} = {body}  # the gradient for {inp}")
+    lines.append(f"    return ({''.join(f'_g_{i}, ' for i in range(n))})")
+    # release_variables: the saved tensors, and the numbers standing for a tensor operand
+    wrapped = set(op.inputs) if op.broadcasts else set()
+    lines += ["", "", "def release_variables(_g_node):",
+              f'    """{op.node}.release_variables, generated from its row."""',
+              "    _g_saved = _g_node._store",
+              "    _g_freed = False"]
+    for name in op.saved_names:
+        if not (name in op.inputs or name == "result" or name in op.attr_names
+                or name in op.outputs):
+            continue  # sizes, strides: kept, as PyTorch keeps them
+        test = "_g_t is _g_SavedVariable or _g_t is _g_SavedVariableList"
+        if name in wrapped:
+            test += (" or (_g_v is not _g_FREED and (_g_t is float or _g_t is int"
+                     " or _g_is_number(_g_v)))")
+        lines += [f"    _g_v = _g_saved.get({name!r}, _g_FREED)",
+                  "    _g_t = type(_g_v)",
+                  f"    if {test}:",
+                  f"        _g_saved[{name!r}] = _g_FREED",
+                  "        _g_freed = True"]
+    lines.append("    return _g_freed")
+    return "\n".join(lines) + "\n", calls
+
+
+def _formula_globals(op: OpInfo) -> dict | None:
+    # The module whose names the formulas' bodies use (the table's); None if they differ.
+    found = {id(f.__globals__): f.__globals__ for f in op.grads.values()
+             if hasattr(f, "__globals__")}
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
+def node_methods(op: OpInfo, general_apply: Callable[..., tuple], freed: Any,
+                 slow: Callable[[Any, Any], Any]) -> dict[str, Any]:
+    """``apply`` and ``release_variables`` for ``op``'s node class, compiled from
+    :func:`node_source`; their names resolve in the formulas' module, as the lambdas' did.
+
+    Example:
+        >>> from gradviz.ops import OPS
+        >>> "grad * (1 - result * result)" in node_source(OPS["tanh"])[0]
+        True
+    """
+    source, calls = node_source(op)
+    helpers = {"_g_general_apply": general_apply, "_g_SavedVariable": SavedVariable,
+               "_g_SavedVariableList": SavedVariableList, "_g_FREED": freed, "_g_slow": slow,
+               "_g_is_number": _is_number, **calls}
+    # A factory closing over the helpers, so that the methods' globals can be the formulas'
+    # module itself (its names as they are when backward runs, as for the lambdas).
+    factory = (f"def _g_factory({', '.join(helpers)}):\n"
+               + "".join("    " + line + "\n" if line else "\n" for line in source.splitlines())
+               + "    return apply, release_variables\n")
+    scratch: dict[str, Any] = {}
+    exec(compile(factory, f"<generated {op.node}>", "exec"), scratch)  # noqa: S102
+    made = scratch["_g_factory"](*helpers.values())
+    module = _formula_globals(op) or scratch
+    out = {}
+    for fn in made:
+        out[fn.__name__] = types.FunctionType(fn.__code__, module, fn.__name__, fn.__defaults__,
+                                              fn.__closure__)
+        out[fn.__name__].__qualname__ = f"{op.node}.{fn.__name__}"
+    out["__source__"] = source
+    return out

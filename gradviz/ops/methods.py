@@ -32,14 +32,15 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
         # With `row`, a float tensor and a float tensor or number (where `fn` does nothing but
         # call the dispatch point, with `row_kwargs`) go straight to the row's fast path
         # (gradviz/ops/fastpath.py): the same node and event, two calls fewer.
-        fast = OPS[row].fast if row is not None else None
+        # (`row_op.fast` is read at each call: it is compiled on first use.)
+        row_op = OPS[row] if row is not None and OPS[row].fast is not None else None
 
         def op(self, other):
             kind = type(other)
-            if fast is not None and type(self) is Tensor and self._data.dtype.kind == "f" and (
+            if row_op is not None and type(self) is Tensor and self._data.dtype.kind == "f" and (
                     kind is float or kind is int
                     or (kind is Tensor and other._data.dtype.kind == "f")):
-                return fast(self, other, **row_kwargs)
+                return row_op.fast(self, other, **row_kwargs)
             # Tensors, floats and ints (the operands of nearly every call) need no test.
             if not (kind is Tensor or (not tensors and (kind is float or kind is int))) and (
                     not _operand(other, arrays and not swap)
