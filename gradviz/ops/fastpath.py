@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import ast
 import inspect
+import linecache
+import os
 import types
 from collections.abc import Callable
 from typing import Any
@@ -65,6 +67,18 @@ def eligible(op: OpInfo) -> bool:
 # The node's `apply` and `release_variables` are written the same way (`node_methods`), with
 # the formulas' lambda bodies copied in. A/B (one process, interleaved, see the commit
 # message): the closures these replaced cost more per op.
+
+
+def _compile(source: str, name: str) -> types.CodeType:
+    """Compile generated ``source`` under a file name inside the package, so that tracebacks
+    show its lines (registered with ``linecache``) and the tracer and anomaly mode, which look
+    for the user's frame outside the package, skip its frames as they skip the op layer's."""
+    filename = os.path.join(_HERE, f"<generated {name}>")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    return compile(source, filename, "exec")
+
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _edge_lines(arg: str, edge: str) -> list[str]:
@@ -243,7 +257,7 @@ def _compile_forward(op: OpInfo, dispatch: Callable[..., Tensor], node_class: ty
         "next_sequence_nr": next_sequence_nr, "out_metas": out_metas,
         "make_out_meta": make_out_meta, "SavedVariable": SavedVariable,
         "save_kwarg": _save_kwarg(op), "_listeners": _listeners, "emit": emit}
-    exec(compile(source, f"<generated fast path of {op.name}>", "exec"), namespace)  # noqa: S102
+    exec(_compile(source, f"{op.name}_fast"), namespace)  # noqa: S102
     fn = namespace[f"{op.name}_fast"]
     fn.__source__ = source
     return fn
@@ -372,7 +386,7 @@ def node_methods(op: OpInfo, general_apply: Callable[..., tuple], freed: Any,
                + "".join("    " + line + "\n" if line else "\n" for line in source.splitlines())
                + "    return apply, release_variables\n")
     scratch: dict[str, Any] = {}
-    exec(compile(factory, f"<generated {op.node}>", "exec"), scratch)  # noqa: S102
+    exec(_compile(factory, op.node or op.name), scratch)  # noqa: S102
     made = scratch["_g_factory"](*helpers.values())
     module = _formula_globals(op) or scratch
     out = {}
