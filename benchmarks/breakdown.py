@@ -9,8 +9,9 @@ Contenders: gradviz (forward and backward timed apart), NumPy (the same arithmet
 hand-written backward), the minimal engine (``minimal_engine.py``) and, when installed,
 PyTorch eager with one thread.
 
-Usage: ``python benchmarks/breakdown.py [--rounds R] [--ops N] [--profile]``; ``--profile``
-prints gradviz's cProfile of forward and backward instead.
+Usage: ``python benchmarks/breakdown.py [--rounds R] [--ops N] [--profile] [--mlp]``;
+``--profile`` prints gradviz's cProfile of forward and backward instead; ``--mlp`` times the MLP
+step against hand-written NumPy the same way.
 
 Example (from the repository root)::
 
@@ -91,9 +92,50 @@ def contenders(n: int) -> dict[str, Callable[[], tuple[float, float]]]:
     return out
 
 
+def mlp(rounds: int) -> None:
+    """The MLP step (workloads.py's), gradviz against hand-written NumPy, in one process."""
+    import workloads
+
+    import gradviz as gv
+
+    steps = {"gradviz": workloads._mlp_step(gv), "numpy": _numpy_mlp_step(workloads)}
+    for fn in steps.values():
+        for _ in range(3):
+            fn()
+    per: dict[str, list[float]] = {k: [] for k in steps}
+    for _ in range(rounds):
+        for name, fn in steps.items():
+            gc.collect()
+            times = []
+            for _ in range(5):
+                t0 = time.perf_counter()
+                fn()
+                times.append(time.perf_counter() - t0)
+            per[name].append(statistics.median(times))
+    print(f"MLP step, median of {rounds} interleaved rounds of 5: gradviz "
+          f"{statistics.median(per['gradviz']) * 1e3:.3f} ms, NumPy "
+          f"{statistics.median(per['numpy']) * 1e3:.3f} ms, ratio "
+          f"{statistics.median(a / b for a, b in zip(per['gradviz'], per['numpy'])):.2f}")
+
+
+def _numpy_mlp_step(workloads: Any) -> Callable[[], None]:
+    # workloads.mlp_numpy times its step itself; take the step out of it.
+    captured: list[Callable[[], None]] = []
+    real = workloads._timed
+    workloads._timed = lambda fn, repeat, warmup=1: captured.append(fn) or {}
+    try:
+        workloads.mlp_numpy(1)
+    finally:
+        workloads._timed = real
+    return captured[0]
+
+
 def main(argv: list[str]) -> int:
     rounds = int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 11
     n = int(argv[argv.index("--ops") + 1]) if "--ops" in argv else 9999
+    if "--mlp" in argv:
+        mlp(rounds)
+        return 0
     runs = contenders(n)
     if "--profile" in argv:
         import gradviz as gv

@@ -128,8 +128,8 @@ def main(argv: list[str]) -> int:
     print(f"| traced MLP step | {fmt_time(r('mlp_traced'))} | | | |")
     print(f"| 1,000-node backward graph to SVG | {fmt_time(r('render_1000'), 1, 's')} | | | |")
     print(f"| 20,000-op trace to SVG (collapsed) | {fmt_time(r('render_20000'), 1, 's')} | | | |")
-    print(f"| import gradviz (over import numpy) | {fmt_time(r('import_gradviz'), 1, 's')} "
-          "| | | |")
+    print("| import gradviz (CPU time over import numpy) | "
+          f"{fmt_time(r('import_gradviz'), 1, 's')} | | | |")
     print(f"| torchviz's RecursionError case | {fmt_time(r('render_torchviz_case'), 1, 's')} "
           "| | | |")
 
@@ -154,7 +154,7 @@ def main(argv: list[str]) -> int:
                      1.15))
     # For reference, not a target: the least any pure-Python engine pays (minimal_engine.py).
     floor = ratio(r("chain_minimal"), r("chain_numpy"))
-    render_rows = [("import gradviz (s, over importing NumPy)", r("import_gradviz"), 0.3),
+    render_rows = [("import gradviz (CPU s, over importing NumPy)", r("import_gradviz"), 0.3),
                    ("1,000-node SVG (s)", r("render_1000"), 1.0),
                    ("20,000-op trace SVG (s)", r("render_20000"), 10.0)]
     print()

@@ -279,18 +279,22 @@ def million_torch(repeat: int) -> dict:
 
 # -- import time ---------------------------------------------------------------------------------
 def import_gradviz(repeat: int) -> dict:
-    """``import gradviz`` in a fresh interpreter, each time (``-X importtime`` not needed: the
-    wall time of ``python -c "import gradviz"`` minus that of ``python -c "pass"``)."""
+    """``import gradviz`` in a fresh interpreter: the CPU time (user + system) of
+    ``python -c "import gradviz"`` minus that of ``python -c "import numpy"`` (NumPy's own
+    import is not gradviz's). CPU time, not wall time: on the shared machine a process waits
+    for a core for longer than it computes."""
+    import resource
     import subprocess
 
     def once(code: str) -> float:
-        t0 = time.perf_counter()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         subprocess.run([sys.executable, "-c", code], check=True)
-        return time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
     times = []
     for _ in range(repeat):
-        base = once("import numpy")  # NumPy's own import is not gradviz's
+        base = once("import numpy")
         times.append(max(0.0, once("import gradviz") - base))
     return {"median": statistics.median(times), "min": min(times), "max": max(times)}
 

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import ast
 import inspect
+import io
 import linecache
 import os
+import tokenize
 import types
 from collections.abc import Callable
 from typing import Any
@@ -264,32 +266,61 @@ def _compile_forward(op: OpInfo, dispatch: Callable[..., Tensor], node_class: ty
 
 
 # -- the node's methods ------------------------------------------------------------------------
-_LAMBDAS: dict[str, dict[int, list[ast.Lambda]]] = {}  # file -> line -> the lambdas there
-
-
 def _lambda_body(fn: Callable[..., Any]) -> str | None:
     """The source of ``fn``'s body if ``fn`` is a plain lambda of a source file (no defaults,
-    no closure) found there unambiguously, else None (the formula is then called)."""
+    no closure) found there unambiguously, else None (the formula is then called). Only the
+    lambda's own text is parsed (parsing the whole table would cost a few MB, once)."""
     code = getattr(fn, "__code__", None)
     if (code is None or fn.__name__ != "<lambda>" or fn.__defaults__ or fn.__kwdefaults__
             or code.co_freevars or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)):
         return None
-    path = code.co_filename
-    if path not in _LAMBDAS:
-        index: dict[int, list[ast.Lambda]] = {}
-        try:
-            with open(path, encoding="utf-8") as fh:
-                tree = ast.parse(fh.read())
-        except (OSError, SyntaxError, ValueError):
-            tree = None
-        for node in ast.walk(tree) if tree is not None else ():
-            if isinstance(node, ast.Lambda):
-                index.setdefault(node.lineno, []).append(node)
-        _LAMBDAS[path] = index
+    lines = linecache.getlines(code.co_filename)[code.co_firstlineno - 1:
+                                                 code.co_firstlineno + 11]
+    if not lines:
+        return None
     params = list(code.co_varnames[:code.co_argcount])
-    found = [node for node in _LAMBDAS[path].get(code.co_firstlineno, ())
-             if [a.arg for a in node.args.args] == params and not node.args.kwonlyargs]
+    text = "".join(lines)
+    found = []
+    start = text.find("lambda", 0, len(lines[0]))
+    while start != -1:
+        node = _parse_lambda(text[start:])
+        if node is not None and [a.arg for a in node.args.args] == params \
+                and not node.args.kwonlyargs:
+            found.append(node)
+        start = text.find("lambda", start + 6, len(lines[0]))
     return ast.unparse(found[0].body) if len(found) == 1 else None
+
+
+def _parse_lambda(text: str) -> ast.Lambda | None:
+    """The lambda expression at the start of ``text``: its body ends at the first ``,`` or
+    closing bracket outside brackets (a keyword argument of ``defop``)."""
+    depth, body = 0, False  # body: past the parameters' colon
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type != tokenize.OP:
+                continue
+            if not body:
+                body = tok.string == ":"
+                continue
+            if tok.string in "([{":
+                depth += 1
+            elif tok.string in ")]}" or (tok.string == "," and depth == 0):
+                if depth == 0:
+                    end = _offset(text, tok.start)
+                    break
+                depth -= 1
+        else:
+            return None
+        expr = ast.parse(text[:end].strip(), mode="eval").body
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return None
+    return expr if isinstance(expr, ast.Lambda) else None
+
+
+def _offset(text: str, pos: tuple[int, int]) -> int:
+    # (row, col) of a token -> index into text
+    row, col = pos
+    return sum(len(line) for line in text.splitlines(True)[:row - 1]) + col
 
 
 def _unpack_lines(name: str) -> list[str]:
