@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import gradviz
-from gradviz.ops import OPS, generated_source
+from gradviz.ops import OPS, defop, generated_source, remove_op
 
 
 def test_generated_source_shows_the_forward_and_the_node_with_the_formula_in_line() -> None:
@@ -55,3 +55,29 @@ def test_generated_backward_matches_the_general_backward_under_create_graph() ->
     (plain,) = gradviz.autograd.grad((x * x).tanh().sum(), x)
     np.testing.assert_allclose(g.detach().numpy(), plain.numpy())
     assert g.grad_fn is not None
+
+
+def scale(v: np.ndarray) -> np.ndarray:
+    return np.abs(v)
+
+
+def test_a_formula_reading_a_name_another_formula_saves_is_called_not_copied() -> None:
+    # `scale` is this module's function in self's formula but a saved keyword argument in
+    # other's: copied into one apply, self's formula would read the local; it is called.
+    def forward(a: np.ndarray, b: np.ndarray, scale: float = 2.0) -> np.ndarray:
+        return a * b * scale
+
+    defop("clash_demo", "ClashDemoBackward0", forward, ("self", "other"),
+          self=lambda grad, other: grad * scale(other),
+          other=lambda grad, self, scale: grad * self * scale)
+    try:
+        src = generated_source("clash_demo")
+        assert "_g_0 = _g_f0(grad, other)" in src
+        assert "_g_1 = grad * self * scale" in src
+        x = gradviz.tensor([1.0, -2.0], requires_grad=True)
+        w = gradviz.tensor([3.0, -4.0], requires_grad=True)
+        OPS["clash_demo"].fast(x, w).sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), [3.0, 4.0])
+        np.testing.assert_allclose(w.grad.numpy(), [2.0, -4.0])
+    finally:
+        remove_op("clash_demo")

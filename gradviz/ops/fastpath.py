@@ -266,8 +266,8 @@ def _compile_forward(op: OpInfo, dispatch: Callable[..., Tensor], node_class: ty
 
 
 # -- the node's methods ------------------------------------------------------------------------
-def _lambda_body(fn: Callable[..., Any]) -> str | None:
-    """The source of ``fn``'s body if ``fn`` is a plain lambda of a source file (no defaults,
+def _lambda_body(fn: Callable[..., Any]) -> ast.expr | None:
+    """The body of ``fn`` if ``fn`` is a plain lambda of a source file (no defaults,
     no closure) found there unambiguously, else None (the formula is then called). Only the
     lambda's own text is parsed (parsing the whole table would cost a few MB, once)."""
     code = getattr(fn, "__code__", None)
@@ -288,7 +288,7 @@ def _lambda_body(fn: Callable[..., Any]) -> str | None:
                 and not node.args.kwonlyargs:
             found.append(node)
         start = text.find("lambda", start + 6, len(lines[0]))
-    return ast.unparse(found[0].body) if len(found) == 1 else None
+    return found[0].body if len(found) == 1 else None
 
 
 def _parse_lambda(text: str) -> ast.Lambda | None:
@@ -345,6 +345,8 @@ def node_source(op: OpInfo) -> tuple[str, dict[str, Any]]:
     ``OpNode.apply``."""
     n = len(op.inputs)
     calls: dict[str, Any] = {}
+    local_names = {"grad_outputs", "create_graph"} | {
+        name for names in op.needs if names for name in names}
     lines = ["def apply(_g_node, grad_outputs, create_graph):",
              f'    """{op.node}.apply, generated from the {op.name!r} row (NOTE [generated '
              'fast paths])."""',
@@ -361,10 +363,17 @@ def node_source(op: OpInfo) -> tuple[str, dict[str, Any]]:
         lines += [f"    if _g_e{i}[0] is None:", f"        _g_{i} = None", "    else:"]
         for name in names:
             lines += ["        " + line for line in _unpack_lines(name)]
-        body = _lambda_body(formula)
-        if body is None or formula.__globals__ is not _formula_globals(op):
+        tree = _lambda_body(formula)
+        # Copied in only if every name it reads means there what it meant in the lambda: a
+        # name that is another formula's saved value (or apply's own) would be a local here.
+        clash = tree is not None and bool(
+            {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+            & (local_names - set(names)))
+        if tree is None or clash or formula.__globals__ is not _formula_globals(op):
             calls[f"_g_f{i}"] = formula
             body = f"_g_f{i}(grad{''.join(', ' + x for x in names)})"
+        else:
+            body = ast.unparse(tree)
         lines.append(f"        _g_{i} = {body}  # the gradient for {inp}")
     lines.append(f"    return ({''.join(f'_g_{i}, ' for i in range(n))})")
     # release_variables: the saved tensors, and the numbers standing for a tensor operand
