@@ -73,7 +73,15 @@ from gradviz.autograd.grad_mode import (
 from gradviz.ops import functional as _functional
 
 # Renderers: cheap to import (graphviz, pygraphviz and rich load inside the functions).
-from gradviz.render import draw_backward, draw_both, draw_forward, draw_step, print_graph, show
+from gradviz.render import (
+    draw_backward,
+    draw_both,
+    draw_forward,
+    draw_step,
+    make_dot,
+    print_graph,
+    show,
+)
 from gradviz.tensor import Tensor, is_tensor
 from gradviz.trace import compare_engines, graph_of, load_trace, trace
 

@@ -271,8 +271,9 @@ def _backward_input(obj: Any, run: int | str = -1) -> _Backward:
     from gradviz.tensor import Tensor
     from gradviz.trace.graph import graph_of
     from gradviz.trace.model import BackwardGraph
+    from gradviz.trace.torch_source import is_torch_tensor
 
-    if isinstance(obj, Tensor):
+    if isinstance(obj, Tensor) or is_torch_tensor(obj):  # a torch tensor: its grad_fn graph
         obj = graph_of(obj)
     if isinstance(obj, BackwardGraph):
         roots = {(e[0], e[1]) for e in obj.roots}

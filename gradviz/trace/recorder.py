@@ -320,13 +320,17 @@ class Trace:
     """
 
     def __init__(self, values: str = "small", keep_runs: int | None = None,
-                 name: str | None = None) -> None:
+                 name: str | None = None, torch: bool | None = None) -> None:
         if values not in VALUE_MODES:
             raise ValueError(f"values must be one of {', '.join(VALUE_MODES)}; got {values!r}")
         if keep_runs is not None and (not isinstance(keep_runs, int) or keep_runs < 1):
             raise ValueError(f"keep_runs must be a positive integer or None; got {keep_runs!r}")
         self.values = values
         self.keep_runs = keep_runs
+        # Real PyTorch too (gradviz/trace/torch_source.py): True records it (importing torch),
+        # None records it if torch is imported when the block begins, False never.
+        self.torch = torch
+        self.torch_source: Any = None
         self.name = name
         self.notes: list[str] = []
         self.runs_total = 0
@@ -456,12 +460,19 @@ class Trace:
         if self._active:
             raise RuntimeError("this trace is already recording")
         self._frame = user_frame(2)
+        if self.torch or (self.torch is None and "torch" in sys.modules):
+            from gradviz.trace.torch_source import TorchSource
+
+            self.torch_source = TorchSource(self)  # an ImportError says how to install torch
+            self.torch_source.start()
         self._active = True
         events.add_listener(self._on_event)
         return self
 
     def __exit__(self, *exc: object) -> None:
         events.remove_listener(self._on_event)
+        if self.torch_source is not None:
+            self.torch_source.stop()
         self._active = False
         with self._lock:
             # A run still open (an exception escaped mid-backward, or another thread is still
@@ -561,8 +572,10 @@ class Trace:
 
     def _name_from_frame(self, frame: FrameType) -> None:
         """Give auto-named tensors the names of the user's variables that hold them."""
+        torch = sys.modules.get("torch")  # torch tensors are named too (torch_source.py)
+        kinds = (Tensor,) if torch is None else (Tensor, torch.Tensor)
         for k, v in list(frame.f_locals.items()):
-            if isinstance(v, Tensor) and not k.startswith("_"):
+            if isinstance(v, kinds) and not k.startswith("_"):
                 tid = self._tids.get(v)
                 if tid is not None and tid in self._unnamed:
                     self._rename(tid, k)
@@ -1045,8 +1058,8 @@ _PER_THREAD = ("_run", "_steps", "_run_memo", "_run_shared", "_scope", "_scope_t
 _EVENTS = tuple(name[4:] for name in vars(Trace) if name.startswith("_on_") and name != "_on_event")
 
 
-def trace(values: str = "small", keep_runs: int | None = None, name: str | None = None
-          ) -> Trace:
+def trace(values: str = "small", keep_runs: int | None = None, name: str | None = None,
+          torch: bool | None = None) -> Trace:
     """Record everything inside a ``with`` block: forward ops, backward graphs, engine steps.
 
     Args:
@@ -1056,6 +1069,9 @@ def trace(values: str = "small", keep_runs: int | None = None, name: str | None 
         keep_runs: keep only the last N backward runs and the forward ops since the first kept
             one (bounded memory in a training loop); ``None`` keeps everything.
         name: a title for the trace (shown by renderers).
+        torch: record real PyTorch inside the block as well (gradviz/trace/torch_source.py):
+            ``None`` (the default) when torch is imported before the block, ``True`` always
+            (an ImportError says ``pip install gradviz[torch]`` without it), ``False`` never.
 
     Example:
         >>> import gradviz
@@ -1065,4 +1081,4 @@ def trace(values: str = "small", keep_runs: int | None = None, name: str | None 
         >>> [s.kind for s in tr.steps()][:3]
         ['compute_dependencies', 'enqueue', 'execute']
     """
-    return Trace(values=values, keep_runs=keep_runs, name=name)
+    return Trace(values=values, keep_runs=keep_runs, name=name, torch=torch)

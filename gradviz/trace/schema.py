@@ -340,7 +340,7 @@ class RunErrorModel(_Strict):
 
 class RunModel(_Strict):
     id: RunId
-    engine: Literal["pytorch", "singa", "mxnet"]
+    engine: Literal["pytorch", "singa", "mxnet", "torch"]
     kind: Literal["backward", "grad"]
     roots: list[TensorId]
     root_edges: list[tuple[NodeId | None, Count]] = []
