@@ -67,7 +67,10 @@ def make_dot(var: Any, params: dict[str, Any] | None = None, show_attrs: bool = 
     def label(tid: str | None, name: str = "") -> str:
         t = tensors.get(tid) if tid is not None else None
         name = name or (names.get(tid, "") if tid is not None else "")
-        return f"{name}\n {_size(t.shape) if t is not None else ''}"
+        size = _size(t.shape) if t is not None else ""
+        # torchviz writes "\n (2)" for a nameless tensor; an empty first line crashes the
+        # Graphviz that pygraphviz bundles (to_svg), and looks the same without it.
+        return f"{name}\n {size}" if name else size
 
     # Nodes in a stable order: the roots' walk, parents before children.
     for n in graph.nodes.values():

@@ -39,6 +39,7 @@ What is recorded, and how:
 from __future__ import annotations
 
 import os
+import re
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -146,6 +147,7 @@ class TorchSource:
         self._nodes: dict[int, tuple[Any, str]] = {}
         self._scope: list[str] = []
         self._names: dict[int, str] = {}  # id(module) -> qualified name under the outer module
+        self._param_names: dict[int, tuple[Any, str]] = {}  # id -> (parameter, its name)
         self._local = threading.local()  # .paused: inside a backward call or our own code
         self._handles: list[Any] = []
         self._mode: Any = None
@@ -180,7 +182,8 @@ class TorchSource:
         self._handles = [mods.register_module_forward_pre_hook(self._module_enter),
                          mods.register_module_forward_hook(self._module_exit, always_call=True)]
         self._orig_run = torch.autograd._engine_run_backward
-        torch.autograd._engine_run_backward = self._run_backward
+        self._wrapper = self._run_backward  # one bound method: stop() compares by identity
+        torch.autograd._engine_run_backward = self._wrapper
         self._mode = _Mode()
         self._mode.__enter__()
         self.active = True
@@ -195,7 +198,7 @@ class TorchSource:
         for h in self._handles:
             h.remove()
         self._handles = []
-        if self.torch.autograd._engine_run_backward is self._run_backward:
+        if self.torch.autograd._engine_run_backward is self._wrapper:
             self.torch.autograd._engine_run_backward = self._orig_run
         self._scope.clear()
 
@@ -216,6 +219,9 @@ class TorchSource:
             return tid
         tid = tr._tids.new(t)
         name = (tr._var_name(t, frame) if frame is not None else None) or tid
+        param = self._param_names.pop(id(t), None)
+        if name == tid and param is not None and param[0] is t:
+            name = param[1]
         grad_fn = None if t.grad_fn is None else self.node_id(t.grad_fn)
         self._add_tensor(tid, t, name, grad_fn, None, None)
         return tid
@@ -322,6 +328,12 @@ class TorchSource:
             return
         if not self._scope:  # an outer module: name its submodules by their qualified names
             self._names = {id(m): q for q, m in module.named_modules() if q}
+            for q, p in module.named_parameters():  # and its parameters ("0.weight")
+                tid = self.trace._tids.get(p)
+                if tid is None:
+                    self._param_names[id(p)] = (p, q)
+                elif _AUTO_NAME.match(self.trace._tensor_name(tid) or ""):
+                    self.trace._rename(tid, q)  # e.g. a weight its init_ changed in place
             name = type(module).__name__
         else:
             name = self._names.get(id(module), type(module).__name__)
@@ -404,12 +416,22 @@ class TorchSource:
             with call:
                 result = orig(t_outputs, *args, **kwargs)
         except BaseException as exc:
-            call.finish(exc)
+            self._finish(call, exc)
             raise
         finally:
             self._pause(False)
-        call.finish(None)
+        self._finish(call, None)
         return result
+
+    def _finish(self, call: _BackwardCall, error: BaseException | None) -> None:
+        """Build the run's steps; a failure here is noted, never raised into the program."""
+        self._pause(True)
+        try:
+            call.finish(error)
+        except Exception as exc:  # noqa: BLE001 - the user's program must go on as untraced
+            self.trace.notes.append(f"a backward call could not be recorded: {exc!r}")
+        finally:
+            self._pause(False)
 
 
 def _is_acc(fn: Any) -> bool:
@@ -427,7 +449,7 @@ def _flat(x: Any) -> list[Any]:
     return out
 
 
-_UINT64_MAX = 2 ** 64 - 1
+_AUTO_NAME = re.compile(r"t\d+( \(v\d+\))?$")  # a tensor named by its id (a new version)
 
 
 class _BackwardCall:
@@ -516,6 +538,9 @@ class _BackwardCall:
                                       next_functions=[[self.ids.get(id(n)), nr]
                                                       for n, nr in root_edges])
             self.graph_root = self.start = gid
+            for n, _ in root_edges:  # the engine counts GraphRoot's edges too
+                k = self.ids[id(n)]
+                deps[k] = deps.get(k, 0) + 1
         self.roots = roots
         self.events: list[tuple[str, str, Any]] = []
         self.handles: list[Any] = []
