@@ -460,7 +460,7 @@ class Trace:
         if self._active:
             raise RuntimeError("this trace is already recording")
         self._frame = user_frame(2)
-        if self.torch or (self.torch is None and "torch" in sys.modules):
+        if self.torch or (self.torch is None and sys.modules.get("torch") is not None):
             from gradviz.trace.torch_source import TorchSource
 
             self.torch_source = TorchSource(self)  # an ImportError says how to install torch

@@ -706,9 +706,13 @@ class _BackwardCall:
             elif kind == "acc":
                 leaf_after[nid] = data
         error_info = None
-        if error is not None:
+        if error is not None:  # the node that was running when it failed (pre-hook, no post)
+            failed = None
+            for nid, grads_in in pending.items():
+                failed = nid
+                step("execute", nid, grad_outputs=[summ(g) for g in grads_in], grad_inputs=[])
             error_info = {"type": type(error).__name__, "message": str(error)}
-            step("error", None, **error_info)
+            step("error", failed, **error_info)
         else:
             step("done", None)
         run = BackwardRun(

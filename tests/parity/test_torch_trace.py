@@ -129,8 +129,20 @@ def backward_with_inputs() -> dict[str, Any]:
     return {"x": x, "w_none": torch.tensor(w.grad is None)}
 
 
+def inplace_error() -> dict[str, Any]:
+    a = torch.rand(5, 5, requires_grad=True)
+    b = a * 1
+    c = b * b
+    b.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation") as err:
+        c.sum().backward()
+    return {"message": str(err.value), "a_grad_none": torch.tensor(a.grad is None)}
+
+
 PROGRAMS: dict[str, Callable[[], dict[str, Any]]] = {
     "seed_backward": _example("seed_backward"),
+    "higher_order_example": _example("higher_order"),
+    "inplace_error": inplace_error,
     "custom_function_example": _example("custom_function"),
     "mlp_step": mlp_step,
     "custom_function": custom_function,
@@ -249,6 +261,50 @@ def test_autograd_grad_results_are_the_captured_gradients() -> None:
         np.testing.assert_allclose(_values(sent[-1].buffer), out[key].numpy(), rtol=1e-6)
         if info.is_leaf:  # captured, not accumulated: its AccumulateGrad never runs
             assert not any(isinstance(s, ExecuteStep) and s.node == node for s in run.steps)
+
+
+def test_an_engine_error_is_the_runs_last_step() -> None:
+    out, tr, _ = _run(inplace_error, traced=True)
+    run = tr.run()
+    assert run.error == {"type": "RuntimeError", "message": out["message"]}
+    assert run.steps[-1].kind == "error" and run.steps[-1].message == out["message"]
+    mul_b = [op for op in tr.ops if op.name == "mul_"]
+    assert mul_b and mul_b[0].inplace and tr.tensors[mul_b[0].outputs[0]].name == "b (v1)"
+
+
+def test_a_derived_order_that_disagrees_is_noted_and_the_observed_order_kept(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from gradviz.trace import torch_source
+
+    # A wrong rule (the lowest sequence number first) stands in for a derivation that misses.
+    monkeypatch.setattr(torch_source._BackwardCall, "_priority",
+                        lambda self, nid: self.src.trace._nodes[nid].sequence_nr % 2 ** 63)
+    _, tr, observed = _run(mlp_step, traced=True)
+    assert len(tr.notes) == 1 and "differs from the order PyTorch ran" in tr.notes[0]
+    ids = {addr: nid for addr, (_, nid) in tr.torch_source._nodes.items()}
+    recorded = [s.node for r in tr.runs for s in r.steps if isinstance(s, ExecuteStep)]
+    assert recorded == [ids[a] for a in observed]
+    # and the replayed ready queue runs them in that observed order
+    from gradviz.trace.replay import timeline
+
+    for r in tr.runs:
+        assert r.steps[0].engine_data == {"order": "observed"}
+        assert [e[0] for e in timeline(r).executed] == [
+            s.node for s in r.steps if isinstance(s, ExecuteStep)]
+
+
+def test_one_trace_holds_gradviz_and_torch() -> None:
+    with gradviz.trace(torch=True) as tr:
+        g = gradviz.tensor([1.0, 2.0], requires_grad=True)
+        (g * g).sum().backward()
+        t = torch.tensor([1.0, 2.0], requires_grad=True)
+        (t * t).sum().backward()
+    assert [r.engine for r in tr.runs] == ["pytorch", "torch"]
+    assert [op.name for op in tr.ops] == ["mul", "sum", "tensor", "mul", "sum"]
+    assert len({op.id for op in tr.ops}) == 5 and len(set(tr.nodes)) == len(tr.nodes)
+    assert [tr.tensors[op.inputs[0]].name for op in tr.ops if op.name == "mul"] == ["g", "t"]
+    np.testing.assert_array_equal(_values(tr.tensors[tr._tids.get(t)].grad), [2.0, 4.0])
+    np.testing.assert_array_equal(_values(tr.tensors[tr._tids.get(g)].grad), [2.0, 4.0])
 
 
 def test_release_saved_and_retain_graph() -> None:
