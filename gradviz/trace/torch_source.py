@@ -319,6 +319,11 @@ class TorchSource:
                 out.append(SavedInfo(name=name, value={"const": _rec._jsonable(v)}))
         return out
 
+    def _forget_pruned(self) -> None:
+        """Let go of the nodes ``keep_runs`` dropped from the trace (memory stays bounded)."""
+        kept = self.trace._nodes
+        self._nodes = {k: v for k, v in self._nodes.items() if v[1] in kept}
+
     # -- forward ---------------------------------------------------------------------------------
     def _frame(self) -> FrameType | None:
         return _user_frame(sys._getframe(2), self._torch_dir)
@@ -729,8 +734,9 @@ class _BackwardCall:
         tr._run_segments[run_id] = tr.runs_total
         tr._runs.append(run)
         tr.runs_total += 1
-        self.observed = observed
-        self.derived = derived
+        if tr.keep_runs is not None and len(tr._runs) > tr.keep_runs:
+            tr._prune()
+            src._forget_pruned()
 
     def _after_execute(self, nid: str, step: Callable[..., None]) -> None:
         if self.retain_graph:

@@ -396,3 +396,30 @@ def test_tracing_is_removed_after_the_block() -> None:
     counts = (len(tr.ops), len(tr.runs))
     (x * 3).sum().backward()  # after the block: nothing more is recorded
     assert (len(tr.ops), len(tr.runs)) == counts == (3, 1)
+
+
+def test_keep_runs_bounds_a_torch_training_loop(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    with gradviz.trace(torch=True, keep_runs=2) as tr:
+        model = torch.nn.Linear(3, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(5):
+            loss = model(torch.randn(4, 3)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    assert [r.id for r in tr.runs] == ["run3", "run4"] and tr.runs_total == 5
+    assert len(tr.torch_source._nodes) == len(tr.nodes)  # dropped nodes are let go
+    tr.save(tmp_path / "t.json")
+    assert len(gradviz.load_trace(tmp_path / "t.json").runs) == 2
+
+
+def test_draw_backward_and_show_take_torch_tensors(tmp_path: Path, capsys) -> None:
+    from gradviz.render import draw_backward, to_svg
+
+    x = torch.ones(3, requires_grad=True)
+    y = (x.sin() * 2).sum()
+    svg = to_svg(draw_backward(y, show_saved=True))
+    assert "SinBackward0" in svg and "AccumulateGrad" in svg
+    shown = gradviz.show(y, open_browser=False)
+    assert "MulBackward0" in shown._repr_svg_()
