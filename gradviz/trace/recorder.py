@@ -572,8 +572,8 @@ class Trace:
 
     def _name_from_frame(self, frame: FrameType) -> None:
         """Give auto-named tensors the names of the user's variables that hold them."""
-        torch = sys.modules.get("torch")  # torch tensors are named too (torch_source.py)
-        kinds = (Tensor,) if torch is None else (Tensor, torch.Tensor)
+        torch_tensor = getattr(sys.modules.get("torch"), "Tensor", None)  # torch_source.py
+        kinds = (Tensor, torch_tensor) if isinstance(torch_tensor, type) else (Tensor,)
         for k, v in list(frame.f_locals.items()):
             if isinstance(v, kinds) and not k.startswith("_"):
                 tid = self._tids.get(v)

@@ -6,14 +6,22 @@ renderer accept torch tensors. torch is imported here only, and only when used.
 
 API (stable; the CLI calls these):
 
-- ``require_torch() -> module``: ``import torch``, or an ImportError that says
-  ``pip install gradviz[torch]``.
-- ``is_torch_tensor(obj) -> bool``: without importing torch.
-- ``TorchSource(trace)``: ``start()`` / ``stop()`` record torch into a ``Trace``
-  (``Trace.__enter__``/``__exit__`` do this for you; ``trace.torch_source`` is the live one).
-- ``record_torch(values="small", name=None) -> Trace``: ``gradviz.trace(torch=True)``, a
-  recording of torch alone.
-- ``torch_graph_of(*tensors, values="none") -> BackwardGraph``: ``graph_of`` for torch tensors.
+- ``gradviz.trace(values="small", keep_runs=None, name=None, torch=None) -> Trace``: ``torch=True``
+  records real PyTorch inside the block (importing torch at ``__enter__``; without torch an
+  ImportError says ``pip install gradviz[torch]``), ``None`` does so when torch is already
+  imported at ``__enter__``, ``False`` never. A script that does ``import torch`` itself must be
+  run with ``torch=True`` (its import happens inside the block). gradviz code in the same block
+  is recorded as before: one trace may hold both.
+- ``Trace.torch_source``: the live :class:`TorchSource` while recording (None without torch).
+  Runs of real PyTorch have ``run.engine == ENGINE == "torch"`` (gradviz's own engine is
+  ``"pytorch"``); ``trace.notes`` lists what could not be recorded faithfully.
+- ``record_torch(values="small", name=None) -> Trace``: the same as ``gradviz.trace(torch=True)``.
+- ``require_torch() -> module`` (``import torch`` or that ImportError), ``INSTALL_HINT``,
+  ``is_torch_tensor(obj) -> bool`` (never imports torch).
+- ``torch_graph_of(*tensors, values="none") -> BackwardGraph``; ``gradviz.graph_of``,
+  ``draw_backward``, ``print_graph``, ``show`` and ``gradviz.make_dot`` take torch tensors.
+- ``TorchSource(trace)``: ``start()`` / ``stop()`` (``Trace.__enter__``/``__exit__`` call them),
+  ``tensor_id(t)``, ``node_id(grad_fn)``, ``known_node(grad_fn)``: trace ids of live objects.
 
 What is recorded, and how:
 
@@ -94,8 +102,8 @@ def is_torch_tensor(obj: Any) -> bool:
         >>> is_torch_tensor([1.0])
         False
     """
-    torch = sys.modules.get("torch")
-    return torch is not None and isinstance(obj, torch.Tensor)
+    cls = getattr(sys.modules.get("torch"), "Tensor", None)  # None, or a stand-in module
+    return isinstance(cls, type) and isinstance(obj, cls)
 
 
 def _torch_dir() -> str:
@@ -135,7 +143,7 @@ class TorchSource:
         ...     x = torch.ones(2, requires_grad=True)
         ...     (x * x).sum().backward()
         >>> [n.name for n in tr.nodes.values()], tr.runs[0].engine
-        (['SumBackward0', 'MulBackward0', 'AccumulateGrad'], 'torch')
+        (['MulBackward0', 'AccumulateGrad', 'SumBackward0'], 'torch')
     """
 
     def __init__(self, trace: _rec.Trace) -> None:
