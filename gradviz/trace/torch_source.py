@@ -127,6 +127,8 @@ def _numpy(t: Any) -> np.ndarray:
     """A copy of a torch tensor's values as NumPy (for summaries only)."""
     torch = sys.modules["torch"]
     d = t.detach()
+    if d.layout != torch.strided:  # sparse: its values as a dense array
+        d = d.to_dense()
     if d.is_complex() or d.dtype in (torch.bfloat16,) or not d.dtype.is_floating_point and \
             d.dtype not in (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8,
                             torch.bool):
@@ -179,6 +181,8 @@ class TorchSource:
                     src._pause(True)
                     try:
                         src._on_op(func, args, kwargs, out)
+                    except Exception as exc:  # noqa: BLE001 - never break the user's program
+                        src._note(f"an op was not recorded ({func!r}): {exc!r}")
                     finally:
                         src._pause(False)
                 return out
@@ -209,6 +213,11 @@ class TorchSource:
         if self.torch.autograd._engine_run_backward is self._wrapper:
             self.torch.autograd._engine_run_backward = self._orig_run
         self._scope.clear()
+
+    def _note(self, text: str) -> None:
+        """Say in ``trace.notes`` what could not be recorded (each text once)."""
+        if text not in self.trace.notes:
+            self.trace.notes.append(text)
 
     def _paused(self) -> bool:
         return getattr(self._local, "paused", False)
@@ -250,7 +259,10 @@ class TorchSource:
             tr._unnamed.add(tid)
 
     def _summary(self, t: Any, mode: str | None = None) -> dict[str, Any]:
-        out = summarize(_numpy(t), mode or self.trace.values)
+        try:
+            out = summarize(_numpy(t), mode or self.trace.values)
+        except Exception:  # noqa: BLE001 - sparse, meta, quantized ...: shape and dtype only
+            out = {"shape": list(t.shape)}
         out["dtype"] = str(t.dtype).replace("torch.", "")
         return out
 
@@ -339,6 +351,15 @@ class TorchSource:
     def _module_enter(self, module: Any, args: Any) -> None:
         if self._paused():
             return
+        depth = len(self._scope)
+        try:
+            self._enter_scope(module)
+        except Exception as exc:  # noqa: BLE001 - never break the user's program
+            self._note(f"a module scope was not recorded: {exc!r}")
+            del self._scope[depth:]
+            self._scope.append(type(module).__name__)  # the exit hook pops one
+
+    def _enter_scope(self, module: Any) -> None:
         if not self._scope:  # an outer module: name its submodules by their qualified names
             self._names = {id(m): q for q, m in module.named_modules() if q}
             for q, p in module.named_parameters():  # and its parameters ("0.weight")
@@ -567,15 +588,25 @@ class _BackwardCall:
         events = self.events
 
         def add(nid: str, fn: Any) -> None:
+            # Our hooks return None (the gradients go on unchanged) and never raise into the
+            # engine: what they cannot copy is noted, and the step shows no value.
             def pre(grad_outputs: Sequence[Any]) -> None:
-                before = None
-                if nid in leaf_of:
-                    g = leaf_of[nid].grad
-                    before = None if g is None else _numpy(g)
-                events.append(("pre", nid, (self._grads(grad_outputs), before)))
+                try:
+                    before = None
+                    if nid in leaf_of:
+                        g = leaf_of[nid].grad
+                        before = None if g is None else _numpy(g)
+                    events.append(("pre", nid, (self._grads(grad_outputs), before)))
+                except Exception as exc:  # noqa: BLE001
+                    src._note(f"a gradient at {nid} was not recorded: {exc!r}")
+                    events.append(("pre", nid, ([], None)))
 
             def post(grad_inputs: Sequence[Any], grad_outputs: Sequence[Any]) -> None:
-                events.append(("post", nid, self._grads(grad_inputs)))
+                try:
+                    events.append(("post", nid, self._grads(grad_inputs)))
+                except Exception as exc:  # noqa: BLE001
+                    src._note(f"a gradient from {nid} was not recorded: {exc!r}")
+                    events.append(("post", nid, [None] * len(grad_inputs)))
 
             self.handles.append(fn.register_prehook(pre))
             self.handles.append(fn.register_hook(post))
@@ -588,7 +619,10 @@ class _BackwardCall:
                 var = n.variable
 
                 def acc(t: Any, nid: str = nid) -> None:
-                    events.append(("acc", nid, None if t.grad is None else _numpy(t.grad)))
+                    try:
+                        events.append(("acc", nid, None if t.grad is None else _numpy(t.grad)))
+                    except Exception as exc:  # noqa: BLE001
+                        src._note(f"a .grad at {nid} was not recorded: {exc!r}")
 
                 if isinstance(var, torch.Tensor) and var.requires_grad:
                     self.handles.append(var.register_post_accumulate_grad_hook(acc))

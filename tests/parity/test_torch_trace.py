@@ -423,3 +423,25 @@ def test_draw_backward_and_show_take_torch_tensors(tmp_path: Path, capsys) -> No
     assert "SinBackward0" in svg and "AccumulateGrad" in svg
     shown = gradviz.show(y, open_browser=False)
     assert "MulBackward0" in shown._repr_svg_()
+
+
+def test_sparse_and_quantized_tensors_are_recorded() -> None:
+    def program() -> dict[str, Any]:
+        x = torch.randn(3, 3, requires_grad=True)
+        s = x.to_sparse()  # no NumPy view: shown densified
+        y = torch.sparse.sum(s * 2)
+        y.backward()
+        q = torch.quantize_per_tensor(torch.randn(3), 0.1, 0, torch.quint8)  # shape only
+        return {"x": x, "y": y, "q": q.dequantize()}
+
+    plain, _, _ = _run(program, traced=False)
+    traced, tr, _ = _run(program, traced=True)
+    for k in plain:
+        assert _same(plain[k], traced[k]), k
+    sparse = next(t for t in tr.tensors.values() if t.name == "s")
+    assert sparse.shape == [3, 3] and len(sparse.value["values"]) == 3
+    q = next(t for t in tr.tensors.values() if t.name == "q")
+    assert q.value == {"shape": [3], "dtype": "quint8"}
+    assert tr.runs[0].steps[-1].kind == "done" and tr.notes == []
+    leaf = [s for s in tr.runs[0].steps if isinstance(s, LeafGradStep)]
+    np.testing.assert_array_equal(_values(leaf[0].after), traced["x"].grad.numpy())
