@@ -703,15 +703,35 @@ def _node_inputs(b: _Backward) -> dict[str, int]:
     return count
 
 
-def _node_outputs(b: _Backward) -> dict[str, TensorInfo]:
-    """The tensor each node is the ``grad_fn`` of (its first output): the node's ``data``."""
-    out: dict[str, TensorInfo] = {}
+def _node_outputs(b: _Backward) -> dict[str, dict[int, TensorInfo]]:
+    """The tensors each node is the ``grad_fn`` of, by ``output_nr``: the node's ``data``."""
+    out: dict[str, dict[int, TensorInfo]] = {}
     for t in b.tensors.values():
         if t.grad_fn is not None and t.grad_fn in b.graph.nodes:
-            prev = out.get(t.grad_fn)
-            if prev is None or t.output_nr < prev.output_nr:
-                out[t.grad_fn] = t
+            out.setdefault(t.grad_fn, {}).setdefault(t.output_nr, t)
     return out
+
+
+_MAX_SLOTS = 4  # data/grad lines per node with several inputs; the rest is "…"
+
+
+def _value_lines(nid: str, n_inputs: int, outputs: dict[int, TensorInfo],
+                 received: dict[tuple[str, int], Any], flow: bool) -> list[str]:
+    """``data``/``grad`` lines of a node; ``data[1]``, ``grad[1]`` per input where it has
+    several (a split's outputs, each with its own gradient)."""
+    lines = []
+    for k in range(min(n_inputs, _MAX_SLOTS)):
+        tag = f"[{k}]" if n_inputs > 1 else ""
+        t = outputs.get(k)
+        data = _data_line(t.value if t is not None else None)
+        if data:
+            lines.append(f"data{tag}" + data[4:])
+        go = received.get((nid, k))
+        if go is not None or flow:
+            lines.append(f"grad{tag} {grad_str(go)}")
+    if n_inputs > _MAX_SLOTS:
+        lines.append(f"… {n_inputs - _MAX_SLOTS} more inputs")
+    return lines
 
 
 def _expression(n: NodeInfo, ops: dict[str, OpRecord], tensors: dict[str, TensorInfo]) -> str:
@@ -793,11 +813,8 @@ def _backward_parts(b: _Backward, d: _Detail, leaf_boxes: bool = True,
                     lines.append(f"{_saved_attr_name(s.name)}: "
                                  f"{shape_str((s.value or {}).get('shape'))}")
         if d.values and n.kind not in ("accumulate_grad", "graph_root"):
-            out = outputs.get(nid)
-            lines.append(_data_line(out.value if out is not None else None))
-            go = received.get((nid, 0))
-            if go is not None or flow is not None:
-                lines.append(f"grad {grad_str(go)}")
+            lines += _value_lines(nid, inputs.get(nid, 1), outputs.get(nid, {}), received,
+                                  flow is not None)
         if state is not None and nid in state.deps and n.kind != "graph_root":
             lines.append(f"dependencies: {state.deps[nid]}")
         kind = n.kind if n.kind in _FILL else "op"
