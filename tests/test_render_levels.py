@@ -24,6 +24,7 @@ from gradviz.render.graphviz import (
     resolve_detail,
     run_label,
     run_position,
+    to_svg,
 )
 
 
@@ -95,7 +96,8 @@ def test_forward_levels():
     x = next(t for t in tr.tensors.values() if t.name == "x")
     bare = node_lines(svg_root(draw_forward(tr, detail="bare")))
     values = node_lines(svg_root(draw_forward(tr, detail="values")))
-    assert bare["op0"] == ["pow(x, exponent=2)"] and bare[x.id] == ["x", "(3,)"]
+    # bare: names only (the edges say which tensors go in)
+    assert bare["op0"] == ["pow"] and bare[x.id] == ["x", "(3,)"]
     assert values["op0"][0] == "pow(x, exponent=2)"
     assert values["op0"][1].endswith("z = x ** 2 + y ** 3")
     assert values[x.id] == ["x", "(3,) float32", "data (3,) [1, 2, 3]", "grad (3,) [2, 4, 6]"]
@@ -165,9 +167,12 @@ def test_input_k_only_on_edges_into_nodes_with_several_inputs():
     for title, g in svg_edges.items():
         for t in texts(g):
             assert not t.strip().isdigit(), (title, t)
-    # forward: the inputs of a two-input op and the outputs of split are named, too
-    fsrc = draw_forward(tr, detail="bare").source
+    # forward: the outputs of split are named; the inputs of a two-input op too, where its
+    # call is written out (values, saved), not in a bare picture of names
+    fsrc = draw_forward(tr, detail="values").source
     assert 'label="input 1"' in fsrc and 'label="output 1"' in fsrc
+    fsrc = draw_forward(tr, detail="bare").source
+    assert 'label="input 1"' not in fsrc and 'label="output 1"' in fsrc
 
 
 # -- which run -------------------------------------------------------------------------------------
@@ -297,3 +302,33 @@ def test_golden_detail_levels(level):
     tr = fixed_sources(split_program())
     assert_golden(f"levels_backward_{level}.dot", draw_backward(tr, detail=level).source)
     assert_golden(f"levels_forward_{level}.dot", draw_forward(tr, detail=level).source)
+
+
+# -- wide graphs -----------------------------------------------------------------------------------
+def small_cnn():
+    from gradviz import nn
+
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                        nn.Conv2d(4, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                        nn.Conv2d(8, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2))
+    with torch.trace(name="cnn.py") as tr:
+        net(torch.randn(2, 1, 16, 16)).sum().backward()
+    return tr
+
+
+def test_unused_outputs_are_left_out_so_cnn_blocks_stack():
+    tr = small_cnn()
+    dot = draw_forward(tr, detail="bare")
+    pools = [op for op in tr.ops if op.name == "max_pool2d_with_indices"]
+    assert len(pools) == 3
+    for op in pools:
+        values, indices = op.outputs
+        assert dot.plan.drawn(values) == values and f"{op.id} -> {values}" in dot.source
+        # the indices nothing reads are not drawn
+        assert not re.search(rf"^\s*{indices} \[", dot.source, re.M)
+    # Three conv blocks stack under each other: the drawing is about one block wide (it was a
+    # staircase, each block right of the one before, when the indices took a row).
+    m = re.search(r'<svg width="(\d+)pt" height="(\d+)pt"', to_svg(dot))
+    width, height = int(m.group(1)), int(m.group(2))
+    assert width < 420 and height > 2 * width, (width, height)

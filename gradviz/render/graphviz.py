@@ -39,6 +39,7 @@ import functools
 import hashlib
 import os
 import re
+import textwrap
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -91,7 +92,7 @@ _FILL = {
     "group": "#fff2cc",
     "fop": "#fbe3c2",
 }
-_GRAPH_ATTR = {"rankdir": "TB", "nodesep": "0.25", "ranksep": "0.35", "fontname": "Helvetica",
+_GRAPH_ATTR = {"rankdir": "TB", "nodesep": "0.2", "ranksep": "0.3", "fontname": "Helvetica",
                "fontsize": "12"}
 _NODE_ATTR = {"shape": "box", "style": "filled,rounded", "fontname": "Helvetica",
               "fontsize": "11", "height": "0.3", "margin": "0.08,0.04"}
@@ -909,7 +910,10 @@ def _emit_group(dot: Any, name: str, group: collapse.Group, extra: dict[str, str
              "class": "gv-group", "id": name, "tooltip": _attr(f"{group.title}: {group.detail}")}
     attrs.update(extra)
     # A copy (proxy) shows the title only, as a copied node shows its first line.
-    lines = ("↪ " + group.title,) if proxy else (group.title, group.detail)
+    # The detail ("19 more like the 29 ops next to it: sigmoid ×3, ...") is wrapped, not one
+    # long line: a summary node as wide as that line widened a whole drawing.
+    lines = ("↪ " + group.title,) if proxy else (
+        group.title, *textwrap.wrap(plain(group.detail), 36, max_lines=3, placeholder=" …"))
     dot.node(name, _label(*lines), **attrs)
 
 
@@ -1080,6 +1084,8 @@ def _op_call(op: OpRecord, tensors: dict[str, TensorInfo]) -> str:
 
 
 def _op_lines(op: OpRecord, tensors: dict[str, TensorInfo], d: _Detail) -> list[str]:
+    if d.level == "bare":
+        return [op.name]  # names only: the edges say which tensors go in
     if not d.source:
         return [_op_call(op, tensors)]
     return [_op_call(op, tensors), source_str(op.source)]
@@ -1137,6 +1143,12 @@ def _forward_parts(tr: Trace, roots: set[str], d: _Detail | None = None) -> _Par
             if isinstance(a, str):
                 consumers.setdefault(a, []).append(tuple(op.scope))
     made: set[str] = set()
+    # An op's extra outputs that nothing reads (max_pool2d's indices, a split's unused part)
+    # are left out: each was a box in the row below its module, and the next module's
+    # parameters, needing that row too, pushed every block of a CNN to the right of the one
+    # before (a staircase 3,800 pt wide). The outputs drawn keep their "output j" label.
+    unused = {out for op in tr.ops if len(op.outputs) > 1 for out in op.outputs
+              if out not in consumers and out not in roots}
 
     def tensor(tid: str, scope: tuple[str, ...]) -> None:
         if tid in made:
@@ -1167,11 +1179,14 @@ def _forward_parts(tr: Trace, roots: set[str], d: _Detail | None = None) -> _Par
                         _FILL["fop"], functools.partial(_op_tip, op),
                         {"shape": "box", "style": "filled"}, short=f"{op.name}(…)"))
         tensor_inputs = [a for a in op.inputs if isinstance(a, str)]
-        several = len(tensor_inputs) > 1
+        # which argument an edge is: worth a label where the call is written out (not bare)
+        several = len(tensor_inputs) > 1 and d.level != "bare"
         for i, a in enumerate(tensor_inputs):
             parts.edges.append(_Edge(a, op.id, "input", nr=i if several else None,
                                      head=f"input {i}" if several else None))
         for j, out in enumerate(op.outputs):
+            if out in unused:
+                continue
             # A result read outside its module is drawn in the scope it goes to (the common
             # one): a module's box then ends with its last op, and the next module's box, with
             # its parameters on top, fits below it instead of beside it (a staircase of boxes).
