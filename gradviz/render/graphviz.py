@@ -729,25 +729,41 @@ def _value_lines(nid: str, n_inputs: int, outputs: dict[int, TensorInfo],
             lines.append(f"data{tag}" + data[4:])
         go = received.get((nid, k))
         if go is not None or flow:
-            lines.append(f"grad{tag} {grad_str(go)}")
+            lines.append(f"grad{tag} {_short(go)}")
     if n_inputs > _MAX_SLOTS:
         lines.append(f"… {n_inputs - _MAX_SLOTS} more inputs")
     return lines
 
 
 def _expression(n: NodeInfo, ops: dict[str, OpRecord], tensors: dict[str, TensorInfo]) -> str:
-    """The code a node came from: the user's line (``y = a * b``), else the op's call."""
+    """The code a node came from: the user's line (``y = a * b``); inside a module (where that
+    line is only ``out = model(x)``, the same for every node) or without a line, the op's call
+    (``addmm(fc1.bias, x, t3)``)."""
     op = ops.get(n.forward_op) if n.forward_op else None
     if op is None:
         return ""
-    if op.source is not None and op.source.code:
+    if op.source is not None and op.source.code and not op.scope:
         return op.source.code.strip()
-    return _op_call(op, tensors)
+    return clip(_op_call(op, tensors), 44)
+
+
+def _short(summary: dict[str, Any] | None) -> str:
+    """A value in a box: ``(2,) [1, 2]`` (at most 4 numbers), or ``(8, 10) -2.39 … 0.15`` (its
+    range) for a big one: a box in a picture is narrower than a table cell."""
+    if summary is None:
+        return "None"
+    stats = summary.get("stats") if "values" not in summary else None
+    if stats and "min" in stats and "max" in stats:
+        def num(v: Any) -> str:
+            return f"{v:.3g}" if isinstance(v, float) else str(v)
+
+        return f"{shape_str(summary.get('shape'))} {num(stats['min'])} … {num(stats['max'])}"
+    return grad_str(summary, numbers=4)
 
 
 def _data_line(summary: dict[str, Any] | None) -> str:
     """``data (2,) [1, 2]``; nothing when the trace kept no numbers (``values="none"``)."""
-    return f"data {grad_str(summary)}" if summary and value_str(summary) else ""
+    return f"data {_short(summary)}" if summary and value_str(summary) else ""
 
 
 def _backward_parts(b: _Backward, d: _Detail, leaf_boxes: bool = True,
@@ -785,7 +801,7 @@ def _backward_parts(b: _Backward, d: _Detail, leaf_boxes: bool = True,
         go = received.get((t.grad_fn, t.output_nr))
         lines = _tensor_lines(t)
         if d.values:
-            lines += [_data_line(t.value), f"grad {grad_str(go)}" if go is not None else ""]
+            lines += [_data_line(t.value), f"grad {_short(go)}" if go is not None else ""]
         parts.add(collapse.Vertex(tid, "output", scope.get(t.grad_fn, ()), attach=True,
                                   named=False),
                   _Item(tid, lines, "output", _FILL["output"],
@@ -848,7 +864,7 @@ def _backward_parts(b: _Backward, d: _Detail, leaf_boxes: bool = True,
                 if d.values and var is not None:
                     lines.append(_data_line(var.value))
                 if (d.values or with_grads) and vid in leaf_grads:
-                    lines.append(f".grad {grad_str(leaf_grads[vid])}")
+                    lines.append(f".grad {_short(leaf_grads[vid])}")
                 cls = _leaf_class(var)
                 parts.add(collapse.Vertex(vid, cls, scope.get(nid, ()), attach=True, named=False),
                           _Item(vid, lines, cls, _FILL[cls],
@@ -1105,7 +1121,7 @@ def _ftensor_lines(t: TensorInfo | None, tid: str, d: _Detail, grad: Any = None)
     if d.values:
         lines.append(_data_line(t.value))
         if grad is not None:
-            lines.append(f"grad {grad_str(grad)}")
+            lines.append(f"grad {_short(grad)}")
     return lines
 
 
