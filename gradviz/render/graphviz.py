@@ -212,8 +212,8 @@ def run_label(trace: Trace, run: int | str = -1) -> str:
     kept = len(trace.runs)
     total = max(trace.runs_total, kept)
     k = total - kept + trace.runs.index(r) + 1
-    what = "autograd.grad call" if r.kind == "grad" else "backward run"
-    return f"{what} {k} of {total}" + (f", last {kept} kept" if total > kept else "")
+    return (f"backward run {k} of {total}" + (" (autograd.grad)" if r.kind == "grad" else "")
+            + (f", last {kept} kept" if total > kept else ""))
 
 
 def run_position(trace: Trace, number: int) -> int:
@@ -624,8 +624,9 @@ class _Item:
 
 @dataclass
 class _Edge:
-    """One edge. ``head`` is plain text for the head label (``input_nr``); ``reverse`` draws it
-    from ``dst`` to ``src`` with the arrow still pointing at ``dst`` (:func:`draw_both`)."""
+    """One edge. ``head`` says which input (``input 1``) or output it is, where that is worth
+    saying; ``reverse`` draws it from ``dst`` to ``src`` with the arrow still pointing at
+    ``dst`` (:func:`draw_both`)."""
 
     src: str
     dst: str
