@@ -1059,8 +1059,12 @@ def draw_backward(obj: Any, show_saved: bool = False, show_attrs: bool = False,
     Example:
         >>> import gradviz as torch
         >>> x = torch.ones(2, requires_grad=True)
-        >>> dot = draw_backward((x * 2).sum(), detail="values")
-        >>> "MulBackward0" in dot.source and "grad (2,) [2, 2]" in dot.source
+        >>> dot = draw_backward((x * 2).sum())
+        >>> "MulBackward0" in dot.source and "AccumulateGrad" in dot.source
+        True
+        >>> with torch.trace() as tr:
+        ...     (x * 2).sum().backward()
+        >>> ".grad (2,) [2, 2]" in draw_backward(tr, detail="values").source
         True
     """
     b = _backward_input(obj, run)
