@@ -753,12 +753,25 @@ def _short(summary: dict[str, Any] | None) -> str:
     range) for a big one: a box in a picture is narrower than a table cell."""
     if summary is None:
         return "None"
-    stats = summary.get("stats") if "values" not in summary else None
-    if stats and "min" in stats and "max" in stats:
-        def num(v: Any) -> str:
-            return f"{v:.3g}" if isinstance(v, float) else str(v)
 
-        return f"{shape_str(summary.get('shape'))} {num(stats['min'])} … {num(stats['max'])}"
+    def num(v: Any) -> str:
+        return f"{v:.3g}" if isinstance(v, float) else str(v)
+
+    stats = summary.get("stats") if "values" not in summary else None
+    shape = summary.get("shape") or []
+    if not stats and len(shape) >= 2 and isinstance(summary.get("values"), list):
+        # a matrix's first row or two are not worth a box twice as wide: its range is
+        flat: list[Any] = []
+        stack = [summary["values"]]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, list):
+                stack.extend(item)
+            elif isinstance(item, (int, float)) and not isinstance(item, bool):
+                flat.append(item)
+        stats = {"min": min(flat), "max": max(flat)} if flat else None
+    if stats and "min" in stats and "max" in stats:
+        return f"{shape_str(shape)} {num(stats['min'])} … {num(stats['max'])}"
     return grad_str(summary, numbers=4)
 
 
