@@ -210,8 +210,15 @@ class Function(metaclass=_FunctionMeta):
         connecting the tensor arguments to the outputs."""
         ctx = cls._backward_cls()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-        with no_grad():
-            raw = cls.forward(ctx, *args)
+        watched = bool(_listeners)
+        if watched:  # a tracer keeps the ops forward() runs inside the Function's op
+            emit("function_enter", {"function": cls})
+        try:
+            with no_grad():
+                raw = cls.forward(ctx, *args)
+        finally:
+            if watched:
+                emit("function_exit", {"function": cls})
         is_tuple = isinstance(raw, tuple)
         outputs = list(raw) if is_tuple else [raw]
         record = _state.enabled and any(ctx.needs_input_grad)
@@ -257,7 +264,7 @@ class Function(metaclass=_FunctionMeta):
             emit("op", {"name": cls.__name__, "node": ctx if record else None,
                         "inputs": args, "outputs": tuple(o for o in outputs
                                                          if isinstance(o, Tensor)),
-                        "kwargs": {}, "inplace": bool(dirty)})
+                        "kwargs": {}, "inplace": bool(dirty), "function": True})
         return tuple(outputs) if is_tuple else outputs[0]
 
 

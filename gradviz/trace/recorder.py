@@ -34,6 +34,7 @@ import numpy as np
 from gradviz.autograd import events
 from gradviz.autograd.graph import AccumulateGrad, GraphRoot, Node, SavedVariable
 from gradviz.tensor import Tensor
+from gradviz.trace import _names
 from gradviz.trace.model import (
     BackwardGraph,
     BackwardRun,
@@ -229,7 +230,7 @@ def _node_type(n: Node) -> tuple[str, str]:
 # A node:   (name, kind, sequence_nr, next_functions flat as (id | None, input_nr, ...),
 #            num_outputs, variable, saved as ((name, tensor id, is_output, value), ...)).
 # An op:    (id, name, inputs, outputs, node, kwargs as ((name, value), ...), inplace, scope
-#            tuple, source, segment); an input is a tensor id or a constant.
+#            tuple, source, segment, parent); an input is a tensor id or a constant.
 # A step:   (kind, node id, engine_data, values...) with the values in the order of
 #           _STEP_FIELDS[kind], or (kind, node id, engine_data, data dict) for the rare kinds
 #           recorded by keyword; engine_data is the event's own dict (emitters make a fresh one
@@ -363,6 +364,9 @@ class Trace:
         self._handlers: dict[str, Callable[[dict[str, Any]], None]] = {  # event -> _on_<event>
             event: getattr(self, "_on_" + event) for event in _EVENTS}
         self._frame: FrameType | None = None
+        self._pending: list[_names.Pending] = []  # bindings not yet made (NOTE [tensor names])
+        self._fn_stack: list[str] = []  # op ids of the custom Functions whose forward() runs
+        self._fn_done: str | None = None  # the op id of the Function whose forward() just ended
         self._active = False
         # NOTE [threads]: see _on_event.
         self._lock = threading.RLock()
@@ -411,14 +415,15 @@ class Trace:
                        for s_name, tid, is_output, v in saved],
                 num_outputs=num_outputs)
         self._raw_nodes = {}
-        for op_id, name, inputs, outputs, nid, kwargs, inplace, scope, source, segment in \
-                self._raw_ops:
+        for op_id, name, inputs, outputs, nid, kwargs, inplace, scope, source, segment, \
+                parent in self._raw_ops:
             self._ops.append(OpRecord(
                 id=op_id, name=name,
                 inputs=[i if type(i) is str else {"const": i[0]} for i in inputs],
                 outputs=list(outputs), node=nid, kwargs=dict(kwargs),
                 inplace=inplace, scope=list(scope),
-                source=None if source is None else sources[source], segment=segment))
+                source=None if source is None else sources[source], segment=segment,
+                parent=parent))
             if nid is not None and nid in nodes:
                 nodes[nid].forward_op = op_id
         if len(self._ops) != self._op_count:
@@ -468,6 +473,8 @@ class Trace:
                 if self._run is not None:
                     self._finish_run()
             self._parked.clear()
+            # The statements still open get their names now.
+            self._settle(sys._getframe(1), final=True)
         if self._frame is not None:
             self._name_from_frame(self._frame)
         self._frame = None
@@ -502,11 +509,11 @@ class Trace:
         tid = self._tids.get(t)
         if tid is not None:
             if frame is not None and tid in self._unnamed:
-                self._rename(tid, self._var_name(t, frame) or tid)
+                self._rename(tid, self._outer_name(t, frame) or tid)
             return tid
         tid = self._tids.new(t)
         self._raw_tensors[tid] = None  # holds its place: registering the graph records more
-        name = t.name or (self._var_name(t, frame) if frame is not None else None) or tid
+        name = t.name or (self._outer_name(t, frame) if frame is not None else None) or tid
         value = snapshot(t._data, self.values, self._op_shared)
         grad_fn = None if t.grad_fn is None else self._node(t.grad_fn)
         self._add_tensor(tid, t, name, grad_fn, None, None, value)
@@ -546,6 +553,15 @@ class Trace:
         elif tid in self._tensors:
             self._tensors[tid].grad = None if grad is None else expand_snapshot(grad,
                                                                                 self.values)
+
+    def _outer_name(self, t: Tensor, frame: FrameType) -> str | None:
+        """A fallback name for a tensor no creator named (made before tracing began, or by an
+        expression no one stored): the variable holding it where ``with gradviz.trace()`` is
+        written, else in ``frame`` (the user's line using it). The ``with`` block's name comes
+        first: ``data`` passed to ``forward(self, inp)`` is the caller's ``data``."""
+        outer = self._frame
+        name = self._var_name(t, outer) if outer is not None and outer is not frame else None
+        return name or self._var_name(t, frame)
 
     @staticmethod
     def _var_name(t: Tensor, frame: FrameType) -> str | None:
@@ -683,11 +699,12 @@ class Trace:
         """Park the current thread's state and bring back ``thread``'s (fresh if it has none)."""
         if self._thread is not None:
             state = tuple(getattr(self, a) for a in _PER_THREAD)
-            if state[0] is not None or state[1] or state[5]:  # an open run, steps, a scope
+            # an open run, steps, a scope, names pending, a custom Function's forward()
+            if state[0] is not None or state[1] or state[5] or state[9] or state[10]:
                 self._parked[self._thread] = state
         mine = self._parked.pop(thread, None)
         if mine is None:
-            mine = (None, [], (), {}, {}, [], (), None, None)
+            mine = (None, [], (), {}, {}, [], (), None, None, [], [], None)
         for attr, value in zip(_PER_THREAD, mine):
             setattr(self, attr, value)
         self._thread = thread
@@ -707,8 +724,127 @@ class Trace:
             self._scope.pop()
             self._scope_t = tuple(self._scope)
 
+    # -- names from the user's code (NOTE [tensor names] in _names.py) ------------------------------
+    def _settle(self, frame: FrameType | None, final: bool = False) -> None:
+        """Name what the statements that have finished bound, before ``frame``'s op records
+        (``final``: all of them, the trace is ending)."""
+        pending = self._pending
+        while pending:
+            top = pending[-1]
+            f, depth = frame, 0
+            while f is not None and (id(f) != top.fid or f.f_code is not top.code):
+                f, depth = f.f_back, depth + 1
+            if f is None:  # its frame has returned: the last value it made is what it bound
+                self._guess(pending.pop())
+                continue
+            if f.f_lasti == top.lasti and not final:
+                # The same instruction again (a loop running it anew: its last value is bound
+                # now; or the next op of one call, ``pred = model(x)``: nothing bound yet), or
+                # a caller still running the instruction the op comes from inside.
+                if depth == 0 and top.candidates and self._bind(top, f):
+                    top.candidates = []
+                return
+            self._bind(pending.pop(), f)
+
+    def _guess(self, p: _names.Pending) -> None:
+        """Name ``p``'s last candidates without its frame (see NOTE [tensor names])."""
+        slots, last = p.target.slots, p.last
+        if p.target.kind != "names" or not last or last[-1] not in p.candidates:
+            return
+        if p.element is not None:
+            slots = (slots[p.element],) if len(slots) > 1 and p.element < len(slots) else ()
+            names = [f"{_names.slot_name(s)}[{p.element}]" if len(p.target.slots) == 1
+                     else _names.slot_name(s) for s in slots]
+        else:
+            names = [_names.slot_name(s) for s in slots]
+        if len(names) == len(last):  # h, c = x.chunk(2): one name per output
+            pairs = zip(last, names)
+        elif len(names) == 1:
+            pairs = zip(last[-1:], names)
+        else:
+            return
+        for tid, name in pairs:
+            if tid in self._unnamed:
+                self._rename(tid, name)
+
+    def _bind(self, p: _names.Pending, frame: FrameType) -> bool:
+        """Name the candidates of ``p`` found where its target now holds them in ``frame``."""
+        cands = set(p.candidates)
+        if not cands:
+            return False
+        target, found = p.target, False
+        slots = target.slots
+        if p.element is not None and len(slots) > 1:  # h, c = cell(...) with return h2, c2
+            slots = slots[p.element:p.element + 1] if p.element < len(slots) else ()
+            element = None
+        else:
+            element = p.element
+        get = self._tids.get
+        for slot in slots:
+            value = _names.lookup(frame, slot)
+            name = _names.slot_name(slot)
+            if element is not None:  # out = cell(...): the element-th of the tuple it returned
+                try:
+                    value = value[element]
+                except Exception:
+                    continue
+                name = f"{name}[{element}]"
+            if target.kind == "list":  # ys = [x * i for i in ...]: ys[0], ys[1], ...
+                if isinstance(value, (list, tuple)):
+                    for k, v in enumerate(value):
+                        tid = get(v) if isinstance(v, Tensor) else None
+                        if tid in cands and tid in self._unnamed:
+                            self._rename(tid, f"{name}[{k}]")
+                            found = True
+                continue
+            tid = get(value) if isinstance(value, Tensor) else None
+            if tid in cands:
+                found = True
+                if tid in self._unnamed:  # a name given once is kept
+                    self._rename(tid, name)
+        return found
+
+    def _note_outputs(self, frame: FrameType, outputs: list[str]) -> None:
+        """Make the outputs candidates of the binding the user's instruction will make."""
+        where = _names.binding(frame, _is_internal)
+        if where is None:
+            return
+        f, lasti, target, element = where
+        pending = self._pending
+        last = tuple(outputs)
+        if pending:
+            top = pending[-1]
+            if top.fid == id(f) and top.code is f.f_code and top.lasti == lasti:
+                top.candidates.extend(outputs)
+                top.last = last
+                return
+        if len(pending) >= 64:  # frames left mid-instruction by exceptions: never finish
+            del pending[0]
+        pending.append(_names.Pending(id(f), f.f_code, lasti, target, list(outputs), element,
+                                      last))
+
+    # -- custom Functions: their forward() ops are the Function op's children ----------------------
+    def _on_function_enter(self, data: dict[str, Any]) -> None:
+        # The Function's op id is taken now, so the ops its forward() runs can name it as their
+        # parent; the Function's own op event (after forward) uses it.
+        op_id = f"op{self._op_count}"
+        self._op_count += 1
+        self._fn_stack.append(op_id)
+
+    def _on_function_exit(self, data: dict[str, Any]) -> None:
+        if self._fn_stack:
+            self._fn_done = self._fn_stack.pop()
+
     def _on_op(self, data: dict[str, Any]) -> None:
+        if self._run is not None:
+            # Backward-time work (a custom backward()'s ``grad_output * 5``, the formulas of a
+            # create_graph backward, hooks) is no part of the forward graph: not recorded as an
+            # op. Tensors it makes are registered when the program uses them (x.grad in a
+            # later op).
+            return
         frame = user_frame(_EMITTER)
+        if self._pending:
+            self._settle(frame)
         source = self._source_index(frame)
         self._op_shared = {}
         # NOTE [perf]: loops, not comprehensions (each is a function call before Python 3.12).
@@ -717,8 +853,13 @@ class Trace:
             inputs.append(self._tensor(a, frame) if isinstance(a, Tensor) else (_jsonable(a),))
         node = data["node"]
         nid = self._node(node) if node is not None else None
-        op_id = f"op{self._op_count}"
-        self._op_count += 1
+        fn_done, self._fn_done = self._fn_done, None
+        if fn_done is not None and data.get("function"):
+            op_id = fn_done  # taken when its forward() began (_on_function_enter)
+        else:
+            op_id = f"op{self._op_count}"
+            self._op_count += 1
+        parent = self._fn_stack[-1] if self._fn_stack else None
         inplace = bool(data["inplace"])
         outputs = []
         for t in data["outputs"]:
@@ -742,7 +883,10 @@ class Trace:
             kwargs.append((k, {"tensor": self._tensor(v, frame)} if isinstance(v, Tensor)
                            else _jsonable(v)))
         self._raw_ops.append((op_id, data["name"], tuple(inputs), tuple(outputs), nid,
-                              tuple(kwargs), inplace, self._scope_t, source, self.runs_total))
+                              tuple(kwargs), inplace, self._scope_t, source, self.runs_total,
+                              parent))
+        if frame is not None and not inplace and outputs:
+            self._note_outputs(frame, outputs)
 
     def _on_backward_begin(self, data: dict[str, Any]) -> None:
         frame = user_frame(_EMITTER)
@@ -1040,7 +1184,7 @@ class Trace:
 
 # What each thread has of its own (NOTE [threads]), in the order Trace._switch_to keeps it.
 _PER_THREAD = ("_run", "_steps", "_ready", "_run_memo", "_run_shared", "_scope", "_scope_t",
-               "_op_shared", "_op_snap")
+               "_op_shared", "_op_snap", "_pending", "_fn_stack", "_fn_done")
 
 # The events Trace handles: one _on_<event> method each.
 _EVENTS = tuple(name[4:] for name in vars(Trace) if name.startswith("_on_") and name != "_on_event")

@@ -208,6 +208,7 @@ class OpModel(_Strict):
     scope: list[Name] = []
     source: SourceModel | None = None
     segment: Count = 0
+    parent: OpId | None = None  # the custom Function op it ran inside (optional)
 
 
 class SavedModel(_Strict):
