@@ -57,6 +57,8 @@ _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 # Bundled examples are user code: their lines are what a learner wants to see.
 _USER_DIRS_INSIDE = (os.path.join(_PKG_DIR, "examples") + os.sep,)
 VALUE_MODES = ("small", "none", "all")
+# With keep_runs=None, at most this many backward runs are kept in full (NOTE [long runs]).
+DETAILED_RUNS = 8
 # From a handler called by _on_event, the walk to the user's frame starts at
 # sys._getframe(_EMITTER) (frames: user_frame, handler, _on_event, then emit or the emitter).
 _EMITTER = 3
@@ -318,17 +320,23 @@ class Trace:
         (['mul', 'sum'], ['MulBackward0', 'AccumulateGrad', 'SumBackward0'])
     """
 
-    def __init__(self, values: str = "small", keep_runs: int | None = None,
+    def __init__(self, values: str = "small", keep_runs: int | str | None = None,
                  name: str | None = None) -> None:
         if values not in VALUE_MODES:
             raise ValueError(f"values must be one of {', '.join(VALUE_MODES)}; got {values!r}")
-        if keep_runs is not None and (not isinstance(keep_runs, int) or keep_runs < 1):
-            raise ValueError(f"keep_runs must be a positive integer or None; got {keep_runs!r}")
+        if keep_runs is not None and keep_runs != "all" and (
+                not isinstance(keep_runs, int) or isinstance(keep_runs, bool) or keep_runs < 1):
+            raise ValueError("keep_runs must be a positive integer, 'all' or None; got "
+                             f"{keep_runs!r}")
         self.values = values
         self.keep_runs = keep_runs
         self.name = name
         self.notes: list[str] = []
         self.runs_total = 0
+        # One summary per backward run, kept however many runs are (NOTE [long runs]).
+        self.run_log: list[dict[str, Any]] = []
+        self._folded = self._differing = 0  # earlier iterations folded / of another structure
+        self._op_count_dropped = 0
         # Each module scope's class, by scope_key ("LeNet/features/features.0" -> "Conv2d").
         self.module_classes: dict[str, str] = {}
         # The model objects built so far (read through the properties below).
@@ -426,7 +434,7 @@ class Trace:
                 parent=parent))
             if nid is not None and nid in nodes:
                 nodes[nid].forward_op = op_id
-        if len(self._ops) != self._op_count:
+        if len(self._ops) + self._op_count_dropped != self._op_count:
             # An op event stopped half-way (Ctrl-C, SIGTERM) registered its outputs but not
             # itself: they must not name an op the trace never holds (the loader checks).
             known = {op.id for op in self._ops}
@@ -513,7 +521,7 @@ class Trace:
             return tid
         tid = self._tids.new(t)
         self._raw_tensors[tid] = None  # holds its place: registering the graph records more
-        name = t.name or (self._outer_name(t, frame) if frame is not None else None) or tid
+        name = t.name or (self._first_sight_name(t, frame) if frame is not None else None) or tid
         value = snapshot(t._data, self.values, self._op_shared)
         grad_fn = None if t.grad_fn is None else self._node(t.grad_fn)
         self._add_tensor(tid, t, name, grad_fn, None, None, value)
@@ -553,6 +561,23 @@ class Trace:
         elif tid in self._tensors:
             self._tensors[tid].grad = None if grad is None else expand_snapshot(grad,
                                                                                 self.values)
+
+    def _first_sight_name(self, t: Tensor, frame: FrameType) -> str | None:
+        """The name of a tensor first seen as an input (made before tracing began, or by a
+        factory, which reports no op): the variable holding it in the outermost user frame
+        between the one using it and the ``with`` block's, as that is nearest to where it was
+        made (``a`` of the script, not ``tensor`` of the Function's forward it is passed to)."""
+        found = None
+        f: FrameType | None = frame
+        for _ in range(64):  # bounded: a deep stack of user frames
+            if f is None:
+                break
+            if not _is_internal(f.f_code.co_filename):
+                found = self._var_name(t, f) or found
+            if f is self._frame:
+                break
+            f = f.f_back
+        return found or self._outer_name(t, frame)
 
     def _outer_name(self, t: Tensor, frame: FrameType) -> str | None:
         """A fallback name for a tensor no creator named (made before tracing began, or by an
@@ -1051,12 +1076,149 @@ class Trace:
         self._unbuilt.append((run, self._steps))
         self._steps = []
         self.runs_total += 1
-        if self.keep_runs is not None and len(self._runs) > self.keep_runs:
-            self._prune()
+        self._after_run(run, len(self._unbuilt[-1][1]))
 
-    def _prune(self) -> None:
+    # NOTE [long runs] What a training loop's trace holds by default (``keep_runs=None``):
+    # - every backward run listed in ``run_log`` (id, kind, roots, nodes, steps, source line,
+    #   error): a few numbers per run, however long the loop;
+    # - each run in full (backward graph, steps, values) with the forward ops of its iteration
+    #   (the ops since the run before it), except that a run whose iteration has the same
+    #   structure as the next one's (the same ops in the same order, with the same numbers of
+    #   inputs and outputs, in-place flags and module scopes) is folded into it: so a training
+    #   loop keeps ONE iteration, the last, with the note "iteration 20 of 20, identical
+    #   structure folded", while two backward calls on different graphs are both kept;
+    # - at most DETAILED_RUNS runs in full: beyond, the oldest is dropped (and noted).
+    # Memory and file size are bounded by DETAILED_RUNS iterations plus a line per run; the
+    # records of a dropped iteration are discarded before any model object or value summary is
+    # built from them (NOTE [perf: lazy trace]). The budget (docs/guarantees.md) is checked by
+    # `make bench` on PyTorch's 2,000-step polynomial example. ``keep_runs=N`` instead keeps the
+    # last N runs and every forward op since the first of them.
+    def _after_run(self, run: BackwardRun, steps: int) -> None:
+        """Log a finished run, then bound what is kept (NOTE [long runs])."""
+        self.run_log.append({
+            "id": run.id, "kind": run.kind, "engine": run.engine, "roots": len(run.roots),
+            "nodes": len(run.nodes), "steps": steps,
+            "source": None if run.source is None else str(run.source),
+            "error": None if run.error is None else run.error.get("type")})
+        if self.keep_runs == "all":
+            return
+        if self.keep_runs is not None:
+            if len(self._runs) > self.keep_runs:
+                self._prune()
+            return
+        runs = self._runs
+        if len(runs) < 2:
+            return
+        if self._tensors or self._ops or self._nodes:
+            # A reader built the model already (rare): only bound it, as keep_runs would.
+            if len(runs) > DETAILED_RUNS:
+                self._prune(DETAILED_RUNS)
+            return
+        prev, seg = runs[-2], self._run_segments.get(run.id, 0)
+        prev_seg = self._run_segments.get(prev.id, 0)
+        mine, theirs, between = [], [], False
+        for o in self._raw_ops:
+            if o[9] == seg:
+                mine.append(o)
+            elif o[9] == prev_seg:
+                theirs.append(o)
+            elif prev_seg < o[9] < seg:
+                between = True
+        if mine and not between and self._signature(mine) == self._signature(theirs):
+            self._folded += 1
+            self._drop_run(prev)
+        elif len(runs) > DETAILED_RUNS:
+            self._differing += 1
+            self._drop_run(runs[0])
+        else:
+            return
+        self.notes = [n for n in self.notes if not n.startswith("forward graph: iteration")]
+        total = self.runs_total
+        note = f"forward graph: iteration {total} of {total}"
+        if self._folded:
+            note += f", identical structure folded ({self._folded} earlier iterations)"
+        if self._differing:
+            note += (f"; {self._differing} older runs of other structures dropped (at most "
+                     f"{DETAILED_RUNS} kept in full)")
+        self.notes.append(note + "; every backward run is listed in run_log")
+
+    def _drop_run(self, gone_run: BackwardRun) -> None:
+        """Forget ``gone_run`` and the forward ops of its iteration, from the raw records,
+        keeping what the rest refers to (NOTE [long runs])."""
+        segments = self._run_segments
+        seg = segments.pop(gone_run.id, 0)
+        runs = self._runs = [r for r in self._runs if r is not gone_run]
+        self._unbuilt = [u for u in self._unbuilt if u[0] is not gone_run]
+        later = min((segments.get(r.id, 0) for r in runs), default=seg + 1)
+        kept_ops, gone = [], set()
+        for o in self._raw_ops:
+            if o[9] <= seg or o[9] < later and o[9] not in segments.values():
+                gone.add(o[0])
+            else:
+                kept_ops.append(o)
+        # What the kept records refer to, to a fixed point (the loader checks every id).
+        live_t = {tid for ref, tid in self._tids._ids.values() if ref() is not None}
+        live_n: set[str] = set()
+        for r in runs:
+            live_t.update(r.roots)
+            live_t.update(r.inputs)
+            live_n.update(r.nodes)
+            if r.graph_root is not None:
+                live_n.add(r.graph_root)
+        for o in kept_ops:
+            live_t.update(i for i in o[2] if type(i) is str)
+            live_t.update(o[3])
+            live_t.update(v["tensor"] for _, v in o[5] if isinstance(v, dict) and "tensor" in v)
+            if o[4] is not None:
+                live_n.add(o[4])
+        raw_t, raw_n = self._raw_tensors, self._raw_nodes
+        todo_t, todo_n = list(live_t), list(live_n)
+        while todo_t or todo_n:
+            new_n = []
+            for tid in todo_t:
+                rec = raw_t.get(tid)
+                if rec is not None and rec[5] is not None and rec[5] not in live_n:
+                    live_n.add(rec[5])
+                    new_n.append(rec[5])
+            new_t = []
+            for nid in todo_n:
+                rec = raw_n.get(nid)
+                if rec is None:
+                    continue
+                nexts = rec[3]
+                for k in range(0, len(nexts), 2):
+                    if nexts[k] is not None and nexts[k] not in live_n:
+                        live_n.add(nexts[k])
+                        new_n.append(nexts[k])
+                for tid in (rec[5], *(sv[1] for sv in rec[6])):
+                    if tid is not None and tid not in live_t:
+                        live_t.add(tid)
+                        new_t.append(tid)
+            todo_t, todo_n = new_t, new_n
+        tensors = {}
+        for tid, rec in raw_t.items():
+            if tid in live_t:
+                if rec is not None and rec[7] in gone:  # made by a dropped op
+                    rec = (*rec[:7], None, *rec[8:])
+                tensors[tid] = rec
+        self._raw_tensors = tensors
+        self._raw_nodes = {k: v for k, v in raw_n.items() if k in live_n}
+        self._raw_ops = kept_ops
+        self._tnames = {k: v for k, v in self._tnames.items() if k in tensors}
+        self._tgrads = {k: v for k, v in self._tgrads.items() if k in tensors}
+        self._unnamed &= tensors.keys()
+        self._op_count_dropped += len(gone)
+
+    @staticmethod
+    def _signature(ops: Any) -> tuple:
+        """What makes two iterations' forward graphs look the same: the ops in order, their
+        input and output counts, in-place flags and module scopes."""
+        return tuple((o[1], len(o[2]), len(o[3]), o[6], o[7]) for o in ops)
+
+    def _prune(self, keep: int | None = None) -> None:
         """Keep only the last ``keep_runs`` runs and the forward ops that led to them."""
-        self._runs = self._runs[-self.keep_runs:]
+        keep = self.keep_runs if keep is None else keep
+        self._runs = self._runs[-keep:]
         kept = {id(r) for r in self._runs}
         # NOTE [perf]: the steps of dropped runs are never built.
         self._unbuilt = [u for u in self._unbuilt if id(u[0]) in kept]
@@ -1111,7 +1273,7 @@ class Trace:
         self._unnamed &= self._tensors.keys()
         if dropped:
             self.notes = [n for n in self.notes if not n.startswith("keep_runs")]
-            self.notes.append(f"keep_runs={self.keep_runs}: forward ops and runs before "
+            self.notes.append(f"keep_runs={keep}: forward ops and runs before "
                               f"{self._runs[0].id} were dropped")
 
     # -- queries -----------------------------------------------------------------------------------
@@ -1190,7 +1352,7 @@ _PER_THREAD = ("_run", "_steps", "_ready", "_run_memo", "_run_shared", "_scope",
 _EVENTS = tuple(name[4:] for name in vars(Trace) if name.startswith("_on_") and name != "_on_event")
 
 
-def trace(values: str = "small", keep_runs: int | None = None, name: str | None = None
+def trace(values: str = "small", keep_runs: int | str | None = None, name: str | None = None
           ) -> Trace:
     """Record everything inside a ``with`` block: forward ops, backward graphs, engine steps.
 
@@ -1198,8 +1360,13 @@ def trace(values: str = "small", keep_runs: int | None = None, name: str | None 
         values: ``"small"`` keeps full values of tensors up to 64 elements and summaries
             (shape, dtype, min/max/mean, first elements) beyond; ``"none"`` keeps shapes and
             dtypes only; ``"all"`` keeps every value.
-        keep_runs: keep only the last N backward runs and the forward ops since the first kept
-            one (bounded memory in a training loop); ``None`` keeps everything.
+        keep_runs: ``None`` (the default) keeps a training loop readable and bounded: every
+            backward run listed in ``run_log``, runs in full with their iteration's forward
+            ops, an iteration of the same structure as the next folded into it (a loop keeps
+            its last iteration, noted "iteration 20 of 20, identical structure folded"), at
+            most ``DETAILED_RUNS`` (8) runs in full; see NOTE [long runs] and
+            docs/guarantees.md. ``N``: keep only the last N backward runs and the forward ops
+            since the first kept one. ``"all"``: keep everything (memory grows with the loop).
         name: a title for the trace (shown by renderers).
 
     Example:

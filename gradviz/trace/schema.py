@@ -389,9 +389,20 @@ class RunModel(_Strict):
     gradient_graph: GradientGraphModel | None = None
 
 
+class RunLogModel(_Strict):
+    id: Name
+    kind: Literal["backward", "grad"] = "backward"
+    engine: Name = "pytorch"
+    roots: Count = 0
+    nodes: Count = 0
+    steps: Count = 0
+    source: Name | None = None
+    error: Name | None = None
+
+
 class OptionsModel(_Strict):
     values: Literal["small", "none", "all"] = "small"
-    keep_runs: Annotated[StrictInt, Field(ge=1, le=MAX_INT)] | None = None
+    keep_runs: Annotated[StrictInt, Field(ge=1, le=MAX_INT)] | Literal["all"] | None = None
 
 
 class TraceModel(_Strict):
@@ -405,6 +416,8 @@ class TraceModel(_Strict):
     notes: list[Name] = []
     # Optional (files written before it existed load unchanged): scope key -> module class.
     module_classes: dict[Name, Name] = {}
+    # Optional: one summary per backward run, also those not kept in full (NOTE [long runs]).
+    run_log: list[RunLogModel] = []
     tensors: list[TensorModel]
     ops: list[OpModel]
     nodes: list[NodeModel]
