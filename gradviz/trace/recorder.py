@@ -100,10 +100,29 @@ def _source(frame: FrameType | None) -> SourceLoc | None:
     loc = entry[1].get(line)
     if loc is None:
         file = code.co_filename
-        loc = entry[1][line] = SourceLoc(file=file, line=line,
+        loc = entry[1][line] = SourceLoc(file=_cell_label(file) or file, line=line,
                                          code=linecache.getline(file, line).strip(),
                                          function=code.co_name)
     return loc
+
+
+def _cell_label(filename: str) -> str | None:
+    """``In [3]`` for the file IPython compiled cell 3 into (``/tmp/ipykernel_12/3456.py``),
+    as its own tracebacks say; None for any other file, or outside IPython."""
+    ipython = sys.modules.get("IPython")  # never imported here: only if the user runs it
+    get = getattr(ipython, "get_ipython", None)
+    shell = get() if get is not None else None
+    compiler = getattr(shell, "compile", None)
+    fmt = getattr(compiler, "format_code_name", None)
+    if fmt is None:
+        return None
+    try:
+        named = fmt(filename)  # ("Cell", "In[3]") for a cell's file, else None
+    except Exception:  # an IPython without this mapping: keep the file name
+        return None
+    if not named or not str(named[1]).startswith("In["):
+        return None
+    return "In [" + str(named[1])[3:]
 
 
 def _jsonable(v: Any) -> Any:
