@@ -1,0 +1,98 @@
+"""Issue #16: a training loop's trace is readable and bounded by default (NOTE [long runs])."""
+
+from __future__ import annotations
+
+import json
+import runpy
+from pathlib import Path
+
+import pytest
+
+import gradviz
+
+EXAMPLES = Path(gradviz.__file__).parent / "examples"
+
+
+def _poly(steps: int, monkeypatch, **options) -> gradviz.trace:
+    monkeypatch.setenv("GRADVIZ_POLY_STEPS", str(steps))
+    with gradviz.trace(**options) as tr:
+        runpy.run_path(str(EXAMPLES / "polynomial.py"), run_name="__main__")
+    return tr
+
+
+def test_every_run_is_listed_and_one_iteration_is_kept(monkeypatch):
+    tr = _poly(20, monkeypatch)
+    assert [r["id"] for r in tr.run_log] == [f"run{k}" for k in range(20)]
+    assert all(r["steps"] > 0 and r["nodes"] > 0 for r in tr.run_log)
+    # the first iteration (no SGD update before it) has another structure: it is kept too
+    assert [r.id for r in tr.runs] == ["run0", "run19"]
+    assert any(n.startswith("forward graph: iteration 20 of 20, identical structure folded")
+               for n in tr.notes), tr.notes
+    # one iteration's forward graph: each op of the loop body once since run0
+    last_ops = [op.name for op in tr.ops if op.segment == 19]
+    assert last_ops.count("pow") == 3 and last_ops.count("sum") == 1
+    assert len(tr.ops) < 2 * 20  # two iterations' worth, not twenty
+
+
+def test_an_mlp_loop_draws_one_iteration(monkeypatch):
+    import sys
+
+    monkeypatch.setattr(sys, "argv", ["mlp_moons.py"])
+    with gradviz.trace() as tr:
+        runpy.run_path(str(EXAMPLES / "mlp_moons.py"), run_name="__main__")
+    assert len(tr.run_log) == 20 and len(tr.runs) <= 2
+    assert sum(op.name == "addmm" for op in tr.ops) <= 2 * 2  # two Linear layers, one pass
+    assert any("identical structure folded" in n for n in tr.notes)
+    assert [t.name for t in tr.tensors.values()].count("logits") <= 2
+
+
+def test_different_graphs_are_both_kept():
+    with gradviz.trace() as tr:
+        x = gradviz.tensor([1.0, 2.0], requires_grad=True)
+        (x * 2).sum().backward()
+        (x.exp() + 1).sum().backward()
+    assert len(tr.runs) == 2 and not any("folded" in n for n in tr.notes)
+
+
+def test_at_most_eight_runs_are_kept_in_full():
+    with gradviz.trace() as tr:
+        x = gradviz.tensor([1.0, 2.0], requires_grad=True)
+        for k in range(12):  # each iteration a different graph: k + 1 multiplications
+            y = x
+            for _ in range(k + 1):
+                y = y * 2
+            y.sum().backward()
+    assert len(tr.run_log) == 12 and len(tr.runs) == 8
+    assert any("4 older runs of other structures dropped" in n for n in tr.notes), tr.notes
+
+
+def test_keep_runs_overrides_the_default(monkeypatch):
+    tr = _poly(10, monkeypatch, keep_runs=3)
+    assert [r.id for r in tr.runs] == ["run7", "run8", "run9"] and len(tr.run_log) == 10
+    tr = _poly(5, monkeypatch, keep_runs="all")
+    assert len(tr.runs) == 5
+
+
+def test_the_file_stays_small(monkeypatch, tmp_path):
+    tr = _poly(200, monkeypatch)
+    path = tmp_path / "trace.json"
+    tr.save(path)
+    assert path.stat().st_size < 1_000_000
+    data = json.loads(path.read_text())
+    assert len(data["run_log"]) == 200
+    again = gradviz.load_trace(path)
+    assert again.run_log == tr.run_log and again.summary() == tr.summary()
+
+
+def _held(tr) -> int:
+    """How many records the trace holds (raw and built), a measure of its memory."""
+    return (len(tr._raw_tensors) + len(tr._raw_nodes) + len(tr._raw_ops)
+            + sum(len(steps) for _, steps in tr._unbuilt) + len(tr._runs))
+
+
+@pytest.mark.parametrize("steps", [100, 400])
+def test_memory_does_not_grow_with_the_number_of_iterations(monkeypatch, steps):
+    short = _poly(100, monkeypatch)
+    long = _poly(steps, monkeypatch)
+    assert _held(long) == _held(short)
+    assert len(long.run_log) == steps
