@@ -24,14 +24,16 @@ def test_every_run_is_listed_and_one_iteration_is_kept(monkeypatch):
     tr = _poly(20, monkeypatch)
     assert [r["id"] for r in tr.run_log] == [f"run{k}" for k in range(20)]
     assert all(r["steps"] > 0 and r["nodes"] > 0 for r in tr.run_log)
-    # the first iteration (no SGD update before it) has another structure: it is kept too
-    assert [r.id for r in tr.runs] == ["run0", "run19"]
+    # the first iteration has no SGD update before it; its forward ops are the same: folded
+    assert [r.id for r in tr.runs] == ["run19"]
     assert any(n.startswith("forward graph: iteration 20 of 20, identical structure folded")
                for n in tr.notes), tr.notes
     # one iteration's forward graph: each op of the loop body once since run0
     last_ops = [op.name for op in tr.ops if op.segment == 19]
     assert last_ops.count("pow") == 3 and last_ops.count("sum") == 1
-    assert len(tr.ops) < 2 * 20  # two iterations' worth, not twenty
+    # one iteration, not twenty (and the SGD update after the last backward)
+    assert {op.segment for op in tr.ops} == {19, 20}
+    assert all(op.node is None for op in tr.ops if op.segment == 20)
 
 
 def test_an_mlp_loop_draws_one_iteration(monkeypatch):
@@ -40,10 +42,10 @@ def test_an_mlp_loop_draws_one_iteration(monkeypatch):
     monkeypatch.setattr(sys, "argv", ["mlp_moons.py"])
     with gradviz.trace() as tr:
         runpy.run_path(str(EXAMPLES / "mlp_moons.py"), run_name="__main__")
-    assert len(tr.run_log) == 20 and len(tr.runs) <= 2
-    assert sum(op.name == "addmm" for op in tr.ops) <= 2 * 2  # two Linear layers, one pass
-    assert any("identical structure folded" in n for n in tr.notes)
-    assert [t.name for t in tr.tensors.values()].count("logits") <= 2
+    assert len(tr.run_log) == 20 and [r.id for r in tr.runs] == ["run19"]
+    assert sum(op.name == "addmm" for op in tr.ops) == 2  # two Linear layers, one pass
+    assert any("iteration 20 of 20, identical structure folded" in n for n in tr.notes)
+    assert [t.name for t in tr.tensors.values()].count("logits") == 1
 
 
 def test_different_graphs_are_both_kept():

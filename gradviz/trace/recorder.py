@@ -268,6 +268,14 @@ _STEP_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
+def _from_graph(ops: list[tuple]) -> list[tuple]:
+    """Raw ops from the first that recorded a backward node (NOTE [long runs])."""
+    for k, o in enumerate(ops):
+        if o[4] is not None:
+            return ops[k:]
+    return []
+
+
 def _one(v: Any, expand: Callable[[Any], Any]) -> Any:
     return None if v is None else expand(v)
 
@@ -1103,7 +1111,9 @@ class Trace:
     # - each run in full (backward graph, steps, values) with the forward ops of its iteration
     #   (the ops since the run before it), except that a run whose iteration has the same
     #   structure as the next one's (the same ops in the same order, with the same numbers of
-    #   inputs and outputs, in-place flags and module scopes) is folded into it: so a training
+    #   inputs and outputs, in-place flags and module scopes, from its first op that records
+    #   a node: before it come ops without grad, the previous step's update, a loop's
+    #   set-up) is folded into it: so a
     #   loop keeps ONE iteration, the last, with the note "iteration 20 of 20, identical
     #   structure folded", while two backward calls on different graphs are both kept;
     # - at most DETAILED_RUNS runs in full: beyond, the oldest is dropped (and noted).
@@ -1143,7 +1153,10 @@ class Trace:
                 theirs.append(o)
             elif prev_seg < o[9] < seg:
                 between = True
-        if mine and not between and self._signature(mine) == self._signature(theirs):
+        # The same structure from the first op that records a node on: what comes before it
+        # ran without grad (the optimizer step of the iteration before, set-up before the loop).
+        ours, before = self._signature(_from_graph(mine)), self._signature(_from_graph(theirs))
+        if ours and not between and ours == before:
             self._folded += 1
             self._drop_run(prev)
         elif len(runs) > DETAILED_RUNS:
