@@ -23,7 +23,7 @@ c = torch.randn((), requires_grad=True)
 d = torch.randn((), requires_grad=True)
 
 learning_rate = 1e-6
-for t in range(steps):
+for _step in range(steps):
     y_pred = a + b * x + c * x ** 2 + d * x ** 3
     loss = (y_pred - y).pow(2).sum()
     loss.backward()

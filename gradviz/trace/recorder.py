@@ -776,7 +776,7 @@ class Trace:
             self._scope.pop()
             self._scope_t = tuple(self._scope)
 
-    # -- names from the user's code (NOTE [tensor names] in _names.py) ------------------------------
+    # -- names from the user's code (NOTE [tensor names] in _names.py) ---------------------------
     def _settle(self, frame: FrameType | None, final: bool = False) -> None:
         """Name what the statements that have finished bound, before ``frame``'s op records
         (``final``: all of them, the trace is ending)."""
