@@ -364,6 +364,7 @@ class Trace:
         self.run_log: list[dict[str, Any]] = []
         self._folded = self._differing = 0  # earlier iterations folded / of another structure
         self._op_count_dropped = 0
+        self._to_drop: list[int] = []  # segments of forgotten runs, collected in batches
         # Each module scope's class, by scope_key ("LeNet/features/features.0" -> "Conv2d").
         self.module_classes: dict[str, str] = {}
         # The model objects built so far (read through the properties below).
@@ -419,6 +420,8 @@ class Trace:
     def _flush(self) -> None:
         if self._raw_tensors or self._raw_nodes or self._raw_ops or self._unbuilt:
             with self._lock:  # another thread may be recording
+                if self._to_drop:
+                    self._collect()
                 expand = _expander(self.values)
                 self._build_model(expand)
                 self._build_steps(expand)
@@ -543,8 +546,8 @@ class Trace:
         ``frame``, a tensor still named by its id takes the name of a variable holding it."""
         tid = self._tids.get(t)
         if tid is not None:
-            if frame is not None and tid in self._unnamed:
-                self._rename(tid, self._outer_name(t, frame) or tid)
+            # NOTE [tensor names]: a tensor its creator did not name keeps its id here; the
+            # variable of a function it is passed to (``t`` of ``scale(t)``) is not its name.
             return tid
         tid = self._tids.new(t)
         self._raw_tensors[tid] = None  # holds its place: registering the graph records more
@@ -1111,11 +1114,11 @@ class Trace:
     # - each run in full (backward graph, steps, values) with the forward ops of its iteration
     #   (the ops since the run before it), except that a run whose iteration has the same
     #   structure as the next one's (the same ops in the same order, with the same numbers of
-    #   inputs and outputs, in-place flags and module scopes, from its first op that records
-    #   a node: before it come ops without grad, the previous step's update, a loop's
-    #   set-up) is folded into it: so a
-    #   loop keeps ONE iteration, the last, with the note "iteration 20 of 20, identical
-    #   structure folded", while two backward calls on different graphs are both kept;
+    #   inputs and outputs, in-place flags, module scopes and source lines: the same code run
+    #   again; compared from its first op that records a node, as before it come ops without
+    #   grad, the previous step's update or a loop's set-up) is folded into it: so a loop
+    #   keeps ONE iteration, the last, with the note "iteration 20 of 20, identical structure
+    #   folded", while two backward calls on different code are both kept;
     # - at most DETAILED_RUNS runs in full: beyond, the oldest is dropped (and noted).
     # Memory and file size are bounded by DETAILED_RUNS iterations plus a line per run; the
     # records of a dropped iteration are discarded before any model object or value summary is
@@ -1146,13 +1149,19 @@ class Trace:
         prev, seg = runs[-2], self._run_segments.get(run.id, 0)
         prev_seg = self._run_segments.get(prev.id, 0)
         mine, theirs, between = [], [], False
-        for o in self._raw_ops:
+        # NOTE [perf]: from the end, as ops are recorded in segment order (threads aside: an op
+        # of another thread's segment only makes the comparison fail, keeping both runs).
+        for o in reversed(self._raw_ops):
             if o[9] == seg:
                 mine.append(o)
             elif o[9] == prev_seg:
                 theirs.append(o)
             elif prev_seg < o[9] < seg:
                 between = True
+            elif o[9] < prev_seg:
+                break
+        mine.reverse()
+        theirs.reverse()
         # The same structure from the first op that records a node on: what comes before it
         # ran without grad (the optimizer step of the iteration before, set-up before the loop).
         ours, before = self._signature(_from_graph(mine)), self._signature(_from_graph(theirs))
@@ -1175,16 +1184,25 @@ class Trace:
         self.notes.append(note + "; every backward run is listed in run_log")
 
     def _drop_run(self, gone_run: BackwardRun) -> None:
-        """Forget ``gone_run`` and the forward ops of its iteration, from the raw records,
-        keeping what the rest refers to (NOTE [long runs])."""
-        segments = self._run_segments
-        seg = segments.pop(gone_run.id, 0)
-        runs = self._runs = [r for r in self._runs if r is not gone_run]
+        """Forget ``gone_run`` now; the forward ops of its iteration and what only they refer to
+        go with the next :meth:`_collect` (NOTE [perf]: one pass for many runs, as finding what
+        is still referred to costs about the same for one run as for thirty)."""
+        self._runs = [r for r in self._runs if r is not gone_run]
         self._unbuilt = [u for u in self._unbuilt if u[0] is not gone_run]
-        later = min((segments.get(r.id, 0) for r in runs), default=seg + 1)
+        self._to_drop.append(self._run_segments.pop(gone_run.id, 0))
+        if len(self._to_drop) >= 32:
+            self._collect()
+
+    def _collect(self) -> None:
+        """Drop the raw records of the iterations of the runs :meth:`_drop_run` forgot, keeping
+        what the rest refers to (NOTE [long runs])."""
+        dropped, self._to_drop = set(self._to_drop), []
+        runs, segments = self._runs, self._run_segments
+        kept_segments = set(segments.values())
+        last_dropped = max(dropped)
         kept_ops, gone = [], set()
         for o in self._raw_ops:
-            if o[9] <= seg or o[9] < later and o[9] not in segments.values():
+            if o[9] <= last_dropped and o[9] not in kept_segments:
                 gone.add(o[0])
             else:
                 kept_ops.append(o)
@@ -1243,9 +1261,10 @@ class Trace:
 
     @staticmethod
     def _signature(ops: Any) -> tuple:
-        """What makes two iterations' forward graphs look the same: the ops in order, their
-        input and output counts, in-place flags and module scopes."""
-        return tuple((o[1], len(o[2]), len(o[3]), o[6], o[7]) for o in ops)
+        """What makes two iterations the same: the ops in order, their input and output counts,
+        in-place flags, module scopes and source lines (the same code run again, not two
+        statements that happen to run the same ops)."""
+        return tuple((o[1], len(o[2]), len(o[3]), o[6], o[7], o[8]) for o in ops)
 
     def _prune(self, keep: int | None = None) -> None:
         """Keep only the last ``keep_runs`` runs and the forward ops that led to them."""
