@@ -605,9 +605,11 @@ class Trace:
             if not _is_internal(f.f_code.co_filename):
                 found = self._var_name(t, f) or found
             if f is self._frame:
-                break
+                return found
             f = f.f_back
-        return found or self._outer_name(t, frame)
+        # The with block is not among the callers (another thread's frames): ask it too.
+        outer = self._frame
+        return (self._var_name(t, outer) if outer is not None else None) or found
 
     def _outer_name(self, t: Tensor, frame: FrameType) -> str | None:
         """A fallback name for a tensor no creator named (made before tracing began, or by an
