@@ -278,7 +278,7 @@ def million_torch(repeat: int) -> dict:
                     lambda t: t * 1.000001, lambda t: t.sum().backward())
 
 
-# -- a 2,000-step training loop, traced with the defaults (NOTE [long runs]) ------------------------
+# -- a 2,000-step training loop, traced with the defaults (NOTE [long runs]) ---------------------
 LOOP_STEPS = 2000
 
 
