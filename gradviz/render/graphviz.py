@@ -733,7 +733,10 @@ def _ftensor_tip(t: TensorInfo | None, tid: str) -> str:
 def _forward_parts(tr: Trace, roots: set[str]) -> _Parts:
     parts = _Parts()
     consumers: dict[str, list[tuple[str, ...]]] = {}
-    for op in tr.ops:
+    # The ops a custom Function's forward() ran are folded inside its op (OpRecord.parent):
+    # the graph shows the one op PyTorch records for it.
+    ops = [op for op in tr.ops if op.parent is None]
+    for op in ops:
         for a in op.inputs:
             if isinstance(a, str):
                 consumers.setdefault(a, []).append(tuple(op.scope))
@@ -758,7 +761,7 @@ def _forward_parts(tr: Trace, roots: set[str]) -> _Parts:
                   _Item(tid, functools.partial(_ftensor_lines, t, tid), cls, _FILL[cls],
                         functools.partial(_ftensor_tip, t, tid)))
 
-    for op in tr.ops:
+    for op in ops:
         scope = tuple(op.scope)
         for a in op.inputs:
             if isinstance(a, str) and a not in made:
