@@ -230,3 +230,14 @@ def test_the_custom_function_example_as_bundled():
 
     again = trace_from_dict(trace_to_dict(tr))
     assert [op.parent for op in again.ops] == [op.parent for op in tr.ops]
+
+
+def test_a_keyword_tensor_saved_by_the_node_keeps_its_name():
+    import gradviz.nn.functional as F
+
+    logits = gradviz.randn(4, 3, requires_grad=True)
+    y = gradviz.tensor([0, 1, 2, 1])
+    with gradviz.trace() as tr:
+        loss = F.cross_entropy(logits, y)
+    assert tr.tensors[tr.known_tensor_id(y)].name == "y"
+    assert tr.tensors[tr.known_tensor_id(loss)].name == "loss"

@@ -908,6 +908,12 @@ class Trace:
         inputs = []
         for a in data["inputs"]:
             inputs.append(self._tensor(a, frame) if isinstance(a, Tensor) else (_jsonable(a),))
+        # A tensor passed by keyword (nll_loss's target, where's condition) is linked by id;
+        # registered before the node, which may save it, so it is first seen with the frame.
+        kwargs = []
+        for k, v in (data.get("kwargs") or {}).items():
+            kwargs.append((k, {"tensor": self._tensor(v, frame)} if isinstance(v, Tensor)
+                           else _jsonable(v)))
         node = data["node"]
         nid = self._node(node) if node is not None else None
         fn_done, self._fn_done = self._fn_done, None
@@ -934,11 +940,6 @@ class Trace:
             self._add_tensor(tid, t, name, gid, op_id, source, self._snap(t._data))
             outputs.append(tid)
         self._op_shared = self._op_snap = None
-        # A tensor passed by keyword (nll_loss's target, where's condition) is linked by id.
-        kwargs = []
-        for k, v in (data.get("kwargs") or {}).items():
-            kwargs.append((k, {"tensor": self._tensor(v, frame)} if isinstance(v, Tensor)
-                           else _jsonable(v)))
         self._raw_ops.append((op_id, data["name"], tuple(inputs), tuple(outputs), nid,
                               tuple(kwargs), inplace, self._scope_t, source, self.runs_total,
                               parent))
