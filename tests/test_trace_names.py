@@ -241,3 +241,24 @@ def test_a_keyword_tensor_saved_by_the_node_keeps_its_name():
         loss = F.cross_entropy(logits, y)
     assert tr.tensors[tr.known_tensor_id(y)].name == "y"
     assert tr.tensors[tr.known_tensor_id(loss)].name == "loss"
+
+
+class Double(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return Double.apply(g)  # a Function applied inside backward, differentiably
+
+
+def test_a_function_applied_during_backward_records_nothing():
+    with gradviz.trace() as tr:
+        x = gradviz.tensor([1.0, 2.0], requires_grad=True)
+        y = Double.apply(x).sum()
+        (g,) = gradviz.autograd.grad(y, x, create_graph=True)
+        z = x * 3
+    assert [op.name for op in tr.ops if op.parent is None] == ["Double", "sum", "mul"]
+    assert [op.id for op in tr.ops] == ["op1", "op0", "op2", "op3"]  # no id taken meanwhile
+    assert g.tolist() == [2.0, 2.0] and tr.tensors[tr.known_tensor_id(z)].name == "z"

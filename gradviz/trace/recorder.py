@@ -883,13 +883,16 @@ class Trace:
     # -- custom Functions: their forward() ops are the Function op's children ----------------------
     def _on_function_enter(self, data: dict[str, Any]) -> None:
         # The Function's op id is taken now, so the ops its forward() runs can name it as their
-        # parent; the Function's own op event (after forward) uses it.
+        # parent; the Function's own op event (after forward) uses it. Not during a backward
+        # pass: no op of it is recorded (see _on_op).
+        if self._run is not None:
+            return
         op_id = f"op{self._op_count}"
         self._op_count += 1
         self._fn_stack.append(op_id)
 
     def _on_function_exit(self, data: dict[str, Any]) -> None:
-        if self._fn_stack:
+        if self._run is None and self._fn_stack:
             self._fn_done = self._fn_stack.pop()
 
     def _on_op(self, data: dict[str, Any]) -> None:
