@@ -6,6 +6,8 @@ import json
 import runpy
 from pathlib import Path
 
+import pytest
+
 import gradviz
 
 EXAMPLES = Path(gradviz.__file__).parent / "examples"
@@ -71,6 +73,12 @@ def test_keep_runs_overrides_the_default(monkeypatch):
     assert [r.id for r in tr.runs] == ["run7", "run8", "run9"] and len(tr.run_log) == 10
     tr = _poly(5, monkeypatch, keep_runs="all")
     assert len(tr.runs) == 5
+    from gradviz.trace.io import trace_from_dict, trace_to_dict
+
+    again = trace_from_dict(trace_to_dict(tr))
+    assert again.keep_runs == "all" and len(again.runs) == 5
+    with pytest.raises(ValueError, match="keep_runs"):
+        gradviz.trace(keep_runs="some")
 
 
 def test_the_file_stays_small(monkeypatch, tmp_path):

@@ -400,9 +400,18 @@ class RunLogModel(_Strict):
     error: Name | None = None
 
 
+def _keep_runs_tag(v: Any) -> str:
+    return "<str>" if isinstance(v, str) else "<int>"
+
+
+# A positive count, or "all" (keep everything); tagged so an error names the field, not a branch.
+KeepRuns = Annotated[(Annotated[StrictInt, Field(ge=1, le=MAX_INT), Tag("<int>")]
+                      | Annotated[Literal["all"], Tag("<str>")]), Discriminator(_keep_runs_tag)]
+
+
 class OptionsModel(_Strict):
     values: Literal["small", "none", "all"] = "small"
-    keep_runs: Annotated[StrictInt, Field(ge=1, le=MAX_INT)] | Literal["all"] | None = None
+    keep_runs: KeepRuns | None = None
 
 
 class TraceModel(_Strict):
