@@ -65,7 +65,8 @@ def trace(
         help="Tensor values to keep: small (full up to 64 elements), none, all.")
     ] = Values.small,
     keep_runs: Annotated[int | None, typer.Option(
-        "--keep-runs", min=1, help="Keep only the last N backward runs (training loops).")
+        "--keep-runs", min=1, help="Keep only the last N backward runs. Without it a training "
+        "loop keeps its last iteration (identical ones folded) and lists every run.")
     ] = None,
     collapse: Annotated[bool, typer.Option(
         help="Collapse large graphs (module scopes, repeated blocks) before layout.")] = True,
