@@ -365,6 +365,7 @@ class Trace:
         self._folded = self._differing = 0  # earlier iterations folded / of another structure
         self._op_count_dropped = 0
         self._to_drop: list[int] = []  # segments of forgotten runs, collected in batches
+        self._last_signature: tuple[int, tuple] = (-1, ())  # the last run's iteration
         # Each module scope's class, by scope_key ("LeNet/features/features.0" -> "Conv2d").
         self.module_classes: dict[str, str] = {}
         # The model objects built so far (read through the properties below).
@@ -1144,6 +1145,20 @@ class Trace:
             if len(self._runs) > self.keep_runs:
                 self._prune()
             return
+        # This iteration's structure: its ops from the first that records a node on, as what
+        # comes before ran without grad (the previous step's update, a loop's set-up). NOTE
+        # [perf]: found from the end (ops are recorded in segment order), and kept for the next
+        # run to compare with.
+        seg = self._run_segments.get(run.id, 0)
+        mine = []
+        for o in reversed(self._raw_ops):
+            if o[9] < seg:
+                break
+            if o[9] == seg:
+                mine.append(o)
+        mine.reverse()
+        ours = self._signature(_from_graph(mine))
+        (before_seg, before), self._last_signature = self._last_signature, (seg, ours)
         runs = self._runs
         if len(runs) < 2:
             return
@@ -1152,26 +1167,10 @@ class Trace:
             if len(runs) > DETAILED_RUNS:
                 self._prune(DETAILED_RUNS)
             return
-        prev, seg = runs[-2], self._run_segments.get(run.id, 0)
+        prev = runs[-2]
         prev_seg = self._run_segments.get(prev.id, 0)
-        mine, theirs, between = [], [], False
-        # NOTE [perf]: from the end, as ops are recorded in segment order (threads aside: an op
-        # of another thread's segment only makes the comparison fail, keeping both runs).
-        for o in reversed(self._raw_ops):
-            if o[9] == seg:
-                mine.append(o)
-            elif o[9] == prev_seg:
-                theirs.append(o)
-            elif prev_seg < o[9] < seg:
-                between = True
-            elif o[9] < prev_seg:
-                break
-        mine.reverse()
-        theirs.reverse()
-        # The same structure from the first op that records a node on: what comes before it
-        # ran without grad (the optimizer step of the iteration before, set-up before the loop).
-        ours, before = self._signature(_from_graph(mine)), self._signature(_from_graph(theirs))
-        if ours and not between and ours == before:
+        # Folded only when prev is the iteration right before (not another thread's run).
+        if ours and before_seg == prev_seg == seg - 1 and ours == before:
             self._folded += 1
             self._drop_run(prev)
         elif len(runs) > DETAILED_RUNS:
