@@ -802,7 +802,14 @@ class Trace:
                 if depth == 0 and top.candidates and self._bind(top, f):
                     top.candidates = []
                 return
-            self._bind(pending.pop(), f)
+            done = pending.pop()
+            if done.target.kind == "names" and len(done.candidates) == len(done.last):
+                # One op ran at the instruction, which has finished: its result is what the
+                # instruction stored. NOTE [perf]: no lookup (reading a function's f_locals
+                # copies all its variables), as in ``y = (y * 2).tanh()`` run in a loop.
+                self._guess(done)
+            else:
+                self._bind(done, f)
 
     def _guess(self, p: _names.Pending) -> None:
         """Name ``p``'s last candidates without its frame (see NOTE [tensor names])."""
