@@ -17,7 +17,7 @@ import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
+from types import CodeType, FrameType
 from typing import Any
 
 LOCK_NAME = ".gradviz.lock"
@@ -114,17 +114,52 @@ def _user_traceback(exc: BaseException) -> str:
     return "".join(traceback.format_exception(type(exc), exc, tb))
 
 
-def run_script(path: Path, args: list[str], argv0: str | None = None) -> ScriptResult:
+def compile_script(path: Path) -> CodeType:
+    """The script's code object, compiled as ``python SCRIPT`` compiles it.
+
+    Raises what ``compile`` raises (``SyntaxError`` and its subclasses, ``ValueError`` on some
+    Pythons for a NUL byte): a script that does not compile never runs, so the caller reports
+    it before tracing anything (see :func:`syntax_error_text`).
+
+    Example:
+        >>> import tempfile
+        >>> p = Path(tempfile.mkdtemp()) / "ok.py"
+        >>> _ = p.write_text("x = 1")
+        >>> compile_script(p).co_filename == os.path.abspath(p)
+        True
+    """
+    import io
+
+    with io.open_code(os.path.abspath(path)) as fh:  # bytes: compile() honours the coding cookie
+        return compile(fh.read(), os.path.abspath(path), "exec", dont_inherit=True)
+
+
+def syntax_error_text(exc: BaseException) -> str:
+    """A compile error as Python prints it for ``python SCRIPT``: file, line, the code and a
+    caret, then ``SyntaxError: message`` (no traceback: nothing ran).
+
+    Example:
+        >>> try:
+        ...     compile("x = (1 +", "a.py", "exec")
+        ... except SyntaxError as e:
+        ...     print(syntax_error_text(e).splitlines()[0])
+          File "a.py", line 1
+    """
+    return "".join(traceback.format_exception_only(type(exc), exc))
+
+
+def run_script(path: Path, args: list[str], argv0: str | None = None,
+               code: CodeType | None = None) -> ScriptResult:
     """Execute ``path`` as ``__main__`` with ``args``; never raises what the script raises.
 
     As ``python SCRIPT`` does, ``__file__`` is absolute (so a script that changes directory can
     still find itself) while ``sys.argv[0]`` is ``argv0``, the path as the user wrote it.
     (``runpy.run_path`` would set both to one string, so the script is compiled and run here.)
     The script's ``sys.stdout``/``sys.stderr`` replacements and working directory end with
-    it; a stream it closed stays closed (see :func:`stream_usable`).
+    it; a stream it closed stays closed (see :func:`stream_usable`). ``code`` is the script
+    already compiled by :func:`compile_script` (compiled here otherwise).
     """
     import builtins
-    import io
     import types
 
     script = os.path.abspath(path)
@@ -138,8 +173,8 @@ def run_script(path: Path, args: list[str], argv0: str | None = None) -> ScriptR
     main.__dict__.update(__file__=script, __cached__=None, __builtins__=builtins,
                          __loader__=None, __spec__=None, __package__=None)
     try:
-        with io.open_code(script) as fh:  # bytes: compile() honours the coding cookie
-            code = compile(fh.read(), script, "exec", dont_inherit=True)
+        if code is None:
+            code = compile_script(path)
         sys.modules["__main__"] = main  # pickle and friends look the script's names up here
         exec(code, main.__dict__)
         return ScriptResult()

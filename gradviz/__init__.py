@@ -57,7 +57,19 @@ from gradviz._factories import (
 )
 from gradviz._version import __version__
 from gradviz.autograd import wrappers as _wrappers  # installs Tensor.backward
-from gradviz.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from gradviz.autograd.anomaly_mode import (
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+)
+from gradviz.autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from gradviz.ops import functional as _functional
 
 # Renderers: cheap to import (graphviz, pygraphviz and rich load inside the functions).

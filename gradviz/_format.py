@@ -169,9 +169,14 @@ def tensor_repr(t: Tensor) -> str:
             suffixes.append(f"dtype={dt!r}")
     elif dt is not default and dt is not _dtype.int64 and dt is not _dtype.bool:
         suffixes.append(f"dtype={dt!r}")
-    if t.grad_fn is not None:
-        # The class name, as torch prints it (`CopyBackwards`, not its qualified name()).
-        suffixes.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
-    elif t.requires_grad:
-        suffixes.append("requires_grad=True")
+    try:
+        grad_fn = t.grad_fn
+    except RuntimeError:  # a view that may not be rebased after its base changed (as torch)
+        suffixes.append("grad_fn=<Invalid>")
+    else:
+        if grad_fn is not None:
+            # The class name, as torch prints it (`CopyBackwards`, not its qualified name()).
+            suffixes.append(f"grad_fn=<{type(grad_fn).__name__}>")
+        elif t._requires_grad:
+            suffixes.append("requires_grad=True")
     return _add_suffixes(_PREFIX + array_str(arr), suffixes, len(_PREFIX))

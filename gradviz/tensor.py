@@ -16,6 +16,7 @@ import numpy as np
 
 from gradviz import _device, _dtype
 from gradviz._dtype import dtype as _DType
+from gradviz.autograd.grad_mode import _state as _grad_state
 from gradviz.autograd.graph import AccumulateGrad, Node, RemovableHandle, _add_hook, _HookDict
 
 __all__ = ["Tensor"]
@@ -27,10 +28,35 @@ class _VersionCounter:
     """Shared by a tensor and its views: every in-place write bumps it (``Tensor._version``)."""
 
     __slots__ = ("version", "last_op")
+    inference = False
 
     def __init__(self) -> None:
         self.version = 0
         self.last_op: str | None = None  # name of the last in-place op's node, for error texts
+
+
+class _InferenceCounter(_VersionCounter):
+    """What an inference tensor (one made in inference mode) and its views share instead of a
+    version: PyTorch tracks none for them, so an in-place write, which bumps the version, is
+    refused outside inference mode (NOTE [inference mode and grad mode] in grad_mode.py)."""
+
+    __slots__ = ()
+    inference = True
+
+    def __init__(self) -> None:
+        self.last_op = None
+
+    @property  # type: ignore[override]
+    def version(self) -> int:
+        return 0
+
+    @version.setter
+    def version(self, value: int) -> None:
+        if not _grad_state.inference:
+            raise RuntimeError(
+                "Inplace update to inference tensor outside InferenceMode is not allowed.You can "
+                "make a clone to get a normal tensor before doing inplace update.See "
+                "https://github.com/pytorch/rfcs/pull/17 for more details.")
 
 
 class _Extra:
@@ -66,7 +92,7 @@ class Tensor:
         tensor([2., 4.])
     """
 
-    __slots__ = ("_data", "_requires_grad", "_grad", "grad_fn", "_output_nr", "_vc", "_base",
+    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_vc", "_base",
                  "_view_meta", "_extra", "__weakref__")
 
     # NumPy must hand binary operators with a Tensor operand back to us (ndarray * Tensor).
@@ -80,9 +106,10 @@ class Tensor:
         self._data = arr
         self._requires_grad = requires_grad
         self._grad: Tensor | None = None
-        self.grad_fn: Node | None = None
+        self._grad_fn: Node | None = None
         self._output_nr = 0
-        self._vc: _VersionCounter | None = None  # created on first use: see _version_counter
+        # Created on first use (see _version_counter), except for an inference tensor.
+        self._vc: _VersionCounter | None = _InferenceCounter() if _grad_state.inference else None
         self._base: Tensor | None = None
         self._view_meta: Any = None  # a view's recipe (gradviz.ops.dispatch.ViewMeta)
         self._extra: _Extra | None = None
@@ -97,9 +124,9 @@ class Tensor:
         t._data = arr
         t._requires_grad = requires_grad
         t._grad = None
-        t.grad_fn = None
+        t._grad_fn = None
         t._output_nr = 0
-        t._vc = None
+        t._vc = _InferenceCounter() if _grad_state.inference else None
         t._base = None
         t._view_meta = None
         t._extra = None
@@ -132,7 +159,10 @@ class Tensor:
     def data(self) -> Tensor:
         """The same values, detached, with a version counter of its own (PyTorch's ``.data``):
         changes made through it are invisible to autograd's in-place checks."""
-        return Tensor._make(self._data)
+        out = Tensor._make(self._data)
+        if self.is_inference():
+            out._vc = _InferenceCounter()  # .data of an inference tensor is one too
+        return out
 
     @data.setter
     def data(self, value: Tensor) -> None:
@@ -237,12 +267,29 @@ class Tensor:
     def _version(self) -> int:
         """How many times this tensor's storage was modified in place."""
         vc = self._vc
+        if vc is not None and vc.inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return 0 if vc is None else vc.version
+
+    def is_inference(self) -> bool:
+        """Whether this tensor was made in inference mode (or is a view of such a tensor).
+
+        Example:
+            >>> import gradviz
+            >>> with gradviz.inference_mode():
+            ...     t = gradviz.ones(2)
+            >>> t.is_inference(), gradviz.ones(2).is_inference()
+            (True, False)
+        """
+        vc = self._vc
+        return vc is not None and vc.inference
 
     # -- autograd attributes ---------------------------------------------------------------------
     @property
     def requires_grad(self) -> bool:
         """Whether gradients flow to this tensor. Settable on leaves only, as in PyTorch."""
+        if self._view_meta is not None:
+            self.grad_fn  # noqa: B018 - a view's rebase may change it (or refuse, as torch)
         return self._requires_grad
 
     @requires_grad.setter
@@ -275,6 +322,9 @@ class Tensor:
                 "var_no_grad = var.detach().")
         if requires_grad and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and not _grad_state.inference and self.is_inference():
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -297,6 +347,8 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
                     f"attempting to assign a gradient with dtype "
@@ -312,6 +364,33 @@ class Tensor:
                     f"of size '{list(self._data.shape)}'. Please ensure that the gradient and "
                     "the tensor are the same size")
         self._grad = value
+
+    @property
+    def grad_fn(self) -> Node | None:
+        """The node that made this tensor (None for a leaf): its backward function.
+
+        A view whose base (or another view of it) was modified in place since its ``grad_fn``
+        was recorded gets it regenerated here, as PyTorch does when it is read
+        (NOTE [in-place on views] in :mod:`gradviz.ops.dispatch`).
+
+        Example:
+            >>> import gradviz
+            >>> b = gradviz.ones(2, 3, requires_grad=True) * 2
+            >>> row = b[0]
+            >>> row.grad_fn.name()
+            'SelectBackward0'
+            >>> _ = b.mul_(3)
+            >>> row.grad_fn.name()
+            'AsStridedBackward0'
+        """
+        meta = self._view_meta
+        if meta is not None and meta.version != self._version:
+            return meta.regenerate(self)
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, node: Node | None) -> None:
+        self._grad_fn = node
 
     @property
     def is_leaf(self) -> bool:
@@ -410,8 +489,23 @@ class Tensor:
         return out
 
     def detach_(self) -> Tensor:
-        """Make this tensor a leaf that does not require grad, in place."""
-        self.grad_fn = None
+        """Make this tensor a leaf that does not require grad, in place (not a view: PyTorch
+        refuses those).
+
+        Example:
+            >>> import gradviz
+            >>> y = gradviz.ones(2, requires_grad=True) * 2
+            >>> y.detach_().requires_grad, y.is_leaf
+            (False, True)
+        """
+        if self._base is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+        self._grad_fn = None
         self._requires_grad = False
         self._output_nr = 0
         return self
@@ -501,8 +595,9 @@ class Tensor:
         return self._data.reshape(()).item()
 
     def numpy(self) -> np.ndarray:
-        """The underlying NumPy array (shared memory, as in PyTorch)."""
-        if self._requires_grad:
+        """The underlying NumPy array (shared memory, as in PyTorch); refused for a tensor that
+        requires grad while grad mode is on."""
+        if self._requires_grad and _grad_state.enabled:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._data

@@ -754,6 +754,7 @@ import gradviz
 import gradviz as torch
 from gradviz.autograd.engine import compute_dependencies
 from gradviz.autograd.graph import Edge, get_gradient_edge, gradient_edge
+from gradviz.trace.replay import replay
 
 _ = torch.manual_seed(0)
 
@@ -889,28 +890,34 @@ with gradviz.trace(name="h = a * b, used three times") as tr:
     loss.backward()
 
 names = {n.id: f"{n.name}[{n.id}]" for n in tr.nodes.values()}
+run = tr.run()
 
 
 def values(summary):
     return None if summary is None else summary.get("values")
 
 
-def describe(step):
-    d = step.data
+def describe(step, state):
     if step.kind == "compute_dependencies":
-        return ", ".join(f"{names[k]}={v}" for k, v in d["counts"].items())
+        return ", ".join(f"{names[k]}={v}" for k, v in step.counts.items())
     if step.kind in ("enqueue", "execute"):
-        return "ready queue: " + str([names[n] for n in d["ready"]])
+        return "ready queue: " + str([names[n] for n in state.ready])
     if step.kind == "accumulate":
-        return (f"from {names[d['source']]} into slot {d['input_nr']}: grad {values(d['grad'])}"
-                f" -> buffer {values(d['buffer'])}, remaining {d['remaining']}")
+        return (f"from {names[step.source]} into slot {step.input_nr}: buffer "
+                f"{values(state.buffer_before)} + grad {values(step.grad)} -> "
+                f"{values(step.buffer)}, remaining {step.remaining}")
     if step.kind == "leaf_grad":
-        return f".grad {values(d['before'])} -> {values(d['after'])}"
+        return f".grad {values(step.before)} -> {values(step.after)}"
+    if step.kind == "release_saved":
+        return "frees " + (", ".join(state.freed) or "no saved tensor")
     return ""
 
 
-for s in tr.steps():
-    print(f"{s.index:2} {s.kind:20} {names.get(s.node, ''):22} {describe(s)}")
+# A step records what the engine did; replay(run, k) gives the engine's state right after it
+# (the ready queue, the input buffer before an addition), replayed from the recorded steps.
+for s in run.steps:
+    state = replay(run, s.index)
+    print(f"{s.index:2} {s.kind:20} {names.get(s.node, ''):22} {describe(s, state)}")
 
 %% md
 Follow the queue: `SumBackward0` runs first (it is the root). `AddBackward0` sends one gradient
@@ -935,9 +942,9 @@ buffer**: one slot per output of the forward op (`num_outputs`), indexed by `inp
 `accumulate` step adds into a slot. With h = [3, 8], ∂loss/∂h = 2h + 1 = [7, 17]:
 
 %% code
-for s in tr.steps():
+for s in run.steps:
     if s.kind == "accumulate" and s.node == h_node:
-        print(describe(s))
+        print(describe(s, replay(run, s.index)))
 
 %% md
 ## 6. `AccumulateGrad`
@@ -947,9 +954,9 @@ Last, each leaf's `AccumulateGrad` runs (`leaf_grad` steps): the first gradient 
 ones, from another backward pass, are added in place.
 
 %% code
-for s in tr.steps():
+for s in run.steps:
     if s.kind == "leaf_grad":
-        print(tr.tensors[s.data["tensor"]].name, describe(s))
+        print(tr.tensors[s.tensor].name, describe(s, replay(run, s.index)))
 print(a.grad, b.grad)
 
 %% md
@@ -1173,14 +1180,13 @@ with gradviz.trace(name="SINGA") as tr:
 
 label = {n.id: f"{n.name}[{n.id}]" for n in tr.nodes.values()}
 for s in tr.steps():
-    d = s.data
     if s.kind == "execute":
         print("execute", label[s.node])
     elif s.kind == "accumulate":
-        print(f"    -> not_ready[{label[s.node]}][{d['input_nr']}]   op_dep left {d['remaining']},"
-              f" tensor_dep left {d['tensor_remaining']}")
+        print(f"    -> not_ready[{label[s.node]}][{s.input_nr}]   op_dep left {s.remaining},"
+              f" tensor_dep left {s.engine_data['tensor_remaining']}")
     elif s.kind == "leaf_grad":
-        print("  yield", tr.tensors[s.data["tensor"]].name)
+        print("  yield", tr.tensors[s.tensor].name)
 executed = [tr.nodes[s.node].name for s in tr.steps() if s.kind == "execute"]
 print("AccumulateGrad (SINGA's Dummy) ever executed:", "AccumulateGrad" in executed)
 print("w.grad:", w.grad, "(SINGA yields gradients; it does not write .grad)")
@@ -1895,8 +1901,8 @@ with gradviz.trace(name="hooks") as tr:
 names = {n.id: n.name for n in tr.nodes.values()}
 for s in tr.steps():
     if s.kind in ("execute", "hook", "leaf_grad"):
-        print(f"{s.index:2} {s.kind:8} {names[s.node]:16} {s.data.get('hook', '')}")
-hook_step = next(s.index for s in tr.steps() if s.data.get("hook") == "tensor")
+        print(f"{s.index:2} {s.kind:8} {names[s.node]:16} {getattr(s, 'hook', '')}")
+hook_step = next(s.index for s in tr.steps() if s.kind == "hook" and s.hook == "tensor")
 gradviz.draw_step(tr, -1, hook_step)
 
 %% code

@@ -289,7 +289,7 @@ def test_singa_stopping_early_closes_the_traced_run():
             break
     run = tr.run()
     assert run.engine == "singa" and run.steps[-1].kind == "done"
-    assert run.steps[-1].data == {"stopped_early": True}
+    assert run.steps[-1].engine_data == {"stopped_early": True}
 
 
 # -- MXNet's character --------------------------------------------------------------------------
@@ -462,8 +462,8 @@ def test_the_seed_program_traced_under_three_engines(tmp_path):
     singa_run, mx_run = tr.runs[1], tr.runs[2]
     assert {s.kind for s in singa_run.steps} >= {"compute_dependencies", "enqueue", "execute",
                                                  "accumulate", "leaf_grad", "done"}
-    assert "tensor_counts" in singa_run.steps[0].data
-    assert any(s.kind == "gradient_node" and s.data["op"] == "_head_grad_ones"
+    assert singa_run.steps[0].tensor_counts
+    assert any(s.kind == "gradient_node" and s.op == "_head_grad_ones"
                for s in mx_run.steps)
     assert mx_run.gradient_graph is not None and tr.runs[0].gradient_graph is None
     path = tmp_path / "engines.json"

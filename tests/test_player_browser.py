@@ -7,60 +7,17 @@ These tests never skip: without the browser they fail and say how to install it
 from __future__ import annotations
 
 import json
-import os
-import shutil
 
 import pytest
 
 import gradviz as torch
 from gradviz.render.html import player_html
+from gradviz.trace.replay import replay
 
 pytestmark = pytest.mark.browser
+pytest_plugins = ("_browser",)  # the `driver` fixture: headless Chromium
 
 HOSTILE = "<img src=x onerror=alert(1)>"
-INSTALL_HINT = ("install Debian's packages with `apt-get install -y chromium chromium-driver` "
-                "(or run `bash scripts/ensure-chromium.sh`, as `make test` does)")
-
-
-
-
-def _find(name: str) -> str | None:
-    path = shutil.which(name)
-    if path is None and os.access(f"/usr/bin/{name}", os.X_OK):
-        path = f"/usr/bin/{name}"
-    return path
-
-
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory):
-    chromium, chromedriver = _find("chromium"), _find("chromedriver")
-    if chromium is None or chromedriver is None:
-        missing = [n for n, p in (("chromium", chromium), ("chromedriver", chromedriver)) if not p]
-        pytest.fail(f"browser test needs {' and '.join(missing)}, not found: {INSTALL_HINT}",
-                    pytrace=False)
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.options import Options
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        pytest.fail("browser test needs selenium: pip install -e '.[test]'", pytrace=False)
-    options = Options()
-    options.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--no-first-run", "--window-size=1400,1000",
-                f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
-        options.add_argument(arg)
-    # The performance log lists every network request the page makes (there must be none).
-    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
-    try:
-        drv = webdriver.Chrome(service=Service(chromedriver), options=options)
-    except Exception as e:  # noqa: BLE001 - any start-up failure is the same message
-        pytest.fail(f"could not start headless chromium via {chromedriver}: {e}\n{INSTALL_HINT}",
-                    pytrace=False)
-    drv.set_page_load_timeout(60)
-    yield drv
-    drv.quit()
 
 
 def _seed_trace(name: str = HOSTILE):
@@ -102,6 +59,9 @@ return {step: Number(root.dataset.step), run: Number(root.dataset.run),
         current: titles('g.node.gv-current'), ready: titles('g.node.gv-ready'),
         done: titles('g.node.gv-done'), flow: titles('g.edge.gv-flow'),
         leaves: root.querySelector('[data-role="leaves"]').textContent,
+        queue: Array.from(root.querySelectorAll('[data-role="ready"] .gv-id'))
+                 .map((e) => e.textContent),
+        edges: root.querySelector('[data-role="edges"]').textContent,
         event: root.querySelector('[data-role="event"]').textContent};
 """
 
@@ -114,8 +74,8 @@ def _expected_flow(tr, step) -> set[str]:
     if step.kind == "execute":
         return {f"{step.node}->{nxt}" for nxt, _ in tr.nodes[step.node].next_functions
                 if nxt is not None}
-    if step.kind == "accumulate" and step.data.get("source"):
-        return {f"{step.data['source']}->{step.node}"}
+    if step.kind == "accumulate" and step.source:
+        return {f"{step.source}->{step.node}"}
     return set()
 
 
@@ -170,8 +130,8 @@ def test_arrow_keys_step_through_the_recorded_run(driver, tmp_path):
         assert st["current"] == ([step.node] if step.node else []), (k, step.kind)
         assert set(st["flow"]) == _expected_flow(tr, step), (k, step.kind)
         assert step.kind in st["event"]
-        if step.kind in ("enqueue", "execute"):
-            assert set(st["ready"]) == set(step.data["ready"]), k
+        want = replay(tr.run(), k).ready
+        assert set(st["ready"]) == set(want) and st["queue"] == want, k  # in the queue's order
     # Executed nodes are marked done; the final step shows both leaves' .grad.
     executed = {s.node for s in steps if s.kind == "execute"}
     assert set(st["done"]) == executed
@@ -191,7 +151,7 @@ def test_arrow_keys_step_through_the_recorded_run(driver, tmp_path):
 
     # Leaf .grad is replayed: before x's leaf_grad step the panel still says None for x.
     x_write = next(s.index for s in steps if s.kind == "leaf_grad"
-                   and tr.tensors[s.data["tensor"]].name == HOSTILE)
+                   and tr.tensors[s.tensor].name == HOSTILE)
     _press(driver, Keys.HOME)
     _press(driver, Keys.ARROW_RIGHT, x_write - 1)
     assert "[2, 4, 6]" not in _state(driver)["leaves"]
@@ -374,3 +334,36 @@ def test_the_three_engines_schedules_play(driver, tmp_path):
         assert gx[:4] in st["leaves"] and gy[:4] in st["leaves"], (run.engine, gx, gy)
     _assert_no_network(driver, uri)
     _assert_no_console_errors(driver)
+
+
+def test_accumulate_shows_the_buffer_before_and_after_and_release_names_what_it_freed(
+        driver, tmp_path):
+    """x used twice: the second gradient into its AccumulateGrad finds the first one there."""
+    with torch.trace() as tr:
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        w = torch.tensor([3.0, 4.0], requires_grad=True)
+        (x * w + x * 5).sum().backward()
+    run = tr.run()
+    _open(driver, tmp_path, tr.to_html())
+    from selenium.webdriver.common.keys import Keys
+
+    x_node = next(n.id for n in tr.nodes.values() if n.kind == "accumulate_grad"
+                  and tr.tensors[n.variable].name == "x")
+    into_x = [s.index for s in run.steps if s.kind == "accumulate" and s.node == x_node]
+    assert len(into_x) == 2
+    first, second = (replay(run, k) for k in into_x)
+    _press(driver, Keys.ARROW_RIGHT, into_x[1])
+    st = _state(driver)
+    assert st["step"] == into_x[1]
+    before = st["edges"].split("input buffer before:")[1].split("input buffer after:")[0]
+    after = st["edges"].split("input buffer after:")[1]
+    assert first.buffer_after["values"] in ([3.0, 4.0], [5.0, 5.0])
+    assert second.buffer_after["values"] == [8.0, 9.0]
+    assert ("[3, 4]" if first.buffer_after["values"] == [3.0, 4.0] else "[5, 5]") in before
+    assert "[8, 9]" in after and "[8, 9]" not in before
+    release = next(s.index for s in run.steps if s.kind == "release_saved"
+                   and tr.nodes[s.node].name == "MulBackward0" and replay(run, s.index).freed)
+    _press(driver, Keys.HOME)
+    _press(driver, Keys.ARROW_RIGHT, release)
+    event = _state(driver)["event"]
+    assert "_saved_self" in event and "_saved_other" in event, event

@@ -15,6 +15,7 @@ import pytest
 
 import gradviz as torch
 from gradviz.render import html as player
+from gradviz.render.graphviz import draw_backward, draw_forward
 from gradviz.render.html import _sanitize_svg, player_html
 from gradviz.trace.io import trace_from_dict
 
@@ -251,3 +252,25 @@ def test_sanitize_svg_removes_active_content_and_prefixes_ids():
 def test_templates_are_package_data():
     for name in ("player.html", "player.js", "player.css"):
         assert player._template(name).strip()
+
+
+def test_the_page_says_which_nodes_each_drawing_folded():
+    # A chain long enough to be drawn folded (a repeated block) in both graphs.
+    with torch.trace() as tr:
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = x
+        for i in range(400):
+            y = y * 1.001 if i % 2 else y + 0.5
+        y.sum().backward()
+    page = player_html(tr)
+    folded = _data(page)["folded"]
+    back, fwd = folded["backward"][0], folded["forward"]
+    plan = draw_backward(tr).plan
+    assert back == {"of": plan.rep, "titles": {g: grp.title for g, grp in plan.groups.items()}}
+    assert "200 × [MulBackward0 → AddBackward0]" in back["titles"].values()
+    assert fwd["of"] == draw_forward(tr).plan.rep
+    # The group is drawn as a node whose <title> is its id (what the player looks up).
+    for gid in back["titles"]:
+        assert f"<title>{gid}</title>" in page
+    # Nothing folded: null.
+    assert _data(player_html(_seed_trace()))["folded"] == {"forward": None, "backward": [None]}

@@ -37,6 +37,7 @@ from gradviz.render.graphviz import (
     to_svg,
 )
 from gradviz.trace.model import BackwardGraph, NodeInfo, SourceLoc, TensorInfo
+from gradviz.trace.replay import replay
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -250,7 +251,8 @@ def test_draw_step_replays_the_engine_state():
                      re.M)
     add = next(n.id for n in tr.nodes.values() if n.name == "AddBackward0")
     assert re.search(rf'^\s*{add} \[.*gv-done', src, re.M)
-    ready = run.steps[k].data["ready"]
+    ready = replay(run, k).ready
+    assert ready
     for r in ready:
         assert re.search(rf'^\s*{r} \[.*gv-ready', src, re.M)
     nodes = node_lines(svg_root(dot))
@@ -270,7 +272,7 @@ def test_accumulate_step_thickens_its_edge():
     k = next(s.index for s in tr.run().steps if s.kind == "accumulate")
     s = tr.run().steps[k]
     line = next(line for line in draw_step(tr, 0, k).source.splitlines()
-                if f'id="{s.data["source"]}->{s.node}:{s.data["input_nr"]}"' in line)
+                if f'id="{s.source}->{s.node}:{s.input_nr}"' in line)
     assert "penwidth=3" in line and "color=" in line
 
 

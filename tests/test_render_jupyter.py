@@ -15,6 +15,23 @@ from gradviz.render.jupyter import Player, trace_mimebundle
 HAS_PLAYER = importlib.util.find_spec("gradviz.render.html") is not None
 
 
+@pytest.fixture(autouse=True)
+def in_a_notebook(monkeypatch):
+    """These tests are about what a notebook displays: show() behaves as in a Jupyter kernel
+    (outside one it also opens a browser, tests/test_cli_edges.py)."""
+    monkeypatch.setattr("gradviz.render.jupyter.in_notebook", lambda: True)
+
+
+def test_in_notebook_is_false_in_a_plain_process():
+    import subprocess
+    import sys
+
+    code = "from gradviz.render.jupyter import in_notebook; print(in_notebook())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60)
+    assert out.stdout.strip() == "False", out.stderr
+
+
 def is_svg(text: str) -> bool:
     root = ET.fromstring(text.encode("utf-8"))
     return root.tag == "{http://www.w3.org/2000/svg}svg"

@@ -9,6 +9,7 @@ from _render_programs import custom_function, seed_pow, seed_sum
 from rich.console import Console
 
 import gradviz as torch
+from gradviz.render._format import grad_str
 from gradviz.render.terminal import graph_tree, print_graph, print_steps, step_table, step_through
 
 
@@ -116,9 +117,30 @@ def test_step_table_rows_and_columns():
                  "release_saved", "done"):
         assert kind in out
     assert "x.grad = (3,) [2, 4, 6]" in out
-    assert "input_nr=0: (3,) [1, 1, 1]" in out
-    assert "[PowBackward0, PowBackward0]" in out  # both pow nodes ready at once
+    assert "input 0: (3,) [1, 1, 1]" in out
     assert "0 left" in out
+
+
+def test_step_table_names_nodes_as_the_player_does():
+    tr = seed_pow()
+    con = console(width=400)  # wide enough for every cell on one line
+    print_steps(tr, console=con)
+    out = text_of(con)
+    pows = sorted(n.id for n in tr.nodes.values() if n.name == "PowBackward0")
+    add = next(n.id for n in tr.nodes.values() if n.name == "AddBackward0")
+    leaf = {tr.tensors[n.variable].name: n.id for n in tr.nodes.values() if n.variable}
+    # both pow nodes ready at once: told apart by their ids
+    assert any(f"[PowBackward0 {a}, PowBackward0 {b}]" in out
+               for a, b in (pows, pows[::-1]))
+    # an accumulate row reads sender → receiver, both with ids
+    assert f"AddBackward0 {add} → PowBackward0 {pows[0]}" in out
+    # AccumulateGrad with its leaf's name, in the node column and in the dependency counts
+    assert f"AccumulateGrad (x) {leaf['x']}" in out and f"AccumulateGrad (y) {leaf['y']}" in out
+    assert f"AccumulateGrad (x) {leaf['x']}: 1" in out
+    # no name is cut with an ellipsis
+    assert "…" not in out
+    assert "AccumulateGrad (" not in out.replace("AccumulateGrad (x)", "").replace(
+        "AccumulateGrad (y)", "")
 
 
 def test_print_steps_and_max_rows():
@@ -126,43 +148,9 @@ def test_print_steps_and_max_rows():
     con = console(width=200)
     print_steps(tr, console=con, max_rows=3)
     out = text_of(con)
-    assert "run0: backward (pytorch engine)" in out
+    assert "run0: backward of z, 20 steps" in out
     assert f"… {len(tr.run().steps) - 3} more steps not shown" in out
     assert "leaf_grad" not in out
-
-
-def test_step_through_with_fake_input():
-    tr = seed_pow()
-    keys = iter(["n", "", "p", "\x1b[C", "zz", "q"])
-    prompts = []
-
-    def fake_input(prompt: str) -> str:
-        prompts.append(prompt)
-        return next(keys)
-
-    con = console()
-    last = step_through(tr, console=con, input_fn=fake_input)
-    assert last == 2  # 0 -> 1 -> 2 -> 1 -> 2, an unknown command, quit
-    assert len(prompts) == 6
-    out = text_of(con)
-    n = len(tr.run().steps) - 1
-    shown = [line.strip("│ ").split("  ")[0] for line in out.splitlines() if "step " in line
-             and f"/{n}" in line]
-    assert shown == [f"step {k}/{n}" for k in (0, 1, 2, 1, 2, 2)]
-    assert "unknown command 'zz'" in out
-    assert "executing" in out and "ready queue" in out
-
-
-def test_step_through_to_the_end_and_eof():
-    tr = seed_pow()
-    n = len(tr.run().steps)
-    con = console()
-    assert step_through(tr, console=con, input_fn=lambda _: "") == n - 1
-
-    def eof(_: str) -> str:
-        raise EOFError
-
-    assert step_through(tr, console=console(), input_fn=eof) == 0
 
 
 def test_step_through_without_a_terminal_prints_the_table():
@@ -172,6 +160,72 @@ def test_step_through_without_a_terminal_prints_the_table():
     assert step_through(tr, console=con) == len(tr.run().steps) - 1
     out = text_of(con)
     assert "compute_dependencies" in out and "done" in out
+
+
+def test_step_through_plain_prints_the_table_even_on_a_terminal():
+    tr = seed_pow()
+    con = Console(record=True, width=200, file=io.StringIO(), force_terminal=True,
+                  color_system=None)
+    assert con.is_terminal
+    assert step_through(tr, console=con, plain=True) == len(tr.run().steps) - 1
+    assert "compute_dependencies" in text_of(con)
+
+
+def test_interactive_needs_a_terminal_on_both_ends(monkeypatch):
+    from gradviz.render.terminal import interactive
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    term = Console(file=io.StringIO(), force_terminal=True)
+    monkeypatch.setattr("sys.stdin", Tty())
+    monkeypatch.setenv("TERM", "xterm")
+    assert interactive(term)
+    assert not interactive(console())  # output to a file
+    monkeypatch.setenv("TERM", "dumb")
+    assert not interactive(term)
+    monkeypatch.setenv("TERM", "xterm")
+    monkeypatch.setattr("sys.stdin", io.StringIO())  # input from a pipe
+    assert not interactive(term)
+
+
+def test_run_replay_keeps_buffers_and_goes_back():
+    from gradviz.render.terminal import RunReplay
+
+    tr = seed_pow()
+    r = tr.run()
+    rp = RunReplay(r)
+    acc = [s.index for s in r.steps if s.kind == "accumulate"]
+    st = rp.at(acc[0])
+    assert st.step.kind == "accumulate" and rp.buffer_before is None
+    assert r.steps[acc[0]].node in rp.buffers
+    ex = next(s.index for s in r.steps if s.kind == "execute" and s.node == r.steps[acc[0]].node)
+    rp.at(ex)
+    assert r.steps[acc[0]].node not in rp.buffers  # consumed when the node ran
+    assert rp.last_execute.index == ex
+    back = rp.at(acc[0])  # going back replays from the start
+    assert back.step.index == acc[0] and r.steps[acc[0]].node in rp.buffers
+    assert rp.at(10**6).step.kind == "done"  # clamped
+
+
+def test_buffer_before_an_accumulate_into_a_used_input():
+    from gradviz.render.terminal import RunReplay, step_detail
+
+    with torch.trace() as tr:
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        (x * 2 + x * 3).sum().backward()  # x's AccumulateGrad receives twice
+    r = tr.run()
+    rp = RunReplay(r)
+    into_leaf = [s.index for s in r.steps if s.kind == "accumulate"
+                 and tr.nodes[s.node].kind == "accumulate_grad"]
+    assert len(into_leaf) == 2
+    con = console(width=120)
+    con.print(step_detail(tr, rp, into_leaf[1]))
+    out = text_of(con)
+    first = grad_str(r.steps[into_leaf[0]].data["buffer"])
+    assert f"input buffer before: {first}" in out
+    assert "input buffer after: (2,) [5, 5]" in out
 
 
 def test_step_table_needs_a_run():
@@ -193,3 +247,29 @@ def test_shared_node_is_expanded_where_it_first_appears():
     assert "AccumulateGrad" in lines[first + 1]  # its subtree follows it directly
     later = [line for line in lines[first + 1:] if "MulBackward0 n2" in line]
     assert len(later) == 2 and all("(see above)" in line for line in later)
+
+
+def test_the_step_panel_of_a_large_graph_lists_the_steps_own_nodes_first():
+    from gradviz.render.terminal import MAX_LISTED, RunReplay, node_label, step_detail
+
+    with torch.trace() as tr:
+        x = torch.ones(2, requires_grad=True)
+        y = x
+        for _ in range(100):
+            y = y * 1.5
+        y.sum().backward()
+    r = tr.run()
+    rp = RunReplay(r)
+    k = next(s.index for s in r.steps if s.kind == "execute" and s.index > len(r.steps) // 2)
+    con = console(width=120)
+    con.print(step_detail(tr, rp, k))
+    out = text_of(con)
+    deps = out.split("dependencies (edges still to deliver)")[1].split("leaf .grad")[0]
+    listed = [line for line in deps.splitlines() if line.strip() and "…" not in line]
+    assert len(listed) == MAX_LISTED
+    node = r.steps[k].node
+    assert listed[0].startswith(node_label(tr, node) + " ")  # the step's own node first
+    target = tr.nodes[node].next_functions[0][0]
+    assert listed[1].startswith(node_label(tr, target) + " ")  # then where it sends
+    n = len(rp.state.deps)
+    assert f"… {n - MAX_LISTED} more nodes (" in deps

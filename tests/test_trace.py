@@ -12,6 +12,7 @@ import gradviz as torch
 from gradviz.autograd import events
 from gradviz.autograd.function import Function
 from gradviz.trace import TraceFormatError, load_trace
+from gradviz.trace.replay import states
 
 
 def _seed_program():
@@ -51,10 +52,10 @@ def test_seed_steps_follow_pytorch_order_with_dependencies_and_edge_gradients():
     # Dependencies: every non-root node has exactly one incoming edge in this graph.
     deps = run.steps[0]
     assert deps.kind == "compute_dependencies"
-    assert sorted(deps.data["counts"].values()) == [1, 1, 1, 1]
-    assert run.graph_root not in deps.data["counts"]
+    assert sorted(deps.counts.values()) == [1, 1, 1, 1]
+    assert run.graph_root not in deps.counts
     # The gradient sent along each edge: d(x**2)/dx = 2x into x's accumulator, 3y**2 into y's.
-    sent = {(s.data["source"], s.node): s.data["grad"]["values"]
+    sent = {(s.source, s.node): s.grad["values"]
             for s in run.steps if s.kind == "accumulate"}
     pow_x = tr.tensors[tr.ops[0].outputs[0]].grad_fn
     acc_x = nodes[pow_x].next_functions[0][0]
@@ -63,9 +64,9 @@ def test_seed_steps_follow_pytorch_order_with_dependencies_and_edge_gradients():
     acc_y = nodes[pow_y].next_functions[0][0]
     assert np.allclose(sent[(pow_y, acc_y)], [0.75, 3.0, 6.75])
     leaf_steps = [s for s in run.steps if s.kind == "leaf_grad"]
-    assert [tr.tensors[s.data["tensor"]].name for s in leaf_steps] == ["y", "x"]
-    assert leaf_steps[0].data["before"] is None
-    assert np.allclose(leaf_steps[0].data["after"]["values"], [0.75, 3.0, 6.75])
+    assert [tr.tensors[s.tensor].name for s in leaf_steps] == ["y", "x"]
+    assert leaf_steps[0].before is None
+    assert np.allclose(leaf_steps[0].after["values"], [0.75, 3.0, 6.75])
     assert run.steps[-1].kind == "done"
 
 
@@ -74,11 +75,13 @@ def test_ready_queue_and_remaining_counts_are_recorded():
         _seed_program()
     run = tr.run()
     enq = [s for s in run.steps if s.kind == "enqueue"]
-    # After both Pow nodes became ready the queue holds both, the later one first.
-    both = next(s for s in enq if len(s.data["ready"]) == 2)
-    assert [tr.nodes[n].name for n in both.data["ready"]] == ["PowBackward0", "PowBackward0"]
-    assert tr.nodes[both.data["ready"][0]].sequence_nr > tr.nodes[both.data["ready"][1]].sequence_nr
-    assert all(s.data["remaining"] == 0 for s in run.steps if s.kind == "accumulate")
+    # An enqueue records the node and its priority, PyTorch's -sequence_nr (newest first).
+    assert all(s.priority == -tr.nodes[s.node].sequence_nr for s in enq)
+    # After both Pow nodes became ready the replayed queue holds both, the later one first.
+    both = next(st.ready for st in states(run) if len(st.ready) == 2)
+    assert [tr.nodes[n].name for n in both] == ["PowBackward0", "PowBackward0"]
+    assert tr.nodes[both[0]].sequence_nr > tr.nodes[both[1]].sequence_nr
+    assert all(s.remaining == 0 for s in run.steps if s.kind == "accumulate")
 
 
 def test_traced_and_untraced_runs_give_identical_gradients_and_node_names():
@@ -247,7 +250,7 @@ def test_json_round_trip_is_stable(tmp_path):
     assert p1.read_text() == p2.read_text()
     assert again.summary() == tr.summary()
     data = json.loads(p1.read_text())
-    assert data["schema"] == "gradviz.trace/1"
+    assert data["schema"] == "gradviz.trace/2"
 
 
 @pytest.mark.parametrize("content, message", [
@@ -256,10 +259,10 @@ def test_json_round_trip_is_stable(tmp_path):
     ('[1, 2]', "schema: missing: not a gradviz trace"),
     ('{"schema": "gradviz.trace/99", "tensors": [], "ops": [], "nodes": [], "runs": [],'
      ' "options": {}}', "newer than this gradviz understands"),
-    ('{"schema": "other/1"}', "expected 'gradviz.trace/1'"),
+    ('{"schema": "other/1"}', "expected 'gradviz.trace/2'"),
     ('{"schema": "gradviz.trace/0"}', "unsupported schema version 'gradviz.trace/0'"),
     ('{"schema": "gradviz.trace/-1"}', "unsupported schema version 'gradviz.trace/-1'"),
-    ('{"schema": "gradviz.trace/1", "gradviz_version": "0", "tensors": {}, "ops": [],'
+    ('{"schema": "gradviz.trace/2", "gradviz_version": "0", "tensors": {}, "ops": [],'
      ' "nodes": [], "runs": [], "options": {}}', "tensors: expected a list, got an object"),
 ])
 def test_malformed_files_give_one_clear_error(tmp_path, content, message):

@@ -141,8 +141,9 @@ _DELETE = object()
     ("tensors/0/value/values", [1.0, 2.0, 3.0],
      r"tensors\[0\]\.value: values hold 3 element\(s\) in 1 dimension\(s\), but shape \[2\]"),
     ("tensors/0/value/values", [1.0, "nan!"], r"tensors\[0\]\.value: values hold ragged lists"),
-    ("runs/0/steps/1/data", {"ready": "n1"},
-     r"runs\[0\]\.steps\[1\]\.data\.ready: expected a list, got 'n1'"),
+    ("runs/0/steps/1/priority", "n1",
+     r"runs\[0\]\.steps\[1\]\.priority: expected an integer, got 'n1'"),
+    ("runs/0/steps/1/ready", ["n1"], r"runs\[0\]\.steps\[1\]\.ready: unknown field"),
     ("runs/0/steps/0/node", "n1", r"runs\[0\]\.steps\[0\]\.node: expected null, got 'n1'"),
     ("runs/0/steps/3/index", 7, r"runs\[0\]\.steps\[3\]\.index: is 7, but the step is number 3"),
     ("runs/0/steps/3/kind", "jump", r"runs\[0\]\.steps\[3\]\.kind: expected one of .*'jump'"),
@@ -167,8 +168,8 @@ def test_a_malformed_field_is_named_by_its_path(base: dict[str, Any], tmp_path: 
     ("runs/0/roots/0", "t99", r"runs\[0\]\.roots\[0\]: unknown tensor id 't99'$"),
     ("runs/0/graph_root", "n99", r"runs\[0\]\.graph_root: unknown node id 'n99'$"),
     ("runs/0/dependencies", {"n99": 1}, r"runs\[0\]\.dependencies\.n99: unknown node id"),
-    ("runs/0/steps/0/data/counts", {"n98": 0},
-     r"runs\[0\]\.steps\[0\]\.data\.counts\.n98: unknown node id 'n98'$"),
+    ("runs/0/steps/0/counts", {"n98": 0},
+     r"runs\[0\]\.steps\[0\]\.counts\.n98: unknown node id 'n98'$"),
     ("nodes/1/id", "n0", r"nodes\[1\]\.id: duplicate node id 'n0'$"),
 ])
 def test_a_dangling_reference_is_named_by_its_path(base: dict[str, Any], tmp_path: Path,
@@ -224,11 +225,11 @@ def _error_bytes(tmp_path: Path, raw: bytes) -> str:
 
 @pytest.mark.parametrize("version, message", [
     ("gradviz.trace/0", "unsupported schema version 'gradviz.trace/0'; this gradviz reads "
-                        "'gradviz.trace/1'"),
+                        "'gradviz.trace/2' and 'gradviz.trace/1': record the trace again"),
     ("gradviz.trace/-1", "unsupported schema version 'gradviz.trace/-1'"),
     ("gradviz.trace/01", "unsupported schema version 'gradviz.trace/01'"),
-    ("gradviz.trace/2", "this trace uses schema 'gradviz.trace/2', newer than this gradviz"),
-    (1, "not a gradviz trace: schema is 1, expected 'gradviz.trace/1'"),
+    ("gradviz.trace/3", "this trace uses schema 'gradviz.trace/3', newer than this gradviz"),
+    (1, "not a gradviz trace: schema is 1, expected 'gradviz.trace/2'"),
 ])
 def test_only_the_supported_schema_version_loads(base: dict[str, Any], tmp_path: Path,
                                                  version: Any, message: str) -> None:

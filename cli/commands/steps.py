@@ -15,9 +15,14 @@ def steps(
     trace_file: Annotated[Path, typer.Argument(help="A trace.json written by `gradviz trace`.",
                                                 show_default=False)],
     run: Annotated[int, typer.Option(
-        help="Which backward run (0 is the first, -1 the last).")] = -1,
+        help="Which backward run to show first (0 is the first, -1 the last).")] = -1,
+    plain: Annotated[bool, typer.Option(
+        "--plain", help="Print every step as one table instead of the interactive view "
+        "(the default when the output is not a terminal).")] = False,
 ) -> None:
-    """Step through one backward run: Enter/n next, p previous, q quit (a table when piped)."""
+    """Step through the engine's backward steps with single keys: →/← (or j/k, space) step,
+    Home/End, [ ] or Tab switch runs, ? help, q quit. Piped or with --plain: one table.
+    """
     from gradviz.render import step_through
 
     tr = load(trace_file)
@@ -26,4 +31,4 @@ def steps(
              ExitCode.FAILURE)
     if not -len(tr.runs) <= run < len(tr.runs):
         fail(f"--run {run} is out of range: the trace has {len(tr.runs)} run(s)", ExitCode.USAGE)
-    step_through(tr, run=run)
+    step_through(tr, run=run, plain=True if plain else None)

@@ -50,6 +50,7 @@ def _resolve_script(script: str | None, example: str | None) -> Path:
 
 
 def trace(
+    ctx: typer.Context,
     script: Annotated[str | None, typer.Argument(
         help="The Python script to run, as `python SCRIPT ARGS...` would.", show_default=False)
     ] = None,
@@ -83,27 +84,77 @@ def trace(
     """Run SCRIPT under the tracer; write forward.svg, backward.svg, steps.html and trace.json.
 
     gradviz's options come before SCRIPT; everything after SCRIPT is passed to the script, as
-    with `python -m cProfile`. If the script fails, the trace up to the failure is still written,
-    its traceback is shown, and the exit code is 1; `sys.exit(n)` in the script exits with n.
+    with `python -m cProfile` (a warning names any of gradviz's options found there). If the
+    script fails, the trace up to the failure is still written, its traceback is shown, and the
+    exit code is 1; `sys.exit(n)` in the script exits with n. A script that does not compile, or
+    that runs no gradviz op, writes no file and says why.
     """
     path = _resolve_script(script, example)
+    warn_options_after_script(ctx, path.name, list(args or []))
     out_dir = out if out is not None else Path("gradviz-out") / path.stem
     # Resolved now: the script may change the working directory (NOTE [paths] in run_and_write).
     out_dir = Path(os.path.abspath(out_dir))
+    written: list[Path] = []
     code = run_and_write(path, list(args or []), out_dir, formats_with_svg(formats),
                          values.value, keep_runs, collapse, steps, quiet,
-                         argv0=script if script is not None else str(path))
-    if open_player:
+                         argv0=script if script is not None else str(path), written=written)
+    player = out_dir / "steps.html"
+    if open_player and player in written:
         import webbrowser
 
-        webbrowser.open((out_dir / "steps.html").as_uri())
+        webbrowser.open(player.as_uri())
     if code:
         raise typer.Exit(code=code)
 
 
+def warn_options_after_script(ctx: typer.Context, script: str, args: list[str]) -> None:
+    """Warn on stderr about each of gradviz's own options among the script's arguments.
+
+    Everything after SCRIPT belongs to the script (as with ``python -m cProfile``), so
+    ``gradviz trace a.py --out d`` passes ``--out d`` to ``a.py`` and gradviz writes to its
+    default folder: easy to miss. The options are still passed to the script (it may take an
+    ``--out`` of its own); the warning says where to put them for gradviz. The option names are
+    read from the command itself (``ctx``), so an option added to ``trace`` is covered too.
+    """
+    takes_value: dict[str, bool] = {}
+    for param in ctx.command.params:
+        if param.param_type_name == "option":
+            flag = bool(getattr(param, "is_flag", False) or getattr(param, "count", False))
+            for opt in (*param.opts, *param.secondary_opts):
+                takes_value[opt] = not flag
+    found: list[str] = []  # as the user typed them, with their value
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":  # what follows is the script's on purpose (it gets the "--" too)
+            break
+        name = arg.split("=", 1)[0] if arg.startswith("--") else arg
+        if name in takes_value:
+            if takes_value[name] and "=" not in arg and i + 1 < len(args):
+                found.append(f"{arg} {args[i + 1]}")
+                i += 1
+            else:
+                found.append(arg)
+        i += 1
+    if not found or getattr(sys.stderr, "closed", False):
+        return
+    from rich.text import Text
+
+    moved = " ".join(found)
+    names = ", ".join(f.split(" ", 1)[0].split("=", 1)[0] for f in found)
+    one = len(found) == 1
+    err_console().print(Text.assemble(
+        ("warning: ", "bold yellow"),
+        visible(f"{names} {'comes' if one else 'come'} after the script, so "
+                f"{'it is' if one else 'they are'} passed to {script} and not used by gradviz. "
+                f"gradviz's options go before the script: gradviz trace {moved} {script} ...")),
+        soft_wrap=True)
+
+
 def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str, ...],
                   values: str, keep_runs: int | None, collapse: bool, show_steps: bool,
-                  quiet: bool, title: str | None = None, argv0: str | None = None) -> int:
+                  quiet: bool, title: str | None = None, argv0: str | None = None,
+                  written: list[Path] | None = None) -> int:
     """Trace ``path``, write the outputs, print the summary; return the script's exit code.
 
     NOTE [paths]: the script runs in this process and may ``os.chdir``, so every path is made
@@ -112,26 +163,51 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
 
     The output folder is locked for the whole run (NOTE [concurrent runs] in runner.py), and
     SIGINT/SIGTERM stop the script, write what was recorded and exit 130/143 (NOTE [signals]).
+    The files written are appended to ``written``.
+
+    NOTE [nothing to draw]: a script that does not compile never runs: its SyntaxError is
+    printed as Python prints it, nothing is written (not even the output folder) and the exit
+    code is 1. A script that ran but recorded nothing (no gradviz op: a plain script, or one
+    that used real PyTorch) gets no empty pictures either, and a warning that says which.
     """
     from .. import runner
 
     out_dir = Path(os.path.abspath(out_dir))
     path = Path(os.path.abspath(path))
     name = title or path.name
+    try:
+        code = runner.compile_script(path)
+    except (SyntaxError, ValueError) as e:  # ValueError: a NUL byte, before Python 3.12
+        if runner.stream_usable(sys.stderr):
+            err_console().print(visible(runner.syntax_error_text(e), keep_newlines=True),
+                                end="", markup=False, highlight=False)
+        fail(f"{path.name} does not compile, so it never ran: nothing was traced and no file "
+             "was written", ExitCode.FAILURE)
+    existed = out_dir.exists()
     with locked(out_dir), runner.stop_on_signals():
         import gradviz
 
+        torch_before = "torch" in sys.modules
         with gradviz.trace(values=values, keep_runs=keep_runs, name=name) as tr:
-            result = runner.run_script(path, args, argv0=argv0)
+            result = runner.run_script(path, args, argv0=argv0, code=code)
         if result.traceback_text and runner.stream_usable(sys.stderr):
             err_console().print(visible(result.traceback_text, keep_newlines=True), end="",
                                 markup=False, highlight=False)
-        written = write(tr, out_dir, formats, collapse)
-    if result.signal is not None:
-        written.notes.append(f"stopped by {signal.Signals(result.signal).name}; the trace up "
+        recorded = bool(tr.ops or tr.nodes or tr.runs)
+        outputs = write(tr, out_dir, formats, collapse) if recorded else runner.Outputs()
+    if written is not None:
+        written.extend(outputs.files)
+    if not recorded:
+        if not existed:
+            with contextlib.suppress(OSError):
+                out_dir.rmdir()  # made for the lock, left empty: leave no trace of it
+        used_torch = "torch" in sys.modules and not torch_before
+        _warn_nothing_recorded(path.name, used_torch, result)
+    elif result.signal is not None:
+        outputs.notes.append(f"stopped by {signal.Signals(result.signal).name}; the trace up "
                              "to that point was written")
     elif result.error is not None:
-        written.notes.append(f"the script raised {type(result.error).__name__}; the trace up to "
+        outputs.notes.append(f"the script raised {type(result.error).__name__}; the trace up to "
                              "that point was written")
     if runner.stream_usable(sys.stdout):
         if show_steps and tr.runs:
@@ -140,8 +216,39 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
             for i in range(len(tr.runs)):
                 print_steps(tr, run=i)
         if not quiet:
-            print_summary(tr, written.files, written.notes, f"gradviz trace {name}")
+            print_summary(tr, outputs.files, outputs.notes, f"gradviz trace {name}")
     return result.exit_code
+
+
+def _warn_nothing_recorded(script: str, used_torch: bool, result: Any) -> None:
+    """Say, on stderr, why a run wrote no file: it recorded nothing, and what was used instead.
+
+    On stderr and even with ``--quiet``: an exit code of 0 with no file would otherwise look
+    like success.
+    """
+    from .. import runner
+
+    if not runner.stream_usable(sys.stderr):
+        return
+    if used_torch:
+        # Detected after the run: `torch` was imported by the script and no gradviz op ran.
+        text = (f"{script} used PyTorch (torch), not gradviz: nothing was recorded and no file "
+                "was written. Tracing real PyTorch is planned (issue #17); to trace the script "
+                "on gradviz's engine today, write `import gradviz as torch` (gradviz mirrors "
+                "much of PyTorch's API).")
+    elif result.signal is not None:
+        text = (f"{script} was stopped by {signal.Signals(result.signal).name} before any "
+                "gradviz op ran: nothing was recorded and no file was written.")
+    elif result.error is not None:
+        text = (f"{script} raised {type(result.error).__name__} before any gradviz op ran: "
+                "nothing was recorded and no file was written.")
+    else:
+        text = (f"{script} ran no gradviz op (no tensor op, no backward()): nothing was "
+                "recorded and no file was written.")
+    from rich.text import Text
+
+    err_console().print(Text.assemble(("warning: ", "bold yellow"), visible(text)),
+                        soft_wrap=True)
 
 
 @contextlib.contextmanager

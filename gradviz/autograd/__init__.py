@@ -20,10 +20,18 @@ from typing import Any
 
 from gradviz._lazy import lazy_attributes
 from gradviz.autograd import events, graph
-from gradviz.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from gradviz.autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
-           "enable_grad", "set_grad_enabled", "is_grad_enabled", "gradcheck", "gradgradcheck",
+           "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+           "is_inference_mode_enabled", "gradcheck", "gradgradcheck",
            "GradcheckError", "graph", "events", "Variable", "detect_anomaly",
            "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
 

@@ -1,8 +1,9 @@
 """Anomaly detection: ``detect_anomaly`` and ``set_detect_anomaly``, as in PyTorch.
 
 When on, every recorded node keeps the traceback of the forward call that created it
-(``node.metadata["traceback_"]``); if backward then fails in that node, a warning shows that
-traceback, and with ``check_nan`` a node that produces NaN gradients raises an error naming it.
+(``node.metadata["traceback_"]``) and, if a node's backward recorded it, that node
+(``node.metadata["parent_"]``); if backward then fails in a node, warnings show those
+tracebacks, and with ``check_nan`` a node that produces NaN gradients raises an error naming it.
 
 It is built as an ordinary event listener (:mod:`gradviz.autograd.events`), so it costs nothing
 when it is off.
@@ -18,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from gradviz.autograd import events
+from gradviz.autograd import engine, events
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
-           "is_anomaly_check_nan_enabled"]
+           "is_anomaly_check_nan_enabled", "set_anomaly_enabled"]
 
 _state = {"enabled": False, "check_nan": True}
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -49,7 +50,11 @@ def _listener(event: str, data: dict[str, Any]) -> None:
     if event == "op":
         node = data.get("node")
         if node is not None:
-            node.metadata["traceback_"] = _user_stack()
+            meta = node.metadata
+            meta["traceback_"] = _user_stack()
+            parent = engine.current_node()
+            if parent is not None:  # recorded by a node's backward (create_graph): keep which
+                meta["parent_"] = parent
     elif event == "execute" and _state["check_nan"]:
         node = data["node"]
         for i, g in enumerate(data["grad_inputs"]):
@@ -58,14 +63,48 @@ def _listener(event: str, data: dict[str, Any]) -> None:
                     np.isnan(arr).any():
                 raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
                                    "output.")
-    elif event == "error":
-        node = data.get("node")
-        meta = node._extra.metadata if node is not None and node._extra is not None else None
-        if meta and "traceback_" in meta:
-            warnings.warn(
-                f"Error detected in {node.name()}. Traceback of forward call that caused the "
-                "error:\n" + "".join(meta["traceback_"]),
-                stacklevel=_user_stacklevel())
+    elif event == "error" and data.get("node") is not None:
+        _print_stack(data["node"])
+
+
+_NO_FORWARD_INFO = ("No forward pass information available. Enable detect anomaly during forward "
+                    "pass for more information.")
+
+
+def _print_stack(node: Any) -> None:
+    """PyTorch's ``print_stack``: warn with the forward traceback of the node that failed, then
+    with that of each node whose backward recorded it ("Previous calculation ...")."""
+    meta = _metadata(node)
+    if "traceback_" in meta:
+        _warn(f"Error detected in {node.name()}. Traceback of forward call that caused the "
+              "error:\n" + "".join(meta["traceback_"]))
+    else:
+        _warn(f"Error detected in {node.name()}. {_NO_FORWARD_INFO}")
+    parent = meta.get("parent_")
+    while parent is not None:  # a chain, walked iteratively
+        parent_meta = _metadata(parent)
+        if "traceback_" in parent_meta:
+            _warn(f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of "
+                  "forward call that induced the previous calculation:\n"
+                  + "".join(parent_meta["traceback_"]))
+        else:
+            _warn(f"Error detected in {parent.name()}. {_NO_FORWARD_INFO}")
+        parent = parent_meta.get("parent_")
+
+
+def _metadata(node: Any) -> dict:
+    extra = node._extra
+    return extra.metadata if extra is not None and extra.metadata is not None else {}
+
+
+def _warn(message: str) -> None:
+    """Warn while an error is on its way out of backward. If warnings are errors here, the
+    warning is printed instead, so that the original error still propagates (what PyTorch's
+    warning handler does when an exception is already set)."""
+    try:
+        warnings.warn(message, UserWarning, stacklevel=_user_stacklevel())
+    except Warning as w:
+        sys.stderr.write(f"{type(w).__name__}: {w}\n")
 
 
 def _apply(enabled: bool, check_nan: bool) -> None:
@@ -78,33 +117,67 @@ def _apply(enabled: bool, check_nan: bool) -> None:
         events.remove_listener(_listener)
 
 
+def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+    """Turn anomaly detection on or off (``torch.set_anomaly_enabled``), without a warning.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.set_anomaly_enabled(True); gradviz.is_anomaly_enabled()
+        True
+        >>> gradviz.set_anomaly_enabled(False)
+    """
+    _apply(bool(enabled), bool(check_nan))
+
+
 def is_anomaly_enabled() -> bool:
-    """Whether anomaly detection is on."""
+    """Whether anomaly detection is on.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.is_anomaly_enabled()
+        False
+    """
     return _state["enabled"]
 
 
 def is_anomaly_check_nan_enabled() -> bool:
-    """Whether anomaly detection also checks gradients for NaN."""
+    """Whether anomaly detection also checks gradients for NaN (the default).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.is_anomaly_check_nan_enabled()
+        True
+    """
     return _state["check_nan"]
 
 
 class detect_anomaly:  # noqa: N801 - PyTorch's spelling
-    """Context manager (and decorator) that turns anomaly detection on inside it.
+    """Context manager that turns anomaly detection on inside it (and warns that it is on).
+
+    Every node recorded inside keeps the traceback of the forward call that made it. When
+    backward fails in a node, warnings show that traceback ("Error detected in ...") and, for
+    a node recorded by another node's backward (``create_graph``), that node's ("Previous
+    calculation was induced by ..."). With ``check_nan`` a node that returns NaN gradients
+    raises an error naming it.
 
     Example:
-        >>> import gradviz
+        >>> import gradviz, warnings
         >>> x = gradviz.tensor([0.0], requires_grad=True)
-        >>> with detect_anomaly():
-        ...     y = x / x
-        ...     try:
-        ...         y.sum().backward()
-        ...     except RuntimeError as e:
-        ...         print(str(e).split(" returned")[0])
-        Function 'DivBackward0'
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     with detect_anomaly():
+        ...         y = x / x
+        ...         try:
+        ...             y.sum().backward()
+        ...         except RuntimeError as e:
+        ...             print(e)
+        Function 'DivBackward0' returned nan values in its 1th output.
     """
 
     def __init__(self, check_nan: bool = True) -> None:
         self.check_nan = check_nan
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
+                      "and should only be enabled for debugging.", stacklevel=2)
 
     def __enter__(self) -> None:
         self._prev = (_state["enabled"], _state["check_nan"])
@@ -112,16 +185,6 @@ class detect_anomaly:  # noqa: N801 - PyTorch's spelling
 
     def __exit__(self, *exc: object) -> None:
         _apply(*self._prev)
-
-    def __call__(self, fn: Any) -> Any:
-        import functools
-
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with detect_anomaly(self.check_nan):
-                return fn(*args, **kwargs)
-
-        return wrapper
 
 
 class set_detect_anomaly:  # noqa: N801

@@ -8,6 +8,7 @@ Every step is told to an :class:`~gradviz.autograd.events.Observer`.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from heapq import heappop, heappush
 from itertools import count
@@ -21,7 +22,7 @@ from gradviz.autograd.graph import Edge, GraphRoot, Node, NodeHooks, gradient_ed
 from gradviz.tensor import Tensor, _unwrap_grad, _wrap_grad
 
 __all__ = ["run_backward", "compute_dependencies", "init_to_execute", "InputBuffer", "ReadyQueue",
-           "GraphTask", "execute", "evaluate_function", "call_function"]
+           "GraphTask", "execute", "current_node", "evaluate_function", "call_function"]
 
 
 class InputBuffer(list):
@@ -52,7 +53,12 @@ class ReadyQueue(list):
         self._arrivals = count()
 
     def push(self, node: Node, inputs: InputBuffer) -> None:
-        heappush(self, (-node._seq, next(self._arrivals), node, inputs))
+        heappush(self, (-node._seq, next(self._arrivals), node, inputs))  # priority(node)
+
+    @staticmethod
+    def priority(node: Node) -> int:
+        """What the queue orders by, lowest first: ``-sequence_nr`` (ties: first come)."""
+        return -node._seq
 
     def pop(self) -> tuple[Node, InputBuffer]:  # type: ignore[override]
         _, _, node, inputs = heappop(self)
@@ -194,16 +200,36 @@ def init_to_execute(graph_root: Node, output_edges: list[Edge], accumulate_grad:
     return exec_info
 
 
+class _CurrentNode(threading.local):
+    node: Node | None = None
+
+
+_current = _CurrentNode()
+
+
+def current_node() -> Node | None:
+    """The node whose backward is running in this thread, or None (PyTorch's
+    ``torch._C._current_autograd_node()``); anomaly mode notes it on nodes recorded then.
+
+    Example:
+        >>> current_node() is None
+        True
+    """
+    return _current.node
+
+
 def execute(task: GraphTask, graph_root: Node, root_inputs: InputBuffer) -> None:
-    """The loop: evaluate ready nodes until none is left. Recording is on only under
-    ``create_graph``; like PyTorch, 1/0 gives inf without a warning."""
+    """The loop: evaluate ready nodes until none is left, each as the :func:`current_node`.
+    Recording is on only under ``create_graph``; like PyTorch, 1/0 gives inf without a
+    warning."""
     task.ready.push(graph_root, root_inputs)
     task.observer.enqueue(graph_root, task.ready)
-    node = None
+    node, outer = None, _current.node  # outer: a backward running inside a node's backward
     try:
-        with set_grad_enabled(task.create_graph), np.errstate(all="ignore"):
+        with set_grad_enabled(bool(task.create_graph)), np.errstate(all="ignore"):
             while task.ready:
                 node, inputs = task.ready.pop()
+                _current.node = node
                 evaluate_function(task, node, inputs)
             node = None
             if task.not_ready:
@@ -212,6 +238,8 @@ def execute(task: GraphTask, graph_root: Node, root_inputs: InputBuffer) -> None
     except BaseException as exc:
         task.observer.error(exc, node)
         raise
+    finally:
+        _current.node = outer
 
 
 def evaluate_function(task: GraphTask, node: Node, inputs: InputBuffer) -> None:
@@ -249,15 +277,15 @@ def evaluate_function(task: GraphTask, node: Node, inputs: InputBuffer) -> None:
 
 
 def call_function(task: GraphTask, node: Node, inputs: list) -> tuple:
-    """Tensor hooks and ``retain_grad``, the node's pre-hooks, the node, its post-hooks."""
+    """Tensor hooks and ``retain_grad``, the node's pre-hooks, the node, its post-hooks. A hook
+    that returns something replaces what it was given (checked as PyTorch checks it)."""
     hooks, create_graph = node._hooks(), task.create_graph
     inputs = call_tensor_pre_hooks(task, node, hooks, inputs)
     for fn in hooks.pre:
         result = fn(tuple(None if g is None else _wrap_grad(g) for g in inputs))
         task.observer.hook("prehook", node, fn=fn)
         if result is not None:
-            inputs = [None if r is None else graph.hook_result(r, g, create_graph, "prehook")
-                      for r, g in zip(result, inputs)]
+            inputs = graph.checked_hook_results(fn, result, inputs, create_graph)
     if not hooks.post:
         return node.run(inputs, create_graph, task.observer)
     # The post-hooks see the inputs as they came: the node gets a copy (it may move them out).
@@ -267,20 +295,19 @@ def call_function(task: GraphTask, node: Node, inputs: list) -> tuple:
         result = fn(tuple(None if g is None else _wrap_grad(g) for g in outputs), grad_outputs)
         task.observer.hook("posthook", node, fn=fn)
         if result is not None:
-            outputs = tuple(None if r is None else graph.hook_result(r, g, create_graph, "hook")
-                            for r, g in zip(result, outputs))
+            outputs = tuple(graph.checked_hook_results(fn, result, outputs, create_graph))
     return outputs
 
 
 def call_tensor_pre_hooks(task: GraphTask, node: Node, hooks: NodeHooks, inputs: list) -> list:
-    """``Tensor.register_hook`` hooks (each may replace its gradient), then ``retain_grad``."""
+    """``Tensor.register_hook`` hooks, then ``retain_grad``. A hook is called with None when
+    its output received no gradient (another output of the node did), as in PyTorch."""
     for nr, fn in hooks.tensor_pre:
-        if inputs[nr] is not None:
-            result = fn(_wrap_grad(inputs[nr]))
-            task.observer.hook("tensor", node, fn=fn, input_nr=nr)
-            if result is not None:
-                inputs[nr] = graph.hook_result(result, inputs[nr], task.create_graph,
-                                               getattr(fn, "__name__", "hook"))
+        grad = inputs[nr]
+        result = fn(None if grad is None else _wrap_grad(grad))
+        task.observer.hook("tensor", node, fn=fn, input_nr=nr)
+        if result is not None:
+            inputs[nr] = graph.checked_hook_result(fn, result, grad, task.create_graph)
     for nr, ref in hooks.retains_grad:
         tensor, grad = ref(), inputs[nr]
         if tensor is not None and grad is not None:

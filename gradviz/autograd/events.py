@@ -15,7 +15,9 @@ documented in ``docs/engine.md``; in short:
                        ``graph_root``; MXNet adds ``gradient_graph`` (its explicit graph)
 ``dependencies``       ``counts`` (node -> number of incoming edges), ``graph_root``; SINGA adds
                        ``tensor_counts`` ((node, output index) -> edges carrying that output)
-``enqueue``            a node became ready: ``node``, ``ready`` (the queue after the push)
+``enqueue``            a node became ready: ``node``, ``priority`` (the queue runs the lowest
+                       first, equal ones first come first served; the queue itself is not
+                       listed, so a wide queue costs the same per push as a narrow one)
 ``execute``            ``node``, ``grad_outputs`` (what it received), ``grad_inputs`` (what it sent)
 ``accumulate``         a gradient sent along an edge into a node's input buffer: ``node``,
                        ``input_nr``, ``grad`` (None when nothing flowed), ``buffer`` (the slot
@@ -128,7 +130,7 @@ class Observer:
 
     def enqueue(self, node: Any, ready: Any) -> None:
         """``node`` became ready; ``ready`` is the ready queue after the push (``ready.nodes()``
-        lists it in the order it will run)."""
+        lists it in the order it will run, ``ready.priority(node)`` is the node's place)."""
 
     def execute(self, node: Any, grad_outputs: list, grad_inputs: tuple) -> None:
         """``node`` ran: it received ``grad_outputs`` and sends ``grad_inputs``."""
@@ -175,8 +177,7 @@ class _Forwarding(Observer):
         emit("dependencies", {"counts": dict(counts), "graph_root": graph_root})
 
     def enqueue(self, node: Any, ready: Any) -> None:
-        # Only a watched pass pays for listing the queue at every push.
-        emit("enqueue", {"node": node, "ready": ready.nodes()})
+        emit("enqueue", {"node": node, "priority": ready.priority(node)})
 
     def execute(self, node: Any, grad_outputs: list, grad_inputs: tuple) -> None:
         emit("execute", {"node": node, "grad_outputs": list(grad_outputs),

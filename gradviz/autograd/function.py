@@ -7,6 +7,7 @@ As in PyTorch, the ``ctx`` object handed to ``forward`` and ``backward`` *is* th
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from typing import Any
 
@@ -20,7 +21,15 @@ from gradviz.autograd.graph import (
     Node,
     SavedVariable,
     collect_next_edges,
+    move_retains_grad,
     set_history,
+)
+from gradviz.ops.dispatch import (
+    IN_CUSTOM_FUNCTION,
+    MULTI_OUTPUT_NODE,
+    _check_inplace,
+    _make_view,
+    rebase_history,
 )
 from gradviz.tensor import Tensor, _unwrap_grad, _wrap_grad
 
@@ -99,7 +108,7 @@ class BackwardCFunction(Node, FunctionCtx):
                 grads.append(Tensor._make(np.zeros(shape, dt)))
             else:
                 grads.append(None if g is None else _wrap_grad(g))
-        result = self._forward_cls.backward(self, *grads)
+        result = _backward_fn(self._forward_cls)(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
         n = len(self._input_meta)  # one gradient per forward input, tensor or not
@@ -204,59 +213,45 @@ class Function(metaclass=_FunctionMeta):
                                   "your custom autograd.Function to use it with backward mode "
                                   "AD.")
 
+    # PyTorch's other name for backward: a Function may define either, not both.
+    vjp = backward
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> Any:
+        """Define this to take ``forward(*args)`` without ``ctx``: it is then called as
+        ``setup_context(ctx, inputs, output)`` to save what backward needs."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
-    def apply(cls, *args: Any) -> Any:
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run ``forward`` without recording inside it, then record one ``<Name>Backward`` node
-        connecting the tensor arguments to the outputs."""
+        connecting the tensor arguments to the outputs (PyTorch's ``_wrap_outputs``)."""
         ctx = cls._backward_cls()
+        with_setup_context = cls.setup_context is not Function.setup_context
+        if with_setup_context:
+            # forward(*args) without ctx: PyTorch binds the arguments to forward's signature,
+            # defaults filled in, and hands them to setup_context as `inputs`.
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = tuple(bound.args), {}
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         watched = bool(_listeners)
         if watched:  # a tracer keeps the ops forward() runs inside the Function's op
             emit("function_enter", {"function": cls})
         try:
             with no_grad():
-                raw = cls.forward(ctx, *args)
+                if with_setup_context:
+                    raw = cls.forward(*args)
+                    cls.setup_context(ctx, args, raw)
+                else:
+                    raw = cls.forward(ctx, *args, **kwargs)
         finally:
             if watched:
                 emit("function_exit", {"function": cls})
         is_tuple = isinstance(raw, tuple)
-        outputs = list(raw) if is_tuple else [raw]
         record = _state.enabled and any(ctx.needs_input_grad)
-        inputs_by_id = {id(a): a for a in args if isinstance(a, Tensor)}
-        dirty = {id(t) for t in ctx.dirty_tensors}
-        for i, o in enumerate(outputs):
-            if isinstance(o, Tensor) and id(o) in inputs_by_id and id(o) not in dirty:
-                # Returning an input unchanged gives a new tensor object, as in PyTorch.
-                alias = Tensor._make(o._data)
-                alias._version_counter = o._version_counter
-                outputs[i] = alias
-        for t in ctx.dirty_tensors:
-            if record and t.is_leaf and t.requires_grad:
-                # PyTorch's custom-Function check words it differently from the in-place ops'.
-                raise RuntimeError("a leaf Variable that requires grad has been used in an "
-                                   "in-place operation.")
-            t._version_counter.version += 1
-            t._version_counter.last_op = ctx.name()
-        non_diff = {id(t) for t in ctx.non_differentiable}
-        if record:
-            # Only tensors get an edge (MulConstant.apply(a, 5): one entry, as in PyTorch).
-            ctx.next_functions = collect_next_edges(tuple(a for a in args if isinstance(a, Tensor)))
-            ctx._input_meta = [(a.shape, a._data.dtype) if isinstance(a, Tensor) else None
-                               for a in args]
-            ctx._out_meta = tuple((o.shape, o._data.dtype) if isinstance(o, Tensor) else ((), None)
-                                  for o in outputs)
-            diff = [o if isinstance(o, Tensor) and id(o) not in non_diff
-                    and o._data.dtype.kind == "f" else None for o in outputs]
-            set_history(ctx, tuple(diff))
-            out_ids = {id(o) for o in outputs}
-            ctx._saved_variables = [
-                None if t is None else SavedVariable(t, is_output=id(t) in out_ids)
-                for t in ctx.to_save]
-        else:
-            ctx.next_functions = tuple(NO_EDGE for a in args if isinstance(a, Tensor))
-        for o in outputs:
-            if isinstance(o, Tensor) and id(o) in non_diff:
-                o._requires_grad = False
+        outputs = _wrap_outputs(ctx, args, list(raw) if is_tuple else [raw], record)
+        dirty = ctx.dirty_tensors
         # As PyTorch, drop what forward handed over: a node holding its own outputs (a saved or
         # dirty output) would be a reference cycle, keeping the graph alive until gc runs.
         ctx.to_save = ctx.dirty_tensors = ctx.non_differentiable = None
@@ -268,13 +263,160 @@ class Function(metaclass=_FunctionMeta):
         return tuple(outputs) if is_tuple else outputs[0]
 
 
+def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: list, record: bool) -> list:
+    """What ``forward`` returned, made into the Function's outputs (PyTorch's
+    ``_wrap_outputs``): ``ctx`` becomes their grad_fn when ``record``; dirty inputs are checked
+    and bumped as an in-place op's would be; views among them are marked as made inside a
+    Function; non-differentiable ones do not require grad."""
+    inputs_by_id = {id(a): a for a in args if isinstance(a, Tensor)}
+    dirty = _checked_dirty(ctx.dirty_tensors, inputs_by_id, outputs)
+    for i, o in enumerate(outputs):
+        if isinstance(o, Tensor) and id(o) in inputs_by_id and id(o) not in dirty:
+            # An input returned as-is comes back as a new view of it, as in PyTorch.
+            outputs[i] = alias = Tensor._make(o._data)
+            _make_view(alias, o, None, {})
+    non_diff = {id(t) for t in ctx.non_differentiable}
+    diff = [o if isinstance(o, Tensor) and id(o) not in non_diff
+            and o._data.dtype.kind == "f" else None for o in outputs]
+    for o in outputs:
+        if isinstance(o, Tensor) and id(o) in dirty:
+            if record:
+                _check_dirty_inplace(o)
+            o._version_counter.version += 1
+            o._version_counter.last_op = ctx.name()
+    if record:
+        # Only tensors get an edge (MulConstant.apply(a, 5): one entry, as in PyTorch).
+        ctx.next_functions = collect_next_edges(tuple(a for a in args if isinstance(a, Tensor)))
+        ctx._input_meta = [(a.shape, a._data.dtype) if isinstance(a, Tensor) else None
+                           for a in args]
+        ctx._out_meta = tuple((o.shape, o._data.dtype) if isinstance(o, Tensor) else ((), None)
+                              for o in outputs)
+        # A dirty view changes its base's history (CopySlices, PyTorch's rebase_history); every
+        # other differentiable output gets ctx as its grad_fn.
+        dirty_views = [(i, o) for i, o in enumerate(diff)
+                       if o is not None and id(o) in dirty and o._base is not None]
+        old = [None if o is None else o._grad_fn for o in diff]
+        rebased = {i for i, _ in dirty_views}
+        set_history(ctx, tuple(None if i in rebased else o for i, o in enumerate(diff)))
+        for i, o in enumerate(diff):
+            if o is not None and id(o) in dirty and o._base is None:
+                move_retains_grad(o, old[i])
+        for i, view in dirty_views:
+            view._output_nr = i
+            rebase_history(view, view._base, ctx)
+        # Saved after the outputs got their history: a saved output comes back connected.
+        out_ids = {id(o) for o in outputs}
+        ctx._saved_variables = [None if t is None else SavedVariable(t, is_output=id(t) in out_ids)
+                                for t in ctx.to_save]
+    else:
+        ctx.next_functions = tuple(NO_EDGE for a in args if isinstance(a, Tensor))
+    # A view among the outputs may not be modified in place later: its rebase would replace
+    # this Function's backward (PyTorch's CreationMeta for them).
+    n_diff = sum(o is not None for o in diff)
+    for o in diff:
+        if o is not None and o._view_meta is not None and id(o) not in dirty:
+            o._view_meta.creation_meta = MULTI_OUTPUT_NODE if n_diff > 1 else IN_CUSTOM_FUNCTION
+    for o in outputs:
+        if isinstance(o, Tensor) and id(o) in non_diff:
+            o._requires_grad = False
+    return outputs
+
+
+def _backward_fn(cls: type[Function]) -> Any:
+    """The user's ``backward`` or ``vjp`` (PyTorch refuses a Function defining both)."""
+    backward, vjp = cls.backward, cls.vjp
+    if backward is not Function.backward and vjp is not Function.vjp:
+        raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not "
+                           "allowed. You should only implement one of them.")
+    return vjp if vjp is not Function.vjp else backward
+
+
+def _checked_dirty(dirty_tensors: tuple, inputs_by_id: dict, outputs: list) -> set[int]:
+    """The ids of the tensors given to ``mark_dirty``, validated as PyTorch does: each should
+    be an input (a warning otherwise), and every dirty input must be returned."""
+    dirty = {id(t) for t in dirty_tensors}
+    if any(i not in inputs_by_id for i in dirty):
+        warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only input "
+                      "Tensors that have been mutated should be passed to ctx.mark_dirty().",
+                      UserWarning, stacklevel=3)
+    returned = {id(o) for o in outputs if isinstance(o, Tensor)}
+    if any(i in inputs_by_id and i not in returned for i in dirty):
+        raise RuntimeError("Some elements marked as dirty during the forward method were not "
+                           "returned as output. The inputs that are modified inplace must all "
+                           "be outputs of the Function.")
+    return dirty
+
+
+def _check_dirty_inplace(t: Tensor) -> None:
+    """What PyTorch checks before recording a Function's in-place change of ``t``."""
+    if t._base is not None:
+        _check_inplace(t)
+    elif t._requires_grad and t._grad_fn is None:
+        # PyTorch's custom-Function check words it differently from the in-place ops'.
+        raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
+                           "operation.")
+
+
+_ONCE_MESSAGE = ("trying to differentiate twice a function that was marked with "
+                 "@once_differentiable")
+
+
+class Error(Node):
+    """A node that raises when backward reaches it (PyTorch's ``DelayedError``): the grad_fn of
+    what a ``@once_differentiable`` backward returned under ``create_graph``."""
+
+    __slots__ = ("_msg",)
+    __module__ = "gradviz.autograd.nodes"
+
+    def __init__(self, msg: str, next_functions: tuple, out_meta: tuple) -> None:
+        super().__init__(next_functions, out_meta)
+        self._msg = msg
+
+    def name(self) -> str:
+        return "torch::autograd::Error"
+
+    def apply(self, grad_outputs: list, create_graph: bool) -> tuple:
+        raise RuntimeError(self._msg)
+
+
 def once_differentiable(fn: Any) -> Any:
-    """Mark a ``backward`` as not itself differentiable: it runs without recording."""
+    """Mark a ``backward`` as not itself differentiable: it runs without recording, and under
+    ``create_graph`` its results get an ``Error`` grad_fn that raises if differentiated.
+
+    Example:
+        >>> import gradviz
+        >>> class Square(Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         ctx.save_for_backward(x)
+        ...         return x * x
+        ...     @staticmethod
+        ...     @once_differentiable
+        ...     def backward(ctx, g):
+        ...         return 2 * g * ctx.saved_tensors[0]
+        >>> x, w = gradviz.ones(2, requires_grad=True), gradviz.ones(2, requires_grad=True)
+        >>> gradviz.autograd.grad((Square.apply(x) * w).sum(), x, create_graph=True)[0]
+        tensor([2., 2.], grad_fn=<Error>)
+    """
     import functools
 
     @functools.wraps(fn)
     def wrapper(ctx: Any, *args: Any) -> Any:
         with no_grad():
-            return fn(ctx, *args)
+            outputs = fn(ctx, *args)
+        if not _state.enabled or not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            return outputs
+        # Under create_graph: the results are new tensors whose grad_fn raises (as PyTorch's
+        # DelayedError), connected to requiring-grad copies so that they require grad.
+        is_tuple = isinstance(outputs, tuple)
+        fakes = [o.detach().requires_grad_() if isinstance(o, Tensor) else o
+                 for o in (outputs if is_tuple else (outputs,))]
+        tensors = tuple(f if isinstance(f, Tensor) else None for f in fakes)
+        node = Error(_ONCE_MESSAGE, collect_next_edges(tensors),
+                     tuple(((), None) if t is None else (t.shape, t._data.dtype)
+                           for t in tensors))
+        results = [Tensor._make(f._data) if isinstance(f, Tensor) else f for f in fakes]
+        set_history(node, tuple(r if isinstance(r, Tensor) else None for r in results))
+        return tuple(results) if is_tuple else results[0]
 
     return wrapper

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Node", "AccumulateGrad", "GraphRoot", "Edge", "RemovableHandle", "SavedVariable",
            "gradient_edge", "get_gradient_edge", "collect_next_edges", "edge_pair",
-           "next_sequence_nr", "set_history", "NO_EDGE", "FREED_MESSAGE"]
+           "next_sequence_nr", "set_history", "move_retains_grad", "SavedVariableList",
+           "save_value", "NO_EDGE", "FREED_MESSAGE", "DETACHED_MESSAGE"]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -38,6 +39,10 @@ FREED_MESSAGE = (
     ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
     "graph a second time or if you need to access saved tensors after calling backward."
 )
+
+DETACHED_MESSAGE = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is "
+    "not supported, please use out-of-place `.detach()` instead")
 
 # PyTorch reports AccumulateGrad's sequence number as UINT64_MAX: it runs first once ready.
 _MAX_SEQUENCE_NR = 2**64 - 1
@@ -346,7 +351,7 @@ class AccumulateGrad(Node):
         The first one becomes ``.grad`` as it is when nobody else holds it (see
         :func:`_can_steal`), else as a copy; later ones are added in place, or out of place
         under ``create_graph`` so that ``.grad`` stays differentiable. Then the variable's
-        post-accumulate-grad hooks run.
+        post-accumulate-grad hooks run (also when no gradient arrived).
 
         Example:
             >>> import gradviz
@@ -358,6 +363,7 @@ class AccumulateGrad(Node):
         new_grad = grad_outputs[0]
         grad_outputs[0] = None  # the list no longer refers to it: see _can_steal
         if new_grad is None:
+            self._call_post_accumulate_grad_hooks(observer)
             return
         tensor_type = _TENSOR or _tensor_class()
         var = self.variable
@@ -380,23 +386,58 @@ class AccumulateGrad(Node):
             np.add(before._data, new_grad, out=before._data, casting="unsafe")
             before._version_counter.version += 1
         observer.leaf_grad(self, var, shown_before, var.grad)
+        self._call_post_accumulate_grad_hooks(observer)
+
+    def _call_post_accumulate_grad_hooks(self, observer: Observer) -> None:
+        # They run even when no gradient arrived (.grad unchanged), as in PyTorch.
+        var = self.variable
         extra = var._extra
         if extra is not None and extra.post_acc_hooks:
             for fn in list(extra.post_acc_hooks.values()):
-                fn(var)
+                if fn(var) is not None:
+                    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
                 observer.hook("post_accumulate_grad", self, fn=fn)
 
 
-def hook_result(result: Any, like: Any, create_graph: bool, what: str) -> Any:
-    """A gradient a hook returned, as the engine carries it (an array, or under
-    ``create_graph`` a tensor), checked to keep the shape of ``like``, the one it replaces."""
+def hook_name(fn: Callable) -> str:
+    """How PyTorch names a hook in its errors: its ``__name__``, else its ``repr``."""
+    return getattr(fn, "__name__", None) or repr(fn)
+
+
+def checked_hook_result(fn: Callable, result: Any, value: Any, create_graph: bool) -> Any:
+    """A gradient that hook ``fn`` returned (not None) in place of ``value``, checked as PyTorch
+    checks it (``check_single_result`` in ``python_hook.cpp``): no gradient where there was
+    None, a tensor, of the same type and size. Returned as the engine carries it (an array, or
+    under ``create_graph`` a tensor)."""
     tensor_type = _TENSOR or _tensor_class()
+    if value is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
     if not isinstance(result, tensor_type):
-        raise TypeError(f"{what} must return None or a Tensor, got {type(result).__name__}")
-    if like is not None and result.shape != np.shape(like):
-        raise RuntimeError(f"hook '{what}' has changed the size of value: expected "
-                           f"{list(np.shape(like))}, got {list(result.shape)}")
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+    old_dtype = value.dtype if isinstance(value, tensor_type) else np.asarray(value).dtype
+    if result._data.dtype != old_dtype:
+        from gradviz.tensor import _type_name
+
+        raise RuntimeError(f"hook '{hook_name(fn)}' has changed the type of value (was "
+                           f"{_type_name(np.dtype(old_dtype))} got "
+                           f"{_type_name(result._data.dtype)})")
+    if result.shape != np.shape(value):
+        # PyTorch's text; the shapes are gradviz's addition.
+        raise RuntimeError(f"hook '{hook_name(fn)}' has changed the size of value (expected "
+                           f"{list(np.shape(value))}, got {list(result.shape)})")
     return result if create_graph else result._data
+
+
+def checked_hook_results(fn: Callable, result: Any, values: Any, create_graph: bool) -> list:
+    """What a node pre-hook or post-hook returned (not None) in place of the tuple ``values``:
+    a tuple of the same length, each entry None or passing :func:`checked_hook_result`."""
+    if not isinstance(result, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    if len(result) != len(values):
+        raise RuntimeError(f"hook '{hook_name(fn)}' has returned an incorrect number of values "
+                           f"(got {len(result)}, but expected {len(values)})")
+    return [None if r is None else checked_hook_result(fn, r, v, create_graph)
+            for r, v in zip(result, values)]
 
 
 def retain_grad(tensor: Tensor, grad: Any, create_graph: bool) -> None:
@@ -476,13 +517,14 @@ def gradient_edge(tensor: Tensor) -> Edge:
 def edge_pair(tensor: Tensor) -> tuple[Node, int]:
     """:func:`gradient_edge` as a plain ``(node, input_nr)`` pair, for code that builds nodes
     (no NamedTuple on the op layer's hot path)."""
-    fn = tensor.grad_fn
+    meta = tensor._view_meta
+    if meta is not None and meta.version != tensor._version:
+        # A view whose base was modified in place since its grad_fn was recorded: record
+        # it again from the base's new history (NOTE [in-place on views] in ops/dispatch).
+        fn = meta.regenerate(tensor)
+    else:
+        fn = tensor._grad_fn
     if fn is not None:
-        meta = tensor._view_meta
-        if meta is not None and meta.version != tensor._version_counter.version:
-            # A view whose base was modified in place since its grad_fn was recorded: record
-            # it again from the base's new history (NOTE [in-place on views] in ops/dispatch).
-            fn = meta.regenerate(tensor)
         return (fn, tensor._output_nr)
     return (tensor._grad_accumulator(), 0)
 
@@ -510,12 +552,35 @@ def collect_next_edges(args: tuple) -> tuple[Edge, ...]:
     edges = []
     for a in args:
         if isinstance(a, tensor_type) and a._requires_grad:
-            fn = a.grad_fn
+            fn = a._grad_fn
             edges.append((fn, a._output_nr) if fn is not None and a._view_meta is None
                          else edge_pair(a))
         else:
             edges.append(_NO_EDGE)
     return tuple(edges)
+
+
+def move_retains_grad(tensor: Tensor, old_fn: Node | None) -> None:
+    """When ``tensor`` gets a new grad_fn (an in-place op, a view's rebase), its
+    ``retain_grad`` moves from ``old_fn`` to the new one; hooks registered before stay with
+    ``old_fn`` (PyTorch's ``update_tensor_hooks_on_new_gradfn``).
+
+    Example:
+        >>> import gradviz
+        >>> b = gradviz.ones(2, requires_grad=True) * 1
+        >>> b.retain_grad()
+        >>> _ = b.mul_(2)  # the in-place op moves it to MulBackward0 (via move_retains_grad)
+        >>> b.sum().backward(); b.grad
+        tensor([1., 1.])
+    """
+    extra = old_fn._extra if old_fn is not None else None
+    if extra is None or not extra.retains_grad_hooks:
+        return
+    ref = extra.retains_grad_hooks.get(tensor._output_nr)
+    if ref is None or ref() is not tensor:
+        return
+    del extra.retains_grad_hooks[tensor._output_nr]
+    tensor._grad_fn._register_retains_grad(tensor._output_nr, ref)
 
 
 def _tensor_class() -> type:
@@ -536,9 +601,43 @@ def set_history(node: Node, outputs: tuple) -> None:
     for i, t in enumerate(outputs):
         if t is None:
             continue
-        t.grad_fn = node
+        t._grad_fn = node
         t._output_nr = i
         t._requires_grad = True
+
+
+class SavedVariableList(tuple):
+    """Tensors saved for backward as one list argument (PyTorch's ``std::vector<SavedVariable>``,
+    as ``IndexBackward0._saved_indices``): ``None`` entries stay ``None``; freed like any saved
+    tensor after backward."""
+
+    __slots__ = ()
+
+    def unpack(self, owner: Node | None = None) -> tuple:
+        """The tensors, each version-checked."""
+        return tuple(None if s is None else s.unpack(owner) for s in self)
+
+    def tensors(self) -> tuple:
+        """The tensors as saved, unchecked (for inspection)."""
+        return tuple(None if s is None else (s._tensor if s._tensor is not None else s.data)
+                     for s in self)
+
+
+def save_value(v: Any) -> Any:
+    """How a non-input value is kept for backward: a tensor (or a list holding tensors) as
+    saved variables, anything else as it is.
+
+    Example:
+        >>> import gradviz
+        >>> type(save_value((gradviz.tensor([1]), None))).__name__, save_value(3)
+        ('SavedVariableList', 3)
+    """
+    tensor_type = _TENSOR or _tensor_class()
+    if isinstance(v, tensor_type):
+        return SavedVariable(v)
+    if type(v) in (tuple, list) and any(isinstance(x, tensor_type) for x in v):
+        return SavedVariableList(None if x is None else SavedVariable(x) for x in v)
+    return v
 
 
 class SavedVariable:
@@ -550,20 +649,31 @@ class SavedVariable:
     ``grad_fn``.
     """
 
-    __slots__ = ("data", "version", "_counter", "_tensor", "_requires_grad", "_output_nr")
+    __slots__ = ("data", "version", "_counter", "_tensor", "_requires_grad", "_output_nr",
+                 "_was_non_leaf")
 
     def __init__(self, tensor: Tensor, is_output: bool = False) -> None:
         self.data = tensor._data
         self._counter = tensor._version_counter
+        if self._counter.inference:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors "
+                "created in inference mode in computation tracked by autograd. To work around "
+                "this, you can make a clone to get a normal tensor and use it in autograd, or use "
+                "`gradviz.no_grad()` instead of `gradviz.inference_mode()`.")
         self.version = self._counter.version
         self._requires_grad = tensor._requires_grad or tensor.grad_fn is not None
         self._output_nr = tensor._output_nr
         self._tensor = None if is_output else tensor
+        # An input with a history: detach_() on it later is an error at unpack (as PyTorch).
+        self._was_non_leaf = not is_output and tensor._grad_fn is not None
 
     def check_version(self, owner: Node | None = None) -> None:
         counter = self._counter
         if counter.version != self.version:
             raise RuntimeError(self._modified_message(owner))
+        if self._was_non_leaf and self._tensor._grad_fn is None:
+            raise RuntimeError(DETACHED_MESSAGE)
 
     def _modified_message(self, owner: Node | None = None) -> str:
         from gradviz.tensor import _type_name

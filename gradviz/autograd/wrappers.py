@@ -179,8 +179,9 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
         result = run_backward(outs, grads, retain_graph, create_graph, ins,
                               allow_unused=allow_unused, accumulate_grad=False)
     if materialize_grads:
-        result = tuple(Tensor._make(np.zeros(t.shape, t._data.dtype)) if g is None else g
-                       for g, t in zip(result, ins))
+        # Under create_graph a materialized zero requires grad, as PyTorch's does.
+        result = tuple(Tensor._make(np.zeros(t.shape, t._data.dtype), create_graph)
+                       if g is None else g for g, t in zip(result, ins))
     return result
 
 

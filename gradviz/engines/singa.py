@@ -168,8 +168,9 @@ def backward(y: Tensor, dy: Any = None, *, retain_graph: bool = False
     first[y_nr] = dy
     ready: deque[tuple[Node, list]] = deque([(creator, first)])
     not_ready: dict[Node, list] = {}
+    pushed = 0  # pushes so far, for the enqueue event's priority
     if _listeners:
-        emit("enqueue", {"node": creator, "ready": [creator]})
+        emit("enqueue", {"node": creator, "priority": 0})
 
     op: Node | None = None
     try:
@@ -215,8 +216,9 @@ def backward(y: Tensor, dy: Any = None, *, retain_graph: bool = False
                     if not isinstance(src_op, AccumulateGrad):  # a Dummy never runs backward
                         ready.append((src_op, dxs_))
                         if _listeners:
-                            emit("enqueue", {"node": src_op, "ready": list(reversed(
-                                [n for n, _ in ready]))})
+                            # A stack: the newest runs first (lowest priority).
+                            pushed += 1
+                            emit("enqueue", {"node": src_op, "priority": -pushed})
                     del not_ready[src_op]
             del op, dys, dxs  # drop this op's gradients now, as SINGA's `del op`
             op = None

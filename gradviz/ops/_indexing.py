@@ -249,7 +249,7 @@ def setitem(x: Tensor, index: Any, value: Any) -> None:
         >>> h = gradviz.ones(3, requires_grad=True) * 2
         >>> h[0] = 5.0
         >>> h.grad_fn.name(), h._version
-        ('CopySlices', 1)
+        ('torch::autograd::CopySlices', 1)
     """
     v = _value_tensor(x, value)
     if index is Ellipsis:

@@ -555,7 +555,13 @@ def permute(a, dims):
 
 
 def expand(a, size):
-    return np.broadcast_to(a, size)
+    out = np.broadcast_to(a, size)
+    if a.flags.writeable:
+        # Writable, as PyTorch's expanded tensors are: writing one element writes the memory
+        # its copies share (in-place ops that would write one location twice are refused in
+        # dispatch_inplace, as PyTorch refuses them).
+        out = np.lib.stride_tricks.as_strided(a, out.shape, out.strides, writeable=True)
+    return out
 
 
 def unsqueeze(a, dim):

@@ -21,9 +21,12 @@ from gradviz.autograd.graph import (
     NO_EDGE,
     Node,
     SavedVariable,
+    SavedVariableList,
     collect_next_edges,
     gradient_edge,
+    move_retains_grad,
     next_sequence_nr,
+    save_value,
     set_history,
 )
 from gradviz.ops import _formula, fastpath
@@ -31,7 +34,9 @@ from gradviz.ops.opinfo import OpInfo
 from gradviz.tensor import Tensor, _is_number, _type_name
 
 __all__ = ["dispatch", "general_dispatch", "specialise", "dispatch_inplace", "OpNode",
-           "CopySlices", "ViewMeta", "broadcast_message"]
+           "CopySlices", "AsStridedBackward0", "ViewMeta", "broadcast_message", "rebase_history",
+           "rebase_message", "DEFAULT", "NO_GRAD_MODE", "MULTI_OUTPUT_NODE",
+           "IN_CUSTOM_FUNCTION", "INFERENCE_MODE"]
 
 _FLOAT64 = np.dtype(np.float64)
 _new = object.__new__
@@ -91,14 +96,16 @@ class OpNode(Node):
         freed = False
         for name, value in saved.items():
             t = type(value)
-            if t is SavedVariable or (name in wrapped and (
+            if t is SavedVariable or t is SavedVariableList or (name in wrapped and (
                     t is float or t is int or (value is not FREED and _is_number(value)))):
                 saved[name] = FREED
                 freed = True
         return freed
 
     def _inspect_saved(self) -> list[tuple[str, Any]]:
-        return [(n, self._store[n]) for n in self._op.saved_names if n in self._store]
+        store = self._store
+        return [(n, store[n].tensors() if type(store[n]) is SavedVariableList else store[n])
+                for n in self._op.saved_names if n in store]
 
 
 class _UnaryOpNode(OpNode):
@@ -141,11 +148,14 @@ def _plain_args(node: OpNode, names: tuple) -> list:
     for n in names:
         v = saved[n]
         if type(v) is SavedVariable:
-            if v._counter.version != v.version:
+            if v._counter.version != v.version or (v._was_non_leaf
+                                                   and v._tensor._grad_fn is None):
                 v.check_version(node)
             v = v.data
         elif v is FREED:
             raise RuntimeError(FREED_MESSAGE)
+        elif type(v) is SavedVariableList:
+            v = v.unpack(node)
         args.append(v)
     return args
 
@@ -160,6 +170,8 @@ def _value(node: Node, saved: dict, name: str, create_graph: bool) -> Any:
         return v.data
     if v is FREED:
         raise RuntimeError(FREED_MESSAGE)
+    if type(v) is SavedVariableList:
+        return v.unpack(node)
     return v
 
 
@@ -170,7 +182,7 @@ def _saved_property(name: str) -> property:
         v = self._store[name]
         if v is FREED:
             raise RuntimeError(FREED_MESSAGE)
-        if type(v) is SavedVariable:
+        if type(v) is SavedVariable or type(v) is SavedVariableList:
             return v.unpack(self)
         if _is_number(v) and name in self._op.inputs:
             return Tensor._make(np.asarray(v))  # PyTorch wraps a scalar operand in a tensor
@@ -227,7 +239,7 @@ def _save(op: OpInfo, name: str, args: tuple, arrays: list, kwargs: dict, result
     v = kwargs[name] if name in kwargs else op.defaults[name]
     # A tensor argument that gets no edge (nll_loss's target, masked_fill's mask) is saved
     # like any tensor: version-checked, and handed to formulas as an array or a tensor.
-    return SavedVariable(v) if isinstance(v, Tensor) else v
+    return save_value(v)
 
 
 # NOTE [perf]: a node's `_out_meta` (its output's shape and dtype) is one shared tuple per
@@ -287,7 +299,7 @@ def _record(op: OpInfo, result: Tensor, args: tuple, arrays: list, kwargs: dict,
     key = (out.shape, out.dtype)
     node._out_meta = _OUT_META.get(key) or _out_meta(key)
     node._extra = None
-    result.grad_fn = node  # set_history for the single output, inlined
+    result._grad_fn = node  # set_history for the single output, inlined
     result._output_nr = 0
     result._requires_grad = True
     bits = 0  # bit i: input i has an edge (the key of the op's save plans)
@@ -314,7 +326,8 @@ def _record(op: OpInfo, result: Tensor, args: tuple, arrays: list, kwargs: dict,
             continue
         # A tensor argument that gets no edge (nll_loss's target, masked_fill's mask) is saved
         # like any tensor: version-checked, and handed to formulas as an array or a tensor.
-        store[name] = SavedVariable(v) if isinstance(v, Tensor) else v
+        store[name] = SavedVariable(v) if isinstance(v, Tensor) else (
+            save_value(v) if kind == _FROM_KWARG and type(v) is tuple else v)
     node._store = store
     in_meta = None
     for i in op.broadcast_idx:
@@ -435,24 +448,24 @@ def dispatch_inplace(op: OpInfo, self: Tensor, *others: Any, **kwargs: Any) -> T
     """Run ``op`` writing into ``self``: bump its version, and make the op's node its
     ``grad_fn`` when recording (its old ``grad_fn`` becomes the node's first edge)."""
     recording = _state.enabled
-    if recording and self._requires_grad and self.grad_fn is None:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                           "operation.")
     args = (self, *others)
     arrays, requires = _arrays(op, args)
     record = recording and requires and op.node is not None
     base = self._base
-    if base is not None and recording:
-        _check_view_inplace(self, base, record)
+    if recording and requires:
+        _check_inplace(self)
     out = _forward(op, arrays, kwargs)
     if out.shape != self._data.shape:
         raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
                            f"broadcast shape {list(out.shape)}")
+    if 0 in self._data.strides and op.name not in _OVERLAP_OK and _has_internal_overlap(self):
+        raise RuntimeError(_OVERLAP_MESSAGE + f" ({_inplace_name(op)} on an expanded tensor of "
+                           f"shape {list(self.shape)})")
     original = self
     if record and "self" in op.saved_names:
         # Formulas see `self` as it was before the write: keep a snapshot of it.
         original = Tensor._make(self._data.copy(), self._requires_grad)
-        original.grad_fn, original._output_nr = self.grad_fn, self._output_nr
+        original._grad_fn, original._output_nr = self._grad_fn, self._output_nr
     edges = collect_next_edges(args) if record else ()
     try:
         np.copyto(self._data, out, casting="same_kind")
@@ -461,17 +474,17 @@ def dispatch_inplace(op: OpInfo, self: Tensor, *others: Any, **kwargs: Any) -> T
             f"result type {_type_name(out.dtype)[8:-6]} can't be cast to the desired output "
             f"type {_type_name(self._data.dtype)[8:-6]}") from None
     except ValueError:  # a read-only NumPy view: an expanded tensor
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a "
-            "single memory location. Please clone() the tensor before performing the operation."
-            f" ({op.name}_ on an expanded tensor of shape {list(self.shape)})") from None
+        raise RuntimeError(_OVERLAP_MESSAGE + f" ({_inplace_name(op)} on an expanded tensor of "
+                           f"shape {list(self.shape)})") from None
     counter = self._version_counter
     counter.version += 1
     counter.last_op = op.node if record else None
     node = None
     if record:
         if base is None:
+            old = self._grad_fn
             node = _record(op, self, (original, *others), arrays, kwargs, edges)
+            move_retains_grad(self, old)
         else:
             node = _copy_slices(op, self, base, (original, *others), arrays, kwargs, edges)
     if _listeners:
@@ -479,6 +492,24 @@ def dispatch_inplace(op: OpInfo, self: Tensor, *others: Any, **kwargs: Any) -> T
                     "node": node, "inputs": args, "outputs": (self,), "kwargs": kwargs,
                     "inplace": True})
     return self
+
+
+_OVERLAP_MESSAGE = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation.")
+# In-place ops PyTorch lets write into an expanded tensor (every copy gets the same value).
+_OVERLAP_OK = frozenset({"fill_", "zero_", "fill_tensor_"})
+
+
+def _has_internal_overlap(t: Tensor) -> bool:
+    """PyTorch's ``has_internal_overlap``: some memory location is several elements (a
+    dimension of size > 1 with stride 0, as expand makes)."""
+    arr = t._data
+    return any(s == 0 and n > 1 for n, s in zip(arr.shape, arr.strides))
+
+
+def _inplace_name(op: OpInfo) -> str:
+    return op.name if op.name.endswith("_") else op.name + "_"
 
 
 def _broadcast_message(op: OpInfo, arrays: list) -> str:
@@ -577,7 +608,7 @@ def _dispatch_general(op: OpInfo, args: tuple, kwargs: dict) -> Any:
                 step = (_library_op("slice"), {"dim": dim, "start": start, "end": start + n,
                                                "step": 1})
                 start += n
-            _make_view(r, src, *step, multi=True)
+            _make_view(r, src, *step, creation_meta=MULTI_OUTPUT_NODE)
     node = None
     if requires and _state.enabled and op.node is not None:
         diff = tuple(r for i, r in enumerate(results)
@@ -640,7 +671,7 @@ def _library_op(name: str) -> OpInfo:
 
 
 # ---------------------------------------------------------------------------------------------
-# In-place writes through views: CopySlices
+# In-place writes through views: CopySlices, and the view rebase (AsStridedBackward0)
 # ---------------------------------------------------------------------------------------------
 # NOTE [in-place on views]
 # `v = h[0]; v.mul_(2)` changes `h` too, so `h`'s history must change: as in PyTorch, the base's
@@ -651,11 +682,45 @@ def _library_op(name: str) -> OpInfo:
 # was made (`ViewMeta.chain`: the view ops and their arguments, from the base), which is what
 # locates the region — PyTorch uses the view's strides (`as_strided`) instead.
 #
-# The view itself then gets a new grad_fn: its chain of view ops replayed on the base's new
-# history (`SelectBackward0` over `CopySlices`). PyTorch records a single `AsStridedBackward0`
-# there; the gradients are the same, and gradviz's node says which view it is. Other views of
-# the same base are regenerated the same way when they are next used (`gradient_edge` compares
-# the version they were recorded at), as PyTorch regenerates them when their grad_fn is read.
+# The view rebase: after an in-place op on the base or on any of its views, every view's
+# grad_fn is out of date (it leads to the base's old history). As PyTorch, a view remembers the
+# version its grad_fn was recorded at (`ViewMeta.version`), and when its grad_fn is read at
+# another version it gets a new one: `AsStridedBackward0`, whose next function is the base's
+# current grad_fn, with the view's geometry as PyTorch saves it (`_saved_size`, `_saved_stride`,
+# `_saved_storage_offset`). Its backward is that of the view ops that made the view, run in
+# reverse (the gradient lands in the view's place in a zero gradient of the base). A view's
+# `retain_grad` moves to the new grad_fn; hooks registered before stay with the old one
+# (PyTorch's `update_tensor_hooks_on_new_gradfn`).
+#
+# PyTorch refuses the rebase of views whose history could not be right (`CreationMeta`): made
+# in no_grad mode, outputs of an op returning several views (split, unbind), or made inside a
+# custom Function. Writing into such a view, or reading its grad_fn after its base changed,
+# raises PyTorch's error (`handle_view_on_rebase`).
+
+# How a view was created (PyTorch's CreationMeta): what its rebase is allowed to do.
+DEFAULT = "DEFAULT"
+NO_GRAD_MODE = "NO_GRAD_MODE"
+MULTI_OUTPUT_NODE = "MULTI_OUTPUT_NODE"
+IN_CUSTOM_FUNCTION = "IN_CUSTOM_FUNCTION"
+INFERENCE_MODE = "INFERENCE_MODE"
+
+_CREATION_TEXT = {
+    MULTI_OUTPUT_NODE: "This view is the output of a function that returns multiple views. Such "
+    "functions do not allow the output views to be modified inplace. You should replace the "
+    "inplace operation by an out-of-place one.",
+    NO_GRAD_MODE: "Given that this use case is ambiguous and error-prone, it is forbidden. You "
+    "can clarify your code by moving both the view and the inplace either both inside the "
+    "no_grad block (if you don't want the inplace to be tracked) or both outside (if you want "
+    "the inplace to be tracked).",
+    INFERENCE_MODE: "Given that this use case is ambiguous and error-prone, it is forbidden. You "
+    "can clarify your code by moving both the view and the inplace either both inside the "
+    "inference_mode block (if you don't want the inplace to be tracked) or both outside (if you "
+    "want the inplace to be tracked).",
+    IN_CUSTOM_FUNCTION: "This view was created inside a custom Function (or because an input was "
+    "returned as-is) and the autograd logic to handle view+inplace would override the custom "
+    "backward associated with the custom Function, leading to incorrect gradients. This "
+    "behavior is forbidden. You can fix this by cloning the output of the custom Function.",
+}
 
 
 class ViewMeta:
@@ -663,22 +728,21 @@ class ViewMeta:
 
     ``op``/``kwargs`` made it from ``parent`` (the meta of the view it was taken from, or None
     when it was taken from the base itself); :attr:`chain` lists the view ops from the base.
-    ``version`` is the version its ``grad_fn`` was recorded at; ``multi`` marks outputs of a
-    multi-output op (split), ``no_grad`` views made with grad mode off: PyTorch forbids
-    recording in-place ops on both.
+    ``version`` is the version its ``grad_fn`` was recorded at; ``creation_meta`` says how it
+    was created (PyTorch's ``CreationMeta``: ``DEFAULT``, ``NO_GRAD_MODE``,
+    ``MULTI_OUTPUT_NODE``, ``IN_CUSTOM_FUNCTION``).
     """
 
-    __slots__ = ("parent", "op", "kwargs", "known", "version", "multi", "no_grad")
+    __slots__ = ("parent", "op", "kwargs", "known", "version", "creation_meta")
 
-    def __init__(self, parent: ViewMeta | None, op: OpInfo, kwargs: dict, known: bool,
-                 version: int, multi: bool, no_grad: bool) -> None:
+    def __init__(self, parent: ViewMeta | None, op: OpInfo | None, kwargs: dict, known: bool,
+                 version: int, creation_meta: str) -> None:
         self.parent = parent  # a link, not a copied list: long view chains stay O(1) per view
         self.op = op
         self.kwargs = kwargs
         self.known = known
         self.version = version
-        self.multi = multi
-        self.no_grad = no_grad
+        self.creation_meta = creation_meta
 
     @property
     def chain(self) -> tuple | None:
@@ -688,81 +752,185 @@ class ViewMeta:
         steps = []
         meta: ViewMeta | None = self
         while meta is not None:
-            steps.append((meta.op, meta.kwargs))
+            if meta.op is not None:  # None: an alias of its parent (an input returned as-is)
+                steps.append((meta.op, meta.kwargs))
             meta = meta.parent
         return tuple(reversed(steps))
 
     def regenerate(self, view: Tensor) -> Node | None:
-        """Re-record ``view``'s grad_fn from its base's current history; return it."""
+        """``view``'s grad_fn after its base changed: a new ``AsStridedBackward0`` from the
+        base's current history (PyTorch's refusal for views that cannot be rebased)."""
+        if self.creation_meta != DEFAULT and view._base._requires_grad:
+            raise RuntimeError(rebase_message(view, indirect=True))
         _regenerate(view)
-        return view.grad_fn
+        return view._grad_fn
 
 
-def _make_view(result: Tensor, src: Tensor, op: OpInfo, kwargs: dict,
-               multi: bool = False) -> None:
-    """Make ``result`` a view of ``src``'s base: shared storage, version, and the recipe."""
+def _short_name(node: Node) -> str:
+    """How PyTorch's view errors name a node: ``UnbindBackward0`` -> ``Unbind``."""
+    name = node.name()
+    return name[:name.rindex("Backward")] if "Backward" in name else name
+
+
+def rebase_message(view: Tensor, indirect: bool) -> str:
+    """PyTorch's error for a view that may not be rebased (``handle_view_on_rebase``):
+    ``indirect`` when its base or another view was written, not the view itself.
+
+    Example:
+        >>> import gradviz
+        >>> piece = (gradviz.ones(4, requires_grad=True) * 1).split(2)[1]
+        >>> rebase_message(piece, indirect=False)[:58]
+        'Output 1 of Split is a view and is being modified inplace.'
+    """
+    meta = view._view_meta
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    fn = view._grad_fn
+    if fn is not None:
+        head = (f"Output {view._output_nr} of {_short_name(fn)} is a view and {modified} "
+                "modified inplace.")
+    elif meta.creation_meta == INFERENCE_MODE:
+        head = (f"A view was created in inference mode and {modified} modified inplace in "
+                "normal mode.")
+    else:
+        head = (f"A view was created in no_grad mode and {modified} modified inplace with grad "
+                "mode enabled.")
+    return f"{head} {_CREATION_TEXT[meta.creation_meta]}"
+
+
+def _make_view(result: Tensor, src: Tensor, op: OpInfo | None, kwargs: dict,
+               creation_meta: str = DEFAULT) -> None:
+    """Make ``result`` a view of ``src``'s base: shared storage, version, and the recipe.
+
+    A view made with grad mode off requires grad when its source does (a leaf of its own until
+    its base changes, as in PyTorch)."""
     parent = src._view_meta
+    if not _state.enabled and creation_meta == DEFAULT:
+        creation_meta = NO_GRAD_MODE
     if src._base is None:
         result._base = src
-        parent, known, no_grad = None, True, False
+        parent, known = None, True
     else:
         result._base = src._base
         known = parent is not None and parent.known
-        multi = multi or (parent is not None and parent.multi)
-        no_grad = parent is not None and parent.no_grad
+        if parent is not None and creation_meta == DEFAULT:
+            creation_meta = parent.creation_meta  # PyTorch's propagate_creation_meta
     counter = result._version_counter = src._version_counter
-    result._view_meta = ViewMeta(parent, op, kwargs, known, counter.version, multi,
-                                 no_grad or not _state.enabled)
+    result._view_meta = ViewMeta(parent, op, kwargs, known, counter.version, creation_meta)
+    if src._requires_grad and not _state.enabled and result._data.dtype.kind in "fc":
+        result._requires_grad = True
+
+
+class AsStridedBackward0(Node):
+    """A view's grad_fn after its base (or another view of it) was modified in place (NOTE
+    [in-place on views]): the view's gradient goes to its place in the base's gradient.
+
+    Example:
+        >>> import gradviz
+        >>> b = gradviz.ones(2, 3, requires_grad=True) * 1
+        >>> v = b[1]
+        >>> _ = b.mul_(2)
+        >>> v.grad_fn.name(), v.grad_fn._saved_size, v.grad_fn._saved_stride
+        ('AsStridedBackward0', (3,), (1,))
+    """
+
+    __slots__ = ("_view_nodes", "_geometry")
+    __module__ = "gradviz.autograd.nodes"
+
+    def __init__(self, base_edge: Any, view_nodes: list, geometry: tuple,
+                 out_meta: tuple) -> None:
+        super().__init__((base_edge,), out_meta)
+        self._view_nodes = view_nodes  # the view ops' nodes, from the base (their backward)
+        self._geometry = geometry  # (size, stride, storage_offset), as PyTorch saves them
+
+    @property
+    def _saved_size(self) -> tuple[int, ...]:
+        """The view's size."""
+        return self._geometry[0]
+
+    @property
+    def _saved_stride(self) -> tuple[int, ...]:
+        """The view's strides in the base's storage, in elements."""
+        return self._geometry[1]
+
+    @property
+    def _saved_storage_offset(self) -> int:
+        """Where the view starts in the base's storage, in elements."""
+        return self._geometry[2]
+
+    def _inspect_saved(self) -> list[tuple[str, Any]]:
+        return [("size", self._geometry[0]), ("stride", self._geometry[1]),
+                ("storage_offset", self._geometry[2])]
+
+    def apply(self, grad_outputs: list, create_graph: bool) -> tuple:
+        grad = grad_outputs[0]
+        if grad is None:
+            return (None,)
+        for node in reversed(self._view_nodes):
+            grad = node.apply([grad], create_graph)[0]
+        return (grad,)
+
+
+def _geometry(view: np.ndarray, base: np.ndarray) -> tuple:
+    """``(size, stride, storage_offset)`` of ``view`` inside ``base``'s memory, in elements.
+
+    NumPy gives a size-1 dimension any stride; PyTorch's view ops give it the extent of the
+    dimension after it (as ``unsqueeze`` does), which is what is reported here."""
+    item = view.itemsize
+    size = tuple(int(n) for n in view.shape)
+    if not np.may_share_memory(view, base):  # a copy (reshape of a non-contiguous view)
+        stride = tuple(int(s) // item for s in np.empty(size, view.dtype).strides)
+        return size, stride, 0
+    strides = [int(s) // item for s in view.strides]
+    for d in range(len(size) - 1, -1, -1):
+        if size[d] == 1:
+            strides[d] = size[d + 1] * strides[d + 1] if d + 1 < len(size) else 1
+    offset = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // item
+    return size, tuple(strides), int(offset)
 
 
 def _regenerate(view: Tensor) -> None:
+    """Give ``view`` its ``AsStridedBackward0`` over its base's current history."""
     meta = view._view_meta
     base = view._base
     meta.version = view._version_counter.version
     chain = meta.chain
     if chain is None or base is None or not base._requires_grad:
         return
-    prev = base
-    last = len(chain) - 1
-    for k, (op, kwargs) in enumerate(chain):
+    base_edge = gradient_edge(base)
+    prev, edge = base, base_edge
+    nodes = []
+    for op, kwargs in chain:
         arr = prev._data
-        out = view if k == last else Tensor._make(op.forward(arr, **kwargs))
-        _record(op, out, (prev,), [arr], kwargs, (gradient_edge(prev),))
-        prev = out
+        out = Tensor._make(op.forward(arr, **kwargs))
+        nodes.append(_record(op, out, (prev,), [arr], kwargs, (edge,)))
+        prev, edge = out, (out._grad_fn, 0)
+    arr = view._data
+    node = AsStridedBackward0(base_edge, nodes, _geometry(arr, base._data),
+                              ((arr.shape, arr.dtype),))
+    old = view._grad_fn
+    view._grad_fn = node
+    view._output_nr = 0
+    view._requires_grad = True
+    move_retains_grad(view, old)
 
 
-def _check_view_inplace(view: Tensor, base: Tensor, record: bool) -> None:
-    """PyTorch's refusals for in-place ops on views (``check_inplace``)."""
-    if base._requires_grad and base.grad_fn is None:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
-    if not (record or base._requires_grad):
-        return
-    meta = view._view_meta
-    if meta is not None and meta.multi:
-        if view.grad_fn is None:
-            head = ("A view was created in no_grad mode and is being modified inplace with grad "
-                    "mode enabled.")
-        else:
-            name = view.grad_fn.name()
-            short = name[:name.rindex("Backward")] if "Backward" in name else name
-            head = (f"Output {view._output_nr} of {short} is a view and is being modified "
-                    "inplace.")
-        raise RuntimeError(
-            f"{head} This view is the output of a function that returns multiple views. Such "
-            "functions do not allow the output views to be modified inplace. You should replace "
-            "the inplace operation by an out-of-place one.")
-    if meta is not None and meta.no_grad:
-        raise RuntimeError(
-            "A view was created in no_grad mode and is being modified inplace with grad mode "
-            "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
-            "You can clarify your code by moving both the view and the inplace either both "
-            "inside the no_grad block (if you don't want the inplace to be tracked) or both "
-            "outside (if you want the inplace to be tracked).")
-    if record and (meta is None or not meta.known):
-        raise RuntimeError(
-            "in-place operation on a view whose making gradviz did not record; clone the view "
-            "first, or write it out of place")
+def _check_inplace(t: Tensor) -> None:
+    """PyTorch's refusals before recording an in-place op on ``t`` (``check_inplace``)."""
+    meta = t._view_meta
+    if meta is not None:
+        if meta.creation_meta != DEFAULT:
+            raise RuntimeError(rebase_message(t, indirect=False))
+        base = t._base
+        if t._requires_grad and base._requires_grad and base._grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
+        if not meta.known:
+            raise RuntimeError(
+                "in-place operation on a view whose making gradviz did not record; clone the "
+                "view first, or write it out of place")
+    elif t._requires_grad and t._grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
 
 
 class CopySlices(Node):
@@ -774,9 +942,9 @@ class CopySlices(Node):
         >>> import gradviz
         >>> h = gradviz.ones(3, requires_grad=True) * 1
         >>> h[0].mul_(5)
-        tensor(5., grad_fn=<SelectBackward0>)
+        tensor(5., grad_fn=<AsStridedBackward0>)
         >>> h.grad_fn.name()
-        'CopySlices'
+        'torch::autograd::CopySlices'
     """
 
     __slots__ = ("_fn", "_chain")
@@ -787,6 +955,14 @@ class CopySlices(Node):
         self._fn = fn
         self._chain = chain
 
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"  # written by hand in PyTorch's C++
+
+    def _grads_for_fn(self, region: Any) -> list:
+        # The region's gradient is the wrapped node's first; a custom Function with several
+        # outputs gets None for the others.
+        return [region] + [None] * (self._fn.num_outputs - 1)
+
     def apply(self, grad_outputs: list, create_graph: bool) -> tuple:
         grad = grad_outputs[0]
         if grad is None:
@@ -796,7 +972,7 @@ class CopySlices(Node):
             region = result
             for op, kwargs in self._chain:
                 region = dispatch(op, region, **kwargs)
-            res = self._fn.apply([region.clone()], True)
+            res = self._fn.apply(self._grads_for_fn(region.clone()), True)
             if res[0] is None:
                 region.zero_()
             else:
@@ -806,7 +982,7 @@ class CopySlices(Node):
             region = result
             for op, kwargs in self._chain:
                 region = op.forward(region, **kwargs)
-            res = self._fn.apply([np.array(region, copy=True)], False)
+            res = self._fn.apply(self._grads_for_fn(np.array(region, copy=True)), False)
             region[...] = 0 if res[0] is None else res[0]
         return (result, *res[1:])
 
@@ -814,13 +990,33 @@ class CopySlices(Node):
         return bool(self._fn.release_variables())
 
 
+def rebase_history(view: Tensor, base: Tensor, fn: Node) -> Node:
+    """After an in-place op through ``view`` recorded ``fn`` (its first next function being
+    the view's old history): the base's grad_fn becomes ``CopySlices`` wrapping ``fn``, and
+    the view gets its ``AsStridedBackward0`` over it (PyTorch's ``rebase_history``).
+
+    Example:
+        >>> import gradviz
+        >>> h = gradviz.ones(3, requires_grad=True) * 1
+        >>> v = h[1:]
+        >>> _ = v.mul_(2)  # dispatch_inplace records MulBackward0, then calls rebase_history
+        >>> h.grad_fn.name(), v.grad_fn.name()
+        ('torch::autograd::CopySlices', 'AsStridedBackward0')
+    """
+    base_edge = gradient_edge(base) if base._requires_grad else NO_EDGE
+    fn.next_functions = (base_edge, *fn.next_functions[1:])
+    node = CopySlices(base_edge, fn, view._view_meta.chain,
+                      ((base._data.shape, base._data.dtype),))
+    old = base._grad_fn
+    set_history(node, (base,))
+    move_retains_grad(base, old)
+    _regenerate(view)
+    return node
+
+
 def _copy_slices(op: OpInfo, view: Tensor, base: Tensor, args: tuple, arrays: list,
                  kwargs: dict, edges: tuple) -> Node:
     """Record an in-place op through ``view``: ``CopySlices`` becomes the base's grad_fn."""
     base_edge = gradient_edge(base) if base._requires_grad else NO_EDGE
     fn = _record(op, view, args, arrays, kwargs, (base_edge, *edges[1:]))
-    node = CopySlices(base_edge, fn, view._view_meta.chain,
-                      ((base._data.shape, base._data.dtype),))
-    set_history(node, (base,))
-    _regenerate(view)
-    return node
+    return rebase_history(view, base, fn)

@@ -26,7 +26,7 @@ import numpy as np
 
 from gradviz.autograd.events import _listeners, emit
 from gradviz.autograd.grad_mode import _state
-from gradviz.autograd.graph import SavedVariable, edge_pair, next_sequence_nr
+from gradviz.autograd.graph import SavedVariable, edge_pair, next_sequence_nr, save_value
 from gradviz.ops.opinfo import OpInfo
 from gradviz.tensor import Tensor
 
@@ -51,7 +51,7 @@ def _edge(t: Any) -> tuple:
     """Where a gradient for argument ``t`` goes (``collect_next_edges`` for one argument)."""
     if type(t) is not Tensor or not t._requires_grad:
         return _NO_EDGE
-    fn = t.grad_fn
+    fn = t._grad_fn
     return (fn, t._output_nr) if fn is not None and t._view_meta is None else edge_pair(t)
 
 
@@ -91,7 +91,7 @@ def make(op: OpInfo, dispatch: Callable[..., Tensor], node_class: type,
         node._out_meta = out_metas.get(key) or make_out_meta(key)
         node._extra = None
         node._in_meta = None
-        result.grad_fn = node
+        result._grad_fn = node
         result._output_nr = 0
         result._requires_grad = True
         bits = (edges[0][0] is not None) | ((len(edges) > 1 and edges[1][0] is not None) << 1)
@@ -108,7 +108,8 @@ def make(op: OpInfo, dispatch: Callable[..., Tensor], node_class: type,
                 store[saved] = SavedVariable(result, True)
             else:  # a forward keyword argument; a tensor one (where's condition) as a tensor
                 v = kwargs[saved] if saved in kwargs else defaults[saved]
-                store[saved] = SavedVariable(v) if isinstance(v, Tensor) else v
+                store[saved] = SavedVariable(v) if isinstance(v, Tensor) else (
+                    save_value(v) if type(v) is tuple else v)
         node._store = store
         return node
 

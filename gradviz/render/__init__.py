@@ -8,7 +8,9 @@ They never walk ``grad_fn``: a live tensor is first turned into a model with
   pygraphviz's bundled Graphviz: no ``dot`` binary).
 - :mod:`gradviz.render.collapse` — folding large graphs to a node budget.
 - :mod:`gradviz.render.terminal` — ``print_graph``, ``step_table``, ``print_steps``,
-  ``step_through`` (rich).
+  ``step_through`` (rich), nodes named as in the player (``node_label``).
+- :mod:`gradviz.render.tui` — the keyboard-driven step view behind ``step_through`` and
+  ``gradviz steps`` (Textual).
 - :mod:`gradviz.render.jupyter` — ``show`` and the notebook reprs.
 - :mod:`gradviz.render.html` — the self-contained HTML step player.
 

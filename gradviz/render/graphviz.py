@@ -45,8 +45,8 @@ from typing import TYPE_CHECKING, Any
 
 from gradviz.render import collapse
 from gradviz.render._format import clip, grad_str, plain, shape_str, source_str, value_str
-from gradviz.render._steps import StepState, replay
 from gradviz.trace.io import atomic_write
+from gradviz.trace.replay import StepState, replay
 
 if TYPE_CHECKING:  # pragma: no cover
     import graphviz
@@ -442,7 +442,7 @@ def _backward_parts(b: _Backward, show_saved: bool, show_attrs: bool, show_grads
         roots = {b.tensors[t].grad_fn for t in b.root_tensors if t in b.tensors}
         for s in b.run.steps[:flow.step.index + 1]:
             if s.kind == "execute" and s.node in roots:
-                for nr, go in enumerate(s.data.get("grad_outputs") or []):
+                for nr, go in enumerate(s.grad_outputs):
                     root_grads.setdefault((s.node, nr), go)
     elif show_grads:
         leaf_grads = {t.id: t.grad for t in b.tensors.values() if t.grad is not None}
@@ -948,7 +948,7 @@ def draw_step(trace: Trace, run: int | str, k: int, max_nodes: float | None = No
     executed grey; each node shows its dependency count, edges that carried a gradient show it
     in red (the edge of the current ``accumulate`` step thicker), leaves show their ``.grad``
     once written. The state is replayed from the recorded steps 0..k
-    (:func:`gradviz.render._steps.replay`).
+    (:func:`gradviz.trace.replay.replay`).
 
     Args:
         trace: a :class:`~gradviz.trace.Trace`.
@@ -994,7 +994,7 @@ def draw_step(trace: Trace, run: int | str, k: int, max_nodes: float | None = No
             item.extra = dict(extra[nid], **{"class": f"gv-{item.cls} {extra[nid]['class']}"})
     step = state.step
     if step.kind == "accumulate":
-        key = (step.data.get("source"), step.node, step.data.get("input_nr", 0))
+        key = (step.source, step.node, step.input_nr)
         for e in parts.edges:
             if e.cls == "next" and (e.src, e.dst, e.nr) == key:
                 e.attrs["penwidth"] = "3"

@@ -37,6 +37,7 @@ from importlib import resources
 from typing import Any
 
 from gradviz.trace.io import atomic_write, encode_json, trace_to_dict
+from gradviz.trace.replay import timeline
 
 __all__ = ["player_html", "write_player", "MAX_RUNS"]
 
@@ -152,16 +153,38 @@ def _write_svg(el: ET.Element, prefix: str, out: list[str]) -> None:
     out.append(f"</{tag}>")
 
 
-def _svgs(trace: Any, run_indices: list[int], uid: str) -> tuple[str, list[str]]:
-    """The forward SVG and one backward SVG per run, sanitised, ids prefixed per drawing."""
+def _svgs(trace: Any, run_indices: list[int], uid: str
+          ) -> tuple[str, list[str], dict[str, Any]]:
+    """The forward SVG and one backward SVG per run, sanitised, ids prefixed per drawing, and
+    what each drawing folded (:func:`_folded`)."""
     from gradviz.render.graphviz import draw_backward, draw_forward, to_svg
 
     forward = ""
+    folded: dict[str, Any] = {"forward": None, "backward": []}
     if trace.ops:
-        forward = _sanitize_svg(to_svg(draw_forward(trace), inline=True), f"{uid}-f-")
-    backward = [_sanitize_svg(to_svg(draw_backward(trace, run=i), inline=True), f"{uid}-b{k}-")
-                for k, i in enumerate(run_indices)]
-    return forward, backward
+        dot = draw_forward(trace)
+        forward = _sanitize_svg(to_svg(dot, inline=True), f"{uid}-f-")
+        folded["forward"] = _folded(dot)
+    backward = []
+    for k, i in enumerate(run_indices):
+        dot = draw_backward(trace, run=i)
+        backward.append(_sanitize_svg(to_svg(dot, inline=True), f"{uid}-b{k}-"))
+        folded["backward"].append(_folded(dot))
+    return forward, backward, folded
+
+
+def _folded(dot: Any) -> dict[str, Any] | None:
+    """Which trace ids a drawing folded into a summary node, and that node's title.
+
+    ``{"of": {"n12": "g0", ...}, "titles": {"g0": "fc1: Linear", ...}}`` (``None`` when nothing
+    is folded). The player uses it to highlight the group a step's node is hidden in: the
+    group's SVG ``<title>`` is its id, as a node's is its trace id (NOTE [the SVG contract]).
+    """
+    plan = getattr(dot, "plan", None)
+    if plan is None or not plan.groups:
+        return None
+    return {"of": dict(plan.rep),
+            "titles": {gid: group.title for gid, group in plan.groups.items()}}
 
 
 # -- the player -----------------------------------------------------------------------------------
@@ -210,12 +233,16 @@ def player_html(trace: Any, run: int | str | None = None, title: str | None = No
     indices, notes = _run_indices(trace, run, max_runs)
     # Unique per call in a notebook; fixed for a page, so one trace always gives the same file.
     uid = f"gvp-{secrets.token_hex(6)}" if fragment else "gvp"
-    forward_svg, backward_svgs = _svgs(trace, indices, uid)
+    forward_svg, backward_svgs, folded = _svgs(trace, indices, uid)
 
     # Only the runs shown are converted: a long training loop has thousands.
     data = trace_to_dict(trace, runs=indices)
     heading = title if title is not None else (trace.name or "gradviz: backward, step by step")
-    payload = {"trace": data, "notes": notes, "hasForward": bool(forward_svg)}
+    # The engine's states, replayed once in the trace layer: the page only looks them up.
+    timelines = [timeline(trace.runs[i]).to_dict() for i in indices]
+    payload = {"trace": data, "timelines": timelines, "notes": notes,
+               "hasForward": bool(forward_svg)}
+    payload["folded"] = folded  # which ids each drawing folded into a group (player.md)
 
     script = _fill("(function (ROOT_ID, KEYS_ON_DOCUMENT) {\n{{JS}}\n})({{UID}}, {{DOC}});\n", {
         "JS": _template("player.js"),

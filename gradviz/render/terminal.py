@@ -2,7 +2,10 @@
 
 - :func:`print_graph` — the backward graph as a tree from the root along ``next_functions``.
 - :func:`step_table` / :func:`print_steps` — every engine step of a run in one table.
-- :func:`step_through` — the same, one step at a time (Enter / ``n`` next, ``p`` back, ``q`` quit).
+- :func:`step_through` — the same, one step at a time with single keys (a full-screen view on
+  Textual, :mod:`gradviz.render.tui`); the table when the output is not a terminal.
+- :func:`node_label`, :func:`describe`, :class:`RunReplay`, :func:`step_detail` — names and the
+  step panel as the HTML player shows them, shared by the table and the full-screen view.
 
 Everything reads the plain-data model (a live tensor goes through :func:`gradviz.graph_of`);
 user strings are put in rich ``Text`` objects, never parsed as markup, so a tensor named
@@ -12,13 +15,13 @@ sequence cannot recolour or rewrite the terminal. rich is imported inside the fu
 
 from __future__ import annotations
 
+import os
 import re
 import sys
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from gradviz.render._format import clip, grad_str, shape_str
-from gradviz.render._steps import StepState, states
+from gradviz.render._format import clip, grad_str, shape_str, source_str
+from gradviz.trace.replay import StepState, states
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -27,7 +30,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from gradviz.trace.model import BackwardGraph, BackwardRun, NodeInfo, Step
     from gradviz.trace.recorder import Trace
 
-__all__ = ["print_graph", "graph_tree", "step_table", "print_steps", "step_through", "visible"]
+__all__ = ["print_graph", "graph_tree", "step_table", "print_steps", "step_through", "visible",
+           "node_label", "tensor_label", "run_label", "describe", "RunReplay", "run_leaves",
+           "step_detail", "interactive"]
 
 MAX_TREE_NODES = 500  # a tree of a million-node chain would be a million indented lines
 
@@ -174,47 +179,398 @@ def print_graph(tensor_or_graph: Any, console: Console | None = None, run: int |
     _console(console).print(graph_tree(tensor_or_graph, run, max_nodes))
 
 
-# -- steps -----------------------------------------------------------------------------------------
-def _names(run: BackwardRun, trace: Trace) -> dict[str, str]:
-    return {nid: trace.nodes[nid].name for nid in run.nodes if nid in trace.nodes}
+# -- names and step fields -------------------------------------------------------------------------
+def _get(step: Any, name: str, default: Any = None) -> Any:
+    """A field of a step (``step.data[name]``, or an attribute of a typed step)."""
+    data = getattr(step, "data", None)
+    if isinstance(data, dict) and name in data:
+        return data[name]
+    return getattr(step, name, default)
 
 
-def _cell(text: str, width: int | None = None) -> Any:
-    """A table cell or line: made visible, clipped, never parsed as markup."""
-    from rich.text import Text
+def tensor_label(trace: Any, tid: str | None) -> str:
+    """A tensor's name as the player shows it (its id when the trace does not know it).
 
-    text = visible(text)
-    return Text(clip(text, width) if width else text)
+    Example:
+        >>> import gradviz
+        >>> with gradviz.trace() as tr:
+        ...     w = gradviz.ones(2, requires_grad=True)
+        ...     (w * 2).sum().backward()
+        >>> tensor_label(tr, next(iter(tr.tensors)))
+        'w'
+    """
+    if tid is None:
+        return ""
+    t = trace.tensors.get(tid)
+    return visible(t.name if t is not None else tid)
 
 
-def _node_ref(nid: str | None, names: dict[str, str]) -> str:
+def node_label(trace: Any, nid: str | None, leaf_width: int | None = None) -> str:
+    """A backward node as the player names it: ``MulBackward0 n5``, ``AccumulateGrad (w) n3``.
+
+    The id is always there, so two nodes of one class are never confused; an AccumulateGrad
+    also names the leaf it writes (cut to ``leaf_width`` characters with ``…`` if given: the id
+    still tells it apart). Control characters in a name are escaped (:func:`visible`).
+
+    Example:
+        >>> import gradviz
+        >>> with gradviz.trace() as tr:
+        ...     w = gradviz.ones(2, requires_grad=True)
+        ...     (w * 2).sum().backward()
+        >>> sorted(node_label(tr, n) for n in tr.nodes)
+        ['AccumulateGrad (w) n1', 'MulBackward0 n0', 'SumBackward0 n2']
+    """
     if nid is None:
         return ""
-    return f"{names.get(nid, '?')} {nid}"
+    n = trace.nodes.get(nid)
+    if n is None:
+        return visible(nid)
+    name = visible(n.name)
+    if n.kind == "accumulate_grad" and n.variable:
+        leaf = tensor_label(trace, n.variable)
+        name += f" ({clip(leaf, leaf_width) if leaf_width else leaf})"
+    return f"{name} {visible(nid)}"
 
 
-def _queue(ready: list[str], names: dict[str, str]) -> str:
-    return "[" + ", ".join(names.get(r, r) for r in ready) + "]"
+def run_label(trace: Any, r: BackwardRun) -> str:
+    """``run0: backward of z`` (and the engine when it is not PyTorch's), as the player says."""
+    roots = ", ".join(tensor_label(trace, t) for t in r.roots) or "?"
+    engine = f" ({visible(r.engine)} engine)" if r.engine != "pytorch" else ""
+    return f"{visible(r.id)}: {visible(r.kind)} of {roots}{engine}"
 
 
-def _step_cells(step: Step, st: StepState, names: dict[str, str], trace: Trace
-                ) -> tuple[str, str, str]:
-    """(node, dependencies, gradient) of one step, as plain text."""
-    d = step.data
-    node = _node_ref(step.node, names)
+def describe(trace: Any, step: Any) -> str:
+    """One sentence saying what the engine does in ``step`` (the player's words).
+
+    Example:
+        >>> import gradviz
+        >>> with gradviz.trace() as tr:
+        ...     w = gradviz.ones(2, requires_grad=True)
+        ...     (w * 2).sum().backward()
+        >>> describe(tr, tr.run().steps[-2])
+        'AccumulateGrad (w) n1 writes w.grad.'
+    """
+    who = node_label(trace, step.node)
+    kind = step.kind
+    if kind == "compute_dependencies":
+        return ("The engine walks the graph once and counts, for each node, how many edges bring "
+                "it a gradient. A node runs only when all of them have delivered.")
+    if kind == "enqueue":
+        return f"{who} has all its gradients: it joins the ready queue."
+    if kind == "execute":
+        n = trace.nodes.get(step.node)
+        if n is not None and n.kind == "accumulate_grad":
+            return (f"{who} runs: it adds the gradient it received into "
+                    f"{tensor_label(trace, n.variable)}.grad.")
+        return (f"{who} runs: from the gradient of its output it computes one gradient per "
+                "input and sends each along its edge.")
+    if kind == "accumulate":
+        src = _get(step, "source")
+        gnode = _get(step, "gnode")
+        frm = (node_label(trace, src) if src else
+               f"gradient-graph node {visible(gnode)}" if gnode else "the root")
+        return (f"The gradient from {frm} arrives at {who} (input {_get(step, 'input_nr')}) and "
+                f"is added to its input buffer; {_get(step, 'remaining')} edge(s) still to "
+                "deliver.")
+    if kind == "leaf_grad":
+        return f"{who} writes {tensor_label(trace, _get(step, 'tensor'))}.grad."
+    if kind == "hook":
+        fn = _get(step, "fn")
+        return (f"A {visible(_get(step, 'hook', ''))} hook" + (f" ({visible(fn)})" if fn else "")
+                + " runs" + (f" on {who}" if who else "") + ".")
+    if kind == "gradient_node":
+        gnode, op = visible(_get(step, "gnode")), visible(_get(step, "op"))
+        text = f"Gradient-graph node {gnode} ({op}) runs"
+        return text + (f" for {who} (input {_get(step, 'input_nr')})." if who else ".")
+    if kind == "release_saved":
+        return f"{who} frees its saved tensors (retain_graph=False)."
+    if kind == "error":
+        return ("Backward failed" + (f" in {who}" if who else "") + ": "
+                f"{visible(_get(step, 'type', ''))}: {visible(_get(step, 'message', ''))}")
+    if kind == "done":
+        return "The ready queue is empty: the backward pass is finished."
+    return f"{visible(kind)} {who}".strip()
+
+
+# -- replaying a run for a viewer ------------------------------------------------------------------
+class RunReplay:
+    """The engine's state after any step of a run, for a viewer that moves a step at a time.
+
+    Built on :func:`~gradviz.trace.replay.states`: stepping forward advances the replay by one
+    step; going back replays from the start (linear in the step number, never quadratic over a
+    walk). Besides the :class:`StepState` it keeps what a viewer shows and the replay does not:
+    each node's input buffer (gradients received and not yet consumed by ``execute``), the
+    buffer before the current ``accumulate`` added to it, the last ``execute`` step, and every
+    leaf's ``.grad`` before the run.
+
+    Example:
+        >>> import gradviz
+        >>> with gradviz.trace() as tr:
+        ...     w = gradviz.ones(2, requires_grad=True)
+        ...     (w * 2).sum().backward()
+        >>> rp = RunReplay(tr.run())
+        >>> rp.at(3).step.kind, sorted(rp.buffers)
+        ('accumulate', ['n0'])
+    """
+
+    def __init__(self, run: BackwardRun) -> None:
+        self.run = run
+        self.leaf_before: dict[str, Any] = {}
+        for s in run.steps:  # a leaf's .grad before the run: the `before` of its first write
+            tid = _get(s, "tensor") if s.kind == "leaf_grad" else None
+            if tid is not None and tid not in self.leaf_before:
+                self.leaf_before[tid] = _get(s, "before")
+        self._leaves: list[str] | None = None
+        self._ops: dict[str, Any] | None = None
+        self._restart()
+
+    def _restart(self) -> None:
+        self._states = states(self.run)
+        self.k = -1
+        self.state: StepState | None = None
+        self.buffers: dict[str, dict[int, Any]] = {}
+        self.buffer_before: Any = None
+        self.last_execute: Any = None
+
+    def at(self, k: int) -> StepState:
+        """The state after step ``k`` (clamped to the run's steps)."""
+        n = len(self.run.steps)
+        if not n:
+            raise IndexError(f"run {self.run.id} has no steps")
+        k = max(0, min(n - 1, k))
+        if k < self.k:
+            self._restart()
+        while self.k < k:
+            st = next(self._states)
+            self.k += 1
+            step = st.step
+            self.buffer_before = None
+            if step.kind == "accumulate" and step.node is not None:
+                buf = self.buffers.setdefault(step.node, {})
+                nr = _get(step, "input_nr", 0)
+                self.buffer_before = buf.get(nr)
+                buf[nr] = _get(step, "buffer")
+            elif step.kind == "execute":
+                self.buffers.pop(step.node, None)  # the node consumes its buffer when it runs
+                self.last_execute = step
+            self.state = st
+        assert self.state is not None
+        return self.state
+
+    def leaves(self, trace: Any) -> list[str]:
+        """:func:`run_leaves` of this run (computed once)."""
+        if self._leaves is None:
+            self._leaves = run_leaves(trace, self.run)
+        return self._leaves
+
+    def op(self, trace: Any, op_id: str) -> Any:
+        """The forward op ``op_id`` of ``trace`` (looked up in a table built once), or None."""
+        if self._ops is None:
+            self._ops = {o.id: o for o in trace.ops}
+        return self._ops.get(op_id)
+
+    def leaf_grad(self, tid: str) -> Any:
+        """``tid``'s ``.grad`` after the current step (its value before the run until written)."""
+        assert self.state is not None
+        if tid in self.state.leaf_grads:
+            return self.state.leaf_grads[tid]
+        return self.leaf_before.get(tid)
+
+
+def run_leaves(trace: Any, r: BackwardRun) -> list[str]:
+    """The tensors whose ``.grad`` a run reports (its AccumulateGrad leaves and every tensor a
+    ``leaf_grad`` step names), in creation order, as the player lists them."""
+    out: list[str] = []
+    for nid in r.nodes:
+        n = trace.nodes.get(nid)
+        if n is not None and n.kind == "accumulate_grad" and n.variable and n.variable not in out:
+            out.append(n.variable)
+    for s in r.steps:
+        tid = _get(s, "tensor") if s.kind == "leaf_grad" else None
+        if tid and tid not in out:
+            out.append(tid)
+    order = {tid: i for i, tid in enumerate(trace.tensors)}
+    return sorted(out, key=lambda t: order.get(t, len(order)))
+
+
+MAX_LISTED = 40  # dependency counts and input buffers listed in the step panel
+
+
+def _deps_shown(trace: Any, st: StepState, limit: int) -> list[str]:
+    """The nodes whose dependency count the panel lists: all of them in a small graph; in a
+    large one, those the current step is about first (its node, the nodes it sends to, the
+    ready queue), then the rest in graph order, up to ``limit``."""
+    if len(st.deps) <= limit:
+        return list(st.deps)
+    first: list[str] = []
+    node = st.step.node
+    n = trace.nodes.get(node) if node is not None else None
+    for nid in [node, *(t for t, _ in (n.next_functions if n is not None else [])
+                        if t is not None), *st.ready]:
+        if nid in st.deps and nid not in first:
+            first.append(nid)
+    chosen = set(first[:limit])
+    rest = [nid for nid in st.deps if nid not in chosen][: max(0, limit - len(chosen))]
+    return first[:limit] + rest
+
+
+def step_detail(trace: Any, replay: RunReplay, k: int) -> Any:
+    """What a viewer shows for step ``k`` of ``replay.run``, as a rich renderable: what happens,
+    the gradients involved, the ready queue, the input buffers, the dependency counts and every
+    leaf's ``.grad``. The same sections as the HTML player's panel.
+
+    Example:
+        >>> import gradviz
+        >>> from rich.console import Console
+        >>> with gradviz.trace() as tr:
+        ...     w = gradviz.ones(2, requires_grad=True)
+        ...     (w * 2).sum().backward()
+        >>> con = Console(width=100, record=True, file=open("/dev/null", "w"))
+        >>> con.print(step_detail(tr, RunReplay(tr.run()), 3))
+        >>> "arriving now: SumBackward0 n2 → MulBackward0 n0 (input 0)" in con.export_text()
+        True
+    """
+    from rich.console import Group
+    from rich.text import Text
+
+    r = replay.run
+    st = replay.at(k)
+    step = st.step
+    parts: list[Any] = []
+
+    def heading(title: str) -> None:
+        parts.append(Text(""))
+        parts.append(Text(title, style="bold underline"))
+
+    def kv(key: str, value: str, style: str = "") -> Text:
+        t = Text(key, style="dim")
+        t.append(visible(value), style=style)
+        return t
+
+    head = Text()
+    head.append(f" {visible(step.kind)} ", style="bold reverse magenta")
+    head.append(f"  step {step.index} of {len(r.steps) - 1}", style="dim")
+    parts.append(head)
+    parts.append(Text(describe(trace, step)))
+    n = trace.nodes.get(step.node) if step.node is not None else None
+    if n is not None and n.forward_op:
+        op = replay.op(trace, n.forward_op)
+        if op is not None:
+            outs = ", ".join(tensor_label(trace, t) for t in op.outputs)
+            parts.append(kv("made by the forward op ", visible(op.name)
+                            + (f" → {outs}" if outs else "")))
+            if op.source is not None:
+                parts.append(Text(visible(source_str(op.source, width=100)), style="dim"))
+
+    kind = step.kind
+    if kind == "accumulate":
+        heading("gradient arriving")
+        src = _get(step, "source")
+        parts.append(kv("arriving now: ", f"{node_label(trace, src) if src else 'root'} → "
+                        f"{node_label(trace, step.node)} (input {_get(step, 'input_nr')})"))
+        parts.append(kv("gradient: ", grad_str(_get(step, "grad"))))
+        before = replay.buffer_before
+        parts.append(kv("input buffer before: ",
+                        "empty" if before is None else grad_str(before)))
+        parts.append(kv("input buffer after: ", grad_str(_get(step, "buffer")), "bold"))
+    elif kind == "leaf_grad":
+        heading("leaf gradient")
+        parts.append(kv("before: ", grad_str(_get(step, "before"))))
+        parts.append(kv("after: ", grad_str(_get(step, "after")), "bold"))
+    elif kind == "gradient_node":
+        heading("gradient-graph node")
+        for i, g in enumerate(_get(step, "inputs") or []):
+            parts.append(kv(f"input {i}: ", grad_str(g)))
+        parts.append(kv("output: ", grad_str(_get(step, "output"))))
+    ex = replay.last_execute
+    if ex is not None:
+        heading("gradients sent" + ("" if ex is step else f" (by step {ex.index})"))
+        parts.append(kv("node: ", node_label(trace, ex.node)))
+        for i, g in enumerate(_get(ex, "grad_outputs") or []):
+            parts.append(kv(f"received (output {i}): ", grad_str(g)))
+        en = trace.nodes.get(ex.node)
+        grads = _get(ex, "grad_inputs") or []
+        for i, (target, nr) in enumerate(en.next_functions if en is not None else []):
+            if target is None:
+                parts.append(Text(f"input {i}: no edge (does not require grad)", style="dim"))
+            else:
+                g = grads[i] if i < len(grads) else None
+                parts.append(kv(f"→ {node_label(trace, target)} (input {nr}): ", grad_str(g)))
+
+    heading("ready queue")
+    parts.append(Text(", ".join(node_label(trace, q) for q in st.ready) or "(empty)",
+                      style="green"))
+
+    heading("input buffers")
+    waiting = [(nid, nr, g) for nid, buf in replay.buffers.items()
+               for nr, g in sorted(buf.items())]
+    for nid, nr, g in waiting[:MAX_LISTED]:
+        parts.append(kv(f"{node_label(trace, nid)} input {nr}: ", grad_str(g)))
+    if len(waiting) > MAX_LISTED:
+        parts.append(Text(f"… {len(waiting) - MAX_LISTED} more", style="dim"))
+    if not waiting:
+        parts.append(Text("(none waiting)", style="dim"))
+
+    heading("dependencies (edges still to deliver)")
+    if st.deps:
+        shown = _deps_shown(trace, st, MAX_LISTED)
+        width = max(len(node_label(trace, nid)) for nid in shown)
+        lines = Text()
+        for nid in shown:
+            count = st.deps[nid]
+            changed = kind == "accumulate" and step.node == nid
+            lines.append(node_label(trace, nid).ljust(width + 2),
+                         style="bold" if changed else "")
+            lines.append(str(count), style="bold yellow" if changed else
+                         ("green" if count == 0 else ""))
+            lines.append("\n")
+        lines.rstrip()
+        parts.append(lines)
+        if len(shown) < len(st.deps):
+            zeros = sum(1 for nid, c in st.deps.items() if c == 0 and nid not in shown)
+            rest = len(st.deps) - len(shown)
+            parts.append(Text(f"… {rest} more nodes ({zeros} of them at 0); listed: the current "
+                              "node, where it sends, the ready queue, then graph order",
+                              style="dim"))
+    else:
+        parts.append(Text("not counted yet", style="dim"))
+
+    heading("leaf .grad")
+    leaves = replay.leaves(trace)
+    if leaves:
+        for tid in leaves:
+            written = kind == "leaf_grad" and _get(step, "tensor") == tid
+            parts.append(kv(f"{tensor_label(trace, tid)}.grad = ",
+                            grad_str(replay.leaf_grad(tid)), "bold yellow" if written else ""))
+    else:
+        parts.append(Text("this run writes no leaf .grad", style="dim"))
+    return Group(*parts)
+
+
+# -- the step table --------------------------------------------------------------------------------
+MAX_COUNTS = 8  # dependency counts listed in the compute_dependencies row before "… N more"
+
+
+def _step_cells(step: Step, st: StepState, trace: Trace) -> tuple[str, str, str]:
+    """(node, dependencies, gradient) of one step, as plain text. Names are never cut."""
+    node = node_label(trace, step.node)
     deps = grad = ""
     if step.kind == "compute_dependencies":
-        counts = d.get("counts", {})
-        deps = ", ".join(f"{names.get(k, k)} {k}={v}" for k, v in counts.items())
+        counts = _get(step, "counts", {}) or {}
+        shown = [f"{node_label(trace, k)}: {v}" for k, v in list(counts.items())[:MAX_COUNTS]]
+        if len(counts) > MAX_COUNTS:
+            shown.append(f"… {len(counts) - MAX_COUNTS} more")
+        deps = ", ".join(shown)
         node = f"{len(counts)} nodes"
     elif step.kind == "accumulate":
-        src = d.get("source")
-        node = f"{node} ← {_node_ref(src, names)}" if src else node
-        deps = f"{d.get('remaining')} left"
-        grad = f"input_nr={d.get('input_nr')}: {grad_str(d.get('grad'))}"
+        src = _get(step, "source")
+        node = f"{node_label(trace, src)} → {node}" if src else f"root → {node}"
+        deps = f"{_get(step, 'remaining')} left"
+        grad = (f"input {_get(step, 'input_nr')}: {grad_str(_get(step, 'grad'))}; buffer "
+                f"{grad_str(st.buffer_before)} → {grad_str(st.buffer_after)}")
     elif step.kind == "execute":
-        gi = [grad_str(g) for g in d.get("grad_inputs") or []]
-        go = [grad_str(g) for g in d.get("grad_outputs") or []]
+        gi = [grad_str(g) for g in _get(step, "grad_inputs") or []]
+        go = [grad_str(g) for g in _get(step, "grad_outputs") or []]
         grad = f"in {'; '.join(go)}" + (f" → out {'; '.join(gi)}" if gi else "")
         if step.node in st.deps:
             deps = str(st.deps[step.node])
@@ -222,14 +578,18 @@ def _step_cells(step: Step, st: StepState, names: dict[str, str], trace: Trace
         if step.node in st.deps:
             deps = str(st.deps[step.node])
     elif step.kind == "leaf_grad":
-        t = trace.tensors.get(d.get("tensor", ""))
-        tname = t.name if t is not None else d.get("tensor", "")
-        grad = f"{tname}.grad = {grad_str(d.get('after'))}"
+        grad = f"{tensor_label(trace, _get(step, 'tensor'))}.grad = {grad_str(_get(step, 'after'))}"
     elif step.kind == "hook":
-        grad = f"{d.get('hook', '')} {d.get('fn') or ''}".strip()
+        grad = visible(f"{_get(step, 'hook', '')} {_get(step, 'fn') or ''}".strip())
+    elif step.kind == "release_saved":
+        grad = "freed " + (", ".join(st.freed) or "no saved tensor")
     elif step.kind == "error":
-        grad = f"{d.get('type', '')}: {d.get('message', '')}"
-    return clip(visible(node), 60), clip(visible(deps), 60), clip(visible(grad), 80)
+        grad = visible(f"{_get(step, 'type', '')}: {_get(step, 'message', '')}")
+    return node, deps, clip(grad, 120)
+
+
+def _queue(ready: list[str], trace: Any) -> str:
+    return "[" + ", ".join(node_label(trace, r) for r in ready) + "]"
 
 
 def step_table(trace: Trace, run: int | str = -1, max_rows: int | None = None) -> Table:
@@ -237,7 +597,8 @@ def step_table(trace: Trace, run: int | str = -1, max_rows: int | None = None) -
 
     Columns: step, event, node, ready queue (after the step), dependency count(s), and the
     gradient involved (received/sent by ``execute``, added by ``accumulate``, written by
-    ``leaf_grad``).
+    ``leaf_grad``). Nodes are named as in the player (``MulBackward0 n5``,
+    ``AccumulateGrad (w) n3``); an ``accumulate`` row reads ``sender → receiver``.
 
     Args:
         trace: a :class:`~gradviz.trace.Trace`.
@@ -255,9 +616,8 @@ def step_table(trace: Trace, run: int | str = -1, max_rows: int | None = None) -
     from rich.text import Text
 
     r = trace.run(run)
-    names = _names(r, trace)
-    title = f"{r.id}: {r.kind} ({r.engine} engine), {len(r.steps)} steps"
-    table = Table(title=_cell(title, 100), show_lines=False, header_style="bold")
+    title = f"{run_label(trace, r)}, {len(r.steps)} steps"
+    table = Table(title=Text(title), show_lines=False, header_style="bold")
     for col, style in (("step", "dim"), ("event", "bold"), ("node", ""), ("ready queue", "green"),
                        ("deps", "cyan"), ("gradient", "")):
         table.add_column(col, style=style or None, overflow="fold")
@@ -265,9 +625,9 @@ def step_table(trace: Trace, run: int | str = -1, max_rows: int | None = None) -
         if max_rows is not None and i >= max_rows:
             table.caption = f"… {len(r.steps) - max_rows} more steps not shown"
             break
-        node, deps, grad = _step_cells(st.step, st, names, trace)
-        table.add_row(str(st.step.index), _cell(st.step.kind), Text(node),
-                      _cell(_queue(st.ready, names)), Text(deps), Text(grad))
+        node, deps, grad = _step_cells(st.step, st, trace)
+        table.add_row(str(st.step.index), Text(visible(st.step.kind)), Text(node),
+                      Text(_queue(st.ready, trace)), Text(deps), Text(grad))
     return table
 
 
@@ -284,110 +644,70 @@ def print_steps(trace: Trace, run: int | str = -1, console: Console | None = Non
     _console(console).print(step_table(trace, run, max_rows))
 
 
-def _step_view(trace: Trace, r: BackwardRun, st: StepState, names: dict[str, str]) -> Any:
-    """One step as a panel: what happened, the ready queue, the state of every node."""
-    from rich.console import Group
-    from rich.panel import Panel
-    from rich.table import Table
-    from rich.text import Text
-
-    node, deps, grad = _step_cells(st.step, st, names, trace)
-    head = Text()
-    head.append(f"step {st.step.index}/{len(r.steps) - 1}  ", style="dim")
-    head.append(visible(st.step.kind), style="bold magenta")
-    if node:
-        head.append("  " + node)
-    body: list[Any] = [head]
-    if grad:
-        body.append(Text("gradient: " + grad))
-    body.append(Text("ready queue: " + visible(_queue(st.ready, names)), style="green"))
-    if len(r.nodes) <= 40:
-        nodes = Table(box=None, show_header=True, header_style="dim", pad_edge=False)
-        for col in ("node", "state", "deps"):
-            nodes.add_column(col)
-        done = set(st.done)
-        for nid in r.nodes:
-            if nid == st.executing:
-                state, style = "executing", "bold yellow"
-            elif nid in st.ready:
-                state, style = "ready", "green"
-            elif nid in done:
-                state, style = "done", "dim"
-            else:
-                state, style = "waiting", ""
-            nodes.add_row(_cell(_node_ref(nid, names)), Text(state, style=style),
-                          str(st.deps.get(nid, "")))
-        body.append(nodes)
-    return Panel(Group(*body), title=_cell(f"{r.id} ({r.engine})", 60), title_align="left",
-                 subtitle="Enter/n: next  p: back  q: quit", subtitle_align="right")
+PLAIN_WIDTH = 200  # the step table's width when printed to a pipe or a file (no COLUMNS set)
 
 
-# Commands are compared lower-cased: the arrow keys' escape sequences end in "c" / "d".
-_NEXT = {"", "n", "next", "\x1b[c", "\x1boc", "l", "j"}
-_PREV = {"p", "prev", "b", "back", "\x1b[d", "\x1bod", "h", "k"}
-_QUIT = {"q", "quit", "exit"}
+def _console_of_width(width: int) -> Console:
+    from rich.console import Console
+
+    return Console(width=width)
+
+
+def interactive(console: Console | None = None) -> bool:
+    """Whether a keyboard-driven view can run: stdin and stdout are terminals (not a pipe, a
+    file or CI) and the terminal is not ``TERM=dumb``.
+
+    Example:
+        >>> import io
+        >>> from rich.console import Console
+        >>> interactive(Console(file=io.StringIO()))
+        False
+    """
+    con = _console(console)
+    stdin = sys.stdin
+    return (con.is_terminal and stdin is not None and stdin.isatty()
+            and os.environ.get("TERM", "") != "dumb")
 
 
 def step_through(trace: Trace, run: int | str = -1, console: Console | None = None,
-                 input_fn: Callable[[str], str] | None = None) -> int:
-    """Walk through a backward run one engine step at a time.
+                 plain: bool | None = None) -> int:
+    """Walk through a backward run one engine step at a time, with single keys.
 
-    Interactive when stdout is a terminal or ``input_fn`` is given: each step is shown as a
-    panel (event, node, gradient, ready queue, every node's state and dependency count), then a
-    line is read — Enter or ``n`` (or →) for the next step, ``p`` (or ←) for the previous one,
-    ``q`` to quit. Otherwise (a pipe, a file) the whole :func:`step_table` is printed.
+    In a terminal this opens a full-screen view (:class:`gradviz.render.tui.StepsApp`, on
+    Textual): the step list on the left, the current step on the right (what happens, the ready
+    queue, input buffers, dependency counts, every leaf's ``.grad``), redrawn in place. Keys:
+    → / ``l`` / ``j`` / space next, ← / ``h`` / ``k`` back, Home / End, ``[`` ``]`` or Tab to
+    switch runs, ``?`` help, ``q`` quit. Elsewhere (a pipe, a file, CI) or with ``plain=True``
+    the whole :func:`step_table` is printed instead.
 
     Args:
         trace: a :class:`~gradviz.trace.Trace`.
-        run: the backward run (index or id).
-        console: where to print (default: a new ``rich.console.Console``).
-        input_fn: reads one command line, given a prompt (default: :func:`input`).
+        run: the backward run to start with (index or id).
+        console: where the plain table is printed (default: a new ``rich.console.Console``).
+        plain: ``True`` always prints the table; ``None`` (default) decides by the terminal.
 
     Returns:
         the index of the last step shown.
 
     Example:
-        >>> import gradviz
+        >>> import gradviz, io
+        >>> from rich.console import Console
         >>> with gradviz.trace() as tr:
         ...     (gradviz.ones(2, requires_grad=True) * 2).sum().backward()
-        >>> keys = iter(["n", "p", "q"])
-        >>> from rich.console import Console
-        >>> step_through(tr, console=Console(file=open("/dev/null", "w")),
-        ...              input_fn=lambda _: next(keys))
-        0
+        >>> step_through(tr, console=Console(file=io.StringIO()))  # not a terminal: the table
+        11
     """
     con = _console(console)
     r = trace.run(run)
-    if input_fn is None:
-        if not (con.is_terminal and sys.stdin.isatty()):
-            con.print(step_table(trace, run))
-            return len(r.steps) - 1
-        input_fn = input
-    if not r.steps:
-        con.print(_cell(f"{r.id} has no steps"))
-        return -1
-    names = _names(r, trace)
-    snapshots: list[StepState] = []  # replayed lazily, kept so that going back is free
-    it = states(r)
-    k = 0
-    while True:
-        while len(snapshots) <= k:
-            st = next(it)
-            snapshots.append(StepState(step=st.step, executing=st.executing, ready=list(st.ready),
-                                       done=list(st.done), deps=dict(st.deps),
-                                       finished=st.finished))
-        con.print(_step_view(trace, r, snapshots[k], names))
-        try:
-            cmd = input_fn("> ").strip().lower()
-        except (EOFError, KeyboardInterrupt):
-            return k
-        if cmd in _QUIT:
-            return k
-        if cmd in _PREV:
-            k = max(0, k - 1)
-        elif cmd in _NEXT:
-            if k == len(r.steps) - 1:
-                return k
-            k += 1
-        else:
-            con.print(_cell(f"unknown command {cmd!r}: Enter/n next, p previous, q quit"))
+    if plain or (plain is None and not interactive(con)):
+        if console is None and not con.is_terminal and "COLUMNS" not in os.environ:
+            # A pipe or a file has no width: 80 columns would cut every name in two.
+            con = _console_of_width(PLAIN_WIDTH)
+        con.print(step_table(trace, run))
+        return len(r.steps) - 1
+    from gradviz.render.tui import StepsApp
+
+    index = next(i for i, x in enumerate(trace.runs) if x is r)
+    app = StepsApp(trace, run=index)
+    app.run()
+    return app.step

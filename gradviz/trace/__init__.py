@@ -11,10 +11,22 @@ from gradviz.trace.compare import ENGINES, EngineComparison, EngineReport, compa
 from gradviz.trace.graph import graph_of
 from gradviz.trace.io import SCHEMA, TraceFormatError, load_trace
 from gradviz.trace.model import (
+    STEP_KINDS,
+    STEP_TYPES,
+    AccumulateStep,
     BackwardGraph,
     BackwardRun,
+    ComputeDependenciesStep,
+    DoneStep,
+    EnqueueStep,
+    ErrorStep,
+    ExecuteStep,
+    GradientNodeStep,
+    HookStep,
+    LeafGradStep,
     NodeInfo,
     OpRecord,
+    ReleaseSavedStep,
     SavedInfo,
     SourceLoc,
     Step,
@@ -22,8 +34,12 @@ from gradviz.trace.model import (
     summarize,
 )
 from gradviz.trace.recorder import Trace, trace
+from gradviz.trace.replay import StepState, Timeline, replay, timeline
 
 __all__ = ["trace", "Trace", "graph_of", "load_trace", "TraceFormatError", "SCHEMA",
            "BackwardGraph", "BackwardRun", "NodeInfo", "OpRecord", "SavedInfo", "SourceLoc",
            "Step", "TensorInfo", "summarize", "compare_engines", "EngineComparison",
-           "EngineReport", "ENGINES"]
+           "EngineReport", "ENGINES", "STEP_KINDS", "STEP_TYPES", "ComputeDependenciesStep",
+           "EnqueueStep", "ExecuteStep", "AccumulateStep", "LeafGradStep", "HookStep",
+           "ReleaseSavedStep", "ErrorStep", "GradientNodeStep", "DoneStep", "StepState",
+           "Timeline", "replay", "timeline"]

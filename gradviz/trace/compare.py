@@ -17,6 +17,7 @@ import numpy as np
 
 from gradviz.engines import mxnet, singa
 from gradviz.tensor import Tensor
+from gradviz.trace.model import LeafGradStep
 from gradviz.trace.recorder import Trace
 
 __all__ = ["compare_engines", "EngineComparison", "EngineReport", "ENGINES"]
@@ -211,8 +212,8 @@ def _report(engine: str, run: Any, tr: Trace, ops: list, xs: list[Any], names: l
         node = tr.nodes.get(step.node) if step.node else None
         if step.kind == "execute" and node is not None and node.kind != "accumulate_grad":
             report.nodes.append(label.get(step.node, node.name))
-        elif step.kind == "leaf_grad":
-            report.leaves.append(tensor_names.get(step.data["tensor"], step.data["tensor"]))
+        elif isinstance(step, LeafGradStep):
+            report.leaves.append(tensor_names.get(step.tensor, step.tensor))
     report.grads = {name: grads.get(id(x)) for x, name in zip(xs, names, strict=True)
                     if isinstance(x, Tensor) and x.requires_grad}
     return report

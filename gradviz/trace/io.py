@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from gradviz._version import __version__
 from gradviz.trace import schema
 from gradviz.trace.model import (
+    STEP_TYPES,
     BackwardGraph,
     BackwardRun,
     NodeInfo,
@@ -30,13 +31,17 @@ from gradviz.trace.model import (
     SourceLoc,
     Step,
     TensorInfo,
+    freed_names,
+    step_from_dict,
+    step_to_dict,
 )
 
 __all__ = ["SCHEMA", "TraceFormatError", "trace_to_dict", "dumps", "save", "load_trace",
            "trace_from_dict", "atomic_write", "encode_json"]
 
-SCHEMA = "gradviz.trace/1"
+SCHEMA = "gradviz.trace/2"
 _SCHEMA_PREFIX = "gradviz.trace/"
+SCHEMA_V1 = "gradviz.trace/1"  # still read: converted on loading (see _from_v1)
 
 
 class TraceFormatError(ValueError):
@@ -70,8 +75,14 @@ def trace_to_dict(tr: Any, runs: list[int] | None = None) -> dict[str, Any]:
         "tensors": [dataclasses.asdict(t) for t in tr.tensors.values()],
         "ops": [dataclasses.asdict(o) for o in tr.ops],
         "nodes": [dataclasses.asdict(n) for n in tr.nodes.values()],
-        "runs": [dataclasses.asdict(r) for r in chosen],
+        "runs": [_run_dict(r) for r in chosen],
     }
+
+
+def _run_dict(run: BackwardRun) -> dict[str, Any]:
+    d = dataclasses.asdict(dataclasses.replace(run, steps=[]))
+    d["steps"] = [step_to_dict(s) for s in run.steps]
+    return d
 
 
 def _fields(obj: Any) -> dict[str, Any]:
@@ -215,7 +226,7 @@ def _chunks(tr: Any, indent: int | None) -> Iterator[str]:
             first = False
             if isinstance(value, BackwardRun):
                 run = _fields(value)
-                run["steps"] = iter(value.steps)
+                run["steps"] = map(step_to_dict, value.steps)
                 yield from members(run.items(), depth + 1)
             else:
                 yield encode(value)
@@ -241,7 +252,7 @@ def dumps(tr: Any, indent: int | None = 1) -> str:
         >>> with gradviz.trace() as tr:
         ...     (gradviz.ones(2, requires_grad=True) * 3).sum().backward()
         >>> json.loads(dumps(tr))["schema"]
-        'gradviz.trace/1'
+        'gradviz.trace/2'
     """
     return "".join(_chunks(tr, indent))
 
@@ -538,7 +549,8 @@ def _check_schema(data: Any, where: str) -> None:
             msg = (f"this trace uses schema {version!r}, newer than this gradviz understands "
                    f"({SCHEMA!r}); upgrade gradviz to read it")
         elif isinstance(version, str) and version.startswith(_SCHEMA_PREFIX):
-            msg = f"unsupported schema version {version!r}; this gradviz reads {SCHEMA!r}"
+            msg = (f"unsupported schema version {version!r}; this gradviz reads {SCHEMA!r} and "
+                   f"{SCHEMA_V1!r}: record the trace again with this gradviz")
         else:
             msg = f"not a gradviz trace: schema is {_show(version)}, expected {SCHEMA!r}"
         raise _fail(where, "schema", msg)
@@ -546,6 +558,59 @@ def _check_schema(data: Any, where: str) -> None:
         schema.TraceModel.model_validate(data)
     except ValidationError as e:
         raise _schema_error(e.errors(include_url=False)[0], where) from None
+
+
+# NOTE [schema versions] gradviz.trace/2 (this gradviz) changed only the steps: each is flat
+# (``{"index", "kind", "node", <its fields>, "engine_data"}``, model.py's typed steps), an
+# ``enqueue`` holds the node's ``priority`` instead of the whole ready queue, an ``execute`` no
+# queue at all, and a ``release_saved`` the names of the saved tensors it freed. A /1 file is
+# converted to that, then checked as a /2 one; its errors name the converted fields.
+def _from_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """A ``gradviz.trace/1`` document as ``gradviz.trace/2`` (a shallow copy; what is not in
+    the expected shape is left for the schema check to report)."""
+    out = dict(data, schema=SCHEMA)
+    nodes = {n.get("id"): n for n in data.get("nodes", ()) if isinstance(n, dict)}
+    runs = data.get("runs")
+    if not isinstance(runs, list):
+        return out
+    out["runs"] = [_run_from_v1(r, nodes) if isinstance(r, dict) else r for r in runs]
+    return out
+
+
+def _run_from_v1(run: dict[str, Any], nodes: dict[Any, Any]) -> dict[str, Any]:
+    steps = run.get("steps")
+    if not isinstance(steps, list):
+        return run
+    lifo = run.get("engine") == "singa"  # SINGA's queue is a stack: the newest first
+    pushes = 0
+    new = []
+    for s in steps:
+        if not isinstance(s, dict) or not isinstance(s.get("data", {}), dict) \
+                or s.get("kind") not in STEP_TYPES:
+            new.append(s)
+            continue
+        fields = dict(s.get("data", {}))
+        own = {f.name for f in dataclasses.fields(STEP_TYPES[s["kind"]])} - {
+            "index", "node", "engine_data"}
+        step = {k: v for k, v in s.items() if k != "data"}
+        kind, node = s["kind"], nodes.get(s.get("node"), {})
+        fields.pop("ready", None)  # the queue is replayed now (gradviz/trace/replay.py)
+        if kind == "enqueue":
+            seq = node.get("sequence_nr", 0) if isinstance(node, dict) else 0
+            fields["priority"] = -pushes if lifo else -seq if isinstance(seq, int) else 0
+            pushes += 1
+        elif kind == "release_saved" and isinstance(node, dict):
+            saved = node.get("saved", [])
+            try:
+                fields["saved"] = freed_names([SavedInfo(**sv) for sv in saved])
+            except TypeError:  # a malformed node: the schema check reports it
+                fields["saved"] = []
+        step.update({k: v for k, v in fields.items() if k in own})
+        engine = {k: v for k, v in fields.items() if k not in own}
+        if engine:
+            step["engine_data"] = engine
+        new.append(step)
+    return dict(run, steps=new)
 
 
 def _source(d: dict[str, Any] | None) -> SourceLoc | None:
@@ -565,7 +630,7 @@ def _run(d: dict[str, Any]) -> BackwardRun:
     graph = None if g is None else BackwardGraph(
         nodes={k: _node(v) for k, v in g.get("nodes", {}).items()}, roots=g.get("roots", []),
         tensors={k: _tensor(v) for k, v in g.get("tensors", {}).items()})
-    return BackwardRun(**{**d, "steps": [Step(**s) for s in d.get("steps", [])],
+    return BackwardRun(**{**d, "steps": [step_from_dict(s) for s in d.get("steps", [])],
                           "source": _source(d.get("source")), "gradient_graph": graph})
 
 
@@ -595,6 +660,9 @@ def trace_from_dict(data: Any, where: str = "trace") -> Any:
     """
     from gradviz.trace.recorder import Trace
 
+    if isinstance(data, dict) and data.get("schema") == SCHEMA_V1:
+        where = f"{where} (schema {SCHEMA_V1}, read as {SCHEMA.rsplit('/', 1)[1]})"
+        data = _from_v1(data)
     _check_schema(data, where)
     options = data.get("options", {})
     tr = Trace(values=options.get("values", "small"), keep_runs=options.get("keep_runs"),
@@ -697,17 +765,15 @@ def _check_step(s: Step, at: str, index: int, nodes: Any, tensors: Any, gnodes: 
     if s.index != index:  # the player and `gradviz steps` number steps by position
         raise _fail(where, f"{at}.index", f"is {s.index}, but the step is number {index}")
     need(s.node, nodes, "node", f"{at}.node")
-    d = s.data
-    for j, ref in enumerate(d.get("ready", ())):
-        need(ref, nodes, "node", f"{at}.data.ready[{j}]")
-    need(d.get("source"), nodes, "node", f"{at}.data.source")
+    need(getattr(s, "source", None), nodes, "node", f"{at}.source")
     if s.kind == "leaf_grad":
-        need(d["tensor"], tensors, "tensor", f"{at}.data.tensor")
-    for ref in d.get("counts", ()):
-        need(ref, nodes, "node", f"{at}.data.counts{_key(ref)}")
-    for j, (ref, _nr, _c) in enumerate(d.get("tensor_counts") or ()):
-        need(ref, nodes, "node", f"{at}.data.tensor_counts[{j}][0]")
-    need(d.get("gnode"), gnodes, "gradient-graph node", f"{at}.data.gnode")
+        need(s.tensor, tensors, "tensor", f"{at}.tensor")  # type: ignore[attr-defined]
+    for ref in getattr(s, "counts", ()):
+        need(ref, nodes, "node", f"{at}.counts{_key(ref)}")
+    for j, (ref, _nr, _c) in enumerate(getattr(s, "tensor_counts", None) or ()):
+        need(ref, nodes, "node", f"{at}.tensor_counts[{j}][0]")
+    need(getattr(s, "gnode", None), gnodes, "gradient-graph node", f"{at}.gnode")
+    need(s.engine_data.get("gnode"), gnodes, "gradient-graph node", f"{at}.engine_data.gnode")
 
 
 def load_trace(path: str | os.PathLike[str]) -> Any:

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import math
 import weakref
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar
 
 import numpy as np
 
 __all__ = ["SourceLoc", "TensorInfo", "OpRecord", "SavedInfo", "NodeInfo", "Step",
+           "ComputeDependenciesStep", "EnqueueStep", "ExecuteStep", "AccumulateStep",
+           "LeafGradStep", "HookStep", "ReleaseSavedStep", "ErrorStep", "GradientNodeStep",
+           "DoneStep", "STEP_TYPES", "STEP_KINDS", "make_step", "step_to_dict", "step_from_dict",
+           "freed_names",
            "BackwardRun", "BackwardGraph", "summarize", "buffer_stats", "snapshot",
            "expand_snapshot", "scope_key"]
 
@@ -92,6 +96,18 @@ class SavedInfo:
     value: dict[str, Any] | None = None  # summary of a tensor value, or {"const": ...}
 
 
+def freed_names(saved: list[SavedInfo]) -> list[str]:
+    """The names of the saved values a node frees when it releases them: its saved tensors
+    (inputs and outputs), not the constants it keeps (a ``dim``, a shape).
+
+    Example:
+        >>> freed_names([SavedInfo("self", tensor="t0"), SavedInfo("dim", value={"const": 1})])
+        ['self']
+    """
+    return [s.name for s in saved if s.tensor is not None or s.is_output
+            or (s.value is not None and "const" not in s.value)]
+
+
 @dataclass
 class NodeInfo:
     """A backward node (``grad_fn``): PyTorch's class name and its ``next_functions``."""
@@ -107,15 +123,180 @@ class NodeInfo:
     num_outputs: int = 1
 
 
-@dataclass
+# -- engine steps: one small record per kind ------------------------------------------------------
+# NOTE [typed steps] Each kind of engine step is its own dataclass with exactly its fields, so a
+# reader sees what a step holds (``step.remaining``, not ``step.data["remaining"]``) and the
+# schema (schema.py) checks one model per kind. Every step has ``index`` (its position in the
+# run), ``node`` (the backward node it is about, or None), ``engine_data`` (plain values another
+# engine adds: SINGA's ``tensor_remaining``, MXNet's ``gnode``, docs/engines.md) and the class
+# attribute ``kind``, which is also its ``"kind"`` in trace.json. What a step does NOT hold is
+# the engine's state (the ready queue, the counts so far): that is replayed once, in
+# gradviz/trace/replay.py.
+@dataclass(kw_only=True, slots=True)
 class Step:
-    """One engine step. ``kind`` is one of: compute_dependencies, enqueue, execute, accumulate,
-    leaf_grad, hook, release_saved, gradient_node (MXNet), error, done."""
+    """One engine step; the base of the step kinds (see :data:`STEP_TYPES`)."""
 
+    kind: ClassVar[str] = ""
     index: int
-    kind: str
     node: str | None = None
-    data: dict[str, Any] = field(default_factory=dict)
+    engine_data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The step's own fields and its ``engine_data`` as one dict: the shape steps had in
+        schema ``gradviz.trace/1``, kept for code that reads ``step.data["..."]``."""
+        out = {f: getattr(self, f) for f in _OWN_FIELDS[type(self)]}
+        out.update(self.engine_data)
+        return out
+
+
+@dataclass(kw_only=True, slots=True)
+class ComputeDependenciesStep(Step):
+    """The engine counted, for each node, the edges that will bring it a gradient."""
+
+    kind: ClassVar[str] = "compute_dependencies"
+    counts: dict[str, int] = field(default_factory=dict)
+    tensor_counts: list[list[Any]] | None = None  # SINGA: [node, output index, count]
+
+
+@dataclass(kw_only=True, slots=True)
+class EnqueueStep(Step):
+    """``node`` joined the ready queue. The queue runs the lowest ``priority`` first, equal
+    priorities in the order they came (PyTorch: ``-sequence_nr``, so the node created last
+    runs first; SINGA: a stack, the newest first)."""
+
+    kind: ClassVar[str] = "enqueue"
+    priority: int = 0
+
+
+@dataclass(kw_only=True, slots=True)
+class ExecuteStep(Step):
+    """``node`` ran: it received ``grad_outputs`` and sent ``grad_inputs`` (one per edge of
+    ``next_functions``). It left the ready queue (with any node the engine popped and skipped
+    before it: replay.py)."""
+
+    kind: ClassVar[str] = "execute"
+    grad_outputs: list[Any] = field(default_factory=list)
+    grad_inputs: list[Any] = field(default_factory=list)
+
+
+@dataclass(kw_only=True, slots=True)
+class AccumulateStep(Step):
+    """``source`` sent ``grad`` into slot ``input_nr`` of ``node``'s input buffer, which then
+    held ``buffer``; ``node`` waits for ``remaining`` more edges."""
+
+    kind: ClassVar[str] = "accumulate"
+    input_nr: int = 0
+    source: str | None = None
+    grad: dict[str, Any] | None = None
+    buffer: dict[str, Any] | None = None
+    remaining: int = 0
+
+
+@dataclass(kw_only=True, slots=True)
+class LeafGradStep(Step):
+    """``AccumulateGrad`` changed ``tensor``'s ``.grad`` from ``before`` to ``after``."""
+
+    kind: ClassVar[str] = "leaf_grad"
+    tensor: str = ""
+    before: dict[str, Any] | None = None
+    after: dict[str, Any] | None = None
+
+
+@dataclass(kw_only=True, slots=True)
+class HookStep(Step):
+    """A hook ran at ``node``: ``hook`` is its kind (tensor, retain_grad, prehook, posthook),
+    ``fn`` the hook function's qualified name."""
+
+    kind: ClassVar[str] = "hook"
+    hook: str = ""
+    fn: str | None = None
+
+
+@dataclass(kw_only=True, slots=True)
+class ReleaseSavedStep(Step):
+    """``node`` freed its saved tensors (``retain_graph=False``): ``saved`` names them
+    (``_saved_self``, ...), as the node lists them."""
+
+    kind: ClassVar[str] = "release_saved"
+    saved: list[str] = field(default_factory=list)
+
+
+@dataclass(kw_only=True, slots=True)
+class ErrorStep(Step):
+    """The pass failed (in ``node``, if known) with ``type``: ``message``."""
+
+    kind: ClassVar[str] = "error"
+    type: str = ""
+    message: str = ""
+
+
+@dataclass(kw_only=True, slots=True)
+class GradientNodeStep(Step):
+    """MXNet ran node ``gnode`` of its gradient graph that is no backward formula (``op``:
+    ``_head_grad_ones``, ``_aggregate_sum``, ``_copy`` ...), about output ``input_nr`` of
+    ``node``."""
+
+    kind: ClassVar[str] = "gradient_node"
+    gnode: str = ""
+    op: str = ""
+    input_nr: int = 0
+    inputs: list[Any] = field(default_factory=list)
+    output: dict[str, Any] | None = None
+
+
+@dataclass(kw_only=True, slots=True)
+class DoneStep(Step):
+    """The ready queue is empty: the pass finished."""
+
+    kind: ClassVar[str] = "done"
+
+
+# kind -> its class, in the order a pass meets them. NOTE: the one list of step kinds.
+STEP_TYPES: dict[str, type[Step]] = {cls.kind: cls for cls in (
+    ComputeDependenciesStep, EnqueueStep, ExecuteStep, AccumulateStep, LeafGradStep, HookStep,
+    ReleaseSavedStep, ErrorStep, GradientNodeStep, DoneStep)}
+STEP_KINDS: tuple[str, ...] = tuple(STEP_TYPES)
+_BASE_FIELDS = ("index", "node", "engine_data")
+_OWN_FIELDS: dict[type, tuple[str, ...]] = {
+    cls: tuple(f.name for f in fields(cls) if f.name not in _BASE_FIELDS)
+    for cls in STEP_TYPES.values()}
+
+
+def make_step(kind: str, index: int, node: str | None = None,
+              engine_data: dict[str, Any] | None = None, **values: Any) -> Step:
+    """The step of ``kind`` with these fields.
+
+    Example:
+        >>> make_step("accumulate", 3, "n1", input_nr=0, source="n2", remaining=1).remaining
+        1
+    """
+    cls = STEP_TYPES.get(kind)
+    if cls is None:
+        raise ValueError(f"unknown step kind {kind!r}; the kinds are {', '.join(STEP_KINDS)}")
+    return cls(index=index, node=node, engine_data=engine_data or {}, **values)
+
+
+def step_to_dict(step: Step) -> dict[str, Any]:
+    """A step as trace.json holds it: ``index``, ``kind``, ``node``, its own fields, and
+    ``engine_data`` when an engine added some.
+
+    Example:
+        >>> step_to_dict(make_step("enqueue", 1, "n0", priority=-2))
+        {'index': 1, 'kind': 'enqueue', 'node': 'n0', 'priority': -2}
+    """
+    out: dict[str, Any] = {"index": step.index, "kind": step.kind, "node": step.node}
+    for f in _OWN_FIELDS[type(step)]:
+        out[f] = getattr(step, f)
+    if step.engine_data:
+        out["engine_data"] = step.engine_data
+    return out
+
+
+def step_from_dict(d: dict[str, Any]) -> Step:
+    """The inverse of :func:`step_to_dict` (``d`` already validated by the schema)."""
+    values = {k: v for k, v in d.items() if k not in ("index", "kind", "node", "engine_data")}
+    return make_step(d["kind"], d["index"], d.get("node"), d.get("engine_data"), **values)
 
 
 @dataclass

@@ -36,6 +36,7 @@ from gradviz.autograd.graph import AccumulateGrad, GraphRoot, Node, SavedVariabl
 from gradviz.tensor import Tensor
 from gradviz.trace import _names
 from gradviz.trace.model import (
+    STEP_TYPES,
     BackwardGraph,
     BackwardRun,
     NodeInfo,
@@ -46,6 +47,7 @@ from gradviz.trace.model import (
     TensorInfo,
     dtype_name,
     expand_snapshot,
+    freed_names,
     scope_key,
     snapshot,
     summarize,
@@ -253,14 +255,15 @@ def _node_type(n: Node) -> tuple[str, str]:
 # An op:    (id, name, inputs, outputs, node, kwargs as ((name, value), ...), inplace, scope
 #            tuple, source, segment, parent); an input is a tensor id or a constant.
 # A step:   (kind, node id, engine_data, values...) with the values in the order of
-#           _STEP_FIELDS[kind], or (kind, node id, engine_data, data dict) for the rare kinds
+#           _STEP_FIELDS[kind], or (kind, node id, engine_data, fields dict) for the rare kinds
 #           recorded by keyword; engine_data is the event's own dict (emitters make a fresh one
-#           per event) or None.
+#           per event) or None. An enqueue holds the node's priority only, never the queue
+#           (linear in the queue's width: replay.py rebuilds the queue).
 # A source is an index into Trace._sources (or None), a constant a 1-tuple ``(value,)``, and a
 # value a snapshot (model.snapshot) or such a constant.
 _STEP_FIELDS: dict[str, tuple[str, ...]] = {
-    "enqueue": ("ready",),
-    "execute": ("grad_outputs", "grad_inputs", "ready"),
+    "enqueue": ("priority",),
+    "execute": ("grad_outputs", "grad_inputs"),
     "accumulate": ("input_nr", "source", "grad", "buffer", "remaining"),
     "leaf_grad": ("tensor", "before", "after"),
     "release_saved": (),
@@ -284,11 +287,10 @@ def _many(vs: Any, expand: Callable[[Any], Any]) -> list[Any]:
     return [None if v is None else expand(v) for v in vs]
 
 
-# How a step's raw field becomes its Step.data value (fields not listed are kept as they are).
+# How a step's raw field becomes the step's field (fields not listed are kept as they are).
 _STEP_VALUES: dict[str, Callable[[Any, Callable[[Any], Any]], Any]] = {
     "grad": _one, "buffer": _one, "before": _one, "after": _one, "output": _one,
     "grad_outputs": _many, "grad_inputs": _many, "inputs": _many,
-    "ready": lambda ids, _: list(ids),
 }
 
 
@@ -391,7 +393,6 @@ class Trace:
         self._scope_t: tuple[str, ...] = ()
         self._run: BackwardRun | None = None
         self._steps: list[tuple] = []  # the current run's raw steps
-        self._ready: tuple[str, ...] = ()
         self._run_memo: dict[int, tuple[Callable[[], Any], Any]] = {}  # see _value
         # Within one op event (else None): stats of large buffers, see model.snapshot, and the
         # last value snapshotted, see _snap.
@@ -475,19 +476,23 @@ class Trace:
         self._raw_ops = []
 
     def _build_steps(self, expand: Callable[[Any], dict[str, Any]]) -> None:
+        """The typed steps of finished runs from their raw records (NOTE [typed steps])."""
+        nodes = self._nodes
         for run, raw in self._unbuilt:
             steps = run.steps
             for rec in raw:
                 kind, nid, extra = rec[0], rec[1], rec[2]
                 fields = _STEP_FIELDS.get(kind)
                 items = rec[3].items() if fields is None else zip(fields, rec[3:])
-                data = {}
+                values = {}
                 for key, v in items:
                     convert = _STEP_VALUES.get(key)
-                    data[key] = v if convert is None else convert(v, expand)
-                if extra:
-                    data.update(extra)
-                steps.append(Step(index=len(steps), kind=kind, node=nid, data=data))
+                    values[key] = v if convert is None else convert(v, expand)
+                if kind == "release_saved":  # what it freed: the node's saved tensors
+                    info = nodes.get(nid) if nid is not None else None
+                    values["saved"] = [] if info is None else freed_names(info.saved)
+                steps.append(STEP_TYPES[kind](index=len(steps), node=nid,
+                                              engine_data=extra or {}, **values))
         self._unbuilt = []
 
     # -- context manager -----------------------------------------------------------------------
@@ -758,11 +763,11 @@ class Trace:
         if self._thread is not None:
             state = tuple(getattr(self, a) for a in _PER_THREAD)
             # an open run, steps, a scope, names pending, a custom Function's forward()
-            if state[0] is not None or state[1] or state[5] or state[9] or state[10]:
+            if state[0] is not None or state[1] or state[4] or state[8] or state[9]:
                 self._parked[self._thread] = state
         mine = self._parked.pop(thread, None)
         if mine is None:
-            mine = (None, [], (), {}, {}, [], (), None, None, [], [], None)
+            mine = (None, [], {}, {}, [], (), None, None, [], [], None)
         for attr, value in zip(_PER_THREAD, mine):
             setattr(self, attr, value)
         self._thread = thread
@@ -982,7 +987,6 @@ class Trace:
 
             self._run.gradient_graph = gradient_graph_model(graph, self._node, self._tensor)
         self._steps = []
-        self._ready = ()
         self._run_memo.clear()
         self._run_shared.clear()
 
@@ -1037,28 +1041,20 @@ class Trace:
                    **extra)
 
     def _on_enqueue(self, data: dict[str, Any]) -> None:
-        ids = self._nids.ids
-        ready = []
-        for n in data["ready"]:
-            ready.append(ids.get(id(n)) or self._node(n))
-        self._ready = tuple(ready)
+        # The node and its priority only: the queue is rebuilt by replay.py, so a wide queue
+        # costs one tuple per push, not a copy of the queue per push.
         if self._run is not None:
             node = data["node"]
-            self._steps.append(("enqueue", ids.get(id(node)) or self._node(node),
-                                data.get("engine_data"), self._ready))
+            self._steps.append(("enqueue", self._nids.ids.get(id(node)) or self._node(node),
+                                data.get("engine_data"), data["priority"]))
 
     def _on_execute(self, data: dict[str, Any]) -> None:
-        node = data["node"]
-        nid = self._nids.ids.get(id(node)) or self._node(node)
-        ready = self._ready
-        if nid in ready:
-            i = ready.index(nid)
-            self._ready = ready = ready[:i] + ready[i + 1:]
         if self._run is not None:
+            node = data["node"]
             value = self._value
-            self._steps.append(("execute", nid, data.get("engine_data"),
-                                tuple(map(value, data["grad_outputs"])),
-                                tuple(map(value, data["grad_inputs"])), ready))
+            self._steps.append(("execute", self._nids.ids.get(id(node)) or self._node(node),
+                                data.get("engine_data"), tuple(map(value, data["grad_outputs"])),
+                                tuple(map(value, data["grad_inputs"]))))
 
     def _on_accumulate(self, data: dict[str, Any]) -> None:
         if self._run is None:
@@ -1067,8 +1063,11 @@ class Trace:
         node, src = data["node"], data.get("from")
         target = ids.get(id(node)) or self._node(node)
         source = None if src is None else ids.get(id(src)) or self._node(src)
+        grad, buffer = data["grad"], data["buffer"]
+        g = self._value(grad)
+        # NOTE [perf]: a slot that was empty holds the very gradient sent: one snapshot for both.
         self._steps.append(("accumulate", target, data.get("engine_data"), data["input_nr"],
-                            source, self._value(data["grad"]), self._value(data["buffer"]),
+                            source, g, g if buffer is grad else self._value(buffer),
                             data["remaining"]))
 
     def _on_release_saved(self, data: dict[str, Any]) -> None:
@@ -1408,7 +1407,7 @@ class Trace:
 
 
 # What each thread has of its own (NOTE [threads]), in the order Trace._switch_to keeps it.
-_PER_THREAD = ("_run", "_steps", "_ready", "_run_memo", "_run_shared", "_scope", "_scope_t",
+_PER_THREAD = ("_run", "_steps", "_run_memo", "_run_shared", "_scope", "_scope_t",
                "_op_shared", "_op_snap", "_pending", "_fn_stack", "_fn_done")
 
 # The events Trace handles: one _on_<event> method each.

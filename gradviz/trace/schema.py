@@ -1,8 +1,8 @@
-"""The shape of ``trace.json`` (schema ``gradviz.trace/1``) as pydantic models.
+"""The shape of ``trace.json`` (schema ``gradviz.trace/2``) as pydantic models.
 
 NOTE [schema library]: the loader checks a document in two passes: this module's models check
 every field's presence, type, range and string contents (ids, dtype names, step kinds and each
-kind's ``data``); :func:`gradviz.trace.io.trace_from_dict` then checks that every id the file
+kind's fields); :func:`gradviz.trace.io.trace_from_dict` then checks that every id the file
 references is one it defines. We use pydantic v2 rather than ``jsonschema`` because
 
 * the schema is Python next to the model it describes (``gradviz/trace/model.py``), typed and
@@ -10,7 +10,7 @@ references is one it defines. We use pydantic v2 rather than ``jsonschema`` beca
 * its validator (pydantic-core, compiled) checks a 10 MB trace in about 0.2 s, and each error
   carries its location as a tuple (``("runs", 0, "steps", 3, "node")``), which becomes the one
   line naming the field path that :class:`~gradviz.trace.io.TraceFormatError` promises;
-* a tagged union picks a step's ``data`` model from its ``kind`` and reports only that model's
+* a tagged union picks a step's model from its ``kind`` and reports only that model's
   errors, where ``jsonschema``'s ``oneOf`` reports why every branch failed.
 
 Scalars are ``Strict*``: JSON's ``1`` is not a ``true`` and ``"1"`` is not an integer. Lists are
@@ -45,6 +45,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from gradviz.trace.model import STEP_KINDS
+
 __all__ = ["TraceModel", "SummaryModel", "STEP_KINDS", "MAX_INT", "UNION_TAGS",
            "StepModel"]
 
@@ -72,8 +74,6 @@ def _name(v: Any) -> str:
 Name = Annotated[str, PlainValidator(_name)]
 NonFinite = Literal["nan", "inf", "-inf"]  # how the recorder spells what JSON cannot
 
-STEP_KINDS = ("compute_dependencies", "enqueue", "execute", "accumulate", "leaf_grad", "hook",
-              "release_saved", "error", "gradient_node", "done")
 
 
 class _Strict(BaseModel):
@@ -230,12 +230,11 @@ class NodeModel(_Strict):
     num_outputs: Count = 1
 
 
-# -- steps: one data model per kind, chosen by the step's "kind" --------------------------------
+# -- steps: one model per kind, chosen by the step's "kind" (model.py's typed steps) -----------
 class _EngineData(_Strict):
-    """The plain fields other engines add to a step's data (docs/engines.md)."""
+    """The plain fields other engines add to a step (``engine_data``, docs/engines.md)."""
 
-    tensor_counts: list[tuple[NodeId, Count, Count]] | None = None  # SINGA
-    tensor_remaining: Count | None = None
+    tensor_remaining: Count | None = None  # SINGA
     yielded: StrictBool | None = None
     stopped_early: StrictBool | None = None
     gnode: NodeId | None = None  # MXNet
@@ -244,53 +243,9 @@ class _EngineData(_Strict):
     buffer_id: Name | None = None
 
 
-class _DependenciesData(_EngineData):
-    counts: dict[NodeId, Count]
-
-
-class _EnqueueData(_EngineData):
-    ready: list[NodeId]
-
-
-class _ExecuteData(_EngineData):
-    grad_outputs: list[SummaryModel | None]
-    grad_inputs: list[SummaryModel | None]
-    ready: list[NodeId]
-
-
-class _AccumulateData(_EngineData):
-    input_nr: Count
-    source: NodeId | None
-    grad: SummaryModel | None
-    buffer: SummaryModel | None
-    remaining: Count
-
-
-class _LeafGradData(_EngineData):
-    tensor: TensorId
-    before: SummaryModel | None
-    after: SummaryModel | None
-
-
-class _HookData(_EngineData):
-    hook: Literal["tensor", "retain_grad", "prehook", "posthook", "post_accumulate_grad"]
-    fn: Name | None = None
-
-
-class _ErrorData(_EngineData):
-    type: Name
-    message: Name
-
-
-class _GradientNodeData(_EngineData):
-    op: Name
-    input_nr: Count = 0
-    inputs: list[SummaryModel | None]
-    output: SummaryModel | None
-
-
 class _Step(_Strict):
     index: Count
+    engine_data: _EngineData = _EngineData()
 
 
 class _NoNode(_Step):
@@ -307,52 +262,65 @@ class _MaybeNode(_Step):
 
 class _DependenciesStep(_NoNode):
     kind: Literal["compute_dependencies"]
-    data: _DependenciesData
+    counts: dict[NodeId, Count]
+    tensor_counts: list[tuple[NodeId, Count, Count]] | None = None  # SINGA
 
 
 class _EnqueueStep(_WithNode):
     kind: Literal["enqueue"]
-    data: _EnqueueData
+    priority: Annotated[StrictInt, Field(ge=-MAX_INT, le=MAX_INT)]
 
 
 class _ExecuteStep(_WithNode):
     kind: Literal["execute"]
-    data: _ExecuteData
+    grad_outputs: list[SummaryModel | None]
+    grad_inputs: list[SummaryModel | None]
 
 
 class _AccumulateStep(_WithNode):
     kind: Literal["accumulate"]
-    data: _AccumulateData
+    input_nr: Count
+    source: NodeId | None
+    grad: SummaryModel | None
+    buffer: SummaryModel | None
+    remaining: Count
 
 
 class _LeafGradStep(_WithNode):
     kind: Literal["leaf_grad"]
-    data: _LeafGradData
+    tensor: TensorId
+    before: SummaryModel | None
+    after: SummaryModel | None
 
 
 class _HookStep(_MaybeNode):
     kind: Literal["hook"]
-    data: _HookData
+    hook: Literal["tensor", "retain_grad", "prehook", "posthook", "post_accumulate_grad"]
+    fn: Name | None = None
 
 
 class _ReleaseStep(_WithNode):
     kind: Literal["release_saved"]
-    data: _EngineData = _EngineData()
+    saved: list[Name] = []
 
 
 class _ErrorStep(_MaybeNode):
     kind: Literal["error"]
-    data: _ErrorData
+    type: Name
+    message: Name
 
 
 class _GradientNodeStep(_MaybeNode):
     kind: Literal["gradient_node"]
-    data: _GradientNodeData
+    gnode: NodeId
+    op: Name
+    input_nr: Count = 0
+    inputs: list[SummaryModel | None]
+    output: SummaryModel | None
 
 
 class _DoneStep(_NoNode):
     kind: Literal["done"]
-    data: _EngineData = _EngineData()
 
 
 StepModel = Annotated[(_DependenciesStep | _EnqueueStep | _ExecuteStep | _AccumulateStep
@@ -417,7 +385,7 @@ class OptionsModel(_Strict):
 class TraceModel(_Strict):
     """A whole ``trace.json`` document (its ``schema`` is checked before this model runs)."""
 
-    schema_: Literal["gradviz.trace/1"] = Field(alias="schema")
+    schema_: Literal["gradviz.trace/2"] = Field(alias="schema")
     gradviz_version: Name
     name: Name | None = None
     options: OptionsModel = OptionsModel()

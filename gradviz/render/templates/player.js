@@ -82,6 +82,9 @@ try {
 }
 const trace = payload.trace;
 const runs = trace.runs;
+// One timeline per run (gradviz/trace/replay.py, NOTE [one replay]): when each part of the
+// engine's state changed. Showing step k is lookups in it (at <= k); nothing is re-derived here.
+const timelines = payload.timelines || [];
 
 // -- lookups ----------------------------------------------------------------------------------
 const tensors = new Map(trace.tensors.map((t) => [t.id, t]));
@@ -265,39 +268,51 @@ function sourceLine(src) {
   return p;
 }
 
-// -- replaying a run up to a step -------------------------------------------------------------
+// -- the engine's state at a step (looked up in the run's timeline) ---------------------------
+/** The last value of [[step, value], ...] at or before step k, or undefined. */
+function valueAt(changes, k) {
+  let out;
+  for (const [at, v] of changes) {
+    if (at > k) break;
+    out = v;
+  }
+  return out;
+}
+
 /**
  * The engine's state after steps 0..k of a run: dependency counts, ready queue, executed nodes,
  * each leaf's .grad, and the last `execute` step (whose gradients are on the edges).
- * Replaying from the start keeps the code obvious; it is linear in k and fast enough.
  */
 function replay(run, k) {
+  const tl = timelines[runs.indexOf(run)];
   const state = {deps: {}, ready: [], done: new Set(), grads: new Map(), lastExecute: null};
-  // A leaf's .grad before the run is the `before` of its first leaf_grad step.
-  for (const s of run.steps) {
-    if (s.kind === "leaf_grad" && !state.grads.has(s.data.tensor)) {
-      state.grads.set(s.data.tensor, {value: s.data.before, step: null});
-    }
+  if (!tl) {
+    return state;
   }
-  for (let i = 0; i <= k && i < run.steps.length; i++) {
-    const s = run.steps[i];
-    const d = s.data || {};
-    if (s.kind === "compute_dependencies") {
-      state.deps = Object.assign({}, d.counts);
-    } else if (s.kind === "enqueue") {
-      state.ready = d.ready || [];
-    } else if (s.kind === "execute") {
-      state.ready = d.ready || [];
-      state.lastExecute = s;
-      if (i < k) {
-        state.done.add(s.node);
-      }
-    } else if (s.kind === "accumulate") {
-      state.deps[s.node] = d.remaining;
-    } else if (s.kind === "leaf_grad") {
-      state.grads.set(d.tensor, {value: d.after, step: i});
-    }
+  for (const [node, begin] of tl.executed) {
+    if (begin > k) break;
+    if (begin < k) state.done.add(node);
+    state.lastExecute = run.steps[begin];
   }
+  for (const [node, enter, leave] of tl.queue) {
+    if (enter <= k && (leave === null || k < leave)) state.ready.push(node);
+  }
+  for (const [node, changes] of Object.entries(tl.deps)) {
+    const count = valueAt(changes, k);
+    if (count !== undefined) state.deps[node] = count;
+  }
+  for (const [tid, g] of Object.entries(tl.leafGrads)) {
+    let entry = {value: g.before, step: null};
+    for (const [at, value] of g.at) {
+      if (at > k) break;
+      entry = {value: value, step: at};
+    }
+    state.grads.set(tid, entry);
+  }
+  const key = String(k);
+  state.bufferBefore = Object.prototype.hasOwnProperty.call(tl.bufferBefore, key)
+    ? tl.bufferBefore[key] : null;
+  state.freed = tl.freed[key] || [];
   return state;
 }
 
@@ -317,7 +332,7 @@ function runLeaves(run) {
     }
   }
   for (const s of run.steps) {
-    const tid = s.kind === "leaf_grad" && s.data ? s.data.tensor : null;
+    const tid = s.kind === "leaf_grad" ? s.tensor : null;
     if (tid && !out.includes(tid)) {
       out.push(tid);
     }
@@ -328,8 +343,14 @@ function runLeaves(run) {
 
 // -- the panel --------------------------------------------------------------------------------
 /** One sentence saying what the engine does in this step. */
-function describe(step) {
-  const d = step.data || {};
+/** A saved value's name as PyTorch's attribute spells it (self -> _saved_self). */
+function savedName(name) {
+  return /^(_|saved_tensors)/.test(name) ? name : "_saved_" + name;
+}
+
+function describe(step, state) {
+  const d = step;
+  const engine = step.engine_data || {};
   const who = step.node === null || step.node === undefined ? null : nodeRef(step.node);
   switch (step.kind) {
     case "compute_dependencies":
@@ -348,7 +369,7 @@ function describe(step) {
     }
     case "accumulate":
       return line("gv-say", "The gradient from ", d.source ? nodeRef(d.source)
-        : (d.gnode ? "gradient-graph node " + d.gnode : "the root"),
+        : (engine.gnode ? "gradient-graph node " + engine.gnode : "the root"),
         " arrives at ", who, " (input " + d.input_nr + ") and is added to its input buffer; "
         + d.remaining + " edge(s) still to deliver.");
     case "leaf_grad":
@@ -361,19 +382,23 @@ function describe(step) {
       // (head gradient, sum of several gradients, zeros, copy into .grad).
       return line("gv-say", "Gradient-graph node " + d.gnode + " (" + d.op + ") runs",
         who ? " for " : "", who || "", who ? " (input " + d.input_nr + ")." : ".");
-    case "release_saved":
-      return line("gv-say", who, " frees its saved tensors (retain_graph=False).");
+    case "release_saved": {
+      const freed = state.freed.map(savedName);
+      return line("gv-say", who, freed.length
+        ? " frees its saved tensors " + freed.join(", ") + " (retain_graph=False)."
+        : " releases its saved values; it held no saved tensor (retain_graph=False).");
+    }
     case "error":
       return line("gv-say gv-bad", "Backward failed", who ? " in " : "", who || "",
         ": " + d.type + ": " + d.message);
     case "done":
       return line("gv-say", "The ready queue is empty: the backward pass is finished.");
     default:
-      return line("gv-say", step.kind + (who ? " " : ""), who || "", " " + JSON.stringify(d));
+      return line("gv-say", step.kind + (who ? " " : ""), who || "", ".");
   }
 }
 
-function renderEvent(run, step) {
+function renderEvent(run, step, state) {
   const box = part("event");
   box.replaceChildren();
   const head = el("p", "gv-step-head");
@@ -381,7 +406,7 @@ function renderEvent(run, step) {
   head.appendChild(document.createTextNode(" step " + step.index + " of "
     + (run.steps.length - 1)));
   box.appendChild(head);
-  box.appendChild(describe(step));
+  box.appendChild(describe(step, state));
   const n = step.node ? nodes.get(step.node) : null;
   if (n && n.forward_op && ops.has(n.forward_op)) {
     const op = ops.get(n.forward_op);
@@ -390,7 +415,7 @@ function renderEvent(run, step) {
     const src = sourceLine(op.source);
     if (src) box.appendChild(src);
   }
-  const d = step.data || {};
+  const d = step;
   if (step.kind === "leaf_grad") {
     box.appendChild(line("gv-kv", "before: ", summaryEl(d.before)));
     box.appendChild(line("gv-kv", "after: ", summaryEl(d.after)));
@@ -419,11 +444,12 @@ function renderEdges(step, state) {
   const box = part("edges");
   box.replaceChildren();
   if (step.kind === "accumulate") {
-    const d = step.data;
+    const d = step;
     const now = el("div", "gv-arrive");
     now.appendChild(line("gv-kv", "arriving now: ", d.source ? nodeRef(d.source) : "root",
       " \u2192 ", nodeRef(step.node), " input " + d.input_nr));
     now.appendChild(line("gv-kv", "gradient: ", summaryEl(d.grad)));
+    now.appendChild(line("gv-kv", "input buffer before: ", summaryEl(state.bufferBefore)));
     now.appendChild(line("gv-kv", "input buffer after: ", summaryEl(d.buffer)));
     box.appendChild(now);
   }
@@ -432,7 +458,7 @@ function renderEdges(step, state) {
     box.appendChild(el("p", "gv-none", "No node has run yet."));
     return;
   }
-  const d = ex.data || {};
+  const d = ex;
   box.appendChild(line("gv-meta", "sent by ", nodeRef(ex.node), " at step " + ex.index + ":"));
   (d.grad_outputs || []).forEach((g, i) => {
     box.appendChild(line("gv-kv", "received (output " + i + "): ", summaryEl(g)));
@@ -493,31 +519,472 @@ function renderDeps(step, state) {
   box.appendChild(table);
 }
 
-// -- highlighting the graphs ------------------------------------------------------------------
+// -- zoom and pan ---------------------------------------------------------------------------------
+// NOTE [zoom and pan] A drawing keeps Graphviz's own coordinates (points); the player only
+// changes its svg element's viewBox, so text stays sharp at every zoom and the node lookups above
+// are untouched. A view is one drawing in its viewport box:
+//   scale  screen pixels per point,
+//   x, y   the point shown at the box's top-left corner,
+//   x0, y0, w, h  the drawing's own extent (its original viewBox).
+// A view is fitted the first time its box has a size (a hidden run's drawing has none): the
+// scale that shows it whole, but never so small that node text falls under MIN_TEXT_PX
+// pixels (the learner pans instead) nor bigger than Graphviz's natural size. The drawing can
+// be dragged but never lost: when smaller than the box it stays inside it, when bigger the
+// box stays over it.
+const MIN_TEXT_PX = 9;
+const NATURAL = 4 / 3; // CSS pixels per point: Graphviz writes width="...pt"
+const MAX_SCALE = 8;
+const ZOOM_STEP = 1.25;
+
+/** The usual font size (in points) of the node labels of a drawing. */
+function nodeTextSize(svg) {
+  const counts = new Map();
+  for (const t of svg.querySelectorAll("g.node text")) {
+    const size = parseFloat(t.getAttribute("font-size"));
+    if (size > 0) counts.set(size, (counts.get(size) || 0) + 1);
+  }
+  let best = 14; // Graphviz's default
+  let most = 0;
+  for (const [size, n] of counts) {
+    if (n > most) {
+      best = size;
+      most = n;
+    }
+  }
+  return best;
+}
+
+function makeView(svg, box) {
+  let ext = (svg.getAttribute("viewBox") || "").trim().split(/[\s,]+/).map(Number);
+  if (ext.length !== 4 || !ext.every(Number.isFinite) || ext[2] <= 0 || ext[3] <= 0) {
+    ext = [0, 0, parseFloat(svg.getAttribute("width")) || 100,
+      parseFloat(svg.getAttribute("height")) || 100];
+  }
+  // The svg element fills its box; the viewBox (set in applyView) says which part of it shows.
+  svg.setAttribute("width", "100%");
+  svg.setAttribute("height", "100%");
+  svg.setAttribute("preserveAspectRatio", "xMinYMin meet");
+  return {svg, box, x0: ext[0], y0: ext[1], w: ext[2], h: ext[3], text: nodeTextSize(svg),
+    scale: 1, x: ext[0], y: ext[1], bw: 0, bh: 0, fitted: false};
+}
+
+function boxSize(v) {
+  return [v.box.clientWidth, v.box.clientHeight];
+}
+
+/** Keep one axis of the drawing in the box (see NOTE [zoom and pan]). */
+function clampAxis(pos, start, size, shown) {
+  return size <= shown
+    ? Math.min(Math.max(pos, start + size - shown), start)
+    : Math.min(Math.max(pos, start), start + size - shown);
+}
+
+function applyView(v) {
+  const [bw, bh] = boxSize(v);
+  if (!bw || !bh) {
+    return false;
+  }
+  v.x = clampAxis(v.x, v.x0, v.w, bw / v.scale);
+  v.y = clampAxis(v.y, v.y0, v.h, bh / v.scale);
+  v.bw = bw;
+  v.bh = bh;
+  const box = [v.x, v.y, bw / v.scale, bh / v.scale].map((n) => Number(n.toFixed(3)));
+  v.svg.setAttribute("viewBox", box.join(" "));
+  v.box.dataset.scale = v.scale.toFixed(4); // the zoom, for tests and styling
+  return true;
+}
+
+/** The scale at which the whole drawing fits its box. */
+function wholeScale(v) {
+  const [bw, bh] = boxSize(v);
+  return Math.min(bw / v.w, bh / v.h) * 0.98;
+}
+
+/**
+ * Fit a view: the whole drawing (`whole`, the fit button and the 0 key), or on opening the
+ * whole drawing only if its text stays legible. Centred where it fits; otherwise its top
+ * (the roots of a backward graph), centred across.
+ */
+function fitView(v, whole) {
+  const [bw, bh] = boxSize(v);
+  if (!bw || !bh) {
+    return false;
+  }
+  const fit = wholeScale(v);
+  v.scale = Math.min(NATURAL, whole ? fit : Math.max(fit, MIN_TEXT_PX / v.text));
+  const sw = bw / v.scale;
+  const sh = bh / v.scale;
+  v.x = v.x0 + (v.w - sw) / 2;
+  v.y = v.h <= sh ? v.y0 + (v.h - sh) / 2 : v.y0;
+  v.fitted = true;
+  return applyView(v);
+}
+
+/** Zoom by `factor` keeping the point under (px, py) (pixels in the box) where it is. */
+function zoomAt(v, factor, px, py) {
+  if (!v.fitted && !fitView(v, false)) {
+    return;
+  }
+  const low = Math.min(wholeScale(v), MIN_TEXT_PX / v.text) / 2;
+  const scale = Math.min(MAX_SCALE, Math.max(low, v.scale * factor));
+  const ux = v.x + px / v.scale;
+  const uy = v.y + py / v.scale;
+  v.scale = scale;
+  v.x = ux - px / scale;
+  v.y = uy - py / scale;
+  applyView(v);
+}
+
+function panBy(v, dx, dy) {
+  v.x -= dx / v.scale;
+  v.y -= dy / v.scale;
+  applyView(v);
+}
+
+/**
+ * Show a view that just became visible: fit it the first time, else re-apply its zoom. A box
+ * with no size yet (folded away) does neither; the size watcher does it when the box opens.
+ */
+function showView(v) {
+  if (v) {
+    if (v.fitted) applyView(v);
+    else fitView(v, false);
+  }
+}
+
+/** Pan so the elements (highlighted <g>s) are in view, if any of them is out of it. */
+function reveal(v, elements) {
+  if (!v || !v.fitted || !elements.length) {
+    return;
+  }
+  const b = v.box.getBoundingClientRect();
+  if (!b.width || !b.height) {
+    return;
+  }
+  let left = Infinity;
+  let top = Infinity;
+  let right = -Infinity;
+  let bottom = -Infinity;
+  for (const e of elements) {
+    const r = e.getBoundingClientRect();
+    left = Math.min(left, r.left);
+    top = Math.min(top, r.top);
+    right = Math.max(right, r.right);
+    bottom = Math.max(bottom, r.bottom);
+  }
+  const m = 12; // a margin, so the node is not glued to the edge
+  if (left >= b.left + m && right <= b.right - m && top >= b.top + m && bottom <= b.bottom - m) {
+    return;
+  }
+  // Centre it (panBy clamps, so the drawing never leaves the box).
+  panBy(v, b.left + b.width / 2 - (left + right) / 2, b.top + b.height / 2 - (top + bottom) / 2);
+}
+
+const backwardView = part("backward");
+const forwardView = part("forward");
+const backwardViews = backwardBoxes.map((box) => {
+  const svg = box.querySelector("svg");
+  return svg ? makeView(svg, backwardView) : null;
+});
+const forwardSvg = forwardView.querySelector("svg");
+const forwardViewState = forwardSvg ? makeView(forwardSvg, forwardView) : null;
+let keyBox = backwardView; // the box the zoom keys act on: the one last pointed at
+
+/** The view shown in a viewport box right now. */
+function viewIn(box) {
+  return box === forwardView ? forwardViewState : backwardViews[runIndex] || null;
+}
+
+function forwardOpen() {
+  return part("forward-toggle").getAttribute("aria-expanded") === "true";
+}
+
+/** Wheel, drag and pinch on one viewport box. */
+function enableZoom(box) {
+  const pointers = new Map(); // pointerId -> last {x, y}, for drags and pinches
+  const local = (e) => {
+    const r = box.getBoundingClientRect();
+    return [e.clientX - r.left, e.clientY - r.top];
+  };
+  box.addEventListener("wheel", (e) => {
+    const v = viewIn(box);
+    // In a notebook the page scrolls past players: zoom only when asked (ctrl, a pinch on a
+    // touchpad) or once the player has focus. A page of its own always zooms.
+    const focused = root.contains(root.getRootNode().activeElement); // also in a shadow root
+    if (!v || (!KEYS_ON_DOCUMENT && !e.ctrlKey && !focused)) {
+      return;
+    }
+    e.preventDefault();
+    const unit = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? box.clientHeight : 1;
+    const [px, py] = local(e);
+    // A touchpad pinch arrives as small ctrl+wheel steps: zoom those faster. Clamped, so one
+    // notch of a mouse wheel (even with ctrl held) is at most 1.5 times.
+    const factor = Math.exp(-e.deltaY * unit * (e.ctrlKey ? 0.01 : 0.002));
+    zoomAt(v, Math.min(1.5, Math.max(1 / 1.5, factor)), px, py);
+    keyBox = box;
+  }, {passive: false});
+  box.addEventListener("pointerdown", (e) => {
+    if (e.pointerType === "mouse" && e.button !== 0) {
+      return;
+    }
+    box.setPointerCapture(e.pointerId);
+    pointers.set(e.pointerId, {x: e.clientX, y: e.clientY});
+    box.classList.add("gv-dragging");
+    keyBox = box;
+  });
+  box.addEventListener("pointermove", (e) => {
+    const last = pointers.get(e.pointerId);
+    const v = viewIn(box);
+    if (!last || !v) {
+      return;
+    }
+    if (pointers.size === 1) {
+      panBy(v, e.clientX - last.x, e.clientY - last.y);
+    } else if (pointers.size === 2) {
+      // Pinch: zoom by the change of distance between the two fingers, around their middle,
+      // and pan by the middle's move.
+      const other = Array.from(pointers.entries()).find(([id]) => id !== e.pointerId)[1];
+      const before = Math.hypot(last.x - other.x, last.y - other.y);
+      const after = Math.hypot(e.clientX - other.x, e.clientY - other.y);
+      const r = box.getBoundingClientRect();
+      const mx = (e.clientX + other.x) / 2 - r.left;
+      const my = (e.clientY + other.y) / 2 - r.top;
+      if (before > 0) zoomAt(v, after / before, mx, my);
+      panBy(v, (e.clientX - last.x) / 2, (e.clientY - last.y) / 2);
+    }
+    pointers.set(e.pointerId, {x: e.clientX, y: e.clientY});
+  });
+  const release = (e) => {
+    pointers.delete(e.pointerId);
+    if (!pointers.size) box.classList.remove("gv-dragging");
+  };
+  box.addEventListener("pointerup", release);
+  box.addEventListener("pointercancel", release);
+  box.addEventListener("pointerenter", () => {
+    keyBox = box;
+  });
+  // The zoom buttons in this graph's header.
+  const section = box.closest(".gv-graph");
+  for (const button of section.querySelectorAll("button[data-zoom]")) {
+    button.addEventListener("click", () => zoomKey(button.dataset.zoom, box));
+  }
+}
+
+/** A zoom button or key: "in", "out" (around the middle of the box) or "fit". */
+function zoomKey(what, box) {
+  const v = viewIn(box);
+  if (!v) {
+    return;
+  }
+  keyBox = box;
+  if (what === "fit") {
+    fitView(v, true);
+  } else {
+    const [bw, bh] = boxSize(v);
+    zoomAt(v, what === "in" ? ZOOM_STEP : 1 / ZOOM_STEP, bw / 2, bh / 2);
+  }
+}
+
+/** Keep each view's middle in the middle when its box changes size (window, layout). */
+function watchSizes() {
+  if (typeof ResizeObserver === "undefined") {
+    return;
+  }
+  const observer = new ResizeObserver(() => {
+    for (const box of [backwardView, forwardView]) {
+      const v = viewIn(box);
+      if (!v) continue;
+      const [bw, bh] = boxSize(v);
+      if (!bw || !bh || (bw === v.bw && bh === v.bh)) continue;
+      if (!v.fitted) {
+        fitView(v, false);
+        revealCurrent();
+        continue;
+      }
+      v.x += (v.bw - bw) / (2 * v.scale);
+      v.y += (v.bh - bh) / (2 * v.scale);
+      applyView(v);
+    }
+  });
+  observer.observe(backwardView);
+  observer.observe(forwardView);
+}
+
+// -- folded groups ------------------------------------------------------------------------------
+// A big graph is drawn with some nodes folded into one summary node (render/collapse.py). The
+// page says, per drawing, which trace id went into which group: {of: {n12: "g0"}, titles:
+// {g0: "fc1: Linear"}}; the group's <g> has the group id as its <title>.
+const folded = payload.folded || {};
+
+function hasOwn(obj, key) {
+  return obj && typeof obj === "object" && Object.prototype.hasOwnProperty.call(obj, key);
+}
+
+function foldedIn(info, id) {
+  const gid = info && id && hasOwn(info.of, id) ? String(info.of[id]) : null;
+  return gid ? {id: gid, title: hasOwn(info.titles, gid) ? String(info.titles[gid]) : gid} : null;
+}
+
+/** The id a trace id is drawn as in a drawing: itself, or the group holding it. */
+function drawnId(info, id) {
+  const group = foldedIn(info, id);
+  return group ? group.id : id;
+}
+
+// Each backward drawing's groups -> the ids folded into them (built when first needed).
+const groupMembers = new Map();
+
+function membersOf(info) {
+  if (!groupMembers.has(info)) {
+    const members = new Map();
+    for (const [id, gid] of Object.entries((info && info.of) || {})) {
+      if (!members.has(gid)) members.set(gid, []);
+      members.get(gid).push(id);
+    }
+    groupMembers.set(info, members);
+  }
+  return groupMembers.get(info);
+}
+
+// -- highlighting the graphs ----------------------------------------------------------------------
+/** The corners of a node's shapes (polygon points, path coordinates, ellipses), in points. */
+function shapeBox(g) {
+  const xs = [];
+  const ys = [];
+  for (const s of g.querySelectorAll("polygon, polyline, path, ellipse")) {
+    if (s.localName === "ellipse") {
+      const [cx, cy, rx, ry] = ["cx", "cy", "rx", "ry"].map((a) => Number(s.getAttribute(a)));
+      xs.push(cx - rx, cx + rx);
+      ys.push(cy - ry, cy + ry);
+      continue;
+    }
+    const nums = (s.getAttribute(s.localName === "path" ? "d" : "points") || "")
+      .match(/-?\d*\.?\d+(?:e-?\d+)?/gi) || [];
+    for (let i = 0; i + 1 < nums.length; i += 2) {
+      xs.push(Number(nums[i]));
+      ys.push(Number(nums[i + 1]));
+    }
+  }
+  return xs.length ? {right: Math.max(...xs), top: Math.min(...ys)} : null;
+}
+
+/** Give a node a check-mark badge on its top-right corner (shown only while it is finished). */
+function addCheck(g) {
+  if (g.querySelector(":scope > g.gv-check")) {
+    return;
+  }
+  const corner = shapeBox(g);
+  if (!corner) {
+    return;
+  }
+  const ns = g.namespaceURI; // SVG's (spelled out, it would look like a URL in the page)
+  const badge = document.createElementNS(ns, "g");
+  badge.setAttribute("class", "gv-check");
+  badge.setAttribute("aria-hidden", "true");
+  const circle = document.createElementNS(ns, "circle");
+  circle.setAttribute("cx", String(corner.right - 1));
+  circle.setAttribute("cy", String(corner.top + 1));
+  circle.setAttribute("r", "5.5");
+  const check = document.createElementNS(ns, "text");
+  check.setAttribute("x", String(corner.right - 1));
+  check.setAttribute("y", String(corner.top + 4));
+  check.setAttribute("text-anchor", "middle");
+  check.textContent = "\u2713";
+  badge.append(circle, check);
+  g.appendChild(badge);
+}
+
+function markDone(elements) {
+  for (const g of elements || []) addCheck(g);
+  mark(elements, "gv-done");
+}
+
+/** Say where a node is hidden when a folded group stands for it (empty text: it is not). */
+function sayWhere(roleName, text) {
+  const p = part(roleName);
+  p.textContent = text;
+  p.hidden = !text;
+}
+
+/**
+ * Colour the graphs for one step. Every node of the run is, in the backward graph: this step's
+ * node (gv-current), in the ready queue (gv-ready), finished (gv-done) or not yet run
+ * (gv-pending); a node can be both current and ready or done (the CSS lets current win). A
+ * folded group stands for its nodes: current if it holds this step's node, ready if it holds a
+ * ready one, finished when all of its nodes are, otherwise not yet run.
+ */
 function highlight(run, step, state) {
   clearMarks();
+  sayWhere("where", "");
+  sayWhere("forward-where", "");
   const drawing = backwardIndex[runIndex];
   if (!drawing) {
     return;
   }
-  for (const id of state.done) mark(drawing.byNode.get(id), "gv-done");
-  for (const id of state.ready) mark(drawing.byNode.get(id), "gv-ready");
-  if (step.node) {
-    mark(drawing.byNode.get(step.node), "gv-current");
+  const info = (folded.backward || [])[runIndex] || null;
+  const done = new Set(state.done);
+  const ready = new Set(state.ready);
+  for (const id of run.nodes) {
+    const own = drawing.byNode.get(id);
+    if (!own) continue;
+    if (done.has(id)) markDone(own);
+    if (ready.has(id)) mark(own, "gv-ready");
+    if (!done.has(id) && !ready.has(id) && id !== step.node) mark(own, "gv-pending");
   }
-  // Edges a gradient travels along in this step.
+  const inRun = new Set(run.nodes);
+  for (const [gid, ids] of membersOf(info)) {
+    const mine = ids.filter((id) => inRun.has(id));
+    const els = drawing.byNode.get(gid);
+    if (!mine.length || !els) continue;
+    if (mine.some((id) => ready.has(id))) mark(els, "gv-ready");
+    else if (mine.every((id) => done.has(id))) markDone(els);
+    else if (!mine.includes(step.node)) mark(els, "gv-pending");
+  }
+  if (step.node) {
+    const own = drawing.byNode.get(step.node);
+    const group = own ? null : foldedIn(info, step.node);
+    mark(own || (group && drawing.byNode.get(group.id)), "gv-current");
+    if (group) {
+      sayWhere("where", nodeName(step.node) + " (" + step.node + ") is inside the folded "
+        + "group \u201c" + group.title + "\u201d, highlighted in its place.");
+    }
+  }
+  // Edges a gradient travels along in this step (between the groups, if folded).
+  const flow = (from, to) => {
+    const a = drawnId(info, from);
+    const b = drawnId(info, to);
+    if (a !== b) mark(drawing.byEdge.get(a + "->" + b), "gv-flow");
+  };
   if (step.kind === "execute") {
     const n = nodes.get(step.node);
     for (const [target] of n ? n.next_functions : []) {
-      if (target !== null) mark(drawing.byEdge.get(step.node + "->" + target), "gv-flow");
+      if (target !== null) flow(step.node, target);
     }
-  } else if (step.kind === "accumulate" && step.data.source) {
-    mark(drawing.byEdge.get(step.data.source + "->" + step.node), "gv-flow");
+  } else if (step.kind === "accumulate" && step.source) {
+    flow(step.source, step.node);
   }
   // The forward graph: the op that made this node, or the leaf it writes.
   const n = step.node ? nodes.get(step.node) : null;
-  if (n && n.forward_op) mark(forwardIndex.byNode.get(n.forward_op), "gv-current");
-  if (n && n.variable) mark(forwardIndex.byNode.get(n.variable), "gv-current");
+  const fwd = folded.forward || null;
+  for (const id of n ? [n.forward_op, n.variable] : []) {
+    if (!id) continue;
+    const own = forwardIndex.byNode.get(id);
+    const group = own ? null : foldedIn(fwd, id);
+    mark(own || (group && forwardIndex.byNode.get(group.id)), "gv-current");
+    if (group) {
+      const what = ops.has(id) ? "the forward op " + ops.get(id).name : tensorName(id);
+      sayWhere("forward-where", what + " (" + id + ") is inside the folded group \u201c"
+        + group.title + "\u201d, highlighted in its place.");
+    }
+  }
+}
+
+/** Pan each shown graph so this step's highlighted node is in view. */
+function revealCurrent() {
+  const current = (box) => Array.from(box.querySelectorAll("g.node.gv-current"))
+    .filter((g) => !g.closest("[hidden]"));
+  reveal(viewIn(backwardView), current(backwardView));
+  if (forwardOpen()) reveal(forwardViewState, current(forwardView));
 }
 
 // -- the step list and controls ---------------------------------------------------------------
@@ -527,33 +994,135 @@ function safeKind(kind) {
 
 const stepList = part("steps");
 const slider = part("slider");
+let stepRows = []; // the step list's rows, by step index
+let currentItem = null; // the highlighted row
+
+// NOTE [long step lists] A run can have thousands of steps. The list holds one small row per
+// step, built once per run, in blocks of STEP_BLOCK rows; each block has
+// `content-visibility: auto` (player.css), so the browser styles, lays out and paints only the
+// blocks in view. One click listener serves every row, and a step change touches two rows.
+const STEP_BLOCK = 64;
+
+/**
+ * Put a name into a narrow element so that it wraps between words, not inside them: besides
+ * spaces, a line may break between the words of a class name (MaxPool2DWithIndices|Backward0).
+ * Only a single word too long for a whole line is cut (overflow-wrap in player.css).
+ */
+function breakable(box, text) {
+  for (const piece of String(text).split(/(?<=[A-Za-z0-9])(?=[A-Z][a-z])/)) {
+    if (box.firstChild) box.appendChild(document.createElement("wbr"));
+    box.appendChild(document.createTextNode(piece));
+  }
+  return box;
+}
 
 function buildStepList(run) {
-  stepList.replaceChildren();
+  const blocks = document.createDocumentFragment();
+  stepRows = [];
+  let block = null;
   run.steps.forEach((s, i) => {
-    const li = el("li");
+    if (i % STEP_BLOCK === 0) {
+      block = el("div", "gv-block");
+      block.setAttribute("role", "none");
+      blocks.appendChild(block);
+    }
+    const row = el("div", "gv-row");
+    row.setAttribute("role", "listitem");
+    row.dataset.i = String(i);
     const button = el("button", "gv-step");
     button.type = "button";
     button.appendChild(el("span", "gv-n", String(i)));
     button.appendChild(el("span", "gv-kind gv-k-" + safeKind(s.kind), s.kind));
-    if (s.node) button.appendChild(el("span", "gv-step-node", nodeName(s.node)));
-    button.addEventListener("click", () => go(i));
-    li.appendChild(button);
-    stepList.appendChild(li);
+    if (s.node) {
+      const name = breakable(el("span", "gv-step-node"), nodeName(s.node));
+      name.appendChild(el("small", "gv-id", String(s.node)));
+      button.appendChild(name);
+    }
+    row.appendChild(button);
+    block.appendChild(row);
+    stepRows.push(row);
   });
+  // Room for the widest step number, so numbers and badges never overlap.
+  stepList.style.setProperty("--gv-digits", String(String(run.steps.length - 1).length));
+  stepList.replaceChildren(blocks);
+  currentItem = null;
+  part("step-count").textContent = run.steps.length + " steps";
 }
 
-/** Scroll the step list (only the list, never the page) so item is visible. */
-function keepVisible(item) {
-  const top = item.offsetTop;
-  const bottom = top + item.offsetHeight;
+stepList.addEventListener("click", (e) => {
+  const row = e.target.closest ? e.target.closest("[data-i]") : null;
+  if (row && stepList.contains(row)) go(Number(row.dataset.i));
+});
+
+/**
+ * Scroll the step list (only the list, never the page) so item is visible. Rows out of view
+ * are not laid out (content-visibility), so their heights are estimates until drawn: look
+ * again after the next frames and correct.
+ */
+function keepVisible(item, again = 2) {
+  // Measured on screen: offsetTop would count from the row's block (it contains its layout).
+  const box = item.getBoundingClientRect();
+  const top = box.top - stepList.getBoundingClientRect().top - stepList.clientTop
+    + stepList.scrollTop;
+  const bottom = top + box.height;
   if (top < stepList.scrollTop) {
     stepList.scrollTop = top;
   } else if (bottom > stepList.scrollTop + stepList.clientHeight) {
     stepList.scrollTop = bottom - stepList.clientHeight;
   }
+  if (again > 0) {
+    requestAnimationFrame(() => {
+      if (item === currentItem) keepVisible(item, again - 1);
+    });
+  }
 }
 
+// -- the step in the URL --------------------------------------------------------------------------
+// NOTE [URL] A page of its own keeps its place in the address: steps.html#run=2&step=17 opens
+// there. Moving between steps replaces the address (no history entry per step, and at most a
+// few writes a second, as browsers throttle them); choosing another run adds one entry, so
+// Back returns to the run before. A fragment in a notebook leaves the notebook's URL alone.
+let urlTimer = null;
+
+function placeInUrl() {
+  return "#run=" + runIndex + "&step=" + stepIndex;
+}
+
+function writeUrl(push) {
+  if (!KEYS_ON_DOCUMENT || !runs.length) {
+    return;
+  }
+  clearTimeout(urlTimer);
+  urlTimer = null;
+  if (push) {
+    history.pushState(null, "", placeInUrl());
+    return;
+  }
+  urlTimer = setTimeout(() => {
+    urlTimer = null;
+    if (location.hash !== placeInUrl()) history.replaceState(null, "", placeInUrl());
+  }, 150);
+}
+
+/** The run and step an address asks for ({} when it names none). */
+function readUrl() {
+  const wanted = new URLSearchParams(location.hash.slice(1));
+  const out = {};
+  const r = Number(wanted.get("run"));
+  if (wanted.has("run") && Number.isInteger(r) && r >= 0 && r < runs.length) out.run = r;
+  const k = Number(wanted.get("step"));
+  if (wanted.has("step") && Number.isFinite(k)) out.step = Math.max(0, Math.floor(k));
+  return out;
+}
+
+/** Follow the address after Back / Forward or an edited hash. */
+function followUrl() {
+  const want = readUrl();
+  if (want.run !== undefined && want.run !== runIndex) selectRun(want.run, false);
+  if (want.step !== undefined && want.step !== stepIndex) go(want.step);
+}
+
+// -- moving between steps -------------------------------------------------------------------------
 /** Show step k of the current run. */
 function go(k) {
   const run = runs[runIndex];
@@ -564,7 +1133,7 @@ function go(k) {
   const step = run.steps[stepIndex];
   const state = replay(run, stepIndex);
   highlight(run, step, state);
-  renderEvent(run, step);
+  renderEvent(run, step, state);
   renderReady(state);
   renderEdges(step, state);
   renderLeaves(run, step, state);
@@ -572,23 +1141,24 @@ function go(k) {
   slider.value = String(stepIndex);
   part("position").textContent = "step " + stepIndex + " / " + (run.steps.length - 1)
     + " \u00b7 " + step.kind;
-  const items = stepList.children;
-  for (let i = 0; i < items.length; i++) {
-    const current = i === stepIndex;
-    items[i].classList.toggle("gv-cur", current);
-    if (current) {
-      items[i].setAttribute("aria-current", "step");
-      keepVisible(items[i]);
-    } else {
-      items[i].removeAttribute("aria-current");
-    }
+  if (currentItem) {
+    currentItem.classList.remove("gv-cur");
+    currentItem.removeAttribute("aria-current");
   }
+  currentItem = stepRows[stepIndex] || null;
+  if (currentItem) {
+    currentItem.classList.add("gv-cur");
+    currentItem.setAttribute("aria-current", "step");
+    keepVisible(currentItem);
+  }
+  revealCurrent();
   root.dataset.step = String(stepIndex); // for tests and for styling
   root.dataset.run = String(runIndex);
+  writeUrl(false);
 }
 
 /** Switch to run r (position in the embedded runs) and show its first step. */
-function selectRun(r) {
+function selectRun(r, push) {
   runIndex = r;
   backwardBoxes.forEach((box, i) => {
     box.hidden = i !== r;
@@ -601,7 +1171,9 @@ function selectRun(r) {
   slider.max = String(Math.max(0, run.steps.length - 1));
   buildStepList(run);
   stepList.scrollTop = 0;
+  showView(backwardViews[r]);
   go(0);
+  if (push) writeUrl(true);
 }
 
 function initRuns() {
@@ -613,7 +1185,7 @@ function initRuns() {
     select.appendChild(option);
   });
   part("run-pick").hidden = runs.length < 2;
-  select.addEventListener("change", () => selectRun(Number(select.value)));
+  select.addEventListener("change", () => selectRun(Number(select.value), true));
 }
 
 function onKey(event) {
@@ -628,14 +1200,33 @@ function onKey(event) {
     return;
   }
   const moves = {ArrowRight: stepIndex + 1, ArrowLeft: stepIndex - 1, Home: 0, End: Infinity};
-  if (!(event.key in moves)) {
+  const zooms = {"+": "in", "=": "in", "-": "out", "_": "out", "0": "fit"};
+  if (!(event.key in moves) && !(event.key in zooms)) {
     return;
   }
   event.preventDefault(); // also stops the slider from moving a second time
   if (!KEYS_ON_DOCUMENT) {
     event.stopPropagation(); // in a notebook, keep the key from the notebook's own shortcuts
   }
-  go(moves[event.key]);
+  if (event.key in zooms) {
+    zoomKey(zooms[event.key], keyBox === forwardView && forwardOpen() ? forwardView
+      : backwardView);
+  } else {
+    go(moves[event.key]);
+  }
+}
+
+/** The forward graph's header button folds the panel away (more room for the backward one). */
+function toggleForward() {
+  const open = !forwardOpen();
+  part("forward-toggle").setAttribute("aria-expanded", String(open));
+  part("forward-box").classList.toggle("gv-collapsed", !open);
+  forwardView.hidden = !open;
+  if (open) {
+    showView(forwardViewState);
+    revealCurrent();
+  }
+  if (!open && keyBox === forwardView) keyBox = backwardView;
 }
 
 function init() {
@@ -652,8 +1243,13 @@ function init() {
   part("next").addEventListener("click", () => go(stepIndex + 1));
   part("last").addEventListener("click", () => go(Infinity));
   slider.addEventListener("input", () => go(Number(slider.value)));
+  part("forward-toggle").addEventListener("click", toggleForward);
+  enableZoom(backwardView);
+  enableZoom(forwardView);
   // A page has one player: keys work anywhere. In a notebook, only while the player has focus.
   (KEYS_ON_DOCUMENT ? document : root).addEventListener("keydown", onKey);
+  showView(forwardViewState);
+  watchSizes();
   if (!runs.length) {
     part("no-runs").hidden = false;
     for (const name of ["first", "prev", "next", "last", "slider"]) part(name).disabled = true;
@@ -661,12 +1257,16 @@ function init() {
     return;
   }
   initRuns();
-  // A page can be opened at a given place: player.html#run=0&step=7 (handy for screenshots).
-  const wanted = new URLSearchParams(KEYS_ON_DOCUMENT ? location.hash.slice(1) : "");
-  const r = Number(wanted.get("run"));
-  selectRun(wanted.has("run") && r >= 0 && r < runs.length ? r : runs.length - 1);
-  if (wanted.has("step")) {
-    go(Number(wanted.get("step")) || 0);
+  // A page opens at the place its address names (steps.html#run=0&step=7), else at the last
+  // run's first step. A notebook fragment ignores the notebook's address.
+  const want = KEYS_ON_DOCUMENT ? readUrl() : {};
+  selectRun(want.run !== undefined ? want.run : runs.length - 1, false);
+  if (want.step !== undefined) {
+    go(want.step);
+  }
+  if (KEYS_ON_DOCUMENT) {
+    window.addEventListener("popstate", followUrl);
+    window.addEventListener("hashchange", followUrl);
   }
 }
 
