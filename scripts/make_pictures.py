@@ -65,12 +65,13 @@ def picture_of_svg(svg_path: Path, out: Path, scale: float, tmp: Path) -> tuple[
 
 
 def trace_example(name: str) -> object:
-    """Run a bundled example under the tracer, as ``gradviz trace --keep-runs 1`` does."""
+    """Run a bundled example under the tracer, as ``gradviz trace`` does (by default, a loop
+    keeps its last iteration)."""
     import gradviz
 
     path = ROOT / "gradviz" / "examples" / f"{name}.py"
     with mock.patch.object(sys, "argv", [str(path)]), \
-            gradviz.trace(keep_runs=1, name=path.name) as tr:
+            gradviz.trace(name=path.name) as tr:
         runpy.run_path(str(path), run_name="__main__")
     return tr
 

@@ -177,7 +177,7 @@ def test_input_k_only_on_edges_into_nodes_with_several_inputs():
 
 # -- which run -------------------------------------------------------------------------------------
 def three_runs():
-    with torch.trace(name="loop.py") as tr:
+    with torch.trace(name="loop.py", keep_runs="all") as tr:
         w = torch.tensor([1.0, 2.0], requires_grad=True)
         for k in range(3):
             (w * (k + 1)).sum().backward()
@@ -332,3 +332,17 @@ def test_unused_outputs_are_left_out_so_cnn_blocks_stack():
     m = re.search(r'<svg width="(\d+)pt" height="(\d+)pt"', to_svg(dot))
     width, height = int(m.group(1)), int(m.group(2))
     assert width < 420 and height > 2 * width, (width, height)
+
+
+def test_a_run_asked_for_by_number_survives_the_default_folding():
+    # identical iterations fold into the last one, except the run asked for (--run 2)
+    with torch.trace(keep_run=1) as tr:
+        w = torch.ones(2, requires_grad=True)
+        for _ in range(5):
+            (w * 2).sum().backward()
+    assert [r.id for r in tr.runs] == ["run1", "run4"]
+    assert run_label(tr, 0) == "backward run 2 of 5, 2 kept in full"
+    assert run_position(tr, 2) == 0 and run_position(tr, 5) == 1
+    with pytest.raises(ValueError, match=r"backward run 3 was not kept: the trace holds runs "
+                                         r"2, 5\. Trace again with --run 3"):
+        run_position(tr, 3)

@@ -66,7 +66,8 @@ def trace(
         help="Tensor values to keep: small (full up to 64 elements), none, all.")
     ] = Values.small,
     keep_runs: Annotated[int | None, typer.Option(
-        "--keep-runs", min=1, help="Keep only the last N backward runs (training loops).")
+        "--keep-runs", min=1, help="Keep only the last N backward runs. Without it a training "
+        "loop keeps its last iteration (identical ones folded) and lists every run.")
     ] = None,
     collapse: Annotated[bool, typer.Option(
         help="Collapse large graphs (module scopes, repeated blocks) before layout.")] = True,
@@ -196,7 +197,10 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
         import gradviz
 
         torch_before = "torch" in sys.modules
-        with gradviz.trace(values=values, keep_runs=keep_runs, name=name) as tr:
+        # --run N asks for run N: the default long-run policy must not fold it away.
+        keep_run = run - 1 if run is not None and run > 0 and keep_runs is None else None
+        with gradviz.trace(values=values, keep_runs=keep_runs, name=name,
+                           keep_run=keep_run) as tr:
             result = runner.run_script(path, args, argv0=argv0, code=code)
         if result.traceback_text and runner.stream_usable(sys.stderr):
             err_console().print(visible(result.traceback_text, keep_newlines=True), end="",

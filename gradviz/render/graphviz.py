@@ -195,13 +195,34 @@ def _detail(detail: str | None, size: int, show_saved: bool = False, show_attrs:
                    edge_grads=show_grads)
 
 
+def _run_numbers(trace: Trace) -> list[int]:
+    """The number (1 for the first run the script made) of each kept run, in order. A run's id
+    ``run<k>`` counts the runs begun, so the numbers hold when runs were folded or dropped."""
+    kept = len(trace.runs)
+    total = max(trace.runs_total, kept)
+    numbers = []
+    for i, r in enumerate(trace.runs):
+        m = re.fullmatch(r"run(\d+)", r.id)
+        numbers.append(int(m.group(1)) + 1 if m else total - kept + i + 1)
+    return numbers
+
+
+def _kept_text(numbers: list[int], total: int) -> str:
+    if len(numbers) == total:
+        return ""
+    if numbers == list(range(total - len(numbers) + 1, total + 1)):
+        return f", last {len(numbers)} kept"
+    return f", {len(numbers)} kept in full"
+
+
 def run_label(trace: Trace, run: int | str = -1) -> str:
     """``"backward run 2 of 3"`` for a run of ``trace`` (by index or id), counting the runs
-    dropped by ``keep_runs`` (``"backward run 20 of 20, last 3 kept"``).
+    dropped by ``keep_runs`` or folded as identical iterations (``"backward run 20 of 20, last
+    3 kept"``).
 
     Example:
         >>> import gradviz
-        >>> with gradviz.trace() as tr:
+        >>> with gradviz.trace(keep_runs="all") as tr:
         ...     x = gradviz.ones(2, requires_grad=True)
         ...     for _ in range(2):
         ...         (x * 2).sum().backward()
@@ -209,11 +230,11 @@ def run_label(trace: Trace, run: int | str = -1) -> str:
         'backward run 1 of 2'
     """
     r = trace.run(run)
-    kept = len(trace.runs)
-    total = max(trace.runs_total, kept)
-    k = total - kept + trace.runs.index(r) + 1
+    numbers = _run_numbers(trace)
+    total = max(trace.runs_total, len(numbers))
+    k = numbers[trace.runs.index(r)]
     return (f"backward run {k} of {total}" + (" (autograd.grad)" if r.kind == "grad" else "")
-            + (f", last {kept} kept" if total > kept else ""))
+            + _kept_text(numbers, total))
 
 
 def run_position(trace: Trace, number: int) -> int:
@@ -221,35 +242,36 @@ def run_position(trace: Trace, number: int) -> int:
     (1 is the first run the script made; negative counts from the end, -1 the last).
 
     Raises:
-        ValueError: no such run, or it was dropped by ``keep_runs``; the message says which
-            numbers can be drawn.
+        ValueError: no such run, or it was not kept (``keep_runs``, or folded into the next
+            identical iteration); the message says which numbers can be drawn.
 
     Example:
         >>> import gradviz
-        >>> with gradviz.trace() as tr:
+        >>> with gradviz.trace(keep_runs="all") as tr:
         ...     x = gradviz.ones(2, requires_grad=True)
         ...     for _ in range(3):
         ...         (x * 2).sum().backward()
         >>> run_position(tr, 1), run_position(tr, -1)
         (0, 2)
     """
-    kept = len(trace.runs)
+    numbers = _run_numbers(trace)
+    kept = len(numbers)
     if not kept:
         raise ValueError("this trace has no backward runs: backward() was never called")
     total = max(trace.runs_total, kept)
-    first = total - kept + 1
-    have = f"run {first}" if first == total else f"runs {first} to {total}"
+    have = ("run " if kept == 1 else "runs ") + ", ".join(map(str, numbers))
     if number < 0:
         if -number > kept:
             raise ValueError(f"no backward run {number}: the trace holds {kept} ({have})")
         return kept + number
     if number == 0 or number > total:
         raise ValueError(f"no backward run {number}: the script made {total}; choose one of "
-                         f"{first}..{total} (or -1 for the last)")
-    if number < first:
-        raise ValueError(f"backward run {number} was not kept (--keep-runs): the trace holds "
-                         f"{have}")
-    return number - first
+                         f"1..{total} (or -1 for the last)")
+    if number not in numbers:
+        raise ValueError(f"backward run {number} was not kept: the trace holds {have}. Trace "
+                         f"again with --run {number} (or keep_run={number - 1}), or with "
+                         "--keep-runs all")
+    return numbers.index(number)
 
 
 def _html(s: Any, width: int = 80) -> str:
@@ -1172,7 +1194,10 @@ def _forward_parts(tr: Trace, roots: set[str], d: _Detail | None = None) -> _Par
     grads = _forward_grads(tr) if d.values else {}
     parts = _Parts()
     consumers: dict[str, list[tuple[str, ...]]] = {}
-    for op in tr.ops:
+    # The ops a custom Function's forward() ran are folded inside its op (OpRecord.parent):
+    # the graph shows the one op PyTorch records for it.
+    ops = [op for op in tr.ops if op.parent is None]
+    for op in ops:
         for a in op.inputs:
             if isinstance(a, str):
                 consumers.setdefault(a, []).append(tuple(op.scope))
@@ -1203,7 +1228,7 @@ def _forward_parts(tr: Trace, roots: set[str], d: _Detail | None = None) -> _Par
                   _Item(tid, functools.partial(_ftensor_lines, t, tid, d, grads.get(tid)), cls,
                         _FILL[cls], functools.partial(_ftensor_tip, t, tid)))
 
-    for op in tr.ops:
+    for op in ops:
         scope = tuple(op.scope)
         for a in op.inputs:
             if isinstance(a, str) and a not in made:
