@@ -776,9 +776,10 @@ class _BackwardCall:
         tr._run_segments[run_id] = tr.runs_total
         tr._runs.append(run)
         tr.runs_total += 1
-        if tr.keep_runs is not None and len(tr._runs) > tr.keep_runs:
-            tr._prune()
-            src._forget_pruned()
+        # The trace's policy for long loops (run_log, keep_runs, at most DETAILED_RUNS in full):
+        # the model is built already here, so runs are bounded, not folded.
+        tr._after_run(run, len(steps))
+        src._forget_pruned()
 
     def _after_execute(self, nid: str, step: Callable[..., None]) -> None:
         if self.retain_graph:
