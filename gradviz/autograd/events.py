@@ -60,7 +60,8 @@ documented in ``docs/engine.md``; in short:
 ``hook``                 a hook ran: ``kind``, ``node``, ``fn``
 ``release_saved``        ``node`` freed its saved values
 ``saved_tensor_pack``    a saved-tensor pack hook ran: ``saved`` (the SavedVariable), ``tensor``,
-                         ``packed`` (the hook's result), ``fn``
+                         ``packed`` (the hook's result), ``fn``, ``node`` (the owner when
+                         ``register_hooks`` packed it, else None: the node is made after)
 ``saved_tensor_unpack``  an unpack hook ran: ``saved``, ``node`` (the reader or None),
                          ``packed``, ``tensor`` (the hook's result), ``fn``
 ``gradient_node``        MXNet ran a gradient-graph node that is not a backward node
