@@ -20,6 +20,8 @@ from gradviz.trace.io import load_trace, trace_from_dict
 from gradviz.trace.model import PackHookStep, UnpackHookStep, step_to_dict
 from gradviz.trace.replay import replay, states
 
+pytest_plugins = ("_browser",)  # the `driver` fixture (headless Chromium) for the last test
+
 
 # -- hooks as the autograd notes write them (our own code) -----------------------------------------
 class Disk:
@@ -306,6 +308,14 @@ def test_terminal_describes_the_steps(tmp_path):
     con.print(step_table(tr))
     table = con.export_text()
     assert "unpack_hook" in table and "_saved_self = Disk.unpack_from_disk(str" in table
+    # the step viewer (gradviz steps -i, the TUI) shows what was packed and what came back
+    from gradviz.render.terminal import RunReplay, step_detail
+
+    con = Console(width=200, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
+    con.print(step_detail(tr, RunReplay(tr.run()), unpack.index))
+    detail = con.export_text()
+    assert "saved-tensor hook" in detail and f"packed: str '{tmp_path}" in detail
+    assert "returned: (3,) [1, 1, 1]" in detail
 
 
 def test_player_html_holds_the_description(tmp_path):
@@ -330,3 +340,28 @@ def test_saved_boxes_say_who_packed_them(tmp_path):
         x = torch.ones(3, requires_grad=True)
         (x * x).sum().backward()
     assert "packed by" not in draw_backward(plain, detail="saved").source
+
+
+@pytest.mark.browser
+def test_the_player_describes_unpacks_in_a_browser(driver, tmp_path):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    tr, _, _ = _disk_trace(tmp_path)
+    mul = _ops_by_name(tr, "mul")[1]
+    page = tmp_path / "player.html"
+    page.write_text(tr.to_html(), encoding="utf-8")
+    driver.get(page.as_uri())
+    steps = tr.run().steps
+    k = next(s.index for s in steps if s.kind == "unpack_hook" and s.saved == "self")
+    for _ in range(k):
+        ActionChains(driver).send_keys(Keys.ARROW_RIGHT).perform()
+    event = driver.execute_script(
+        "return document.querySelector('.gv-player [data-role=\"event\"]').textContent")
+    assert "unpack_hook step " + str(k) in event
+    assert (f"unpack hook Disk.unpack_from_disk returns _saved_self of MulBackward0{mul.node} "
+            "(3,), from str '") in event
+    assert "returned: shape [3] float32[1, 1, 1]" in event.replace("  ", " ")
+    assert "packed: str '" in event
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors == []
