@@ -1101,19 +1101,21 @@ class Trace:
     # A pack in the forward pass happens while the op's node saves, before the op event that
     # registers the node: it waits in _packs (by SavedVariable) until _saved meets it there. A
     # pack by register_hooks names its (registered) node: its saved entry is updated at once.
-    # A pack or unpack during a backward pass is also a step of the run. These events fire only
+    # A pack or unpack during a backward pass is a step of the run. These events fire only
     # while hooks are in use: nothing here is paid otherwise.
     def _on_saved_tensor_pack(self, data: dict[str, Any]) -> None:
         saved, tensor, owner = data["saved"], data["tensor"], data.get("node")
         fn = _fn_name(data.get("fn"))
         packed = packed_summary(data["packed"], self.values)
-        if self._run is not None:
-            node = owner if owner is not None else current_node()
-            self._step("pack_hook", node, data.get("engine_data"), fn=fn,
+        if self._run is not None and owner is None:
+            # A backward formula saving (create_graph): a step, not kept for its node, which
+            # is no forward op's (holding the value for it would keep it alive).
+            self._step("pack_hook", current_node(), data.get("engine_data"), fn=fn,
                        tensor=summarize(tensor._data, self.values), packed=packed)
+            return
         packs = self._packs
         packs[id(saved)] = (saved, tensor, fn, packed)
-        if len(packs) > _PACKS_WAITING:  # packs no registered node claimed (backward-made)
+        if len(packs) > _PACKS_WAITING:  # packs no node claimed (an op that failed after)
             del packs[next(iter(packs))]
         nid = None if owner is None else self._nids.get(owner)
         if nid is not None:
