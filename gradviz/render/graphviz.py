@@ -865,7 +865,9 @@ def _backward_parts(b: _Backward, d: _Detail, leaf_boxes: bool = True,
                     lines.append(f"{_saved_attr_name(s.name)} = {value_str(s.value)}")
                 elif not d.saved:
                     lines.append(f"{_saved_attr_name(s.name)}: "
-                                 f"{shape_str((s.value or {}).get('shape'))}")
+                                 f"{shape_str((s.value or {}).get('shape'))}"
+                                 + (f" packed by {s.pack_hook.rsplit('.', 1)[-1]}"
+                                    if s.pack_hook else ""))
         if d.values and n.kind not in ("accumulate_grad", "graph_root"):
             lines += _value_lines(nid, inputs.get(nid, 1), outputs.get(nid, {}), received,
                                   flow is not None)
@@ -919,11 +921,15 @@ def _backward_parts(b: _Backward, d: _Detail, leaf_boxes: bool = True,
                 lines = [_saved_attr_name(s.name), shape_str((s.value or {}).get("shape"))]
                 if s.is_output:
                     lines.append("(result)")
+                tip = f"{n.name}.{_saved_attr_name(s.name)}" + (f" = {src.name}" if src else "")
+                packed: dict[str, str] = {}
+                if s.pack_hook:  # NOTE [saved tensor hooks]: only what the hook returned is kept
+                    lines.append(f"packed by {s.pack_hook.rsplit('.', 1)[-1]}")
+                    tip += f", packed by {s.pack_hook}"
+                    packed = {"color": "#8e44ad", "penwidth": "2"}
                 parts.add(collapse.Vertex(sid, "saved", scope.get(nid, ()), attach=True,
                                           named=False),
-                          _Item(sid, lines, "saved", _FILL["saved"],
-                                f"{n.name}.{_saved_attr_name(s.name)}"
-                                + (f" = {src.name}" if src else "")))
+                          _Item(sid, lines, "saved", _FILL["saved"], tip, extra=packed))
                 parts.edges.append(_edge(nid, sid, "saved", arrowhead="none",
                                          color="darkorange"))
                 # The saved tensor is also an input: say which one with a dashed link.

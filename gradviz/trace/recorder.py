@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from gradviz.autograd import events
+from gradviz.autograd.engine import current_node
 from gradviz.autograd.graph import AccumulateGrad, GraphRoot, Node, SavedVariable
 from gradviz.tensor import Tensor
 from gradviz.trace import _names
@@ -48,6 +49,7 @@ from gradviz.trace.model import (
     dtype_name,
     expand_snapshot,
     freed_names,
+    packed_summary,
     scope_key,
     snapshot,
     summarize,
@@ -420,6 +422,8 @@ class Trace:
         self._parked: dict[int, tuple] = {}  # thread id -> its per-thread state, when not current
         self._runs_begun = 0  # run ids come from here: unique even when runs overlap
         self._run_segments: dict[str, int] = {}  # run id -> runs finished when it began
+        # Saved values packed by a hook, waiting for their node (see _on_saved_tensor_pack).
+        self._packs: dict[int, tuple] = {}
 
     # -- the model, built on first read (see _Built) -----------------------------------------
     tensors: dict[str, TensorInfo] = _Built("Every tensor seen, by id, in the order first seen.")
@@ -459,8 +463,7 @@ class Trace:
                 id=nid, name=name, kind=kind, sequence_nr=seq,
                 next_functions=[[nexts[i], nexts[i + 1]] for i in range(0, len(nexts), 2)],
                 variable=variable,
-                saved=[SavedInfo(name=s_name, tensor=tid, is_output=is_output, value=expand(v))
-                       for s_name, tid, is_output, v in saved],
+                saved=[SavedInfo(s[0], s[1], s[2], expand(s[3]), *s[4:]) for s in saved],
                 num_outputs=num_outputs)
         self._raw_nodes = {}
         for op_id, name, inputs, outputs, nid, kwargs, inplace, scope, source, segment, \
@@ -726,7 +729,7 @@ class Trace:
     def _saved(self, name: str, v: Any) -> tuple:
         if type(v) is SavedVariable:
             if v.data is None:  # packed by a saved-tensor hook: reading it would run unpack
-                return (name, None, False, ("packed by a saved-tensor hook",))
+                return self._packed_saved(name, v)
             if v._tensor is not None:
                 return (name, self._tensor(v._tensor), False, snapshot(v.data, "none"))
             return (name, None, True, self._snap(v.data))
@@ -1108,6 +1111,71 @@ class Trace:
         self._step("hook", data.get("node"), data.get("engine_data"), hook=data["kind"],
                    fn=getattr(fn, "__qualname__", None) if fn is not None else None)
 
+    # -- saved-tensor hooks (NOTE [saved tensor hooks] in gradviz/autograd/graph.py) ------------
+    # A pack in the forward pass happens while the op's node saves, before the op event that
+    # registers the node: it waits in _packs (by SavedVariable) until _saved meets it there. A
+    # pack by register_hooks names its (registered) node: its saved entry is updated at once.
+    # A pack or unpack during a backward pass is a step of the run. These events fire only
+    # while hooks are in use: nothing here is paid otherwise.
+    def _on_saved_tensor_pack(self, data: dict[str, Any]) -> None:
+        saved, tensor, owner = data["saved"], data["tensor"], data.get("node")
+        fn = _fn_name(data.get("fn"))
+        packed = packed_summary(data["packed"], self.values)
+        if self._run is not None and owner is None:
+            # A backward formula saving (create_graph): a step, not kept for its node, which
+            # is no forward op's (holding the value for it would keep it alive).
+            self._step("pack_hook", current_node(), data.get("engine_data"), fn=fn,
+                       tensor=summarize(tensor._data, self.values), packed=packed)
+            return
+        packs = self._packs
+        packs[id(saved)] = (saved, tensor, fn, packed)
+        if len(packs) > _PACKS_WAITING:  # packs no node claimed (an op that failed after)
+            del packs[next(iter(packs))]
+        nid = None if owner is None else self._nids.get(owner)
+        if nid is not None:
+            self._repack(nid, owner, saved)
+
+    def _packed_saved(self, name: str, v: SavedVariable) -> tuple:
+        """The raw saved entry of a value a pack hook stored: the tensor that was packed (its
+        id if it is a traced input; an unregistered tensor with a history is the op's output,
+        registered after its node), the hook's name and what it returned."""
+        hit = self._packs.pop(id(v), None)
+        if hit is None or hit[0] is not v:  # packed while no trace listened
+            return (name, None, False, ("packed by a saved-tensor hook",))
+        _, tensor, fn, packed = hit
+        tid = self._tids.get(tensor)
+        if tid is not None:
+            return (name, tid, False, snapshot(tensor._data, "none"), fn, packed)
+        return (name, None, tensor._grad_fn is not None, self._snap(tensor._data), fn, packed)
+
+    def _repack(self, nid: str, owner: Node, saved: SavedVariable) -> None:
+        """``register_hooks`` packed a value of the registered node ``nid``: its entry says so."""
+        name = next((n for n, v in owner._inspect_saved() if v is saved), None)
+        if name is None:
+            return
+        _, _, fn, packed = self._packs.pop(id(saved))
+        raw = self._raw_nodes.get(nid)
+        if raw is not None:  # the entry made when the node was registered, told of the hook
+            self._raw_nodes[nid] = (*raw[:6], tuple((*e[:4], fn, packed) if e[0] == name else e
+                                                    for e in raw[6]))
+            return
+        info = self._nodes.get(nid)
+        if info is None:
+            return
+        for sv in info.saved:
+            if sv.name == name:
+                sv.pack_hook, sv.packed = fn, packed
+
+    def _on_saved_tensor_unpack(self, data: dict[str, Any]) -> None:
+        owner = data.get("node")
+        if self._run is None or owner is None:  # read by hand (grad_fn._saved_self): no step
+            return
+        saved = data["saved"]
+        name = next((n for n, v in owner._inspect_saved() if v is saved), None)
+        self._step("unpack_hook", owner, data.get("engine_data"), saved=name,
+                   fn=_fn_name(data.get("fn")), packed=packed_summary(data["packed"], self.values),
+                   tensor=summarize(data["tensor"]._data, self.values))
+
     def _on_gradient_node(self, data: dict[str, Any]) -> None:
         self._step("gradient_node", data.get("node"), data.get("engine_data"),
                    gnode=data["gnode"], op=data["op"], input_nr=data.get("input_nr", 0),
@@ -1431,6 +1499,12 @@ _PER_THREAD = ("_run", "_steps", "_run_memo", "_run_shared", "_scope", "_scope_t
                "_op_shared", "_op_snap", "_pending", "_fn_stack", "_fn_done")
 
 # The events Trace handles: one _on_<event> method each.
+def _fn_name(fn: Any) -> str | None:
+    """A hook function's qualified name, as hook steps name it."""
+    return None if fn is None else getattr(fn, "__qualname__", None) or repr(fn)
+
+
+_PACKS_WAITING = 256  # packs kept for nodes not registered yet (see _on_saved_tensor_pack)
 _EVENTS = tuple(name[4:] for name in vars(Trace) if name.startswith("_on_") and name != "_on_event")
 
 

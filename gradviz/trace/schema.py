@@ -211,11 +211,30 @@ class OpModel(_Strict):
     parent: OpId | None = None  # the custom Function op it ran inside (optional)
 
 
+class PackedObjectModel(_Strict):
+    """What a pack hook returned that is no tensor (a file name, a handle): its type and repr."""
+
+    type: Name
+    repr: Name
+
+
+def _packed_tag(v: Any) -> str:
+    return "<object>" if isinstance(v, dict) and "repr" in v else "<summary>"
+
+
+# What a saved-tensor pack hook returned (model.packed_summary).
+PackedValue = Annotated[(Annotated[PackedObjectModel, Tag("<object>")]
+                         | Annotated[SummaryModel, Tag("<summary>")]), Discriminator(_packed_tag)]
+
+
 class SavedModel(_Strict):
     name: Name
     tensor: TensorId | None = None
     is_output: StrictBool = False
     value: SavedValue | None = None
+    # Optional (files written before saved-tensor hooks were traced load unchanged).
+    pack_hook: Name | None = None
+    packed: PackedValue | None = None
 
 
 class NodeModel(_Strict):
@@ -299,6 +318,21 @@ class _HookStep(_MaybeNode):
     fn: Name | None = None
 
 
+class _PackHookStep(_MaybeNode):
+    kind: Literal["pack_hook"]
+    fn: Name | None = None
+    tensor: SummaryModel | None = None
+    packed: PackedValue | None = None
+
+
+class _UnpackHookStep(_WithNode):
+    kind: Literal["unpack_hook"]
+    saved: Name | None = None
+    fn: Name | None = None
+    packed: PackedValue | None = None
+    tensor: SummaryModel | None = None
+
+
 class _ReleaseStep(_WithNode):
     kind: Literal["release_saved"]
     saved: list[Name] = []
@@ -324,7 +358,8 @@ class _DoneStep(_NoNode):
 
 
 StepModel = Annotated[(_DependenciesStep | _EnqueueStep | _ExecuteStep | _AccumulateStep
-                       | _LeafGradStep | _HookStep | _ReleaseStep | _ErrorStep
+                       | _LeafGradStep | _HookStep | _PackHookStep | _UnpackHookStep
+                       | _ReleaseStep | _ErrorStep
                        | _GradientNodeStep | _DoneStep), Field(discriminator="kind")]
 
 
