@@ -2,13 +2,16 @@
 
 Every exercise in the notebooks follows one pattern:
 
-1. an ``# Exercise`` cell defines a function (or class) with a working answer in it, under the
-   line ``# Solution (try it yourself first)``: delete the body and write your own;
-2. the next cell calls ``solutions.check_<name>(your_function)``, which runs your function on
-   fresh inputs, compares it with the reference answer below (``ref_<name>``) and raises an
-   ``AssertionError`` that says what is wrong, or prints a line starting with ``✓``.
+1. an ``# Exercise`` cell states the task and holds a stub (``raise NotImplementedError``):
+   replace the stub with your own code;
+2. the next cell calls ``solutions.check("ex1_2", your_function)``, which runs your function on
+   fresh inputs and prints ``✓ ex1_2 ...: correct`` or ``✗ ex1_2 ...: not yet`` with what is
+   wrong (it never raises, so the rest of the notebook still runs);
+3. stuck? ``solutions.hint("ex1_2")`` prints a hint; ``solutions.show("ex1_2")`` prints the
+   reference answer. Nothing is shown until you ask.
 
-Read the reference answers only after you have tried. Everything here uses the same public API
+The reference answers (``ref_<name>`` / ``Ref<Name>``) live only in this file: read them only
+after you have tried. Everything here uses the same public API
 the notebooks teach (``import gradviz as torch``).
 """
 
@@ -16,7 +19,11 @@ from __future__ import annotations
 
 import heapq
 import math
+import inspect
+import re
+import textwrap
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -668,4 +675,164 @@ def check_train(fn: Callable[..., float]) -> None:
     _ok("train", f"final loss {float(loss):.3f}, accuracy {acc:.0%}")
 
 
-__all__ = [name for name in dir() if name.startswith(("check_", "ref_", "Ref"))] + ["broken"]
+
+
+# =================================================================================================
+# The exercise registry: check / hint / show
+# =================================================================================================
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise: what the learner writes, how it is checked, a hint and the answer."""
+
+    name: str  # the function or class the notebook asks for
+    check: Callable[[Any], None]  # raises AssertionError (or anything) when the answer is wrong
+    answer: Any  # the reference function or class, shown by show()
+    hint: str
+
+
+EXERCISES: dict[str, Exercise] = {}
+
+
+def _add(key: str, name: str, check_fn: Callable[[Any], None], answer: Any, hint_text: str) -> None:
+    EXERCISES[key] = Exercise(name, check_fn, answer, " ".join(hint_text.split()))
+
+
+_add("ex1_1", "cubic_grad", check_cubic_grad, ref_cubic_grad,
+     "Make a leaf with torch.tensor(values, requires_grad=True), build the scalar sum, call "
+     ".backward() on it and return the leaf's .grad.")
+_add("ex1_2", "weighted_grad", check_weighted_grad, ref_weighted_grad,
+     "A non-scalar output needs the gradient argument: z.backward(v). Then read x.grad.")
+_add("ex1_3", "sgd_step", check_sgd_step, ref_sgd_step,
+     "Update under `with torch.no_grad():` so the update is not recorded, use the in-place "
+     "`w -= ...` (a new tensor would not be the leaf), then set w.grad = None.")
+_add("ex2_1", "node_names", check_node_names, ref_node_names,
+     "Breadth-first from t.grad_fn: a queue (list, pop(0)), a `seen` set so a node shared by "
+     "two paths is listed once, and type(node).__name__ for each node. Skip None entries of "
+     "next_functions.")
+_add("ex2_2", "leaves_of", check_leaves_of, ref_leaves_of,
+     "Walk the graph with a stack. A node with a `variable` attribute is an AccumulateGrad: "
+     "its .variable is the leaf.")
+_add("ex2_3", "chain_grad", check_chain_grad, ref_chain_grad,
+     "Start with node = z.grad_fn and grad = torch.ones_like(z). Call the node on the gradient "
+     "(node(grad)) to get one gradient per next_functions entry; follow the entry that is not "
+     "None until the node has a `variable` (AccumulateGrad).")
+_add("ex3_1", "Square", check_square, RefSquare,
+     "forward: ctx.save_for_backward(x) and return x * x. backward: (x,) = ctx.saved_tensors "
+     "and return the chain rule's 2 * x * grad_output.")
+_add("ex3_2", "Sigmoid", check_sigmoid, RefSigmoid,
+     "Compute y = 1 / (1 + (-x).exp()) and save y itself (the derivative is y * (1 - y)), not x.")
+_add("ex3_3", "ScaleGrad", check_scale_grad, RefScaleGrad,
+     "forward returns x.clone() and keeps the scale on ctx; backward returns "
+     "(grad_output * ctx.scale, None): one gradient per forward input, None for the number.")
+_add("ex4_1", "dependency_counts", check_dependency_counts, ref_dependency_counts,
+     "Walk every node once (a stack and a `seen` set), and for each next_functions entry that "
+     "is not None add 1 to deps[entry]: every edge counts, even when the node was seen.")
+_add("ex4_2", "predict_order", check_predict_order, ref_predict_order,
+     "Use your dependency_counts, and a heap of (-sequence_nr, arrival, node): the engine runs "
+     "the ready node with the highest sequence_nr first. A node becomes ready when its count "
+     "drops to 0.")
+_add("ex4_3", "my_backward", check_my_backward, ref_my_backward,
+     "The ready queue of ex4_2, plus an input buffer per node: a list with one slot per node "
+     "output (node.num_outputs), summing gradients that reach the same slot. Call node(*buffer); "
+     "an AccumulateGrad node (hasattr(node, 'variable')) ends the path: store its gradient "
+     "under id(node.variable).")
+_add("ex5_1", "yield_order", check_yield_order, ref_yield_order,
+     "singa.backward(loss) yields (parameter, gradient) pairs; map each parameter back to its "
+     "name by id(), since tensors are not hashable by value.")
+_add("ex5_2", "singa_sgd", check_singa_sgd, ref_singa_sgd,
+     "Loop over singa.backward(loss) and update each parameter in place under no_grad as soon "
+     "as its gradient arrives.")
+_add("ex5_3", "mx_grad_twice", check_mx_grad_twice, ref_mx_grad_twice,
+     "mx.attach_grad(x, grad_req=grad_req), then twice: `with mx.record():` build y, then "
+     "mx.backward(y). 'write' overwrites x.grad, 'add' accumulates.")
+_add("ex6_1", "second_derivative", check_second_derivative, ref_second_derivative,
+     "torch.autograd.grad(f(x), x, create_graph=True) gives a first derivative that is itself "
+     "on a graph; differentiate it again with torch.autograd.grad.")
+_add("ex6_2", "hvp", check_hvp, ref_hvp,
+     "Take g = grad(f(x), x, create_graph=True), then differentiate the scalar (g * v).sum() "
+     "with respect to x: that is H @ v without building H.")
+_add("ex6_3", "newton_step", check_newton_step, ref_newton_step,
+     "Newton's step is x0 - f'(x0) / f''(x0); both derivatives come from exercise 1's recipe.")
+_add("ex7_1", "fixed", check_fixed, ref_fixed,
+     "sigmoid saves its output. Replace the in-place y.mul_(2) with an out-of-place y = y * 2 "
+     "so the saved tensor keeps its version.")
+_add("ex7_2", "sgd_update_", check_sgd_update_, ref_sgd_update_,
+     "Inside `with torch.no_grad():` call p.sub_(lr * p.grad) for each parameter: in place, "
+     "not recorded.")
+_add("ex8_1", "make_clip_hook", check_make_clip_hook, ref_make_clip_hook,
+     "Return a function hook(grad). If grad.norm().item() is above max_norm, return "
+     "grad * (max_norm / norm); otherwise return None (keep the gradient as it is).")
+_add("ex8_2", "gradient_order", check_gradient_order, ref_gradient_order,
+     "register_hook on every tensor with a hook that appends its name (bind the name with a "
+     "default argument: lambda g, n=name: ...), run loss.backward(), then remove the handles.")
+_add("ex8_3", "intermediate_grad", check_intermediate_grad, ref_intermediate_grad,
+     "y is not a leaf, so its .grad is not kept unless you call y.retain_grad() before "
+     "backward().")
+_add("ex9_1", "accuracy_of", check_accuracy, ref_accuracy,
+     "Under no_grad: model(X).argmax(dim=1) == y gives booleans; .float().mean().item() is "
+     "the accuracy.")
+_add("ex9_2", "grad_norms", check_grad_norms, ref_grad_norms,
+     "model.named_parameters() gives (name, parameter); keep p.grad.norm().item() for those "
+     "whose grad is not None.")
+_add("ex9_3", "train", check_train, ref_train,
+     "torch.optim.Adam(model.parameters(), lr=lr); each step: zero_grad(), "
+     "F.cross_entropy(model(X), y), backward(), step(). Return the last loss as a float.")
+
+
+def _exercise(key: str) -> Exercise:
+    if key not in EXERCISES:
+        raise KeyError(f"no exercise {key!r}; the exercises are {', '.join(EXERCISES)}")
+    return EXERCISES[key]
+
+
+def check(key: str, answer: Any) -> bool:
+    """Run the checks of exercise ``key`` on your ``answer``; print ✓ or ✗ and return whether
+    it passed. It never raises on a wrong answer, so the rest of the notebook runs on.
+
+    >>> check("ex1_1", ref_cubic_grad)
+    ✓ cubic_grad: correct
+    True
+    """
+    ex = _exercise(key)
+    try:
+        ex.check(answer)
+    except NotImplementedError:
+        print(f"✗ {key} {ex.name}: not done yet (replace the `raise NotImplementedError` stub; "
+              f'solutions.hint("{key}") gives a hint)')
+        return False
+    except Exception as e:  # noqa: BLE001 - any failure of the learner's code is "not yet"
+        print(f"✗ {key} {ex.name}: not yet. {type(e).__name__}: {e}".rstrip())
+        print(f'  solutions.hint("{key}") gives a hint, solutions.show("{key}") the answer.')
+        return False
+    return True
+
+
+def hint(key: str) -> None:
+    """Print the hint of exercise ``key`` (not the answer).
+
+    >>> hint("ex1_2")
+    hint for ex1_2 weighted_grad: A non-scalar output needs the gradient argument: z.backward(v). Then read x.grad.
+    """  # noqa: E501
+    ex = _exercise(key)
+    print(f"hint for {key} {ex.name}: {ex.hint}")
+
+
+def answer_source(key: str) -> str:
+    """The reference answer of exercise ``key`` as source text, under the notebook's name."""
+    ex = _exercise(key)
+    source = textwrap.dedent(inspect.getsource(ex.answer))
+    # The reference is called ref_x / RefX here so it never shadows the learner's x.
+    return re.sub(rf"^(def|class) {re.escape(ex.answer.__name__)}\b",
+                  rf"\1 {ex.name}", source, count=1, flags=re.M)
+
+
+def show(key: str) -> None:
+    """Print the reference answer of exercise ``key``. Try it (and the hint) first.
+
+    >>> show("ex1_1")  # doctest: +ELLIPSIS
+    reference answer for ex1_1:
+    def cubic_grad(values: list[float]) -> torch.Tensor:
+    ...
+    """
+    print(f"reference answer for {key}:")
+    print(answer_source(key), end="")
