@@ -19,6 +19,7 @@ from gradviz.autograd.graph import (
     FREED_MESSAGE,
     NO_EDGE,
     Node,
+    SavedTensor,
     SavedVariable,
     collect_next_edges,
     move_retains_grad,
@@ -91,6 +92,13 @@ class BackwardCFunction(Node, FunctionCtx):
         return tuple(None if s is None else s.unpack(self) for s in self._saved_variables)
 
     saved_variables = saved_tensors
+
+    @property
+    def _raw_saved_tensors(self) -> tuple[SavedTensor, ...]:
+        """The saved tensors as ``SavedTensor`` handles (to give one pack and unpack hooks)."""
+        if self._saved_variables is None:
+            raise RuntimeError(FREED_MESSAGE)
+        return tuple(SavedTensor(s, self) for s in self._saved_variables)
 
     def release_variables(self) -> bool:
         had = bool(self._saved_variables)

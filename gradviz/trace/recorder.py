@@ -634,6 +634,8 @@ class Trace:
 
     def _saved(self, name: str, v: Any) -> tuple:
         if type(v) is SavedVariable:
+            if v.data is None:  # packed by a saved-tensor hook: reading it would run unpack
+                return (name, None, False, ("packed by a saved-tensor hook",))
             if v._tensor is not None:
                 return (name, self._tensor(v._tensor), False, snapshot(v.data, "none"))
             return (name, None, True, self._snap(v.data))
