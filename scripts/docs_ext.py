@@ -1,4 +1,4 @@
-"""Two small adapters for the documentation site (mkdocs.yml loads both).
+"""Three small adapters for the documentation site (mkdocs.yml loads them).
 
 * ``ExampleSections``, a griffe extension: gradviz's docstrings write ``Example:`` (singular),
   which griffe's Google-style parser reads as an admonition, so the ``>>>`` lines would render
@@ -7,6 +7,10 @@
 * ``on_page_markdown``, an MkDocs hook: the guides link source files the way GitHub shows them
   (``[engine.py](../gradviz/autograd/engine.py)``). The site holds no source files, so such a
   link becomes the path in code style instead of a link that would lead nowhere.
+* ``on_page_content``, an MkDocs hook: mkdocs-jupyter makes a notebook page's table of contents
+  with Python-Markdown's slugs, which drop inline code (``## 6. `no_grad` `` → ``#6``), while
+  the page's headings carry nbconvert's ids, which keep it. The table of contents is pointed
+  at the headings' real ids, in order, so its links land (the site test checks every anchor).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 
 import griffe
 
+_HEADING_ID = re.compile(r'<h([1-6])\b[^>]*\bid="([^"]+)"')
 _EXAMPLE_HEADING = re.compile(r"^(\s*)Example:\s*$", re.M)
 # A Markdown link whose target leaves docs/ for the repository: ../gradviz/x.py, ../tests/...
 _SOURCE_LINK = re.compile(r"\[([^\]]+)\]\(\.\./((?:gradviz|cli|tests|scripts|benchmarks)/[^)#]*)"
@@ -42,3 +47,20 @@ def on_page_markdown(markdown: str, **kwargs: Any) -> str:
         return text if path in text else f"{text} (`{path}`)"
 
     return _SOURCE_LINK.sub(repl, markdown)
+
+
+def on_page_content(html: str, page: Any, **kwargs: Any) -> str:
+    """MkDocs hook: a notebook page's table of contents links to its headings' ids."""
+    if not page.file.src_uri.endswith(".ipynb"):
+        return html
+    headings = [(int(level), anchor) for level, anchor in _HEADING_ID.findall(html)]
+    stack, pos = list(reversed(list(page.toc))), 0
+    while stack:  # the entries in document order, depth first, without recursion
+        item = stack.pop()
+        while pos < len(headings) and headings[pos][0] != item.level:
+            pos += 1
+        if pos < len(headings):
+            item.id = headings[pos][1]
+            pos += 1
+        stack.extend(reversed(item.children))
+    return html

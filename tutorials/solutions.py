@@ -18,8 +18,8 @@ the notebooks teach (``import gradviz as torch``).
 from __future__ import annotations
 
 import heapq
-import math
 import inspect
+import math
 import re
 import textwrap
 from collections.abc import Callable
@@ -678,6 +678,194 @@ def check_train(fn: Callable[..., float]) -> None:
 
 
 # =================================================================================================
+# 10 — convolutions
+# =================================================================================================
+def ref_conv_weight_grad(x: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+    import gradviz.nn.functional as F
+
+    return F.conv2d(x, g)
+
+
+def check_conv_weight_grad(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> None:
+    import gradviz.nn.functional as F
+
+    for seed, (h, k) in enumerate([(4, 2), (5, 3), (6, 2)]):
+        rng = _rng(seed)
+        x = torch.tensor(rng.normal(size=(1, 1, h, h)))
+        w = torch.tensor(rng.normal(size=(1, 1, k, k)), requires_grad=True)
+        g = torch.tensor(rng.normal(size=(1, 1, h - k + 1, h - k + 1)))
+        F.conv2d(x, w).backward(g)
+        got = fn(x, g)
+        assert isinstance(got, torch.Tensor), f"return a tensor, got {type(got).__name__}"
+        _close(got, w.grad, f"the kernel gradient ({h}x{h} input, {k}x{k} kernel)")
+    _ok("conv_weight_grad", "the kernel gradient is conv2d(x, g)")
+
+
+def ref_conv_input_grad(g: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    import gradviz.nn.functional as F
+
+    k = w.shape[-1]
+    return F.conv2d(g, w.flip(2, 3), padding=k - 1)
+
+
+def check_conv_input_grad(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> None:
+    import gradviz.nn.functional as F
+
+    for seed, (h, k) in enumerate([(4, 2), (5, 3), (6, 2)]):
+        rng = _rng(seed + 10)
+        x = torch.tensor(rng.normal(size=(1, 1, h, h)), requires_grad=True)
+        w = torch.tensor(rng.normal(size=(1, 1, k, k)))
+        g = torch.tensor(rng.normal(size=(1, 1, h - k + 1, h - k + 1)))
+        F.conv2d(x, w).backward(g)
+        got = fn(g, w)
+        assert isinstance(got, torch.Tensor), f"return a tensor, got {type(got).__name__}"
+        _close(got, x.grad, f"the input gradient ({h}x{h} input, {k}x{k} kernel)")
+    _ok("conv_input_grad", "a full convolution with the flipped kernel")
+
+
+def ref_saved_tensor_shapes(node: Any) -> dict[str, tuple[int, ...]]:
+    shapes = {}
+    for name in dir(node):
+        if name.startswith("_saved_"):
+            value = getattr(node, name)
+            if isinstance(value, torch.Tensor):
+                shapes[name] = tuple(value.shape)
+    return shapes
+
+
+def check_saved_tensor_shapes(fn: Callable[[Any], dict]) -> None:
+    from gradviz import nn
+
+    torch.manual_seed(4)
+    for conv, shape in [(nn.Conv2d(1, 3, 3), (2, 1, 6, 6)), (nn.Conv2d(2, 4, 2), (1, 2, 5, 5))]:
+        node = conv(torch.randn(*shape)).grad_fn
+        got = fn(node)
+        assert isinstance(got, dict), f"return a dict, got {type(got).__name__}"
+        got = {k: tuple(v) for k, v in got.items()}
+        want = {"_saved_input": shape, "_saved_weight": tuple(conv.weight.shape)}
+        assert got == want, f"got {got}, expected {want}"
+    _ok("saved_tensor_shapes", "the input and the weight")
+
+
+# =================================================================================================
+# 11 — backpropagation through time
+# =================================================================================================
+def ref_grad_norms_through_time(cell: Any, xs: torch.Tensor) -> list[float]:
+    h = torch.zeros(xs.shape[1], cell.hidden_size)
+    states = []
+    for x in xs:
+        h = cell(x, h)
+        h.retain_grad()
+        states.append(h)
+    h.sum().backward()
+    return [s.grad.norm().item() for s in states]
+
+
+def check_grad_norms_through_time(fn: Callable[[Any, torch.Tensor], list[float]]) -> None:
+    from gradviz import nn
+
+    for seed, steps in [(5, 6), (6, 12)]:
+        torch.manual_seed(seed)
+        cell = nn.RNNCell(2, 4)
+        xs = torch.randn(steps, 1, 2)
+        want = ref_grad_norms_through_time(cell, xs)
+        cell.zero_grad()
+        got = [float(v) for v in fn(cell, xs)]
+        assert len(got) == steps, f"{len(got)} norms for {steps} steps"
+        _close(np.array(got), np.array(want), "the gradient norms, first step first")
+    _ok("grad_norms_through_time")
+
+
+def ref_clip_grad_norm_(params: list[torch.Tensor], max_norm: float) -> float:
+    grads = [p.grad for p in params if p.grad is not None]
+    total = math.sqrt(sum(g.pow(2).sum().item() for g in grads))
+    if total > max_norm:
+        with torch.no_grad():
+            for g in grads:
+                g.mul_(max_norm / (total + 1e-6))
+    return total
+
+
+def check_clip_grad_norm_(fn: Callable[[list, float], float]) -> None:
+    rng = _rng(7)
+    for max_norm in (0.5, 100.0):
+        values = [rng.normal(size=(3, 2)), rng.normal(size=4)]
+        params = [torch.tensor(v, requires_grad=True) for v in values] + [
+            torch.zeros(2, requires_grad=True)]
+        for p, v in zip(params, values):
+            p.grad = torch.tensor(v * 3)
+        total = math.sqrt(sum(float(((3 * v) ** 2).sum()) for v in values))
+        got = fn(params, max_norm)
+        assert got is not None and abs(float(got) - total) < 1e-6, (
+            f"return the total norm before clipping: got {got}, expected {total:.6f}")
+        scale = max_norm / (total + 1e-6) if total > max_norm else 1.0
+        for p, v in zip(params, values):
+            _close(p.grad, 3 * v * scale, f"a gradient after clipping to {max_norm}")
+        assert params[2].grad is None, "a parameter without .grad must stay without"
+    _ok("clip_grad_norm_", "the direction kept, the norm bounded")
+
+
+# =================================================================================================
+# 12 — saved tensors and memory
+# =================================================================================================
+def ref_count_saved(fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor) -> int:
+    from gradviz.autograd.graph import saved_tensors_hooks
+
+    count = 0
+
+    def pack(t: torch.Tensor) -> torch.Tensor:
+        nonlocal count
+        count += 1
+        return t
+
+    with saved_tensors_hooks(pack, lambda t: t):
+        fn(x)
+    return count
+
+
+def check_count_saved(fn: Callable[[Callable, torch.Tensor], int]) -> None:
+    cases = [(lambda t: (t * t).sum(), 2), (lambda t: t.exp().sum(), 1),
+             (lambda t: (t + 1).sum(), 0), (lambda t: (t.exp() * t).sum(), 3)]
+    for i, (f, want) in enumerate(cases):
+        got = fn(f, torch.randn(3, requires_grad=True))
+        assert got == want, f"case {i}: got {got} saved tensors, expected {want}"
+    _ok("count_saved")
+
+
+def ref_run_with_half_precision_saves(fn: Callable[[torch.Tensor], torch.Tensor],
+                                      x: torch.Tensor) -> torch.Tensor:
+    from gradviz.autograd.graph import saved_tensors_hooks
+
+    with saved_tensors_hooks(lambda t: t.detach().to(torch.float16),
+                             lambda t: t.to(torch.float32)):
+        return fn(x)
+
+
+def check_run_with_half_precision_saves(fn: Callable[[Callable, torch.Tensor], Any]) -> None:
+    from gradviz.autograd.graph import saved_tensors_hooks
+
+    stored = []
+
+    def f(t: torch.Tensor) -> torch.Tensor:
+        return (t.exp() * t).sum()
+
+    data = _rng(12).normal(size=5) / 3 + 1 / 3
+    x = torch.tensor(data, dtype=torch.float32, requires_grad=True)
+    # An outer hook sees what the learner's inner hooks would hide: only the innermost packs.
+    with saved_tensors_hooks(lambda t: stored.append(t.dtype) or t, lambda t: t):
+        out = fn(f, x)
+    assert isinstance(out, torch.Tensor), f"return fn(x), got {type(out).__name__}"
+    assert not stored, "the tensors were saved as they are: pack them in your own hooks"
+    out.backward()
+    exact = np.exp(data) * (1 + data)
+    assert x.grad is not None and x.grad.dtype == torch.float32, "x.grad must be float32"
+    _close(x.grad, exact, "x.grad (float16 saves: about 3 correct digits)", tol=1e-2)
+    err = np.abs(x.grad.numpy() - exact).max()
+    assert err > 1e-7, "the gradient is exactly the float32 one: were the saves float16?"
+    _ok("run_with_half_precision_saves", f"largest gradient error {err:.1e}")
+
+
+# =================================================================================================
 # The exercise registry: check / hint / show
 # =================================================================================================
 @dataclass(frozen=True)
@@ -778,6 +966,32 @@ _add("ex9_3", "train", check_train, ref_train,
      "torch.optim.Adam(model.parameters(), lr=lr); each step: zero_grad(), "
      "F.cross_entropy(model(X), y), backward(), step(). Return the last loss as a float.")
 
+_add("ex10_1", "conv_weight_grad", check_conv_weight_grad, ref_conv_weight_grad,
+     "∂L/∂w[i, j] = Σ g[p, q] · x[p+i, q+j]: slide g over x like a kernel. F.conv2d(x, g) does "
+     "exactly that.")
+_add("ex10_2", "conv_input_grad", check_conv_input_grad, ref_conv_input_grad,
+     "Each g[p, q] goes back to the pixels the kernel touched: a full convolution. Pad g by "
+     "k - 1 on every side and convolve with the kernel flipped in both directions "
+     "(w.flip(2, 3)).")
+_add("ex10_3", "saved_tensor_shapes", check_saved_tensor_shapes, ref_saved_tensor_shapes,
+     "Loop over dir(node), keep names starting with '_saved_', getattr each, and keep those "
+     "that are torch.Tensor instances: {name: tuple(value.shape)}.")
+_add("ex11_1", "grad_norms_through_time", check_grad_norms_through_time,
+     ref_grad_norms_through_time,
+     "h = torch.zeros(batch, cell.hidden_size); loop h = cell(x, h) over xs, call "
+     "h.retain_grad() on each new h and keep it in a list; after h.sum().backward() read each "
+     "state's .grad.norm().item().")
+_add("ex11_2", "clip_grad_norm_", check_clip_grad_norm_, ref_clip_grad_norm_,
+     "total = sqrt(sum of g.pow(2).sum() over the gradients that are not None). If total > "
+     "max_norm, multiply each gradient in place (g.mul_) by max_norm / (total + 1e-6) under "
+     "no_grad. Return total.")
+_add("ex12_1", "count_saved", check_count_saved, ref_count_saved,
+     "Inside `with saved_tensors_hooks(pack, unpack):` call fn(x). pack(t) is called once per "
+     "saved tensor: count there (nonlocal) and return t unchanged; unpack returns its argument.")
+_add("ex12_2", "run_with_half_precision_saves", check_run_with_half_precision_saves,
+     ref_run_with_half_precision_saves,
+     "pack = lambda t: t.detach().to(torch.float16), unpack = lambda t: t.to(torch.float32); "
+     "return fn(x) computed inside saved_tensors_hooks(pack, unpack).")
 
 def _exercise(key: str) -> Exercise:
     if key not in EXERCISES:
@@ -785,26 +999,38 @@ def _exercise(key: str) -> Exercise:
     return EXERCISES[key]
 
 
-def check(key: str, answer: Any) -> bool:
-    """Run the checks of exercise ``key`` on your ``answer``; print ✓ or ✗ and return whether
-    it passed. It never raises on a wrong answer, so the rest of the notebook runs on.
+def failure(key: str, answer: Any) -> str | None:
+    """Why ``answer`` fails exercise ``key`` (one line), or None when it passes. Prints nothing
+    but what the check itself prints on success.
 
-    >>> check("ex1_1", ref_cubic_grad)
-    ✓ cubic_grad: correct
-    True
+    >>> failure("ex1_1", lambda values: None)
+    'AssertionError: return a tensor, got NoneType'
     """
     ex = _exercise(key)
     try:
         ex.check(answer)
     except NotImplementedError:
+        return "NotImplementedError"
+    except Exception as e:  # noqa: BLE001 - any failure of the learner's code is "not yet"
+        return f"{type(e).__name__}: {e}".rstrip()
+    return None
+
+
+def check(key: str, answer: Any) -> None:
+    """Run the checks of exercise ``key`` on your ``answer`` and print ✓ or ✗ with what is
+    wrong. It never raises on a wrong answer, so the rest of the notebook runs on.
+
+    >>> check("ex1_1", ref_cubic_grad)
+    ✓ cubic_grad: correct
+    """
+    ex = _exercise(key)
+    why = failure(key, answer)
+    if why == "NotImplementedError":
         print(f"✗ {key} {ex.name}: not done yet (replace the `raise NotImplementedError` stub; "
               f'solutions.hint("{key}") gives a hint)')
-        return False
-    except Exception as e:  # noqa: BLE001 - any failure of the learner's code is "not yet"
-        print(f"✗ {key} {ex.name}: not yet. {type(e).__name__}: {e}".rstrip())
+    elif why is not None:
+        print(f"✗ {key} {ex.name}: not yet. {why}")
         print(f'  solutions.hint("{key}") gives a hint, solutions.show("{key}") the answer.')
-        return False
-    return True
 
 
 def hint(key: str) -> None:
