@@ -10,17 +10,20 @@
 * ``on_page_content``, an MkDocs hook: mkdocs-jupyter makes a notebook page's table of contents
   with Python-Markdown's slugs, which drop inline code (``## 6. `no_grad` `` → ``#6``), while
   the page's headings carry nbconvert's ids, which keep it. The table of contents is pointed
-  at the headings' real ids, in order, so its links land (the site test checks every anchor).
+  at the headings' real ids and titles, in order, so its links land (the site test checks
+  every anchor) and its titles keep their code words.
 """
 
 from __future__ import annotations
 
+import html as html_lib
 import re
 from typing import Any
 
 import griffe
 
-_HEADING_ID = re.compile(r'<h([1-6])\b[^>]*\bid="([^"]+)"')
+_HEADING = re.compile(r'<h([1-6])\b[^>]*\bid="([^"]+)"[^>]*>(.*?)</h\1>', re.S)
+_TAG = re.compile(r"<[^>]+>")
 _EXAMPLE_HEADING = re.compile(r"^(\s*)Example:\s*$", re.M)
 # A Markdown link whose target leaves docs/ for the repository: ../gradviz/x.py, ../tests/...
 _SOURCE_LINK = re.compile(r"\[([^\]]+)\]\(\.\./((?:gradviz|cli|tests|scripts|benchmarks)/[^)#]*)"
@@ -53,14 +56,15 @@ def on_page_content(html: str, page: Any, **kwargs: Any) -> str:
     """MkDocs hook: a notebook page's table of contents links to its headings' ids."""
     if not page.file.src_uri.endswith(".ipynb"):
         return html
-    headings = [(int(level), anchor) for level, anchor in _HEADING_ID.findall(html)]
+    headings = [(int(level), anchor, html_lib.unescape(_TAG.sub("", text)).rstrip("¶ \n"))
+                for level, anchor, text in _HEADING.findall(html)]
     stack, pos = list(reversed(list(page.toc))), 0
     while stack:  # the entries in document order, depth first, without recursion
         item = stack.pop()
         while pos < len(headings) and headings[pos][0] != item.level:
             pos += 1
         if pos < len(headings):
-            item.id = headings[pos][1]
+            _, item.id, item.title = headings[pos]
             pos += 1
         stack.extend(reversed(item.children))
     return html
