@@ -156,7 +156,8 @@ for batch in (8, 64, 512):
 
 # %% [markdown]
 # Drawn per node for the batch of 512 (one `█` per 8 KiB): the `AddmmBackward0` nodes keep
-# their input activations, the `ReluBackward0` nodes their results, `TBackward0` nothing.
+# their input activations (`_saved_mat1`) and weights (`_saved_mat2`), the `ReluBackward0`
+# nodes their results, `TBackward0` nothing.
 
 # %%
 for name, nbytes in saved_memory(loss).items():
