@@ -4,7 +4,11 @@ The tracer (``gradviz.trace``) registers a listener; nothing here knows about it
 callable ``listener(event: str, data: dict) -> None``. The event names and their fields are
 documented in ``docs/engine.md``; in short:
 
-``op``                 a forward op ran: ``name``, ``inputs``, ``outputs``, ``node``, ``inplace``
+``op``                 a forward op ran: ``name``, ``inputs``, ``outputs``, ``node``, ``inplace``;
+                       a custom Function's op adds ``function`` (True)
+``function_enter``     a custom Function's ``forward()`` begins: ``function`` (the class); the
+                       ops it runs come before the Function's own ``op`` event
+``function_exit``      that ``forward()`` ended (also when it raised): ``function``
 ``backward_begin``     ``engine`` (``pytorch``, ``singa``, ``mxnet``), ``roots``, ``grad_roots``,
                        ``retain_graph``, ``create_graph``, ``inputs``, ``accumulate_grad``,
                        ``graph_root``; MXNet adds ``gradient_graph`` (its explicit graph)
