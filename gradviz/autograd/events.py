@@ -95,16 +95,24 @@ from collections.abc import Callable
 from typing import Any
 
 __all__ = ["add_listener", "remove_listener", "listeners", "Listener", "Observer",
-           "observer"]
+           "Forwarding", "observer"]
 
 Listener = Callable[[str, dict[str, Any]], None]
 
 # Shared mutable list: hot paths import this very object and test its truthiness.
 _listeners: list[Listener] = []
+# Listener -> the Observer it gave add_listener (NOTE [perf: direct observer]).
+_observers: dict[Listener, Observer] = {}
 
 
-def add_listener(fn: Listener) -> Listener:
+def add_listener(fn: Listener, observer: Observer | None = None) -> Listener:
     """Register ``fn(event, data)`` to be told of every op and engine step; returns ``fn``.
+
+    ``observer``: an :class:`Observer` (usually a :class:`Forwarding` whose frequent methods
+    record directly) that the PyTorch engine calls instead of turning its calls into events for
+    ``fn``, while ``fn`` is the only listener. NOTE [perf: direct observer]: the engine reports
+    several events per backward node; building a dict per event and dispatching it on its name
+    cost about as much as the untraced backward pass itself.
 
     Example:
         >>> import gradviz
@@ -116,6 +124,8 @@ def add_listener(fn: Listener) -> Listener:
         ['op']
     """
     _listeners.append(fn)
+    if observer is not None:
+        _observers[fn] = observer
     return fn
 
 
@@ -125,6 +135,8 @@ def remove_listener(fn: Listener) -> None:
         _listeners.remove(fn)
     except ValueError:
         pass
+    if fn not in _listeners:
+        _observers.pop(fn, None)
 
 
 def listeners() -> tuple[Listener, ...]:
@@ -198,8 +210,10 @@ class Observer:
         return value
 
 
-class _Forwarding(Observer):
-    """The observer when listeners exist: each call becomes ``emit(event, data)``."""
+class Forwarding(Observer):
+    """The observer when listeners exist: each call becomes ``emit(event, data)``. A listener's
+    own observer (see :func:`add_listener`) subclasses it, so that what it does not record
+    directly still reaches it as an event, and ``keep`` copies."""
 
     def backward_begin(self, engine: str, roots: tuple, grad_roots: list, retain_graph: bool,
                        create_graph: bool, inputs: tuple, accumulate_grad: bool,
@@ -245,15 +259,22 @@ class _Forwarding(Observer):
 
 
 _NO_OBSERVER = Observer()
-_FORWARDING = _Forwarding()
+_FORWARDING = Forwarding()
 
 
 def observer() -> Observer:
     """The observer for a pass starting now: one that does nothing while no listener is
-    registered, else one that forwards every call to the listeners.
+    registered; the listener's own observer when there is one listener that gave one; else
+    one that forwards every call to the listeners.
 
     Example:
         >>> type(observer()).__name__
         'Observer'
     """
-    return _FORWARDING if _listeners else _NO_OBSERVER
+    if not _listeners:
+        return _NO_OBSERVER
+    if len(_listeners) == 1:
+        own = _observers.get(_listeners[0])
+        if own is not None:
+            return own
+    return _FORWARDING
