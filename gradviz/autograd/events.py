@@ -85,9 +85,9 @@ The PyTorch engine (:mod:`gradviz.autograd.engine`) reports through an :class:`O
 method per event, fetched once per backward with :func:`observer`: with no listener that is a
 shared observer whose methods do nothing, so the engine calls them unconditionally; with
 listeners it is one that turns each call into the ``(event, data)`` above, or, when the only
-listener gave :func:`add_listener` an observer of its own (the tracer does), that observer. The dispatch point and
-the other engines call :func:`emit` directly, after checking ``if _listeners:`` (the cost of an
-unwatched op is then one truthiness test of a list).
+listener gave :func:`add_listener` an observer of its own (the tracer does), that observer.
+The dispatch point and the other engines call :func:`emit` directly, after checking
+``if _listeners:`` (the cost of an unwatched op is then one truthiness test of a list).
 """
 
 from __future__ import annotations
