@@ -517,7 +517,7 @@ class Trace:
             self.torch_source = TorchSource(self)  # an ImportError says how to install torch
             self.torch_source.start()
         self._active = True
-        events.add_listener(self._on_event)
+        events.add_listener(self._on_event, _EngineObserver(self))
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -1099,12 +1099,17 @@ class Trace:
                                 or self._node(node), data.get("engine_data")))
 
     def _on_leaf_grad(self, data: dict[str, Any]) -> None:
-        tid = self._tensor(data["tensor"])
-        after = self._value(data["after"])
+        self._leaf_grad(data["node"], data["tensor"], data["before"], data["after"],
+                        data.get("engine_data"))
+
+    def _leaf_grad(self, node: Node, tensor: Tensor, before: Any, after: Any,
+                   engine_data: dict[str, Any] | None) -> None:
+        tid = self._tensor(tensor)
+        after = self._value(after)
         self._set_grad(tid, after)
         if self._run is not None:
-            self._steps.append(("leaf_grad", self._node(data["node"]), data.get("engine_data"),
-                                tid, self._value(data["before"]), after))
+            self._steps.append(("leaf_grad", self._node(node), engine_data, tid,
+                                self._value(before), after))
 
     def _on_hook(self, data: dict[str, Any]) -> None:
         fn = data.get("fn")
@@ -1493,6 +1498,78 @@ class Trace:
         save(self, path)
 
 
+class _EngineObserver(events.Forwarding):
+    """What the PyTorch engine calls while this trace is the only listener (NOTE [perf: direct
+    observer] in events.py): the frequent steps are recorded here, as the tuples the
+    ``_on_<event>`` handlers would record, without an event dict; the rare ones are forwarded
+    as events to :meth:`Trace._on_event`. Each call takes the lock and switches to the calling
+    thread's state as ``_on_event`` does (NOTE [threads])."""
+
+    __slots__ = ("trace",)
+
+    def __init__(self, trace: Trace) -> None:
+        self.trace = trace
+
+    def enqueue(self, node: Node, ready: Any) -> None:
+        tr = self.trace
+        with tr._lock:
+            me = _get_ident()
+            if me != tr._thread:
+                tr._switch_to(me)
+            if tr._run is not None:
+                tr._steps.append(("enqueue", tr._nids.ids.get(id(node)) or tr._node(node),
+                                  None, ready.priority(node)))
+
+    def execute(self, node: Node, grad_outputs: list, grad_inputs: tuple) -> None:
+        tr = self.trace
+        with tr._lock:
+            me = _get_ident()
+            if me != tr._thread:
+                tr._switch_to(me)
+            if tr._run is not None:
+                value = tr._value
+                tr._steps.append(("execute", tr._nids.ids.get(id(node)) or tr._node(node),
+                                  None, tuple(map(value, grad_outputs)),
+                                  tuple(map(value, grad_inputs))))
+
+    def accumulate(self, node: Node, input_nr: int, grad: Any, buffer: Any, source: Any,
+                   remaining: int) -> None:
+        tr = self.trace
+        with tr._lock:
+            me = _get_ident()
+            if me != tr._thread:
+                tr._switch_to(me)
+            if tr._run is not None:
+                ids = tr._nids.ids
+                target = ids.get(id(node)) or tr._node(node)
+                src = None if source is None else ids.get(id(source)) or tr._node(source)
+                g = tr._value(grad)
+                # A slot that was empty holds the very gradient sent: one snapshot for both.
+                tr._steps.append(("accumulate", target, None, input_nr, src, g,
+                                  g if buffer is grad else tr._value(buffer), remaining))
+
+    def release_saved(self, node: Node) -> None:
+        tr = self.trace
+        with tr._lock:
+            me = _get_ident()
+            if me != tr._thread:
+                tr._switch_to(me)
+            if tr._run is not None:
+                tr._steps.append(("release_saved", tr._nids.ids.get(id(node))
+                                  or tr._node(node), None))
+
+    def leaf_grad(self, node: Node, tensor: Any, before: Any, after: Any) -> None:
+        tr = self.trace
+        with tr._lock:
+            if not tr._active:  # the trace ended while another thread's pass still runs
+                return
+            me = _get_ident()
+            if me != tr._thread:
+                tr._switch_to(me)
+            tr._leaf_grad(node, tensor, before, after, None)
+
+
+_get_ident = threading.get_ident
 
 # What each thread has of its own (NOTE [threads]), in the order Trace._switch_to keeps it.
 _PER_THREAD = ("_run", "_steps", "_run_memo", "_run_shared", "_scope", "_scope_t",
