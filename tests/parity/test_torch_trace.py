@@ -41,7 +41,7 @@ def _example(name: str) -> Callable[[], dict[str, Any]]:
     code = _as_torch((EXAMPLES / f"{name}.py").read_text())
 
     def run() -> dict[str, Any]:
-        ns: dict[str, Any] = {"__name__": f"__{name}__"}
+        ns: dict[str, Any] = {"__name__": "__main__"}  # as `python example.py` runs it
         exec(compile(code, str(EXAMPLES / f"{name}.py"), "exec"), ns)
         return {k: v for k, v in ns.items() if isinstance(v, torch.Tensor)}
 
