@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from .._console import ExitCode, err_console, fail, visible
+from ..engines import Engine
 from ._common import Format, Values, formats_with_svg, print_summary
 
 if TYPE_CHECKING:
@@ -79,6 +80,13 @@ def trace(
     example: Annotated[str | None, typer.Option(
         "--example", help="Trace a bundled example instead of SCRIPT (see `gradviz examples`).")
     ] = None,
+    engine: Annotated[Engine, typer.Option(
+        "--engine", help="Who runs the script: auto (real PyTorch if the script imports torch, "
+        "else gradviz), torch, or gradviz (`import torch` then runs gradviz, for this run).")
+    ] = Engine.auto,
+    seed: Annotated[int | None, typer.Option(
+        "--seed", help="Call manual_seed(SEED) of the engine before the script runs.")
+    ] = None,
 ) -> None:
     """Run SCRIPT under the tracer; write forward.svg, backward.svg, steps.html and trace.json.
 
@@ -87,6 +95,10 @@ def trace(
     script fails, the trace up to the failure is still written, its traceback is shown, and the
     exit code is 1; `sys.exit(n)` in the script exits with n. A script that does not compile, or
     that runs no gradviz op, writes no file and says why.
+
+    A script that imports torch is traced on real PyTorch (`--engine auto`, the default; needs
+    `pip install gradviz[torch]`); `--engine gradviz` runs the same unmodified script on gradviz.
+    The summary says which engine ran and why.
     """
     path = _resolve_script(script, example)
     warn_options_after_script(ctx, path.name, list(args or []))
@@ -96,7 +108,8 @@ def trace(
     written: list[Path] = []
     code = run_and_write(path, list(args or []), out_dir, formats_with_svg(formats),
                          values.value, keep_runs, collapse, steps, quiet,
-                         argv0=script if script is not None else str(path), written=written)
+                         argv0=script if script is not None else str(path), written=written,
+                         engine=engine, seed=seed)
     player = out_dir / "steps.html"
     if open_player and player in written:
         import webbrowser
@@ -153,7 +166,8 @@ def warn_options_after_script(ctx: typer.Context, script: str, args: list[str]) 
 def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str, ...],
                   values: str, keep_runs: int | None, collapse: bool, show_steps: bool,
                   quiet: bool, title: str | None = None, argv0: str | None = None,
-                  written: list[Path] | None = None) -> int:
+                  written: list[Path] | None = None, engine: Engine = Engine.auto,
+                  seed: int | None = None) -> int:
     """Trace ``path``, write the outputs, print the summary; return the script's exit code.
 
     NOTE [paths]: the script runs in this process and may ``os.chdir``, so every path is made
@@ -168,6 +182,11 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
     printed as Python prints it, nothing is written (not even the output folder) and the exit
     code is 1. A script that ran but recorded nothing (no gradviz op: a plain script, or one
     that used real PyTorch) gets no empty pictures either, and a warning that says which.
+
+    NOTE [engines]: ``engine`` picks who runs the script (cli/engines.py): real PyTorch,
+    recorded by the torch source (cli/torch_source.py), or gradviz, with ``import torch``
+    answered by gradviz when the script imports torch. ``seed`` is given to that engine's
+    ``manual_seed`` first, so two runs of one script start alike (``gradviz compare``).
     """
     from .. import runner
 
@@ -182,12 +201,18 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
                                 end="", markup=False, highlight=False)
         fail(f"{path.name} does not compile, so it never ran: nothing was traced and no file "
              "was written", ExitCode.FAILURE)
+    from .. import engines
+
+    chosen, why = engines.choose(engine, path)
+    if chosen == "torch":
+        try:
+            engines.import_real_torch()
+        except ImportError as e:
+            fail(str(e), ExitCode.UNAVAILABLE)
     existed = out_dir.exists()
     with locked(out_dir), runner.stop_on_signals():
-        import gradviz
-
         torch_before = "torch" in sys.modules
-        with gradviz.trace(values=values, keep_runs=keep_runs, name=name) as tr:
+        with recording(chosen, path, values, keep_runs, name, seed) as tr:
             result = runner.run_script(path, args, argv0=argv0, code=code)
         if result.traceback_text and runner.stream_usable(sys.stderr):
             err_console().print(visible(result.traceback_text, keep_newlines=True), end="",
@@ -200,8 +225,8 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
         if not existed:
             with contextlib.suppress(OSError):
                 out_dir.rmdir()  # made for the lock, left empty: leave no trace of it
-        used_torch = "torch" in sys.modules and not torch_before
-        _warn_nothing_recorded(path.name, used_torch, result)
+        used_torch = chosen == "gradviz" and "torch" in sys.modules and not torch_before
+        _warn_nothing_recorded(path.name, used_torch, result, chosen)
     elif result.signal is not None:
         outputs.notes.append(f"stopped by {signal.Signals(result.signal).name}; the trace up "
                              "to that point was written")
@@ -215,11 +240,44 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
             for i in range(len(tr.runs)):
                 print_steps(tr, run=i)
         if not quiet:
-            print_summary(tr, outputs.files, outputs.notes, f"gradviz trace {name}")
+            print_summary(tr, outputs.files, outputs.notes, f"gradviz trace {name}",
+                          engine=engines.engine_line(chosen, why))
     return result.exit_code
 
 
-def _warn_nothing_recorded(script: str, used_torch: bool, result: Any) -> None:
+@contextlib.contextmanager
+def recording(engine: str, path: Path, values: str, keep_runs: int | None, name: str,
+              seed: int | None = None) -> Iterator[Any]:
+    """Record what runs inside on ``engine`` (``"torch"`` or ``"gradviz"``); yield the trace.
+
+    On gradviz, a script that imports torch gets gradviz for ``import torch`` (NOTE [torch on
+    gradviz] in cli/engines.py). ``seed`` goes to the engine's ``manual_seed`` first.
+    """
+    from .. import engines
+
+    with contextlib.ExitStack() as stack:
+        if engine == "torch":
+            from ..torch_source import torch_recording
+
+            torch = engines.import_real_torch()
+            if seed is not None:
+                torch.manual_seed(seed)
+            tr = stack.enter_context(torch_recording(values=values, keep_runs=keep_runs,
+                                                     name=name))
+        else:
+            import gradviz
+
+            if engines.script_imports_torch(path):
+                stack.enter_context(engines.torch_as_gradviz())
+            if seed is not None:
+                gradviz.manual_seed(seed)
+            tr = stack.enter_context(gradviz.trace(values=values, keep_runs=keep_runs,
+                                                   name=name))
+        yield tr
+
+
+def _warn_nothing_recorded(script: str, used_torch: bool, result: Any,
+                           engine: str = "gradviz") -> None:
     """Say, on stderr, why a run wrote no file: it recorded nothing, and what was used instead.
 
     On stderr and even with ``--quiet``: an exit code of 0 with no file would otherwise look
@@ -229,20 +287,21 @@ def _warn_nothing_recorded(script: str, used_torch: bool, result: Any) -> None:
 
     if not runner.stream_usable(sys.stderr):
         return
+    op = "torch op" if engine == "torch" else "gradviz op"
     if used_torch:
-        # Detected after the run: `torch` was imported by the script and no gradviz op ran.
-        text = (f"{script} used PyTorch (torch), not gradviz: nothing was recorded and no file "
-                "was written. Tracing real PyTorch is planned (issue #17); to trace the script "
-                "on gradviz's engine today, write `import gradviz as torch` (gradviz mirrors "
-                "much of PyTorch's API).")
+        # Detected after the run: torch was imported (by a module the script imports: the
+        # script itself does not, or it would have run on torch) and no gradviz op ran.
+        text = (f"{script} used PyTorch (torch) through a module it imports, not gradviz: "
+                "nothing was recorded and no file was written. Run it with --engine torch to "
+                "trace real PyTorch, or with --engine gradviz to run it on gradviz.")
     elif result.signal is not None:
         text = (f"{script} was stopped by {signal.Signals(result.signal).name} before any "
-                "gradviz op ran: nothing was recorded and no file was written.")
+                f"{op} ran: nothing was recorded and no file was written.")
     elif result.error is not None:
-        text = (f"{script} raised {type(result.error).__name__} before any gradviz op ran: "
+        text = (f"{script} raised {type(result.error).__name__} before any {op} ran: "
                 "nothing was recorded and no file was written.")
     else:
-        text = (f"{script} ran no gradviz op (no tensor op, no backward()): nothing was "
+        text = (f"{script} ran no {op} (no tensor op, no backward()): nothing was "
                 "recorded and no file was written.")
     from rich.text import Text
 
