@@ -218,6 +218,10 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
             err_console().print(visible(result.traceback_text, keep_newlines=True), end="",
                                 markup=False, highlight=False)
         recorded = bool(tr.ops or tr.nodes or tr.runs)
+        if recorded and result.error is not None and result.signal is None:
+            # Kept in trace.json: how the script ended is part of what it did (gradviz compare
+            # compares the two engines' errors from here).
+            tr.notes.append(f"{SCRIPT_RAISED}{error_text(result.error)}")
         outputs = write(tr, out_dir, formats, collapse) if recorded else runner.Outputs()
     if written is not None:
         written.extend(outputs.files)
@@ -243,6 +247,21 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
             print_summary(tr, outputs.files, outputs.notes, f"gradviz trace {name}",
                           engine=engines.engine_line(chosen, why))
     return result.exit_code
+
+
+SCRIPT_RAISED = "the script raised "
+
+
+def error_text(exc: BaseException) -> str:
+    """``Type: message`` of an exception, as the last line of its traceback shows it.
+
+    Example:
+        >>> error_text(ValueError("bad"))
+        'ValueError: bad'
+    """
+    import traceback
+
+    return "".join(traceback.format_exception_only(type(exc), exc)).strip()
 
 
 @contextlib.contextmanager

@@ -13,7 +13,8 @@ random generator, even under the same seed. So:
   walked from the run's roots in a fixed order, so node ``i`` of one graph is node ``i`` of the
   other), the execution order (the executed nodes as a sequence of those labels), and the error
   (type and message) of a failed run; plus the number of runs and, when given, the script's own
-  error.
+  error. Error texts are compared with whitespace collapsed and ``gradviz`` read as ``torch``
+  (gradviz's texts are PyTorch's, with its own name where PyTorch names itself).
 - **values only where the inputs agree**: a run's backward pass is a function of its graph, the
   values its nodes saved (``_saved_self`` ...) and the gradient it starts from. When the graphs
   match and all saved values (those both engines save; a number may be kept as a 0-dim tensor
@@ -30,6 +31,7 @@ up to 64 elements, else min/max/mean and the first elements, with a tolerance fi
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -337,7 +339,12 @@ def diff_traces(a: Any, b: Any, labels: tuple[str, str] = ("a", "b"),
 
 
 def _norm_error(text: str) -> str:
-    return " ".join(text.split())
+    """An error text as compared: whitespace collapsed, and gradviz's name for itself read as
+    torch (gradviz's texts are PyTorch's with its own name: ``gradviz.FloatTensor``)."""
+    return _GRADVIZ.sub("torch", " ".join(text.split()))
+
+
+_GRADVIZ = re.compile(r"\bgradviz\b")
 
 
 def _diff_run(k: int, a: Any, ra: BackwardRun, b: Any, rb: BackwardRun,
@@ -375,9 +382,9 @@ def _graph_mismatch(ga: _Graph, gb: _Graph) -> tuple[str, str, str] | None:
     """(where, a, b) of the first node where the walked graphs differ, or None."""
     for i in range(max(len(ga.ids), len(gb.ids))):
         if i >= len(ga.ids) or i >= len(gb.ids):
-            where = (gb.paths[i] if i >= len(ga.ids) else ga.paths[i])
-            has = (lambda g: f"{g.names[i]}" if i < len(g.ids) else "no node")
-            return where, has(ga), has(gb)
+            where = gb.paths[i] if i >= len(ga.ids) else ga.paths[i]
+            return (where, ga.names[i] if i < len(ga.ids) else "no node",
+                    gb.names[i] if i < len(gb.ids) else "no node")
         if ga.names[i] != gb.names[i] or ga.edges[i] != gb.edges[i]:
             return (ga.paths[i], _node_text(ga, i), _node_text(gb, i))
     return None
