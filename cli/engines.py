@@ -123,7 +123,8 @@ def engine_line(engine: str, why: str) -> str:
         True
     """
     if engine == "torch":
-        version = torch_version() or "(not installed)"
+        torch = sys.modules.get("torch")  # imported by now: the version that really ran
+        version = str(getattr(torch, "__version__", "") or torch_version() or "(not installed)")
     else:
         from gradviz_cli.main import get_version
 

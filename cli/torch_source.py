@@ -46,8 +46,10 @@ def torch_recording(values: str = "small", keep_runs: int | None = None,
                     name: str | None = None) -> Iterator[Trace]:
     """Record the real PyTorch code run inside into a :class:`~gradviz.trace.Trace`.
 
-    ADAPTER (NOTE [torch source seam]): the one place the CLI reaches the torch source. Replace
-    the body with the trace layer's torch recorder once it is merged.
+    ADAPTER (NOTE [torch source seam]): the one place the CLI reaches the torch source. When
+    the trace layer has its torch source (``gradviz/trace/torch_source.py``, branch
+    ``torchtrace``), this is ``gradviz.trace(torch=True)``; until it is merged, the interim
+    recorder below. Once merged, the interim recorder can be deleted.
 
     Example:
         >>> import torch  # doctest: +SKIP
@@ -57,6 +59,16 @@ def torch_recording(values: str = "small", keep_runs: int | None = None,
         >>> [n.name for n in tr.nodes.values()]  # doctest: +SKIP
         ['SumBackward0', 'MulBackward0', 'AccumulateGrad']
     """
+    import importlib.util
+
+    if importlib.util.find_spec("gradviz.trace.torch_source") is not None:
+        # The trace layer's torch source: gradviz.trace(torch=True) records torch alone.
+        import gradviz
+
+        with gradviz.trace(values=values, keep_runs=keep_runs, name=name,  # type: ignore[call-arg]
+                           torch=True) as tr:
+            yield tr
+        return
     recorder = _InterimTorchRecorder(values, keep_runs, name)
     with recorder:
         yield recorder.trace

@@ -67,11 +67,7 @@ def compare(
     warn_options_after_script(ctx, path.name, list(args or []))
     out_dir = Path(os.path.abspath(out if out is not None
                                    else Path("gradviz-out") / f"{path.stem}-compare"))
-    from .. import engines
-
-    if engines.torch_version() is None:
-        fail(f"gradviz compare runs the script on real PyTorch, which is not installed; "
-             f"install it with `{engines.TORCH_EXTRA}`", ExitCode.UNAVAILABLE)
+    # Real PyTorch first: without it, its run fails at once (exit code 3, with how to install).
     with locked(out_dir):
         runs = [_run(engine, path, list(args or []), out_dir / engine, seed, values.value)
                 for engine in ENGINES]
