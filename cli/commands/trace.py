@@ -249,6 +249,16 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
     return result.exit_code
 
 
+def _no_torch() -> dict[str, Any]:
+    """``torch=False`` for ``gradviz.trace`` where it takes it (the trace layer's torch source
+    records real PyTorch too when torch is imported): a run on gradviz records gradviz only."""
+    import inspect
+
+    import gradviz
+
+    return {"torch": False} if "torch" in inspect.signature(gradviz.trace).parameters else {}
+
+
 SCRIPT_RAISED = "the script raised "
 
 
@@ -286,12 +296,14 @@ def recording(engine: str, path: Path, values: str, keep_runs: int | None, name:
         else:
             import gradviz
 
+            # The trace first, the mapping second: the trace must not take gradviz standing in
+            # for torch as real PyTorch to record, and the mapping is gone when it closes.
+            tr = stack.enter_context(gradviz.trace(values=values, keep_runs=keep_runs,
+                                                   name=name, **_no_torch()))
             if engines.script_imports_torch(path):
                 stack.enter_context(engines.torch_as_gradviz())
             if seed is not None:
                 gradviz.manual_seed(seed)
-            tr = stack.enter_context(gradviz.trace(values=values, keep_runs=keep_runs,
-                                                   name=name))
         yield tr
 
 
