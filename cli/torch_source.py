@@ -201,7 +201,11 @@ class _InterimTorchRecorder:
             if not getattr(t, "requires_grad", False):
                 continue  # the real engine raises for it; its error is recorded
             edge = get_gradient_edge(t)
-            run.root_edges.append([self._node(edge.node, frame), edge.output_nr])
+            nid = self._node(edge.node, frame)
+            run.root_edges.append([nid, edge.output_nr])
+            if t.grad_fn is not None:  # the root tensor is drawn above its node
+                info = self.trace.tensors[self._tensor(t, frame)]
+                info.grad_fn, info.output_nr = nid, edge.output_nr
             stack.append(edge.node)
         order: list[str] = []
         seen: set[int] = set()
