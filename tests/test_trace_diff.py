@@ -131,3 +131,22 @@ def test_the_html_fragment_escapes_and_marks_differences() -> None:
     assert "class=\"differ\"" in page and "3 difference(s)." in page
     assert "<svg id='g1'></svg>" in page and "<?xml" not in page
     assert "href='torch/steps.html'" in page
+
+
+def test_a_failing_node_ends_the_order_however_its_source_recorded_it() -> None:
+    from gradviz.trace.model import ExecuteStep
+
+    def fails() -> None:
+        x = gradviz.tensor([1.0, 2.0], requires_grad=True)
+        y = x.exp()
+        y.mul_(2)
+        y.sum().backward()
+    a, b = record(fails), record(fails)
+    run = b.runs[0]
+    error = next(s for s in run.steps if s.kind == "error")
+    # As hooks on real PyTorch record it: an execute step for the failing node, then the error.
+    run.steps.insert(run.steps.index(error), ExecuteStep(index=error.index, node=error.node))
+    d = diff_traces(a, b)
+    assert d.same, str(d)
+    assert d.runs[0].order[0] == d.runs[0].order[1] == ["SumBackward0", "MulBackward0",
+                                                         "ExpBackward0"]

@@ -396,9 +396,20 @@ def _node_text(g: _Graph, i: int) -> str:
 
 
 def _order(trace: Any, run: BackwardRun, g: _Graph) -> list[str]:
+    """The executed nodes' labels, in order. A node that failed ends the order whether or not
+    its source recorded an execute step for it before the error (gradviz's engine does not;
+    hooks on real PyTorch's may), so that both read alike."""
     label = dict(zip(g.ids, g.labels, strict=True))
-    return [label[s.node] for s in run.steps
-            if isinstance(s, ExecuteStep) and s.node in label]
+    order: list[str] = []
+    last: str | None = None
+    for s in run.steps:
+        if isinstance(s, ExecuteStep) and s.node in label:
+            order.append(label[s.node])
+            last = s.node
+        elif isinstance(s, ErrorStep) and s.node in label and s.node != last:
+            order.append(label[s.node])
+            last = s.node
+    return order
 
 
 def _executes(run: BackwardRun) -> dict[str, list[ExecuteStep]]:
