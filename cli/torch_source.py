@@ -153,15 +153,18 @@ class _InterimTorchRecorder:
                         counts[nxt] = counts.get(nxt, 0) + 1
             run.dependencies = counts
             steps.append(ComputeDependenciesStep(index=0, counts=dict(counts)))
+            running: list[str | None] = [None]  # the node between its pre- and post-hook
             for node, nid in self._node_ids.values():
-                handles.append(node.register_hook(self._post_hook(nid, steps)))
+                handles.append(node.register_prehook(self._pre_hook(nid, running)))
+                handles.append(node.register_hook(self._post_hook(nid, steps, running)))
             self._before = {nid: self._grad_of(node) for node, nid in self._node_ids.values()
                             if self.trace.nodes[nid].kind == "accumulate_grad"}
             try:
                 return call()
             except BaseException as e:
-                steps.append(ErrorStep(index=len(steps), type=type(e).__name__,
-                                       message=str(e)))
+                # The node that failed: its pre-hook ran, its post-hook never did.
+                steps.append(ErrorStep(index=len(steps), node=running[0],
+                                       type=type(e).__name__, message=str(e)))
                 run.error = {"type": type(e).__name__, "message": str(e)}
                 raise
         finally:
@@ -176,8 +179,16 @@ class _InterimTorchRecorder:
             if self.keep_runs is not None:
                 del self._runs[:-self.keep_runs]
 
-    def _post_hook(self, nid: str, steps: list[Step]) -> Any:
+    @staticmethod
+    def _pre_hook(nid: str, running: list[str | None]) -> Any:
+        def hook(grad_outputs: Any) -> None:
+            running[0] = nid
+            return None
+        return hook
+
+    def _post_hook(self, nid: str, steps: list[Step], running: list[str | None]) -> Any:
         def hook(grad_inputs: Any, grad_outputs: Any) -> None:
+            running[0] = None
             steps.append(ExecuteStep(index=len(steps), node=nid,
                                      grad_outputs=[self._value(g) for g in grad_outputs],
                                      grad_inputs=[self._value(g) for g in grad_inputs]))
