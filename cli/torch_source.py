@@ -43,7 +43,7 @@ from gradviz.trace.model import (
 
 @contextlib.contextmanager
 def torch_recording(values: str = "small", keep_runs: int | None = None,
-                    name: str | None = None) -> Iterator[Trace]:
+                    name: str | None = None, keep_run: int | None = None) -> Iterator[Trace]:
     """Record the real PyTorch code run inside into a :class:`~gradviz.trace.Trace`.
 
     ADAPTER (NOTE [torch source seam]): the one place the CLI reaches the torch source. When
@@ -66,9 +66,10 @@ def torch_recording(values: str = "small", keep_runs: int | None = None,
         import gradviz
 
         with gradviz.trace(values=values, keep_runs=keep_runs, name=name,  # type: ignore[call-arg]
-                           torch=True) as tr:
+                           keep_run=keep_run, torch=True) as tr:
             yield tr
         return
+    # The interim recorder keeps the last ``keep_runs`` runs, or all (no folding policy).
     recorder = _InterimTorchRecorder(values, keep_runs, name)
     with recorder:
         yield recorder.trace

@@ -55,6 +55,7 @@ from gradviz._factories import (
     tensor,
     zeros,
 )
+from gradviz._size import Size
 from gradviz._version import __version__
 from gradviz.autograd import wrappers as _wrappers  # installs Tensor.backward
 from gradviz.autograd.anomaly_mode import (
@@ -71,13 +72,12 @@ from gradviz.autograd.grad_mode import (
     set_grad_enabled,
 )
 from gradviz.ops import functional as _functional
+from gradviz.render import draw_backward, draw_both, draw_forward, draw_step, print_graph, show
 
 # Renderers: cheap to import (graphviz, pygraphviz and rich load inside the functions).
-from gradviz.render import draw_backward, draw_both, draw_forward, draw_step, print_graph, show
+from gradviz.serialization import load, save
 from gradviz.tensor import Tensor, is_tensor
 from gradviz.trace import compare_engines, graph_of, load_trace, trace
-
-Size = tuple  # gradviz shapes are plain tuples; `gradviz.Size([2, 3])` builds one
 
 # Every public function of the op layer, hand-written or generated from a table row, is exported
 # here: the list is functional.__all__, so a new row with `function=` needs no edit in this file.

@@ -297,7 +297,7 @@ def zeros(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
     Example:
         >>> import gradviz
         >>> gradviz.zeros(2, 3).shape
-        (2, 3)
+        gradviz.Size([2, 3])
     """
     check_device(device, "zeros")
     check_bool("zeros", requires_grad)
@@ -351,7 +351,7 @@ def empty(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
     Example:
         >>> import gradviz
         >>> gradviz.empty(2).shape
-        (2,)
+        gradviz.Size([2])
     """
     check_device(device, "empty")
     check_bool("empty", requires_grad)
@@ -366,7 +366,7 @@ def rand(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
     Example:
         >>> import gradviz
         >>> gradviz.rand(2, 2).shape
-        (2, 2)
+        gradviz.Size([2, 2])
     """
     check_device(device, "rand")
     _check_bool_overload("rand", size, requires_grad)
@@ -381,7 +381,7 @@ def randn(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
     Example:
         >>> import gradviz
         >>> gradviz.randn(3).shape
-        (3,)
+        gradviz.Size([3])
     """
     check_device(device, "randn")
     _check_bool_overload("randn", size, requires_grad)
@@ -479,7 +479,7 @@ def rand_like(input: Tensor, *, dtype: DType | None = None,
     Example:
         >>> import gradviz
         >>> gradviz.rand_like(gradviz.zeros(2)).shape
-        (2,)
+        gradviz.Size([2])
     """
     check_device(device, "rand_like")
     _check_bool_overload("rand_like", (input,), requires_grad)
@@ -494,7 +494,7 @@ def randn_like(input: Tensor, *, dtype: DType | None = None,
     Example:
         >>> import gradviz
         >>> gradviz.randn_like(gradviz.zeros(2)).shape
-        (2,)
+        gradviz.Size([2])
     """
     check_device(device, "randn_like")
     _check_bool_overload("randn_like", (input,), requires_grad)

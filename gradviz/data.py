@@ -16,10 +16,10 @@ Example:
     >>> from gradviz.data import DataLoader, make_moons
     >>> X, y = make_moons(100, noise=0.1, seed=0)
     >>> X.shape, X.dtype, y.dtype
-    ((100, 2), gradviz.float32, gradviz.int64)
+    (gradviz.Size([100, 2]), gradviz.float32, gradviz.int64)
     >>> xb, yb = next(iter(DataLoader((X, y), batch_size=32, shuffle=True, seed=0)))
     >>> xb.shape, yb.shape
-    ((32, 2), (32,))
+    (gradviz.Size([32, 2]), gradviz.Size([32]))
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def make_moons(n_samples: int = 100, *, noise: float | None = None, shuffle: boo
         >>> from gradviz.data import make_moons
         >>> X, y = make_moons(10, seed=0)
         >>> X.shape, sorted(set(y.tolist()))
-        ((10, 2), [0, 1])
+        (gradviz.Size([10, 2]), [0, 1])
     """
     rng = _rng(seed, generator)
     n_out = n_samples // 2
@@ -113,7 +113,7 @@ def make_spirals(n_samples: int = 300, n_classes: int = 3, *, noise: float = 0.2
         >>> from gradviz.data import make_spirals
         >>> X, y = make_spirals(90, n_classes=3, seed=0)
         >>> X.shape, sorted(set(y.tolist()))
-        ((90, 2), [0, 1, 2])
+        (gradviz.Size([90, 2]), [0, 1, 2])
     """
     rng = _rng(seed, generator)
     counts = [n_samples // n_classes + (1 if k < n_samples % n_classes else 0)
@@ -150,7 +150,7 @@ def make_blobs(n_samples: int = 100, n_features: int = 2, *,
         >>> from gradviz.data import make_blobs
         >>> X, y = make_blobs(30, centers=[[0, 0], [5, 5]], seed=0)
         >>> X.shape, sorted(set(y.tolist()))
-        ((30, 2), [0, 1])
+        (gradviz.Size([30, 2]), [0, 1])
     """
     rng = _rng(seed, generator)
     if isinstance(centers, (int, np.integer)):
@@ -195,7 +195,7 @@ def make_regression(n_samples: int = 100, n_features: int = 1, *, noise: float =
         >>> from gradviz.data import make_regression
         >>> X, y, coef = make_regression(50, 3, noise=0.1, return_coef=True, seed=0)
         >>> X.shape, y.shape, y.dtype, coef.shape
-        ((50, 3), (50,), gradviz.float32, (3,))
+        (gradviz.Size([50, 3]), gradviz.Size([50]), gradviz.float32, gradviz.Size([3]))
     """
     rng = _rng(seed, generator)
     X = rng.standard_normal((n_samples, n_features))
@@ -243,11 +243,11 @@ def load_digits(*, flatten: bool = False, n_class: int = 10) -> tuple[Tensor, Te
         >>> from gradviz.data import load_digits
         >>> X, y = load_digits()
         >>> X.shape, X.dtype, y.shape, y.dtype
-        ((1797, 1, 8, 8), gradviz.float32, (1797,), gradviz.int64)
+        (gradviz.Size([1797, 1, 8, 8]), gradviz.float32, gradviz.Size([1797]), gradviz.int64)
         >>> float(X.max()), y[:5].tolist()
         (1.0, [0, 1, 2, 3, 4])
         >>> load_digits(flatten=True, n_class=2)[0].shape
-        (360, 64)
+        gradviz.Size([360, 64])
     """
     if not 1 <= n_class <= 10:
         raise ValueError(f"n_class must be between 1 and 10, got {n_class}")
@@ -279,7 +279,7 @@ def train_test_split(*tensors: Tensor, test_size: float | int = 0.25, shuffle: b
         >>> X, y = gradviz.arange(20.0).reshape(10, 2), gradviz.tensor([0, 1] * 5)
         >>> X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.4, stratify=y, seed=0)
         >>> X_tr.shape, X_te.shape, sorted(y_te.tolist())
-        ((6, 2), (4, 2), [0, 0, 1, 1])
+        (gradviz.Size([6, 2]), gradviz.Size([4, 2]), [0, 0, 1, 1])
     """
     if not tensors:
         raise ValueError("At least one array required as input")
@@ -395,10 +395,10 @@ class Digits(TensorDataset):
         >>> from gradviz.data import DataLoader, Digits
         >>> ds = Digits()
         >>> len(ds), ds[0][0].shape, ds[0][1]
-        (1797, (1, 8, 8), tensor(0))
+        (1797, gradviz.Size([1, 8, 8]), tensor(0))
         >>> xb, yb = next(iter(DataLoader(ds, batch_size=64, shuffle=True, seed=0)))
         >>> xb.shape, yb.shape
-        ((64, 1, 8, 8), (64,))
+        (gradviz.Size([64, 1, 8, 8]), gradviz.Size([64]))
     """
 
     classes = [str(d) for d in range(10)]

@@ -16,6 +16,7 @@ import numpy as np
 
 from gradviz import _device, _dtype
 from gradviz._dtype import dtype as _DType
+from gradviz._size import Size
 from gradviz.autograd.grad_mode import _state as _grad_state
 from gradviz.autograd.graph import AccumulateGrad, Node, RemovableHandle, _add_hook, _HookDict
 
@@ -171,20 +172,26 @@ class Tensor:
         self._data = value._data
 
     @property
-    def shape(self) -> tuple[int, ...]:
-        """The size of each dimension, as a tuple (PyTorch's ``torch.Size`` is a tuple too)."""
-        return self._data.shape
+    def shape(self) -> Size:
+        """The size of each dimension, a :class:`gradviz.Size` (a tuple, as ``torch.Size``).
+
+        Example:
+            >>> import gradviz
+            >>> gradviz.zeros(2, 3).shape
+            gradviz.Size([2, 3])
+        """
+        return Size(self._data.shape)
 
     def size(self, dim: int | None = None) -> Any:
-        """The shape, or the size of one dimension.
+        """The shape (a :class:`gradviz.Size`), or the size of one dimension (an int).
 
         Example:
             >>> import gradviz
             >>> gradviz.zeros(2, 3).size(), gradviz.zeros(2, 3).size(-1)
-            ((2, 3), 3)
+            (gradviz.Size([2, 3]), 3)
         """
         if dim is None:
-            return self._data.shape
+            return Size(self._data.shape)
         return self._data.shape[_wrap_dim(dim, self._data.ndim)]
 
     def dim(self) -> int:
@@ -358,7 +365,7 @@ class Tensor:
                     "the tensor's grad_dtype attribute with a specific dtype, or None to allow "
                     "any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor "
                     "and its gradient may break downstream systems that assume they match.")
-            if value.shape != self._data.shape:
+            if value._data.shape != self._data.shape:
                 raise RuntimeError(
                     f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor "
                     f"of size '{list(self._data.shape)}'. Please ensure that the gradient and "
@@ -554,7 +561,7 @@ class Tensor:
         Example:
             >>> import gradviz
             >>> gradviz.ones(1).new_zeros(2, 2).shape
-            (2, 2)
+            gradviz.Size([2, 2])
         """
         _device.check_device(device, "new_zeros")
         return self._new("new_zeros", size, 0, dtype, requires_grad)
@@ -566,7 +573,7 @@ class Tensor:
         Example:
             >>> import gradviz
             >>> gradviz.ones(1).new_empty(3).shape
-            (3,)
+            gradviz.Size([3])
         """
         _device.check_device(device, "new_empty")
         return self._new("new_empty", size, 0, dtype, requires_grad)

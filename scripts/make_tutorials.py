@@ -2070,17 +2070,21 @@ text_plot(X, y, model)
 %% md
 ## 3. One step under the microscope
 
-Trace a few steps and keep only the last backward run (`keep_runs=1`) and the forward ops that
-led to it: bounded memory, however long the loop.
+Trace a few steps. A training loop's trace keeps, by default, every backward run listed
+(`tr.run_log`) and the last iteration in full: the earlier ones have the same structure and are
+folded, so memory stays bounded however long the loop (`keep_runs=N` keeps the last N runs
+instead).
 
 %% code
-with gradviz.trace(keep_runs=1, name="one training step") as tr:
+with gradviz.trace(name="one training step") as tr:
     for _ in range(3):
         optimizer.zero_grad()
         loss = F.cross_entropy(model(X), y)
         loss.backward()
         optimizer.step()
 print(tr.summary())
+print(tr.notes[-1])
+print([run["id"] for run in tr.run_log])
 
 %% md
 The forward graph groups ops by module scope: each `Linear` is `t` (transpose the weight) then

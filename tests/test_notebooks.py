@@ -232,3 +232,29 @@ def test_concepts_map_covers_the_four_seeds_and_the_issue():
     missing = [c for c in REQUIRED if c not in concepts]
     assert not missing, f"CONCEPTS.md lacks rows for {missing}"
     assert {row["nb"] for row in rows} == {n[:2] for n in NOTEBOOKS}
+
+
+def test_op_labels_in_a_notebook_name_the_cell(tmp_path):
+    # Issue #16: ops recorded in a notebook say "In [2]:3", not ipykernel's temporary file.
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("import gradviz"),
+        nbformat.v4.new_code_cell(
+            "with gradviz.trace() as tr:\n"
+            "    a = gradviz.ones(2, requires_grad=True)\n"
+            "    b = a * 3\n"
+            "    b.sum().backward()\n"
+            "print(sorted({str(op.source) for op in tr.ops}))\n"
+            "print(tr.tensors[tr.ops[0].outputs[0]].name)"),
+    ]
+    path = tmp_path / "labels.ipynb"
+    nbformat.write(nb, path)
+    client = nbclient.NotebookClient(
+        nb, kernel_name=NATIVE_KERNEL_NAME, kernel_manager_class=ThisInterpreterKernelManager,
+        timeout=CELL_TIMEOUT, startup_timeout=60, resources={"metadata": {"path": str(tmp_path)}})
+    env = dict(os.environ, IPYTHONDIR=str(tmp_path / "ipython"),
+               PYDEVD_DISABLE_FILE_VALIDATION="1")
+    client.execute(env=env)
+    text = "".join(o.get("text", "") for o in nb.cells[1].outputs)
+    assert "['In [2]:3', 'In [2]:4']" in text, text
+    assert "ipykernel" not in text and text.strip().endswith("b"), text

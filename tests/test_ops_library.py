@@ -35,8 +35,7 @@ def saved(node: Any) -> list[str]:
 
 
 # -- the table: node names and saved names, as PyTorch 2.13 shows them ----------------------------
-# name in OPS -> (PyTorch node, its `_saved_*` names). gradviz does not model strides, so the
-# `*_sym_strides` PyTorch saves for addmm are missing (docs/ops.md, "Differences").
+# name in OPS -> (PyTorch node, its `_saved_*` names), strides included (read from NumPy).
 TABLE: dict[str, tuple[str, list[str]]] = {
     "abs": ("AbsBackward0", ["self"]),
     "sign": ("SignBackward0", []),
@@ -92,8 +91,8 @@ TABLE: dict[str, tuple[str, list[str]]] = {
     "cat": ("CatBackward0", ["dim"]),
     "stack": ("StackBackward0", ["dim"]),
     "bmm": ("BmmBackward0", ["mat2", "self"]),
-    "addmm": ("AddmmBackward0", ["alpha", "beta", "mat1", "mat1_sym_sizes", "mat2",
-                                 "mat2_sym_sizes"]),
+    "addmm": ("AddmmBackward0", ["alpha", "beta", "mat1", "mat1_sym_sizes", "mat1_sym_strides",
+                                 "mat2", "mat2_sym_sizes", "mat2_sym_strides"]),
     "index": ("IndexBackward0", ["indices", "self_sym_sizes"]),
     "index_put": ("IndexPutBackward0", ["accumulate", "indices"]),
     "_index_put_impl": ("IndexPutImplBackward0", ["accumulate", "indices"]),

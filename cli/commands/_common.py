@@ -24,6 +24,15 @@ class Format(str, Enum):
     dot = "dot"
 
 
+class Detail(str, Enum):
+    """How much each picture says (NOTE [detail levels] in gradviz/render/graphviz.py)."""
+
+    auto = "auto"
+    bare = "bare"
+    values = "values"
+    saved = "saved"
+
+
 def formats_with_svg(formats: list[Format] | None) -> tuple[str, ...]:
     """SVG first (the step player and the README use it), then the extra formats once each."""
     out = ["svg"]

@@ -30,6 +30,7 @@ __all__ = ["compare", "CONTEXT"]
 
 ENGINES = ("torch", "gradviz")
 NOTHING_RECORDED = 4
+KEEP_ALL = 10**9  # --keep-runs for "every run" (the option takes a count)
 
 
 def compare(
@@ -48,6 +49,9 @@ def compare(
     values: Annotated[Values, typer.Option(
         help="Tensor values each trace keeps: small (full up to 64 elements), all.")
     ] = Values.small,
+    keep_runs: Annotated[int | None, typer.Option(
+        "--keep-runs", min=1, help="Compare only the last N backward runs (default: all).")
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the verdict line.")
                      ] = False,
 ) -> None:
@@ -69,8 +73,8 @@ def compare(
                                    else Path("gradviz-out") / f"{path.stem}-compare"))
     # Real PyTorch first: without it, its run fails at once (exit code 3, with how to install).
     with locked(out_dir):
-        runs = [_run(engine, path, list(args or []), out_dir / engine, seed, values.value)
-                for engine in ENGINES]
+        runs = [_run(engine, path, list(args or []), out_dir / engine, seed, values.value,
+                     keep_runs) for engine in ENGINES]
     for run in runs:
         if run["trace"] is None:
             _explain_failed_run(run)
@@ -92,11 +96,16 @@ def compare(
     raise typer.Exit(code=0 if diff.same else 1)
 
 
-def _run(engine: str, path: Path, args: list[str], out: Path, seed: int, values: str
-         ) -> dict[str, Any]:
-    """``gradviz trace --engine ENGINE`` in a fresh process; what it left behind."""
+def _run(engine: str, path: Path, args: list[str], out: Path, seed: int, values: str,
+         keep_runs: int | None) -> dict[str, Any]:
+    """``gradviz trace --engine ENGINE`` in a fresh process; what it left behind.
+
+    Every backward run is kept unless ``keep_runs`` says otherwise: ``gradviz trace``'s default
+    folds a training loop's iterations, and the two engines must keep the same runs.
+    """
     cmd = [sys.executable, "-m", "gradviz", "trace", "--engine", engine, "--seed", str(seed),
-           "--values", values, "--quiet", "--out", str(out), os.path.abspath(path), *args]
+           "--values", values, "--keep-runs", str(keep_runs or KEEP_ALL), "--quiet",
+           "--out", str(out), os.path.abspath(path), *args]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     trace = out / "trace.json"
     before = trace.stat().st_mtime_ns if trace.is_file() else None

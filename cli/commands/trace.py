@@ -14,7 +14,7 @@ import typer
 
 from .._console import ExitCode, err_console, fail, visible
 from ..engines import Engine
-from ._common import Format, Values, formats_with_svg, print_summary
+from ._common import Detail, Format, Values, formats_with_svg, print_summary
 
 if TYPE_CHECKING:
     from ..runner import Outputs
@@ -67,10 +67,18 @@ def trace(
         help="Tensor values to keep: small (full up to 64 elements), none, all.")
     ] = Values.small,
     keep_runs: Annotated[int | None, typer.Option(
-        "--keep-runs", min=1, help="Keep only the last N backward runs (training loops).")
+        "--keep-runs", min=1, help="Keep only the last N backward runs. Without it a training "
+        "loop keeps its last iteration (identical ones folded) and lists every run.")
     ] = None,
     collapse: Annotated[bool, typer.Option(
         help="Collapse large graphs (module scopes, repeated blocks) before layout.")] = True,
+    detail: Annotated[Detail, typer.Option(
+        help="What the pictures show: bare (names), values (data and grad in each box), "
+             "saved (saved tensors and attributes); auto: values up to 40 nodes, else bare.")
+    ] = Detail.auto,
+    run: Annotated[int | None, typer.Option(
+        "--run", help="The backward run backward.svg draws: 1 is the first, -1 the last "
+             "(default: the last).", show_default=False)] = None,
     steps: Annotated[bool, typer.Option("--steps", help="Print the engine's step table.")
                      ] = False,
     open_player: Annotated[bool, typer.Option("--open", help="Open the step player in a browser.")
@@ -109,7 +117,7 @@ def trace(
     code = run_and_write(path, list(args or []), out_dir, formats_with_svg(formats),
                          values.value, keep_runs, collapse, steps, quiet,
                          argv0=script if script is not None else str(path), written=written,
-                         engine=engine, seed=seed)
+                         detail=detail.value, run=run, engine=engine, seed=seed)
     player = out_dir / "steps.html"
     if open_player and player in written:
         import webbrowser
@@ -166,7 +174,8 @@ def warn_options_after_script(ctx: typer.Context, script: str, args: list[str]) 
 def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str, ...],
                   values: str, keep_runs: int | None, collapse: bool, show_steps: bool,
                   quiet: bool, title: str | None = None, argv0: str | None = None,
-                  written: list[Path] | None = None, engine: Engine = Engine.auto,
+                  written: list[Path] | None = None, detail: str = "auto",
+                  run: int | None = None, engine: Engine = Engine.auto,
                   seed: int | None = None) -> int:
     """Trace ``path``, write the outputs, print the summary; return the script's exit code.
 
@@ -212,7 +221,9 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
     existed = out_dir.exists()
     with locked(out_dir), runner.stop_on_signals():
         torch_before = "torch" in sys.modules
-        with recording(chosen, path, values, keep_runs, name, seed) as tr:
+        # --run N asks for run N: the default long-run policy must not fold it away.
+        keep_run = run - 1 if run is not None and run > 0 and keep_runs is None else None
+        with recording(chosen, path, values, keep_runs, name, seed, keep_run) as tr:
             result = runner.run_script(path, args, argv0=argv0, code=code)
         if result.traceback_text and runner.stream_usable(sys.stderr):
             err_console().print(visible(result.traceback_text, keep_newlines=True), end="",
@@ -222,7 +233,8 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
             # Kept in trace.json: how the script ended is part of what it did (gradviz compare
             # compares the two engines' errors from here).
             tr.notes.append(f"{SCRIPT_RAISED}{error_text(result.error)}")
-        outputs = write(tr, out_dir, formats, collapse) if recorded else runner.Outputs()
+        outputs = (write(tr, out_dir, formats, collapse, detail=detail, run=run) if recorded
+                   else runner.Outputs())
     if written is not None:
         written.extend(outputs.files)
     if not recorded:
@@ -276,11 +288,12 @@ def error_text(exc: BaseException) -> str:
 
 @contextlib.contextmanager
 def recording(engine: str, path: Path, values: str, keep_runs: int | None, name: str,
-              seed: int | None = None) -> Iterator[Any]:
+              seed: int | None = None, keep_run: int | None = None) -> Iterator[Any]:
     """Record what runs inside on ``engine`` (``"torch"`` or ``"gradviz"``); yield the trace.
 
     On gradviz, a script that imports torch gets gradviz for ``import torch`` (NOTE [torch on
-    gradviz] in cli/engines.py). ``seed`` goes to the engine's ``manual_seed`` first.
+    gradviz] in cli/engines.py). ``seed`` goes to the engine's ``manual_seed`` first;
+    ``keep_run`` is the run the default long-run policy must keep (``gradviz.trace``).
     """
     from .. import engines
 
@@ -292,14 +305,15 @@ def recording(engine: str, path: Path, values: str, keep_runs: int | None, name:
             if seed is not None:
                 torch.manual_seed(seed)
             tr = stack.enter_context(torch_recording(values=values, keep_runs=keep_runs,
-                                                     name=name))
+                                                     name=name, keep_run=keep_run))
         else:
             import gradviz
 
             # The trace first, the mapping second: the trace must not take gradviz standing in
             # for torch as real PyTorch to record, and the mapping is gone when it closes.
             tr = stack.enter_context(gradviz.trace(values=values, keep_runs=keep_runs,
-                                                   name=name, **_no_torch()))
+                                                   name=name, keep_run=keep_run,
+                                                   **_no_torch()))
             if engines.script_imports_torch(path):
                 stack.enter_context(engines.torch_as_gradviz())
             if seed is not None:
@@ -357,13 +371,17 @@ def locked(out_dir: Path) -> Iterator[None]:
 
 
 def write(tr: Any, out_dir: Path, formats: tuple[str, ...], collapse: bool,
-          keep: Path | None = None) -> Outputs:
+          keep: Path | None = None, detail: str = "auto", run: int | None = None) -> Outputs:
     """runner.write_outputs, with every failure turned into one line and an exit code."""
     from .. import runner
 
     written = runner.Outputs()
     try:
-        return runner.write_outputs(tr, out_dir, formats, collapse, keep=keep, result=written)
+        return runner.write_outputs(tr, out_dir, formats, collapse, keep=keep, result=written,
+                                    detail=detail, run=run)
+    except ValueError as e:  # --run names a run the trace does not hold
+        done = ", ".join(f.name for f in written.files)
+        fail(f"--run {run}: {e}" + (f" (written: {done})" if done else ""), ExitCode.USAGE)
     except OSError as e:
         fail(f"cannot write to the output folder {out_dir}: {e.strerror or e}", ExitCode.USAGE)
     except (KeyboardInterrupt, runner.Terminated) as e:

@@ -74,7 +74,7 @@ class GraphTask:
     remaining dependencies, the input buffers of nodes not ready yet, and what to capture."""
 
     __slots__ = ("keep_graph", "create_graph", "observer", "dependencies", "not_ready", "ready",
-                 "exec_info", "captures", "captured_vars")
+                 "exec_info", "captures", "captured_vars", "on_done")
 
     def __init__(self, keep_graph: bool, create_graph: bool, observer: events.Observer) -> None:
         self.keep_graph, self.create_graph, self.observer = keep_graph, create_graph, observer
@@ -84,6 +84,7 @@ class GraphTask:
         self.exec_info: dict[Node, bool] | None = None  # node -> needed; None: all nodes run
         self.captures: dict[Node, list[tuple[int, int]]] = {}  # node -> (input_nr, index)
         self.captured_vars: list[Any] = []
+        self.on_done: list = []  # called when the pass ends (register_multi_grad_hook's state)
 
 
 def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph: bool,
@@ -123,8 +124,9 @@ def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph:
             # A non-leaf input gets its .grad through retain_grad, as in PyTorch (which also
             # gives retain_grad's error for an input that does not require grad).
             for t in inputs:
-                t.retain_grad()
-        task.exec_info = init_to_execute(graph_root, [gradient_edge(t) for t in inputs],
+                if isinstance(t, Tensor):
+                    t.retain_grad()
+        task.exec_info = init_to_execute(graph_root, [graph.input_edge(t) for t in inputs],
                                          accumulate_grad, task.captures)
         task.captured_vars = [None] * len(inputs)
     task.observer.backward_begin("pytorch", tuple(roots), grads, keep_graph, create_graph,
@@ -225,6 +227,8 @@ def execute(task: GraphTask, graph_root: Node, root_inputs: InputBuffer) -> None
     task.ready.push(graph_root, root_inputs)
     task.observer.enqueue(graph_root, task.ready)
     node, outer = None, _current.node  # outer: a backward running inside a node's backward
+    node = None
+    graph.CURRENT_TASKS.append((task, graph_root))  # what will_engine_execute_node asks about
     try:
         with set_grad_enabled(bool(task.create_graph)), np.errstate(all="ignore"):
             while task.ready:
@@ -240,6 +244,9 @@ def execute(task: GraphTask, graph_root: Node, root_inputs: InputBuffer) -> None
         raise
     finally:
         _current.node = outer
+        graph.CURRENT_TASKS.pop()
+        for done in task.on_done:
+            done()
 
 
 def evaluate_function(task: GraphTask, node: Node, inputs: InputBuffer) -> None:

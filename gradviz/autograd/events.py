@@ -4,8 +4,11 @@ The tracer (``gradviz.trace``) registers a listener; nothing here knows about it
 callable ``listener(event: str, data: dict) -> None``. The event names and their fields are
 documented in ``docs/engine.md``; in short:
 
-=====================  ==========================================================================
-``op``                 a forward op ran: ``name``, ``inputs``, ``outputs``, ``node``, ``inplace``
+``op``                 a forward op ran: ``name``, ``inputs``, ``outputs``, ``node``, ``inplace``;
+                       a custom Function's op adds ``function`` (True)
+``function_enter``     a custom Function's ``forward()`` begins: ``function`` (the class); the
+                       ops it runs come before the Function's own ``op`` event
+``function_exit``      that ``forward()`` ended (also when it raised): ``function``
 ``backward_begin``     ``engine`` (``pytorch``, ``singa``, ``mxnet``), ``roots``, ``grad_roots``,
                        ``retain_graph``, ``create_graph``, ``inputs``, ``accumulate_grad``,
                        ``graph_root``; MXNet adds ``gradient_graph`` (its explicit graph)
@@ -35,6 +38,43 @@ documented in ``docs/engine.md``; in short:
 ``module_exit``        that call ended (after its forward hooks, also when forward raised):
                        ``module``, ``name``, ``output`` (None if forward raised)
 =====================  ==========================================================================
+=======
+=======================  ==========================================================================
+``op``                   a forward op ran: ``name``, ``inputs``, ``outputs``, ``node``, ``inplace``
+``backward_begin``       ``engine`` (``pytorch``, ``singa``, ``mxnet``), ``roots``, ``grad_roots``,
+                         ``retain_graph``, ``create_graph``, ``inputs``, ``accumulate_grad``,
+                         ``graph_root``; MXNet adds ``gradient_graph`` (its explicit graph)
+``dependencies``         ``counts`` (node -> number of incoming edges), ``graph_root``; SINGA adds
+                         ``tensor_counts`` ((node, output index) -> edges carrying that output)
+``enqueue``              a node became ready: ``node``, ``priority`` (the queue runs the lowest
+                         first, equal ones first come first served; the queue itself is not
+                         listed, so a wide queue costs the same per push as a narrow one)
+``execute``              ``node``, ``grad_outputs`` (what it received), ``grad_inputs`` (what it
+                         sent)
+``accumulate``           a gradient sent along an edge into a node's input buffer: ``node``,
+                         ``input_nr``, ``grad`` (None when nothing flowed), ``buffer`` (the slot
+                         after adding), ``from`` (the sending node), ``remaining`` (the
+                         receiving node's dependency count after this edge)
+``leaf_grad``            ``AccumulateGrad`` wrote ``.grad``: ``node``, ``tensor``, ``before``,
+                         ``after``
+``hook``                 a hook ran: ``kind``, ``node``, ``fn``
+``release_saved``        ``node`` freed its saved values
+``saved_tensor_pack``    a saved-tensor pack hook ran: ``saved`` (the SavedVariable), ``tensor``,
+                         ``packed`` (the hook's result), ``fn``
+``saved_tensor_unpack``  an unpack hook ran: ``saved``, ``node`` (the reader or None),
+                         ``packed``, ``tensor`` (the hook's result), ``fn``
+``gradient_node``        MXNet ran a gradient-graph node that is not a backward node
+                         (``_head_grad_ones``, ``_head_grad``, ``_aggregate_sum``, ``_zeros``,
+                         ``_copy``): ``gnode`` (its id), ``op``, ``node`` and ``input_nr`` (the
+                         backward-graph node and output it is about), ``inputs``, ``output``
+``error``                ``error``, ``node`` (or None): then the exception propagates unchanged
+``backward_end``         ``engine``
+``module_enter``         an ``nn.Module`` call began (before its forward pre-hooks): ``module``,
+                         ``name`` (qualified name from the outermost module being called, e.g.
+                         ``0`` or ``encoder.fc1``; the class name for that outermost module)
+``module_exit``          that call ended (after its forward hooks, also when forward raised):
+                         ``module``, ``name``, ``output`` (None if forward raised)
+=======================  ==========================================================================
 
 Any event may carry ``engine_data``: a dict of plain JSON values (strings, numbers, lists) that
 an engine adds (SINGA: ``yielded``, ``tensor_remaining``; MXNet: ``gnode``, ``freed``,

@@ -19,6 +19,7 @@ from gradviz.autograd.graph import (
     FREED_MESSAGE,
     NO_EDGE,
     Node,
+    SavedTensor,
     SavedVariable,
     collect_next_edges,
     move_retains_grad,
@@ -91,6 +92,13 @@ class BackwardCFunction(Node, FunctionCtx):
         return tuple(None if s is None else s.unpack(self) for s in self._saved_variables)
 
     saved_variables = saved_tensors
+
+    @property
+    def _raw_saved_tensors(self) -> tuple[SavedTensor, ...]:
+        """The saved tensors as ``SavedTensor`` handles (to give one pack and unpack hooks)."""
+        if self._saved_variables is None:
+            raise RuntimeError(FREED_MESSAGE)
+        return tuple(SavedTensor(s, self) for s in self._saved_variables)
 
     def release_variables(self) -> bool:
         had = bool(self._saved_variables)
@@ -235,12 +243,19 @@ class Function(metaclass=_FunctionMeta):
             bound.apply_defaults()
             args, kwargs = tuple(bound.args), {}
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-        with no_grad():
-            if with_setup_context:
-                raw = cls.forward(*args)
-                cls.setup_context(ctx, args, raw)
-            else:
-                raw = cls.forward(ctx, *args, **kwargs)
+        watched = bool(_listeners)
+        if watched:  # a tracer keeps the ops forward() runs inside the Function's op
+            emit("function_enter", {"function": cls})
+        try:
+            with no_grad():
+                if with_setup_context:
+                    raw = cls.forward(*args)
+                    cls.setup_context(ctx, args, raw)
+                else:
+                    raw = cls.forward(ctx, *args, **kwargs)
+        finally:
+            if watched:
+                emit("function_exit", {"function": cls})
         is_tuple = isinstance(raw, tuple)
         record = _state.enabled and any(ctx.needs_input_grad)
         outputs = _wrap_outputs(ctx, args, list(raw) if is_tuple else [raw], record)
@@ -252,7 +267,7 @@ class Function(metaclass=_FunctionMeta):
             emit("op", {"name": cls.__name__, "node": ctx if record else None,
                         "inputs": args, "outputs": tuple(o for o in outputs
                                                          if isinstance(o, Tensor)),
-                        "kwargs": {}, "inplace": bool(dirty)})
+                        "kwargs": {}, "inplace": bool(dirty), "function": True})
         return tuple(outputs) if is_tuple else outputs[0]
 
 

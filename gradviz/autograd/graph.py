@@ -31,7 +31,9 @@ if TYPE_CHECKING:
 __all__ = ["Node", "AccumulateGrad", "GraphRoot", "Edge", "RemovableHandle", "SavedVariable",
            "gradient_edge", "get_gradient_edge", "collect_next_edges", "edge_pair",
            "next_sequence_nr", "set_history", "move_retains_grad", "SavedVariableList",
-           "save_value", "NO_EDGE", "FREED_MESSAGE", "DETACHED_MESSAGE"]
+           "save_value", "NO_EDGE", "FREED_MESSAGE", "DETACHED_MESSAGE", "GradientEdge",
+           "input_edge", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
+           "register_multi_grad_hook", "increment_version", "SavedTensor"]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -197,7 +199,7 @@ class Node:
             >>> y = (x * 3).sum()
             >>> h = y.grad_fn.register_hook(lambda gi, go: print(gi[0].shape))
             >>> y.backward()
-            (2,)
+            gradviz.Size([2])
         """
         extra = self._x()
         if extra.post_hooks is None:
@@ -313,7 +315,7 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
 
     def __init__(self, variable: Tensor) -> None:
-        super().__init__((), ((variable.shape, variable._data.dtype),))
+        super().__init__((), ((variable._data.shape, variable._data.dtype),))
         self.variable = variable
         self._seq = _MAX_SEQUENCE_NR
 
@@ -529,14 +531,49 @@ def edge_pair(tensor: Tensor) -> tuple[Node, int]:
     return (tensor._grad_accumulator(), 0)
 
 
-def get_gradient_edge(tensor: Tensor) -> Edge:
-    """PyTorch's ``torch.autograd.graph.get_gradient_edge``: the same as :func:`gradient_edge`,
-    refusing tensors that do not require grad."""
+class GradientEdge(NamedTuple):
+    """PyTorch's ``torch.autograd.graph.GradientEdge``: where a tensor's gradient flows in,
+    ``(node, output_nr)``. It can stand for the tensor as ``inputs=`` of ``autograd.grad`` and
+    ``backward`` (the gradient arriving there), even after the tensor itself is gone.
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.ones(2, requires_grad=True)
+        >>> y = x * 2
+        >>> edge = get_gradient_edge(y)
+        >>> edge.node.name(), edge.output_nr
+        ('MulBackward0', 0)
+        >>> gradviz.autograd.grad((y * y).sum(), edge)
+        (tensor([4., 4.]),)
+    """
+
+    node: Node
+    output_nr: int
+    ownership_token: Any = None
+
+
+def get_gradient_edge(tensor: Tensor) -> GradientEdge:
+    """PyTorch's ``torch.autograd.graph.get_gradient_edge``: the :class:`GradientEdge` of a
+    tensor that requires grad (its ``grad_fn`` and ``output_nr``, or its ``AccumulateGrad``).
+
+    Example:
+        >>> import gradviz
+        >>> get_gradient_edge(gradviz.ones(2, requires_grad=True)).node.name()
+        'torch::autograd::AccumulateGrad'
+    """
     if not tensor.requires_grad:
         raise RuntimeError(
             "It is not possible to get the gradient edge for a Tensor that does not require "
             "gradients")
-    return gradient_edge(tensor)
+    return GradientEdge(*edge_pair(tensor))
+
+
+def input_edge(x: Tensor | GradientEdge) -> tuple[Node, int]:
+    """The edge an ``inputs=`` entry of ``backward``/``autograd.grad`` names: a tensor's
+    :func:`gradient_edge`, or a :class:`GradientEdge` as given."""
+    if isinstance(x, GradientEdge):
+        return Edge(x.node, x.output_nr)
+    return gradient_edge(x)
 
 
 NO_EDGE = Edge(None, 0)
@@ -638,6 +675,35 @@ def save_value(v: Any) -> Any:
     if type(v) in (tuple, list) and any(isinstance(x, tensor_type) for x in v):
         return SavedVariableList(None if x is None else SavedVariable(x) for x in v)
     return v
+# NOTE [saved tensor hooks]
+# PyTorch lets a program decide how a tensor saved for backward is stored: inside
+# `saved_tensors_hooks(pack, unpack)`, every tensor a node saves is handed to `pack` and only what
+# `pack` returns is kept; when backward (or `_saved_<name>`) needs the tensor, `unpack` gets that
+# back and must return a tensor. `grad_fn._raw_saved_<name>.register_hooks(pack, unpack)` does
+# the same for one value after the fact. Packing happens in one place, `SavedVariable.__init__`,
+# which every node's saving goes through (table ops, fast paths, custom Functions); with no hooks
+# active it costs one truthiness test of `_SAVED_HOOKS`. A packed value is not version-checked
+# (PyTorch cannot see through the hooks either). Both steps are told to listeners as
+# `saved_tensor_pack` and `saved_tensor_unpack` events, so that the tracer can show them.
+
+# The active saved_tensors_hooks, innermost last; `[message]` of disable_saved_tensors_hooks.
+_SAVED_HOOKS: list[tuple[Callable, Callable]] = []
+_HOOKS_DISABLED: list[str] = []
+# [True] once any value was packed by a hook; ON_FIRST_PACK is called then (the op layer
+# installs its nodes' unpack-once step, so that nothing is paid before hooks are first used).
+HOOKED_SAVES = [False]
+ON_FIRST_PACK: list[Callable[[], None]] = []
+
+_PACK_MODIFIED = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
+    "pack hook cannot be modified by in-place operations as this can lead to unexpected "
+    "side-effects. Please open an issue if you need to perform in-place operations on the input "
+    "to a pack hook.")
+_REGISTER_FREED = (
+    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values "
+    "of the graph are freed when you call .backward() or autograd.grad(). Specify "
+    "retain_graph=True if you need to backward through the graph a second time or if you need "
+    "to access saved variables after calling backward.")
 
 
 class SavedVariable:
@@ -646,11 +712,13 @@ class SavedVariable:
     Unpacking checks the version: a tensor modified in place since it was saved raises PyTorch's
     error. An op's *output* is saved as its array only (a reference to the tensor would make a
     cycle through ``grad_fn``); under ``create_graph`` it is rebuilt with the owning node as
-    ``grad_fn``.
+    ``grad_fn``. Under saved-tensor hooks only what the pack hook returned is kept (NOTE [saved
+    tensor hooks]): ``data`` is then None and ``hooks`` holds ``(packed, unpack_hook)`` (it is
+    set only then).
     """
 
     __slots__ = ("data", "version", "_counter", "_tensor", "_requires_grad", "_output_nr",
-                 "_was_non_leaf")
+                 "_was_non_leaf", "hooks", "_edge", "_meta")
 
     def __init__(self, tensor: Tensor, is_output: bool = False) -> None:
         self.data = tensor._data
@@ -667,10 +735,39 @@ class SavedVariable:
         self._tensor = None if is_output else tensor
         # An input with a history: detach_() on it later is an error at unpack (as PyTorch).
         self._was_non_leaf = not is_output and tensor._grad_fn is not None
+        # `hooks` is set only when packed (then `data` is None): nothing more to pay here.
+        if _SAVED_HOOKS:  # the one check the common case pays
+            self.set_hooks(*_SAVED_HOOKS[-1], tensor)
+
+    def set_hooks(self, pack_hook: Callable, unpack_hook: Callable, tensor: Tensor) -> None:
+        """Pack ``tensor`` with ``pack_hook`` and keep only its result (and ``unpack_hook``)."""
+        version = tensor._version
+        packed = pack_hook(tensor)
+        if tensor._version != version:
+            raise RuntimeError(_PACK_MODIFIED)
+        t = self._tensor
+        if t is not None:
+            # An input: remember where its gradient goes rather than the tensor itself.
+            self._edge = ((t.grad_fn, t._output_nr) if t.grad_fn is not None
+                          else (t._grad_accumulator(), 0) if t._requires_grad else None)
+        else:
+            self._edge = None
+        self._meta = (self.data.shape, self.data.dtype)
+        self.hooks = (packed, unpack_hook)
+        self.data = None
+        if not HOOKED_SAVES[0]:
+            HOOKED_SAVES[0] = True
+            for fn in ON_FIRST_PACK:
+                fn()
+        self._tensor = None
+        self._was_non_leaf = False  # the tensor is no longer held: nothing left to check
+        if events._listeners:
+            events.emit("saved_tensor_pack", {"saved": self, "tensor": tensor, "packed": packed,
+                                              "fn": pack_hook})
 
     def check_version(self, owner: Node | None = None) -> None:
         counter = self._counter
-        if counter.version != self.version:
+        if self.data is not None and counter.version != self.version:
             raise RuntimeError(self._modified_message(owner))
         if self._was_non_leaf and self._tensor._grad_fn is None:
             raise RuntimeError(DETACHED_MESSAGE)
@@ -698,10 +795,32 @@ class SavedVariable:
             "gradviz.autograd.set_detect_anomaly(True, check_nan=False)."
         )
 
+    def _call_unpack_hook(self, owner: Node | None) -> Tensor:
+        packed, unpack_hook = self.hooks
+        value = unpack_hook(packed)
+        tensor_type = _TENSOR or _tensor_class()
+        if not isinstance(value, tensor_type):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                            f"result of type {type(value).__name__}")
+        if events._listeners:
+            events.emit("saved_tensor_unpack", {"saved": self, "node": owner, "packed": packed,
+                                                "tensor": value, "fn": unpack_hook})
+        return value
+
+    def unpack_data(self, owner: Node | None = None) -> Any:
+        """The saved value as the engine's array (a plain backward), after the version check
+        or through the unpack hook."""
+        if self.data is None:  # packed by a hook
+            return self._call_unpack_hook(owner)._data
+        self.check_version(owner)
+        return self.data
+
     def unpack(self, owner: Node | None = None) -> Tensor:
         """The saved value as a tensor (graph-connected), after the version check."""
         from gradviz.tensor import Tensor
 
+        if self.data is None:  # packed by a hook
+            return self._unpack_hooked(owner)
         self.check_version(owner)
         if self._tensor is not None:
             return self._tensor
@@ -712,3 +831,289 @@ class SavedVariable:
             out._output_nr = self._output_nr
             out._version_counter = self._counter
         return out
+
+    def _unpack_hooked(self, owner: Node | None) -> Tensor:
+        # What the unpack hook returned, given the saved tensor's place in the graph again.
+        value = self._call_unpack_hook(owner)
+        edge = self._edge if self._edge is not None or owner is None or not self._requires_grad \
+            else (owner, self._output_nr)
+        if edge is None:
+            return value
+        out = type(value)._make(value._data)
+        out._vc = value._vc
+        out._requires_grad = True
+        if isinstance(edge[0], AccumulateGrad):
+            out._x().grad_acc = weakref.ref(edge[0])  # a leaf: its gradient goes to the original
+        else:
+            out.grad_fn, out._output_nr = edge
+        return out
+
+
+class SavedTensor:
+    """What ``grad_fn._raw_saved_<name>`` returns (PyTorch's ``torch._C._autograd.SavedTensor``):
+    a handle on one saved tensor, to give it its own pack and unpack hooks.
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.ones(2, requires_grad=True)
+        >>> y = x * x
+        >>> y.grad_fn._raw_saved_self.register_hooks(lambda t: t * 10, lambda p: p / 10)
+        >>> y.sum().backward(); x.grad
+        tensor([2., 2.])
+    """
+
+    __slots__ = ("_saved", "_owner")
+
+    def __init__(self, saved: SavedVariable | None | object, owner: Node | None) -> None:
+        self._saved = saved  # a SavedVariable; None: nothing saved; a number; else: freed
+        self._owner = owner
+
+    def register_hooks(self, pack_hook: Callable, unpack_hook: Callable) -> None:
+        """Pack the saved tensor now with ``pack_hook``; backward reads ``unpack_hook(packed)``."""
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("register_hooks(): incompatible function arguments. The following "
+                            "argument types are supported:\n    1. (self: SavedTensor, arg0: "
+                            "collections.abc.Callable, arg1: collections.abc.Callable) -> None")
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
+                               "forbidden")
+        if isinstance(saved, (int, float, complex, np.number)):
+            raise RuntimeError(f"{self._owner.name()} keeps this operand as the number it was "
+                               f"given ({saved!r}), not as a saved tensor: gradviz cannot "
+                               "give it hooks")
+        if type(saved) is not SavedVariable:
+            raise RuntimeError(_REGISTER_FREED)
+        if saved.data is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
+                               "already been set. Hint: only one pair of hooks is allowed at a "
+                               "time.")
+        # The hook gets the values without their history, as PyTorch passes ``data.detach()``.
+        tensor = saved._tensor if saved._tensor is not None else saved.unpack(self._owner)
+        saved.set_hooks(pack_hook, unpack_hook, tensor.detach())
+
+    def __repr__(self) -> str:
+        return f"<SavedTensor object at {id(self):#x}>"
+
+
+class saved_tensors_hooks:  # noqa: N801 - PyTorch's name
+    """Inside this context, every tensor a node saves for backward is ``pack_hook(tensor)``;
+    backward reads it back as ``unpack_hook(packed)``, which must return a tensor (PyTorch's
+    ``torch.autograd.graph.saved_tensors_hooks``; NOTE [saved tensor hooks]). Contexts nest:
+    the innermost one packs.
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.ones(2, requires_grad=True)
+        >>> def pack(t):
+        ...     print("pack", t.shape)
+        ...     return t
+        >>> def unpack(t):
+        ...     print("unpack")
+        ...     return t
+        >>> with saved_tensors_hooks(pack, unpack):
+        ...     y = x.pow(2)
+        pack gradviz.Size([2])
+        >>> y.sum().backward()
+        unpack
+    """
+
+    def __init__(self, pack_hook: Callable[[Tensor], Any],
+                 unpack_hook: Callable[[Any], Tensor]) -> None:
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self) -> saved_tensors_hooks:
+        if _HOOKS_DISABLED:
+            raise RuntimeError(_HOOKS_DISABLED[-1])
+        _SAVED_HOOKS.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _SAVED_HOOKS.pop()
+
+
+class save_on_cpu(saved_tensors_hooks):  # noqa: N801 - PyTorch's name
+    """Saved tensors are kept on the CPU and moved back when backward needs them (PyTorch's
+    ``torch.autograd.graph.save_on_cpu``). gradviz only has the CPU, so packing is a copy of
+    the values: what the node keeps no longer shares memory with the tensor it saved.
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.ones(2, requires_grad=True)
+        >>> with save_on_cpu():
+        ...     y = (x * x).sum()
+        >>> y.backward(); x.grad
+        tensor([2., 2.])
+    """
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
+        def pack_to_cpu(tensor: Tensor) -> tuple:
+            return (tensor.device, type(tensor)._make(tensor._data.copy()))
+
+        def unpack_from_cpu(packed: tuple) -> Tensor:
+            _, copy = packed
+            return copy
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+class disable_saved_tensors_hooks:  # noqa: N801 - PyTorch's name
+    """Forbid saved-tensor hooks inside: entering :class:`saved_tensors_hooks` raises
+    ``RuntimeError(error_message)``, and so does entering this context while hooks are active
+    (PyTorch's ``torch.autograd.graph.disable_saved_tensors_hooks``).
+
+    Example:
+        >>> with disable_saved_tensors_hooks("no hooks in this block"):
+        ...     with saved_tensors_hooks(lambda t: t, lambda t: t):
+        ...         pass
+        Traceback (most recent call last):
+        RuntimeError: no hooks in this block
+    """
+
+    def __init__(self, error_message: str) -> None:
+        self.error_message = error_message
+
+    def __enter__(self) -> None:
+        if _SAVED_HOOKS:
+            raise RuntimeError(self.error_message)
+        _HOOKS_DISABLED.append(self.error_message)
+
+    def __exit__(self, *exc: object) -> None:
+        _HOOKS_DISABLED.pop()
+
+    def __call__(self, fn: Callable) -> Callable:
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self:
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+def increment_version(tensor: Tensor | Any) -> None:
+    """Bump the version counter of ``tensor`` (or of each tensor in an iterable), as an in-place
+    write would: backward then refuses values saved before (PyTorch's
+    ``torch.autograd.graph.increment_version``, for code that writes tensors behind autograd's
+    back).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.ones(2)
+        >>> increment_version(x); x._version
+        1
+    """
+    tensor_type = _TENSOR or _tensor_class()
+    for t in (tensor,) if isinstance(tensor, tensor_type) else tensor:
+        t._version_counter.version += 1
+
+
+# -- register_multi_grad_hook ------------------------------------------------------------------
+# The backward passes running now, innermost last: `(task, graph_root)` pushed by the engine's
+# `execute`, so that a hook can ask which nodes the current pass will run.
+CURRENT_TASKS: list[tuple[Any, Node]] = []
+
+
+def will_engine_execute_node(node: Node) -> bool:
+    """Whether the backward pass running now will run ``node`` (PyTorch's
+    ``torch._C._will_engine_execute_node``): it is reachable from the root and, when only some
+    gradients are wanted (``inputs=``), needed for them."""
+    if not CURRENT_TASKS:
+        raise RuntimeError("_will_engine_execute_node should only be called during the "
+                           "backward pass")
+    task, root = CURRENT_TASKS[-1]
+    if task.exec_info is None:
+        return node is root or node in task.dependencies
+    return bool(task.exec_info.get(node)) or node in task.captures
+
+
+class _MultiHandle:
+    """The handle of :func:`register_multi_grad_hook`: ``remove()`` removes every tensor hook."""
+
+    __slots__ = ("handles",)
+
+    def __init__(self, handles: tuple) -> None:
+        self.handles = handles
+
+    def remove(self) -> None:
+        for h in self.handles:
+            h.remove()
+
+    def __enter__(self) -> _MultiHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
+def register_multi_grad_hook(tensors: Any, fn: Callable, *, mode: str = "all") -> _MultiHandle:
+    """Call ``fn`` once per backward pass about several tensors (PyTorch's
+    ``torch.autograd.graph.register_multi_grad_hook``).
+
+    ``mode="all"``: after the gradients of every tensor the pass reaches were computed, call
+    ``fn(grads)`` with one entry per tensor (None for those it did not reach or does not need).
+    ``mode="any"``: call ``fn(grad)`` with the first of them to be computed.
+
+    Example:
+        >>> import gradviz
+        >>> a = gradviz.ones(2, requires_grad=True); b = gradviz.ones(2, requires_grad=True)
+        >>> c = a * b; d = a * b
+        >>> h = register_multi_grad_hook((a, b, c, d), lambda g: print([x is not None for x in g]))
+        >>> c.sum().backward(retain_graph=True)
+        [True, True, True, False]
+        >>> c.sum().backward(inputs=(a,))
+        [True, False, True, False]
+    """
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    tensors = tuple(tensors)
+    if mode == "any":
+        seen_tasks: set[int] = set()
+
+        def first_grad(grad: Tensor) -> None:
+            task = _current_task()
+            if id(task) in seen_tasks:
+                return
+            seen_tasks.add(id(task))
+            _forget_when_done(task, seen_tasks)
+            fn(grad)
+
+        return _MultiHandle(tuple(t.register_hook(first_grad) for t in tensors
+                                  if t.requires_grad))
+
+    nodes = [edge_pair(t)[0] if t.requires_grad else None for t in tensors]
+    pending: dict[int, list] = {}  # id(task) -> [gradients still to come, gradients so far]
+
+    def make_hook(i: int) -> Callable:
+        def hook(grad: Tensor) -> None:
+            task = _current_task()
+            state = pending.get(id(task))
+            if state is None:
+                expected = sum(n is not None and will_engine_execute_node(n) for n in nodes)
+                state = pending[id(task)] = [expected, [None] * len(tensors)]
+                _forget_when_done(task, pending)
+            state[1][i] = grad
+            state[0] -= 1
+            if state[0] == 0:
+                del pending[id(task)]
+                fn(tuple(state[1]))
+
+        return hook
+
+    return _MultiHandle(tuple(t.register_hook(make_hook(i)) for i, t in enumerate(tensors)))
+
+
+def _current_task() -> Any:
+    if not CURRENT_TASKS:
+        raise AssertionError("expected this hook to be called inside a backward call")
+    return CURRENT_TASKS[-1][0]
+
+
+def _forget_when_done(task: Any, table: set | dict) -> None:
+    # A pass that stops early (an error) must not leave its entry behind for a later pass that
+    # reuses the id: the engine calls these when the pass ends.
+    key = id(task)
+    task.on_done.append(lambda: table.discard(key) if isinstance(table, set)
+                        else table.pop(key, None))

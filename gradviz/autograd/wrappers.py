@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from gradviz.autograd.engine import run_backward
+from gradviz.autograd.graph import GradientEdge
 from gradviz.tensor import Tensor
 
 __all__ = ["backward", "grad", "tensor_backward"]
@@ -27,11 +28,22 @@ def _tensors(x: Tensor | Sequence[Tensor] | None, what: str) -> tuple:
         return ()
     if isinstance(x, Tensor):
         return (x,)
+    if isinstance(x, GradientEdge):  # inputs= may name a GradientEdge, as in PyTorch
+        return (x,)
     out = tuple(x)
     for t in out:
-        if not isinstance(t, Tensor):
+        if not isinstance(t, (Tensor, GradientEdge)):
             raise TypeError(f"{what} must be Tensors, got {type(t).__name__}")
     return out
+
+
+def _zeros_for(x: Tensor | GradientEdge, create_graph: bool) -> Tensor:
+    """materialize_grads' zeros for an input that got no gradient; under create_graph they
+    require grad, as PyTorch's do."""
+    if isinstance(x, GradientEdge):
+        shape, dt = x.node._out_meta[x.output_nr]
+        return Tensor._make(np.zeros(shape, dt), create_graph)
+    return Tensor._make(np.zeros(x._data.shape, x._data.dtype), create_graph)
 
 
 def _make_grads(outputs: tuple, grads: Any, is_grads_batched: bool = False) -> list:
@@ -50,7 +62,7 @@ def _make_grads(outputs: tuple, grads: Any, is_grads_batched: bool = False) -> l
                 if out._data.dtype.kind != "f":
                     raise RuntimeError(f"grad can be implicitly created only for real scalar "
                                        f"outputs but got {out.dtype!r}")
-                g = Tensor._make(np.ones(out.shape, dtype=out._data.dtype))
+                g = Tensor._make(np.ones(out._data.shape, dtype=out._data.dtype))
             result.append(g)
             continue
         if not isinstance(g, Tensor):
@@ -170,7 +182,7 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
         raise ValueError("Expected allow_unused to be True or not passed when "
                          "materialize_grads=True, but got: allow_unused=False.")
     for t in ins:
-        if not t.requires_grad:
+        if isinstance(t, Tensor) and not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     grads = _make_grads(outs, grad_outputs)
     if retain_graph is None:
@@ -179,9 +191,7 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
         result = run_backward(outs, grads, retain_graph, create_graph, ins,
                               allow_unused=allow_unused, accumulate_grad=False)
     if materialize_grads:
-        # Under create_graph a materialized zero requires grad, as PyTorch's does.
-        result = tuple(Tensor._make(np.zeros(t.shape, t._data.dtype), create_graph)
-                       if g is None else g for g, t in zip(result, ins))
+        result = tuple(_zeros_for(t, create_graph) if g is None else g for g, t in zip(result, ins))
     return result
 
 

@@ -90,7 +90,7 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
         >>> import gradviz
         >>> from gradviz.nn import init
         >>> init.normal_(gradviz.empty(3), 0.0, 0.01).shape
-        (3,)
+        gradviz.Size([3])
     """
     return _fill(tensor, _rng(generator).normal(mean, std, tensor.shape))
 
@@ -221,7 +221,7 @@ def xavier_normal_(tensor: Tensor, gain: float = 1.0,
         >>> import gradviz
         >>> from gradviz.nn import init
         >>> init.xavier_normal_(gradviz.empty(3, 5)).shape
-        (3, 5)
+        gradviz.Size([3, 5])
     """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
@@ -238,7 +238,7 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: _FanMode = "fan_in",
         >>> import gradviz
         >>> from gradviz.nn import init
         >>> init.kaiming_uniform_(gradviz.empty(3, 5), mode="fan_in", nonlinearity="relu").shape
-        (3, 5)
+        gradviz.Size([3, 5])
     """
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
@@ -259,7 +259,7 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: _FanMode = "fan_in",
         >>> import gradviz
         >>> from gradviz.nn import init
         >>> init.kaiming_normal_(gradviz.empty(3, 5), nonlinearity="relu").shape
-        (3, 5)
+        gradviz.Size([3, 5])
     """
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)

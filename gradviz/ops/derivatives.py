@@ -757,8 +757,8 @@ def _mat2_grad(grad, mat1):
 # PyTorch's mm formulas also take the sizes (and strides, which gradviz does not model).
 defop("mm", "MmBackward0", np.matmul, ("self", "mat2"),
       calls=("`gradviz.mm`, `gradviz.matmul`, `x @ y`", "`.mm()`, `.matmul()`"),
-      self=lambda grad, mat2, self_sym_sizes: grad @ f.t(mat2),
-      mat2=lambda grad, self, mat2_sym_sizes: _mat2_grad(grad, self))
+      self=lambda grad, mat2, self_sym_sizes, self_sym_strides: grad @ f.t(mat2),
+      mat2=lambda grad, self, mat2_sym_sizes, mat2_sym_strides: _mat2_grad(grad, self))
 defop("dot", "DotBackward0", np.dot, ("self", "tensor"),
       calls=("`gradviz.dot`, `x @ y` (1-D)", "`.dot()`"),
       self=lambda grad, tensor: grad * tensor,
@@ -776,10 +776,10 @@ defop("addmm", "AddmmBackward0", K.addmm, ("self", "mat1", "mat2"),
       doc="beta * self + alpha * mat1 @ mat2: what F.linear records with a bias",
       calls=("`gradviz.addmm`, `F.linear`", ""),
       self=lambda grad, beta: grad if beta == 1 else grad * beta,
-      mat1=lambda grad, mat2, mat1_sym_sizes, alpha: (grad @ f.t(mat2)) * alpha
-      if alpha != 1 else grad @ f.t(mat2),
-      mat2=lambda grad, mat1, mat2_sym_sizes, alpha: _mat2_grad(grad, mat1) * alpha
-      if alpha != 1 else _mat2_grad(grad, mat1))
+      mat1=lambda grad, mat2, mat1_sym_sizes, mat1_sym_strides, alpha: (
+          grad @ f.t(mat2)) * alpha if alpha != 1 else grad @ f.t(mat2),
+      mat2=lambda grad, mat1, mat2_sym_sizes, mat2_sym_strides, alpha: (
+          _mat2_grad(grad, mat1) * alpha if alpha != 1 else _mat2_grad(grad, mat1)))
 
 
 # ===============================================================================================

@@ -14,12 +14,14 @@ from typing import Any
 import numpy as np
 
 from gradviz import _dtype
+from gradviz.autograd import graph
 from gradviz.autograd.events import _listeners, emit
 from gradviz.autograd.grad_mode import _state
 from gradviz.autograd.graph import (
     FREED_MESSAGE,
     NO_EDGE,
     Node,
+    SavedTensor,
     SavedVariable,
     SavedVariableList,
     collect_next_edges,
@@ -30,7 +32,7 @@ from gradviz.autograd.graph import (
     set_history,
 )
 from gradviz.ops import _formula, fastpath
-from gradviz.ops.opinfo import OpInfo
+from gradviz.ops.opinfo import OpInfo, saved_for
 from gradviz.tensor import Tensor, _is_number, _type_name
 
 __all__ = ["dispatch", "general_dispatch", "specialise", "dispatch_inplace", "OpNode",
@@ -107,6 +109,38 @@ class OpNode(Node):
         return [(n, store[n].tensors() if type(store[n]) is SavedVariableList else store[n])
                 for n in self._op.saved_names if n in store]
 
+    def _run_unpacking_once(self, grad_outputs: list, create_graph: bool,
+                            observer: Any) -> tuple:
+        """``run`` once saved-tensor hooks were used: values packed by a hook are unpacked
+        once per call, all of them first, in the order they were saved, as PyTorch's nodes
+        unpack them (installed by :func:`_install_unpacking_once`)."""
+        store = self._store
+        if any(type(v) is SavedVariable and v.data is None for v in store.values()):
+            self._store = {n: (v.unpack(self) if create_graph else v.unpack_data(self))
+                           if type(v) is SavedVariable and v.data is None else v
+                           for n, v in store.items()}
+        try:
+            grad_inputs = self.apply(grad_outputs, create_graph)
+        finally:
+            self._store = store
+        observer.execute(self, grad_outputs, grad_inputs)
+        return grad_inputs
+
+    def __dir__(self) -> list[str]:
+        # `_raw_saved_<arg>` only for keyword arguments that are tensors (see its property).
+        return [a for a in super().__dir__() if not a.startswith("_raw_saved_")
+                or hasattr(self, a)]
+
+
+def _install_unpacking_once() -> None:
+    # NOTE [perf]: until a hook packs a saved value, nodes run Node.run unchanged.
+    OpNode.run = OpNode._run_unpacking_once
+
+
+graph.ON_FIRST_PACK.append(_install_unpacking_once)
+if graph.HOOKED_SAVES[0]:
+    _install_unpacking_once()
+
 
 class _UnaryOpNode(OpNode):
     """The node of a one-input op (tanh, sum, view ...): OpNode.apply without its loop over
@@ -148,10 +182,12 @@ def _plain_args(node: OpNode, names: tuple) -> list:
     for n in names:
         v = saved[n]
         if type(v) is SavedVariable:
-            if v._counter.version != v.version or (v._was_non_leaf
-                                                   and v._tensor._grad_fn is None):
-                v.check_version(node)
-            v = v.data
+            data = v.data
+            if data is None or v._counter.version != v.version or (
+                    v._was_non_leaf and v._tensor._grad_fn is None):
+                # packed by a hook, modified in place or detached in place (the last two raise)
+                data = v.unpack_data(node)
+            v = data
         elif v is FREED:
             raise RuntimeError(FREED_MESSAGE)
         elif type(v) is SavedVariableList:
@@ -164,10 +200,7 @@ def _value(node: Node, saved: dict, name: str, create_graph: bool) -> Any:
     """A saved value for a formula: an array in a plain backward, a tensor under create_graph."""
     v = saved[name]
     if type(v) is SavedVariable:
-        if create_graph:
-            return v.unpack(node)
-        v.check_version(node)
-        return v.data
+        return v.unpack(node) if create_graph else v.unpack_data(node)
     if v is FREED:
         raise RuntimeError(FREED_MESSAGE)
     if type(v) is SavedVariableList:
@@ -178,7 +211,9 @@ def _value(node: Node, saved: dict, name: str, create_graph: bool) -> Any:
 def _saved_property(name: str) -> property:
     def get(self: OpNode) -> Any:
         if name not in self._store:
-            return None  # not needed by this graph's gradients, as PyTorch reports it
+            # Not needed by this graph's gradients: PyTorch reports an unset tensor as None and
+            # unset strides (an optional list) as ().
+            return () if name.endswith("_sym_strides") else None
         v = self._store[name]
         if v is FREED:
             raise RuntimeError(FREED_MESSAGE)
@@ -192,6 +227,20 @@ def _saved_property(name: str) -> property:
     return property(get, doc=f"The value saved for backward as ``{name}``.")
 
 
+def _raw_saved_property(name: str) -> property:
+    def get(self: OpNode) -> SavedTensor:
+        v = self._store.get(name)
+        if name in self._op.attr_names and type(v) is not SavedVariable and v is not FREED:
+            # A keyword argument that is not a tensor (a dim) has no _raw_saved_, as in torch.
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute "
+                                 f"'_raw_saved_{name}'")
+        return SavedTensor(v, self)
+
+    get.__name__ = f"_raw_saved_{name}"
+    return property(get, doc=f"The saved tensor ``{name}`` as a ``SavedTensor`` (to give it "
+                             "pack and unpack hooks).")
+
+
 def _node_class(op: OpInfo) -> type:
     cls = op.node_cls
     if cls is None:
@@ -202,6 +251,9 @@ def _node_class(op: OpInfo) -> type:
         for name in op.saved_names:
             if name not in op.hidden:
                 ns[f"_saved_{name}"] = _saved_property(name)
+                if (name in op.inputs or name == "result" or name in op.outputs
+                        or name in op.attr_names):  # a keyword argument may be a tensor
+                    ns[f"_raw_saved_{name}"] = _raw_saved_property(name)
         # Each input's formula and the saved names it reads, in input order (apply's loop).
         ns["_formulas"] = tuple((names, op.grads.get(inp))
                                 for names, inp in zip(op.needs, op.inputs))
@@ -222,6 +274,9 @@ def _save(op: OpInfo, name: str, args: tuple, arrays: list, kwargs: dict, result
         return SavedVariable(a) if isinstance(a, Tensor) else a
     if name.endswith("_sym_sizes"):
         return tuple(np.shape(arrays[inputs.index(name[:-10])]))
+    if name.endswith("_sym_strides"):  # in elements, as PyTorch counts them
+        a = arrays[inputs.index(name[:-12])]
+        return tuple(st // a.itemsize for st in a.strides)
     if name.endswith("_sym_numel"):
         return int(np.size(arrays[inputs.index(name[:-10])]))
     if name.endswith("_dtype"):
@@ -265,12 +320,7 @@ def _save_plan(op: OpInfo, bits: int) -> tuple[tuple[str, int, Any], ...]:
     NOTE [perf]: which values an op saves, and where each comes from, depend only on which
     inputs need a gradient, so they are worked out once per op and mask rather than per call.
     """
-    names: list[str] = []
-    for i, needs in enumerate(op.needs):
-        if bits >> i & 1 and needs is not None:
-            names.extend(n for n in needs if n not in names)
-    # Non-tensor arguments are always kept, as PyTorch keeps them.
-    names.extend(n for n in op.attr_names if n not in names)
+    names = saved_for(op, bits)
     plan = []
     for n in names:
         if n in op.inputs:
@@ -628,17 +678,10 @@ def _record_general(op: OpInfo, results: tuple, diff: tuple, args: tuple, arrays
     node.next_functions = edges
     node._out_meta = tuple((r._data.shape, r._data.dtype) for r in diff)
     set_history(node, diff)
-    saved: dict[str, Any] = {}
-    for i, names in enumerate(op.needs):
-        if names is None or (not op.variadic and edges[i][0] is None):
-            continue
-        for n in names:
-            if n not in saved:
-                saved[n] = _save_general(op, n, args, arrays, kwargs, results)
-    for n in op.attr_names:
-        if n not in saved:
-            saved[n] = _save_general(op, n, args, arrays, kwargs, results)
-    node._store = saved
+    # A variadic op's one formula serves every tensor of its list.
+    bits = 1 if op.variadic else sum(1 << i for i, e in enumerate(edges) if e[0] is not None)
+    node._store = {n: _save_general(op, n, args, arrays, kwargs, results)
+                   for n in saved_for(op, bits)}
     node._in_meta = None
     return node
 

@@ -27,7 +27,7 @@ import numpy as np
 from gradviz.autograd.events import _listeners, emit
 from gradviz.autograd.grad_mode import _state
 from gradviz.autograd.graph import SavedVariable, edge_pair, next_sequence_nr, save_value
-from gradviz.ops.opinfo import OpInfo
+from gradviz.ops.opinfo import OpInfo, saved_for
 from gradviz.tensor import Tensor
 
 __all__ = ["make", "eligible"]
@@ -40,11 +40,12 @@ def eligible(op: OpInfo) -> bool:
         return False
     return all(n in op.inputs or n == "result" or n in op.attr_names
                or (n.endswith(("_sym_sizes", "_sym_numel")) and n[:-10] in op.inputs)
+               or (n.endswith("_sym_strides") and n[:-12] in op.inputs)
                for n in op.saved_names)
 
 
 # Where a saved value comes from (the fast path's save plans).
-_INPUT, _SIZES, _NUMEL, _RESULT, _KWARG = range(5)
+_INPUT, _SIZES, _NUMEL, _RESULT, _KWARG, _STRIDES = range(6)
 
 
 def _edge(t: Any) -> tuple:
@@ -69,13 +70,10 @@ def make(op: OpInfo, dispatch: Callable[..., Tensor], node_class: type,
 
     def save_plan(bits: int) -> tuple:
         # What to save when the inputs flagged in `bits` need gradients (as dispatch's plan).
-        names: list[str] = []
-        for i, needs in enumerate(op.needs):
-            if bits >> i & 1 and needs is not None:
-                names.extend(n for n in needs if n not in names)
-        names.extend(n for n in op.attr_names if n not in names)
+        names = saved_for(op, bits)
         plan = tuple((n, _INPUT, inputs.index(n)) if n in inputs
                      else (n, _SIZES, inputs.index(n[:-10])) if n.endswith("_sym_sizes")
+                     else (n, _STRIDES, inputs.index(n[:-12])) if n.endswith("_sym_strides")
                      else (n, _NUMEL, inputs.index(n[:-10])) if n.endswith("_sym_numel")
                      else (n, _RESULT, 0) if n == "result" else (n, _KWARG, 0) for n in names)
         plans[bits] = plan
@@ -106,6 +104,9 @@ def make(op: OpInfo, dispatch: Callable[..., Tensor], node_class: type,
                 store[saved] = int(args[where]._data.size)
             elif kind == _RESULT:
                 store[saved] = SavedVariable(result, True)
+            elif kind == _STRIDES:
+                arr = args[where]._data
+                store[saved] = tuple(st // arr.itemsize for st in arr.strides)
             else:  # a forward keyword argument; a tensor one (where's condition) as a tensor
                 v = kwargs[saved] if saved in kwargs else defaults[saved]
                 store[saved] = SavedVariable(v) if isinstance(v, Tensor) else (

@@ -296,7 +296,7 @@ def sum(input: Tensor, dim: int | Sequence[int] | None = None,  # noqa: A001 - t
         >>> import gradviz
         >>> x = gradviz.tensor([[1.0, 2.0], [3.0, 4.0]])
         >>> gradviz.sum(x), gradviz.sum(x, 0), x.sum(1, keepdim=True).shape
-        (tensor(10.), tensor([4., 6.]), (2, 1))
+        (tensor(10.), tensor([4., 6.]), gradviz.Size([2, 1]))
     """
     if dtype is not None:
         input = input.to(dtype)
@@ -367,7 +367,7 @@ def view(input: Tensor, *shape: Any) -> Tensor:
     Example:
         >>> import gradviz
         >>> gradviz.arange(6.0).view(2, -1).shape
-        (2, 3)
+        gradviz.Size([2, 3])
         >>> gradviz.tensor([1.0]).view(gradviz.int32)  # the same bytes read as another dtype
         tensor([1065353216], dtype=gradviz.int32)
     """
@@ -412,7 +412,7 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
     Example:
         >>> import gradviz
         >>> gradviz.reshape(gradviz.arange(6.0), (3, 2)).shape
-        (3, 2)
+        gradviz.Size([3, 2])
     """
     size = _infer_size(_shape_arg(shape, "reshape", "shape"), input._data.size)
     if _viewable(input._data, size):
@@ -430,7 +430,7 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     Example:
         >>> import gradviz
         >>> gradviz.transpose(gradviz.zeros(2, 3), 0, 1).shape
-        (3, 2)
+        gradviz.Size([3, 2])
     """
     nd = input.ndim
     return dispatch(_O["transpose"], input, dim0=_wrap_dim(dim0, nd), dim1=_wrap_dim(dim1, nd))
@@ -445,7 +445,7 @@ def t(input: Tensor) -> Tensor:
     Example:
         >>> import gradviz
         >>> gradviz.t(gradviz.zeros(2, 3)).shape
-        (3, 2)
+        gradviz.Size([3, 2])
     """
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
@@ -459,7 +459,7 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
     Example:
         >>> import gradviz
         >>> gradviz.permute(gradviz.zeros(2, 3, 4), (2, 0, 1)).shape
-        (4, 2, 3)
+        gradviz.Size([4, 2, 3])
     """
     nd = input.ndim
     d = tuple(_wrap_dim(x, nd) for x in _shape_arg(dims, "permute", "dims"))
@@ -478,7 +478,7 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
     Example:
         >>> import gradviz
         >>> gradviz.expand(gradviz.zeros(3), 2, 3).shape
-        (2, 3)
+        gradviz.Size([2, 3])
     """
     size = _shape_arg(sizes, "expand")
     shape = input.shape
@@ -513,7 +513,7 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     Example:
         >>> import gradviz
         >>> gradviz.unsqueeze(gradviz.zeros(3), 0).shape
-        (1, 3)
+        gradviz.Size([1, 3])
     """
     return dispatch(_O["unsqueeze"], input, dim=_wrap_dim(dim, input.ndim + 1))
 
@@ -524,7 +524,7 @@ def squeeze(input: Tensor, dim: int | None = None) -> Tensor:
     Example:
         >>> import gradviz
         >>> gradviz.squeeze(gradviz.zeros(1, 3, 1)).shape
-        (3,)
+        gradviz.Size([3])
     """
     if dim is None:
         return dispatch(_O["squeeze"], input)
@@ -549,7 +549,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
     Example:
         >>> import gradviz
         >>> gradviz.mm(gradviz.ones(2, 3), gradviz.ones(3, 4)).shape
-        (2, 4)
+        gradviz.Size([2, 4])
     """
     if input.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -614,7 +614,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     Example:
         >>> import gradviz
         >>> (gradviz.ones(2, 3) @ gradviz.ones(3)).shape
-        (2,)
+        gradviz.Size([2])
     """
     input, other = _tensor_arg(input), _tensor_arg(other)
     if not isinstance(input, Tensor) or not isinstance(other, Tensor):
@@ -1260,7 +1260,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     Example:
         >>> import gradviz
         >>> gradviz.flatten(gradviz.zeros(2, 3, 4), 1).shape
-        (2, 12)
+        gradviz.Size([2, 12])
     """
     nd = input.ndim
     if nd == 0:
@@ -1351,7 +1351,7 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Te
     Example:
         >>> import gradviz
         >>> [p.shape for p in gradviz.arange(5.0).split(2)]
-        [(2,), (2,), (1,)]
+        [gradviz.Size([2]), gradviz.Size([2]), gradviz.Size([1])]
     """
     if tensor.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
@@ -1379,7 +1379,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     Example:
         >>> import gradviz
         >>> [p.shape for p in gradviz.zeros(5, 2).chunk(2)]
-        [(3, 2), (2, 2)]
+        [gradviz.Size([3, 2]), gradviz.Size([2, 2])]
     """
     if input.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
@@ -1407,7 +1407,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     Example:
         >>> import gradviz
         >>> gradviz.cat([gradviz.zeros(2, 3), gradviz.ones(1, 3)]).shape
-        (3, 3)
+        gradviz.Size([3, 3])
     """
     ts = _tensor_list("cat", tensors)
     if not ts:
@@ -1440,7 +1440,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     Example:
         >>> import gradviz
         >>> gradviz.stack([gradviz.zeros(3), gradviz.ones(3)], 1).shape
-        (3, 2)
+        gradviz.Size([3, 2])
     """
     ts = _tensor_list("stack", tensors)
     if not ts:
@@ -1459,7 +1459,7 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     Example:
         >>> import gradviz
         >>> gradviz.bmm(gradviz.ones(2, 3, 4), gradviz.ones(2, 4, 5)).shape
-        (2, 3, 5)
+        gradviz.Size([2, 3, 5])
     """
     if input.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -1832,7 +1832,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: 
         raise RuntimeError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor")
     if mat2.ndim != 2:
         raise RuntimeError(f"mat2 must be a matrix, got {mat2.ndim}-D tensor")
-    (n, k), (k2, m) = mat1.shape, mat2.shape
+    (n, k), (k2, m) = mat1._data.shape, mat2._data.shape
     if k != k2:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
     # `input` must broadcast to (n, m) (a bias (m,) is the common case): compared by hand,
@@ -1841,7 +1841,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: 
         raise RuntimeError(f"expand({input.type()}{{{list(input.shape)}}}, size=[{n}, {m}]): the "
                            "number of sizes provided (2) must be greater or equal to the number "
                            f"of dimensions in the tensor ({input.ndim})")
-    for j, (size, want) in enumerate(zip(input.shape[::-1], (m, n))):
+    for j, (size, want) in enumerate(zip(input._data.shape[::-1], (m, n))):
         if size not in (1, want):
             raise RuntimeError(
                 f"The expanded size of the tensor ({want}) must match the existing size ({size})"
@@ -2010,7 +2010,7 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
         >>> x = gradviz.ones(1, 1, 3, 3, requires_grad=True)
         >>> y = gradviz.conv2d(x, gradviz.ones(2, 1, 2, 2), stride=1)
         >>> y.shape, y.grad_fn.name(), y.grad_fn._saved_stride
-        ((1, 2, 2, 2), 'ConvolutionBackward0', (1, 1))
+        (gradviz.Size([1, 2, 2, 2]), 'ConvolutionBackward0', (1, 1))
     """
     return _conv_nd("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
 

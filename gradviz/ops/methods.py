@@ -102,6 +102,7 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
         "mv": F.mv, "eq": F.eq, "ne": F.ne, "lt": F.lt, "le": F.le, "gt": F.gt, "ge": F.ge,
         "add_": F.add_, "sub_": F.sub_, "mul_": F.mul_, "div_": F.div_, "zero_": F.zero_,
         "fill_": F.fill_, "copy_": F.copy_,
+        "uniform_": _uniform_, "normal_": _normal_,
         "expand_as": lambda self, other: F.expand(self, other.shape),
         "view_as": lambda self, other: F.view(self, other.shape),
         "reshape_as": lambda self, other: F.reshape(self, other.shape),
@@ -118,6 +119,49 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
     for name, fn in methods.items():
         setattr(Tensor, name, _as_method(fn, name))
     _install_library(Tensor)
+
+
+def _random_fill(self: _Tensor, draw: Any, name: str) -> _Tensor:
+    """Overwrite ``self`` with random values in place, from gradviz's generator (not recorded:
+    PyTorch's gradient for these is zero, and they are used on parameters' ``.data`` or under
+    ``no_grad``)."""
+    from gradviz import _factories
+    from gradviz.autograd.grad_mode import is_grad_enabled
+
+    if self._requires_grad and is_grad_enabled():
+        if self.grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+        raise RuntimeError(f"{name}(): gradviz does not record random in-place fills; call it "
+                           "under gradviz.no_grad() or on .data")
+    self._data[...] = draw(_factories.default_generator, self._data.shape)
+    self._version_counter.version += 1
+    return self
+
+
+def _uniform_(self: _Tensor, from_: float = 0.0, to: float = 1.0, *,
+              generator: Any = None) -> _Tensor:
+    """Fill with values drawn uniformly from ``[from_, to)``, in place (``Tensor.uniform_``).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.empty(3).uniform_(-1, 1)
+        >>> bool(((x >= -1) & (x < 1)).all())
+        True
+    """
+    return _random_fill(self, lambda rng, shape: rng.uniform(from_, to, shape), "uniform_")
+
+
+def _normal_(self: _Tensor, mean: float = 0.0, std: float = 1.0, *,
+             generator: Any = None) -> _Tensor:
+    """Fill with values drawn from a normal distribution, in place (``Tensor.normal_``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.zeros(2, 3).normal_(0.0, 0.01).shape
+        gradviz.Size([2, 3])
+    """
+    return _random_fill(self, lambda rng, shape: rng.normal(mean, std, shape), "normal_")
 
 
 def _as_method(fn: Any, name: str) -> Any:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["OpInfo", "OPS", "defop"]
+__all__ = ["OpInfo", "OPS", "defop", "saved_for"]
 
 
 @dataclass(eq=False)
@@ -66,6 +66,38 @@ class OpInfo:
 
 
 OPS: dict[str, OpInfo] = {}
+
+
+def saved_for(op: OpInfo, bits: int) -> list[str]:
+    """The names ``op``'s node saves when the inputs flagged in ``bits`` (bit i: input i) need
+    gradients, in alphabetical order (PyTorch's nodes save in that order), by PyTorch's rule
+    (``guard_for`` in its autograd codegen). A *tensor* (an input, the result or an output)
+    or a tensor's strides that only one formula reads is saved only when that formula's
+    input needs a gradient, if the op has several differentiable inputs; everything else a
+    formula names (sizes, numbers, tensors read by several formulas) is saved whichever
+    inputs need gradients, and forward arguments always.
+
+    Example:
+        >>> saved_for(OPS["addmm"], 0b001)  # only the bias needs a gradient
+        ['alpha', 'beta', 'mat1_sym_sizes', 'mat2_sym_sizes']
+    """
+    differentiable = [needs for needs in op.needs if needs is not None]
+    uses: dict[str, int] = {}
+    for needs in differentiable:
+        for n in needs:
+            uses[n] = uses.get(n, 0) + 1
+    tensors = (*op.inputs, "result", *op.outputs)
+    names: list[str] = []
+    for i, needs in enumerate(op.needs):
+        for n in needs or ():
+            if n in names:
+                continue
+            guarded = (len(differentiable) > 1 and uses[n] == 1
+                       and (n in tensors or n.endswith("_sym_strides")))
+            if bits >> i & 1 or not guarded:
+                names.append(n)
+    names.extend(n for n in op.attr_names if n not in names)
+    return sorted(names)  # PyTorch's node keeps (and saves) its fields in alphabetical order
 
 
 def defop(name: str, node: str | None, forward: Callable[..., Any], inputs: tuple[str, ...],
@@ -113,7 +145,8 @@ def defop(name: str, node: str | None, forward: Callable[..., Any], inputs: tupl
     if not isinstance(forward, np.ufunc):
         params = inspect.signature(forward).parameters.values()
         defaults = {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
-    derived = ("_sym_sizes", "_sym_numel", "_dtype", "_args_sizes", "_sym_sizes_opt")
+    derived = ("_sym_sizes", "_sym_numel", "_dtype", "_args_sizes", "_sym_sizes_opt",
+               "_sym_strides")
     attrs = tuple(n for n in sorted(saved) if n not in inputs and n != "result"
                   and n not in outputs and not n.endswith(derived)
                   and "_sym_argsize_" not in n)

@@ -15,7 +15,7 @@ Example:
     >>> s = Sample(P(2, 3), exponent=2.0)
     >>> args, kwargs = s.build(np.random.default_rng(0))
     >>> args[0].shape, args[0].requires_grad, kwargs
-    ((2, 3), True, {'exponent': 2.0})
+    (gradviz.Size([2, 3]), True, {'exponent': 2.0})
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from gradviz.optim.adam import Adam, AdamW
 from gradviz.optim.optimizer import Optimizer
+from gradviz.optim.rmsprop import RMSprop
 from gradviz.optim.sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop"]

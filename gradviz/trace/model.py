@@ -69,6 +69,8 @@ class OpRecord:
     scope: list[str] = field(default_factory=list)  # module path, outermost first
     source: SourceLoc | None = None
     segment: int = 0  # how many backward runs had finished when the op ran
+    # The custom Function op this op ran inside (its forward()), if any: drawings fold it there.
+    parent: str | None = None
 
 
 def scope_key(scope: list[str] | tuple[str, ...]) -> str:

@@ -208,6 +208,7 @@ class OpModel(_Strict):
     scope: list[Name] = []
     source: SourceModel | None = None
     segment: Count = 0
+    parent: OpId | None = None  # the custom Function op it ran inside (optional)
 
 
 class SavedModel(_Strict):
@@ -356,9 +357,29 @@ class RunModel(_Strict):
     gradient_graph: GradientGraphModel | None = None
 
 
+class RunLogModel(_Strict):
+    id: Name
+    kind: Literal["backward", "grad"] = "backward"
+    engine: Name = "pytorch"
+    roots: Count = 0
+    nodes: Count = 0
+    steps: Count = 0
+    source: Name | None = None
+    error: Name | None = None
+
+
+def _keep_runs_tag(v: Any) -> str:
+    return "<str>" if isinstance(v, str) else "<int>"
+
+
+# A positive count, or "all" (keep everything); tagged so an error names the field, not a branch.
+KeepRuns = Annotated[(Annotated[StrictInt, Field(ge=1, le=MAX_INT), Tag("<int>")]
+                      | Annotated[Literal["all"], Tag("<str>")]), Discriminator(_keep_runs_tag)]
+
+
 class OptionsModel(_Strict):
     values: Literal["small", "none", "all"] = "small"
-    keep_runs: Annotated[StrictInt, Field(ge=1, le=MAX_INT)] | None = None
+    keep_runs: KeepRuns | None = None
 
 
 class TraceModel(_Strict):
@@ -372,6 +393,8 @@ class TraceModel(_Strict):
     notes: list[Name] = []
     # Optional (files written before it existed load unchanged): scope key -> module class.
     module_classes: dict[Name, Name] = {}
+    # Optional: one summary per backward run, also those not kept in full (NOTE [long runs]).
+    run_log: list[RunLogModel] = []
     tensors: list[TensorModel]
     ops: list[OpModel]
     nodes: list[NodeModel]

@@ -40,7 +40,7 @@ def _saved(node: Any) -> dict[str, Any]:
     negative int (a dim, a crop) back as the negative int."""
     out: dict[str, Any] = {}
     for a in dir(node):
-        if a.startswith("_saved_") and "strides" not in a:
+        if a.startswith("_saved_"):
             v = getattr(node, a)
             if isinstance(v, (torch.Tensor, gradviz.Tensor)):
                 v = v.detach().numpy()

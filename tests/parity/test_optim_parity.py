@@ -39,6 +39,9 @@ CASES = [
     ("Adam", dict(lr=0.1, weight_decay=0.1, decoupled_weight_decay=True)),
     ("AdamW", dict(lr=0.1)),
     ("AdamW", dict(lr=0.05, weight_decay=0.3, amsgrad=True)),
+    ("RMSprop", dict(lr=0.01)),
+    ("RMSprop", dict(lr=0.01, momentum=0.9, weight_decay=0.1)),
+    ("RMSprop", dict(lr=0.02, alpha=0.9, centered=True, maximize=True, eps=1e-6)),
 ]
 
 

@@ -30,8 +30,7 @@ FORMS = [(name, style) for name, op in sorted(OPS.items()) if op.function and op
 
 
 def _saved(node: object) -> list[str]:
-    # torch also saves strides (`*_sym_strides`), which gradviz does not model (docs/ops.md).
-    return sorted(a for a in dir(node) if a.startswith("_saved_") and "strides" not in a)
+    return sorted(a for a in dir(node) if a.startswith(("_saved_", "_raw_saved_")))
 
 
 def _call(mod: object, name: str, style: str, x: object) -> object:

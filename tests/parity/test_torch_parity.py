@@ -7,7 +7,7 @@ Without torch these tests are deselected (NOTE [parity marker] in conftest.py); 
 Known, deliberate differences are handled explicitly (search for NOTE):
 * NOTE [saved dims]: torch saves dims as given (negative ones read back as ``2**64 - k``); gradviz
   saves them wrapped to non-negative.
-* NOTE [saved extras]: attributes only one side exposes (torch's ``*_sym_strides``; gradviz's
+* NOTE [saved extras]: attributes only gradviz exposes (gradviz's
   ``ToCopyBackward0._saved_self_dtype``, ``CopyBackwards._saved_src_sym_sizes``) are not compared.
 """
 
@@ -215,16 +215,24 @@ def _wrap_dim(v: Any, ndim: int) -> Any:
     return v
 
 
+# NOTE [saved extras]: attributes only gradviz exposes (it keeps the dtype and the source's
+# sizes where PyTorch's C++ node reads them from elsewhere).
+_GRADVIZ_EXTRAS = {("ToCopyBackward0", "_saved_self_dtype"),
+                   ("CopyBackwards", "_saved_src_sym_sizes")}
+
+
 def _compare_saved(tn: Any, gn: Any, where: str) -> None:
-    names_t = {a for a in dir(tn) if a.startswith("_saved_")}
-    names_g = {a for a in dir(gn) if a.startswith("_saved_")}
-    for attr in sorted(names_t & names_g):  # NOTE [saved extras]: only shared names
+    names_t = {a for a in dir(tn) if a.startswith(("_saved_", "_raw_saved_"))}
+    names_g = {a for a in dir(gn) if a.startswith(("_saved_", "_raw_saved_"))
+               and (type(gn).__name__, a) not in _GRADVIZ_EXTRAS}
+    # Every name torch exposes, strides included, and which of them are filled.
+    assert names_t == names_g, (where, gn.name(), names_t ^ names_g)
+    for attr in sorted(a for a in names_t if a.startswith("_saved_")):
         tv, gv = getattr(tn, attr), getattr(gn, attr)
-        if tv is None or gv is None:
-            # torch saves some values (result, sizes) even when no formula needs them; gradviz
-            # saves only what the gradients being computed need. Compare where both have them.
-            continue
         label = f"{where} {gn.name()}.{attr}"
+        assert (tv is None) == (gv is None), (label, tv, gv)
+        if tv is None:
+            continue
         if isinstance(tv, torch.Tensor):
             assert isinstance(gv, gradviz.Tensor), label
             assert tuple(tv.shape) == gv.shape, label

@@ -31,7 +31,7 @@ class Sequential(Module):
           (1): ReLU()
         )
         >>> model(gradviz.ones(3, 2)).shape, len(model), model[-1]
-        ((3, 16), 2, ReLU())
+        (gradviz.Size([3, 16]), 2, ReLU())
     """
 
     def __init__(self, *args: Any) -> None:

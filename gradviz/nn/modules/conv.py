@@ -106,7 +106,7 @@ class Conv1d(_ConvNd):
         >>> conv = nn.Conv1d(2, 4, 3, padding="same"); conv
         Conv1d(2, 4, kernel_size=(3,), stride=(1,), padding=same)
         >>> conv(gradviz.ones(1, 2, 5)).shape
-        (1, 4, 5)
+        gradviz.Size([1, 4, 5])
     """
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
@@ -131,7 +131,7 @@ class Conv2d(_ConvNd):
         >>> conv = nn.Conv2d(1, 6, 5); conv
         Conv2d(1, 6, kernel_size=(5, 5), stride=(1, 1))
         >>> conv(gradviz.ones(1, 1, 32, 32)).shape
-        (1, 6, 28, 28)
+        gradviz.Size([1, 6, 28, 28])
     """
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
@@ -157,7 +157,7 @@ class ConvTranspose2d(_ConvNd):
         >>> up = nn.ConvTranspose2d(4, 2, 3, stride=2, output_padding=1); up
         ConvTranspose2d(4, 2, kernel_size=(3, 3), stride=(2, 2), output_padding=(1, 1))
         >>> up(gradviz.ones(1, 4, 5, 5)).shape
-        (1, 2, 12, 12)
+        gradviz.Size([1, 2, 12, 12])
     """
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,

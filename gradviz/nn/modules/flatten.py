@@ -33,7 +33,7 @@ class Flatten(Module):
         >>> import gradviz
         >>> from gradviz import nn
         >>> nn.Flatten()(gradviz.zeros(4, 2, 3)).shape
-        (4, 6)
+        gradviz.Size([4, 6])
     """
 
     def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:

@@ -51,7 +51,7 @@ class Linear(Module):
         >>> fc = nn.Linear(2, 3); fc
         Linear(in_features=2, out_features=3, bias=True)
         >>> fc(gradviz.ones(4, 2)).shape
-        (4, 3)
+        gradviz.Size([4, 3])
     """
 
     in_features: int

@@ -131,7 +131,7 @@ class Module:
         >>> [name for name, _ in net.named_parameters()]
         ['fc.weight', 'fc.bias']
         >>> net(gradviz.ones(3, 2)).shape
-        (3, 1)
+        gradviz.Size([3, 1])
     """
 
     training: bool
@@ -541,7 +541,7 @@ class Module:
             >>> from gradviz import nn
             >>> model = nn.Sequential(nn.Linear(2, 3))
             >>> [(n, p.shape) for n, p in model.named_parameters()]
-            [('0.weight', (3, 2)), ('0.bias', (3,))]
+            [('0.weight', gradviz.Size([3, 2])), ('0.bias', gradviz.Size([3]))]
             >>> model[0].weight.name
             '0.weight'
         """

@@ -27,7 +27,7 @@ class LayerNorm(Module):
         >>> ln = nn.LayerNorm(4); ln
         LayerNorm((4,), eps=1e-05, elementwise_affine=True, bias=True)
         >>> ln(gradviz.rand(2, 4)).shape
-        (2, 4)
+        gradviz.Size([2, 4])
     """
 
     def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5,

@@ -20,7 +20,7 @@ class MaxPool2d(Module):
         >>> pool = nn.MaxPool2d(2); pool
         MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
         >>> pool(gradviz.ones(1, 1, 4, 4)).shape
-        (1, 1, 2, 2)
+        gradviz.Size([1, 1, 2, 2])
     """
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
@@ -84,7 +84,7 @@ class AdaptiveAvgPool2d(Module):
         >>> pool = nn.AdaptiveAvgPool2d((1, 1)); pool
         AdaptiveAvgPool2d(output_size=(1, 1))
         >>> pool(gradviz.ones(2, 3, 5, 4)).shape
-        (2, 3, 1, 1)
+        gradviz.Size([2, 3, 1, 1])
     """
 
     def __init__(self, output_size: Any) -> None:

@@ -20,7 +20,7 @@ Example:
     >>> lstm = nn.LSTM(3, 5, num_layers=2, batch_first=True)
     >>> out, (h, c) = lstm(gradviz.randn(4, 7, 3))
     >>> out.shape, h.shape, c.shape
-    ((4, 7, 5), (2, 4, 5), (2, 4, 5))
+    (gradviz.Size([4, 7, 5]), gradviz.Size([2, 4, 5]), gradviz.Size([2, 4, 5]))
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ class RNNCell(RNNCellBase):
         >>> cell = nn.RNNCell(3, 4)
         >>> h = cell(gradviz.randn(2, 3))
         >>> h.shape, h.grad_fn.name()
-        ((2, 4), 'TanhBackward0')
+        (gradviz.Size([2, 4]), 'TanhBackward0')
     """
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
@@ -221,7 +221,7 @@ class LSTMCell(RNNCellBase):
         >>> from gradviz import nn
         >>> h, c = nn.LSTMCell(3, 4)(gradviz.randn(2, 3))
         >>> h.shape, c.shape, h.grad_fn.name(), c.grad_fn.name()
-        ((2, 4), (2, 4), 'MulBackward0', 'AddBackward0')
+        (gradviz.Size([2, 4]), gradviz.Size([2, 4]), 'MulBackward0', 'AddBackward0')
     """
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device: Any = None,
@@ -267,7 +267,7 @@ class GRUCell(RNNCellBase):
         >>> from gradviz import nn
         >>> h = nn.GRUCell(3, 4)(gradviz.randn(3))
         >>> h.shape
-        (4,)
+        gradviz.Size([4])
     """
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device: Any = None,
@@ -497,7 +497,7 @@ class RNN(RNNBase):
         >>> rnn = nn.RNN(3, 4, num_layers=2)
         >>> out, h = rnn(gradviz.randn(5, 2, 3))
         >>> out.shape, h.shape, out.grad_fn.name()
-        ((5, 2, 4), (2, 2, 4), 'StackBackward0')
+        (gradviz.Size([5, 2, 4]), gradviz.Size([2, 2, 4]), 'StackBackward0')
     """
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
@@ -531,7 +531,7 @@ class LSTM(RNNBase):
         LSTM(10, 20, num_layers=2, batch_first=True)
         >>> out, (h, c) = lstm(gradviz.randn(3, 6, 10))
         >>> out.shape, h.shape
-        ((3, 6, 20), (2, 3, 20))
+        (gradviz.Size([3, 6, 20]), gradviz.Size([2, 3, 20]))
     """
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
@@ -556,7 +556,7 @@ class GRU(RNNBase):
         >>> from gradviz import nn
         >>> out, h = nn.GRU(3, 4, bidirectional=True)(gradviz.randn(5, 3))
         >>> out.shape, h.shape
-        ((5, 8), (2, 4))
+        (gradviz.Size([5, 8]), gradviz.Size([2, 4]))
     """
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,

@@ -30,7 +30,7 @@ class Embedding(Module):
         >>> emb = nn.Embedding(10, 3, padding_idx=0); emb
         Embedding(10, 3, padding_idx=0)
         >>> emb(gradviz.tensor([[1, 2], [0, 9]])).shape
-        (2, 2, 3)
+        gradviz.Size([2, 2, 3])
     """
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
