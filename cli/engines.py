@@ -150,6 +150,8 @@ TORCH_MODULES: dict[str, str] = {
     "torch.autograd.function": "gradviz.autograd.function",
     "torch.autograd.grad_mode": "gradviz.autograd.grad_mode",
     "torch.autograd.anomaly_mode": "gradviz.autograd.anomaly_mode",
+    "torch.autograd.variable": "gradviz.autograd.variable",
+    "torch.serialization": "gradviz.serialization",
     "torch.utils.data": "gradviz.data",
 }
 # Packages (not modules of gradviz): made up of the mapped modules under them.
