@@ -261,16 +261,6 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
     return result.exit_code
 
 
-def _no_torch() -> dict[str, Any]:
-    """``torch=False`` for ``gradviz.trace`` where it takes it (the trace layer's torch source
-    records real PyTorch too when torch is imported): a run on gradviz records gradviz only."""
-    import inspect
-
-    import gradviz
-
-    return {"torch": False} if "torch" in inspect.signature(gradviz.trace).parameters else {}
-
-
 SCRIPT_RAISED = "the script raised "
 
 
@@ -313,7 +303,7 @@ def recording(engine: str, path: Path, values: str, keep_runs: int | None, name:
             # for torch as real PyTorch to record, and the mapping is gone when it closes.
             tr = stack.enter_context(gradviz.trace(values=values, keep_runs=keep_runs,
                                                    name=name, keep_run=keep_run,
-                                                   **_no_torch()))
+                                                   torch=False))
             if engines.script_imports_torch(path):
                 stack.enter_context(engines.torch_as_gradviz())
             if seed is not None:
