@@ -95,6 +95,8 @@ def main(argv: list[str]) -> int:
         results.update(measure_rounds(group, repeat, rounds))
     results.update(measure_rounds(["render_1000", "render_20000", "render_torchviz_case",
                                    "import_gradviz"], repeat, 1))
+    # One process each per round (the loop takes seconds): its time ratio is over the rounds.
+    results.update(measure_rounds(["loop_untraced", "loop_traced"], 1, rounds))
     if not quick:  # one run each: a million ops take tens of seconds
         results.update(measure_rounds(["million_gradviz", *torch_too("million_torch")], 1, 1))
     r = results.get
@@ -132,6 +134,11 @@ def main(argv: list[str]) -> int:
           f"{fmt_time(r('import_gradviz'), 1, 's')} | | | |")
     print(f"| torchviz's RecursionError case | {fmt_time(r('render_torchviz_case'), 1, 's')} "
           "| | | |")
+    lu, lt = r("loop_untraced"), r("loop_traced")
+    if lt is not None:
+        print(f"| 2,000-step training-loop trace | {fmt_time(lt, 1, 's')}, peak "
+              f"{lt['peak_bytes'] / 1e6:.0f} MB, trace.json {lt['file_bytes'] / 1e6:.2f} MB "
+              f"(untraced {fmt_time(lu, 1, 's')}) | | | |")
 
     rows = [
         ("tiny-op chain: gradviz / NumPy", ratio(r("chain_gradviz"), r("chain_numpy")), 3.0),
@@ -142,6 +149,14 @@ def main(argv: list[str]) -> int:
         ("tracing overhead, MLP step", ratio(r("mlp_traced"), r("mlp_gradviz")), 1.3),
         ("tracing overhead, tiny-op chain", ratio(r("chain_traced"), r("chain_gradviz")), 2.0),
     ]
+    # The budget of a long run's trace (docs/guarantees.md, NOTE [long runs]).
+    rows.append(("2,000-step training-loop trace: traced / untraced time",
+                 ratio(r("loop_traced"), r("loop_untraced")), 3.0))
+    lt = r("loop_traced")
+    rows.append(("2,000-step training-loop trace: peak memory (MB)",
+                 None if lt is None else lt["peak_bytes"] / 1e6, 300.0))
+    rows.append(("2,000-step training-loop trace: trace.json (MB)",
+                 None if lt is None else lt["file_bytes"] / 1e6, 5.0))
     if not quick and r("million_gradviz") and r("million_torch"):
         g, t = r("million_gradviz"), r("million_torch")
         rows.append(("1M chain wall time: gradviz / PyTorch", g["median"] / t["median"], 0.8))

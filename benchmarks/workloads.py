@@ -13,6 +13,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -299,6 +300,49 @@ def import_gradviz(repeat: int) -> dict:
     return {"median": statistics.median(times), "min": min(times), "max": max(times)}
 
 
+# -- a 2,000-step training loop, traced with the defaults (NOTE [long runs]) ---------------------
+LOOP_STEPS = 2000
+
+
+def _loop(traced: bool) -> dict:
+    """PyTorch's polynomial example (gradviz/examples/polynomial.py), once: time, the peak
+    resident memory of the process (VmHWM: the interpreter, NumPy and gradviz included) and,
+    traced, the size of trace.json as ``save`` writes it."""
+    import contextlib
+    import io
+    import runpy
+    import tempfile
+
+    import gradviz as gv
+
+    path = Path(gv.__file__).parent / "examples" / "polynomial.py"
+    os.environ["GRADVIZ_POLY_STEPS"] = str(LOOP_STEPS)
+    gc.collect()
+    t0 = time.perf_counter()
+    size = 0
+    with contextlib.redirect_stdout(io.StringIO()):
+        if traced:
+            with gv.trace(name="polynomial") as tr:
+                runpy.run_path(str(path), run_name="__main__")
+            with tempfile.TemporaryDirectory() as tmp:
+                tr.save(Path(tmp) / "trace.json")
+                size = (Path(tmp) / "trace.json").stat().st_size
+        else:
+            runpy.run_path(str(path), run_name="__main__")
+    elapsed = time.perf_counter() - t0
+    _, peak = _rss()
+    return {"median": elapsed, "min": elapsed, "max": elapsed, "peak_bytes": peak,
+            "file_bytes": size}
+
+
+def loop_untraced(repeat: int) -> dict:
+    return _loop(False)
+
+
+def loop_traced(repeat: int) -> dict:
+    return _loop(True)
+
+
 # -- rendering -------------------------------------------------------------------------------------
 def render_1000(repeat: int) -> dict:
     import gradviz as gv
@@ -341,7 +385,10 @@ def render_torchviz_case(repeat: int) -> dict:
 
 WORKLOADS = {name: fn for name, fn in globals().items()
              if callable(fn) and name.split("_")[0] in ("chain", "mlp", "cnn", "million", "render",
-                                                              "import")}
+                                                              "import", "loop")}
+
+
+                                                        "loop")}
 
 
 def main(argv: list[str]) -> int:

@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from .commands import compare as compare_cmd
 from .commands import demo as demo_cmd
 from .commands import examples as examples_cmd
 from .commands import render as render_cmd
@@ -69,6 +70,7 @@ def main(
 
 # --- sub-commands: one module each under cli/commands/ -------------------------------------
 app.command("trace", context_settings=trace_cmd.CONTEXT)(trace_cmd.trace)
+app.command("compare", context_settings=compare_cmd.CONTEXT)(compare_cmd.compare)
 app.command("demo")(demo_cmd.demo)
 app.command("render")(render_cmd.render)
 app.command("steps")(steps_cmd.steps)

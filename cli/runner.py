@@ -268,7 +268,8 @@ def out_dir_lock(out: Path) -> Iterator[None]:
 
 def write_outputs(tr: Any, out: Path, formats: tuple[str, ...] = ("svg",),
                   collapse: bool = True, keep: Path | None = None,
-                  result: Outputs | None = None) -> Outputs:
+                  result: Outputs | None = None, detail: str = "auto",
+                  run: int | None = None) -> Outputs:
     """Write ``trace.json``, the forward and backward drawings, and ``steps.html`` into ``out``.
 
     Every file is written atomically (NOTE [atomic outputs] in gradviz.trace.io), trace.json
@@ -278,6 +279,11 @@ def write_outputs(tr: Any, out: Path, formats: tuple[str, ...] = ("svg",),
 
     A trace without backward runs still gets its forward graph and the backward graph that was
     built (the nodes recorded during the forward pass), with a note saying so.
+
+    ``detail`` is the pictures' detail level (``auto``, ``bare``, ``values``, ``saved``);
+    ``run`` the backward run backward.svg draws, numbered as its title says (1 = the first,
+    -1 = the last, the default). A run that does not exist raises ``ValueError`` (its message
+    names the runs there are) after trace.json is written.
     """
     from gradviz import render
     from gradviz.trace.model import BackwardGraph
@@ -291,16 +297,21 @@ def write_outputs(tr: Any, out: Path, formats: tuple[str, ...] = ("svg",),
         result.files.append(trace_path)
 
     max_nodes = None if collapse else 10**9
-    forward = render.draw_forward(tr, max_nodes=max_nodes)
+    index = -1
+    if run is not None and (tr.runs or run != -1):
+        from gradviz.render.graphviz import run_position
+
+        index = run_position(tr, run)
+    forward = render.draw_forward(tr, max_nodes=max_nodes, detail=detail)
     if tr.runs:
-        backward = render.draw_backward(tr, max_nodes=max_nodes)
+        backward = render.draw_backward(tr, max_nodes=max_nodes, run=index, detail=detail)
     else:
         result.notes.append("the script never called backward(): backward.svg shows the graph "
                             "it built, and the step player has no steps to play")
         leaves = {n.variable: tr.tensors[n.variable] for n in tr.nodes.values()
                   if n.variable in tr.tensors}
         backward = render.draw_backward(BackwardGraph(nodes=dict(tr.nodes), tensors=leaves),
-                                        max_nodes=max_nodes)
+                                        max_nodes=max_nodes, detail=detail)
     for stem, dot in (("forward", forward), ("backward", backward)):
         for fmt in formats:
             path = out / f"{stem}.{fmt}"

@@ -72,9 +72,17 @@ from gradviz.autograd.grad_mode import (
     set_grad_enabled,
 )
 from gradviz.ops import functional as _functional
-from gradviz.render import draw_backward, draw_both, draw_forward, draw_step, print_graph, show
 
 # Renderers: cheap to import (graphviz, pygraphviz and rich load inside the functions).
+from gradviz.render import (
+    draw_backward,
+    draw_both,
+    draw_forward,
+    draw_step,
+    make_dot,
+    print_graph,
+    show,
+)
 from gradviz.serialization import load, save
 from gradviz.tensor import Tensor, is_tensor
 from gradviz.trace import compare_engines, graph_of, load_trace, trace

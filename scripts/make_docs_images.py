@@ -24,7 +24,7 @@ def main() -> int:
 
     OUT.mkdir(parents=True, exist_ok=True)
     example = ROOT / "gradviz" / "examples" / "mlp_moons.py"
-    with gradviz.trace(keep_runs=1, name="MLP on two moons") as tr:
+    with gradviz.trace(name="MLP on two moons") as tr:  # the default keeps the last step
         runpy.run_path(str(example), run_name="__main__")
     render.render(render.draw_forward(tr), OUT / "mlp_forward.png", "png")
     render.render(render.draw_backward(tr), OUT / "mlp_backward.png", "png")

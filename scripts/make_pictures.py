@@ -3,7 +3,8 @@
 Usage: ``.venv/bin/python scripts/make_pictures.py`` (needs Debian's chromium; ``make test``
 installs it). Each example runs as ``gradviz trace --keep-runs 1 --example NAME`` would run it;
 its ``forward.svg``, ``backward.svg`` and ``steps.html`` are screenshot in headless Chromium at
-1,400 px wide: the backward graphs at full scale, the forward graphs at half scale, the player at
+1,400 px wide: each drawing at full scale, or shrunk to the window's width if it is wider (the
+text stays legible: the LSTM's forward graph, the widest, is shown at 0.83), the player at
 step 0. Writes PNGs only (the SVGs are what `gradviz trace` makes on the reader's machine) and
 prints each picture's size and the drawing's own width.
 """
@@ -23,7 +24,7 @@ from unittest import mock
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "images"
 WIDTH = 1400  # the window every picture is taken in
-MAX_HEIGHT = 2200  # a taller drawing is cut: the top (the loss) is what the text reads first
+MAX_HEIGHT = 3300  # a taller drawing is cut: the top is what the text reads first
 EXAMPLES = {"cnn": "cnn_digits", "lstm": "rnn_sequence"}
 
 
@@ -64,12 +65,13 @@ def picture_of_svg(svg_path: Path, out: Path, scale: float, tmp: Path) -> tuple[
 
 
 def trace_example(name: str) -> object:
-    """Run a bundled example under the tracer, as ``gradviz trace --keep-runs 1`` does."""
+    """Run a bundled example under the tracer, as ``gradviz trace`` does (by default, a loop
+    keeps its last iteration)."""
     import gradviz
 
     path = ROOT / "gradviz" / "examples" / f"{name}.py"
     with mock.patch.object(sys, "argv", [str(path)]), \
-            gradviz.trace(keep_runs=1, name=path.name) as tr:
+            gradviz.trace(name=path.name) as tr:
         runpy.run_path(str(path), run_name="__main__")
     return tr
 
@@ -85,7 +87,9 @@ def main() -> int:
             fwd, bwd = tmp / f"{short}_forward.svg", tmp / f"{short}_backward.svg"
             render.render(render.draw_forward(tr), fwd, "svg")
             render.render(render.draw_backward(tr), bwd, "svg")
-            for svg, scale in ((fwd, 0.5), (bwd, 1.0)):
+            for svg in (fwd, bwd):
+                w, _ = svg_size(svg.read_text(encoding="utf-8"))
+                scale = min(1.0, WIDTH / w)
                 out = OUT / f"{svg.stem}.png"
                 height, drawn = picture_of_svg(svg, out, scale, tmp)
                 print(f"{out.relative_to(ROOT)}: {WIDTH} x {height}, the drawing {drawn:.0f} px "

@@ -3,28 +3,17 @@ golden-file helper. Shared by tests/test_render_*.py."""
 
 from __future__ import annotations
 
+import difflib
 import os
 from pathlib import Path
 
 import gradviz as torch
 from gradviz.autograd.function import Function
+from gradviz.examples.custom_function import MulConstant  # the custom Function of PyTorch's docs
 from gradviz.trace.model import SourceLoc
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE_ENV = "GRADVIZ_UPDATE_GOLDEN"
-
-
-class MulConstant(Function):
-    """The custom Function of PyTorch's docs."""
-
-    @staticmethod
-    def forward(ctx, tensor, constant):
-        ctx.constant = constant
-        return tensor * constant
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return grad_output * ctx.constant, None
 
 
 class Cube(Function):
@@ -128,5 +117,9 @@ def assert_golden(name: str, text: str) -> None:
     assert path.exists(), (f"golden file {path} is missing: run the tests with "
                            f"{UPDATE_ENV}=1 to create it, then review it")
     expected = path.read_text(encoding="utf-8")
-    assert text == expected, (f"output differs from {path}; if the change is intended, "
-                              f"regenerate with {UPDATE_ENV}=1 and review the diff")
+    if text != expected:
+        diff = "".join(difflib.unified_diff(
+            expected.splitlines(keepends=True), text.splitlines(keepends=True),
+            fromfile=f"{path} (golden)", tofile="generated now", n=2))
+        raise AssertionError(f"output differs from {path}; if the change is intended, "
+                             f"regenerate with {UPDATE_ENV}=1 and review `git diff`:\n{diff}")

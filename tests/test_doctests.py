@@ -17,7 +17,12 @@ MODULES = sorted(
     if not m.name.startswith(SKIP) and m.name not in SKIP)
 
 
-@pytest.mark.parametrize("name", MODULES)
+# Modules whose examples run real PyTorch: parity tests (deselected without torch, conftest.py).
+NEEDS_TORCH = {"gradviz.trace.torch_source"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(m, marks=pytest.mark.parity) if m in NEEDS_TORCH
+                                  else m for m in MODULES])
 def test_docstring_examples(name: str) -> None:
     module = importlib.import_module(name)
     finder = doctest.DocTestFinder(exclude_empty=True)

@@ -607,6 +607,48 @@ def test_nothing_is_emitted_when_no_listener_is_registered(monkeypatch):
             events.add_listener(fn)
 
 
+def test_a_sole_listeners_own_observer_is_called_instead_of_events():
+    # NOTE [perf: direct observer]: the engine calls the observer a listener registered with,
+    # while that listener is the only one; with a second listener every listener gets events.
+    seen, calls = [], []
+
+    class Mine(events.Forwarding):
+        def execute(self, node, grad_outputs, grad_inputs):
+            calls.append(node.name())
+
+    def listener(event, data):
+        seen.append(event)
+
+    def other(event, data):
+        pass
+
+    saved = events.listeners()
+    for fn in saved:
+        events.remove_listener(fn)
+    try:
+        events.add_listener(listener, Mine())
+        assert type(events.observer()) is Mine
+        (f64([1.0, 2.0]) * 2).sum().backward()
+        assert calls == ["SumBackward0", "MulBackward0", "torch::autograd::AccumulateGrad"]
+        # What Mine does not override still reaches the listener as events.
+        assert "execute" not in seen and "enqueue" in seen and "backward_end" in seen
+        events.add_listener(other)
+        assert type(events.observer()) is events.Forwarding
+        calls.clear()
+        seen.clear()
+        (f64([1.0]) * 2).sum().backward()
+        assert calls == [] and "execute" in seen
+        events.remove_listener(other)
+        events.remove_listener(listener)
+        assert type(events.observer()) is events.Observer
+        events.add_listener(listener)  # registered again without an observer: events only
+        assert type(events.observer()) is events.Forwarding
+        events.remove_listener(listener)
+    finally:
+        for fn in saved:
+            events.add_listener(fn)
+
+
 def test_error_event_is_sent_and_the_exception_propagates_unchanged():
     class Boom(Function):
         @staticmethod

@@ -176,7 +176,7 @@ def test_to_html_writes_the_page(tmp_path):
 
 
 def test_runs_selection_and_limits():
-    with torch.trace() as tr:
+    with torch.trace(keep_runs="all") as tr:  # a loop: by default only its last run is kept
         w = torch.tensor([1.0, -2.0], requires_grad=True)
         for k in range(3):
             (w * (k + 1)).sum().backward()

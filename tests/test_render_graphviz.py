@@ -78,15 +78,16 @@ def edges(source: str) -> list[tuple[str, str, str]]:
 # -- the seed: z = x ** 2 + y ** 3 -----------------------------------------------------------------
 def test_seed_backward_nodes_edges_and_leaves():
     tr = seed_pow()
-    dot = draw_backward(tr)
+    dot = draw_backward(tr, detail="bare")
     root = svg_root(dot)
     nodes = node_lines(root)
     ids = {n.name: [] for n in tr.nodes.values()}
     for n in tr.nodes.values():
         ids[n.name].append(n.id)
-    # every backward node is drawn under its id, labelled with PyTorch's class name
+    # every backward node is drawn under its id, labelled with PyTorch's class name; at bare
+    # detail the id is written only where two nodes share a name (n3 · PowBackward0)
     for n in tr.nodes.values():
-        assert nodes[n.id][0] == n.name
+        assert nodes[n.id][0] == (n.name if len(ids[n.name]) == 1 else f"{n.id} · {n.name}")
     assert sorted(len(v) for v in ids.values()) == [1, 2, 2]
     # leaves: name and shape, linked from their AccumulateGrad
     x = next(t for t in tr.tensors.values() if t.name == "x")
@@ -95,14 +96,14 @@ def test_seed_backward_nodes_edges_and_leaves():
     es = edges(dot.source)
     acc_x = next(n.id for n in tr.nodes.values() if n.variable == x.id)
     assert (acc_x, x.id) in {(a, b) for a, b, attrs in es if "gv-variable" in attrs}
-    # next_functions edges go from a node to its target, headlabel = input_nr
+    # next_functions edges go from a node to its target; the id keeps the input_nr, but no
+    # label is written: each PowBackward0 has one input (a bare "0" read as "gradient 0")
     add = ids["AddBackward0"][0]
     for nxt, nr in tr.nodes[add].next_functions:
         (attrs,) = [a for s, d, a in es if (s, d) == (add, nxt)]
-        assert f"headlabel={nr}" in attrs and f'id="{add}->{nxt}:{nr}"' in attrs
-    # the SVG edges carry the input_nr as text, and the root tensor z points at AddBackward0
+        assert "label" not in attrs and f'id="{add}->{nxt}:{nr}"' in attrs
     svg_edges = groups(root, "edge")
-    assert texts(svg_edges[f"{add}->{ids['PowBackward0'][0]}"]) == ["0"]
+    assert texts(svg_edges[f"{add}->{ids['PowBackward0'][0]}"]) == []
     z = next(t for t in tr.tensors.values() if t.name == "z")
     assert f"{z.id}->{add}" in svg_edges and nodes[z.id] == ["z", "(3,)"]
 
@@ -114,8 +115,10 @@ def test_show_saved_and_attrs():
     x = next(t for t in tr.tensors.values() if t.name == "x")
     pow_x = next(n for n in tr.nodes.values()
                  if n.name == "PowBackward0" and any(s.tensor == x.id for s in n.saved))
-    # attributes in the label, PyTorch's names
-    assert nodes[pow_x.id] == ["PowBackward0", "_saved_exponent = 2"]
+    # id and code line, then the attributes in the label, PyTorch's names
+    assert nodes[pow_x.id][0] == f"{pow_x.id} · PowBackward0"
+    assert nodes[pow_x.id][-1] == "_saved_exponent = 2"
+    assert nodes[pow_x.id][1] == "z = x ** 2 + y ** 3"
     # the saved tensor is its own node, and a dashed link says it is the leaf x
     saved = [k for k in nodes if k.startswith(f"{pow_x.id}.saved.")]
     assert len(saved) == 1 and nodes[saved[0]] == ["_saved_self", "(3,)"]
@@ -124,6 +127,9 @@ def test_show_saved_and_attrs():
     assert "gv-saved" in links[(pow_x.id, saved[0])]
     # without show_saved there is no saved node
     assert not any(".saved." in k for k in node_lines(svg_root(draw_backward(tr))))
+    # detail="saved" is the same picture as both flags
+    assert draw_backward(tr, detail="saved").source == dot.source.replace(
+        "detail: saved", "detail: saved")
 
 
 def test_show_grads_labels_edges_with_the_gradients_that_flowed():
@@ -135,23 +141,24 @@ def test_show_grads_labels_edges_with_the_gradients_that_flowed():
     pow_x = next(n for n in tr.nodes.values() if n.next_functions == [[acc_x.id, 0]])
     # dz/dx = 2x = [2, 4, 6] flows along PowBackward0 -> AccumulateGrad
     label = texts(groups(root, "edge")[f"{pow_x.id}->{acc_x.id}"])
-    assert "(3,) [2, 4, 6]" in label and "0" in label
-    assert node_lines(root)[x.id] == ["x", "(3,)", ".grad (3,) [2, 4, 6]"]
+    assert label == ["(3,) [2, 4, 6]"]
+    assert node_lines(root)[x.id] == ["x", "(3,)", "data (3,) [1, 2, 3]",
+                                      ".grad (3,) [2, 4, 6]"]
 
 
 def test_sum_seed_from_a_live_tensor():
     z, x, y = seed_sum()
-    dot = draw_backward(z)
+    dot = draw_backward(z, detail="bare")
     nodes = node_lines(svg_root(dot))
-    names = sorted(lines[0] for lines in nodes.values())
+    names = sorted(lines[0].split(" · ")[-1] for lines in nodes.values())
     assert names == ["AccumulateGrad", "AccumulateGrad", "AddBackward0", "SumBackward0",
                      "x", "y", "z"]
     es = edges(dot.source)
     by_label = {nodes[a][0] + "->" + nodes[b][0]: attrs for a, b, attrs in es}
-    assert "headlabel=0" in by_label["SumBackward0->AddBackward0"]
+    assert "label" not in by_label["SumBackward0->AddBackward0"]
     assert ["x", "(5, 5)"] in nodes.values() and ["y", "(5, 5)"] in nodes.values()
     # the same model drawn twice gives the same source
-    assert draw_backward(torch.graph_of(z)).source == dot.source
+    assert draw_backward(torch.graph_of(z), detail="bare").source == dot.source
 
 
 def test_repeated_edges_get_distinct_ids():
@@ -168,7 +175,7 @@ def test_custom_function_nodes():
     nodes = node_lines(svg_root(dot))
     mc = next(n for n in tr.nodes.values() if n.name == "MulConstantBackward")
     cube = next(n for n in tr.nodes.values() if n.name == "CubeBackward")
-    assert nodes[mc.id] == ["MulConstantBackward"] and mc.kind == "custom"
+    assert nodes[mc.id][0] == f"{mc.id} · MulConstantBackward" and mc.kind == "custom"
     assert 'class="gv-custom"' in dot.source
     saved = f"{cube.id}.saved.0"
     assert nodes[saved] == ["saved_tensors[0]", "(2,)"]
@@ -179,7 +186,7 @@ def test_custom_function_nodes():
 
 def test_mlp_parameters_styled_apart_and_forward_sources():
     tr = mlp()
-    bdot = draw_backward(tr)
+    bdot = draw_backward(tr, detail="bare")
     nodes = node_lines(svg_root(bdot))
     params = [t for t in tr.tensors.values() if t.is_param]
     assert len(params) == 4
@@ -187,8 +194,8 @@ def test_mlp_parameters_styled_apart_and_forward_sources():
         assert nodes[p.id][0] == p.name
         assert re.search(rf'^\s*{p.id} \[.*class="gv-param"', bdot.source, re.M)
     assert {"TanhBackward0", "AddmmBackward0", "TBackward0", "MeanBackward0"} <= {
-        lines[0] for lines in nodes.values()}
-    fdot = draw_forward(tr)
+        lines[0].split(" · ")[-1] for lines in nodes.values()}
+    fdot = draw_forward(tr, detail="saved")
     froot = svg_root(fdot)
     fnodes = node_lines(froot)
     tanh = next(op for op in tr.ops if op.name == "tanh")
@@ -206,7 +213,7 @@ def test_mlp_parameters_styled_apart_and_forward_sources():
 
 def test_forward_in_creation_order_with_op_calls():
     tr = seed_pow()
-    dot = draw_forward(tr)
+    dot = draw_forward(tr, detail="saved")
     order = re.findall(r"^\s*(t\d+|op\d+) \[", dot.source, re.M)
     ops = [o for o in order if o.startswith("op")]
     assert ops == [op.id for op in tr.ops]
@@ -220,7 +227,7 @@ def test_forward_in_creation_order_with_op_calls():
 
 def test_draw_both_links_ops_to_nodes_and_leaves_to_accumulate_grad():
     tr = seed_pow()
-    dot = draw_both(tr)
+    dot = draw_both(tr, detail="bare")
     src = dot.source
     assert "subgraph cluster_forward" in src and "subgraph cluster_backward" in src
     links = {(a, b) for a, b, attrs in edges(src) if "gv-link" in attrs}
@@ -233,7 +240,7 @@ def test_draw_both_links_ops_to_nodes_and_leaves_to_accumulate_grad():
     nodes = node_lines(root)
     acc = next(n for n in tr.nodes.values() if n.variable)
     leaf = tr.tensors[acc.variable]
-    assert nodes[acc.id] == ["AccumulateGrad", leaf.name, "(3,)"]
+    assert nodes[acc.id] == [f"{acc.id} · AccumulateGrad", leaf.name, "(3,)"]
     # every DOT node is drawn once (no id shared by the two sides)
     titles = [g.find(f"{SVG}title").text for g in root.iter(f"{SVG}g")
               if "node" in (g.get("class") or "").split()]
@@ -258,8 +265,9 @@ def test_draw_step_replays_the_engine_state():
     nodes = node_lines(svg_root(dot))
     acc = next(n.id for n in tr.nodes.values() if n.name == "AccumulateGrad")
     assert "dependencies: 1" in nodes[acc]
-    title = texts(svg_root(dot))[0]
-    assert title.startswith(f"run0 step {k}/{len(run.steps) - 1}: execute PowBackward0")
+    title = texts(svg_root(dot))[:2]
+    assert title[0] == f"backward run 1 of 1 · step {k}/{len(run.steps) - 1}: execute"
+    assert title[1] == f"running (gold): {executing} · PowBackward0"
     # the last step: everything done
     last = draw_step(tr, -1, -1).source
     assert "gv-executing" not in last and "gv-ready" not in last
@@ -348,7 +356,7 @@ def test_trace_without_backward_draws_the_recorded_graph():
     with torch.trace() as tr:
         x = torch.ones(2, requires_grad=True)
         s = (x * 2).sum()
-    nodes = node_lines(svg_root(draw_backward(tr)))
+    nodes = node_lines(svg_root(draw_backward(tr, detail="bare")))
     assert s.grad_fn is not None
     assert sorted(v[0] for v in nodes.values()) == ["AccumulateGrad", "MulBackward0",
                                                      "SumBackward0", "s", "x"]
@@ -392,9 +400,9 @@ def test_a_1000_node_chain_at_full_detail():
     for _ in range(1000):
         y = y * w
     dot = draw_backward(y, max_nodes=math.inf)
-    assert not dot.plan.groups
+    assert not dot.plan.groups and dot.detail == "bare"  # "auto": 1,000 nodes are bare
     root = svg_root(dot)
-    names = [lines[0] for lines in node_lines(root).values()]
+    names = [lines[0].split(" · ")[-1] for lines in node_lines(root).values()]
     assert names.count("MulBackward0") == 1000
     # w's AccumulateGrad is wired to all 1000 nodes: long edges go to dashed proxies
     assert dot.plan.proxies and all(p.startswith("↪ AccumulateGrad") for p in names

@@ -46,7 +46,7 @@ def drive(app: StepsApp, script: Callable[[Any], Awaitable[None]]) -> None:
 
 def two_runs() -> Any:
     """Two backward runs through one graph with a leaf used twice (x) and a named weight."""
-    with torch.trace() as tr:
+    with torch.trace(keep_runs="all") as tr:  # a loop: by default only its last run is kept
         x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
         w = torch.tensor([0.5, 1.0, 1.5], requires_grad=True)
         for _ in range(2):

@@ -19,7 +19,7 @@ def _work(k: int, barrier: threading.Barrier) -> None:
 
 def test_every_run_of_every_thread_is_recorded_under_its_own_id() -> None:
     barrier = threading.Barrier(THREADS)
-    with gradviz.trace() as tr:
+    with gradviz.trace(keep_runs="all") as tr:  # every run in full, not only the last
         threads = [threading.Thread(target=_work, args=(k, barrier)) for k in range(THREADS)]
         for t in threads:
             t.start()
@@ -28,6 +28,7 @@ def test_every_run_of_every_thread_is_recorded_under_its_own_id() -> None:
     assert not any(t.is_alive() for t in threads)
     total = THREADS * PASSES
     assert tr.runs_total == total and len(tr.runs) == total
+    assert [r["id"] for r in tr.run_log] == [r.id for r in tr.runs]
     assert len({r.id for r in tr.runs}) == total
     assert len(tr.ops) == 2 * total  # mul and sum, on every thread
     per_size = {k + 1: 0 for k in range(THREADS)}

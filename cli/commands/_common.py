@@ -24,6 +24,15 @@ class Format(str, Enum):
     dot = "dot"
 
 
+class Detail(str, Enum):
+    """How much each picture says (NOTE [detail levels] in gradviz/render/graphviz.py)."""
+
+    auto = "auto"
+    bare = "bare"
+    values = "values"
+    saved = "saved"
+
+
 def formats_with_svg(formats: list[Format] | None) -> tuple[str, ...]:
     """SVG first (the step player and the README use it), then the extra formats once each."""
     out = ["svg"]
@@ -33,12 +42,14 @@ def formats_with_svg(formats: list[Format] | None) -> tuple[str, ...]:
     return tuple(out)
 
 
-def print_summary(tr: Any, files: list[Path], notes: list[str], title: str) -> None:
+def print_summary(tr: Any, files: list[Path], notes: list[str], title: str,
+                  engine: str | None = None) -> None:
     """A short rich report: what was recorded and which files were written.
 
     Every string from the user (title, paths, notes) is made visible (control characters
     escaped, see ``visible``) and given to rich as ``Text``, never parsed as markup, so a
     folder called ``o[/]x`` prints as it is. Nothing is printed if the script closed stdout.
+    ``engine`` is the ``engine:`` row (who ran the script, and why), if any.
     """
     import sys
 
@@ -56,6 +67,8 @@ def print_summary(tr: Any, files: list[Path], notes: list[str], title: str) -> N
                   title_justify="left")
     table.add_column(style="bold")
     table.add_column()
+    if engine is not None:
+        table.add_row("engine", Text(visible(engine)))
     table.add_row("ops recorded", str(len(tr.ops)))
     table.add_row("tensors", str(len(tr.tensors)))
     table.add_row("backward nodes", str(len(tr.nodes)))

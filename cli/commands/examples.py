@@ -6,7 +6,7 @@ from pathlib import Path
 
 # Listed in teaching order; each is gradviz/examples/<name>.py.
 EXAMPLES = ("seed_backward", "custom_function", "mlp_moons", "higher_order", "inplace_error",
-            "rnn_sequence", "cnn_digits")
+            "rnn_sequence", "cnn_digits", "polynomial")
 
 
 def _folder() -> Path:

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from .._console import ExitCode, fail
-from ._common import Format, formats_with_svg, print_summary
+from ._common import Detail, Format, formats_with_svg, print_summary
 
 
 def load(path: Path):  # noqa: ANN201 - returns a gradviz Trace
@@ -40,6 +40,13 @@ def render(
         "--format", "-f", help="Also write the drawings in this format (repeatable).")] = None,
     collapse: Annotated[bool, typer.Option(
         help="Collapse large graphs before layout.")] = True,
+    detail: Annotated[Detail, typer.Option(
+        help="What the pictures show: bare (names), values (data and grad in each box), "
+             "saved (saved tensors and attributes); auto: values up to 40 nodes, else bare.")
+    ] = Detail.auto,
+    run: Annotated[int | None, typer.Option(
+        "--run", help="The backward run backward.svg draws: 1 is the first, -1 the last "
+             "(default: the last).", show_default=False)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")
                      ] = False,
 ) -> None:
@@ -54,6 +61,7 @@ def render(
     tr = load(trace_file)
     out_dir = Path(os.path.abspath(out if out is not None else trace_file.parent))
     with locked(out_dir), runner.stop_on_signals():
-        written = write(tr, out_dir, formats_with_svg(formats), collapse, keep=trace_file)
+        written = write(tr, out_dir, formats_with_svg(formats), collapse, keep=trace_file,
+                        detail=detail.value, run=run)
     if not quiet:
         print_summary(tr, written.files, written.notes, f"gradviz render {trace_file.name}")

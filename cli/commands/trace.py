@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from .._console import ExitCode, err_console, fail, visible
-from ._common import Format, Values, formats_with_svg, print_summary
+from ..engines import Engine
+from ._common import Detail, Format, Values, formats_with_svg, print_summary
 
 if TYPE_CHECKING:
     from ..runner import Outputs
@@ -66,10 +67,18 @@ def trace(
         help="Tensor values to keep: small (full up to 64 elements), none, all.")
     ] = Values.small,
     keep_runs: Annotated[int | None, typer.Option(
-        "--keep-runs", min=1, help="Keep only the last N backward runs (training loops).")
+        "--keep-runs", min=1, help="Keep only the last N backward runs. Without it a training "
+        "loop keeps its last iteration (identical ones folded) and lists every run.")
     ] = None,
     collapse: Annotated[bool, typer.Option(
         help="Collapse large graphs (module scopes, repeated blocks) before layout.")] = True,
+    detail: Annotated[Detail, typer.Option(
+        help="What the pictures show: bare (names), values (data and grad in each box), "
+             "saved (saved tensors and attributes); auto: values up to 40 nodes, else bare.")
+    ] = Detail.auto,
+    run: Annotated[int | None, typer.Option(
+        "--run", help="The backward run backward.svg draws: 1 is the first, -1 the last "
+             "(default: the last).", show_default=False)] = None,
     steps: Annotated[bool, typer.Option("--steps", help="Print the engine's step table.")
                      ] = False,
     open_player: Annotated[bool, typer.Option("--open", help="Open the step player in a browser.")
@@ -79,6 +88,13 @@ def trace(
     example: Annotated[str | None, typer.Option(
         "--example", help="Trace a bundled example instead of SCRIPT (see `gradviz examples`).")
     ] = None,
+    engine: Annotated[Engine, typer.Option(
+        "--engine", help="Who runs the script: auto (real PyTorch if the script imports torch, "
+        "else gradviz), torch, or gradviz (`import torch` then runs gradviz, for this run).")
+    ] = Engine.auto,
+    seed: Annotated[int | None, typer.Option(
+        "--seed", help="Call manual_seed(SEED) of the engine before the script runs.")
+    ] = None,
 ) -> None:
     """Run SCRIPT under the tracer; write forward.svg, backward.svg, steps.html and trace.json.
 
@@ -87,6 +103,10 @@ def trace(
     script fails, the trace up to the failure is still written, its traceback is shown, and the
     exit code is 1; `sys.exit(n)` in the script exits with n. A script that does not compile, or
     that runs no gradviz op, writes no file and says why.
+
+    A script that imports torch is traced on real PyTorch (`--engine auto`, the default; needs
+    `pip install gradviz[torch]`); `--engine gradviz` runs the same unmodified script on gradviz.
+    The summary says which engine ran and why.
     """
     path = _resolve_script(script, example)
     warn_options_after_script(ctx, path.name, list(args or []))
@@ -96,7 +116,8 @@ def trace(
     written: list[Path] = []
     code = run_and_write(path, list(args or []), out_dir, formats_with_svg(formats),
                          values.value, keep_runs, collapse, steps, quiet,
-                         argv0=script if script is not None else str(path), written=written)
+                         argv0=script if script is not None else str(path), written=written,
+                         detail=detail.value, run=run, engine=engine, seed=seed)
     player = out_dir / "steps.html"
     if open_player and player in written:
         import webbrowser
@@ -153,7 +174,9 @@ def warn_options_after_script(ctx: typer.Context, script: str, args: list[str]) 
 def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str, ...],
                   values: str, keep_runs: int | None, collapse: bool, show_steps: bool,
                   quiet: bool, title: str | None = None, argv0: str | None = None,
-                  written: list[Path] | None = None) -> int:
+                  written: list[Path] | None = None, detail: str = "auto",
+                  run: int | None = None, engine: Engine = Engine.auto,
+                  seed: int | None = None) -> int:
     """Trace ``path``, write the outputs, print the summary; return the script's exit code.
 
     NOTE [paths]: the script runs in this process and may ``os.chdir``, so every path is made
@@ -168,6 +191,11 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
     printed as Python prints it, nothing is written (not even the output folder) and the exit
     code is 1. A script that ran but recorded nothing (no gradviz op: a plain script, or one
     that used real PyTorch) gets no empty pictures either, and a warning that says which.
+
+    NOTE [engines]: ``engine`` picks who runs the script (cli/engines.py): real PyTorch,
+    recorded by the torch source (cli/torch_source.py), or gradviz, with ``import torch``
+    answered by gradviz when the script imports torch. ``seed`` is given to that engine's
+    ``manual_seed`` first, so two runs of one script start alike (``gradviz compare``).
     """
     from .. import runner
 
@@ -182,26 +210,39 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
                                 end="", markup=False, highlight=False)
         fail(f"{path.name} does not compile, so it never ran: nothing was traced and no file "
              "was written", ExitCode.FAILURE)
+    from .. import engines
+
+    chosen, why = engines.choose(engine, path)
+    if chosen == "torch":
+        try:
+            engines.import_real_torch()
+        except ImportError as e:
+            fail(str(e), ExitCode.UNAVAILABLE)
     existed = out_dir.exists()
     with locked(out_dir), runner.stop_on_signals():
-        import gradviz
-
         torch_before = "torch" in sys.modules
-        with gradviz.trace(values=values, keep_runs=keep_runs, name=name) as tr:
+        # --run N asks for run N: the default long-run policy must not fold it away.
+        keep_run = run - 1 if run is not None and run > 0 and keep_runs is None else None
+        with recording(chosen, path, values, keep_runs, name, seed, keep_run) as tr:
             result = runner.run_script(path, args, argv0=argv0, code=code)
         if result.traceback_text and runner.stream_usable(sys.stderr):
             err_console().print(visible(result.traceback_text, keep_newlines=True), end="",
                                 markup=False, highlight=False)
         recorded = bool(tr.ops or tr.nodes or tr.runs)
-        outputs = write(tr, out_dir, formats, collapse) if recorded else runner.Outputs()
+        if recorded and result.error is not None and result.signal is None:
+            # Kept in trace.json: how the script ended is part of what it did (gradviz compare
+            # compares the two engines' errors from here).
+            tr.notes.append(f"{SCRIPT_RAISED}{error_text(result.error)}")
+        outputs = (write(tr, out_dir, formats, collapse, detail=detail, run=run) if recorded
+                   else runner.Outputs())
     if written is not None:
         written.extend(outputs.files)
     if not recorded:
         if not existed:
             with contextlib.suppress(OSError):
                 out_dir.rmdir()  # made for the lock, left empty: leave no trace of it
-        used_torch = "torch" in sys.modules and not torch_before
-        _warn_nothing_recorded(path.name, used_torch, result)
+        used_torch = chosen == "gradviz" and "torch" in sys.modules and not torch_before
+        _warn_nothing_recorded(path.name, used_torch, result, chosen)
     elif result.signal is not None:
         outputs.notes.append(f"stopped by {signal.Signals(result.signal).name}; the trace up "
                              "to that point was written")
@@ -215,11 +256,63 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
             for i in range(len(tr.runs)):
                 print_steps(tr, run=i)
         if not quiet:
-            print_summary(tr, outputs.files, outputs.notes, f"gradviz trace {name}")
+            print_summary(tr, outputs.files, outputs.notes, f"gradviz trace {name}",
+                          engine=engines.engine_line(chosen, why))
     return result.exit_code
 
 
-def _warn_nothing_recorded(script: str, used_torch: bool, result: Any) -> None:
+SCRIPT_RAISED = "the script raised "
+
+
+def error_text(exc: BaseException) -> str:
+    """``Type: message`` of an exception, as the last line of its traceback shows it.
+
+    Example:
+        >>> error_text(ValueError("bad"))
+        'ValueError: bad'
+    """
+    import traceback
+
+    return "".join(traceback.format_exception_only(type(exc), exc)).strip()
+
+
+@contextlib.contextmanager
+def recording(engine: str, path: Path, values: str, keep_runs: int | None, name: str,
+              seed: int | None = None, keep_run: int | None = None) -> Iterator[Any]:
+    """Record what runs inside on ``engine`` (``"torch"`` or ``"gradviz"``); yield the trace.
+
+    On gradviz, a script that imports torch gets gradviz for ``import torch`` (NOTE [torch on
+    gradviz] in cli/engines.py). ``seed`` goes to the engine's ``manual_seed`` first;
+    ``keep_run`` is the run the default long-run policy must keep (``gradviz.trace``).
+    """
+    from .. import engines
+
+    with contextlib.ExitStack() as stack:
+        if engine == "torch":
+            from ..torch_source import torch_recording
+
+            torch = engines.import_real_torch()
+            if seed is not None:
+                torch.manual_seed(seed)
+            tr = stack.enter_context(torch_recording(values=values, keep_runs=keep_runs,
+                                                     name=name, keep_run=keep_run))
+        else:
+            import gradviz
+
+            # The trace first, the mapping second: the trace must not take gradviz standing in
+            # for torch as real PyTorch to record, and the mapping is gone when it closes.
+            tr = stack.enter_context(gradviz.trace(values=values, keep_runs=keep_runs,
+                                                   name=name, keep_run=keep_run,
+                                                   torch=False))
+            if engines.script_imports_torch(path):
+                stack.enter_context(engines.torch_as_gradviz())
+            if seed is not None:
+                gradviz.manual_seed(seed)
+        yield tr
+
+
+def _warn_nothing_recorded(script: str, used_torch: bool, result: Any,
+                           engine: str = "gradviz") -> None:
     """Say, on stderr, why a run wrote no file: it recorded nothing, and what was used instead.
 
     On stderr and even with ``--quiet``: an exit code of 0 with no file would otherwise look
@@ -229,20 +322,21 @@ def _warn_nothing_recorded(script: str, used_torch: bool, result: Any) -> None:
 
     if not runner.stream_usable(sys.stderr):
         return
+    op = "torch op" if engine == "torch" else "gradviz op"
     if used_torch:
-        # Detected after the run: `torch` was imported by the script and no gradviz op ran.
-        text = (f"{script} used PyTorch (torch), not gradviz: nothing was recorded and no file "
-                "was written. Tracing real PyTorch is planned (issue #17); to trace the script "
-                "on gradviz's engine today, write `import gradviz as torch` (gradviz mirrors "
-                "much of PyTorch's API).")
+        # Detected after the run: torch was imported (by a module the script imports: the
+        # script itself does not, or it would have run on torch) and no gradviz op ran.
+        text = (f"{script} used PyTorch (torch) through a module it imports, not gradviz: "
+                "nothing was recorded and no file was written. Run it with --engine torch to "
+                "trace real PyTorch, or with --engine gradviz to run it on gradviz.")
     elif result.signal is not None:
         text = (f"{script} was stopped by {signal.Signals(result.signal).name} before any "
-                "gradviz op ran: nothing was recorded and no file was written.")
+                f"{op} ran: nothing was recorded and no file was written.")
     elif result.error is not None:
-        text = (f"{script} raised {type(result.error).__name__} before any gradviz op ran: "
+        text = (f"{script} raised {type(result.error).__name__} before any {op} ran: "
                 "nothing was recorded and no file was written.")
     else:
-        text = (f"{script} ran no gradviz op (no tensor op, no backward()): nothing was "
+        text = (f"{script} ran no {op} (no tensor op, no backward()): nothing was "
                 "recorded and no file was written.")
     from rich.text import Text
 
@@ -267,13 +361,17 @@ def locked(out_dir: Path) -> Iterator[None]:
 
 
 def write(tr: Any, out_dir: Path, formats: tuple[str, ...], collapse: bool,
-          keep: Path | None = None) -> Outputs:
+          keep: Path | None = None, detail: str = "auto", run: int | None = None) -> Outputs:
     """runner.write_outputs, with every failure turned into one line and an exit code."""
     from .. import runner
 
     written = runner.Outputs()
     try:
-        return runner.write_outputs(tr, out_dir, formats, collapse, keep=keep, result=written)
+        return runner.write_outputs(tr, out_dir, formats, collapse, keep=keep, result=written,
+                                    detail=detail, run=run)
+    except ValueError as e:  # --run names a run the trace does not hold
+        done = ", ".join(f.name for f in written.files)
+        fail(f"--run {run}: {e}" + (f" (written: {done})" if done else ""), ExitCode.USAGE)
     except OSError as e:
         fail(f"cannot write to the output folder {out_dir}: {e.strerror or e}", ExitCode.USAGE)
     except (KeyboardInterrupt, runner.Terminated) as e:

@@ -4,39 +4,12 @@ The tracer (``gradviz.trace``) registers a listener; nothing here knows about it
 callable ``listener(event: str, data: dict) -> None``. The event names and their fields are
 documented in ``docs/engine.md``; in short:
 
-``op``                 a forward op ran: ``name``, ``inputs``, ``outputs``, ``node``, ``inplace``
-``backward_begin``     ``engine`` (``pytorch``, ``singa``, ``mxnet``), ``roots``, ``grad_roots``,
-                       ``retain_graph``, ``create_graph``, ``inputs``, ``accumulate_grad``,
-                       ``graph_root``; MXNet adds ``gradient_graph`` (its explicit graph)
-``dependencies``       ``counts`` (node -> number of incoming edges), ``graph_root``; SINGA adds
-                       ``tensor_counts`` ((node, output index) -> edges carrying that output)
-``enqueue``            a node became ready: ``node``, ``priority`` (the queue runs the lowest
-                       first, equal ones first come first served; the queue itself is not
-                       listed, so a wide queue costs the same per push as a narrow one)
-``execute``            ``node``, ``grad_outputs`` (what it received), ``grad_inputs`` (what it sent)
-``accumulate``         a gradient sent along an edge into a node's input buffer: ``node``,
-                       ``input_nr``, ``grad`` (None when nothing flowed), ``buffer`` (the slot
-                       after adding), ``from`` (the sending node), ``remaining`` (the
-                       receiving node's dependency count after this edge)
-``leaf_grad``          ``AccumulateGrad`` wrote ``.grad``: ``node``, ``tensor``, ``before``,
-                       ``after``
-``hook``               a hook ran: ``kind``, ``node``, ``fn``
-``release_saved``      ``node`` freed its saved values
-``gradient_node``      MXNet ran a gradient-graph node that is not a backward node
-                       (``_head_grad_ones``, ``_head_grad``, ``_aggregate_sum``, ``_zeros``,
-                       ``_copy``): ``gnode`` (its id), ``op``, ``node`` and ``input_nr`` (the
-                       backward-graph node and output it is about), ``inputs``, ``output``
-``error``              ``error``, ``node`` (or None): then the exception propagates unchanged
-``backward_end``       ``engine``
-``module_enter``       an ``nn.Module`` call began (before its forward pre-hooks): ``module``,
-                       ``name`` (qualified name from the outermost module being called, e.g.
-                       ``0`` or ``encoder.fc1``; the class name for that outermost module)
-``module_exit``        that call ended (after its forward hooks, also when forward raised):
-                       ``module``, ``name``, ``output`` (None if forward raised)
-=====================  ==========================================================================
-=======
 =======================  ==========================================================================
-``op``                   a forward op ran: ``name``, ``inputs``, ``outputs``, ``node``, ``inplace``
+``op``                   a forward op ran: ``name``, ``inputs``, ``outputs``, ``node``, ``inplace``;
+                         a custom Function's op adds ``function`` (True)
+``function_enter``       a custom Function's ``forward()`` begins: ``function`` (the class); the
+                         ops it runs come before the Function's own ``op`` event
+``function_exit``        that ``forward()`` ended (also when it raised): ``function``
 ``backward_begin``       ``engine`` (``pytorch``, ``singa``, ``mxnet``), ``roots``, ``grad_roots``,
                          ``retain_graph``, ``create_graph``, ``inputs``, ``accumulate_grad``,
                          ``graph_root``; MXNet adds ``gradient_graph`` (its explicit graph)
@@ -56,7 +29,8 @@ documented in ``docs/engine.md``; in short:
 ``hook``                 a hook ran: ``kind``, ``node``, ``fn``
 ``release_saved``        ``node`` freed its saved values
 ``saved_tensor_pack``    a saved-tensor pack hook ran: ``saved`` (the SavedVariable), ``tensor``,
-                         ``packed`` (the hook's result), ``fn``
+                         ``packed`` (the hook's result), ``fn``, ``node`` (the owner when
+                         ``register_hooks`` packed it, else None: the node is made after)
 ``saved_tensor_unpack``  an unpack hook ran: ``saved``, ``node`` (the reader or None),
                          ``packed``, ``tensor`` (the hook's result), ``fn``
 ``gradient_node``        MXNet ran a gradient-graph node that is not a backward node
@@ -80,9 +54,10 @@ gradient in ``after`` (``.grad`` is not written; ``before`` is None).
 The PyTorch engine (:mod:`gradviz.autograd.engine`) reports through an :class:`Observer`, one
 method per event, fetched once per backward with :func:`observer`: with no listener that is a
 shared observer whose methods do nothing, so the engine calls them unconditionally; with
-listeners it is one that turns each call into the ``(event, data)`` above. The dispatch point and
-the other engines call :func:`emit` directly, after checking ``if _listeners:`` (the cost of an
-unwatched op is then one truthiness test of a list).
+listeners it is one that turns each call into the ``(event, data)`` above, or, when the only
+listener gave :func:`add_listener` an observer of its own (the tracer does), that observer.
+The dispatch point and the other engines call :func:`emit` directly, after checking
+``if _listeners:`` (the cost of an unwatched op is then one truthiness test of a list).
 """
 
 from __future__ import annotations
@@ -91,16 +66,24 @@ from collections.abc import Callable
 from typing import Any
 
 __all__ = ["add_listener", "remove_listener", "listeners", "Listener", "Observer",
-           "observer"]
+           "Forwarding", "observer"]
 
 Listener = Callable[[str, dict[str, Any]], None]
 
 # Shared mutable list: hot paths import this very object and test its truthiness.
 _listeners: list[Listener] = []
+# Listener -> the Observer it gave add_listener (NOTE [perf: direct observer]).
+_observers: dict[Listener, Observer] = {}
 
 
-def add_listener(fn: Listener) -> Listener:
+def add_listener(fn: Listener, observer: Observer | None = None) -> Listener:
     """Register ``fn(event, data)`` to be told of every op and engine step; returns ``fn``.
+
+    ``observer``: an :class:`Observer` (usually a :class:`Forwarding` whose frequent methods
+    record directly) that the PyTorch engine calls instead of turning its calls into events for
+    ``fn``, while ``fn`` is the only listener. NOTE [perf: direct observer]: the engine reports
+    several events per backward node; building a dict per event and dispatching it on its name
+    cost about as much as the untraced backward pass itself.
 
     Example:
         >>> import gradviz
@@ -112,6 +95,8 @@ def add_listener(fn: Listener) -> Listener:
         ['op']
     """
     _listeners.append(fn)
+    if observer is not None:
+        _observers[fn] = observer
     return fn
 
 
@@ -121,6 +106,8 @@ def remove_listener(fn: Listener) -> None:
         _listeners.remove(fn)
     except ValueError:
         pass
+    if fn not in _listeners:
+        _observers.pop(fn, None)
 
 
 def listeners() -> tuple[Listener, ...]:
@@ -194,8 +181,10 @@ class Observer:
         return value
 
 
-class _Forwarding(Observer):
-    """The observer when listeners exist: each call becomes ``emit(event, data)``."""
+class Forwarding(Observer):
+    """The observer when listeners exist: each call becomes ``emit(event, data)``. A listener's
+    own observer (see :func:`add_listener`) subclasses it, so that what it does not record
+    directly still reaches it as an event, and ``keep`` copies."""
 
     def backward_begin(self, engine: str, roots: tuple, grad_roots: list, retain_graph: bool,
                        create_graph: bool, inputs: tuple, accumulate_grad: bool,
@@ -241,15 +230,22 @@ class _Forwarding(Observer):
 
 
 _NO_OBSERVER = Observer()
-_FORWARDING = _Forwarding()
+_FORWARDING = Forwarding()
 
 
 def observer() -> Observer:
     """The observer for a pass starting now: one that does nothing while no listener is
-    registered, else one that forwards every call to the listeners.
+    registered; the listener's own observer when there is one listener that gave one; else
+    one that forwards every call to the listeners.
 
     Example:
         >>> type(observer()).__name__
         'Observer'
     """
-    return _FORWARDING if _listeners else _NO_OBSERVER
+    if not _listeners:
+        return _NO_OBSERVER
+    if len(_listeners) == 1:
+        own = _observers.get(_listeners[0])
+        if own is not None:
+            return own
+    return _FORWARDING

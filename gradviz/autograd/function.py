@@ -243,12 +243,19 @@ class Function(metaclass=_FunctionMeta):
             bound.apply_defaults()
             args, kwargs = tuple(bound.args), {}
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-        with no_grad():
-            if with_setup_context:
-                raw = cls.forward(*args)
-                cls.setup_context(ctx, args, raw)
-            else:
-                raw = cls.forward(ctx, *args, **kwargs)
+        watched = bool(_listeners)
+        if watched:  # a tracer keeps the ops forward() runs inside the Function's op
+            emit("function_enter", {"function": cls})
+        try:
+            with no_grad():
+                if with_setup_context:
+                    raw = cls.forward(*args)
+                    cls.setup_context(ctx, args, raw)
+                else:
+                    raw = cls.forward(ctx, *args, **kwargs)
+        finally:
+            if watched:
+                emit("function_exit", {"function": cls})
         is_tuple = isinstance(raw, tuple)
         record = _state.enabled and any(ctx.needs_input_grad)
         outputs = _wrap_outputs(ctx, args, list(raw) if is_tuple else [raw], record)
@@ -260,7 +267,7 @@ class Function(metaclass=_FunctionMeta):
             emit("op", {"name": cls.__name__, "node": ctx if record else None,
                         "inputs": args, "outputs": tuple(o for o in outputs
                                                          if isinstance(o, Tensor)),
-                        "kwargs": {}, "inplace": bool(dirty)})
+                        "kwargs": {}, "inplace": bool(dirty), "function": True})
         return tuple(outputs) if is_tuple else outputs[0]
 
 

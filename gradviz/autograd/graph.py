@@ -739,8 +739,10 @@ class SavedVariable:
         if _SAVED_HOOKS:  # the one check the common case pays
             self.set_hooks(*_SAVED_HOOKS[-1], tensor)
 
-    def set_hooks(self, pack_hook: Callable, unpack_hook: Callable, tensor: Tensor) -> None:
-        """Pack ``tensor`` with ``pack_hook`` and keep only its result (and ``unpack_hook``)."""
+    def set_hooks(self, pack_hook: Callable, unpack_hook: Callable, tensor: Tensor,
+                  owner: Node | None = None) -> None:
+        """Pack ``tensor`` with ``pack_hook`` and keep only its result (and ``unpack_hook``);
+        ``owner``: the node, when known (``register_hooks`` on a node's saved value)."""
         version = tensor._version
         packed = pack_hook(tensor)
         if tensor._version != version:
@@ -763,7 +765,7 @@ class SavedVariable:
         self._was_non_leaf = False  # the tensor is no longer held: nothing left to check
         if events._listeners:
             events.emit("saved_tensor_pack", {"saved": self, "tensor": tensor, "packed": packed,
-                                              "fn": pack_hook})
+                                              "fn": pack_hook, "node": owner})
 
     def check_version(self, owner: Node | None = None) -> None:
         counter = self._counter
@@ -890,7 +892,7 @@ class SavedTensor:
                                "time.")
         # The hook gets the values without their history, as PyTorch passes ``data.detach()``.
         tensor = saved._tensor if saved._tensor is not None else saved.unpack(self._owner)
-        saved.set_hooks(pack_hook, unpack_hook, tensor.detach())
+        saved.set_hooks(pack_hook, unpack_hook, tensor.detach(), self._owner)
 
     def __repr__(self) -> str:
         return f"<SavedTensor object at {id(self):#x}>"

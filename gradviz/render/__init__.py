@@ -13,6 +13,7 @@ They never walk ``grad_fn``: a live tensor is first turned into a model with
   ``gradviz steps`` (Textual).
 - :mod:`gradviz.render.jupyter` — ``show`` and the notebook reprs.
 - :mod:`gradviz.render.html` — the self-contained HTML step player.
+- :mod:`gradviz.render.dot` — ``make_dot``, torchviz's drawing for gradviz and torch tensors.
 
 Importing this package is cheap: graphviz, pygraphviz and rich are imported by the functions
 that need them, and the submodules on first attribute access.
@@ -34,13 +35,14 @@ _display.install()  # trace objects' notebook displays and to_html (docs/archite
 
 __all__ = ["draw_backward", "draw_forward", "draw_both", "draw_step", "to_svg", "render",
            "print_graph", "step_table", "print_steps", "step_through", "show", "replay",
-           "player_html"]
+           "player_html", "make_dot"]
 
 _WHERE = {
     "draw_backward": "graphviz", "draw_forward": "graphviz", "draw_both": "graphviz",
     "draw_step": "graphviz", "to_svg": "graphviz", "render": "graphviz",
     "print_graph": "terminal", "step_table": "terminal", "print_steps": "terminal",
     "step_through": "terminal", "show": "jupyter", "replay": "_steps", "player_html": "html",
+    "make_dot": "dot",
 }
 
 

@@ -39,6 +39,8 @@ import functools
 import hashlib
 import os
 import re
+import textwrap
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -55,9 +57,23 @@ if TYPE_CHECKING:  # pragma: no cover
     from gradviz.trace.recorder import Trace
 
 __all__ = ["draw_backward", "draw_forward", "draw_both", "draw_step", "to_svg", "render",
-           "FORMATS"]
+           "FORMATS", "DETAILS", "AUTO_VALUES_MAX", "resolve_detail", "run_label",
+           "run_position"]
 
 FORMATS = ("svg", "png", "pdf", "dot")
+
+# NOTE [detail levels] How much a picture says about each node:
+# - "bare": names only (PyTorch's class names, tensor names): the shape of the graph, for big ones;
+# - "values": micrograd's picture: each box also holds its id, the line of code that made it, and
+#   its ``data`` and ``grad`` summaries (the value the op produced, the gradient it received);
+# - "saved": torchviz's picture: the saved tensors (``_saved_self``...) as orange boxes linked to
+#   the tensor they hold, the saved attributes (``_saved_exponent = 2``) in the node, leaves in
+#   blue, AccumulateGrad linked to its leaf: what backward keeps in memory, at a glance.
+# "auto" is "values" for a graph of at most AUTO_VALUES_MAX nodes (a micrograd-sized example,
+# where every number still fits on a screen) and "bare" beyond: text in a 300-node picture is
+# unreadable anyway, and short labels keep it narrow.
+DETAILS = ("auto", "bare", "values", "saved")
+AUTO_VALUES_MAX = 40
 
 # Colours: torchviz's where it has one (grad_fn grey, leaves light blue, outputs olive green,
 # saved tensors orange), so a drawing reads like the one learners see in tutorials.
@@ -76,12 +92,12 @@ _FILL = {
     "group": "#fff2cc",
     "fop": "#fbe3c2",
 }
-_GRAPH_ATTR = {"rankdir": "TB", "nodesep": "0.25", "ranksep": "0.35", "fontname": "Helvetica",
+_GRAPH_ATTR = {"rankdir": "TB", "nodesep": "0.2", "ranksep": "0.3", "fontname": "Helvetica",
                "fontsize": "12"}
 _NODE_ATTR = {"shape": "box", "style": "filled,rounded", "fontname": "Helvetica",
               "fontsize": "11", "height": "0.3", "margin": "0.08,0.04"}
-_EDGE_ATTR = {"fontname": "Helvetica", "fontsize": "9", "arrowsize": "0.7", "labeldistance": "1.6",
-              "labelangle": "-35"}
+_EDGE_ATTR = {"fontname": "Helvetica", "fontsize": "9", "arrowsize": "0.7",
+              "fontcolor": "#555555"}
 
 _SAFE_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_.~]*\Z")
 
@@ -121,6 +137,222 @@ def _gc_paused(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
 
     return wrapper
+
+
+# -- detail levels, titles, the legend -------------------------------------------------------------
+@dataclass(frozen=True)
+class _Detail:
+    """What one drawing shows (NOTE [detail levels]); ``level`` is the name it is known by."""
+
+    level: str
+    values: bool = False  # data and grad inside the boxes
+    source: bool = False  # the node's id and the code that made it
+    saved: bool = False  # saved tensors as their own (orange) boxes
+    attrs: bool = False  # saved non-tensor attributes in the node label
+    edge_grads: bool = False  # gradients written on the edges (show_grads=True)
+    ids: bool = False  # every node's id, even without the code line (draw_step)
+
+
+_LEVELS = {
+    "bare": _Detail("bare"),
+    "values": _Detail("values", values=True, source=True),
+    "saved": _Detail("saved", source=True, saved=True, attrs=True),
+}
+
+
+def resolve_detail(detail: str | None, size: int) -> str:
+    """The detail level drawn for ``detail`` (one of :data:`DETAILS`) on a graph of ``size``
+    nodes: ``"auto"`` (or ``None``) is ``"values"`` up to :data:`AUTO_VALUES_MAX` nodes, else
+    ``"bare"``.
+
+    Example:
+        >>> resolve_detail("auto", 5), resolve_detail(None, 500), resolve_detail("saved", 500)
+        ('values', 'bare', 'saved')
+    """
+    if detail is None:
+        detail = "auto"
+    if detail not in DETAILS:
+        raise ValueError(f"unknown detail level {detail!r}: use one of {', '.join(DETAILS)}")
+    if detail == "auto":
+        return "values" if size <= AUTO_VALUES_MAX else "bare"
+    return detail
+
+
+def _detail(detail: str | None, size: int, show_saved: bool = False, show_attrs: bool = False,
+            show_grads: bool = False) -> _Detail:
+    """The level to draw; the older flags map onto it (``show_saved``/``show_attrs``: ``saved``,
+    ``show_grads``: ``values`` with the gradients on the edges too) and add to an explicit one."""
+    if detail is None and (show_saved or show_attrs):
+        # The flags alone say exactly what to add (show_attrs without the saved boxes lists the
+        # saved tensors' shapes in the label, as it always did).
+        return _Detail("saved", source=True, saved=show_saved, attrs=show_attrs,
+                       values=show_grads, edge_grads=show_grads)
+    if detail is None and show_grads:
+        detail = "values"
+    d = _LEVELS[resolve_detail(detail, size)]
+    return _Detail(d.level, values=d.values or show_grads, source=d.source,
+                   saved=d.saved or show_saved, attrs=d.attrs or show_attrs,
+                   edge_grads=show_grads)
+
+
+def _run_numbers(trace: Trace) -> list[int]:
+    """The number (1 for the first run the script made) of each kept run, in order. A run's id
+    ``run<k>`` counts the runs begun, so the numbers hold when runs were folded or dropped."""
+    kept = len(trace.runs)
+    total = max(trace.runs_total, kept)
+    numbers = []
+    for i, r in enumerate(trace.runs):
+        m = re.fullmatch(r"run(\d+)", r.id)
+        numbers.append(int(m.group(1)) + 1 if m else total - kept + i + 1)
+    return numbers
+
+
+def _kept_text(numbers: list[int], total: int) -> str:
+    if len(numbers) == total:
+        return ""
+    if numbers == list(range(total - len(numbers) + 1, total + 1)):
+        return f", last {len(numbers)} kept"
+    return f", {len(numbers)} kept in full"
+
+
+def run_label(trace: Trace, run: int | str = -1) -> str:
+    """``"backward run 2 of 3"`` for a run of ``trace`` (by index or id), counting the runs
+    dropped by ``keep_runs`` or folded as identical iterations (``"backward run 20 of 20, last
+    3 kept"``).
+
+    Example:
+        >>> import gradviz
+        >>> with gradviz.trace(keep_runs="all") as tr:
+        ...     x = gradviz.ones(2, requires_grad=True)
+        ...     for _ in range(2):
+        ...         (x * 2).sum().backward()
+        >>> run_label(tr, 0)
+        'backward run 1 of 2'
+    """
+    r = trace.run(run)
+    numbers = _run_numbers(trace)
+    total = max(trace.runs_total, len(numbers))
+    k = numbers[trace.runs.index(r)]
+    return (f"backward run {k} of {total}" + (" (autograd.grad)" if r.kind == "grad" else "")
+            + _kept_text(numbers, total))
+
+
+def run_position(trace: Trace, number: int) -> int:
+    """The index in ``trace.runs`` of the run numbered ``number`` as :func:`run_label` counts
+    (1 is the first run the script made; negative counts from the end, -1 the last).
+
+    Raises:
+        ValueError: no such run, or it was not kept (``keep_runs``, or folded into the next
+            identical iteration); the message says which numbers can be drawn.
+
+    Example:
+        >>> import gradviz
+        >>> with gradviz.trace(keep_runs="all") as tr:
+        ...     x = gradviz.ones(2, requires_grad=True)
+        ...     for _ in range(3):
+        ...         (x * 2).sum().backward()
+        >>> run_position(tr, 1), run_position(tr, -1)
+        (0, 2)
+    """
+    numbers = _run_numbers(trace)
+    kept = len(numbers)
+    if not kept:
+        raise ValueError("this trace has no backward runs: backward() was never called")
+    total = max(trace.runs_total, kept)
+    have = ("run " if kept == 1 else "runs ") + ", ".join(map(str, numbers))
+    if number < 0:
+        if -number > kept:
+            raise ValueError(f"no backward run {number}: the trace holds {kept} ({have})")
+        return kept + number
+    if number == 0 or number > total:
+        raise ValueError(f"no backward run {number}: the script made {total}; choose one of "
+                         f"1..{total} (or -1 for the last)")
+    if number not in numbers:
+        raise ValueError(f"backward run {number} was not kept: the trace holds {have}. Trace "
+                         f"again with --run {number} (or keep_run={number - 1}), or with "
+                         "--keep-runs all")
+    return numbers.index(number)
+
+
+def _html(s: Any, width: int = 80) -> str:
+    """User text for an HTML-like label (the title)."""
+    import html
+
+    return html.escape(clip(s, width), quote=True)
+
+
+# What each class of box means, per picture (only the classes a drawing uses are listed).
+_LEGEND_TEXT = {
+    "op": "grad_fn node",
+    "custom": "custom Function",
+    "accumulate_grad": "AccumulateGrad",
+    "leaf": "leaf (requires_grad)",
+    "param": "parameter",
+    "output": "output (backward() starts here)",
+    "saved": "saved tensor",
+    "fop": "op",
+    "tensor": "tensor",
+    "input": "input (no grad)",
+    "group": "folded: N × block",
+    "grad_fn": "grad_fn node",
+    "executing": "running now",
+    "receiver": "receives the gradient",
+    "ready": "ready queue",
+    "done": "finished",
+}
+
+
+def _legend_cell(key: str, fill: str, text: str, rounded: bool = True) -> str:
+    style = ' style="rounded"' if rounded else ""
+    color = ' color="#c0392b"' if key == "receiver" else ""
+    return (f'<td border="1" bgcolor="{fill}" cellpadding="2"{style}{color}>'
+            f'<font point-size="9">{text}</font></td>')
+
+
+def _title_label(title: str | None, subtitle: str | None, keys: list[tuple[str, str]],
+                 notes: list[str], texts: dict[str, str] | None = None) -> str:
+    """The title, a subtitle and the legend as one HTML-like graph label: a small row of
+    swatches under the title (no nodes, so layout and node ids are untouched)."""
+    rows = []
+    if title:
+        rows.append(f'<tr><td><font point-size="14">{_html(title)}</font></td></tr>')
+    if subtitle:
+        rows.append(f'<tr><td><font point-size="11">{_html(subtitle, 120)}</font></td></tr>')
+    rows += [f'<tr><td><font point-size="10" color="#333333">{_html(n, 160)}</font></td></tr>'
+             for n in notes if n]
+    text = dict(_LEGEND_TEXT, **(texts or {}))
+    cells = [_legend_cell(k, f, text[k], rounded=k not in ("fop", "group"))
+             for k, f in keys]
+    if cells:
+        rows.append('<tr><td><table border="0" cellborder="0" cellspacing="3"><tr>'
+                    + "".join(cells) + "</tr></table></td></tr>")
+    return '<<table border="0" cellborder="0" cellspacing="0">' + "".join(rows) + "</table>>"
+
+
+def _legend(dot: Any, title: str | None, subtitle: str | None, parts: Any, plan: Any,
+            notes: list[str], order: tuple[str, ...], forward: bool = False,
+            extra: Iterable[str] = (), texts: dict[str, str] | None = None) -> None:
+    """Put title and legend on ``dot``: a swatch for each kind of box the drawing has."""
+    used = {it.cls for vid, it in parts.items.items() if plan.drawn(vid) == vid}
+    used.update(extra)
+    if plan.groups:
+        used.add("group")
+    keys = []
+    for k in order:
+        if k in used:
+            # a forward op is an "op" box in the forward colour (its SVG class stays gv-op)
+            keys.append(("fop", _FILL["fop"]) if forward and k == "op" else (k, _STYLE_FILL.get(
+                k, _FILL.get(k, "white"))))
+    dot.attr(label=_title_label(title, subtitle, keys, notes, texts), labelloc="t",
+             labeljust="c")
+
+
+_STYLE_FILL = {"executing": "gold", "ready": "palegreen", "done": "#a6a6a6",
+               "grad_fn": "lightgrey", "receiver": "white"}
+_BACKWARD_KEYS = ("op", "custom", "accumulate_grad", "leaf", "param", "output", "saved", "group")
+_FORWARD_KEYS = ("op", "input", "leaf", "param", "tensor", "output", "group")
+_STEP_KEYS = ("executing", "receiver", "ready", "done", "op", "accumulate_grad", "leaf",
+              "param", "group")
 
 
 # -- the Digraph subclass and rendering -----------------------------------------------------------
@@ -175,9 +407,58 @@ def _new(name: str) -> Any:
                             edge_attr=dict(_EDGE_ATTR))
 
 
+# NOTE [fonts] The Graphviz inside the pygraphviz wheel brings its own libfontconfig, older than
+# many systems' fontconfig. When it starts it parses every template in the system's
+# /usr/share/fontconfig/conf.avail (whatever FONTCONFIG_FILE says), and on a newer system one of
+# them has an element it does not know: 'Fontconfig warning: ".../05-reset-dirs-sample.conf",
+# line 6: unknown element "reset-dirs"' on stderr, on every run, about nothing in the picture.
+# So fontconfig is started once, explicitly (FcInit through ctypes, on the very library the
+# wheel loaded), with stderr captured: its "Fontconfig ..." lines are dropped, anything else
+# is written back. Later layouts find it started and print nothing. No system package needed.
+@functools.cache
+def _start_fontconfig() -> None:
+    import ctypes
+    import glob
+    import sys
+
+    import pygraphviz
+
+    here = os.path.dirname(os.path.abspath(pygraphviz.__file__))
+    libs = sorted(glob.glob(os.path.join(here, os.pardir, "pygraphviz.libs", "libfontconfig*"))
+                  + glob.glob(os.path.join(here, ".dylibs", "libfontconfig*")))
+    if not libs:
+        return  # a pygraphviz built against the system's Graphviz: its fontconfig is in tune
+    try:
+        lib = ctypes.CDLL(os.path.realpath(libs[0]))
+    except OSError:
+        return
+    import tempfile
+
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError, AttributeError):
+        return  # no stderr to protect
+    with tempfile.TemporaryFile() as captured:
+        os.dup2(captured.fileno(), 2)
+        try:
+            lib.FcInit()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        captured.seek(0)
+        text = captured.read().decode("utf-8", "replace")
+    rest = "".join(line for line in text.splitlines(keepends=True)
+                   if not line.startswith("Fontconfig"))
+    if rest:
+        sys.stderr.write(rest)
+
+
 def _layout(source: str, fmt: str, prog: str | None = "dot") -> bytes:
     """Lay out and render with pygraphviz's bundled Graphviz libraries (no ``dot`` binary)."""
     import pygraphviz
+
+    _start_fontconfig()
 
     # A lone surrogate (an undecodable file name's bytes, kept by Python) cannot be encoded for
     # Graphviz: it is drawn as its escape instead of failing the whole picture.
@@ -259,6 +540,7 @@ class _Backward:
     ops: dict[str, OpRecord] = field(default_factory=dict)
     title: str | None = None
     classes: dict[str, str] = field(default_factory=dict)  # Trace.module_classes
+    run_label: str | None = None  # "backward run 2 of 3"
 
 
 def _is_trace(obj: Any) -> bool:
@@ -271,8 +553,9 @@ def _backward_input(obj: Any, run: int | str = -1) -> _Backward:
     from gradviz.tensor import Tensor
     from gradviz.trace.graph import graph_of
     from gradviz.trace.model import BackwardGraph
+    from gradviz.trace.torch_source import is_torch_tensor
 
-    if isinstance(obj, Tensor):
+    if isinstance(obj, Tensor) or is_torch_tensor(obj):  # a torch tensor: its grad_fn graph
         obj = graph_of(obj)
     if isinstance(obj, BackwardGraph):
         roots = {(e[0], e[1]) for e in obj.roots}
@@ -286,7 +569,7 @@ def _backward_input(obj: Any, run: int | str = -1) -> _Backward:
             r = tr.run(run)
             return _Backward(graph=tr.backward_graph(run), tensors=tr.tensors,
                              root_tensors=list(r.roots), run=r, ops=ops, title=tr.name,
-                             classes=tr.module_classes)
+                             classes=tr.module_classes, run_label=run_label(tr, run))
         # No backward yet: the whole recorded graph, rooted where nothing points.
         targets = {nxt for n in tr.nodes.values() for nxt, _ in n.next_functions if nxt}
         roots = [[nid, 0] for nid in tr.nodes if nid not in targets]
@@ -296,7 +579,8 @@ def _backward_input(obj: Any, run: int | str = -1) -> _Backward:
         rootset = {r[0] for r in roots}
         outs = [t.id for t in tr.tensors.values() if t.grad_fn in rootset and not t.is_leaf]
         return _Backward(graph=graph, tensors=tr.tensors, root_tensors=outs, ops=ops,
-                         title=tr.name, classes=tr.module_classes)
+                         title=tr.name, classes=tr.module_classes,
+                         run_label="the graph built so far (backward() not called yet)")
     raise TypeError("expected a Tensor, a BackwardGraph or a Trace; got "
                     f"{type(obj).__name__}")
 
@@ -363,8 +647,9 @@ class _Item:
 
 @dataclass
 class _Edge:
-    """One edge. ``head`` is plain text for the head label (``input_nr``); ``reverse`` draws it
-    from ``dst`` to ``src`` with the arrow still pointing at ``dst`` (:func:`draw_both`)."""
+    """One edge. ``head`` says which input (``input 1``) or output it is, where that is worth
+    saying; ``reverse`` draws it from ``dst`` to ``src`` with the arrow still pointing at
+    ``dst`` (:func:`draw_both`)."""
 
     src: str
     dst: str
@@ -374,6 +659,7 @@ class _Edge:
     attrs: dict[str, str] = field(default_factory=dict)
     head: str | None = None
     reverse: bool = False
+    text: str | None = None  # the gradient it carried, written on it (plain text)
 
     @property
     def id(self) -> str:
@@ -385,7 +671,12 @@ class _Edge:
 
 def _edge(src: str, dst: str, cls: str, nr: int | None = None, k: int = 0,
           **attrs: str) -> _Edge:
-    return _Edge(src, dst, cls, nr, k, attrs, head=None if nr is None else str(nr))
+    return _Edge(src, dst, cls, nr, k, attrs)
+
+
+def _text_id(model_id: str) -> str:
+    """A model id as shown in a label (a hostile id is shown clipped, not trusted)."""
+    return clip(model_id, 16)
 
 
 @dataclass
@@ -423,68 +714,172 @@ def _scope_of(b: _Backward) -> dict[str, tuple[str, ...]]:
     return scope
 
 
-def _backward_parts(b: _Backward, show_saved: bool, show_attrs: bool, show_grads: bool,
-                    leaf_boxes: bool = True, state: StepState | None = None) -> _Parts:
-    """Vertices and edges of a backward drawing. ``leaf_boxes=False`` leaves out the tensor
-    boxes (leaves, roots): :func:`draw_both` links to the forward side's instead."""
+def _node_inputs(b: _Backward) -> dict[str, int]:
+    """How many inputs (gradient slots, ``input_nr``) each node has: one per output of the
+    forward op that made it. Only a node with several gets its edges labelled ``input k``."""
+    count: dict[str, int] = {}
+    for n in b.graph.nodes.values():
+        for nxt, nr in n.next_functions:
+            if nxt is not None and isinstance(nr, int):
+                count[nxt] = max(count.get(nxt, 1), nr + 1)
+    for t in b.tensors.values():
+        if t.grad_fn is not None and t.grad_fn in b.graph.nodes:
+            count[t.grad_fn] = max(count.get(t.grad_fn, 1), t.output_nr + 1)
+    return count
+
+
+def _node_outputs(b: _Backward) -> dict[str, dict[int, TensorInfo]]:
+    """The tensors each node is the ``grad_fn`` of, by ``output_nr``: the node's ``data``."""
+    out: dict[str, dict[int, TensorInfo]] = {}
+    for t in b.tensors.values():
+        if t.grad_fn is not None and t.grad_fn in b.graph.nodes:
+            out.setdefault(t.grad_fn, {}).setdefault(t.output_nr, t)
+    return out
+
+
+_MAX_SLOTS = 4  # data/grad lines per node with several inputs; the rest is "…"
+
+
+def _value_lines(nid: str, n_inputs: int, outputs: dict[int, TensorInfo],
+                 received: dict[tuple[str, int], Any], flow: bool) -> list[str]:
+    """``data``/``grad`` lines of a node; ``data[1]``, ``grad[1]`` per input where it has
+    several (a split's outputs, each with its own gradient)."""
+    lines = []
+    for k in range(min(n_inputs, _MAX_SLOTS)):
+        tag = f"[{k}]" if n_inputs > 1 else ""
+        t = outputs.get(k)
+        data = _data_line(t.value if t is not None else None)
+        if data:
+            lines.append(f"data{tag}" + data[4:])
+        go = received.get((nid, k))
+        if go is not None or flow:
+            lines.append(f"grad{tag} {_short(go)}")
+    if n_inputs > _MAX_SLOTS:
+        lines.append(f"… {n_inputs - _MAX_SLOTS} more inputs")
+    return lines
+
+
+def _expression(n: NodeInfo, ops: dict[str, OpRecord], tensors: dict[str, TensorInfo]) -> str:
+    """The code a node came from: the user's line (``y = a * b``); inside a module (where that
+    line is only ``out = model(x)``, the same for every node) or without a line, the op's call
+    (``addmm(fc1.bias, x, t3)``)."""
+    op = ops.get(n.forward_op) if n.forward_op else None
+    if op is None:
+        return ""
+    if op.source is not None and op.source.code and not op.scope:
+        return op.source.code.strip()
+    return clip(_op_call(op, tensors), 44)
+
+
+def _short(summary: dict[str, Any] | None) -> str:
+    """A value in a box: ``(2,) [1, 2]`` (at most 4 numbers), or ``(8, 10) -2.39 … 0.15`` (its
+    range) for a big one: a box in a picture is narrower than a table cell."""
+    if summary is None:
+        return "None"
+
+    def num(v: Any) -> str:
+        return f"{v:.3g}" if isinstance(v, float) else str(v)
+
+    stats = summary.get("stats") if "values" not in summary else None
+    shape = summary.get("shape") or []
+    if not stats and len(shape) >= 2 and isinstance(summary.get("values"), list):
+        # a matrix's first row or two are not worth a box twice as wide: its range is
+        flat: list[Any] = []
+        stack = [summary["values"]]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, list):
+                stack.extend(item)
+            elif isinstance(item, (int, float)) and not isinstance(item, bool):
+                flat.append(item)
+        stats = {"min": min(flat), "max": max(flat)} if flat else None
+    if stats and "min" in stats and "max" in stats:
+        return f"{shape_str(shape)} {num(stats['min'])} … {num(stats['max'])}"
+    return grad_str(summary, numbers=4)
+
+
+def _data_line(summary: dict[str, Any] | None) -> str:
+    """``data (2,) [1, 2]``; nothing when the trace kept no numbers (``values="none"``)."""
+    return f"data {_short(summary)}" if summary and value_str(summary) else ""
+
+
+def _backward_parts(b: _Backward, d: _Detail, leaf_boxes: bool = True,
+                    state: StepState | None = None) -> _Parts:
+    """Vertices and edges of a backward drawing at detail ``d``. ``leaf_boxes=False`` leaves out
+    the tensor boxes (leaves, roots): :func:`draw_both` links to the forward side's instead."""
     g = b.graph
     parts = _Parts()
     scope = _scope_of(b)
     grads: dict[tuple[str, str, int], list[Any]] = {}
     leaf_grads: dict[str, Any] = {}
-    root_grads: dict[tuple[str, int], Any] = {}
+    received: dict[tuple[str, int], Any] = {}  # (node, input_nr) -> the gradient it was given
     flow = state  # the engine state whose gradients are shown: step k, or the end of the run
-    if flow is None and show_grads and b.run is not None and b.run.steps:
+    if flow is None and (d.edge_grads or d.values) and b.run is not None and b.run.steps:
         flow = replay(b.run, -1)
     if flow is not None and b.run is not None:
         grads, leaf_grads = flow.edge_grads, flow.leaf_grads
-        # what each root's grad_fn received: the gradient on the root tensor -> grad_fn edge
-        roots = {b.tensors[t].grad_fn for t in b.root_tensors if t in b.tensors}
         for s in b.run.steps[:flow.step.index + 1]:
-            if s.kind == "execute" and s.node in roots:
-                for nr, go in enumerate(s.grad_outputs):
-                    root_grads.setdefault((s.node, nr), go)
-    elif show_grads:
+            if s.kind == "execute" and s.node is not None:
+                for nr, go in enumerate(s.grad_outputs or []):
+                    received.setdefault((s.node, nr), go)
+    elif d.edge_grads or d.values:
         leaf_grads = {t.id: t.grad for t in b.tensors.values() if t.grad is not None}
-    with_grads = show_grads or state is not None
+    with_grads = d.edge_grads or state is not None
     leaf_ids = {n.variable for n in g.nodes.values() if n.variable}
+    inputs = _node_inputs(b)
+    outputs = _node_outputs(b) if d.values else {}
+    names = Counter(n.name for n in g.nodes.values())
 
     # root tensors (z) -> their grad_fn
     for tid in b.root_tensors if leaf_boxes else ():
         t = b.tensors.get(tid)
         if t is None or t.grad_fn not in g.nodes:
             continue
+        go = received.get((t.grad_fn, t.output_nr))
+        lines = _tensor_lines(t)
+        if d.values:
+            lines += [_data_line(t.value), f"grad {_short(go)}" if go is not None else ""]
         parts.add(collapse.Vertex(tid, "output", scope.get(t.grad_fn, ()), attach=True,
                                   named=False),
-                  _Item(tid, _tensor_lines(t), "output", _FILL["output"],
+                  _Item(tid, lines, "output", _FILL["output"],
                         f"{t.name}: output {shape_str(t.shape)} {t.dtype}"))
         e = _edge(tid, t.grad_fn, "root", style="bold")
-        go = root_grads.get((t.grad_fn, t.output_nr))
         if with_grads and go is not None:
-            e.attrs["label"] = _label(grad_str(go))
+            e.text = grad_str(go)
         parts.edges.append(e)
 
     for nid in _node_order(g):
         n = g.nodes[nid]
-        lines = [n.name]
+        # The id tells same-named nodes apart (n4 · MulBackward0); a bare picture names a node
+        # by its id only when another node has the same name.
+        lines = [f"{_text_id(nid)} · {n.name}" if d.source or d.ids or names[n.name] > 1
+                 else n.name]
         var = b.tensors.get(n.variable) if n.variable else None
         if n.kind == "accumulate_grad" and not leaf_boxes and var is not None:
             lines += [var.name, shape_str(var.shape)]
-        if show_attrs:
+        if d.source:
+            lines.append(_expression(n, b.ops, b.tensors))
+        if d.attrs:
             for s in n.saved:
                 if s.value is not None and "const" in s.value:
                     lines.append(f"{_saved_attr_name(s.name)} = {value_str(s.value)}")
-                elif not show_saved:
+                elif not d.saved:
                     lines.append(f"{_saved_attr_name(s.name)}: "
-                                 f"{shape_str((s.value or {}).get('shape'))}")
+                                 f"{shape_str((s.value or {}).get('shape'))}"
+                                 + (f" packed by {s.pack_hook.rsplit('.', 1)[-1]}"
+                                    if s.pack_hook else ""))
+        if d.values and n.kind not in ("accumulate_grad", "graph_root"):
+            lines += _value_lines(nid, inputs.get(nid, 1), outputs.get(nid, {}), received,
+                                  flow is not None)
         if state is not None and nid in state.deps and n.kind != "graph_root":
             lines.append(f"dependencies: {state.deps[nid]}")
         kind = n.kind if n.kind in _FILL else "op"
         parts.add(collapse.Vertex(nid, n.name, scope.get(nid, ()),
                                   attach=n.kind == "accumulate_grad", order=n.sequence_nr),
                   _Item(nid, lines, kind, _FILL[kind], functools.partial(_node_tip, n, b.ops),
-                        ref=var.name if var is not None else ""))
-        # next_functions: node -> target, headlabel = input_nr (the target's input slot)
+                        ref=var.name if var is not None else "", short=n.name))
+        # next_functions: node -> target; "input k" at the head only where the target has
+        # several inputs (a bare "0" on every edge read as "gradient 0")
         seen_edge: dict[tuple[str, int], int] = {}
         for nxt, nr in n.next_functions:
             if nxt is None or nxt not in g.nodes:
@@ -492,9 +887,11 @@ def _backward_parts(b: _Backward, show_saved: bool, show_attrs: bool, show_grads
             k = seen_edge.get((nxt, nr), 0)
             seen_edge[(nxt, nr)] = k + 1
             e = _edge(nid, nxt, "next", nr, k)
+            if inputs.get(nxt, 1) > 1:
+                e.head = f"input {nr}"
             sent = grads.get((nid, nxt, nr))
             if with_grads and sent is not None and k < len(sent):
-                e.attrs["label"] = _label(grad_str(sent[k]))
+                e.text = grad_str(sent[k])
                 if state is not None:
                     e.attrs.update(color="#c0392b", fontcolor="#c0392b")
             parts.edges.append(e)
@@ -503,8 +900,10 @@ def _backward_parts(b: _Backward, show_saved: bool, show_attrs: bool, show_grads
             vid = n.variable
             if vid not in parts.items:
                 lines = _tensor_lines(var, vid)
-                if with_grads and vid in leaf_grads:
-                    lines.append(f".grad {grad_str(leaf_grads[vid])}")
+                if d.values and var is not None:
+                    lines.append(_data_line(var.value))
+                if (d.values or with_grads) and vid in leaf_grads:
+                    lines.append(f".grad {_short(leaf_grads[vid])}")
                 cls = _leaf_class(var)
                 parts.add(collapse.Vertex(vid, cls, scope.get(nid, ()), attach=True, named=False),
                           _Item(vid, lines, cls, _FILL[cls],
@@ -513,20 +912,24 @@ def _backward_parts(b: _Backward, show_saved: bool, show_attrs: bool, show_grads
             parts.edges.append(_edge(nid, vid, "variable", arrowhead="none", style="bold",
                                      color="#4a78b5"))
         # saved values as their own nodes
-        if show_saved:
+        if d.saved:
             for i, s in enumerate(n.saved):
                 if s.value is not None and "const" in s.value:
-                    continue  # attributes, not tensors: shown with show_attrs
+                    continue  # attributes, not tensors: listed in the node
                 sid = f"{nid}.saved.{i}"
                 src = b.tensors.get(s.tensor) if s.tensor else None
                 lines = [_saved_attr_name(s.name), shape_str((s.value or {}).get("shape"))]
                 if s.is_output:
                     lines.append("(result)")
+                tip = f"{n.name}.{_saved_attr_name(s.name)}" + (f" = {src.name}" if src else "")
+                packed: dict[str, str] = {}
+                if s.pack_hook:  # NOTE [saved tensor hooks]: only what the hook returned is kept
+                    lines.append(f"packed by {s.pack_hook.rsplit('.', 1)[-1]}")
+                    tip += f", packed by {s.pack_hook}"
+                    packed = {"color": "#8e44ad", "penwidth": "2"}
                 parts.add(collapse.Vertex(sid, "saved", scope.get(nid, ()), attach=True,
                                           named=False),
-                          _Item(sid, lines, "saved", _FILL["saved"],
-                                f"{n.name}.{_saved_attr_name(s.name)}"
-                                + (f" = {src.name}" if src else "")))
+                          _Item(sid, lines, "saved", _FILL["saved"], tip, extra=packed))
                 parts.edges.append(_edge(nid, sid, "saved", arrowhead="none",
                                          color="darkorange"))
                 # The saved tensor is also an input: say which one with a dashed link.
@@ -566,7 +969,10 @@ def _emit_group(dot: Any, name: str, group: collapse.Group, extra: dict[str, str
              "class": "gv-group", "id": name, "tooltip": _attr(f"{group.title}: {group.detail}")}
     attrs.update(extra)
     # A copy (proxy) shows the title only, as a copied node shows its first line.
-    lines = ("↪ " + group.title,) if proxy else (group.title, group.detail)
+    # The detail ("19 more like the 29 ops next to it: sigmoid ×3, ...") is wrapped, not one
+    # long line: a summary node as wide as that line widened a whole drawing.
+    lines = ("↪ " + group.title,) if proxy else (
+        group.title, *textwrap.wrap(plain(group.detail), 36, max_lines=3, placeholder=" …"))
     dot.node(name, _label(*lines), **attrs)
 
 
@@ -611,8 +1017,10 @@ def _emit(parts: _Parts, plan: collapse.Plan, node_target: Any, edge_target: Any
             merged.setdefault((a, b), []).append(e)
             continue
         attrs = {"class": f"gv-{e.cls}", "id": e.id if prox is None else f"{e.id}~"}
-        if e.head is not None:
-            attrs["taillabel" if e.reverse else "headlabel"] = _label(e.head)
+        if e.head is not None or e.text is not None:
+            # A mid-edge label: dot makes room for it, so it never covers a node or another
+            # label (a head label did), and "input 1" sits above the gradient it carries.
+            attrs["label"] = _label(e.head, e.text)
         attrs.update(e.attrs)  # user text in attrs is already escaped by _label
         if e.reverse:
             a, b = b, a
@@ -623,7 +1031,7 @@ def _emit(parts: _Parts, plan: collapse.Plan, node_target: Any, edge_target: Any
         if len(es) > 1:
             attrs["label"] = f"×{len(es)}"
         elif es[0].head is not None:
-            attrs["taillabel" if es[0].reverse else "headlabel"] = _label(es[0].head)
+            attrs["label"] = _label(es[0].head)
         if {e.cls for e in es} <= {"variable", "saved", "saved-link"}:
             attrs["arrowhead"] = "none"
         if es[0].reverse:
@@ -644,16 +1052,29 @@ def _title(dot: Any, text: str | None) -> None:
         dot.attr(label=_label(text), labelloc="t", fontsize="14")
 
 
+def _backward_notes(parts: _Parts, d: _Detail) -> list[str]:
+    notes = []
+    if any(e.head for e in parts.edges):
+        notes.append("input k: the edge feeds input k (input_nr) of a node that has several")
+    if d.values and any(line.startswith(("data ", "grad ", ".grad "))
+                        for it in parts.items.values() if isinstance(it.lines, list)
+                        for line in it.lines):
+        notes.append("data: the value the op made · grad: the gradient it received")
+    return notes
+
+
 @_gc_paused
 def draw_backward(obj: Any, show_saved: bool = False, show_attrs: bool = False,
                   show_grads: bool = False, run: int | str = -1, max_nodes: float | None = None,
-                  expand: Iterable[str] = ()) -> graphviz.Digraph:
+                  expand: Iterable[str] = (), detail: str | None = None) -> graphviz.Digraph:
     """Draw a backward graph as PyTorch builds it: ``grad_fn`` nodes, ``next_functions`` edges.
 
     Nodes are labelled with PyTorch's class names (``MulBackward0``); an edge goes from a node to
-    each of its ``next_functions`` and is labelled, at its head, with ``input_nr``. Each
-    ``AccumulateGrad`` is linked to its leaf (name and shape; parameters in green), and a root
-    tensor (olive) points at its ``grad_fn``.
+    each of its ``next_functions``, labelled ``input k`` at its head where the receiving node
+    has several inputs (``input_nr``). Each ``AccumulateGrad`` is linked to its leaf (name and
+    shape; parameters in green), and a root tensor (olive) points at its ``grad_fn``. The title
+    says which run is drawn (``backward run 2 of 3``); a legend under it says what the colours
+    mean.
 
     Args:
         obj: a tensor (drawn via :func:`gradviz.graph_of`), a
@@ -662,16 +1083,20 @@ def draw_backward(obj: Any, show_saved: bool = False, show_attrs: bool = False,
         show_saved: draw saved tensors (``_saved_self``, ...) as orange nodes; one that is also
             an input of the graph gets a dashed link to that leaf (or its ``grad_fn``).
         show_attrs: list saved non-tensor attributes (``_saved_exponent = 2``) in node labels.
-        show_grads: label edges with the gradients they carried and leaves with their ``.grad``
-            (edge gradients need a trace).
-        run: which backward run of a trace (index or id).
+        show_grads: label edges with the gradients they carried and boxes with their ``data``
+            and ``grad`` (edge gradients need a trace).
+        run: which backward run of a trace (index or id; ``-1`` the last).
         max_nodes: node budget before folding scopes and repeated blocks (default 300; pass
             ``math.inf`` for full detail). See :mod:`gradviz.render.collapse`.
         expand: scopes to keep unfolded, e.g. ``("fc1",)``.
+        detail: ``"bare"`` (names), ``"values"`` (id, code line, ``data`` and ``grad`` in each
+            box, as micrograd draws), ``"saved"`` (saved tensors and attributes, as torchviz
+            draws) or ``"auto"`` (``values`` up to :data:`AUTO_VALUES_MAX` nodes, else
+            ``bare``; the default). The ``show_*`` flags add to it (NOTE [detail levels]).
 
     Returns:
         a ``graphviz.Digraph`` (displays inline in Jupyter; :func:`to_svg` / :func:`render`
-        lay it out without a ``dot`` binary).
+        lay it out without a ``dot`` binary). ``dot.detail`` is the level drawn.
 
     Example:
         >>> import gradviz as torch
@@ -679,17 +1104,28 @@ def draw_backward(obj: Any, show_saved: bool = False, show_attrs: bool = False,
         >>> dot = draw_backward((x * 2).sum())
         >>> "MulBackward0" in dot.source and "AccumulateGrad" in dot.source
         True
+        >>> with torch.trace() as tr:
+        ...     (x * 2).sum().backward()
+        >>> ".grad (2,) [2, 2]" in draw_backward(tr, detail="values").source
+        True
     """
     b = _backward_input(obj, run)
-    parts = _backward_parts(b, show_saved, show_attrs, show_grads)
+    d = _detail(detail, len(b.graph.nodes), show_saved, show_attrs, show_grads)
+    parts = _backward_parts(b, d)
     plan = collapse.plan(parts.vertices, [(e.src, e.dst) for e in parts.edges], max_nodes,
                          expand, classes=b.classes)
     dot = _new("backward")
-    _title(dot, b.title)
+    _legend(dot, b.title, _subtitle(b.run_label, d), parts, plan, _backward_notes(parts, d),
+            _BACKWARD_KEYS)
     _speed_attrs(dot, plan, len(parts.vertices))
     _emit(parts, plan, dot, dot)
     dot.plan = plan
+    dot.detail = d.level
     return dot
+
+
+def _subtitle(what: str | None, d: _Detail) -> str:
+    return " · ".join(x for x in (what, f"detail: {d.level}") if x)
 
 
 # -- forward --------------------------------------------------------------------------------------
@@ -710,7 +1146,11 @@ def _op_call(op: OpRecord, tensors: dict[str, TensorInfo]) -> str:
     return f"{op.name}({', '.join(args)})"
 
 
-def _op_lines(op: OpRecord, tensors: dict[str, TensorInfo]) -> list[str]:
+def _op_lines(op: OpRecord, tensors: dict[str, TensorInfo], d: _Detail) -> list[str]:
+    if d.level == "bare":
+        return [op.name]  # names only: the edges say which tensors go in
+    if not d.source:
+        return [_op_call(op, tensors)]
     return [_op_call(op, tensors), source_str(op.source)]
 
 
@@ -719,8 +1159,17 @@ def _op_tip(op: OpRecord) -> str:
                                       if op.source else "")
 
 
-def _ftensor_lines(t: TensorInfo | None, tid: str) -> list[str]:
-    return [tid] if t is None else [t.name, f"{shape_str(t.shape)} {t.dtype}"]
+def _ftensor_lines(t: TensorInfo | None, tid: str, d: _Detail, grad: Any = None) -> list[str]:
+    if t is None:
+        return [tid]
+    if d.level == "bare":
+        return [t.name, shape_str(t.shape)]
+    lines = [t.name, f"{shape_str(t.shape)} {t.dtype}"]
+    if d.values:
+        lines.append(_data_line(t.value))
+        if grad is not None:
+            lines.append(f"grad {_short(grad)}")
+    return lines
 
 
 def _ftensor_tip(t: TensorInfo | None, tid: str) -> str:
@@ -730,14 +1179,42 @@ def _ftensor_tip(t: TensorInfo | None, tid: str) -> str:
         ", requires_grad" if t.requires_grad else "")
 
 
-def _forward_parts(tr: Trace, roots: set[str]) -> _Parts:
+def _forward_grads(tr: Trace) -> dict[str, Any]:
+    """Each tensor's gradient in the last backward run: a leaf's ``.grad``, else what its
+    ``grad_fn`` received for it (the ``grad`` a micrograd picture writes in the box)."""
+    out = {t.id: t.grad for t in tr.tensors.values() if t.is_leaf and t.grad is not None}
+    if not tr.runs or not tr.runs[-1].steps:
+        return out
+    received: dict[tuple[str, int], Any] = {}
+    for s in tr.runs[-1].steps:
+        if s.kind == "execute" and s.node is not None:
+            for nr, go in enumerate(s.grad_outputs or []):
+                received.setdefault((s.node, nr), go)
+    for t in tr.tensors.values():
+        if t.grad_fn is not None and (t.grad_fn, t.output_nr) in received:
+            out[t.id] = received[(t.grad_fn, t.output_nr)]
+    return out
+
+
+def _forward_parts(tr: Trace, roots: set[str], d: _Detail | None = None) -> _Parts:
+    d = d or _LEVELS["saved"]
+    grads = _forward_grads(tr) if d.values else {}
     parts = _Parts()
     consumers: dict[str, list[tuple[str, ...]]] = {}
-    for op in tr.ops:
+    # The ops a custom Function's forward() ran are folded inside its op (OpRecord.parent):
+    # the graph shows the one op PyTorch records for it.
+    ops = [op for op in tr.ops if op.parent is None]
+    for op in ops:
         for a in op.inputs:
             if isinstance(a, str):
                 consumers.setdefault(a, []).append(tuple(op.scope))
     made: set[str] = set()
+    # An op's extra outputs that nothing reads (max_pool2d's indices, a split's unused part)
+    # are left out: each was a box in the row below its module, and the next module's
+    # parameters, needing that row too, pushed every block of a CNN to the right of the one
+    # before (a staircase 3,800 pt wide). The outputs drawn keep their "output j" label.
+    unused = {out for op in tr.ops if len(op.outputs) > 1 for out in op.outputs
+              if out not in consumers and out not in roots}
 
     def tensor(tid: str, scope: tuple[str, ...]) -> None:
         if tid in made:
@@ -755,31 +1232,34 @@ def _forward_parts(tr: Trace, roots: set[str]) -> _Parts:
         summary = "tensor" if t is None else f"tensor {shape_str(t.shape)} {t.dtype}"
         parts.add(collapse.Vertex(tid, "tensor", scope, attach=True, named=False,
                                   summary=summary),
-                  _Item(tid, functools.partial(_ftensor_lines, t, tid), cls, _FILL[cls],
-                        functools.partial(_ftensor_tip, t, tid)))
+                  _Item(tid, functools.partial(_ftensor_lines, t, tid, d, grads.get(tid)), cls,
+                        _FILL[cls], functools.partial(_ftensor_tip, t, tid)))
 
-    for op in tr.ops:
+    for op in ops:
         scope = tuple(op.scope)
         for a in op.inputs:
             if isinstance(a, str) and a not in made:
                 tensor(a, collapse._common_prefix(consumers.get(a, [scope])))
         parts.add(collapse.Vertex(op.id, op.name, scope),
-                  _Item(op.id, functools.partial(_op_lines, op, tr.tensors), "op", _FILL["fop"],
-                        functools.partial(_op_tip, op), {"shape": "box", "style": "filled"},
-                        short=f"{op.name}(…)"))
+                  _Item(op.id, functools.partial(_op_lines, op, tr.tensors, d), "op",
+                        _FILL["fop"], functools.partial(_op_tip, op),
+                        {"shape": "box", "style": "filled"}, short=f"{op.name}(…)"))
         tensor_inputs = [a for a in op.inputs if isinstance(a, str)]
-        several = len(tensor_inputs) > 1
+        # which argument an edge is: worth a label where the call is written out (not bare)
+        several = len(tensor_inputs) > 1 and d.level != "bare"
         for i, a in enumerate(tensor_inputs):
             parts.edges.append(_Edge(a, op.id, "input", nr=i if several else None,
-                                     head=str(i) if several else None))
+                                     head=f"input {i}" if several else None))
         for j, out in enumerate(op.outputs):
+            if out in unused:
+                continue
             # A result read outside its module is drawn in the scope it goes to (the common
             # one): a module's box then ends with its last op, and the next module's box, with
             # its parameters on top, fits below it instead of beside it (a staircase of boxes).
             tensor(out, collapse._common_prefix([scope, *consumers.get(out, [])]))
             e = _Edge(op.id, out, "output")
             if len(op.outputs) > 1:
-                e.attrs["taillabel"] = str(j)
+                e.head = f"output {j}"
             parts.edges.append(e)
     return parts
 
@@ -816,7 +1296,7 @@ class _Clusters:
 
 @_gc_paused
 def draw_forward(trace: Trace, max_nodes: float | None = None,
-                 expand: Iterable[str] = ()) -> graphviz.Digraph:
+                 expand: Iterable[str] = (), detail: str | None = None) -> graphviz.Digraph:
     """Draw the forward graph of a trace: tensors and ops in creation order, by module scope.
 
     Ops (orange) are labelled with their call (``mul(x, 2)``) and the user's source line
@@ -828,6 +1308,10 @@ def draw_forward(trace: Trace, max_nodes: float | None = None,
         trace: a :class:`~gradviz.trace.Trace`.
         max_nodes: node budget before folding (default 300; ``math.inf``: full detail).
         expand: scopes to keep unfolded, e.g. ``("fc1",)``.
+        detail: ``"bare"`` (op calls, tensor names and shapes), ``"values"`` (also the source
+            line, dtype, and each tensor's ``data`` and ``grad``), ``"saved"`` (source lines and
+            dtypes, no numbers) or ``"auto"`` (``values`` up to :data:`AUTO_VALUES_MAX`
+            ops and tensors, else ``bare``; the default).
 
     Example:
         >>> import gradviz
@@ -840,23 +1324,29 @@ def draw_forward(trace: Trace, max_nodes: float | None = None,
     if not _is_trace(trace):
         raise TypeError(f"draw_forward() takes a Trace; got {type(trace).__name__}")
     roots = {tid for r in trace.runs for tid in r.roots}
-    parts = _forward_parts(trace, roots)
+    d = _detail(detail, len(trace.ops) + len(trace.tensors))
+    parts = _forward_parts(trace, roots, d)
     plan = collapse.plan(parts.vertices, [(e.src, e.dst) for e in parts.edges], max_nodes,
                          expand, noun="ops", classes=trace.module_classes)
     dot = _new("forward")
-    _title(dot, trace.name)
+    notes = ["dashed box: a module (path: class)"] if any(op.scope for op in trace.ops) else []
+    if d.values:
+        notes.append("data: the tensor's value · grad: its gradient in the last backward run")
+    _legend(dot, trace.name, _subtitle("forward graph", d), parts, plan, notes, _FORWARD_KEYS,
+            forward=True)
     _speed_attrs(dot, plan, len(parts.vertices))
     clusters = _Clusters(dot, classes=trace.module_classes)
     _emit(parts, plan, dot, dot, clusters)
     clusters.close()
     dot.plan = plan
+    dot.detail = d.level
     return dot
 
 
 # -- both -----------------------------------------------------------------------------------------
 @_gc_paused
 def draw_both(trace: Trace, run: int | str = -1, max_nodes: float | None = None,
-              expand: Iterable[str] = ()) -> graphviz.Digraph:
+              expand: Iterable[str] = (), detail: str | None = None) -> graphviz.Digraph:
     """Forward and backward graphs side by side, linked.
 
     Left, the forward graph (as :func:`draw_forward`); right, the backward graph of run ``run``
@@ -870,6 +1360,8 @@ def draw_both(trace: Trace, run: int | str = -1, max_nodes: float | None = None,
         run: which backward run (index or id).
         max_nodes: node budget per side (default 300).
         expand: scopes to keep unfolded.
+        detail: as in :func:`draw_forward` and :func:`draw_backward`, for both sides
+            (``"auto"`` counts the nodes of both).
 
     Example:
         >>> import gradviz
@@ -884,10 +1376,11 @@ def draw_both(trace: Trace, run: int | str = -1, max_nodes: float | None = None,
         raise TypeError(f"draw_both() takes a Trace; got {type(trace).__name__}")
     b = _backward_input(trace, run)
     roots = set(b.root_tensors)
-    fparts = _forward_parts(trace, roots)
+    d = _detail(detail, len(trace.ops) + len(trace.tensors) + len(b.graph.nodes))
+    fparts = _forward_parts(trace, roots, d)
     fplan = collapse.plan(fparts.vertices, [(e.src, e.dst) for e in fparts.edges], max_nodes,
                           expand, prefix="fg", noun="ops", classes=trace.module_classes)
-    bparts = _backward_parts(b, False, False, False, leaf_boxes=False)
+    bparts = _backward_parts(b, d, leaf_boxes=False)
     bplan = collapse.plan(bparts.vertices, [(e.src, e.dst) for e in bparts.edges], max_nodes,
                           expand, prefix="bg", classes=b.classes)
     # Mirror the backward side: draw its edges reversed (dir=back), so next_functions sit
@@ -895,7 +1388,10 @@ def draw_both(trace: Trace, run: int | str = -1, max_nodes: float | None = None,
     for e in bparts.edges:
         e.reverse = True
     dot = _new("both")
-    _title(dot, trace.name)
+    used = {"grad_fn" if it.cls == "op" else it.cls for it in bparts.items.values()}
+    _legend(dot, trace.name, _subtitle(b.run_label, d), fparts, fplan,
+            ["dotted line: an op and the grad_fn node it made"], _FORWARD_KEYS
+            + ("grad_fn", "accumulate_grad", "custom"), forward=True, extra=used)
     _speed_attrs(dot, fplan, len(fparts.vertices) + len(bparts.vertices))
     fwd = _drawing_class()(name="cluster_forward")
     fwd.attr(label="forward", style="rounded", color="#999999", fontname="Helvetica")
@@ -903,7 +1399,7 @@ def draw_both(trace: Trace, run: int | str = -1, max_nodes: float | None = None,
     _emit(fparts, fplan, fwd, dot, clusters)
     clusters.close()
     bwd = _drawing_class()(name="cluster_backward")
-    bwd.attr(label=f"backward ({b.run.id})" if b.run else "backward", style="rounded",
+    bwd.attr(label=b.run_label if b.run else "backward", style="rounded",
              color="#999999", fontname="Helvetica")
     _emit(bparts, bplan, bwd, dot)
     dot.subgraph(fwd)
@@ -929,11 +1425,13 @@ def draw_both(trace: Trace, run: int | str = -1, max_nodes: float | None = None,
                  constraint="false", id=f"{da}..{dz}", tooltip=what, **{"class": "gv-link"})
     dot.plan = bplan
     dot.plans = {"forward": fplan, "backward": bplan}
+    dot.detail = d.level
     return dot
 
 
 # -- one step -------------------------------------------------------------------------------------
-_STEP_FILL = {"executing": "gold", "ready": "palegreen", "done": "#d0d0d0"}
+# "finished" is a darker grey than a node not run yet (light grey), so the two never look alike
+_STEP_FILL = {"executing": "gold", "ready": "palegreen", "done": "#a6a6a6"}
 
 
 @_gc_paused
@@ -968,7 +1466,7 @@ def draw_step(trace: Trace, run: int | str, k: int, max_nodes: float | None = No
     b = _backward_input(trace, run)
     assert b.run is not None
     state = replay(b.run, k)
-    parts = _backward_parts(b, False, False, True, state=state)
+    parts = _backward_parts(b, _Detail("step", edge_grads=True, ids=True), state=state)
     plan = collapse.plan(parts.vertices, [(e.src, e.dst) for e in parts.edges], max_nodes,
                          expand, classes=b.classes)
     status: dict[str, str] = {}
@@ -984,12 +1482,26 @@ def draw_step(trace: Trace, run: int | str, k: int, max_nodes: float | None = No
         if s == "executing":
             attrs["penwidth"] = "3"
         elif s == "done":
-            attrs["fontcolor"] = "#555555"
+            attrs["fontcolor"] = "#1a1a1a"
         extra[d] = attrs
     for nid, item in parts.items.items():
         if nid in extra:
             item.extra = dict(extra[nid], **{"class": f"gv-{item.cls} {extra[nid]['class']}"})
     step = state.step
+    running = state.executing
+    # The node a step is about (step.node) is not always the one running: an "accumulate" step
+    # is the running node (gold) sending a gradient into another node's input buffer. That
+    # receiver gets a red outline, and the title names both by role, so the words and the
+    # colours agree.
+    receiver = step.node if step.node is not None and step.node != running else None
+    if receiver is not None and receiver in b.graph.nodes:
+        d_recv = plan.drawn(receiver)
+        attrs = extra.setdefault(d_recv, {})
+        attrs.update(color="#c0392b", penwidth="2.5")
+        attrs["class"] = (attrs.get("class", "") + " gv-receiver").strip()
+        if d_recv in parts.items:
+            item = parts.items[d_recv]
+            item.extra = dict(attrs, **{"class": f"gv-{item.cls} {attrs['class']}"})
     if step.kind == "accumulate":
         key = (step.source, step.node, step.input_nr)
         for e in parts.edges:
@@ -997,12 +1509,29 @@ def draw_step(trace: Trace, run: int | str, k: int, max_nodes: float | None = No
                 e.attrs["penwidth"] = "3"
                 break
     dot = _new("step")
-    node_name = b.graph.nodes[step.node].name if step.node in b.graph.nodes else ""
-    ready = ", ".join(b.graph.nodes[r].name if r in b.graph.nodes else r for r in state.ready)
-    dot.attr(label=_label(f"{b.run.id} step {step.index}/{len(b.run.steps) - 1}: {step.kind}"
-                          + (f" {node_name} ({step.node})" if step.node else ""),
-                          f"ready queue: [{ready}]"),
-             labelloc="t", fontsize="13")
+
+    def called(nid: str | None) -> str:
+        n = b.graph.nodes.get(nid) if nid is not None else None
+        return f"{nid} · {n.name}" if n is not None else str(nid)
+
+    what = f"{b.run_label} · step {step.index}/{len(b.run.steps) - 1}: {step.kind}"
+    roles = []
+    if running is not None:
+        roles.append(f"running (gold): {called(running)}")
+    if receiver is not None:
+        nr = getattr(step, "input_nr", None)
+        roles.append(("sends a gradient to" if step.kind == "accumulate" else "about")
+                     + f" (red outline): {called(receiver)}"
+                     + (f", input {nr}" if step.kind == "accumulate" and nr is not None else ""))
+    elif running is None and step.node is not None:
+        roles.append(called(step.node))
+    ready = ", ".join(called(r) for r in state.ready)
+    keys = {"executing"} if running is not None else set()
+    if receiver is not None:
+        keys.add("receiver")
+    keys |= {s for s in status.values()}
+    _legend(dot, None, what, parts, plan, ["; ".join(roles), f"ready queue: [{ready}]"],
+            _STEP_KEYS, extra=keys, texts={"op": "not run yet"})
     _speed_attrs(dot, plan, len(parts.vertices))
     _emit(parts, plan, dot, dot, extra=extra)
     dot.plan = plan

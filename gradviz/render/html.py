@@ -157,17 +157,21 @@ def _svgs(trace: Any, run_indices: list[int], uid: str
           ) -> tuple[str, list[str], dict[str, Any]]:
     """The forward SVG and one backward SVG per run, sanitised, ids prefixed per drawing, and
     what each drawing folded (:func:`_folded`)."""
-    from gradviz.render.graphviz import draw_backward, draw_forward, to_svg
+    from gradviz.render.graphviz import draw_backward, draw_forward, resolve_detail, to_svg
 
+    # The player shows each step's values and gradients in its panels and on its edges: its
+    # pictures carry no numbers (the "values" detail level would print the run's end state in
+    # every box, even at step 0). The forward graph keeps calls and source lines when small.
+    small = resolve_detail("auto", len(trace.ops) + len(trace.tensors)) == "values"
     forward = ""
     folded: dict[str, Any] = {"forward": None, "backward": []}
     if trace.ops:
-        dot = draw_forward(trace)
+        dot = draw_forward(trace, detail="saved" if small else "bare")
         forward = _sanitize_svg(to_svg(dot, inline=True), f"{uid}-f-")
         folded["forward"] = _folded(dot)
     backward = []
     for k, i in enumerate(run_indices):
-        dot = draw_backward(trace, run=i)
+        dot = draw_backward(trace, run=i, detail="bare")
         backward.append(_sanitize_svg(to_svg(dot, inline=True), f"{uid}-b{k}-"))
         folded["backward"].append(_folded(dot))
     return forward, backward, folded

@@ -239,6 +239,38 @@ def run_label(trace: Any, r: BackwardRun) -> str:
     return f"{visible(r.id)}: {visible(r.kind)} of {roots}{engine}"
 
 
+def saved_attr(name: str) -> str:
+    """A saved value's name as PyTorch's attribute spells it (the player's ``savedName``).
+
+    Example:
+        >>> saved_attr("self"), saved_attr("saved_tensors[0]")
+        ('_saved_self', 'saved_tensors[0]')
+    """
+    return name if name.startswith(("_", "saved_tensors")) else "_saved_" + name
+
+
+def shape_text(summary: dict[str, Any] | None) -> str:
+    """A summary's shape as Python prints a tuple: ``(3,)``, ``(2, 4)``; "" if unknown."""
+    if not summary or "shape" not in summary:
+        return ""
+    return str(tuple(summary["shape"]))
+
+
+def packed_text(packed: dict[str, Any] | None) -> str:
+    """What a saved-tensor pack hook returned: a tensor's shape, or a non-tensor's type and
+    repr (NOTE [saved tensor hooks]).
+
+    Example:
+        >>> packed_text({"type": "str", "repr": "'/tmp/a.npy'"})
+        "str '/tmp/a.npy'"
+    """
+    if not packed:
+        return "nothing recorded"
+    if "repr" in packed:
+        return visible(f"{packed['type']} {packed['repr']}")
+    return f"a tensor {shape_text(packed)}"
+
+
 def describe(trace: Any, step: Any) -> str:
     """One sentence saying what the engine does in ``step`` (the player's words).
 
@@ -278,6 +310,17 @@ def describe(trace: Any, step: Any) -> str:
         fn = _get(step, "fn")
         return (f"A {visible(_get(step, 'hook', ''))} hook" + (f" ({visible(fn)})" if fn else "")
                 + " runs" + (f" on {who}" if who else "") + ".")
+    if kind == "pack_hook":
+        return (f"pack hook {visible(_get(step, 'fn') or '?')} stores a tensor "
+                f"{shape_text(_get(step, 'tensor'))} saved while {who or 'the engine'} runs: "
+                f"only what it returns ({packed_text(_get(step, 'packed'))}) is kept for "
+                "backward.")
+    if kind == "unpack_hook":
+        saved = _get(step, "saved")
+        return (f"unpack hook {visible(_get(step, 'fn') or '?')} returns "
+                f"{visible(saved_attr(saved)) if saved else 'a saved tensor'} of {who} "
+                f"{shape_text(_get(step, 'tensor'))}, from {packed_text(_get(step, 'packed'))}: "
+                "the node reads it as it runs, so this comes before its execute step.")
     if kind == "gradient_node":
         gnode, op = visible(_get(step, "gnode")), visible(_get(step, "op"))
         text = f"Gradient-graph node {gnode} ({op}) runs"
@@ -477,6 +520,15 @@ def step_detail(trace: Any, replay: RunReplay, k: int) -> Any:
         heading("leaf gradient")
         parts.append(kv("before: ", grad_str(_get(step, "before"))))
         parts.append(kv("after: ", grad_str(_get(step, "after")), "bold"))
+    elif kind in ("pack_hook", "unpack_hook"):
+        heading("saved-tensor hook")
+        if kind == "pack_hook":
+            parts.append(kv("given: ", grad_str(_get(step, "tensor"))))
+        parts.append(kv("packed: ", packed_text(_get(step, "packed"))
+                        if "repr" in (_get(step, "packed") or {})
+                        else grad_str(_get(step, "packed"))))
+        if kind == "unpack_hook":
+            parts.append(kv("returned: ", grad_str(_get(step, "tensor")), "bold"))
     elif kind == "gradient_node":
         heading("gradient-graph node")
         for i, g in enumerate(_get(step, "inputs") or []):
@@ -581,6 +633,13 @@ def _step_cells(step: Step, st: StepState, trace: Trace) -> tuple[str, str, str]
         grad = f"{tensor_label(trace, _get(step, 'tensor'))}.grad = {grad_str(_get(step, 'after'))}"
     elif step.kind == "hook":
         grad = visible(f"{_get(step, 'hook', '')} {_get(step, 'fn') or ''}".strip())
+    elif step.kind == "pack_hook":
+        grad = visible(f"{_get(step, 'fn') or '?'} → {packed_text(_get(step, 'packed'))}")
+    elif step.kind == "unpack_hook":
+        saved = _get(step, "saved")
+        grad = visible(f"{saved_attr(saved) if saved else '?'} = {_get(step, 'fn') or '?'}"
+                       f"({packed_text(_get(step, 'packed'))}) → "
+                       f"{grad_str(_get(step, 'tensor'))}")
     elif step.kind == "release_saved":
         grad = "freed " + (", ".join(st.freed) or "no saved tensor")
     elif step.kind == "error":

@@ -102,7 +102,8 @@ def fit_label(trace: Any, nid: str | None, width: int) -> str:
 # Step kinds in the list, coloured by kind.
 _KIND_STYLE = {"compute_dependencies": "cyan", "enqueue": "green", "execute": "bold yellow",
                "accumulate": "magenta", "leaf_grad": "bold blue", "release_saved": "dim",
-               "hook": "cyan", "error": "bold red", "done": "bold green"}
+               "hook": "cyan", "pack_hook": "#b07cd8", "unpack_hook": "#b07cd8",
+               "error": "bold red", "done": "bold green"}
 
 
 class HelpScreen(ModalScreen[None]):

@@ -26,11 +26,13 @@ from gradviz.trace.model import (
     LeafGradStep,
     NodeInfo,
     OpRecord,
+    PackHookStep,
     ReleaseSavedStep,
     SavedInfo,
     SourceLoc,
     Step,
     TensorInfo,
+    UnpackHookStep,
     summarize,
 )
 from gradviz.trace.recorder import Trace, trace
@@ -41,5 +43,6 @@ __all__ = ["trace", "Trace", "graph_of", "load_trace", "TraceFormatError", "SCHE
            "Step", "TensorInfo", "summarize", "compare_engines", "EngineComparison",
            "EngineReport", "ENGINES", "STEP_KINDS", "STEP_TYPES", "ComputeDependenciesStep",
            "EnqueueStep", "ExecuteStep", "AccumulateStep", "LeafGradStep", "HookStep",
-           "ReleaseSavedStep", "ErrorStep", "GradientNodeStep", "DoneStep", "StepState",
+           "PackHookStep", "UnpackHookStep", "ReleaseSavedStep", "ErrorStep", "GradientNodeStep",
+           "DoneStep", "StepState",
            "Timeline", "replay", "timeline"]

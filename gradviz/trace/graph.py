@@ -6,6 +6,9 @@ fine) and the result is plain data that any renderer can draw.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 from gradviz.tensor import Tensor
 from gradviz.trace.model import BackwardGraph
 
@@ -24,7 +27,10 @@ def graph_of(*tensors: Tensor, values: str = "none") -> BackwardGraph:
         ['AccumulateGrad', 'MulBackward0', 'SumBackward0']
     """
     from gradviz.trace.recorder import Trace, user_frame
+    from gradviz.trace.torch_source import is_torch_tensor, torch_graph_of
 
+    if tensors and all(is_torch_tensor(t) for t in tensors):  # real PyTorch (torch_source.py)
+        return torch_graph_of(*tensors, values=values)
     rec = Trace(values=values)
     roots = []
     for t in tensors:
@@ -39,4 +45,28 @@ def graph_of(*tensors: Tensor, values: str = "none") -> BackwardGraph:
     return BackwardGraph(nodes=dict(rec.nodes), roots=roots, tensors=dict(rec.tensors))
 
 
-__all__ = ["graph_of"]
+def graph_with_ids(tensors: Sequence[Any], values: str = "none"
+                   ) -> tuple[BackwardGraph, Callable[[Any], str | None]]:
+    """:func:`graph_of` for gradviz or torch tensors, and a function giving the graph's id of
+    a live tensor (None if it is not in the graph): how ``make_dot`` names ``params``."""
+    from gradviz.trace.recorder import Trace
+    from gradviz.trace.torch_source import TorchSource, is_torch_tensor
+
+    rec = Trace(values=values)
+    src = TorchSource(rec) if any(is_torch_tensor(t) for t in tensors) else None
+    roots = []
+    for t in tensors:
+        if src is not None and is_torch_tensor(t):
+            tid = src.tensor_id(t)
+            nr = int(t.output_nr) if t.grad_fn is not None else 0
+        elif isinstance(t, Tensor):
+            tid, nr = rec.tensor_id(t), t._output_nr
+        else:
+            raise TypeError(f"expected tensors, got {type(t).__name__}")
+        if rec.tensors[tid].grad_fn is not None:
+            roots.append([rec.tensors[tid].grad_fn, nr])
+    graph = BackwardGraph(nodes=dict(rec.nodes), roots=roots, tensors=dict(rec.tensors))
+    return graph, rec.known_tensor_id
+
+
+__all__ = ["graph_of", "graph_with_ids"]

@@ -71,6 +71,7 @@ def trace_to_dict(tr: Any, runs: list[int] | None = None) -> dict[str, Any]:
         "runs_total": tr.runs_total,
         "notes": list(tr.notes),
         "module_classes": dict(tr.module_classes),
+        "run_log": [dict(r) for r in tr.run_log],
         "tensors": [dataclasses.asdict(t) for t in tr.tensors.values()],
         "ops": [dataclasses.asdict(o) for o in tr.ops],
         "nodes": [dataclasses.asdict(n) for n in tr.nodes.values()],
@@ -234,7 +235,7 @@ def _chunks(tr: Any, indent: int | None) -> Iterator[str]:
     head = {"schema": SCHEMA, "gradviz_version": __version__, "name": tr.name,
             "options": {"values": tr.values, "keep_runs": tr.keep_runs},
             "runs_total": tr.runs_total, "notes": list(tr.notes),
-            "module_classes": dict(tr.module_classes)}
+            "module_classes": dict(tr.module_classes), "run_log": list(tr.run_log)}
     body = {"tensors": iter(tr.tensors.values()), "ops": iter(tr.ops),
             "nodes": iter(tr.nodes.values()), "runs": iter(tr.runs)}
     yield from members([*head.items(), *body.items()], 0)
@@ -681,6 +682,7 @@ def trace_from_dict(data: Any, where: str = "trace") -> Any:
     tr.notes = list(data.get("notes", []))
     tr.module_classes = dict(data.get("module_classes", {}))  # optional: older files lack it
     tr.runs_total = data.get("runs_total", len(tr.runs))
+    tr.run_log = [dict(r) for r in data.get("run_log", [])]  # optional: older files lack it
     _check_references(tr, where)
     return tr
 

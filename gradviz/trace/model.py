@@ -16,11 +16,12 @@ import numpy as np
 
 __all__ = ["SourceLoc", "TensorInfo", "OpRecord", "SavedInfo", "NodeInfo", "Step",
            "ComputeDependenciesStep", "EnqueueStep", "ExecuteStep", "AccumulateStep",
-           "LeafGradStep", "HookStep", "ReleaseSavedStep", "ErrorStep", "GradientNodeStep",
+           "LeafGradStep", "HookStep", "PackHookStep", "UnpackHookStep", "ReleaseSavedStep",
+           "ErrorStep", "GradientNodeStep",
            "DoneStep", "STEP_TYPES", "STEP_KINDS", "make_step", "step_to_dict", "step_from_dict",
            "freed_names",
            "BackwardRun", "BackwardGraph", "summarize", "buffer_stats", "snapshot",
-           "expand_snapshot", "scope_key"]
+           "expand_snapshot", "scope_key", "packed_summary"]
 
 
 @dataclass
@@ -69,6 +70,8 @@ class OpRecord:
     scope: list[str] = field(default_factory=list)  # module path, outermost first
     source: SourceLoc | None = None
     segment: int = 0  # how many backward runs had finished when the op ran
+    # The custom Function op this op ran inside (its forward()), if any: drawings fold it there.
+    parent: str | None = None
 
 
 def scope_key(scope: list[str] | tuple[str, ...]) -> str:
@@ -92,6 +95,10 @@ class SavedInfo:
     tensor: str | None = None  # a traced tensor id when the saved value is a known tensor
     is_output: bool = False
     value: dict[str, Any] | None = None  # summary of a tensor value, or {"const": ...}
+    # NOTE [saved tensor hooks]: when a saved-tensor pack hook stored the value, the hook's
+    # qualified name and a summary of what it returned (packed_summary); both None otherwise.
+    pack_hook: str | None = None
+    packed: dict[str, Any] | None = None
 
 
 def freed_names(saved: list[SavedInfo]) -> list[str]:
@@ -212,6 +219,31 @@ class HookStep(Step):
 
 
 @dataclass(kw_only=True, slots=True)
+class PackHookStep(Step):
+    """A saved-tensor pack hook ``fn`` ran during the pass (a ``create_graph`` backward's
+    formulas save tensors too): it was given ``tensor`` and returned ``packed``
+    (:func:`packed_summary`). ``node`` is the node whose backward was running."""
+
+    kind: ClassVar[str] = "pack_hook"
+    fn: str | None = None
+    tensor: dict[str, Any] | None = None
+    packed: dict[str, Any] | None = None
+
+
+@dataclass(kw_only=True, slots=True)
+class UnpackHookStep(Step):
+    """``node`` read its saved value ``saved`` (``_saved_<saved>``) through the unpack hook
+    ``fn``: the hook was given ``packed`` and returned ``tensor``. It happens while the node
+    runs, so it comes before the node's ``execute`` step."""
+
+    kind: ClassVar[str] = "unpack_hook"
+    saved: str | None = None
+    fn: str | None = None
+    packed: dict[str, Any] | None = None
+    tensor: dict[str, Any] | None = None
+
+
+@dataclass(kw_only=True, slots=True)
 class ReleaseSavedStep(Step):
     """``node`` freed its saved tensors (``retain_graph=False``): ``saved`` names them
     (``_saved_self``, ...), as the node lists them."""
@@ -253,7 +285,7 @@ class DoneStep(Step):
 # kind -> its class, in the order a pass meets them. NOTE: the one list of step kinds.
 STEP_TYPES: dict[str, type[Step]] = {cls.kind: cls for cls in (
     ComputeDependenciesStep, EnqueueStep, ExecuteStep, AccumulateStep, LeafGradStep, HookStep,
-    ReleaseSavedStep, ErrorStep, GradientNodeStep, DoneStep)}
+    PackHookStep, UnpackHookStep, ReleaseSavedStep, ErrorStep, GradientNodeStep, DoneStep)}
 STEP_KINDS: tuple[str, ...] = tuple(STEP_TYPES)
 _BASE_FIELDS = ("index", "node", "engine_data")
 _OWN_FIELDS: dict[type, tuple[str, ...]] = {
@@ -472,3 +504,23 @@ def expand_snapshot(snap: Any, mode: str = "small") -> dict[str, Any]:
     if len(snap) > 2:
         out.update(_stats_summary(*snap[2:]))
     return out
+
+
+def packed_summary(packed: Any, mode: str = "small") -> dict[str, Any]:
+    """What a saved-tensor pack hook returned, as a trace holds it: a tensor's (or array's)
+    value summary, else ``{"type": ..., "repr": ...}`` (a file name, a handle), the repr cut
+    to 200 characters.
+
+    Example:
+        >>> packed_summary("/tmp/saved/3.npy")
+        {'type': 'str', 'repr': "'/tmp/saved/3.npy'"}
+        >>> packed_summary(np.zeros(2))["shape"]
+        [2]
+    """
+    arr = getattr(packed, "_data", packed)
+    if isinstance(arr, np.ndarray):
+        return summarize(arr, mode)
+    text = repr(packed)
+    if len(text) > 200:
+        text = text[:199] + "\u2026"
+    return {"type": type(packed).__name__, "repr": text}

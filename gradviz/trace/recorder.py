@@ -32,8 +32,10 @@ from typing import Any
 import numpy as np
 
 from gradviz.autograd import events
+from gradviz.autograd.engine import current_node
 from gradviz.autograd.graph import AccumulateGrad, GraphRoot, Node, SavedVariable
 from gradviz.tensor import Tensor
+from gradviz.trace import _names
 from gradviz.trace.model import (
     STEP_TYPES,
     BackwardGraph,
@@ -47,6 +49,7 @@ from gradviz.trace.model import (
     dtype_name,
     expand_snapshot,
     freed_names,
+    packed_summary,
     scope_key,
     snapshot,
     summarize,
@@ -58,6 +61,8 @@ _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 # Bundled examples are user code: their lines are what a learner wants to see.
 _USER_DIRS_INSIDE = (os.path.join(_PKG_DIR, "examples") + os.sep,)
 VALUE_MODES = ("small", "none", "all")
+# With keep_runs=None, at most this many backward runs are kept in full (NOTE [long runs]).
+DETAILED_RUNS = 8
 # From a handler called by _on_event, the walk to the user's frame starts at
 # sys._getframe(_EMITTER) (frames: user_frame, handler, _on_event, then emit or the emitter).
 _EMITTER = 3
@@ -99,10 +104,29 @@ def _source(frame: FrameType | None) -> SourceLoc | None:
     loc = entry[1].get(line)
     if loc is None:
         file = code.co_filename
-        loc = entry[1][line] = SourceLoc(file=file, line=line,
+        loc = entry[1][line] = SourceLoc(file=_cell_label(file) or file, line=line,
                                          code=linecache.getline(file, line).strip(),
                                          function=code.co_name)
     return loc
+
+
+def _cell_label(filename: str) -> str | None:
+    """``In [3]`` for the file IPython compiled cell 3 into (``/tmp/ipykernel_12/3456.py``),
+    as its own tracebacks say; None for any other file, or outside IPython."""
+    ipython = sys.modules.get("IPython")  # never imported here: only if the user runs it
+    get = getattr(ipython, "get_ipython", None)
+    shell = get() if get is not None else None
+    compiler = getattr(shell, "compile", None)
+    fmt = getattr(compiler, "format_code_name", None)
+    if fmt is None:
+        return None
+    try:
+        named = fmt(filename)  # ("Cell", "In[3]") for a cell's file, else None
+    except Exception:  # an IPython without this mapping: keep the file name
+        return None
+    if not named or not str(named[1]).startswith("In["):
+        return None
+    return "In [" + str(named[1])[3:]
 
 
 def _jsonable(v: Any) -> Any:
@@ -231,7 +255,7 @@ def _node_type(n: Node) -> tuple[str, str]:
 # A node:   (name, kind, sequence_nr, next_functions flat as (id | None, input_nr, ...),
 #            num_outputs, variable, saved as ((name, tensor id, is_output, value), ...)).
 # An op:    (id, name, inputs, outputs, node, kwargs as ((name, value), ...), inplace, scope
-#            tuple, source, segment); an input is a tensor id or a constant.
+#            tuple, source, segment, parent); an input is a tensor id or a constant.
 # A step:   (kind, node id, engine_data, values...) with the values in the order of
 #           _STEP_FIELDS[kind], or (kind, node id, engine_data, fields dict) for the rare kinds
 #           recorded by keyword; engine_data is the event's own dict (emitters make a fresh one
@@ -247,6 +271,14 @@ _STEP_FIELDS: dict[str, tuple[str, ...]] = {
     "release_saved": (),
     "done": (),
 }
+
+
+def _from_graph(ops: list[tuple]) -> list[tuple]:
+    """Raw ops from the first that recorded a backward node (NOTE [long runs])."""
+    for k, o in enumerate(ops):
+        if o[4] is not None:
+            return ops[k:]
+    return []
 
 
 def _one(v: Any, expand: Callable[[Any], Any]) -> Any:
@@ -319,17 +351,33 @@ class Trace:
         (['mul', 'sum'], ['MulBackward0', 'AccumulateGrad', 'SumBackward0'])
     """
 
-    def __init__(self, values: str = "small", keep_runs: int | None = None,
-                 name: str | None = None) -> None:
+    def __init__(self, values: str = "small", keep_runs: int | str | None = None,
+                 name: str | None = None, keep_run: int | None = None,
+                 torch: bool | None = None) -> None:
         if values not in VALUE_MODES:
             raise ValueError(f"values must be one of {', '.join(VALUE_MODES)}; got {values!r}")
-        if keep_runs is not None and (not isinstance(keep_runs, int) or keep_runs < 1):
-            raise ValueError(f"keep_runs must be a positive integer or None; got {keep_runs!r}")
+        if keep_runs is not None and keep_runs != "all" and (
+                not isinstance(keep_runs, int) or isinstance(keep_runs, bool) or keep_runs < 1):
+            raise ValueError("keep_runs must be a positive integer, 'all' or None; got "
+                             f"{keep_runs!r}")
         self.values = values
         self.keep_runs = keep_runs
+        # A run asked for by number (``gradviz trace --run N``): never folded or dropped by the
+        # default policy, so that it can be drawn (NOTE [long runs]).
+        self.keep_run = None if keep_run is None else f"run{keep_run}"
+        # Real PyTorch too (gradviz/trace/torch_source.py): True records it (importing torch),
+        # None records it if torch is imported when the block begins, False never.
+        self.torch = torch
+        self.torch_source: Any = None
         self.name = name
         self.notes: list[str] = []
         self.runs_total = 0
+        # One summary per backward run, kept however many runs are (NOTE [long runs]).
+        self.run_log: list[dict[str, Any]] = []
+        self._folded = self._differing = 0  # earlier iterations folded / of another structure
+        self._op_count_dropped = 0
+        self._to_drop: list[int] = []  # segments of forgotten runs, collected in batches
+        self._last_signature: tuple[int, tuple] = (-1, ())  # the last run's iteration
         # Each module scope's class, by scope_key ("LeNet/features/features.0" -> "Conv2d").
         self.module_classes: dict[str, str] = {}
         # The model objects built so far (read through the properties below).
@@ -364,6 +412,9 @@ class Trace:
         self._handlers: dict[str, Callable[[dict[str, Any]], None]] = {  # event -> _on_<event>
             event: getattr(self, "_on_" + event) for event in _EVENTS}
         self._frame: FrameType | None = None
+        self._pending: list[_names.Pending] = []  # bindings not yet made (NOTE [tensor names])
+        self._fn_stack: list[str] = []  # op ids of the custom Functions whose forward() runs
+        self._fn_done: str | None = None  # the op id of the Function whose forward() just ended
         self._active = False
         # NOTE [threads]: see _on_event.
         self._lock = threading.RLock()
@@ -371,6 +422,8 @@ class Trace:
         self._parked: dict[int, tuple] = {}  # thread id -> its per-thread state, when not current
         self._runs_begun = 0  # run ids come from here: unique even when runs overlap
         self._run_segments: dict[str, int] = {}  # run id -> runs finished when it began
+        # Saved values packed by a hook, waiting for their node (see _on_saved_tensor_pack).
+        self._packs: dict[int, tuple] = {}
 
     # -- the model, built on first read (see _Built) -----------------------------------------
     tensors: dict[str, TensorInfo] = _Built("Every tensor seen, by id, in the order first seen.")
@@ -381,6 +434,8 @@ class Trace:
     def _flush(self) -> None:
         if self._raw_tensors or self._raw_nodes or self._raw_ops or self._unbuilt:
             with self._lock:  # another thread may be recording
+                if self._to_drop:
+                    self._collect()
                 expand = _expander(self.values)
                 self._build_model(expand)
                 self._build_steps(expand)
@@ -408,21 +463,21 @@ class Trace:
                 id=nid, name=name, kind=kind, sequence_nr=seq,
                 next_functions=[[nexts[i], nexts[i + 1]] for i in range(0, len(nexts), 2)],
                 variable=variable,
-                saved=[SavedInfo(name=s_name, tensor=tid, is_output=is_output, value=expand(v))
-                       for s_name, tid, is_output, v in saved],
+                saved=[SavedInfo(s[0], s[1], s[2], expand(s[3]), *s[4:]) for s in saved],
                 num_outputs=num_outputs)
         self._raw_nodes = {}
-        for op_id, name, inputs, outputs, nid, kwargs, inplace, scope, source, segment in \
-                self._raw_ops:
+        for op_id, name, inputs, outputs, nid, kwargs, inplace, scope, source, segment, \
+                parent in self._raw_ops:
             self._ops.append(OpRecord(
                 id=op_id, name=name,
                 inputs=[i if type(i) is str else {"const": i[0]} for i in inputs],
                 outputs=list(outputs), node=nid, kwargs=dict(kwargs),
                 inplace=inplace, scope=list(scope),
-                source=None if source is None else sources[source], segment=segment))
+                source=None if source is None else sources[source], segment=segment,
+                parent=parent))
             if nid is not None and nid in nodes:
                 nodes[nid].forward_op = op_id
-        if len(self._ops) != self._op_count:
+        if len(self._ops) + self._op_count_dropped != self._op_count:
             # An op event stopped half-way (Ctrl-C, SIGTERM) registered its outputs but not
             # itself: they must not name an op the trace never holds (the loader checks).
             known = {op.id for op in self._ops}
@@ -456,12 +511,19 @@ class Trace:
         if self._active:
             raise RuntimeError("this trace is already recording")
         self._frame = user_frame(2)
+        if self.torch or (self.torch is None and sys.modules.get("torch") is not None):
+            from gradviz.trace.torch_source import TorchSource
+
+            self.torch_source = TorchSource(self)  # an ImportError says how to install torch
+            self.torch_source.start()
         self._active = True
-        events.add_listener(self._on_event)
+        events.add_listener(self._on_event, _EngineObserver(self))
         return self
 
     def __exit__(self, *exc: object) -> None:
         events.remove_listener(self._on_event)
+        if self.torch_source is not None:
+            self.torch_source.stop()
         self._active = False
         with self._lock:
             # A run still open (an exception escaped mid-backward, or another thread is still
@@ -473,6 +535,8 @@ class Trace:
                 if self._run is not None:
                     self._finish_run()
             self._parked.clear()
+            # The statements still open get their names now.
+            self._settle(sys._getframe(1), final=True)
         if self._frame is not None:
             self._name_from_frame(self._frame)
         self._frame = None
@@ -506,12 +570,12 @@ class Trace:
         ``frame``, a tensor still named by its id takes the name of a variable holding it."""
         tid = self._tids.get(t)
         if tid is not None:
-            if frame is not None and tid in self._unnamed:
-                self._rename(tid, self._var_name(t, frame) or tid)
+            # NOTE [tensor names]: a tensor its creator did not name keeps its id here; the
+            # variable of a function it is passed to (``t`` of ``scale(t)``) is not its name.
             return tid
         tid = self._tids.new(t)
         self._raw_tensors[tid] = None  # holds its place: registering the graph records more
-        name = t.name or (self._var_name(t, frame) if frame is not None else None) or tid
+        name = t.name or (self._first_sight_name(t, frame) if frame is not None else None) or tid
         value = snapshot(t._data, self.values, self._op_shared)
         grad_fn = None if t.grad_fn is None else self._node(t.grad_fn)
         self._add_tensor(tid, t, name, grad_fn, None, None, value)
@@ -552,6 +616,34 @@ class Trace:
             self._tensors[tid].grad = None if grad is None else expand_snapshot(grad,
                                                                                 self.values)
 
+    def _first_sight_name(self, t: Tensor, frame: FrameType) -> str | None:
+        """The name of a tensor first seen as an input (made before tracing began, or by a
+        factory, which reports no op): the variable holding it in the outermost user frame
+        between the one using it and the ``with`` block's, as that is nearest to where it was
+        made (``a`` of the script, not ``tensor`` of the Function's forward it is passed to)."""
+        found = None
+        f: FrameType | None = frame
+        for _ in range(64):  # bounded: a deep stack of user frames
+            if f is None:
+                break
+            if not _is_internal(f.f_code.co_filename):
+                found = self._var_name(t, f) or found
+            if f is self._frame:
+                return found
+            f = f.f_back
+        # The with block is not among the callers (another thread's frames): ask it too.
+        outer = self._frame
+        return (self._var_name(t, outer) if outer is not None else None) or found
+
+    def _outer_name(self, t: Tensor, frame: FrameType) -> str | None:
+        """A fallback name for a tensor no creator named (made before tracing began, or by an
+        expression no one stored): the variable holding it where ``with gradviz.trace()`` is
+        written, else in ``frame`` (the user's line using it). The ``with`` block's name comes
+        first: ``data`` passed to ``forward(self, inp)`` is the caller's ``data``."""
+        outer = self._frame
+        name = self._var_name(t, outer) if outer is not None and outer is not frame else None
+        return name or self._var_name(t, frame)
+
     @staticmethod
     def _var_name(t: Tensor, frame: FrameType) -> str | None:
         for k, v in frame.f_locals.items():
@@ -561,8 +653,10 @@ class Trace:
 
     def _name_from_frame(self, frame: FrameType) -> None:
         """Give auto-named tensors the names of the user's variables that hold them."""
+        torch_tensor = getattr(sys.modules.get("torch"), "Tensor", None)  # torch_source.py
+        kinds = (Tensor, torch_tensor) if isinstance(torch_tensor, type) else (Tensor,)
         for k, v in list(frame.f_locals.items()):
-            if isinstance(v, Tensor) and not k.startswith("_"):
+            if isinstance(v, kinds) and not k.startswith("_"):
                 tid = self._tids.get(v)
                 if tid is not None and tid in self._unnamed:
                     self._rename(tid, k)
@@ -635,7 +729,7 @@ class Trace:
     def _saved(self, name: str, v: Any) -> tuple:
         if type(v) is SavedVariable:
             if v.data is None:  # packed by a saved-tensor hook: reading it would run unpack
-                return (name, None, False, ("packed by a saved-tensor hook",))
+                return self._packed_saved(name, v)
             if v._tensor is not None:
                 return (name, self._tensor(v._tensor), False, snapshot(v.data, "none"))
             return (name, None, True, self._snap(v.data))
@@ -690,11 +784,12 @@ class Trace:
         """Park the current thread's state and bring back ``thread``'s (fresh if it has none)."""
         if self._thread is not None:
             state = tuple(getattr(self, a) for a in _PER_THREAD)
-            if state[0] is not None or state[1] or state[4]:  # an open run, steps, a scope
+            # an open run, steps, a scope, names pending, a custom Function's forward()
+            if state[0] is not None or state[1] or state[4] or state[8] or state[9]:
                 self._parked[self._thread] = state
         mine = self._parked.pop(thread, None)
         if mine is None:
-            mine = (None, [], {}, {}, [], (), None, None)
+            mine = (None, [], {}, {}, [], (), None, None, [], [], None)
         for attr, value in zip(_PER_THREAD, mine):
             setattr(self, attr, value)
         self._thread = thread
@@ -714,18 +809,158 @@ class Trace:
             self._scope.pop()
             self._scope_t = tuple(self._scope)
 
+    # -- names from the user's code (NOTE [tensor names] in _names.py) ---------------------------
+    def _settle(self, frame: FrameType | None, final: bool = False) -> None:
+        """Name what the statements that have finished bound, before ``frame``'s op records
+        (``final``: all of them, the trace is ending)."""
+        pending = self._pending
+        while pending:
+            top = pending[-1]
+            f, depth = frame, 0
+            while f is not None and (id(f) != top.fid or f.f_code is not top.code):
+                f, depth = f.f_back, depth + 1
+            if f is None:  # its frame has returned: the last value it made is what it bound
+                self._guess(pending.pop())
+                continue
+            if f.f_lasti == top.lasti and not final:
+                # The same instruction again (a loop running it anew: its last value is bound
+                # now; or the next op of one call, ``pred = model(x)``: nothing bound yet), or
+                # a caller still running the instruction the op comes from inside.
+                if depth == 0 and top.candidates and self._bind(top, f):
+                    top.candidates = []
+                return
+            done = pending.pop()
+            if done.target.kind == "names" and len(done.candidates) == len(done.last):
+                # One op ran at the instruction, which has finished: its result is what the
+                # instruction stored. NOTE [perf]: no lookup (reading a function's f_locals
+                # copies all its variables), as in ``y = (y * 2).tanh()`` run in a loop.
+                self._guess(done)
+            else:
+                self._bind(done, f)
+
+    def _guess(self, p: _names.Pending) -> None:
+        """Name ``p``'s last candidates without its frame (see NOTE [tensor names])."""
+        slots, last = p.target.slots, p.last
+        if p.target.kind != "names" or not last or last[-1] not in p.candidates:
+            return
+        if p.element is not None:
+            slots = (slots[p.element],) if len(slots) > 1 and p.element < len(slots) else ()
+            names = [f"{_names.slot_name(s)}[{p.element}]" if len(p.target.slots) == 1
+                     else _names.slot_name(s) for s in slots]
+        else:
+            names = [_names.slot_name(s) for s in slots]
+        if len(names) == len(last):  # h, c = x.chunk(2): one name per output
+            pairs = zip(last, names)
+        elif len(names) == 1:
+            pairs = zip(last[-1:], names)
+        else:
+            return
+        for tid, name in pairs:
+            if tid in self._unnamed:
+                self._rename(tid, name)
+
+    def _bind(self, p: _names.Pending, frame: FrameType) -> bool:
+        """Name the candidates of ``p`` found where its target now holds them in ``frame``."""
+        cands = set(p.candidates)
+        if not cands:
+            return False
+        target, found = p.target, False
+        slots = target.slots
+        if p.element is not None and len(slots) > 1:  # h, c = cell(...) with return h2, c2
+            slots = slots[p.element:p.element + 1] if p.element < len(slots) else ()
+            element = None
+        else:
+            element = p.element
+        get = self._tids.get
+        for slot in slots:
+            value = _names.lookup(frame, slot)
+            name = _names.slot_name(slot)
+            if element is not None:  # out = cell(...): the element-th of the tuple it returned
+                try:
+                    value = value[element]
+                except Exception:
+                    continue
+                name = f"{name}[{element}]"
+            if target.kind == "list":  # ys = [x * i for i in ...]: ys[0], ys[1], ...
+                if isinstance(value, (list, tuple)):
+                    for k, v in enumerate(value):
+                        tid = get(v) if isinstance(v, Tensor) else None
+                        if tid in cands and tid in self._unnamed:
+                            self._rename(tid, f"{name}[{k}]")
+                            found = True
+                continue
+            tid = get(value) if isinstance(value, Tensor) else None
+            if tid in cands:
+                found = True
+                if tid in self._unnamed:  # a name given once is kept
+                    self._rename(tid, name)
+        return found
+
+    def _note_outputs(self, frame: FrameType, outputs: list[str]) -> None:
+        """Make the outputs candidates of the binding the user's instruction will make."""
+        where = _names.binding(frame, _is_internal)
+        if where is None:
+            return
+        f, lasti, target, element = where
+        pending = self._pending
+        last = tuple(outputs)
+        if pending:
+            top = pending[-1]
+            if top.fid == id(f) and top.code is f.f_code and top.lasti == lasti:
+                top.candidates.extend(outputs)
+                top.last = last
+                return
+        if len(pending) >= 64:  # frames left mid-instruction by exceptions: never finish
+            del pending[0]
+        pending.append(_names.Pending(id(f), f.f_code, lasti, target, list(outputs), element,
+                                      last))
+
+    # -- custom Functions: their forward() ops are the Function op's children ----------------------
+    def _on_function_enter(self, data: dict[str, Any]) -> None:
+        # The Function's op id is taken now, so the ops its forward() runs can name it as their
+        # parent; the Function's own op event (after forward) uses it. Not during a backward
+        # pass: no op of it is recorded (see _on_op).
+        if self._run is not None:
+            return
+        op_id = f"op{self._op_count}"
+        self._op_count += 1
+        self._fn_stack.append(op_id)
+
+    def _on_function_exit(self, data: dict[str, Any]) -> None:
+        if self._run is None and self._fn_stack:
+            self._fn_done = self._fn_stack.pop()
+
     def _on_op(self, data: dict[str, Any]) -> None:
+        if self._run is not None:
+            # Backward-time work (a custom backward()'s ``grad_output * 5``, the formulas of a
+            # create_graph backward, hooks) is no part of the forward graph: not recorded as an
+            # op. Tensors it makes are registered when the program uses them (x.grad in a
+            # later op).
+            return
         frame = user_frame(_EMITTER)
+        if self._pending:
+            self._settle(frame)
         source = self._source_index(frame)
         self._op_shared = {}
         # NOTE [perf]: loops, not comprehensions (each is a function call before Python 3.12).
         inputs = []
         for a in data["inputs"]:
             inputs.append(self._tensor(a, frame) if isinstance(a, Tensor) else (_jsonable(a),))
+        # A tensor passed by keyword (nll_loss's target, where's condition) is linked by id;
+        # registered before the node, which may save it, so it is first seen with the frame.
+        kwargs = []
+        for k, v in (data.get("kwargs") or {}).items():
+            kwargs.append((k, {"tensor": self._tensor(v, frame)} if isinstance(v, Tensor)
+                           else _jsonable(v)))
         node = data["node"]
         nid = self._node(node) if node is not None else None
-        op_id = f"op{self._op_count}"
-        self._op_count += 1
+        fn_done, self._fn_done = self._fn_done, None
+        if fn_done is not None and data.get("function"):
+            op_id = fn_done  # taken when its forward() began (_on_function_enter)
+        else:
+            op_id = f"op{self._op_count}"
+            self._op_count += 1
+        parent = self._fn_stack[-1] if self._fn_stack else None
         inplace = bool(data["inplace"])
         outputs = []
         for t in data["outputs"]:
@@ -743,13 +978,11 @@ class Trace:
             self._add_tensor(tid, t, name, gid, op_id, source, self._snap(t._data))
             outputs.append(tid)
         self._op_shared = self._op_snap = None
-        # A tensor passed by keyword (nll_loss's target, where's condition) is linked by id.
-        kwargs = []
-        for k, v in (data.get("kwargs") or {}).items():
-            kwargs.append((k, {"tensor": self._tensor(v, frame)} if isinstance(v, Tensor)
-                           else _jsonable(v)))
         self._raw_ops.append((op_id, data["name"], tuple(inputs), tuple(outputs), nid,
-                              tuple(kwargs), inplace, self._scope_t, source, self.runs_total))
+                              tuple(kwargs), inplace, self._scope_t, source, self.runs_total,
+                              parent))
+        if frame is not None and not inplace and outputs:
+            self._note_outputs(frame, outputs)
 
     def _on_backward_begin(self, data: dict[str, Any]) -> None:
         frame = user_frame(_EMITTER)
@@ -866,17 +1099,87 @@ class Trace:
                                 or self._node(node), data.get("engine_data")))
 
     def _on_leaf_grad(self, data: dict[str, Any]) -> None:
-        tid = self._tensor(data["tensor"])
-        after = self._value(data["after"])
+        self._leaf_grad(data["node"], data["tensor"], data["before"], data["after"],
+                        data.get("engine_data"))
+
+    def _leaf_grad(self, node: Node, tensor: Tensor, before: Any, after: Any,
+                   engine_data: dict[str, Any] | None) -> None:
+        tid = self._tensor(tensor)
+        after = self._value(after)
         self._set_grad(tid, after)
         if self._run is not None:
-            self._steps.append(("leaf_grad", self._node(data["node"]), data.get("engine_data"),
-                                tid, self._value(data["before"]), after))
+            self._steps.append(("leaf_grad", self._node(node), engine_data, tid,
+                                self._value(before), after))
 
     def _on_hook(self, data: dict[str, Any]) -> None:
         fn = data.get("fn")
         self._step("hook", data.get("node"), data.get("engine_data"), hook=data["kind"],
                    fn=getattr(fn, "__qualname__", None) if fn is not None else None)
+
+    # -- saved-tensor hooks (NOTE [saved tensor hooks] in gradviz/autograd/graph.py) ------------
+    # A pack in the forward pass happens while the op's node saves, before the op event that
+    # registers the node: it waits in _packs (by SavedVariable) until _saved meets it there. A
+    # pack by register_hooks names its (registered) node: its saved entry is updated at once.
+    # A pack or unpack during a backward pass is a step of the run. These events fire only
+    # while hooks are in use: nothing here is paid otherwise.
+    def _on_saved_tensor_pack(self, data: dict[str, Any]) -> None:
+        saved, tensor, owner = data["saved"], data["tensor"], data.get("node")
+        fn = _fn_name(data.get("fn"))
+        packed = packed_summary(data["packed"], self.values)
+        if self._run is not None and owner is None:
+            # A backward formula saving (create_graph): a step, not kept for its node, which
+            # is no forward op's (holding the value for it would keep it alive).
+            self._step("pack_hook", current_node(), data.get("engine_data"), fn=fn,
+                       tensor=summarize(tensor._data, self.values), packed=packed)
+            return
+        packs = self._packs
+        packs[id(saved)] = (saved, tensor, fn, packed)
+        if len(packs) > _PACKS_WAITING:  # packs no node claimed (an op that failed after)
+            del packs[next(iter(packs))]
+        nid = None if owner is None else self._nids.get(owner)
+        if nid is not None:
+            self._repack(nid, owner, saved)
+
+    def _packed_saved(self, name: str, v: SavedVariable) -> tuple:
+        """The raw saved entry of a value a pack hook stored: the tensor that was packed (its
+        id if it is a traced input; an unregistered tensor with a history is the op's output,
+        registered after its node), the hook's name and what it returned."""
+        hit = self._packs.pop(id(v), None)
+        if hit is None or hit[0] is not v:  # packed while no trace listened
+            return (name, None, False, ("packed by a saved-tensor hook",))
+        _, tensor, fn, packed = hit
+        tid = self._tids.get(tensor)
+        if tid is not None:
+            return (name, tid, False, snapshot(tensor._data, "none"), fn, packed)
+        return (name, None, tensor._grad_fn is not None, self._snap(tensor._data), fn, packed)
+
+    def _repack(self, nid: str, owner: Node, saved: SavedVariable) -> None:
+        """``register_hooks`` packed a value of the registered node ``nid``: its entry says so."""
+        name = next((n for n, v in owner._inspect_saved() if v is saved), None)
+        if name is None:
+            return
+        _, _, fn, packed = self._packs.pop(id(saved))
+        raw = self._raw_nodes.get(nid)
+        if raw is not None:  # the entry made when the node was registered, told of the hook
+            self._raw_nodes[nid] = (*raw[:6], tuple((*e[:4], fn, packed) if e[0] == name else e
+                                                    for e in raw[6]))
+            return
+        info = self._nodes.get(nid)
+        if info is None:
+            return
+        for sv in info.saved:
+            if sv.name == name:
+                sv.pack_hook, sv.packed = fn, packed
+
+    def _on_saved_tensor_unpack(self, data: dict[str, Any]) -> None:
+        owner = data.get("node")
+        if self._run is None or owner is None:  # read by hand (grad_fn._saved_self): no step
+            return
+        saved = data["saved"]
+        name = next((n for n, v in owner._inspect_saved() if v is saved), None)
+        self._step("unpack_hook", owner, data.get("engine_data"), saved=name,
+                   fn=_fn_name(data.get("fn")), packed=packed_summary(data["packed"], self.values),
+                   tensor=summarize(data["tensor"]._data, self.values))
 
     def _on_gradient_node(self, data: dict[str, Any]) -> None:
         self._step("gradient_node", data.get("node"), data.get("engine_data"),
@@ -908,12 +1211,169 @@ class Trace:
         self._unbuilt.append((run, self._steps))
         self._steps = []
         self.runs_total += 1
-        if self.keep_runs is not None and len(self._runs) > self.keep_runs:
-            self._prune()
+        self._after_run(run, len(self._unbuilt[-1][1]))
 
-    def _prune(self) -> None:
+    # NOTE [long runs] What a training loop's trace holds by default (``keep_runs=None``):
+    # - every backward run listed in ``run_log`` (id, kind, roots, nodes, steps, source line,
+    #   error): a few numbers per run, however long the loop;
+    # - each run in full (backward graph, steps, values) with the forward ops of its iteration
+    #   (the ops since the run before it), except that a run whose iteration has the same
+    #   structure as the next one's (the same ops in the same order, with the same numbers of
+    #   inputs and outputs, in-place flags, module scopes and source lines: the same code run
+    #   again; compared from its first op that records a node, as before it come ops without
+    #   grad, the previous step's update or a loop's set-up) is folded into it: so a loop
+    #   keeps ONE iteration, the last, with the note "iteration 20 of 20, identical structure
+    #   folded", while two backward calls on different code are both kept;
+    # - at most DETAILED_RUNS runs in full: beyond, the oldest is dropped (and noted).
+    # Memory and file size are bounded by DETAILED_RUNS iterations plus a line per run; the
+    # records of a dropped iteration are discarded before any model object or value summary is
+    # built from them (NOTE [perf: lazy trace]). The budget (docs/guarantees.md) is checked by
+    # `make bench` on PyTorch's 2,000-step polynomial example. ``keep_runs=N`` instead keeps the
+    # last N runs and every forward op since the first of them.
+    def _after_run(self, run: BackwardRun, steps: int) -> None:
+        """Log a finished run, then bound what is kept (NOTE [long runs])."""
+        self.run_log.append({
+            "id": run.id, "kind": run.kind, "engine": run.engine, "roots": len(run.roots),
+            "nodes": len(run.nodes), "steps": steps,
+            "source": None if run.source is None else str(run.source),
+            "error": None if run.error is None else run.error.get("type")})
+        if self.keep_runs == "all":
+            return
+        if self.keep_runs is not None:
+            if len(self._runs) > self.keep_runs:
+                self._prune()
+            return
+        # This iteration's structure: its ops from the first that records a node on, as what
+        # comes before ran without grad (the previous step's update, a loop's set-up). NOTE
+        # [perf]: found from the end (ops are recorded in segment order), and kept for the next
+        # run to compare with.
+        seg = self._run_segments.get(run.id, 0)
+        mine = []
+        for o in reversed(self._raw_ops):
+            if o[9] < seg:
+                break
+            if o[9] == seg:
+                mine.append(o)
+        mine.reverse()
+        ours = self._signature(_from_graph(mine))
+        (before_seg, before), self._last_signature = self._last_signature, (seg, ours)
+        runs = self._runs
+        if len(runs) < 2:
+            return
+        if self._tensors or self._ops or self._nodes:
+            # A reader built the model already (rare): only bound it, as keep_runs would.
+            if len(runs) > DETAILED_RUNS:
+                self._prune(DETAILED_RUNS)
+            return
+        prev = runs[-2]
+        prev_seg = self._run_segments.get(prev.id, 0)
+        # Folded only when prev is the iteration right before (not another thread's run).
+        if (ours and before_seg == prev_seg == seg - 1 and ours == before
+                and prev.id != self.keep_run):
+            self._folded += 1
+            self._drop_run(prev)
+        elif len(runs) > DETAILED_RUNS:
+            self._differing += 1
+            self._drop_run(next(r for r in runs if r.id != self.keep_run))
+        else:
+            return
+        self.notes = [n for n in self.notes if not n.startswith("forward graph: iteration")]
+        total = self.runs_total
+        note = f"forward graph: iteration {total} of {total}"
+        if self._folded:
+            note += f", identical structure folded ({self._folded} earlier iterations)"
+        if self._differing:
+            note += (f"; {self._differing} older runs of other structures dropped (at most "
+                     f"{DETAILED_RUNS} kept in full)")
+        self.notes.append(note + "; every backward run is listed in run_log")
+
+    def _drop_run(self, gone_run: BackwardRun) -> None:
+        """Forget ``gone_run`` now; the forward ops of its iteration and what only they refer to
+        go with the next :meth:`_collect` (NOTE [perf]: one pass for many runs, as finding what
+        is still referred to costs about the same for one run as for thirty)."""
+        self._runs = [r for r in self._runs if r is not gone_run]
+        self._unbuilt = [u for u in self._unbuilt if u[0] is not gone_run]
+        self._to_drop.append(self._run_segments.pop(gone_run.id, 0))
+        if len(self._to_drop) >= 32:
+            self._collect()
+
+    def _collect(self) -> None:
+        """Drop the raw records of the iterations of the runs :meth:`_drop_run` forgot, keeping
+        what the rest refers to (NOTE [long runs])."""
+        dropped, self._to_drop = set(self._to_drop), []
+        runs, segments = self._runs, self._run_segments
+        kept_segments = set(segments.values())
+        last_dropped = max(dropped)
+        kept_ops, gone = [], set()
+        for o in self._raw_ops:
+            if o[9] <= last_dropped and o[9] not in kept_segments:
+                gone.add(o[0])
+            else:
+                kept_ops.append(o)
+        # What the kept records refer to, to a fixed point (the loader checks every id).
+        live_t = {tid for ref, tid in self._tids._ids.values() if ref() is not None}
+        live_n: set[str] = set()
+        for r in runs:
+            live_t.update(r.roots)
+            live_t.update(r.inputs)
+            live_n.update(r.nodes)
+            if r.graph_root is not None:
+                live_n.add(r.graph_root)
+        for o in kept_ops:
+            live_t.update(i for i in o[2] if type(i) is str)
+            live_t.update(o[3])
+            live_t.update(v["tensor"] for _, v in o[5] if isinstance(v, dict) and "tensor" in v)
+            if o[4] is not None:
+                live_n.add(o[4])
+        raw_t, raw_n = self._raw_tensors, self._raw_nodes
+        todo_t, todo_n = list(live_t), list(live_n)
+        while todo_t or todo_n:
+            new_n = []
+            for tid in todo_t:
+                rec = raw_t.get(tid)
+                if rec is not None and rec[5] is not None and rec[5] not in live_n:
+                    live_n.add(rec[5])
+                    new_n.append(rec[5])
+            new_t = []
+            for nid in todo_n:
+                rec = raw_n.get(nid)
+                if rec is None:
+                    continue
+                nexts = rec[3]
+                for k in range(0, len(nexts), 2):
+                    if nexts[k] is not None and nexts[k] not in live_n:
+                        live_n.add(nexts[k])
+                        new_n.append(nexts[k])
+                for tid in (rec[5], *(sv[1] for sv in rec[6])):
+                    if tid is not None and tid not in live_t:
+                        live_t.add(tid)
+                        new_t.append(tid)
+            todo_t, todo_n = new_t, new_n
+        tensors = {}
+        for tid, rec in raw_t.items():
+            if tid in live_t:
+                if rec is not None and rec[7] in gone:  # made by a dropped op
+                    rec = (*rec[:7], None, *rec[8:])
+                tensors[tid] = rec
+        self._raw_tensors = tensors
+        self._raw_nodes = {k: v for k, v in raw_n.items() if k in live_n}
+        self._raw_ops = kept_ops
+        self._tnames = {k: v for k, v in self._tnames.items() if k in tensors}
+        self._tgrads = {k: v for k, v in self._tgrads.items() if k in tensors}
+        self._unnamed &= tensors.keys()
+        self._op_count_dropped += len(gone)
+
+    @staticmethod
+    def _signature(ops: Any) -> tuple:
+        """What makes two iterations the same: the ops in order, their input and output counts,
+        in-place flags, module scopes and source lines (the same code run again, not two
+        statements that happen to run the same ops)."""
+        return tuple((o[1], len(o[2]), len(o[3]), o[6], o[7], o[8]) for o in ops)
+
+    def _prune(self, keep: int | None = None) -> None:
         """Keep only the last ``keep_runs`` runs and the forward ops that led to them."""
-        self._runs = self._runs[-self.keep_runs:]
+        keep = self.keep_runs if keep is None else keep
+        self._runs = self._runs[-keep:]
         kept = {id(r) for r in self._runs}
         # NOTE [perf]: the steps of dropped runs are never built.
         self._unbuilt = [u for u in self._unbuilt if id(u[0]) in kept]
@@ -968,7 +1428,7 @@ class Trace:
         self._unnamed &= self._tensors.keys()
         if dropped:
             self.notes = [n for n in self.notes if not n.startswith("keep_runs")]
-            self.notes.append(f"keep_runs={self.keep_runs}: forward ops and runs before "
+            self.notes.append(f"keep_runs={keep}: forward ops and runs before "
                               f"{self._runs[0].id} were dropped")
 
     # -- queries -----------------------------------------------------------------------------------
@@ -1038,26 +1498,115 @@ class Trace:
         save(self, path)
 
 
+class _EngineObserver(events.Forwarding):
+    """What the PyTorch engine calls while this trace is the only listener (NOTE [perf: direct
+    observer] in events.py): the frequent steps are recorded here, as the tuples the
+    ``_on_<event>`` handlers would record, without an event dict; the rare ones are forwarded
+    as events to :meth:`Trace._on_event`. Each call takes the lock and switches to the calling
+    thread's state as ``_on_event`` does (NOTE [threads])."""
+
+    __slots__ = ("trace",)
+
+    def __init__(self, trace: Trace) -> None:
+        self.trace = trace
+
+    def enqueue(self, node: Node, ready: Any) -> None:
+        tr = self.trace
+        with tr._lock:
+            me = _get_ident()
+            if me != tr._thread:
+                tr._switch_to(me)
+            if tr._run is not None:
+                tr._steps.append(("enqueue", tr._nids.ids.get(id(node)) or tr._node(node),
+                                  None, ready.priority(node)))
+
+    def execute(self, node: Node, grad_outputs: list, grad_inputs: tuple) -> None:
+        tr = self.trace
+        with tr._lock:
+            me = _get_ident()
+            if me != tr._thread:
+                tr._switch_to(me)
+            if tr._run is not None:
+                value = tr._value
+                tr._steps.append(("execute", tr._nids.ids.get(id(node)) or tr._node(node),
+                                  None, tuple(map(value, grad_outputs)),
+                                  tuple(map(value, grad_inputs))))
+
+    def accumulate(self, node: Node, input_nr: int, grad: Any, buffer: Any, source: Any,
+                   remaining: int) -> None:
+        tr = self.trace
+        with tr._lock:
+            me = _get_ident()
+            if me != tr._thread:
+                tr._switch_to(me)
+            if tr._run is not None:
+                ids = tr._nids.ids
+                target = ids.get(id(node)) or tr._node(node)
+                src = None if source is None else ids.get(id(source)) or tr._node(source)
+                g = tr._value(grad)
+                # A slot that was empty holds the very gradient sent: one snapshot for both.
+                tr._steps.append(("accumulate", target, None, input_nr, src, g,
+                                  g if buffer is grad else tr._value(buffer), remaining))
+
+    def release_saved(self, node: Node) -> None:
+        tr = self.trace
+        with tr._lock:
+            me = _get_ident()
+            if me != tr._thread:
+                tr._switch_to(me)
+            if tr._run is not None:
+                tr._steps.append(("release_saved", tr._nids.ids.get(id(node))
+                                  or tr._node(node), None))
+
+    def leaf_grad(self, node: Node, tensor: Any, before: Any, after: Any) -> None:
+        tr = self.trace
+        with tr._lock:
+            if not tr._active:  # the trace ended while another thread's pass still runs
+                return
+            me = _get_ident()
+            if me != tr._thread:
+                tr._switch_to(me)
+            tr._leaf_grad(node, tensor, before, after, None)
+
+
+_get_ident = threading.get_ident
 
 # What each thread has of its own (NOTE [threads]), in the order Trace._switch_to keeps it.
 _PER_THREAD = ("_run", "_steps", "_run_memo", "_run_shared", "_scope", "_scope_t",
-               "_op_shared", "_op_snap")
+               "_op_shared", "_op_snap", "_pending", "_fn_stack", "_fn_done")
 
 # The events Trace handles: one _on_<event> method each.
+def _fn_name(fn: Any) -> str | None:
+    """A hook function's qualified name, as hook steps name it."""
+    return None if fn is None else getattr(fn, "__qualname__", None) or repr(fn)
+
+
+_PACKS_WAITING = 256  # packs kept for nodes not registered yet (see _on_saved_tensor_pack)
 _EVENTS = tuple(name[4:] for name in vars(Trace) if name.startswith("_on_") and name != "_on_event")
 
 
-def trace(values: str = "small", keep_runs: int | None = None, name: str | None = None
-          ) -> Trace:
+def trace(values: str = "small", keep_runs: int | str | None = None, name: str | None = None,
+          keep_run: int | None = None, torch: bool | None = None) -> Trace:
     """Record everything inside a ``with`` block: forward ops, backward graphs, engine steps.
 
     Args:
         values: ``"small"`` keeps full values of tensors up to 64 elements and summaries
             (shape, dtype, min/max/mean, first elements) beyond; ``"none"`` keeps shapes and
             dtypes only; ``"all"`` keeps every value.
-        keep_runs: keep only the last N backward runs and the forward ops since the first kept
-            one (bounded memory in a training loop); ``None`` keeps everything.
+        keep_runs: ``None`` (the default) keeps a training loop readable and bounded: every
+            backward run listed in ``run_log``, runs in full with their iteration's forward
+            ops, an iteration of the same structure as the next folded into it (a loop keeps
+            its last iteration, noted "iteration 20 of 20, identical structure folded"), at
+            most ``DETAILED_RUNS`` (8) runs in full; see NOTE [long runs] and
+            docs/guarantees.md. ``N``: keep only the last N backward runs and the forward ops
+            since the first kept one. ``"all"``: keep everything (memory grows with the loop).
         name: a title for the trace (shown by renderers).
+        keep_run: the number of a backward run (0 for the first) that the default policy must
+            keep in full even if it folds or drops its neighbours: what ``gradviz trace --run N``
+            asks for.
+        torch: record real PyTorch inside the block as well (gradviz/trace/torch_source.py):
+            ``None`` (the default) when torch is imported before the block, ``True`` always
+            (an ImportError says ``pip install gradviz[torch]`` without it), ``False`` never.
 
     Example:
         >>> import gradviz
@@ -1067,4 +1616,5 @@ def trace(values: str = "small", keep_runs: int | None = None, name: str | None 
         >>> [s.kind for s in tr.steps()][:3]
         ['compute_dependencies', 'enqueue', 'execute']
     """
-    return Trace(values=values, keep_runs=keep_runs, name=name)
+    return Trace(values=values, keep_runs=keep_runs, name=name, keep_run=keep_run,
+                 torch=torch)

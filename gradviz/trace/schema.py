@@ -208,6 +208,23 @@ class OpModel(_Strict):
     scope: list[Name] = []
     source: SourceModel | None = None
     segment: Count = 0
+    parent: OpId | None = None  # the custom Function op it ran inside (optional)
+
+
+class PackedObjectModel(_Strict):
+    """What a pack hook returned that is no tensor (a file name, a handle): its type and repr."""
+
+    type: Name
+    repr: Name
+
+
+def _packed_tag(v: Any) -> str:
+    return "<object>" if isinstance(v, dict) and "repr" in v else "<summary>"
+
+
+# What a saved-tensor pack hook returned (model.packed_summary).
+PackedValue = Annotated[(Annotated[PackedObjectModel, Tag("<object>")]
+                         | Annotated[SummaryModel, Tag("<summary>")]), Discriminator(_packed_tag)]
 
 
 class SavedModel(_Strict):
@@ -215,6 +232,9 @@ class SavedModel(_Strict):
     tensor: TensorId | None = None
     is_output: StrictBool = False
     value: SavedValue | None = None
+    # Optional (files written before saved-tensor hooks were traced load unchanged).
+    pack_hook: Name | None = None
+    packed: PackedValue | None = None
 
 
 class NodeModel(_Strict):
@@ -298,6 +318,21 @@ class _HookStep(_MaybeNode):
     fn: Name | None = None
 
 
+class _PackHookStep(_MaybeNode):
+    kind: Literal["pack_hook"]
+    fn: Name | None = None
+    tensor: SummaryModel | None = None
+    packed: PackedValue | None = None
+
+
+class _UnpackHookStep(_WithNode):
+    kind: Literal["unpack_hook"]
+    saved: Name | None = None
+    fn: Name | None = None
+    packed: PackedValue | None = None
+    tensor: SummaryModel | None = None
+
+
 class _ReleaseStep(_WithNode):
     kind: Literal["release_saved"]
     saved: list[Name] = []
@@ -323,7 +358,8 @@ class _DoneStep(_NoNode):
 
 
 StepModel = Annotated[(_DependenciesStep | _EnqueueStep | _ExecuteStep | _AccumulateStep
-                       | _LeafGradStep | _HookStep | _ReleaseStep | _ErrorStep
+                       | _LeafGradStep | _HookStep | _PackHookStep | _UnpackHookStep
+                       | _ReleaseStep | _ErrorStep
                        | _GradientNodeStep | _DoneStep), Field(discriminator="kind")]
 
 
@@ -340,7 +376,7 @@ class RunErrorModel(_Strict):
 
 class RunModel(_Strict):
     id: RunId
-    engine: Literal["pytorch", "singa", "mxnet"]
+    engine: Literal["pytorch", "singa", "mxnet", "torch"]
     kind: Literal["backward", "grad"]
     roots: list[TensorId]
     root_edges: list[tuple[NodeId | None, Count]] = []
@@ -356,9 +392,29 @@ class RunModel(_Strict):
     gradient_graph: GradientGraphModel | None = None
 
 
+class RunLogModel(_Strict):
+    id: Name
+    kind: Literal["backward", "grad"] = "backward"
+    engine: Name = "pytorch"
+    roots: Count = 0
+    nodes: Count = 0
+    steps: Count = 0
+    source: Name | None = None
+    error: Name | None = None
+
+
+def _keep_runs_tag(v: Any) -> str:
+    return "<str>" if isinstance(v, str) else "<int>"
+
+
+# A positive count, or "all" (keep everything); tagged so an error names the field, not a branch.
+KeepRuns = Annotated[(Annotated[StrictInt, Field(ge=1, le=MAX_INT), Tag("<int>")]
+                      | Annotated[Literal["all"], Tag("<str>")]), Discriminator(_keep_runs_tag)]
+
+
 class OptionsModel(_Strict):
     values: Literal["small", "none", "all"] = "small"
-    keep_runs: Annotated[StrictInt, Field(ge=1, le=MAX_INT)] | None = None
+    keep_runs: KeepRuns | None = None
 
 
 class TraceModel(_Strict):
@@ -372,6 +428,8 @@ class TraceModel(_Strict):
     notes: list[Name] = []
     # Optional (files written before it existed load unchanged): scope key -> module class.
     module_classes: dict[Name, Name] = {}
+    # Optional: one summary per backward run, also those not kept in full (NOTE [long runs]).
+    run_log: list[RunLogModel] = []
     tensors: list[TensorModel]
     ops: list[OpModel]
     nodes: list[NodeModel]

@@ -348,6 +348,19 @@ function savedName(name) {
   return /^(_|saved_tensors)/.test(name) ? name : "_saved_" + name;
 }
 
+/** A summary's shape as Python prints a tuple: (3,), (2, 4). */
+function shapeText(s) {
+  if (!s || !Array.isArray(s.shape)) return "";
+  return "(" + s.shape.join(", ") + (s.shape.length === 1 ? ",)" : ")");
+}
+
+/** What a pack hook returned: a tensor's shape, or a non-tensor's type and repr. */
+function packedText(p) {
+  if (!p) return "nothing recorded";
+  if (Object.prototype.hasOwnProperty.call(p, "repr")) return p.type + " " + p.repr;
+  return "a tensor " + shapeText(p);
+}
+
 function describe(step, state) {
   const d = step;
   const engine = step.engine_data || {};
@@ -377,6 +390,16 @@ function describe(step, state) {
     case "hook":
       return line("gv-say", "A " + d.hook + " hook" + (d.fn ? " (" + d.fn + ")" : "")
         + " runs", who ? " on " : "", who || "", ".");
+    case "pack_hook":
+      // NOTE [saved tensor hooks]: a create_graph backward's formulas save tensors too.
+      return line("gv-say", "pack hook ", el("code", null, d.fn || "?"), " stores a tensor "
+        + shapeText(d.tensor) + " saved while ", who || "the engine", " runs: only what it "
+        + "returns (" + packedText(d.packed) + ") is kept for backward.");
+    case "unpack_hook":
+      return line("gv-say", "unpack hook ", el("code", null, d.fn || "?"), " returns "
+        + (d.saved ? savedName(d.saved) : "a saved tensor") + " of ", who,
+        " " + shapeText(d.tensor) + ", from " + packedText(d.packed)
+        + ": the node reads it as it runs, so this comes before its execute step.");
     case "gradient_node":
       // MXNet's engine: a node of its explicit gradient graph that is not a backward formula
       // (head gradient, sum of several gradients, zeros, copy into .grad).
@@ -419,6 +442,14 @@ function renderEvent(run, step, state) {
   if (step.kind === "leaf_grad") {
     box.appendChild(line("gv-kv", "before: ", summaryEl(d.before)));
     box.appendChild(line("gv-kv", "after: ", summaryEl(d.after)));
+  } else if (step.kind === "pack_hook" || step.kind === "unpack_hook") {
+    const packed = d.packed && Object.prototype.hasOwnProperty.call(d.packed, "repr")
+      ? el("code", null, d.packed.type + " " + d.packed.repr) : summaryEl(d.packed);
+    const given = line("gv-kv", step.kind === "pack_hook" ? "given: " : "returned: ",
+      summaryEl(d.tensor));
+    if (step.kind === "pack_hook") box.appendChild(given);
+    box.appendChild(line("gv-kv", "packed: ", packed));
+    if (step.kind === "unpack_hook") box.appendChild(given);
   } else if (step.kind === "gradient_node") {
     (d.inputs || []).forEach((g, i) => {
       box.appendChild(line("gv-kv", "input " + i + ": ", summaryEl(g)));

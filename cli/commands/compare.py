@@ -1,0 +1,204 @@
+"""``gradviz compare``: run one script on real PyTorch and on gradviz, and say where they differ.
+
+NOTE [compare]: each engine runs the unmodified script in a fresh process (``gradviz trace
+--engine torch`` and ``--engine gradviz``, both seeded with ``--seed``), so neither run can
+leak into the other (imported modules, the ``torch`` name, random state). Each run's outputs
+(trace.json, the drawings, its step player) go to ``OUT/torch`` and ``OUT/gradviz``; the two
+traces are then compared by :func:`gradviz.trace.diff.diff_traces` (what is compared, and why
+values only where the inputs agree: its NOTE [what is compared]) and the report is printed and
+written to ``OUT/compare.html``.
+
+Exit codes: 0 the engines agree, 1 they differ, 2 bad arguments, 3 PyTorch is not installed,
+4 a run recorded nothing to compare (its reason is printed), 75 the output folder is busy.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from .._console import ExitCode, err_console, fail, visible
+from ._common import Values
+from .trace import CONTEXT, SCRIPT_RAISED, _resolve_script, locked, warn_options_after_script
+
+__all__ = ["compare", "CONTEXT"]
+
+ENGINES = ("torch", "gradviz")
+NOTHING_RECORDED = 4
+KEEP_ALL = 10**9  # --keep-runs for "every run" (the option takes a count)
+
+
+def compare(
+    ctx: typer.Context,
+    script: Annotated[str | None, typer.Argument(
+        help="The Python script to run on both engines, as `python SCRIPT ARGS...` would.",
+        show_default=False)] = None,
+    args: Annotated[list[str] | None, typer.Argument(
+        help="Arguments for the script (everything after SCRIPT).", show_default=False)
+    ] = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="Output folder (default: gradviz-out/<script name>-compare/).",
+        show_default=False)] = None,
+    seed: Annotated[int, typer.Option(
+        "--seed", help="manual_seed(SEED) on each engine before the script runs.")] = 0,
+    values: Annotated[Values, typer.Option(
+        help="Tensor values each trace keeps: small (full up to 64 elements), all.")
+    ] = Values.small,
+    keep_runs: Annotated[int | None, typer.Option(
+        "--keep-runs", min=1, help="Compare only the last N backward runs (default: all).")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the verdict line.")
+                     ] = False,
+) -> None:
+    """Run SCRIPT on real PyTorch and on gradviz; report where the two engines differ.
+
+    Compares, for each backward() / autograd.grad() call, the backward graphs (node names,
+    next_functions), the execution orders, the errors, and the gradients wherever both runs
+    fed the backward pass the same values (inputs made from data agree; random ones differ
+    between the engines' generators, and then only the structure is compared). Writes
+    OUT/compare.html and each engine's trace, drawings and step player under OUT/torch and
+    OUT/gradviz. Exit code 0 when the engines agree, 1 when they differ.
+    """
+    if values is Values.none:
+        fail("--values none keeps no values, so no gradient could be compared; use small or "
+             "all", ExitCode.USAGE)
+    path = _resolve_script(script, None)
+    warn_options_after_script(ctx, path.name, list(args or []))
+    out_dir = Path(os.path.abspath(out if out is not None
+                                   else Path("gradviz-out") / f"{path.stem}-compare"))
+    # Real PyTorch first: without it, its run fails at once (exit code 3, with how to install).
+    with locked(out_dir):
+        runs = [_run(engine, path, list(args or []), out_dir / engine, seed, values.value,
+                     keep_runs) for engine in ENGINES]
+    for run in runs:
+        if run["trace"] is None:
+            _explain_failed_run(run)
+            raise typer.Exit(code=run["code"] if run["code"] in (ExitCode.UNAVAILABLE,
+                                                                 ExitCode.BUSY)
+                             else NOTHING_RECORDED)
+    from gradviz.trace import load_trace
+    from gradviz.trace.diff import diff_traces
+
+    traces = [load_trace(r["trace"]) for r in runs]
+    diff = diff_traces(traces[0], traces[1], labels=ENGINES,
+                       errors=(script_error(traces[0]), script_error(traces[1])))
+    page = out_dir / "compare.html"
+    _write_page(diff, path.name, out_dir, page)
+    if not quiet:
+        _print_report(diff, runs, page)
+    else:
+        typer.echo(_verdict(diff))
+    raise typer.Exit(code=0 if diff.same else 1)
+
+
+def _run(engine: str, path: Path, args: list[str], out: Path, seed: int, values: str,
+         keep_runs: int | None) -> dict[str, Any]:
+    """``gradviz trace --engine ENGINE`` in a fresh process; what it left behind.
+
+    Every backward run is kept unless ``keep_runs`` says otherwise: ``gradviz trace``'s default
+    folds a training loop's iterations, and the two engines must keep the same runs.
+    """
+    cmd = [sys.executable, "-m", "gradviz", "trace", "--engine", engine, "--seed", str(seed),
+           "--values", values, "--keep-runs", str(keep_runs or KEEP_ALL), "--quiet",
+           "--out", str(out), os.path.abspath(path), *args]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    trace = out / "trace.json"
+    before = trace.stat().st_mtime_ns if trace.is_file() else None
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=os.getcwd(),
+                          check=False)
+    # A run that recorded nothing writes no trace.json: one left by an earlier compare is old.
+    fresh = trace.is_file() and trace.stat().st_mtime_ns != before
+    return {"engine": engine, "code": proc.returncode, "stdout": proc.stdout,
+            "stderr": proc.stderr, "trace": trace if fresh else None}
+
+
+def script_error(trace: Any) -> str:
+    """The exception the traced script ended with (``"Type: message"``), or "".
+
+    Read from the trace's notes, where ``gradviz trace`` keeps it.
+
+    Example:
+        >>> from gradviz.trace import Trace
+        >>> tr = Trace()
+        >>> tr.notes.append("the script raised ValueError: bad")
+        >>> script_error(tr)
+        'ValueError: bad'
+    """
+    for note in reversed(trace.notes):
+        if note.startswith(SCRIPT_RAISED):
+            return note[len(SCRIPT_RAISED):]
+    return ""
+
+
+def _explain_failed_run(run: dict[str, Any]) -> None:
+    """A run left no trace: say which engine, and show what it printed on stderr."""
+    lines = [line for line in run["stderr"].splitlines() if not line.startswith("Fontconfig")]
+    if sys.stderr is not None and not getattr(sys.stderr, "closed", False):
+        err_console().print(visible("\n".join(lines), keep_newlines=True), markup=False,
+                            highlight=False)
+    fail(f"the {run['engine']} run (exit code {run['code']}) recorded nothing to compare; see "
+         "its messages above", ExitCode(run["code"]) if run["code"] in (
+             ExitCode.UNAVAILABLE, ExitCode.BUSY) else ExitCode.FAILURE)
+
+
+def _verdict(diff: Any) -> str:
+    if diff.same:
+        return f"{diff.labels[0]} and {diff.labels[1]} agree: no difference"
+    return f"{diff.labels[0]} and {diff.labels[1]} differ: {len(diff.differences)} difference(s)"
+
+
+def _write_page(diff: Any, title: str, out_dir: Path, page: Path) -> None:
+    from gradviz.render.diff_page import diff_page
+    from gradviz.trace.io import atomic_write
+
+    graphs = []
+    links = []
+    for engine in ENGINES:
+        svg = out_dir / engine / "backward.svg"
+        graphs.append(svg.read_text(encoding="utf-8") if svg.is_file() else None)
+        player = out_dir / engine / "steps.html"
+        links.append(f"{engine}/steps.html" if player.is_file() else None)
+    with atomic_write(page) as fh:
+        fh.write(diff_page(diff, title, (graphs[0], graphs[1]), (links[0], links[1])))
+
+
+def _print_report(diff: Any, runs: list[dict[str, Any]], page: Path) -> None:
+    """The two engines side by side (rich), then each difference, then where the page is."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    if sys.stdout is None or getattr(sys.stdout, "closed", False):
+        return
+    console = Console()
+    a, b = diff.labels
+    table = Table(title=Text(_verdict(diff), style="bold"), title_justify="left")
+    table.add_column("")
+    table.add_column(a, overflow="fold")
+    table.add_column(b, overflow="fold")
+    table.add_row("exit code", str(runs[0]["code"]), str(runs[1]["code"]))
+    if any(diff.errors):
+        table.add_row("script error", Text(visible(diff.errors[0] or "(none)")),
+                      Text(visible(diff.errors[1] or "(none)")))
+    for r in diff.runs:
+        table.add_row(Text(f"run {r.index} order", style="bold"),
+                      Text(visible(" → ".join(r.order[0]))), Text(visible(" → ".join(r.order[1]))))
+        for label, ga, gb, eq in r.grads:
+            style = "red" if eq is False else ""
+            table.add_row(Text(visible(f"  {label}.grad")), Text(visible(ga), style=style),
+                          Text(visible(gb), style=style))
+        if any(r.errors):
+            table.add_row("  error", Text(visible(r.errors[0])), Text(visible(r.errors[1])))
+        if not r.values_compared:
+            table.add_row("  values", Text(visible(r.values_note or "not compared")), "")
+    console.print(table)
+    for d in diff.differences:
+        console.print(Text(visible(d.describe(diff.labels)), style="red"), soft_wrap=True)
+    for note in diff.notes:
+        console.print(Text(f"note: {visible(note)}", style="yellow"))
+    console.print(Text(f"report: {visible(str(page))}"))

@@ -1,0 +1,259 @@
+"""Where the user's code binds the value an instruction makes: the names tensors are drawn by.
+
+NOTE [tensor names] A tensor takes the name its creator's code binds it to: ``b = a * 3 + 1``
+names the ``+`` result ``b``, even if ``b`` is never used. How, cheaply:
+
+1. When an op runs, the user's frame is executing one instruction (``f_lasti``: the ``CALL``
+   of ``gradviz.randn(...)``, the ``BINARY_OP`` of ``a * 3``). :func:`store_target` reads the
+   instructions right after it, once per code location (cached): a ``STORE_*`` means the value is
+   bound to that name; ``UNPACK_SEQUENCE`` then stores, to several names; ``COPY 1`` then stores
+   (``p = q = ...``), to the first; ``LOAD obj; STORE_ATTR h`` to ``h`` (``self.h = ...``);
+   ``LOAD outs; LOAD_CONST 0; STORE_SUBSCR`` to ``outs[0]``; ``RETURN_VALUE`` (or a tuple of
+   it and simple loads, then return) means the caller's instruction decides, so
+   :func:`binding` walks up to the next user frame (gradviz's own frames, a module's
+   ``__call__``, pass a value through); ``LIST_APPEND`` in a comprehension means the list the
+   comprehension's caller stores, element by element.
+2. That only says where the value *might* go: ``pred = model(x)`` runs every op of the model at
+   that one instruction. So the outputs are only *candidates* of a :class:`Pending` binding, and
+   the name is given once the instruction has finished (the next op event finds the frame, the
+   op's own or one of its callers, at another instruction, or running the same one again, as a
+   loop does) by looking the name up in the frame (:func:`lookup`) and naming the candidate
+   found there. When the frame has returned meanwhile (``out = h.relu()`` as a function's last
+   op), it cannot be asked: the candidate made last is the one named (what the instruction
+   computed last is what it stored).
+
+A pending binding keeps the frame's id and code, never the frame: holding the frame would keep
+its locals (the user's tensors and their graph) alive after the function returned.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dis
+from dataclasses import dataclass, field
+from types import CodeType, FrameType
+from typing import Any
+
+__all__ = ["Target", "Pending", "store_target", "binding", "lookup"]
+
+_STORES = frozenset({"STORE_NAME", "STORE_FAST", "STORE_GLOBAL", "STORE_DEREF"})
+_SIMPLE_LOADS = frozenset({"LOAD_NAME", "LOAD_FAST", "LOAD_GLOBAL", "LOAD_DEREF", "LOAD_CONST",
+                           "LOAD_FAST_CHECK", "LOAD_FAST_BORROW"})
+_SKIP = frozenset({"NOP", "CACHE", "EXTENDED_ARG"})
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where an instruction's value goes.
+
+    ``kind``: ``"names"`` (``slots`` one per stored value: ``(opname, name)`` for a variable,
+    ``("ATTR", obj, attr)``, ``("SUBSCR", container, key)``, or None for a slot not understood),
+    ``"return"`` (``index``: its place in a returned tuple, or None for the whole value),
+    ``"append"`` (an element of a list comprehension).
+    """
+
+    kind: str
+    slots: tuple[Any, ...] = ()
+    index: int | None = None
+
+
+@dataclass
+class Pending:
+    """Tensors that one instruction of one frame may bind, waiting for it to finish."""
+
+    fid: int  # id(frame): compared with the frames of later events, with the code
+    code: CodeType
+    lasti: int
+    target: Target
+    candidates: list[str] = field(default_factory=list)  # tensor ids, in creation order
+    element: int | None = None  # the returned tuple's index that reached this frame
+    last: tuple[str, ...] = ()  # the outputs of the last op at this instruction
+
+
+# id(code) -> (code, instructions, {offset: index}, {offset: Target | None}); holds the code so
+# its id stays its own; bounded like the recorder's source cache.
+_CODE: dict[int, tuple[CodeType, list[dis.Instruction], dict[int, int], dict[int, Any]]] = {}
+
+
+def _code_info(code: CodeType) -> tuple[CodeType, list[dis.Instruction], dict[int, int],
+                                        dict[int, Any]]:
+    entry = _CODE.get(id(code))
+    if entry is None or entry[0] is not code:
+        instrs = [i for i in dis.get_instructions(code) if i.opname not in _SKIP]
+        entry = (code, instrs, {ins.offset: k for k, ins in enumerate(instrs)}, {})
+        if len(_CODE) < 10_000:
+            _CODE[id(code)] = entry
+    return entry
+
+
+def _slot(ins: list[dis.Instruction], j: int) -> tuple[Any, int] | None:
+    """The one binding starting at instruction ``j``, and the index after it."""
+    if j >= len(ins):
+        return None
+    op = ins[j].opname
+    if op in _STORES:
+        return (op, ins[j].argval), j + 1
+    if op in ("STORE_FAST_STORE_FAST", "STORE_FAST_LOAD_FAST"):  # 3.13 superinstructions
+        val = ins[j].argval
+        return ("STORE_FAST", val[0] if isinstance(val, tuple) else val), j + 1
+    if op in _SIMPLE_LOADS and op != "LOAD_CONST" and j + 1 < len(ins):
+        nxt = ins[j + 1]
+        if nxt.opname == "STORE_ATTR":
+            return ("ATTR", ins[j].argval, nxt.argval), j + 2
+        if (j + 2 < len(ins) and ins[j + 2].opname == "STORE_SUBSCR"
+                and nxt.opname in _SIMPLE_LOADS):
+            key = nxt.argval if nxt.opname == "LOAD_CONST" else ("VAR", nxt.opname, nxt.argval)
+            return ("SUBSCR", ins[j].argval, key), j + 3
+    return None
+
+
+def store_target(code: CodeType, lasti: int) -> Target | None:
+    """Where the value made by the instruction at ``lasti`` of ``code`` goes, or None.
+
+    Example:
+        >>> code = compile("b = a * 3", "<demo>", "exec")
+        >>> mul = next(i.offset for i in dis.get_instructions(code) if i.opname == "BINARY_OP")
+        >>> store_target(code, mul).slots
+        (('STORE_NAME', 'b'),)
+    """
+    _, ins, index, memo = _code_info(code)
+    if lasti in memo:
+        return memo[lasti]
+    k = index.get(lasti)
+    if k is None:
+        # Python 3.11 may report a calling frame's f_lasti inside the CALL's inline caches
+        # (a specialised call of a Python function): the instruction is the last one before.
+        k = bisect.bisect_right([i.offset for i in ins], lasti) - 1
+        k = k if k >= 0 else None
+    memo[lasti] = target = _analyse(ins, k)
+    return target
+
+
+def _analyse(ins: list[dis.Instruction], k: int | None) -> Target | None:
+    if k is None or k + 1 >= len(ins):
+        return None
+    j = k + 1
+    op = ins[j].opname
+    if op == "COPY" and ins[j].arg == 1 or op == "DUP_TOP":  # p = q = value: the first name
+        one = _slot(ins, j + 1)
+        return None if one is None else Target("names", (one[0],))
+    if op == "UNPACK_SEQUENCE":
+        slots = []
+        j += 1
+        for _ in range(ins[j - 1].arg or 0):
+            one = _slot(ins, j)
+            if one is None:  # a nested unpacking or a starred target: stop understanding
+                return Target("names", tuple(slots)) if slots else None
+            slots.append(one[0])
+            j = one[1]
+        return Target("names", tuple(slots))
+    if op in ("RETURN_VALUE",):
+        return Target("return")
+    if op == "LIST_APPEND":
+        return Target("append")
+    if op in _SIMPLE_LOADS or op == "BUILD_TUPLE":  # return value, x, ...: its place in the tuple
+        m = j
+        while m < len(ins) and ins[m].opname in _SIMPLE_LOADS:
+            m += 1
+        if (m + 1 < len(ins) and ins[m].opname == "BUILD_TUPLE"
+                and ins[m + 1].opname == "RETURN_VALUE"):
+            size = ins[m].arg or 0
+            later = m - j
+            if later < size:
+                return Target("return", index=size - 1 - later)
+    one = _slot(ins, j)
+    return None if one is None else Target("names", (one[0],))
+
+
+def _is_comprehension(code: CodeType) -> bool:
+    return code.co_name in ("<listcomp>",)
+
+
+def binding(frame: FrameType, is_internal: Any) -> tuple[FrameType, int, Target, int | None] | None:
+    """The frame, instruction and target that will bind the value ``frame`` is making now.
+
+    Follows returns up the stack (past frames for which ``is_internal(filename)`` is true, which
+    pass the value on): ``return x * 2`` in a helper is bound where the helper's caller stores
+    its result. The last item is the index of the value inside a returned tuple, if it is one.
+    """
+    element: int | None = None
+    for _ in range(64):  # bounded: a chain of helpers returning each other's values
+        code = frame.f_code
+        target = store_target(code, frame.f_lasti)
+        if target is None:
+            return None
+        if target.kind == "return" or (target.kind == "append" and _is_comprehension(code)):
+            if target.kind == "return" and target.index is not None:
+                if element is not None:
+                    return None  # a tuple inside a tuple: not followed
+                element = target.index
+            comp = target.kind == "append"
+            caller = frame.f_back
+            while caller is not None and is_internal(caller.f_code.co_filename):
+                caller = caller.f_back
+            if caller is None:
+                return None
+            frame = caller
+            if comp:
+                outer = store_target(frame.f_code, frame.f_lasti)
+                if outer is None or outer.kind != "names" or len(outer.slots) != 1:
+                    return None
+                return frame, frame.f_lasti, Target("list", outer.slots), None
+            continue
+        if target.kind != "names":
+            return None
+        return frame, frame.f_lasti, target, element
+    return None
+
+
+_MISSING = object()
+
+
+def lookup(frame: FrameType, slot: Any) -> Any:
+    """The value ``slot`` (a :class:`Target` slot) holds in ``frame`` now, or a sentinel."""
+    try:
+        kind = slot[0]
+        if kind == "STORE_GLOBAL":
+            return frame.f_globals.get(slot[1], _MISSING)
+        if kind in ("STORE_NAME", "STORE_FAST", "STORE_DEREF"):
+            local = frame.f_locals
+            value = local.get(slot[1], _MISSING)
+            if value is _MISSING and kind == "STORE_NAME":
+                value = frame.f_globals.get(slot[1], _MISSING)
+            return value
+        base = _variable(frame, slot[1])
+        if base is _MISSING:
+            return _MISSING
+        if kind == "ATTR":
+            return getattr(base, slot[2], _MISSING)
+        if kind == "SUBSCR":
+            key = slot[2]
+            if isinstance(key, tuple) and key and key[0] == "VAR":
+                key = _variable(frame, key[2])
+                if key is _MISSING:
+                    return _MISSING
+            return base[key]
+    except Exception:  # a property, a mapping that refuses the key: the binding is unknown
+        return _MISSING
+    return _MISSING
+
+
+def _variable(frame: FrameType, name: str) -> Any:
+    value = frame.f_locals.get(name, _MISSING)
+    if value is _MISSING:
+        value = frame.f_globals.get(name, _MISSING)
+    if value is _MISSING:
+        value = frame.f_builtins.get(name, _MISSING)
+    return value
+
+
+def slot_name(slot: Any) -> str:
+    """How a slot reads in a drawing: ``b``, ``h`` (for ``self.h``), ``outs[0]``."""
+    if slot[0] == "ATTR":
+        return str(slot[2])
+    if slot[0] == "SUBSCR":
+        key = slot[2]
+        shown = key[2] if isinstance(key, tuple) and key and key[0] == "VAR" else repr(key)
+        return f"{slot[1]}[{shown}]"
+    return str(slot[1])
+

@@ -1,0 +1,826 @@
+"""Real PyTorch as a source for the tracer: the same plain-data trace, recorded from torch.
+
+``with gradviz.trace() as tr:`` records torch code inside its block too (when torch is imported
+before the block, or with ``gradviz.trace(torch=True)``); ``gradviz.graph_of(t)`` and every
+renderer accept torch tensors. torch is imported here only, and only when used.
+
+API (stable; the CLI calls these):
+
+- ``gradviz.trace(values="small", keep_runs=None, name=None, torch=None) -> Trace``: ``torch=True``
+  records real PyTorch inside the block (importing torch at ``__enter__``; without torch an
+  ImportError says ``pip install gradviz[torch]``), ``None`` does so when torch is already
+  imported at ``__enter__``, ``False`` never. A script that does ``import torch`` itself must be
+  run with ``torch=True`` (its import happens inside the block). gradviz code in the same block
+  is recorded as before: one trace may hold both.
+- ``Trace.torch_source``: the live :class:`TorchSource` while recording (None without torch).
+  Runs of real PyTorch have ``run.engine == ENGINE == "torch"`` (gradviz's own engine is
+  ``"pytorch"``); ``trace.notes`` lists what could not be recorded faithfully.
+- ``record_torch(values="small", name=None) -> Trace``: the same as ``gradviz.trace(torch=True)``.
+- ``require_torch() -> module`` (``import torch`` or that ImportError), ``INSTALL_HINT``,
+  ``is_torch_tensor(obj) -> bool`` (never imports torch).
+- ``torch_graph_of(*tensors, values="none") -> BackwardGraph``; ``gradviz.graph_of``,
+  ``draw_backward``, ``print_graph``, ``show`` and ``gradviz.make_dot`` take torch tensors.
+- ``TorchSource(trace)``: ``start()`` / ``stop()`` (``Trace.__enter__``/``__exit__`` call them),
+  ``tensor_id(t)``, ``node_id(grad_fn)``, ``known_node(grad_fn)``: trace ids of live objects.
+
+What is recorded, and how:
+
+- Forward ops: a ``TorchFunctionMode`` (not a ``TorchDispatchMode``): it sees the calls the user
+  wrote (``F.linear``, ``x @ w``, ``F.cross_entropy``), with the user's frame on the stack, one
+  record per call, whereas dispatch sees the ATen decomposition below them (``aten::addmm``,
+  ``aten::t``) without Python frames. Each op is linked to the ``grad_fn`` its output got.
+  Module scopes come from the global module forward pre/post hooks.
+- Backward graph: ``grad_fn``/``next_functions``, PyTorch's node names (``fn.name()``), the
+  ``_saved_*`` attributes (read via ``dir(fn)``), ``AccumulateGrad.variable``.
+- Each ``backward()`` / ``autograd.grad()`` call: ``torch.autograd._engine_run_backward`` (the one
+  place ``Tensor.backward``, ``autograd.backward`` and ``autograd.grad`` all go through) is
+  wrapped while tracing. For the call, a pre-hook and a post-hook are attached to every node of
+  the graph (and a post-accumulate-grad hook to every leaf) and removed after: they give the
+  true execution order and the gradients arriving at and leaving each node. Ours are registered
+  last, return None, and only copy values: the user's hooks run before them, see the same
+  gradients, and the results are unchanged. The ready queue and dependency counts are derived
+  from the graph and ``_sequence_nr()`` (the CPU ready queue pops the highest sequence number
+  first; ``AccumulateGrad``'s is UINT64_MAX) and checked against the observed order: when they
+  disagree, the steps follow the observed order and ``trace.notes`` says so.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from heapq import heappop, heappush
+from types import FrameType, ModuleType
+from typing import Any
+
+import numpy as np
+
+from gradviz.trace import recorder as _rec
+from gradviz.trace.model import (
+    BackwardGraph,
+    BackwardRun,
+    NodeInfo,
+    OpRecord,
+    SavedInfo,
+    SourceLoc,
+    Step,
+    TensorInfo,
+    freed_names,
+    make_step,
+    scope_key,
+    summarize,
+)
+
+__all__ = ["require_torch", "is_torch_tensor", "TorchSource", "record_torch", "torch_graph_of",
+           "INSTALL_HINT"]
+
+INSTALL_HINT = "pip install gradviz[torch]"
+ENGINE = "torch"  # BackwardRun.engine of a run of real PyTorch's engine
+
+
+def require_torch() -> ModuleType:
+    """``import torch``, or an ImportError saying how to install it.
+
+    Example:
+        >>> require_torch().__name__
+        'torch'
+    """
+    try:
+        import torch
+    except ImportError as exc:
+        raise ImportError(f"tracing PyTorch needs torch, which is not installed: "
+                          f"{INSTALL_HINT}") from exc
+    return torch
+
+
+def is_torch_tensor(obj: Any) -> bool:
+    """Whether ``obj`` is a ``torch.Tensor`` (never imports torch).
+
+    Example:
+        >>> is_torch_tensor([1.0])
+        False
+    """
+    cls = getattr(sys.modules.get("torch"), "Tensor", None)  # None, or a stand-in module
+    return isinstance(cls, type) and isinstance(obj, cls)
+
+
+def _torch_dir() -> str:
+    torch = require_torch()
+    return os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+
+
+def _user_frame(start: FrameType | None, torch_dir: str) -> FrameType | None:
+    """The innermost frame neither in gradviz nor in torch: the user's line."""
+    f = start
+    while f is not None:
+        file = f.f_code.co_filename
+        if not _rec._is_internal(file) and not os.path.abspath(file).startswith(torch_dir) \
+                and not file.startswith("<frozen"):
+            return f
+        f = f.f_back
+    return None
+
+
+def _numpy(t: Any) -> np.ndarray:
+    """A copy of a torch tensor's values as NumPy (for summaries only)."""
+    torch = sys.modules["torch"]
+    d = t.detach()
+    if d.layout != torch.strided:  # sparse: its values as a dense array
+        d = d.to_dense()
+    if d.is_complex() or d.dtype in (torch.bfloat16,) or not d.dtype.is_floating_point and \
+            d.dtype not in (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8,
+                            torch.bool):
+        d = d.to(torch.float32) if not d.is_complex() else d.abs()
+    return d.cpu().numpy().copy()
+
+
+class TorchSource:
+    """Records real PyTorch into a :class:`~gradviz.trace.Trace` (see the module docstring).
+
+    Example:
+        >>> import torch, gradviz
+        >>> with gradviz.trace() as tr:
+        ...     x = torch.ones(2, requires_grad=True)
+        ...     (x * x).sum().backward()
+        >>> [n.name for n in tr.nodes.values()], tr.runs[0].engine
+        (['MulBackward0', 'AccumulateGrad', 'SumBackward0'], 'torch')
+    """
+
+    def __init__(self, trace: _rec.Trace) -> None:
+        self.torch = require_torch()
+        self.trace = trace
+        self._torch_dir = _torch_dir()
+        # Autograd nodes cannot be referred to weakly, and their Python objects are made anew
+        # once the old one dies: nodes are held (id -> (node, trace id)) while this source lives.
+        self._nodes: dict[int, tuple[Any, str]] = {}
+        self._scope: list[str] = []
+        self._names: dict[int, str] = {}  # id(module) -> qualified name under the outer module
+        self._param_names: dict[int, tuple[Any, str]] = {}  # id -> (parameter, its name)
+        self._local = threading.local()  # .paused: inside a backward call or our own code
+        self._handles: list[Any] = []
+        self._mode: Any = None
+        self._orig_run: Callable[..., Any] | None = None
+        self.active = False
+
+    # -- start / stop -----------------------------------------------------------------------------
+    def start(self) -> None:
+        """Begin recording: the function mode, the module hooks, the backward wrapper."""
+        torch = self.torch
+        from torch.overrides import TorchFunctionMode
+
+        src = self
+
+        class _Mode(TorchFunctionMode):
+            def __torch_function__(self, func: Any, types: Any, args: Sequence[Any] = (),
+                                   kwargs: dict[str, Any] | None = None) -> Any:
+                kwargs = kwargs or {}
+                out = func(*args, **kwargs)
+                if not src._paused() and func not in src._skip:
+                    src._pause(True)
+                    try:
+                        src._on_op(func, args, kwargs, out)
+                    except Exception as exc:  # noqa: BLE001 - never break the user's program
+                        src._note(f"an op was not recorded ({func!r}): {exc!r}")
+                    finally:
+                        src._pause(False)
+                return out
+
+        self._skip = {torch.Tensor.backward, torch.autograd.grad, torch.autograd.backward,
+                      torch.Tensor.register_hook, torch.Tensor.retain_grad,
+                      torch.Tensor.register_post_accumulate_grad_hook}
+        mods = torch.nn.modules.module
+        self._handles = [mods.register_module_forward_pre_hook(self._module_enter),
+                         mods.register_module_forward_hook(self._module_exit, always_call=True)]
+        self._orig_run = torch.autograd._engine_run_backward
+        self._wrapper = self._run_backward  # one bound method: stop() compares by identity
+        torch.autograd._engine_run_backward = self._wrapper
+        self._mode = _Mode()
+        self._mode.__enter__()
+        self.active = True
+
+    def stop(self) -> None:
+        """Stop recording and remove everything :meth:`start` installed."""
+        if not self.active:
+            return
+        self.active = False
+        self._mode.__exit__(None, None, None)
+        self._mode = None
+        for h in self._handles:
+            h.remove()
+        self._handles = []
+        if self.torch.autograd._engine_run_backward is self._wrapper:
+            self.torch.autograd._engine_run_backward = self._orig_run
+        self._scope.clear()
+
+    def _note(self, text: str) -> None:
+        """Say in ``trace.notes`` what could not be recorded (each text once)."""
+        if text not in self.trace.notes:
+            self.trace.notes.append(text)
+
+    def _paused(self) -> bool:
+        return getattr(self._local, "paused", False)
+
+    def _pause(self, on: bool) -> None:
+        self._local.paused = on
+
+    # -- ids -------------------------------------------------------------------------------------
+    def tensor_id(self, t: Any, frame: FrameType | None = None) -> str:
+        """The trace id of torch tensor ``t``, registering it (and its graph) if new."""
+        tr = self.trace
+        tid = tr._tids.get(t)
+        if tid is not None:
+            if frame is not None and tid in tr._unnamed:
+                tr._rename(tid, tr._var_name(t, frame) or tid)
+            return tid
+        tid = tr._tids.new(t)
+        name = (tr._var_name(t, frame) if frame is not None else None) or tid
+        param = self._param_names.pop(id(t), None)
+        if name == tid and param is not None and param[0] is t:
+            name = param[1]
+        grad_fn = None if t.grad_fn is None else self.node_id(t.grad_fn)
+        self._add_tensor(tid, t, name, grad_fn, None, None)
+        return tid
+
+    def _add_tensor(self, tid: str, t: Any, name: str, grad_fn: str | None, op: str | None,
+                    source: SourceLoc | None) -> None:
+        tr = self.trace
+        tr._flush()
+        tr._tensors[tid] = TensorInfo(
+            id=tid, name=name, shape=list(t.shape), dtype=str(t.dtype).replace("torch.", ""),
+            requires_grad=bool(t.requires_grad), is_leaf=t.grad_fn is None,
+            is_param=isinstance(t, self.torch.nn.Parameter), grad_fn=grad_fn,
+            output_nr=int(t.output_nr) if t.grad_fn is not None else 0, op=op, source=source,
+            value=self._summary(t),
+            grad=None if not (t.is_leaf or t.retains_grad) or t.grad is None
+            else self._summary(t.grad))
+        if name == tid:
+            tr._unnamed.add(tid)
+
+    def _summary(self, t: Any, mode: str | None = None) -> dict[str, Any]:
+        try:
+            out = summarize(_numpy(t), mode or self.trace.values)
+        except Exception:  # noqa: BLE001 - sparse, meta, quantized ...: shape and dtype only
+            out = {"shape": list(t.shape)}
+        out["dtype"] = str(t.dtype).replace("torch.", "")
+        return out
+
+    def known_node(self, fn: Any) -> str | None:
+        hit = self._nodes.get(id(fn))
+        return hit[1] if hit is not None and hit[0] is fn else None
+
+    def node_id(self, fn: Any) -> str:
+        """The trace id of autograd node ``fn``, registering it and the nodes below it."""
+        nid = self.known_node(fn)
+        if nid is not None:
+            return nid
+        order, pending, seen = [], [fn], set()
+        while pending:  # discovery order, iteratively
+            n = pending.pop()
+            if id(n) in seen or self.known_node(n) is not None:
+                continue
+            seen.add(id(n))
+            order.append(n)
+            pending.extend(nxt for nxt, _ in reversed(n.next_functions) if nxt is not None)
+        tr = self.trace
+        for n in order:
+            self._nodes[id(n)] = (n, f"n{tr._nids.count}")
+            tr._nids.count += 1
+        tr._flush()
+        for n in order:
+            info = self._node_info(n)
+            tr._nodes[info.id] = info
+        return self._nodes[id(fn)][1]
+
+    def _node_info(self, fn: Any) -> NodeInfo:
+        name = type(fn).__name__  # fn.name() says "torch::autograd::AccumulateGrad"
+        if _is_acc(fn):
+            kind = "accumulate_grad"
+        elif isinstance(fn, self.torch.autograd.function.BackwardCFunction):
+            kind = "custom"
+        else:
+            kind = "op"
+        variable = self.tensor_id(fn.variable) if kind == "accumulate_grad" else None
+        nexts = [[None if nxt is None else self.node_id(nxt), int(nr)]
+                 for nxt, nr in fn.next_functions]
+        try:
+            num_outputs = len(fn._input_metadata)
+        except (AttributeError, RuntimeError):
+            num_outputs = 1
+        return NodeInfo(id=self._nodes[id(fn)][1], name=name, kind=kind,
+                        sequence_nr=int(fn._sequence_nr()), next_functions=nexts,
+                        variable=variable, saved=self._saved(fn), num_outputs=num_outputs)
+
+    def _saved(self, fn: Any) -> list[SavedInfo]:
+        out = []
+        for attr in dir(fn):
+            if not attr.startswith("_saved_"):
+                continue
+            try:
+                v = getattr(fn, attr)
+            except RuntimeError:  # already freed (retain_graph=False)
+                continue
+            name = attr[len("_saved_"):]
+            if isinstance(v, self.torch.Tensor):
+                tid = self.trace._tids.get(v)
+                if tid is not None:
+                    out.append(SavedInfo(name=name, tensor=tid,
+                                         value=self._summary(v, "none")))
+                else:  # a saved output comes back as a new tensor object
+                    out.append(SavedInfo(name=name, is_output=v.grad_fn is fn,
+                                         value=self._summary(v)))
+            elif isinstance(v, (list, tuple)) and any(isinstance(x, self.torch.Tensor)
+                                                      for x in v):
+                out.append(SavedInfo(name=name, value={"const": [
+                    f"tensor{list(x.shape)}" if isinstance(x, self.torch.Tensor) else
+                    _rec._jsonable(x) for x in v]}))
+            else:
+                out.append(SavedInfo(name=name, value={"const": _rec._jsonable(v)}))
+        return out
+
+    def _forget_pruned(self) -> None:
+        """Let go of the nodes ``keep_runs`` dropped from the trace (memory stays bounded)."""
+        kept = self.trace._nodes
+        self._nodes = {k: v for k, v in self._nodes.items() if v[1] in kept}
+
+    # -- forward ---------------------------------------------------------------------------------
+    def _frame(self) -> FrameType | None:
+        return _user_frame(sys._getframe(2), self._torch_dir)
+
+    def _module_enter(self, module: Any, args: Any) -> None:
+        if self._paused():
+            return
+        depth = len(self._scope)
+        try:
+            self._enter_scope(module)
+        except Exception as exc:  # noqa: BLE001 - never break the user's program
+            self._note(f"a module scope was not recorded: {exc!r}")
+            del self._scope[depth:]
+            self._scope.append(type(module).__name__)  # the exit hook pops one
+
+    def _enter_scope(self, module: Any) -> None:
+        if not self._scope:  # an outer module: name its submodules by their qualified names
+            self._names = {id(m): q for q, m in module.named_modules() if q}
+            for q, p in module.named_parameters():  # and its parameters ("0.weight")
+                tid = self.trace._tids.get(p)
+                if tid is None:
+                    self._param_names[id(p)] = (p, q)
+                elif _AUTO_NAME.match(self.trace._tensor_name(tid) or ""):
+                    self.trace._rename(tid, q)  # e.g. a weight its init_ changed in place
+            name = type(module).__name__
+        else:
+            name = self._names.get(id(module), type(module).__name__)
+        self._scope.append(name)
+        key = scope_key(self._scope)
+        self.trace.module_classes.setdefault(key, type(module).__name__)
+
+    def _module_exit(self, module: Any, args: Any, output: Any) -> None:
+        if not self._paused() and self._scope:
+            self._scope.pop()
+
+    def _on_op(self, func: Any, args: Sequence[Any], kwargs: dict[str, Any], out: Any) -> None:
+        torch = self.torch
+        outs = [t for t in _flat(out) if isinstance(t, torch.Tensor)]
+        name = getattr(func, "__name__", None) or str(func)
+        if not outs or name in ("__get__", "__set__"):
+            return
+        frame = self._frame()
+        source = _rec._source(frame)
+        inputs: list[Any] = []
+        for a in args:
+            for x in (a if isinstance(a, (list, tuple)) and any(
+                    isinstance(y, torch.Tensor) for y in a) else [a]):
+                inputs.append(self.tensor_id(x, frame) if isinstance(x, torch.Tensor)
+                              else {"const": _rec._jsonable(x)})
+        kw = {k: ({"tensor": self.tensor_id(v, frame)} if isinstance(v, torch.Tensor)
+                  else _rec._jsonable(v)) for k, v in kwargs.items()}
+        inplace = (name.endswith("_") and not name.startswith("_")) or name.startswith("__i")
+        op_name = name.strip("_") if name.startswith("__") else name
+        if op_name.startswith("r") and name.startswith("__r") and op_name[1:] in (
+                "add", "mul", "truediv", "sub", "matmul", "pow"):
+            op_name = op_name[1:]
+        if inplace and name.startswith("__i"):
+            op_name = op_name[1:] + "_"
+        tr = self.trace
+        op_id = f"op{tr._op_count}"
+        tr._op_count += 1
+        known = set(self._nodes)
+        node = None
+        outputs = []
+        for t in outs:
+            old = tr._tids.get(t)
+            if old is not None and not inplace:  # returned an input as it is (.to, .contiguous)
+                outputs.append(old)
+                continue
+            tid = tr._tids.new(t)
+            oname = tid
+            if old is not None:
+                base = (tr._tensor_name(old) or old).split(" (v")[0]
+                oname = f"{base} (v{t._version})"
+            gid = None
+            if t.grad_fn is not None:
+                new = id(t.grad_fn) not in known or self.known_node(t.grad_fn) is None
+                gid = self.node_id(t.grad_fn)
+                if new and node is None:
+                    node = gid
+            self._add_tensor(tid, t, oname, gid, op_id, source)
+            outputs.append(tid)
+        tr._flush()
+        tr._ops.append(OpRecord(id=op_id, name=op_name, inputs=inputs, outputs=outputs,
+                                node=node, kwargs=kw, inplace=inplace, scope=list(self._scope),
+                                source=source, segment=tr.runs_total))
+        if node is not None:
+            tr._nodes[node].forward_op = op_id
+
+    # -- backward --------------------------------------------------------------------------------
+    def _run_backward(self, t_outputs: Sequence[Any], *args: Any, **kwargs: Any) -> Any:
+        orig = self._orig_run
+        assert orig is not None
+        if self._paused() or not self.active:  # a backward inside a hook: not recorded
+            return orig(t_outputs, *args, **kwargs)
+        self._pause(True)
+        try:
+            call = _BackwardCall(self, t_outputs, args, kwargs)
+        except Exception as exc:  # our bookkeeping failed: run untraced, and say so
+            self.trace.notes.append(f"a backward call was not traced: {exc!r}")
+            self._pause(False)
+            return orig(t_outputs, *args, **kwargs)
+        try:
+            with call:
+                result = orig(t_outputs, *args, **kwargs)
+        except BaseException as exc:
+            self._finish(call, exc)
+            raise
+        finally:
+            self._pause(False)
+        self._finish(call, None)
+        return result
+
+    def _finish(self, call: _BackwardCall, error: BaseException | None) -> None:
+        """Build the run's steps; a failure here is noted, never raised into the program."""
+        self._pause(True)
+        try:
+            call.finish(error)
+        except Exception as exc:  # noqa: BLE001 - the user's program must go on as untraced
+            self.trace.notes.append(f"a backward call could not be recorded: {exc!r}")
+        finally:
+            self._pause(False)
+
+
+def _is_acc(fn: Any) -> bool:
+    return type(fn).__name__ == "AccumulateGrad"
+
+
+def _flat(x: Any) -> list[Any]:
+    out, stack = [], [x]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (list, tuple)):
+            stack.extend(reversed(v))
+        else:
+            out.append(v)
+    return out
+
+
+_AUTO_NAME = re.compile(r"t\d+( \(v\d+\))?$")  # a tensor named by its id (a new version)
+
+
+class _BackwardCall:
+    """One ``_engine_run_backward`` call: its hooks, what they saw, and the steps built from it."""
+
+    def __init__(self, src: TorchSource, t_outputs: Sequence[Any], args: tuple[Any, ...],
+                 kwargs: dict[str, Any]) -> None:
+        torch = src.torch
+        self.src = src
+        tr = src.trace
+        get_edge = torch.autograd.graph.get_gradient_edge
+        names = ("grad_tensors", "retain_graph", "create_graph", "inputs", "allow_unused")
+        a = dict(zip(names, args))
+        a.update(kwargs)
+        self.retain_graph = bool(a.get("retain_graph"))
+        self.create_graph = bool(a.get("create_graph"))
+        self.accumulate = bool(a.get("accumulate_grad", True))
+        frame = src._frame()
+        self.frame = frame
+        roots, root_edges = [], []
+        for t in t_outputs:
+            node, nr = (t.node, t.output_nr) if not isinstance(t, torch.Tensor) else \
+                tuple(get_edge(t))[:2]
+            if isinstance(t, torch.Tensor):
+                roots.append(src.tensor_id(t, frame))
+            root_edges.append((node, int(nr)))
+        self.inputs = list(a.get("inputs") or ())
+        input_edges = [tuple(get_edge(i))[:2] if isinstance(i, torch.Tensor)
+                       else (i.node, i.output_nr) for i in self.inputs]
+        self.root_edges = root_edges
+        self.grad_roots = list(a.get("grad_tensors") or ())
+        # The graph: every node reachable from the roots, registered.
+        reach: list[Any] = []
+        seen: set[int] = set()
+        stack = [n for n, _ in root_edges]
+        while stack:
+            n = stack.pop()
+            if n is None or id(n) in seen:
+                continue
+            seen.add(id(n))
+            reach.append(n)
+            stack.extend(nxt for nxt, _ in n.next_functions if nxt is not None)
+        self.reach = reach
+        self.ids = {id(n): src.node_id(n) for n in reach}
+        self.by_id = {self.ids[id(n)]: n for n in reach}
+        # Dependencies: edges into each node from reachable nodes (the engine's count).
+        deps: dict[str, int] = {}
+        for n in reach:
+            for nxt, _ in n.next_functions:
+                if nxt is not None:
+                    k = self.ids[id(nxt)]
+                    deps[k] = deps.get(k, 0) + 1
+        self.deps = deps
+        # What the engine will execute (exec_info): all, or what leads to an input.
+        self.should_run = set(self.ids.values())
+        self.needed = set(self.ids.values())
+        if input_edges:
+            targets = {self.ids[id(n)] for n, _ in input_edges if id(n) in self.ids}
+            lead: set[str] = set(targets) if self.accumulate else set()
+            captured = set() if self.accumulate else set(targets)
+            changed = True
+            while changed:  # to a fixed point; no recursion
+                changed = False
+                for n in reach:
+                    k = self.ids[id(n)]
+                    if k in lead:
+                        continue
+                    if any(nxt is not None and self.ids[id(nxt)] in lead | captured
+                           for nxt, _ in n.next_functions):
+                        lead.add(k)
+                        changed = True
+            self.needed = lead
+            self.should_run = lead | captured
+        # Multiple roots: PyTorch starts at an internal GraphRoot (no hooks reach it).
+        self.graph_root: str | None = None
+        if len(root_edges) == 1:
+            self.start = self.ids.get(id(root_edges[0][0]))
+        else:
+            gid = f"n{tr._nids.count}"
+            tr._nids.count += 1
+            tr._flush()
+            seq = max((n._sequence_nr() for n in reach if not _is_acc(n)),
+                      default=-1) + 1
+            tr._nodes[gid] = NodeInfo(id=gid, name="GraphRoot", kind="graph_root",
+                                      sequence_nr=seq, num_outputs=0,
+                                      next_functions=[[self.ids.get(id(n)), nr]
+                                                      for n, nr in root_edges])
+            self.graph_root = self.start = gid
+            for n, _ in root_edges:  # the engine counts GraphRoot's edges too
+                k = self.ids[id(n)]
+                deps[k] = deps.get(k, 0) + 1
+        self.roots = roots
+        self.events: list[tuple[str, str, Any]] = []
+        self.handles: list[Any] = []
+
+    def _grads(self, gs: Sequence[Any]) -> list[np.ndarray | None]:
+        return [None if g is None else _numpy(g) for g in gs]
+
+    def __enter__(self) -> _BackwardCall:
+        src = self.src
+        torch = src.torch
+        events = self.events
+
+        def add(nid: str, fn: Any) -> None:
+            # Our hooks return None (the gradients go on unchanged) and never raise into the
+            # engine: what they cannot copy is noted, and the step shows no value.
+            def pre(grad_outputs: Sequence[Any]) -> None:
+                try:
+                    before = None
+                    if nid in leaf_of:
+                        g = leaf_of[nid].grad
+                        before = None if g is None else _numpy(g)
+                    events.append(("pre", nid, (self._grads(grad_outputs), before)))
+                except Exception as exc:  # noqa: BLE001
+                    src._note(f"a gradient at {nid} was not recorded: {exc!r}")
+                    events.append(("pre", nid, ([], None)))
+
+            def post(grad_inputs: Sequence[Any], grad_outputs: Sequence[Any]) -> None:
+                try:
+                    events.append(("post", nid, self._grads(grad_inputs)))
+                except Exception as exc:  # noqa: BLE001
+                    src._note(f"a gradient from {nid} was not recorded: {exc!r}")
+                    events.append(("post", nid, [None] * len(grad_inputs)))
+
+            self.handles.append(fn.register_prehook(pre))
+            self.handles.append(fn.register_hook(post))
+
+        leaf_of: dict[str, Any] = {}
+        for n in self.reach:
+            nid = self.ids[id(n)]
+            if _is_acc(n):
+                leaf_of[nid] = n.variable
+                var = n.variable
+
+                def acc(t: Any, nid: str = nid) -> None:
+                    try:
+                        events.append(("acc", nid, None if t.grad is None else _numpy(t.grad)))
+                    except Exception as exc:  # noqa: BLE001
+                        src._note(f"a .grad at {nid} was not recorded: {exc!r}")
+
+                if isinstance(var, torch.Tensor) and var.requires_grad:
+                    self.handles.append(var.register_post_accumulate_grad_hook(acc))
+            add(nid, n)
+        self.leaf_of = leaf_of
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for h in self.handles:
+            h.remove()
+        self.handles = []
+
+    # -- steps -----------------------------------------------------------------------------------
+    def _priority(self, nid: str) -> int:
+        seq = self.src.trace._nodes[nid].sequence_nr
+        return -seq
+
+    def derived_order(self) -> list[str]:
+        """The nodes the engine runs, in order, from the graph and sequence numbers alone."""
+        deps = dict(self.deps)
+        queue: list[tuple[int, int, str]] = []
+        count = 0
+        order: list[str] = []
+        if self.graph_root is not None:
+            first = [(self.ids[id(n)]) for n, _ in self.root_edges if id(n) in self.ids]
+            for k in first:
+                deps[k] -= 1
+                if deps[k] == 0 and k in self.should_run:
+                    heappush(queue, (self._priority(k), count, k))
+                    count += 1
+        elif self.start is not None:
+            heappush(queue, (self._priority(self.start), 0, self.start))
+        while queue:
+            _, _, k = heappop(queue)
+            if k not in self.needed:
+                continue  # captured only: popped, not run
+            order.append(k)
+            for nxt, _ in self.by_id[k].next_functions:
+                if nxt is None:
+                    continue
+                j = self.ids[id(nxt)]
+                deps[j] -= 1
+                if deps[j] == 0 and j in self.should_run:
+                    count += 1
+                    heappush(queue, (self._priority(j), count, j))
+        return order
+
+    def finish(self, error: BaseException | None) -> None:
+        src, tr = self.src, self.src.trace
+        values = tr.values
+        observed = [nid for kind, nid, _ in self.events if kind == "pre"]
+        derived = self.derived_order()
+        agree = observed == derived or (error is not None and derived[:len(observed)] == observed)
+        run_id = f"run{tr._runs_begun}"
+        tr._runs_begun += 1
+        if not agree:
+            tr.notes.append(
+                f"{run_id}: the order derived from sequence numbers ({' '.join(derived)}) "
+                f"differs from the order PyTorch ran ({' '.join(observed)}); the steps show "
+                f"the observed order")
+        position = {nid: i for i, nid in enumerate(observed)}
+
+        def prio(nid: str) -> int:
+            return self._priority(nid) if agree else position.get(nid, len(position))
+
+        def summ(a: np.ndarray | None) -> dict[str, Any] | None:
+            return None if a is None else summarize(a, values)
+
+        steps: list[Step] = []
+
+        def step(kind: str, node: str | None, **kw: Any) -> None:
+            steps.append(make_step(kind, len(steps), node, **kw))
+
+        step("compute_dependencies", None, counts=dict(self.deps),
+             **({} if agree else {"engine_data": {"order": "observed"}}))
+        remaining = dict(self.deps)
+        buffers: dict[tuple[str, int], np.ndarray | None] = {}
+
+        def send(src_id: str, fn_edges: list[list[Any]], grads: list[Any]) -> None:
+            for i, (j, nr) in enumerate(fn_edges):
+                if j is None:
+                    continue
+                remaining[j] = remaining.get(j, 1) - 1
+                if j not in self.should_run:
+                    continue
+                g = grads[i] if i < len(grads) else None
+                old = buffers.get((j, nr))
+                buf = g if old is None else (old if g is None else old + g)
+                buffers[(j, nr)] = buf
+                step("accumulate", j, input_nr=nr, source=src_id, grad=summ(g),
+                     buffer=summ(buf), remaining=remaining[j])
+                if remaining[j] == 0:
+                    step("enqueue", j, priority=prio(j))
+
+        if self.graph_root is not None:
+            gr = tr._nodes[self.graph_root]
+            step("enqueue", self.graph_root, priority=-(2 ** 64))
+            roots = [None if g is None else _numpy(g) for g in self.grad_roots]
+            step("execute", self.graph_root, grad_outputs=[],
+                 grad_inputs=[summ(g) for g in roots])
+            send(self.graph_root, gr.next_functions, roots)
+        elif self.start is not None:
+            step("enqueue", self.start, priority=prio(self.start))
+        pending: dict[str, Any] = {}
+        leaf_before: dict[str, Any] = {}
+        leaf_after: dict[str, Any] = {}
+        for kind, nid, data in self.events:
+            if kind == "pre":
+                grads, before = data
+                pending[nid] = grads
+                leaf_before[nid] = before
+            elif kind == "post":
+                grads_in = pending.pop(nid, [])
+                step("execute", nid, grad_outputs=[summ(g) for g in grads_in],
+                     grad_inputs=[summ(g) for g in data])
+                if nid in self.leaf_of:  # its .grad was written inside it (the "acc" event)
+                    if nid in leaf_after:
+                        tid = src.tensor_id(self.leaf_of[nid])
+                        after = summ(leaf_after.pop(nid))
+                        step("leaf_grad", nid, tensor=tid, before=summ(leaf_before.get(nid)),
+                             after=after)
+                        info = tr._tensors.get(tid)
+                        if info is not None:
+                            info.grad = after
+                else:
+                    self._after_execute(nid, step)
+                    send(nid, tr._nodes[nid].next_functions, data)
+            elif kind == "acc":
+                leaf_after[nid] = data
+        error_info = None
+        if error is not None:  # the node that was running when it failed (pre-hook, no post)
+            failed = None
+            for nid, grads_in in pending.items():
+                failed = nid
+                step("execute", nid, grad_outputs=[summ(g) for g in grads_in], grad_inputs=[])
+            error_info = {"type": type(error).__name__, "message": str(error)}
+            step("error", failed, **error_info)
+        else:
+            step("done", None)
+        run = BackwardRun(
+            id=run_id, engine=ENGINE, kind="backward" if self.accumulate else "grad",
+            roots=self.roots,
+            root_edges=[[self.ids.get(id(n)), nr] for n, nr in self.root_edges],
+            nodes=([self.graph_root] if self.graph_root else []) + list(self.by_id),
+            graph_root=self.start, dependencies=dict(self.deps), steps=steps,
+            retain_graph=self.retain_graph, create_graph=self.create_graph,
+            inputs=[src.tensor_id(i, self.frame) for i in self.inputs
+                    if isinstance(i, src.torch.Tensor)],
+            error=error_info, source=_rec._source(self.frame))
+        tr._flush()
+        tr._run_segments[run_id] = tr.runs_total
+        tr._runs.append(run)
+        tr.runs_total += 1
+        # The trace's policy for long loops (run_log, keep_runs, at most DETAILED_RUNS in full):
+        # the model is built already here, so runs are bounded, not folded.
+        tr._after_run(run, len(steps))
+        src._forget_pruned()
+
+    def _after_execute(self, nid: str, step: Callable[..., None]) -> None:
+        if self.retain_graph:
+            return
+        info = self.src.trace._nodes[nid]
+        if freed_names(info.saved):
+            step("release_saved", nid, saved=freed_names(info.saved))
+
+
+def record_torch(values: str = "small", name: str | None = None) -> _rec.Trace:
+    """A trace that records torch inside its ``with`` block: ``gradviz.trace(torch=True)``.
+
+    Example:
+        >>> import torch
+        >>> with record_torch() as tr:
+        ...     (torch.ones(2, requires_grad=True) * 3).sum().backward()
+        >>> [s.kind for s in tr.steps()][:3]
+        ['compute_dependencies', 'enqueue', 'execute']
+    """
+    return _rec.Trace(values=values, name=name, torch=True)
+
+
+def torch_graph_of(*tensors: Any, values: str = "none") -> BackwardGraph:
+    """The backward graph of torch tensors, as ``graph_of`` gives it for gradviz tensors.
+
+    Example:
+        >>> import torch
+        >>> x = torch.ones(2, requires_grad=True)
+        >>> sorted(n.name for n in torch_graph_of((x * 2).sum()).nodes.values())
+        ['AccumulateGrad', 'MulBackward0', 'SumBackward0']
+    """
+    tr = _rec.Trace(values=values)
+    src = TorchSource(tr)
+    frame = _user_frame(sys._getframe(1), src._torch_dir)
+    roots = []
+    for t in tensors:
+        if not is_torch_tensor(t):
+            raise TypeError(f"graph_of() takes tensors, got {type(t).__name__}")
+        tid = src.tensor_id(t, frame)
+        if t.grad_fn is not None:
+            roots.append([tr.tensors[tid].grad_fn, int(t.output_nr)])
+    if frame is not None:
+        tr._name_from_frame(frame)
+    return BackwardGraph(nodes=dict(tr.nodes), roots=roots, tensors=dict(tr.tensors))

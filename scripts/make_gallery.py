@@ -1,0 +1,361 @@
+"""Make docs/gallery.md and its pictures (docs/images/gallery/*.png).
+
+Usage: ``.venv/bin/python scripts/make_gallery.py [--only NAME ...] [--no-player]``
+(needs Debian's chromium and chromedriver, as the browser tests do, selenium from the test
+extras, and Pillow from the dev extras).
+
+What it makes, for every bundled example (``gradviz examples``), each traced as
+``gradviz trace --keep-runs 1 --example NAME`` would trace it:
+
+- the backward graph at each detail level (``bare``, ``values``, ``saved``) and the forward
+  graph at the level ``--detail auto`` picks: each SVG opened in headless Chromium and the
+  drawing screenshot at full scale; a drawing wider than ``WIDTH`` is shrunk to fit if that
+  keeps its text legible (down to ``MIN_SCALE``), else a ``WIDTH``-wide window of it is taken
+  at full scale around the output node at the top; at most ``MAX_HEIGHT`` px of it, from the
+  top;
+- the step player (``steps.html`` of ``mlp_moons``) at 1,024 and 1,400 px wide, at a step in
+  the middle of the run.
+
+Pictures are stored as palette PNGs (256 colours: a drawing has few) to keep the gallery small;
+the script prints each file's size and the total. It writes docs/gallery.md from the pictures
+it made, with each drawing's real size, so text and pictures never disagree.
+
+Robust by design (the player is rebuilt on another branch): every picture is taken on its own,
+a failure is reported and the rest are still made, and the exit code says whether all worked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import re
+import runpy
+import shutil
+import sys
+import tempfile
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from unittest import mock
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "docs" / "images" / "gallery"
+DOC = ROOT / "docs" / "gallery.md"
+WIDTH = 1400  # the widest picture, in CSS px: a laptop browser window
+MIN_SCALE = 0.78  # below this, 11 pt labels drop under ~11 px: take a full-scale window instead
+MAX_HEIGHT = 1100  # px kept from the top of a drawing (the title, the legend, the loss end)
+LEVELS = ("bare", "values", "saved")
+PLAYER_EXAMPLE = "mlp_moons"
+PLAYER_WIDTHS = (1024, 1400)
+
+
+@dataclass
+class Shot:
+    """One picture made: where it is and what it shows."""
+
+    path: Path
+    what: str
+    drawing: tuple[float, float] = (0.0, 0.0)  # the drawing's own size in px
+    scale: float = 1.0
+    window: bool = False  # a full-scale window of a drawing too wide to shrink
+    cropped: bool = False  # only its top part
+    size: tuple[int, int] = (0, 0)  # the picture's size in px
+
+
+@dataclass
+class Example:
+    name: str
+    summary: str
+    shots: dict[str, Shot] = field(default_factory=dict)
+    detail: str = ""  # the level --detail auto picks for its backward graph
+    nodes: int = 0
+
+
+def svg_size(svg: str) -> tuple[float, float]:
+    """A Graphviz SVG's size in CSS px (Graphviz writes points: 1 pt = 4/3 px).
+
+    Example:
+        >>> svg_size('<svg width="300pt" height="150pt" viewBox="0 0 300 150">')
+        (400.0, 200.0)
+    """
+    m = re.search(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"', svg)
+    if m is None:
+        raise ValueError("not a Graphviz SVG: no width and height in points")
+    return float(m.group(1)) * 4 / 3, float(m.group(2)) * 4 / 3
+
+
+def output_x(svg: str) -> float | None:
+    """The x (in px, full scale) of the first output node's label: where the graph starts."""
+    m = re.search(r'class="node gv-output">.*?<text[^>]* x="([-\d.]+)"', svg, re.S)
+    if m is None:
+        return None
+    return (float(m.group(1)) + 4) * 4 / 3  # Graphviz translates the drawing by 4 pt
+
+
+def start_browser(profile: Path):  # noqa: ANN201 - a selenium WebDriver
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    chromedriver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+    options = Options()
+    options.binary_location = chromium
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--hide-scrollbars", "--disable-background-networking", "--no-first-run",
+                "--disable-component-update", "--disable-sync", "--force-device-scale-factor=1",
+                f"--user-data-dir={profile}", f"--window-size={WIDTH},1000"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(chromedriver), options=options)
+    driver.set_page_load_timeout(120)
+    return driver
+
+
+def viewport(driver, width: int, height: int) -> None:  # noqa: ANN001
+    """Make the page's viewport exactly ``width`` x ``height`` CSS px."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
+
+def save_png(png: bytes, out: Path, box: tuple[int, int, int, int] | None = None
+             ) -> tuple[int, int]:
+    """Crop (``box``), reduce to a 256-colour palette and write ``out``; returns its size."""
+    from PIL import Image
+
+    img = Image.open(io.BytesIO(png)).convert("RGB")
+    if box is not None:
+        img = img.crop(box)
+    # Graph drawings have few colours: a palette PNG is a third of the size, looks the same.
+    img = img.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    img.save(out, optimize=True)
+    return img.size
+
+
+def shoot_svg(driver, svg_path: Path, out: Path, what: str, tmp: Path) -> Shot:  # noqa: ANN001
+    """Screenshot a drawing as the module docstring says (full scale, shrunk, or a window)."""
+    svg = svg_path.read_text(encoding="utf-8")
+    w, h = svg_size(svg)
+    shot = Shot(out, what, (w, h))
+    scale = 1.0 if w <= WIDTH else WIDTH / w
+    left = 0
+    if scale < MIN_SCALE:  # too small to read: a full-scale window around the output node
+        scale = 1.0
+        x = output_x(svg)
+        centre = x if x is not None else w / 2
+        left = int(min(max(0.0, centre - WIDTH / 2), w - WIDTH))
+        shot.window = True
+    shot.scale = scale
+    page_w, page_h = round(w * scale), round(h * scale)
+    page = tmp / f"{out.stem}.html"
+    page.write_text('<!doctype html><html><body style="margin:0;background:white">'
+                    f'<img src="{svg_path.as_uri()}" width="{page_w}" height="{page_h}" '
+                    'style="display:block"></body></html>', encoding="utf-8")
+    keep_h = min(page_h, MAX_HEIGHT)
+    viewport(driver, max(page_w, 200), keep_h)
+    driver.get(page.as_uri())
+    png = driver.get_screenshot_as_png()
+    right = min(page_w, left + WIDTH)
+    shot.cropped = keep_h < page_h
+    shot.size = save_png(png, out, (left, 0, right, keep_h))
+    return shot
+
+
+def trace_example(name: str):  # noqa: ANN201 - a gradviz Trace
+    """Run a bundled example under the tracer, as ``gradviz trace --keep-runs 1`` does."""
+    import gradviz
+
+    path = ROOT / "gradviz" / "examples" / f"{name}.py"
+    devnull = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - the examples print
+    with mock.patch.object(sys, "argv", [str(path)]), mock.patch.object(sys, "stdout", devnull), \
+            gradviz.trace(keep_runs=1, name=path.name) as tr:
+        try:
+            runpy.run_path(str(path), run_name="__main__")
+        except Exception:  # noqa: BLE001 - inplace_error fails on purpose; the trace is kept
+            pass
+    devnull.close()
+    return tr
+
+
+def examples_list() -> list[tuple[str, str]]:
+    from gradviz_cli.commands.examples import _summary, example_names, example_path
+
+    out = []
+    for name in example_names():
+        path = example_path(name)
+        if path is not None:
+            out.append((name, _summary(path)))
+    return out
+
+
+def make_example(driver, name: str, summary: str, tmp: Path) -> Example:  # noqa: ANN001
+    from gradviz import render
+    from gradviz.render.graphviz import resolve_detail
+
+    ex = Example(name, summary)
+    tr = trace_example(name)
+    drawings = {}
+    if tr.runs or tr.nodes:
+        ex.nodes = len(tr.backward_graph(-1).nodes) if tr.runs else len(tr.nodes)
+        ex.detail = resolve_detail("auto", ex.nodes)
+        for level in LEVELS:
+            drawings[f"backward_{level}"] = (render.draw_backward(tr, detail=level),
+                                             f"backward graph, detail {level}")
+    fwd = render.draw_forward(tr)
+    drawings["forward"] = (fwd, f"forward graph, detail {fwd.detail} (auto)")
+    for key, (dot, what) in drawings.items():
+        out = OUT / f"{name}_{key}.png"
+        try:
+            svg = tmp / f"{name}_{key}.svg"
+            render.render(dot, svg, "svg")
+            ex.shots[key] = shoot_svg(driver, svg, out, what, tmp)
+            print(f"  {out.relative_to(ROOT)}: {ex.shots[key].size[0]} x "
+                  f"{ex.shots[key].size[1]} px, {out.stat().st_size // 1024} KB", flush=True)
+        except Exception:  # noqa: BLE001 - report it and make the rest
+            print(f"  FAILED {out.name}:\n{traceback.format_exc()}", file=sys.stderr)
+    return ex
+
+
+def make_player(driver, tmp: Path) -> list[Shot]:  # noqa: ANN001
+    """The step player of ``PLAYER_EXAMPLE`` at each width in ``PLAYER_WIDTHS``."""
+    tr = trace_example(PLAYER_EXAMPLE)
+    html = tmp / "steps.html"
+    tr.to_html(html)
+    run = tr.run(-1)
+    # a step in the middle of the run: gradients have flowed, some nodes wait in the queue
+    step = next((s.index for s in run.steps[len(run.steps) // 2:] if s.kind == "accumulate"),
+                len(run.steps) // 2)
+    shots = []
+    for width in PLAYER_WIDTHS:
+        out = OUT / f"player_{width}.png"
+        try:
+            height = 900 if width > 1200 else 768
+            viewport(driver, width, height)
+            driver.get(f"{html.as_uri()}#run=0&step={step}")
+            driver.execute_script("return document.readyState")
+            shot = Shot(out, f"the step player at {width} px, step {step} of "
+                        f"{len(run.steps) - 1}", (width, height))
+            shot.size = save_png(driver.get_screenshot_as_png(), out)
+            shots.append(shot)
+            print(f"  {out.relative_to(ROOT)}: {shot.size[0]} x {shot.size[1]} px, "
+                  f"{out.stat().st_size // 1024} KB", flush=True)
+        except Exception:  # noqa: BLE001 - report it and make the rest
+            print(f"  FAILED {out.name}:\n{traceback.format_exc()}", file=sys.stderr)
+    return shots
+
+
+def how_drawn(shot: Shot) -> str:
+    w, h = shot.drawing
+    text = f"drawing {w:,.0f} × {h:,.0f} px"
+    if shot.scale < 1:
+        text += f", shown at {shot.scale:.2f}"
+    if shot.window:
+        text += f"; a {shot.size[0]:,} px wide window of it at full scale, around the output"
+    if shot.cropped:
+        text += f"; its top {shot.size[1]:,} px"
+    return text
+
+
+def write_doc(examples: list[Example], player: list[Shot]) -> None:
+    lines = [
+        "# Gallery: every bundled example at every detail level",
+        "",
+        "<!-- Written by scripts/make_gallery.py: edit the script, not this file. -->",
+        "",
+        "Each bundled example (`gradviz examples`) traced as "
+        "`gradviz trace --keep-runs 1 --example NAME` traces it, and its pictures as "
+        "`gradviz trace --detail LEVEL` draws them. The three detail levels "
+        "(NOTE [detail levels] in `gradviz/render/graphviz.py`):",
+        "",
+        "| level | what each box says | for |",
+        "| --- | --- | --- |",
+        "| `bare` | names only: PyTorch's class names, tensor names and shapes "
+        "(an id where two nodes share a name) | the shape of a big graph |",
+        "| `values` | its id, the code it came from, its `data` and the `grad` it received "
+        "(leaves: `data` and `.grad`), as micrograd draws | following the chain rule "
+        "through a small graph |",
+        "| `saved` | its id and code, PyTorch's saved attributes (`_saved_exponent = 2`), "
+        "the saved tensors as orange boxes linked to what they hold, as torchviz draws | "
+        "what backward keeps in memory |",
+        "",
+        "`--detail auto` (the default, in Python `detail=None`) is `values` for a graph of at "
+        "most 40 nodes (backward nodes; for the forward graph, ops and tensors) and `bare` "
+        "beyond. Every picture carries a legend of the colours it uses, and its title says "
+        "which backward run it is (`backward run 3 of 3, last 1 kept`; `--run N` draws "
+        "another). An edge is labelled `input k` only where the node it feeds has several "
+        "inputs (`SplitBackward0`, the two outputs of `max_pool2d`).",
+        "",
+        f"Pictures are at most {WIDTH:,} px wide, at full scale where the drawing fits; a wider "
+        f"one is shrunk to fit down to {MIN_SCALE} (text still legible), and beyond that the "
+        f"picture is a full-scale {WIDTH:,} px window around the graph's output. At most "
+        f"{MAX_HEIGHT:,} px from the top are kept: the title, the legend and the output end. "
+        "Open the SVG that `gradviz trace` writes to see the whole drawing.",
+        "",
+        "Regenerate with `.venv/bin/python scripts/make_gallery.py` (headless Chromium through "
+        "selenium; Pillow from the `dev` extras).",
+        "",
+    ]
+    for ex in examples:
+        lines += [f"## {ex.name}", "", ex.summary, ""]
+        if ex.detail:
+            lines += [f"Its backward graph has {ex.nodes} nodes: `--detail auto` draws it "
+                      f"`{ex.detail}`.", ""]
+        for shot in ex.shots.values():
+            rel = shot.path.relative_to(DOC.parent).as_posix()
+            lines += [f"**{shot.what}** ({how_drawn(shot)})", "",
+                      f"![{ex.name}: {shot.what}]({rel})", ""]
+    if player:
+        lines += ["## The step player", "",
+                  f"`steps.html` of `{PLAYER_EXAMPLE}` in a window {PLAYER_WIDTHS[0]:,} and "
+                  f"{PLAYER_WIDTHS[-1]:,} px wide.", ""]
+        for shot in player:
+            rel = shot.path.relative_to(DOC.parent).as_posix()
+            lines += [f"**{shot.what}**", "", f"![{shot.what}]({rel})", ""]
+    DOC.write_text("\n".join(lines), encoding="utf-8")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", help="only these examples (docs/gallery.md is "
+                        "then not rewritten)")
+    parser.add_argument("--no-player", action="store_true", help="skip the player pictures")
+    args = parser.parse_args()
+    try:
+        import PIL  # noqa: F401
+        import selenium  # noqa: F401
+    except ImportError as e:
+        print(f"make_gallery needs {e.name}: pip install -e '.[dev]' (selenium, pillow)",
+              file=sys.stderr)
+        return 2
+    OUT.mkdir(parents=True, exist_ok=True)
+    examples = []
+    player: list[Shot] = []
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        driver = start_browser(tmp / "profile")
+        try:
+            for name, summary in examples_list():
+                if args.only and name not in args.only:
+                    continue
+                print(name, flush=True)
+                examples.append(make_example(driver, name, summary, tmp))
+            if not args.no_player:
+                print("player", flush=True)
+                player = make_player(driver, tmp)
+        finally:
+            driver.quit()
+    made = [s for ex in examples for s in ex.shots.values()] + player
+    expected = sum(len(LEVELS) * bool(ex.detail) + 1 for ex in examples) \
+        + (0 if args.no_player else len(PLAYER_WIDTHS))
+    total = sum(p.stat().st_size for p in OUT.glob("*.png"))
+    print(f"{len(made)} of {expected} pictures made; docs/images/gallery/ holds "
+          f"{total / 1e6:.2f} MB")
+    if not args.only:
+        write_doc(examples, player)
+        print(f"wrote {DOC.relative_to(ROOT)}")
+    return 0 if len(made) == expected else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

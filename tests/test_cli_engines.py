@@ -1,0 +1,155 @@
+"""``--engine`` and ``gradviz compare`` as a user runs them (the installed command in a
+subprocess). Everything here passes without PyTorch: a package named torch that fails to
+import, put first on PYTHONPATH, stands for a machine without it. The runs on real PyTorch are
+in tests/parity/test_compare_parity.py."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _cli import GRADVIZ, cli_env, run, write
+
+from gradviz.trace import load_trace
+
+MLP = """
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    from torch.utils.data import DataLoader, TensorDataset
+
+    torch.manual_seed(0)
+    X = torch.tensor([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [0.0, 0.0]])
+    y = torch.tensor([1, 1, 0, 0])
+    model = nn.Sequential(nn.Linear(2, 4), nn.ReLU(), nn.Linear(4, 2))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for xb, yb in DataLoader(TensorDataset(X, y), batch_size=4):
+        loss = F.cross_entropy(model(xb), yb)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    print("ran on", torch.tensor([1.0]).__class__.__module__)
+"""
+
+
+def no_torch_env(tmp_path: Path) -> dict[str, str]:
+    """The environment of a machine without PyTorch: `import torch` fails."""
+    fake = tmp_path / "no_torch"
+    (fake / "torch").mkdir(parents=True, exist_ok=True)
+    (fake / "torch" / "__init__.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'torch'\", name='torch')\n")
+    env = cli_env()
+    env["PYTHONPATH"] = os.pathsep.join([str(fake), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return env
+
+
+def run_env(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(GRADVIZ), *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=240, env=env)
+
+
+# -- detection ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(("source", "expected"), [
+    ("import torch", True),
+    ("import numpy, torch.nn as nn", True),
+    ("from torch import nn", True),
+    ("from torch.nn import functional as F", True),
+    ("def f():\n    try:\n        import torch\n    except ImportError:\n        pass", True),
+    ("import gradviz as torch", False),
+    ("import torchvision", False),
+    ("from .torch import x", False),  # a module of the user's own package
+    ("x = 'import torch'", False),
+    ("import torch(", False),  # does not parse: the runner reports it
+])
+def test_imports_torch_reads_the_imports_without_running(source: str, expected: bool) -> None:
+    from gradviz_cli.engines import imports_torch
+
+    assert imports_torch(source) is expected
+
+
+def test_the_torch_mapping_is_removed_after_the_run() -> None:
+    from gradviz_cli.engines import torch_as_gradviz
+
+    before = {k: v for k, v in sys.modules.items() if k.split(".")[0] == "torch"}
+    with torch_as_gradviz():
+        import torch  # noqa: F401 - what the script would do
+        import torch.nn.functional as F
+
+        assert F.__name__ == "gradviz.nn.functional"
+        assert sys.modules["torch"].tensor([1.0]).__class__.__module__.startswith("gradviz")
+    after = {k: v for k, v in sys.modules.items() if k.split(".")[0] == "torch"}
+    assert after.keys() == before.keys() and all(after[k] is before[k] for k in before)
+
+
+# -- --engine gradviz on an unmodified torch script --------------------------------------------
+def test_engine_gradviz_runs_an_unmodified_torch_script_without_torch(tmp_path: Path) -> None:
+    write(tmp_path / "mlp.py", MLP)
+    proc = run_env(["trace", "--engine", "gradviz", "--out", "o", "mlp.py"], tmp_path,
+                   no_torch_env(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert "ran on gradviz" in proc.stdout
+    assert "engine" in proc.stdout
+    assert "--engine gradviz: `import torch` runs gradviz" in " ".join(proc.stdout.split())
+    tr = load_trace(tmp_path / "o" / "trace.json")
+    assert len(tr.runs) == 1
+    names = {n.name for n in tr.nodes.values()}
+    assert {"NllLossBackward0", "LogSoftmaxBackward0", "AddmmBackward0", "ReluBackward0",
+            "AccumulateGrad"} <= names
+    assert (tmp_path / "o" / "steps.html").is_file()
+
+
+def test_a_torch_module_gradviz_lacks_fails_naming_it(tmp_path: Path) -> None:
+    write(tmp_path / "dist.py", """
+        import torch
+        import torch.distributed as dist
+    """)
+    proc = run("trace", "--engine", "gradviz", "--out", "o", "dist.py", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert ("ModuleNotFoundError: No module named 'torch.distributed': gradviz has no "
+            "equivalent of torch.distributed") in " ".join(proc.stderr.split())
+    write(tmp_path / "attr.py", "import torch\ntorch.compile(len)\n")
+    proc = run("trace", "--engine", "gradviz", "--out", "o", "attr.py", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "AttributeError: torch.compile: gradviz has no equivalent of it" in \
+        " ".join(proc.stderr.split())
+
+
+def test_a_gradviz_script_stays_on_gradviz_and_says_why(tmp_path: Path) -> None:
+    write(tmp_path / "g.py", """
+        import gradviz
+        x = gradviz.ones(2, requires_grad=True)
+        (x * 2).sum().backward()
+    """)
+    proc = run("trace", "--out", "o", "g.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "(the script does not import torch)" in " ".join(proc.stdout.split())
+
+
+# -- without PyTorch: the default and --engine torch say how to install it ----------------------
+def test_a_torch_script_without_torch_says_how_to_install_it(tmp_path: Path) -> None:
+    write(tmp_path / "mlp.py", MLP)
+    env = no_torch_env(tmp_path)
+    for args in (["trace", "--out", "o", "mlp.py"],
+                 ["trace", "--engine", "torch", "--out", "o", "mlp.py"]):
+        proc = run_env(args, tmp_path, env)
+        assert proc.returncode == 3, proc.stderr
+        line = " ".join(proc.stderr.split())
+        assert "error: real PyTorch is not installed" in line
+        assert "pip install gradviz[torch]" in line and "--engine gradviz" in line
+        assert not (tmp_path / "o").exists()
+    proc = run_env(["compare", "--out", "c", "mlp.py"], tmp_path, env)
+    assert proc.returncode == 3
+    assert "pip install gradviz[torch]" in " ".join(proc.stderr.split())
+    assert "the torch run (exit code 3) recorded nothing to compare" in \
+        " ".join(proc.stderr.split())
+    assert not (tmp_path / "c" / "compare.html").exists()
+
+
+def test_compare_refuses_values_none(tmp_path: Path) -> None:
+    write(tmp_path / "s.py", "import torch\n")
+    proc = run("compare", "--values", "none", "s.py", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "--values none keeps no values" in proc.stderr
