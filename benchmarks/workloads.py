@@ -388,9 +388,6 @@ WORKLOADS = {name: fn for name, fn in globals().items()
                                                               "import", "loop")}
 
 
-                                                        "loop")}
-
-
 def main(argv: list[str]) -> int:
     if not argv or argv[0] not in WORKLOADS:
         print(f"usage: workloads.py NAME [--repeat N]; names: {', '.join(WORKLOADS)}",
