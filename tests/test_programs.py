@@ -6,6 +6,7 @@ same (numbers to float32 precision, ``gradviz`` read as ``torch``)."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -72,3 +73,24 @@ def test_program_prints_what_torch_prints(name: str, tmp_path: Path) -> None:
             assert a == pytest.approx(b, rel=2e-3, abs=1e-5), (name, ours, theirs)
         else:
             assert a == b, (name, a, b)
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_program_written_for_torch_traces_on_gradviz(name: str, tmp_path: Path) -> None:
+    # The program as PyTorch's tutorial writes it (`import torch`), unmodified, traced with
+    # `gradviz trace --engine gradviz`: it prints what it prints on gradviz, and the trace holds
+    # its backward runs on gradviz's engine. No torch needed.
+    source = (HERE / name).read_text().replace(SWAP, "import torch\n")
+    script = tmp_path / name
+    script.write_text(source)
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "gradviz", "trace", "--engine", "gradviz",
+                           "-q", "-o", str(out), str(script)],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert _tokens(proc.stdout) == _tokens(_run((HERE / name).read_text(), tmp_path))
+    trace = json.loads((out / "trace.json").read_text())
+    assert trace["ops"]
+    # poly_tensors computes its gradients by hand: it is the one program without backward()
+    assert bool(trace["runs"]) == (name != "poly_tensors.py")
+    assert {r["engine"] for r in trace["runs"]} <= {"pytorch"}
