@@ -3,6 +3,8 @@
 #   make test          lint + full test suite (adds the torch parity extra when CI=true or PARITY=1)
 #   make lint          ruff, and import-linter's layers contract (docs/architecture.md)
 #   make bench         benchmarks: gradviz against NumPy (and PyTorch with PARITY=1)
+#   make docs          the documentation site into site/ (executed tutorials, API reference), offline
+#   make strip         sync each tutorial's .py and .ipynb (jupytext) and strip notebook outputs
 #   make clean         remove build artefacts and caches (keeps .venv); `make distclean` also drops .venv
 
 SHELL := /bin/bash
@@ -15,6 +17,7 @@ PIP    := $(PY) -m pip
 # One stamp per install flavour; each is redone only when pyproject.toml is newer than it.
 STAMP        := $(VENV)/.installed-stamp
 PARITY_STAMP := $(VENV)/.installed-parity-stamp
+DOCS_STAMP   := $(VENV)/.installed-docs-stamp
 
 # Parity tests (torch==2.13.0) are installed in CI and on request: `make test PARITY=1`.
 PARITY ?= $(if $(filter true 1 yes,$(CI)),1,0)
@@ -27,7 +30,7 @@ endif
 PIP_FLAGS   ?= --disable-pip-version-check --progress-bar off
 PYTEST_ARGS ?=
 
-.PHONY: help venv demo test lint bench clean distclean
+.PHONY: help venv demo test lint bench docs strip clean distclean
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
@@ -38,13 +41,18 @@ venv: $(STAMP)
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
+# The docs extra comes with the test install: tests/test_docs_site.py builds the site.
 $(STAMP): pyproject.toml | $(PY)
-	$(PIP) install $(PIP_FLAGS) -e '.[test]'
-	@touch $@
+	$(PIP) install $(PIP_FLAGS) -e '.[test,docs]'
+	@touch $@ $(DOCS_STAMP)
 
 # The parity install is a superset of the test install, so it refreshes both stamps.
 $(PARITY_STAMP): pyproject.toml | $(PY)
-	$(PIP) install $(PIP_FLAGS) -e '.[test,parity]'
+	$(PIP) install $(PIP_FLAGS) -e '.[test,parity,docs]'
+	@touch $(STAMP) $(DOCS_STAMP) $@
+
+$(DOCS_STAMP): pyproject.toml | $(PY)
+	$(PIP) install $(PIP_FLAGS) -e '.[test,docs]'
 	@touch $(STAMP) $@
 
 demo: venv
@@ -63,8 +71,20 @@ lint: venv
 bench: $(TEST_DEPS)
 	$(PY) benchmarks/run.py
 
+# The tutorials run in a kernel of this .venv (PATH first: the kernelspec says "python").
+# NO_MKDOCS_2_WARNING: Material prints an end-of-life banner on every build otherwise.
+docs: $(DOCS_STAMP)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+	@echo "site/index.html"
+
+# Keep each tutorial's pair in step, then drop outputs and per-run metadata from the notebooks.
+NBSTRIP_KEYS := metadata.jupytext metadata.language_info cell.metadata.lines_to_next_cell
+strip: venv
+	$(VENV)/bin/jupytext --sync tutorials/[0-9][0-9]_*.py
+	$(VENV)/bin/nbstripout --extra-keys "$(NBSTRIP_KEYS)" tutorials/[0-9][0-9]_*.ipynb
+
 clean:
-	rm -rf build dist gradviz-out .pytest_cache .ruff_cache .hypothesis
+	rm -rf build dist gradviz-out site .cache .pytest_cache .ruff_cache .hypothesis
 	find . -path ./$(VENV) -prune -o \( -name '__pycache__' -o -name '*.egg-info' \
 		-o -name '.ipynb_checkpoints' \) -type d -print0 | xargs -0 rm -rf
 

@@ -9,23 +9,11 @@ from pathlib import Path
 
 import gradviz as torch
 from gradviz.autograd.function import Function
+from gradviz.examples.custom_function import MulConstant  # the custom Function of PyTorch's docs
 from gradviz.trace.model import SourceLoc
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE_ENV = "GRADVIZ_UPDATE_GOLDEN"
-
-
-class MulConstant(Function):
-    """The custom Function of PyTorch's docs."""
-
-    @staticmethod
-    def forward(ctx, tensor, constant):
-        ctx.constant = constant
-        return tensor * constant
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return grad_output * ctx.constant, None
 
 
 class Cube(Function):

@@ -2,21 +2,28 @@
 
 Every exercise in the notebooks follows one pattern:
 
-1. an ``# Exercise`` cell defines a function (or class) with a working answer in it, under the
-   line ``# Solution (try it yourself first)``: delete the body and write your own;
-2. the next cell calls ``solutions.check_<name>(your_function)``, which runs your function on
-   fresh inputs, compares it with the reference answer below (``ref_<name>``) and raises an
-   ``AssertionError`` that says what is wrong, or prints a line starting with ``✓``.
+1. an ``# Exercise`` cell states the task and holds a stub (``raise NotImplementedError``):
+   replace the stub with your own code;
+2. the next cell calls ``solutions.check("ex1_2", your_function)``, which runs your function on
+   fresh inputs and prints ``✓ ex1_2 ...: correct`` or ``✗ ex1_2 ...: not yet`` with what is
+   wrong (it never raises, so the rest of the notebook still runs);
+3. stuck? ``solutions.hint("ex1_2")`` prints a hint; ``solutions.show("ex1_2")`` prints the
+   reference answer. Nothing is shown until you ask.
 
-Read the reference answers only after you have tried. Everything here uses the same public API
+The reference answers (``ref_<name>`` / ``Ref<Name>``) live only in this file: read them only
+after you have tried. Everything here uses the same public API
 the notebooks teach (``import gradviz as torch``).
 """
 
 from __future__ import annotations
 
 import heapq
+import inspect
 import math
+import re
+import textwrap
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -668,4 +675,390 @@ def check_train(fn: Callable[..., float]) -> None:
     _ok("train", f"final loss {float(loss):.3f}, accuracy {acc:.0%}")
 
 
-__all__ = [name for name in dir() if name.startswith(("check_", "ref_", "Ref"))] + ["broken"]
+
+
+# =================================================================================================
+# 10 — convolutions
+# =================================================================================================
+def ref_conv_weight_grad(x: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+    import gradviz.nn.functional as F
+
+    return F.conv2d(x, g)
+
+
+def check_conv_weight_grad(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> None:
+    import gradviz.nn.functional as F
+
+    for seed, (h, k) in enumerate([(4, 2), (5, 3), (6, 2)]):
+        rng = _rng(seed)
+        x = torch.tensor(rng.normal(size=(1, 1, h, h)))
+        w = torch.tensor(rng.normal(size=(1, 1, k, k)), requires_grad=True)
+        g = torch.tensor(rng.normal(size=(1, 1, h - k + 1, h - k + 1)))
+        F.conv2d(x, w).backward(g)
+        got = fn(x, g)
+        assert isinstance(got, torch.Tensor), f"return a tensor, got {type(got).__name__}"
+        _close(got, w.grad, f"the kernel gradient ({h}x{h} input, {k}x{k} kernel)")
+    _ok("conv_weight_grad", "the kernel gradient is conv2d(x, g)")
+
+
+def ref_conv_input_grad(g: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    import gradviz.nn.functional as F
+
+    k = w.shape[-1]
+    return F.conv2d(g, w.flip(2, 3), padding=k - 1)
+
+
+def check_conv_input_grad(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> None:
+    import gradviz.nn.functional as F
+
+    for seed, (h, k) in enumerate([(4, 2), (5, 3), (6, 2)]):
+        rng = _rng(seed + 10)
+        x = torch.tensor(rng.normal(size=(1, 1, h, h)), requires_grad=True)
+        w = torch.tensor(rng.normal(size=(1, 1, k, k)))
+        g = torch.tensor(rng.normal(size=(1, 1, h - k + 1, h - k + 1)))
+        F.conv2d(x, w).backward(g)
+        got = fn(g, w)
+        assert isinstance(got, torch.Tensor), f"return a tensor, got {type(got).__name__}"
+        _close(got, x.grad, f"the input gradient ({h}x{h} input, {k}x{k} kernel)")
+    _ok("conv_input_grad", "a full convolution with the flipped kernel")
+
+
+def ref_saved_tensor_shapes(node: Any) -> dict[str, tuple[int, ...]]:
+    shapes = {}
+    for name in dir(node):
+        if name.startswith("_saved_"):
+            value = getattr(node, name)
+            if isinstance(value, torch.Tensor):
+                shapes[name] = tuple(value.shape)
+    return shapes
+
+
+def check_saved_tensor_shapes(fn: Callable[[Any], dict]) -> None:
+    from gradviz import nn
+
+    torch.manual_seed(4)
+    for conv, shape in [(nn.Conv2d(1, 3, 3), (2, 1, 6, 6)), (nn.Conv2d(2, 4, 2), (1, 2, 5, 5))]:
+        node = conv(torch.randn(*shape)).grad_fn
+        got = fn(node)
+        assert isinstance(got, dict), f"return a dict, got {type(got).__name__}"
+        got = {k: tuple(v) for k, v in got.items()}
+        want = {"_saved_input": shape, "_saved_weight": tuple(conv.weight.shape)}
+        assert got == want, f"got {got}, expected {want}"
+    _ok("saved_tensor_shapes", "the input and the weight")
+
+
+# =================================================================================================
+# 11 — backpropagation through time
+# =================================================================================================
+def ref_grad_norms_through_time(cell: Any, xs: torch.Tensor) -> list[float]:
+    h = torch.zeros(xs.shape[1], cell.hidden_size)
+    states = []
+    for x in xs:
+        h = cell(x, h)
+        h.retain_grad()
+        states.append(h)
+    h.sum().backward()
+    return [s.grad.norm().item() for s in states]
+
+
+def check_grad_norms_through_time(fn: Callable[[Any, torch.Tensor], list[float]]) -> None:
+    from gradviz import nn
+
+    for seed, steps in [(5, 6), (6, 12)]:
+        torch.manual_seed(seed)
+        cell = nn.RNNCell(2, 4)
+        xs = torch.randn(steps, 1, 2)
+        want = ref_grad_norms_through_time(cell, xs)
+        cell.zero_grad()
+        got = [float(v) for v in fn(cell, xs)]
+        assert len(got) == steps, f"{len(got)} norms for {steps} steps"
+        _close(np.array(got), np.array(want), "the gradient norms, first step first")
+    _ok("grad_norms_through_time")
+
+
+def ref_clip_grad_norm_(params: list[torch.Tensor], max_norm: float) -> float:
+    grads = [p.grad for p in params if p.grad is not None]
+    total = math.sqrt(sum(g.pow(2).sum().item() for g in grads))
+    if total > max_norm:
+        with torch.no_grad():
+            for g in grads:
+                g.mul_(max_norm / (total + 1e-6))
+    return total
+
+
+def check_clip_grad_norm_(fn: Callable[[list, float], float]) -> None:
+    rng = _rng(7)
+    for max_norm in (0.5, 100.0):
+        values = [rng.normal(size=(3, 2)), rng.normal(size=4)]
+        params = [torch.tensor(v, requires_grad=True) for v in values] + [
+            torch.zeros(2, requires_grad=True)]
+        for p, v in zip(params, values):
+            p.grad = torch.tensor(v * 3)
+        total = math.sqrt(sum(float(((3 * v) ** 2).sum()) for v in values))
+        got = fn(params, max_norm)
+        assert got is not None and abs(float(got) - total) < 1e-6, (
+            f"return the total norm before clipping: got {got}, expected {total:.6f}")
+        scale = max_norm / (total + 1e-6) if total > max_norm else 1.0
+        for p, v in zip(params, values):
+            _close(p.grad, 3 * v * scale, f"a gradient after clipping to {max_norm}")
+        assert params[2].grad is None, "a parameter without .grad must stay without"
+    _ok("clip_grad_norm_", "the direction kept, the norm bounded")
+
+
+# =================================================================================================
+# 12 — saved tensors and memory
+# =================================================================================================
+def ref_count_saved(fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor) -> int:
+    from gradviz.autograd.graph import saved_tensors_hooks
+
+    count = 0
+
+    def pack(t: torch.Tensor) -> torch.Tensor:
+        nonlocal count
+        count += 1
+        return t
+
+    with saved_tensors_hooks(pack, lambda t: t):
+        fn(x)
+    return count
+
+
+def check_count_saved(fn: Callable[[Callable, torch.Tensor], int]) -> None:
+    cases = [(lambda t: (t * t).sum(), 2), (lambda t: t.exp().sum(), 1),
+             (lambda t: (t + 1).sum(), 0), (lambda t: (t.exp() * t).sum(), 3)]
+    for i, (f, want) in enumerate(cases):
+        got = fn(f, torch.randn(3, requires_grad=True))
+        assert got == want, f"case {i}: got {got} saved tensors, expected {want}"
+    _ok("count_saved")
+
+
+def ref_run_with_half_precision_saves(fn: Callable[[torch.Tensor], torch.Tensor],
+                                      x: torch.Tensor) -> torch.Tensor:
+    from gradviz.autograd.graph import saved_tensors_hooks
+
+    with saved_tensors_hooks(lambda t: t.detach().to(torch.float16),
+                             lambda t: t.to(torch.float32)):
+        return fn(x)
+
+
+def check_run_with_half_precision_saves(fn: Callable[[Callable, torch.Tensor], Any]) -> None:
+    from gradviz.autograd.graph import saved_tensors_hooks
+
+    stored = []
+
+    def f(t: torch.Tensor) -> torch.Tensor:
+        return (t.exp() * t).sum()
+
+    data = _rng(12).normal(size=5) / 3 + 1 / 3
+    x = torch.tensor(data, dtype=torch.float32, requires_grad=True)
+    # An outer hook sees what the learner's inner hooks would hide: only the innermost packs.
+    with saved_tensors_hooks(lambda t: stored.append(t.dtype) or t, lambda t: t):
+        out = fn(f, x)
+    assert isinstance(out, torch.Tensor), f"return fn(x), got {type(out).__name__}"
+    assert not stored, "the tensors were saved as they are: pack them in your own hooks"
+    out.backward()
+    exact = np.exp(data) * (1 + data)
+    assert x.grad is not None and x.grad.dtype == torch.float32, "x.grad must be float32"
+    _close(x.grad, exact, "x.grad (float16 saves: about 3 correct digits)", tol=1e-2)
+    err = np.abs(x.grad.numpy() - exact).max()
+    assert err > 1e-7, "the gradient is exactly the float32 one: were the saves float16?"
+    _ok("run_with_half_precision_saves", f"largest gradient error {err:.1e}")
+
+
+# =================================================================================================
+# The exercise registry: check / hint / show
+# =================================================================================================
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise: what the learner writes, how it is checked, a hint and the answer."""
+
+    name: str  # the function or class the notebook asks for
+    check: Callable[[Any], None]  # raises AssertionError (or anything) when the answer is wrong
+    answer: Any  # the reference function or class, shown by show()
+    hint: str
+
+
+EXERCISES: dict[str, Exercise] = {}
+
+
+def _add(key: str, name: str, check_fn: Callable[[Any], None], answer: Any, hint_text: str) -> None:
+    EXERCISES[key] = Exercise(name, check_fn, answer, " ".join(hint_text.split()))
+
+
+_add("ex1_1", "cubic_grad", check_cubic_grad, ref_cubic_grad,
+     "Make a leaf with torch.tensor(values, requires_grad=True), build the scalar sum, call "
+     ".backward() on it and return the leaf's .grad.")
+_add("ex1_2", "weighted_grad", check_weighted_grad, ref_weighted_grad,
+     "A non-scalar output needs the gradient argument: z.backward(v). Then read x.grad.")
+_add("ex1_3", "sgd_step", check_sgd_step, ref_sgd_step,
+     "Update under `with torch.no_grad():` so the update is not recorded, use the in-place "
+     "`w -= ...` (a new tensor would not be the leaf), then set w.grad = None.")
+_add("ex2_1", "node_names", check_node_names, ref_node_names,
+     "Breadth-first from t.grad_fn: a queue (list, pop(0)), a `seen` set so a node shared by "
+     "two paths is listed once, and type(node).__name__ for each node. Skip None entries of "
+     "next_functions.")
+_add("ex2_2", "leaves_of", check_leaves_of, ref_leaves_of,
+     "Walk the graph with a stack. A node with a `variable` attribute is an AccumulateGrad: "
+     "its .variable is the leaf.")
+_add("ex2_3", "chain_grad", check_chain_grad, ref_chain_grad,
+     "Start with node = z.grad_fn and grad = torch.ones_like(z). Call the node on the gradient "
+     "(node(grad)) to get one gradient per next_functions entry; follow the entry that is not "
+     "None until the node has a `variable` (AccumulateGrad).")
+_add("ex3_1", "Square", check_square, RefSquare,
+     "forward: ctx.save_for_backward(x) and return x * x. backward: (x,) = ctx.saved_tensors "
+     "and return the chain rule's 2 * x * grad_output.")
+_add("ex3_2", "Sigmoid", check_sigmoid, RefSigmoid,
+     "Compute y = 1 / (1 + (-x).exp()) and save y itself (the derivative is y * (1 - y)), not x.")
+_add("ex3_3", "ScaleGrad", check_scale_grad, RefScaleGrad,
+     "forward returns x.clone() and keeps the scale on ctx; backward returns "
+     "(grad_output * ctx.scale, None): one gradient per forward input, None for the number.")
+_add("ex4_1", "dependency_counts", check_dependency_counts, ref_dependency_counts,
+     "Walk every node once (a stack and a `seen` set), and for each next_functions entry that "
+     "is not None add 1 to deps[entry]: every edge counts, even when the node was seen.")
+_add("ex4_2", "predict_order", check_predict_order, ref_predict_order,
+     "Use your dependency_counts, and a heap of (-sequence_nr, arrival, node): the engine runs "
+     "the ready node with the highest sequence_nr first. A node becomes ready when its count "
+     "drops to 0.")
+_add("ex4_3", "my_backward", check_my_backward, ref_my_backward,
+     "The ready queue of ex4_2, plus an input buffer per node: a list with one slot per node "
+     "output (node.num_outputs), summing gradients that reach the same slot. Call node(*buffer); "
+     "an AccumulateGrad node (hasattr(node, 'variable')) ends the path: store its gradient "
+     "under id(node.variable).")
+_add("ex5_1", "yield_order", check_yield_order, ref_yield_order,
+     "singa.backward(loss) yields (parameter, gradient) pairs; map each parameter back to its "
+     "name by id(), since tensors are not hashable by value.")
+_add("ex5_2", "singa_sgd", check_singa_sgd, ref_singa_sgd,
+     "Loop over singa.backward(loss) and update each parameter in place under no_grad as soon "
+     "as its gradient arrives.")
+_add("ex5_3", "mx_grad_twice", check_mx_grad_twice, ref_mx_grad_twice,
+     "mx.attach_grad(x, grad_req=grad_req), then twice: `with mx.record():` build y, then "
+     "mx.backward(y). 'write' overwrites x.grad, 'add' accumulates.")
+_add("ex6_1", "second_derivative", check_second_derivative, ref_second_derivative,
+     "torch.autograd.grad(f(x), x, create_graph=True) gives a first derivative that is itself "
+     "on a graph; differentiate it again with torch.autograd.grad.")
+_add("ex6_2", "hvp", check_hvp, ref_hvp,
+     "Take g = grad(f(x), x, create_graph=True), then differentiate the scalar (g * v).sum() "
+     "with respect to x: that is H @ v without building H.")
+_add("ex6_3", "newton_step", check_newton_step, ref_newton_step,
+     "Newton's step is x0 - f'(x0) / f''(x0); both derivatives come from exercise 1's recipe.")
+_add("ex7_1", "fixed", check_fixed, ref_fixed,
+     "sigmoid saves its output. Replace the in-place y.mul_(2) with an out-of-place y = y * 2 "
+     "so the saved tensor keeps its version.")
+_add("ex7_2", "sgd_update_", check_sgd_update_, ref_sgd_update_,
+     "Inside `with torch.no_grad():` call p.sub_(lr * p.grad) for each parameter: in place, "
+     "not recorded.")
+_add("ex8_1", "make_clip_hook", check_make_clip_hook, ref_make_clip_hook,
+     "Return a function hook(grad). If grad.norm().item() is above max_norm, return "
+     "grad * (max_norm / norm); otherwise return None (keep the gradient as it is).")
+_add("ex8_2", "gradient_order", check_gradient_order, ref_gradient_order,
+     "register_hook on every tensor with a hook that appends its name (bind the name with a "
+     "default argument: lambda g, n=name: ...), run loss.backward(), then remove the handles.")
+_add("ex8_3", "intermediate_grad", check_intermediate_grad, ref_intermediate_grad,
+     "y is not a leaf, so its .grad is not kept unless you call y.retain_grad() before "
+     "backward().")
+_add("ex9_1", "accuracy_of", check_accuracy, ref_accuracy,
+     "Under no_grad: model(X).argmax(dim=1) == y gives booleans; .float().mean().item() is "
+     "the accuracy.")
+_add("ex9_2", "grad_norms", check_grad_norms, ref_grad_norms,
+     "model.named_parameters() gives (name, parameter); keep p.grad.norm().item() for those "
+     "whose grad is not None.")
+_add("ex9_3", "train", check_train, ref_train,
+     "torch.optim.Adam(model.parameters(), lr=lr); each step: zero_grad(), "
+     "F.cross_entropy(model(X), y), backward(), step(). Return the last loss as a float.")
+
+_add("ex10_1", "conv_weight_grad", check_conv_weight_grad, ref_conv_weight_grad,
+     "∂L/∂w[i, j] = Σ g[p, q] · x[p+i, q+j]: slide g over x like a kernel. F.conv2d(x, g) does "
+     "exactly that.")
+_add("ex10_2", "conv_input_grad", check_conv_input_grad, ref_conv_input_grad,
+     "Each g[p, q] goes back to the pixels the kernel touched: a full convolution. Pad g by "
+     "k - 1 on every side and convolve with the kernel flipped in both directions "
+     "(w.flip(2, 3)).")
+_add("ex10_3", "saved_tensor_shapes", check_saved_tensor_shapes, ref_saved_tensor_shapes,
+     "Loop over dir(node), keep names starting with '_saved_', getattr each, and keep those "
+     "that are torch.Tensor instances: {name: tuple(value.shape)}.")
+_add("ex11_1", "grad_norms_through_time", check_grad_norms_through_time,
+     ref_grad_norms_through_time,
+     "h = torch.zeros(batch, cell.hidden_size); loop h = cell(x, h) over xs, call "
+     "h.retain_grad() on each new h and keep it in a list; after h.sum().backward() read each "
+     "state's .grad.norm().item().")
+_add("ex11_2", "clip_grad_norm_", check_clip_grad_norm_, ref_clip_grad_norm_,
+     "total = sqrt(sum of g.pow(2).sum() over the gradients that are not None). If total > "
+     "max_norm, multiply each gradient in place (g.mul_) by max_norm / (total + 1e-6) under "
+     "no_grad. Return total.")
+_add("ex12_1", "count_saved", check_count_saved, ref_count_saved,
+     "Inside `with saved_tensors_hooks(pack, unpack):` call fn(x). pack(t) is called once per "
+     "saved tensor: count there (nonlocal) and return t unchanged; unpack returns its argument.")
+_add("ex12_2", "run_with_half_precision_saves", check_run_with_half_precision_saves,
+     ref_run_with_half_precision_saves,
+     "pack = lambda t: t.detach().to(torch.float16), unpack = lambda t: t.to(torch.float32); "
+     "return fn(x) computed inside saved_tensors_hooks(pack, unpack).")
+
+def _exercise(key: str) -> Exercise:
+    if key not in EXERCISES:
+        raise KeyError(f"no exercise {key!r}; the exercises are {', '.join(EXERCISES)}")
+    return EXERCISES[key]
+
+
+def failure(key: str, answer: Any) -> str | None:
+    """Why ``answer`` fails exercise ``key`` (one line), or None when it passes. Prints nothing
+    but what the check itself prints on success.
+
+    >>> failure("ex1_1", lambda values: None)
+    'AssertionError: return a tensor, got NoneType'
+    """
+    ex = _exercise(key)
+    try:
+        ex.check(answer)
+    except NotImplementedError:
+        return "NotImplementedError"
+    except Exception as e:  # noqa: BLE001 - any failure of the learner's code is "not yet"
+        return f"{type(e).__name__}: {e}".rstrip()
+    return None
+
+
+def check(key: str, answer: Any) -> None:
+    """Run the checks of exercise ``key`` on your ``answer`` and print ✓ or ✗ with what is
+    wrong. It never raises on a wrong answer, so the rest of the notebook runs on.
+
+    >>> check("ex1_1", ref_cubic_grad)
+    ✓ cubic_grad: correct
+    """
+    ex = _exercise(key)
+    why = failure(key, answer)
+    if why == "NotImplementedError":
+        print(f"✗ {key} {ex.name}: not done yet (replace the `raise NotImplementedError` stub; "
+              f'solutions.hint("{key}") gives a hint)')
+    elif why is not None:
+        print(f"✗ {key} {ex.name}: not yet. {why}")
+        print(f'  solutions.hint("{key}") gives a hint, solutions.show("{key}") the answer.')
+
+
+def hint(key: str) -> None:
+    """Print the hint of exercise ``key`` (not the answer).
+
+    >>> hint("ex1_2")
+    hint for ex1_2 weighted_grad: A non-scalar output needs the gradient argument: z.backward(v). Then read x.grad.
+    """  # noqa: E501
+    ex = _exercise(key)
+    print(f"hint for {key} {ex.name}: {ex.hint}")
+
+
+def answer_source(key: str) -> str:
+    """The reference answer of exercise ``key`` as source text, under the notebook's name."""
+    ex = _exercise(key)
+    source = textwrap.dedent(inspect.getsource(ex.answer))
+    # The reference is called ref_x / RefX here so it never shadows the learner's x.
+    return re.sub(rf"^(def|class) {re.escape(ex.answer.__name__)}\b",
+                  rf"\1 {ex.name}", source, count=1, flags=re.M)
+
+
+def show(key: str) -> None:
+    """Print the reference answer of exercise ``key``. Try it (and the hint) first.
+
+    >>> show("ex1_1")  # doctest: +ELLIPSIS
+    reference answer for ex1_1:
+    def cubic_grad(values: list[float]) -> torch.Tensor:
+    ...
+    """
+    print(f"reference answer for {key}:")
+    print(answer_source(key), end="")

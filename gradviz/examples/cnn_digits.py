@@ -19,7 +19,8 @@ import gradviz.nn.functional as F
 from gradviz.data import DataLoader, load_digits, train_test_split
 
 FULL_EPOCHS = 20  # the full run: 97-98% test accuracy (seeds 0-4), a few seconds
-ARG = sys.argv[1] if len(sys.argv) > 1 else ""
+# Imported (tutorial 10 reuses LeNet and the data), the script takes the short run.
+ARG = sys.argv[1] if __name__ == "__main__" and len(sys.argv) > 1 else ""
 EPOCHS = FULL_EPOCHS if ARG == "full" else int(ARG or 0)  # 0: the short, traceable run
 SHORT_STEPS, SHORT_BATCH = 3, 8
 BATCH = 32

@@ -21,9 +21,11 @@ class MulConstant(Function):
         return grad_output * ctx.constant, None
 
 
-a = torch.rand(3, 3, requires_grad=True)
-b = MulConstant.apply(a, 5)
-print("a:" + str(a))
-print("b:" + str(b))  # grad_fn=<MulConstantBackward>
-b.backward(torch.ones_like(a))
-print(a.grad)
+# Importable (the tutorials and tests use this one class); the demo runs as a script only.
+if __name__ == "__main__":
+    a = torch.rand(3, 3, requires_grad=True)
+    b = MulConstant.apply(a, 5)
+    print("a:" + str(a))
+    print("b:" + str(b))  # grad_fn=<MulConstantBackward>
+    b.backward(torch.ones_like(a))
+    print(a.grad)

@@ -17,7 +17,8 @@ import gradviz.nn as nn
 import gradviz.nn.functional as F
 
 SEQ_LEN, HIDDEN, BATCH = 20, 4, 16
-STEPS = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+# Imported (tutorial 11 reuses SumLSTM and batch), the script takes the short run.
+STEPS = int(sys.argv[1]) if __name__ == "__main__" and len(sys.argv) > 1 else 3
 
 
 class SumLSTM(nn.Module):
