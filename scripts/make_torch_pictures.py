@@ -23,20 +23,29 @@ SIZE = (1400, 900)
 STEP = 14  # mid-backward: finished, ready and not-yet-run nodes all on screen
 
 
+# The traced program, run from a file name of its own so the player's source lines read
+# "train_step.py:N", not a path on the machine that made the picture.
+STEP_SOURCE = """\
+import torch
+
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 3))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randn(5, 4)
+target = torch.tensor([0, 2, 1, 1, 0])
+with gradviz.trace(torch=True) as tr:
+    loss = torch.nn.functional.cross_entropy(model(x), target)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
 def trace_torch_mlp_step() -> gradviz.trace:
     """One SGD step of a 2-layer MLP on real PyTorch, traced."""
-    import torch  # real PyTorch: the point of this picture
-
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 3))
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    x = torch.randn(5, 4)
-    target = torch.tensor([0, 2, 1, 1, 0])
-    with gradviz.trace(torch=True) as tr:
-        loss = torch.nn.functional.cross_entropy(model(x), target)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
+    namespace = {"gradviz": gradviz, "__name__": "__main__"}
+    exec(compile(STEP_SOURCE, "train_step.py", "exec"), namespace)
+    tr = namespace["tr"]
     assert tr.run().engine == "torch" and not tr.notes, tr.notes
     return tr
 
