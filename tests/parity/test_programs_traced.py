@@ -68,6 +68,10 @@ def _run(name: str, traced: bool) -> tuple[str, gradviz.trace.Trace | None, list
     log.propagate = False
     out = io.StringIO()
     tr = None
+    # The programs run in this process and some set torch's global defaults (poly_optim's
+    # float64, poly_autograd's device): put them back so no later test sees them.
+    dtype, device, grad = torch.get_default_dtype(), torch.get_default_device(), \
+        torch.is_grad_enabled()
     try:
         with contextlib.redirect_stdout(out):
             if traced:
@@ -76,6 +80,9 @@ def _run(name: str, traced: bool) -> tuple[str, gradviz.trace.Trace | None, list
             else:
                 exec(code, {"__name__": "__main__", "__file__": str(path)})
     finally:
+        torch.set_default_dtype(dtype)
+        torch.set_default_device(device)
+        torch.set_grad_enabled(grad)
         log.removeHandler(observer)
         log.setLevel(old)
         log.propagate = True
