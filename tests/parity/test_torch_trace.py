@@ -41,7 +41,8 @@ def _example(name: str) -> Callable[[], dict[str, Any]]:
     code = _as_torch((EXAMPLES / f"{name}.py").read_text())
 
     def run() -> dict[str, Any]:
-        ns: dict[str, Any] = {"__name__": f"__{name}__"}
+        # Run as a script: custom_function.py's demo is under `if __name__ == "__main__":`.
+        ns: dict[str, Any] = {"__name__": "__main__"}
         exec(compile(code, str(EXAMPLES / f"{name}.py"), "exec"), ns)
         return {k: v for k, v in ns.items() if isinstance(v, torch.Tensor)}
 
