@@ -866,6 +866,109 @@ def check_run_with_half_precision_saves(fn: Callable[[Callable, torch.Tensor], A
 
 
 # =================================================================================================
+# 13 — Watch PyTorch's own engine (these need real PyTorch: pip install gradviz[torch])
+# =================================================================================================
+def ref_engine_order(tr: Any) -> list[str]:
+    run = tr.runs[-1]
+    return [tr.nodes[s.node].name for s in run.steps if s.kind == "execute"]
+
+
+def _torch_programs_13() -> list[Callable[[Any], Any]]:
+    """Small real-PyTorch programs (each takes the torch module, returns a scalar loss)."""
+
+    def mlp(pt: Any) -> Any:
+        model = pt.nn.Sequential(pt.nn.Linear(3, 5), pt.nn.ReLU(), pt.nn.Linear(5, 2))
+        return pt.nn.functional.cross_entropy(model(pt.randn(4, 3)), pt.tensor([0, 1, 1, 0]))
+
+    def shared(pt: Any) -> Any:  # x is used twice: its node waits for both gradients
+        x = pt.randn(4, requires_grad=True)
+        w = pt.randn(4, requires_grad=True)
+        h = (x * w).sin()
+        return (h * x + h.exp()).sum()
+
+    def two_layers(pt: Any) -> Any:
+        x = pt.randn(6, 2)
+        w1 = pt.randn(2, 3, requires_grad=True)
+        w2 = pt.randn(3, 1, requires_grad=True)
+        return ((x @ w1).tanh() @ w2).pow(2).mean()
+
+    return [mlp, shared, two_layers]
+
+
+def _torch_and_observed(program: Callable[[Any], Any], seed: int) -> tuple[Any, list[str]]:
+    """The program's loss (graph kept) and the node names PyTorch ran, seen by pre-hooks on
+    every node (an observer independent of the trace)."""
+    import torch as pt  # real PyTorch, only for exercises 13
+
+    pt.manual_seed(seed)
+    loss = program(pt)
+    seen: list[str] = []
+    handles, stack, nodes = [], [loss.grad_fn], {loss.grad_fn}
+    while stack:
+        node = stack.pop()
+        handles.append(node.register_prehook(lambda g, n=node: seen.append(type(n).__name__)))
+        for nxt, _ in node.next_functions:
+            if nxt is not None and nxt not in nodes:
+                nodes.add(nxt)
+                stack.append(nxt)
+    loss.backward(retain_graph=True)
+    for h in handles:
+        h.remove()
+    return loss, seen
+
+
+def check_engine_order(fn: Callable[[Any], list[str]]) -> None:
+    import torch as pt
+
+    for seed, program in enumerate(_torch_programs_13()):
+        loss, observed = _torch_and_observed(program, seed)
+        with torch.trace(torch=True) as tr:
+            pt.ones(1, requires_grad=True).sum().backward()  # an earlier run, to be skipped
+            loss.backward()
+        got = list(fn(tr))
+        assert got == observed, f"got {got}\nPyTorch ran {observed}"
+    _ok("engine_order", "matches hooks on every node")
+
+
+def ref_predicted_order(loss: Any) -> list[str]:
+    deps: dict[Any, int] = {}
+    stack, seen = [loss.grad_fn], {loss.grad_fn}
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    ready = [(-loss.grad_fn._sequence_nr(), 0, loss.grad_fn)]
+    order, arrivals = [], 1
+    while ready:
+        _, _, node = heapq.heappop(ready)
+        order.append(type(node).__name__)
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] -= 1
+            if deps[nxt] == 0:
+                heapq.heappush(ready, (-nxt._sequence_nr(), arrivals, nxt))
+                arrivals += 1
+    return order
+
+
+def check_predicted_order(fn: Callable[[Any], list[str]]) -> None:
+    for seed, program in enumerate(_torch_programs_13()):
+        import torch as pt
+
+        pt.manual_seed(seed)
+        got = list(fn(program(pt)))  # predicted before any backward
+        _, observed = _torch_and_observed(program, seed)
+        assert got == observed, f"got {got}\nPyTorch ran {observed}"
+    _ok("predicted_order", "matches the order PyTorch's engine ran")
+
+
+# =================================================================================================
 # The exercise registry: check / hint / show
 # =================================================================================================
 @dataclass(frozen=True)
@@ -992,6 +1095,14 @@ _add("ex12_2", "run_with_half_precision_saves", check_run_with_half_precision_sa
      ref_run_with_half_precision_saves,
      "pack = lambda t: t.detach().to(torch.float16), unpack = lambda t: t.to(torch.float32); "
      "return fn(x) computed inside saved_tensors_hooks(pack, unpack).")
+
+_add("ex13_1", "engine_order", check_engine_order, ref_engine_order,
+     "tr.runs[-1] is the last backward run; its steps whose kind is 'execute' are the nodes "
+     "the engine ran, in order. tr.nodes[step.node].name is PyTorch's node name.")
+_add("ex13_2", "predicted_order", check_predicted_order, ref_predicted_order,
+     "First walk the graph once and count, for every node, the edges that reach it. Then a heap "
+     "of (-node._sequence_nr(), arrival, node) starting from loss.grad_fn: pop, record "
+     "type(node).__name__, and push each next node whose count drops to 0.")
 
 def _exercise(key: str) -> Exercise:
     if key not in EXERCISES:
