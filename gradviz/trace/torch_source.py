@@ -317,11 +317,18 @@ class TorchSource:
         for attr in dir(fn):
             if not attr.startswith("_saved_"):
                 continue
+            name = attr[len("_saved_"):]
+            hook = self._unpack_hook(fn, attr)
+            if hook is not None:
+                # Reading `_saved_<name>` would run the user's unpack hook (an extra call the
+                # program never made): say what holds the value instead.
+                out.append(SavedInfo(name=name, value={
+                    "const": f"packed by a saved-tensor hook (unpack: {_rec._fn_name(hook)})"}))
+                continue
             try:
                 v = getattr(fn, attr)
             except RuntimeError:  # already freed (retain_graph=False)
                 continue
-            name = attr[len("_saved_"):]
             if isinstance(v, self.torch.Tensor):
                 tid = self.trace._tids.get(v)
                 if tid is not None:
@@ -338,6 +345,16 @@ class TorchSource:
             else:
                 out.append(SavedInfo(name=name, value={"const": _rec._jsonable(v)}))
         return out
+
+    @staticmethod
+    def _unpack_hook(fn: Any, attr: str) -> Any:
+        """The unpack hook of a saved tensor, read from its ``_raw_saved_<name>`` handle without
+        unpacking it; None when the value is stored plainly (or is not a single tensor)."""
+        try:
+            raw = getattr(fn, "_raw" + attr, None)
+            return None if raw is None else raw.unpack_hook
+        except RuntimeError:  # freed
+            return None
 
     def _forget_pruned(self) -> None:
         """Let go of the nodes ``keep_runs`` dropped from the trace (memory stays bounded)."""
