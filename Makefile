@@ -73,8 +73,12 @@ bench: $(TEST_DEPS)
 
 # The tutorials run in a kernel of this .venv (PATH first: the kernelspec says "python").
 # NO_MKDOCS_2_WARNING: Material prints an end-of-life banner on every build otherwise.
-docs: $(DOCS_STAMP)
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+# Tutorial 13 runs real PyTorch, so the site's build (which executes every tutorial) needs the
+# torch extra as well as the docs one.
+docs: $(PARITY_STAMP)
+	@# The tutorials' kernels talk over local sockets (docs/jupyter/): over TCP each one warns.
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" NO_MKDOCS_2_WARNING=1 \
+	  JUPYTER_CONFIG_PATH="$(CURDIR)/docs/jupyter" $(VENV)/bin/mkdocs build --strict
 	@echo "site/index.html"
 
 # Keep each tutorial's pair in step, then drop outputs and per-run metadata from the notebooks.
