@@ -8,11 +8,11 @@ produces on the reader's machine.
 from __future__ import annotations
 
 import runpy
-import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from _chromium import screenshot  # scripts/ is on sys.path when this file runs
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "images"
@@ -31,13 +31,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         html = Path(tmp) / "steps.html"
         tr.to_html(html)
-        chromium = shutil.which("chromium") or "/usr/bin/chromium"
-        cmd = [chromium, "--headless=new", "--no-sandbox", "--disable-gpu",
-               "--disable-background-networking", "--disable-component-update",
-               "--disable-sync", "--no-first-run", f"--user-data-dir={tmp}/profile",
-               "--window-size=1400,900", f"--screenshot={OUT / 'mlp_player.png'}",
-               f"{html.as_uri()}#run=0&step=10"]
-        subprocess.run(cmd, check=True, capture_output=True, timeout=120)
+        screenshot(f"{html.as_uri()}#run=0&step=10", OUT / "mlp_player.png", 1400, 900,
+                   Path(tmp) / "profile")
     for name in ("mlp_forward.png", "mlp_backward.png", "mlp_player.png"):
         print(OUT / name)
     return 0

@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from unittest import mock
 
+from _chromium import svg_size  # scripts/ is on sys.path when this file runs
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "images" / "gallery"
 DOC = ROOT / "docs" / "gallery.md"
@@ -70,19 +72,6 @@ class Example:
     shots: dict[str, Shot] = field(default_factory=dict)
     detail: str = ""  # the level --detail auto picks for its backward graph
     nodes: int = 0
-
-
-def svg_size(svg: str) -> tuple[float, float]:
-    """A Graphviz SVG's size in CSS px (Graphviz writes points: 1 pt = 4/3 px).
-
-    Example:
-        >>> svg_size('<svg width="300pt" height="150pt" viewBox="0 0 300 150">')
-        (400.0, 200.0)
-    """
-    m = re.search(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"', svg)
-    if m is None:
-        raise ValueError("not a Graphviz SVG: no width and height in points")
-    return float(m.group(1)) * 4 / 3, float(m.group(2)) * 4 / 3
 
 
 def output_x(svg: str) -> float | None:

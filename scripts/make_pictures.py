@@ -12,14 +12,14 @@ prints each picture's size and the drawing's own width.
 from __future__ import annotations
 
 import math
-import re
 import runpy
-import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from unittest import mock
+
+import _chromium  # scripts/ is on sys.path when this file runs
+from _chromium import svg_size
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "images"
@@ -28,27 +28,9 @@ MAX_HEIGHT = 3300  # a taller drawing is cut: the top is what the text reads fir
 EXAMPLES = {"cnn": "cnn_digits", "lstm": "rnn_sequence"}
 
 
-def svg_size(svg: str) -> tuple[float, float]:
-    """A Graphviz SVG's size in CSS pixels (Graphviz writes points: 1 pt = 4/3 px).
-
-    Example:
-        >>> svg_size('<svg width="300pt" height="150pt" viewBox="0 0 300 150">')
-        (400.0, 200.0)
-    """
-    m = re.search(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"', svg)
-    if m is None:
-        raise ValueError("not a Graphviz SVG: no width and height in points")
-    return float(m.group(1)) * 4 / 3, float(m.group(2)) * 4 / 3
-
-
 def screenshot(url: str, out: Path, height: int, profile: Path) -> None:
     """Take a ``WIDTH`` x ``height`` screenshot of ``url`` in headless Chromium."""
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    cmd = [chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync",
-           "--no-first-run", f"--user-data-dir={profile}", f"--window-size={WIDTH},{height}",
-           f"--screenshot={out}", url]
-    subprocess.run(cmd, check=True, capture_output=True, timeout=180)
+    _chromium.screenshot(url, out, WIDTH, height, profile)
 
 
 def picture_of_svg(svg_path: Path, out: Path, scale: float, tmp: Path) -> tuple[int, float]:

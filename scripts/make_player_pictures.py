@@ -9,12 +9,11 @@ pass (finished, ready, current and not-yet-run nodes all on screen).
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from _chromium import screenshot
 from make_pictures import trace_example  # scripts/ is on sys.path when this file runs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,19 +25,14 @@ SHOTS = (("mlp_moons", "player_mlp_1400.png", (1400, 900), 14),
 
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         for name, picture, (width, height), step in SHOTS:
             html = tmp / f"{name}.html"
             trace_example(name).to_html(html)
             out = OUT / picture
-            cmd = [chromium, "--headless=new", "--no-sandbox", "--disable-gpu",
-                   "--hide-scrollbars", "--disable-background-networking",
-                   "--disable-component-update", "--disable-sync", "--no-first-run",
-                   f"--user-data-dir={tmp / 'profile'}", f"--window-size={width},{height}",
-                   f"--screenshot={out}", f"{html.as_uri()}#run=0&step={step}"]
-            subprocess.run(cmd, check=True, capture_output=True, timeout=180)
+            screenshot(f"{html.as_uri()}#run=0&step={step}", out, width, height,
+                       tmp / "profile")
             print(f"{out.relative_to(ROOT)}: {width} x {height}, step {step}")
     return 0
 

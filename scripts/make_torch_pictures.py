@@ -9,11 +9,11 @@ step with ``gradviz.trace(torch=True)`` and screenshots the player in headless C
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from _chromium import screenshot  # scripts/ is on sys.path when this file runs
 
 import gradviz
 
@@ -52,18 +52,12 @@ def trace_torch_mlp_step() -> gradviz.trace:
 
 def main() -> int:
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
     width, height = SIZE
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         html = tmp / "torch_mlp.html"
         trace_torch_mlp_step().to_html(html)
-        cmd = [chromium, "--headless=new", "--no-sandbox", "--disable-gpu",
-               "--hide-scrollbars", "--disable-background-networking",
-               "--disable-component-update", "--disable-sync", "--no-first-run",
-               f"--user-data-dir={tmp / 'profile'}", f"--window-size={width},{height}",
-               f"--screenshot={OUT}", f"{html.as_uri()}#run=0&step={STEP}"]
-        subprocess.run(cmd, check=True, capture_output=True, timeout=180)
+        screenshot(f"{html.as_uri()}#run=0&step={STEP}", OUT, width, height, tmp / "profile")
     print(f"{OUT.relative_to(ROOT)}: {width} x {height}, step {STEP}")
     return 0
 
