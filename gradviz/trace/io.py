@@ -17,10 +17,8 @@ from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 import numpy as np
-from pydantic import ValidationError
 
 from gradviz._version import __version__
-from gradviz.trace import schema
 from gradviz.trace.model import (
     STEP_TYPES,
     BackwardGraph,
@@ -507,6 +505,8 @@ _KINDS = {"string_type": "a string", "int_type": "an integer", "bool_type": "tru
 
 def _schema_error(err: dict[str, Any], where: str) -> TraceFormatError:
     """One pydantic error as one line naming its field path."""
+    from gradviz.trace import schema  # NOTE [lazy schema]
+
     loc = list(err["loc"])
     # Drop the names of union branches: our "<...>" tags, a step's kind after its index.
     loc = [p for i, p in enumerate(loc) if not (isinstance(p, str) and (
@@ -538,6 +538,11 @@ def _schema_error(err: dict[str, Any], where: str) -> TraceFormatError:
 
 def _check_schema(data: Any, where: str) -> None:
     """The document's version, then every field (pass 2 of NOTE [validated loading])."""
+    # NOTE [lazy schema]: pydantic and the models cost ~80 ms at import; only loading needs them.
+    from pydantic import ValidationError
+
+    from gradviz.trace import schema
+
     if not isinstance(data, dict) or "schema" not in data:
         raise _fail(where, "schema", f"missing: not a gradviz trace (expected {SCHEMA!r}); was "
                     "it written by `gradviz trace` or Trace.save()?")
