@@ -53,7 +53,7 @@ class ReadyQueue(list):
         self._arrivals = count()
 
     def push(self, node: Node, inputs: InputBuffer) -> None:
-        heappush(self, (-node._seq, next(self._arrivals), node, inputs))  # priority(node)
+        heappush(self, (self.priority(node), next(self._arrivals), node, inputs))
 
     @staticmethod
     def priority(node: Node) -> int:
@@ -227,7 +227,6 @@ def execute(task: GraphTask, graph_root: Node, root_inputs: InputBuffer) -> None
     task.ready.push(graph_root, root_inputs)
     task.observer.enqueue(graph_root, task.ready)
     node, outer = None, _current.node  # outer: a backward running inside a node's backward
-    node = None
     graph.CURRENT_TASKS.append((task, graph_root))  # what will_engine_execute_node asks about
     try:
         with set_grad_enabled(bool(task.create_graph)), np.errstate(all="ignore"):
