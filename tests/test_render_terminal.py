@@ -198,14 +198,13 @@ def test_run_replay_keeps_buffers_and_goes_back():
     rp = RunReplay(r)
     acc = [s.index for s in r.steps if s.kind == "accumulate"]
     st = rp.at(acc[0])
-    assert st.step.kind == "accumulate" and rp.buffer_before is None
-    assert r.steps[acc[0]].node in rp.buffers
+    assert st.step.kind == "accumulate" and st.buffer_before is None
+    assert r.steps[acc[0]].node in st.buffers
     ex = next(s.index for s in r.steps if s.kind == "execute" and s.node == r.steps[acc[0]].node)
-    rp.at(ex)
-    assert r.steps[acc[0]].node not in rp.buffers  # consumed when the node ran
+    assert r.steps[acc[0]].node not in rp.at(ex).buffers  # consumed when the node ran
     assert rp.last_execute.index == ex
     back = rp.at(acc[0])  # going back replays from the start
-    assert back.step.index == acc[0] and r.steps[acc[0]].node in rp.buffers
+    assert back.step.index == acc[0] and r.steps[acc[0]].node in back.buffers
     assert rp.at(10**6).step.kind == "done"  # clamped
 
 

@@ -198,3 +198,51 @@ def test_a_shallow_copy_of_a_state_keeps_its_ready_queue() -> None:
     fresh = [list(s.ready) for s in states(tr.run())]
     assert [s.ready for s in kept] == fresh
     assert max(map(len, fresh)) == 6
+
+
+def _waiting(st: Any) -> dict[str, dict[int, Any]]:
+    return {node: dict(slots) for node, slots in st.buffers.items()}
+
+
+def test_input_buffers_hold_what_arrived_until_their_node_is_popped() -> None:
+    """x used twice: x's AccumulateGrad buffer holds the first gradient, then the sum, until
+    the node runs; nothing is left waiting at the end."""
+    with gradviz.trace() as tr:
+        x = gradviz.tensor([1.0, 2.0], requires_grad=True)
+        (x * 3 + x * 5).sum().backward()
+    run = tr.run()
+    by_name = {tr.nodes[s.node].name: s.node for s in run.steps if s.node is not None}
+    acc_x = [s.index for s in run.steps if s.kind == "accumulate"
+             and s.node == by_name["AccumulateGrad"]]
+    first, second = (replay(run, k).buffers[by_name["AccumulateGrad"]] for k in acc_x)
+    assert list(first) == list(second) == [0]
+    # x * 5 was recorded last, so its MulBackward0 runs first and sends 5 first
+    assert np.allclose(first[0]["values"], [5.0, 5.0])
+    assert np.allclose(second[0]["values"], [8.0, 8.0])
+    run_acc = next(s.index for s in run.steps if s.kind == "execute"
+                   and s.node == by_name["AccumulateGrad"])
+    assert by_name["AccumulateGrad"] not in replay(run, run_acc).buffers
+    assert replay(run, -1).buffers == {}  # every buffer consumed by the end
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_waiting_buffers_agree_between_states_and_state_at(name: str) -> None:
+    tr = programs.engines() if name == "engines" else programs.record(name)
+    assert tr.runs
+    for run in tr.runs:
+        tl = timeline(run)
+        walked = [(_waiting(st), list(st.ready)) for st in states(run)]
+        looked_up = [_waiting(state_at(run, tl, k)) for k in range(len(run.steps))]
+        assert [w for w, _ in walked] == looked_up
+        # the rule, by hand: an accumulate sets its slot; a node's buffer is taken when the
+        # node executes or leaves the ready queue (autograd.grad pops nodes it only captures)
+        mine: dict[str, dict[int, Any]] = {}
+        before: list[str] = []
+        for step, (got, ready) in zip(run.steps, walked):
+            if step.kind == "accumulate" and step.node is not None:
+                mine.setdefault(step.node, {})[step.input_nr] = step.buffer
+            for node in [*(n for n in before if n not in ready), step.node] * (
+                    step.kind == "execute"):
+                mine.pop(node, None)
+            before = ready
+            assert got == mine, (name, run.id, step.index)

@@ -339,12 +339,11 @@ def describe(trace: Any, step: Any) -> str:
 class RunReplay:
     """The engine's state after any step of a run, for a viewer that moves a step at a time.
 
-    Built on :func:`~gradviz.trace.replay.states`: stepping forward advances the replay by one
-    step; going back replays from the start (linear in the step number, never quadratic over a
-    walk). Besides the :class:`StepState` it keeps what a viewer shows and the replay does not:
-    each node's input buffer (gradients received and not yet consumed by ``execute``), the
-    buffer before the current ``accumulate`` added to it, the last ``execute`` step, and every
-    leaf's ``.grad`` before the run.
+    Built on :func:`~gradviz.trace.replay.states` (NOTE [one replay]: the input buffers, the
+    queue and the rest come from there): stepping forward advances the replay by one step;
+    going back replays from the start (linear in the step number, never quadratic over a walk).
+    Besides the :class:`StepState` it keeps what only a viewer wants: the last ``execute`` step
+    (whose gradients the panel lists) and every leaf's ``.grad`` before the run.
 
     Example:
         >>> import gradviz
@@ -352,7 +351,7 @@ class RunReplay:
         ...     w = gradviz.ones(2, requires_grad=True)
         ...     (w * 2).sum().backward()
         >>> rp = RunReplay(tr.run())
-        >>> rp.at(3).step.kind, sorted(rp.buffers)
+        >>> rp.at(3).step.kind, sorted(rp.at(3).buffers)
         ('accumulate', ['n0'])
     """
 
@@ -371,8 +370,6 @@ class RunReplay:
         self._states = states(self.run)
         self.k = -1
         self.state: StepState | None = None
-        self.buffers: dict[str, dict[int, Any]] = {}
-        self.buffer_before: Any = None
         self.last_execute: Any = None
 
     def at(self, k: int) -> StepState:
@@ -386,16 +383,8 @@ class RunReplay:
         while self.k < k:
             st = next(self._states)
             self.k += 1
-            step = st.step
-            self.buffer_before = None
-            if step.kind == "accumulate" and step.node is not None:
-                buf = self.buffers.setdefault(step.node, {})
-                nr = _get(step, "input_nr", 0)
-                self.buffer_before = buf.get(nr)
-                buf[nr] = _get(step, "buffer")
-            elif step.kind == "execute":
-                self.buffers.pop(step.node, None)  # the node consumes its buffer when it runs
-                self.last_execute = step
+            if st.step.kind == "execute":
+                self.last_execute = st.step
             self.state = st
         assert self.state is not None
         return self.state
@@ -512,7 +501,7 @@ def step_detail(trace: Any, replay: RunReplay, k: int) -> Any:
         parts.append(kv("arriving now: ", f"{node_label(trace, src) if src else 'root'} → "
                         f"{node_label(trace, step.node)} (input {_get(step, 'input_nr')})"))
         parts.append(kv("gradient: ", grad_str(_get(step, "grad"))))
-        before = replay.buffer_before
+        before = st.buffer_before
         parts.append(kv("input buffer before: ",
                         "empty" if before is None else grad_str(before)))
         parts.append(kv("input buffer after: ", grad_str(_get(step, "buffer")), "bold"))
@@ -554,7 +543,7 @@ def step_detail(trace: Any, replay: RunReplay, k: int) -> Any:
                       style="green"))
 
     heading("input buffers")
-    waiting = [(nid, nr, g) for nid, buf in replay.buffers.items()
+    waiting = [(nid, nr, g) for nid, buf in st.buffers.items()
                for nr, g in sorted(buf.items())]
     for nid, nr, g in waiting[:MAX_LISTED]:
         parts.append(kv(f"{node_label(trace, nid)} input {nr}: ", grad_str(g)))

@@ -20,6 +20,8 @@ The rules, from the recorded events only:
 * ``execute`` makes its node the executing one; it is finished at the next ``execute``,
   ``done`` or ``error``.
 * ``leaf_grad`` writes a leaf's ``.grad``; ``release_saved`` frees the node's saved tensors.
+* An input buffer slot holds what the last ``accumulate`` into it left there until the engine
+  pops its node (the node's ``execute``, or a pop that skips it): the node consumes its buffer.
 """
 
 from __future__ import annotations
@@ -53,6 +55,9 @@ class Timeline:
         leaf_grads: tensor id -> ``{"before": .grad before the run, "at": [[step, .grad]]}``.
         buffer_before: accumulate step -> the input buffer slot before the addition (the step's
             ``buffer`` is the slot after it).
+        buffers: ``[node, input_nr, grad, enter, leave]`` per ``accumulate``, in order: at step
+            ``k`` the slot ``input_nr`` of ``node``'s input buffer holds ``grad`` if
+            ``enter <= k < leave`` (until the next addition to the slot, or its node is popped).
         freed: release_saved step -> the names of the saved tensors it freed.
         finished: the ``done``/``error`` step, or None.
     """
@@ -63,6 +68,7 @@ class Timeline:
     edge_grads: list[list[Any]] = field(default_factory=list)
     leaf_grads: dict[str, dict[str, Any]] = field(default_factory=dict)
     buffer_before: dict[int, Any] = field(default_factory=dict)
+    buffers: list[list[Any]] = field(default_factory=list)
     freed: dict[int, list[str]] = field(default_factory=dict)
     finished: int | None = None
 
@@ -90,7 +96,7 @@ def timeline(run: BackwardRun) -> Timeline:
     tl = Timeline()
     heap: list[tuple[int, int, list[Any]]] = []  # (priority, arrival, queue entry)
     pushed: list[tuple[int, int, list[Any]]] = []
-    buffers: dict[tuple[str | None, int], Any] = {}
+    filled: dict[str | None, dict[int, list[Any]]] = {}  # node -> input_nr -> open buffers entry
     current: list[Any] | None = None
     queued: dict[str | None, int] = {}  # node -> how many of its pushes are still queued
     for step in run.steps:
@@ -98,9 +104,13 @@ def timeline(run: BackwardRun) -> Timeline:
         if kind == "accumulate":
             tl.deps.setdefault(step.node, []).append([k, step.remaining])  # type: ignore
             tl.edge_grads.append([k, step.source, step.node, step.input_nr, step.grad])
-            slot = (step.node, step.input_nr)
-            tl.buffer_before[k] = buffers.get(slot)
-            buffers[slot] = step.buffer
+            slots = filled.setdefault(step.node, {})
+            last = slots.get(step.input_nr)
+            tl.buffer_before[k] = None if last is None else last[2]
+            if last is not None:
+                last[4] = k
+            slots[step.input_nr] = entry = [step.node, step.input_nr, step.buffer, k, None]
+            tl.buffers.append(entry)
         elif kind == "enqueue":
             entry = [step.node, k, None]
             key = (step.priority, len(pushed), entry)
@@ -114,8 +124,12 @@ def timeline(run: BackwardRun) -> Timeline:
                 entry = heappop(heap)[2]
                 entry[2] = k
                 queued[entry[0]] -= 1
+                for slot in filled.pop(entry[0], {}).values():  # popped: its buffer is taken
+                    slot[4] = k
                 if entry[0] == step.node:
                     break
+            for slot in filled.pop(step.node, {}).values():  # executed without a push (MXNet)
+                slot[4] = k
             if current is not None:
                 current[2] = k
             current = [step.node, k, None]
@@ -148,6 +162,8 @@ class StepState:
     so far (a list: the same edge can carry several, e.g. ``x * x``). For an ``accumulate``
     step, ``buffer_before``/``buffer_after`` are the receiving input buffer slot before and
     after the addition; for a ``release_saved`` step, ``freed`` names the saved tensors freed.
+    ``buffers`` maps each node with gradients waiting in its input buffer to ``{input_nr:
+    grad}`` (what it received and has not consumed yet).
     """
 
     step: Step
@@ -161,6 +177,7 @@ class StepState:
     buffer_before: Any = None
     buffer_after: Any = None
     freed: list[str] = field(default_factory=list)
+    buffers: dict[str, dict[int, Any]] = field(default_factory=dict)
 
 
 def state_at(run: BackwardRun, tl: Timeline, k: int) -> StepState:
@@ -200,6 +217,11 @@ def state_at(run: BackwardRun, tl: Timeline, k: int) -> StepState:
         seen = [g for at, g in grads["at"] if at <= k]
         if seen:
             st.leaf_grads[tensor] = seen[-1]
+    for node, input_nr, grad, enter, leave in tl.buffers:
+        if enter > k:
+            break
+        if leave is None or k < leave:
+            st.buffers.setdefault(node, {})[input_nr] = grad
     if step.kind == "accumulate":
         st.buffer_before, st.buffer_after = tl.buffer_before.get(k), step.buffer
     elif step.kind == "release_saved":
@@ -211,8 +233,9 @@ def states(run: BackwardRun) -> Iterator[StepState]:
     """The state after each step of ``run``, in order, in one pass (O(steps) updates).
 
     The same :class:`StepState` object is updated and yielded again: copy what you keep
-    (``ready`` is a new list whenever the queue changes; ``done``, ``deps``, ``edge_grads`` and
-    ``leaf_grads`` grow in place). :func:`replay` and :func:`state_at` return one of their own.
+    (``ready`` is a new list whenever the queue changes; ``done``, ``deps``, ``edge_grads``,
+    ``leaf_grads`` and ``buffers`` change in place). :func:`replay` and :func:`state_at` return
+    one of their own.
 
     Example:
         >>> import gradviz
@@ -239,6 +262,12 @@ def states(run: BackwardRun) -> Iterator[StepState]:
             dep_changes.setdefault(at, []).append((node, count))
     leaf_changes = {at: (tensor, g) for tensor, grads in tl.leaf_grads.items()
                     for at, g in grads["at"]}
+    fills: dict[int, list[list[Any]]] = {}
+    takes: dict[int, list[list[Any]]] = {}
+    for entry in tl.buffers:
+        fills.setdefault(entry[3], []).append(entry)
+        if entry[4] is not None:
+            takes.setdefault(entry[4], []).append(entry)
     ranks: list[int] = []  # the queued entries' ranks, sorted, beside st.ready
     sent = iter(tl.edge_grads)
     pending = next(sent, None)
@@ -271,6 +300,14 @@ def states(run: BackwardRun) -> Iterator[StepState]:
         if k in leaf_changes:
             tensor, g = leaf_changes[k]
             st.leaf_grads[tensor] = g
+        for node, input_nr, _grad, _enter, _leave in takes.get(k, ()):
+            slots = st.buffers.get(node)
+            if slots is not None:
+                slots.pop(input_nr, None)
+                if not slots:
+                    del st.buffers[node]
+        for node, input_nr, grad, _enter, _leave in fills.get(k, ()):
+            st.buffers.setdefault(node, {})[input_nr] = grad
         st.finished = tl.finished is not None and tl.finished <= k
         st.buffer_before = tl.buffer_before.get(k) if step.kind == "accumulate" else None
         st.buffer_after = step.buffer if step.kind == "accumulate" else None  # type: ignore
