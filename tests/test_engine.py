@@ -833,3 +833,45 @@ def test_a_watching_observer_sees_each_node_once_in_order():
     assert order.seen == ["SumBackward0", "MulBackward0", "ExpBackward0",
                           "torch::autograd::AccumulateGrad"]
     np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp([1.0, 2.0]))
+
+
+def test_two_threads_in_backward_each_see_their_own_pass():
+    """current_node and will_engine_execute_node answer for the calling thread's pass, even
+    while another thread is inside its own backward (the engine's state is per thread)."""
+    import threading
+
+    from gradviz.autograd.engine import current_node
+    from gradviz.autograd.graph import will_engine_execute_node
+
+    barrier = threading.Barrier(2, timeout=10)
+    seen: dict[str, tuple] = {}
+    graphs = {}
+    for name in ("a", "b"):
+        x = gv.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 3.0
+        graphs[name] = (x, y)
+
+    def hook(name):
+        def fn(grad):
+            barrier.wait()  # both threads are inside backward now
+            other = graphs["b" if name == "a" else "a"][1].grad_fn
+            seen[name] = (current_node() is graphs[name][1].grad_fn,
+                          will_engine_execute_node(graphs[name][1].grad_fn),
+                          will_engine_execute_node(other))
+            barrier.wait()  # neither pass ends before both have asked
+            return grad
+        return fn
+
+    def run(name):
+        _x, y = graphs[name]
+        y.register_hook(hook(name))
+        y.sum().backward()
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in ("a", "b")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(20)
+    # the hook runs as part of MulBackward0's call: it is the current node of its thread
+    assert seen == {"a": (True, True, False), "b": (True, True, False)}
+    assert current_node() is None

@@ -8,7 +8,6 @@ Every step is told to an :class:`~gradviz.autograd.events.Observer`.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from heapq import heappop, heappush
 from itertools import count
@@ -202,13 +201,6 @@ def init_to_execute(graph_root: Node, output_edges: list[Edge], accumulate_grad:
     return exec_info
 
 
-class _CurrentNode(threading.local):
-    node: Node | None = None
-
-
-_current = _CurrentNode()
-
-
 def current_node() -> Node | None:
     """The node whose backward is running in this thread, or None (PyTorch's
     ``torch._C._current_autograd_node()``); anomaly mode notes it on nodes recorded then.
@@ -217,7 +209,7 @@ def current_node() -> Node | None:
         >>> current_node() is None
         True
     """
-    return _current.node
+    return graph.RUNNING.node
 
 
 def execute(task: GraphTask, graph_root: Node, root_inputs: InputBuffer) -> None:
@@ -226,13 +218,14 @@ def execute(task: GraphTask, graph_root: Node, root_inputs: InputBuffer) -> None
     warning."""
     task.ready.push(graph_root, root_inputs)
     task.observer.enqueue(graph_root, task.ready)
-    node, outer = None, _current.node  # outer: a backward running inside a node's backward
-    graph.CURRENT_TASKS.append((task, graph_root))  # what will_engine_execute_node asks about
+    running = graph.RUNNING  # this thread's: what current_node and the hooks ask about
+    node, outer = None, running.node  # outer: a backward running inside a node's backward
+    running.tasks.append((task, graph_root))
     try:
         with set_grad_enabled(bool(task.create_graph)), np.errstate(all="ignore"):
             while task.ready:
                 node, inputs = task.ready.pop()
-                _current.node = node
+                running.node = node
                 evaluate_function(task, node, inputs)
             node = None
             if task.not_ready:
@@ -242,8 +235,8 @@ def execute(task: GraphTask, graph_root: Node, root_inputs: InputBuffer) -> None
         task.observer.error(exc, node)
         raise
     finally:
-        _current.node = outer
-        graph.CURRENT_TASKS.pop()
+        running.node = outer
+        running.tasks.pop()
         for done in task.on_done:
             done()
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import re
 import sys
+import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
@@ -1012,20 +1013,33 @@ def increment_version(tensor: Tensor | Any) -> None:
         t._version_counter.version += 1
 
 
+# -- what the engine is running now, per thread ---------------------------------------------------
+class _Running(threading.local):
+    """This thread's engine at work: ``tasks``, the backward passes running (innermost last,
+    each ``(task, graph_root)``), so that a hook can ask which nodes its pass will run; and
+    ``node``, the node whose backward runs. Per thread, as PyTorch's: two threads may each be
+    inside a backward pass, and a hook must see its own."""
+
+    def __init__(self) -> None:
+        self.tasks: list[tuple[Any, Node]] = []
+        self.node: Node | None = None
+
+
+RUNNING = _Running()
+
+
 # -- register_multi_grad_hook ------------------------------------------------------------------
-# The backward passes running now, innermost last: `(task, graph_root)` pushed by the engine's
-# `execute`, so that a hook can ask which nodes the current pass will run.
-CURRENT_TASKS: list[tuple[Any, Node]] = []
 
 
 def will_engine_execute_node(node: Node) -> bool:
     """Whether the backward pass running now will run ``node`` (PyTorch's
     ``torch._C._will_engine_execute_node``): it is reachable from the root and, when only some
     gradients are wanted (``inputs=``), needed for them."""
-    if not CURRENT_TASKS:
+    tasks = RUNNING.tasks
+    if not tasks:
         raise RuntimeError("_will_engine_execute_node should only be called during the "
                            "backward pass")
-    task, root = CURRENT_TASKS[-1]
+    task, root = tasks[-1]
     if task.exec_info is None:
         return node is root or node in task.dependencies
     return bool(task.exec_info.get(node)) or node in task.captures
@@ -1108,9 +1122,10 @@ def register_multi_grad_hook(tensors: Any, fn: Callable, *, mode: str = "all") -
 
 
 def _current_task() -> Any:
-    if not CURRENT_TASKS:
+    tasks = RUNNING.tasks
+    if not tasks:
         raise AssertionError("expected this hook to be called inside a backward call")
-    return CURRENT_TASKS[-1][0]
+    return tasks[-1][0]
 
 
 def _forget_when_done(task: Any, table: set | dict) -> None:
