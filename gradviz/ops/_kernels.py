@@ -8,6 +8,7 @@ are not inputs of an op (an index, a mask, a target) arrive as tensors and are u
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from typing import Any
@@ -732,11 +733,21 @@ def unbind(a, dim):
 
 
 # -- convolution, pooling, batch normalization ----------------------------------------------------
-# NOTE [im2col]: every window op takes its windows with sliding_window_view (a strided view, no
-# copy), keeps every stride-th window and every dilation-th element of each, and reduces them
-# with one einsum / max / sum: no Python loop over the batch or over pixels.
+# NOTE [im2col]: a convolution is one matrix product. ``_im2col`` copies the input values under
+# every kernel position into one contiguous matrix per sample, of shape
+# (C * prod(kernel), prod(n_out)): row (c, k) holds channel c at kernel offset k, column p the
+# output position p. The weight seen as (O, C * prod(kernel)) times it is the output
+# (O, prod(n_out)) in the (N, O, *n_out) layout already: one ``np.matmul`` over the batch (groups
+# are one more batch dimension), BLAS doing the arithmetic. The copy is one ``take`` with a flat
+# index that depends only on the geometry (cached), not a reshape of a strided window view:
+# NumPy copies a 6-d view of 3-wide windows several times slower.
+# A transposed convolution is the same product the other way round: the weight's transpose
+# times the input gives, per input position, what it adds at each kernel offset; col2im then sums
+# those into the output, again as one ``take`` (each output position reads the prod(kernel)
+# entries that land on it; an entry that lands nowhere reads an appended zero) and a sum over the
+# kernel offsets. Pooling takes its windows with the same index (``_window_matrix``).
 
-_window_view = np.lib.stride_tricks.sliding_window_view
+_CACHED_INDICES = 64  # geometries whose im2col / col2im index is kept
 
 
 def _per_dim(v: Any, nd: int) -> tuple:
@@ -746,66 +757,107 @@ def _per_dim(v: Any, nd: int) -> tuple:
 
 
 def _pad_or_crop(a: np.ndarray, lo: tuple, hi: tuple, value: float = 0.0) -> np.ndarray:
-    """Pad the last ``len(lo)`` dimensions by ``lo``/``hi``; negative amounts crop."""
+    """Pad the last ``len(lo)`` dimensions by ``lo``/``hi`` with ``value``; negative amounts crop.
+    (A filled array and one slice assignment: ``np.pad`` costs tens of µs more per call.)"""
     lead = a.ndim - len(lo)
-    if any(x > 0 for x in lo + hi):
-        widths = [(0, 0)] * lead + [(max(x, 0), max(y, 0)) for x, y in zip(lo, hi)]
-        a = np.pad(a, widths, constant_values=value)
     if any(x < 0 for x in lo + hi):
         a = a[(slice(None),) * lead + tuple(
             slice(max(-x, 0), n - max(-y, 0)) for x, y, n in zip(lo, hi, a.shape[lead:]))]
+    if any(x > 0 for x in lo + hi):
+        lo, hi = tuple(max(x, 0) for x in lo), tuple(max(y, 0) for y in hi)
+        out = np.full(a.shape[:lead] + tuple(n + x + y for n, x, y in zip(a.shape[lead:], lo, hi)),
+                      value, a.dtype)
+        out[(slice(None),) * lead + tuple(slice(x, x + n) for x, n in zip(lo, a.shape[lead:]))] = a
+        a = out
     return a
 
 
-def _windows(a: np.ndarray, kernel: tuple, stride: tuple, dilation: tuple, n_out: tuple
-             ) -> np.ndarray:
-    """``(..., *n_out, *kernel)``: the input window of each output position (a strided view)."""
+def _along(values: np.ndarray, axis: int, ndim: int) -> np.ndarray:
+    """``values`` as an ``ndim``-d array that varies along ``axis`` only (for broadcasting)."""
+    return values.reshape(tuple(-1 if i == axis else 1 for i in range(ndim)))
+
+
+@functools.lru_cache(maxsize=_CACHED_INDICES)
+def _im2col_index(channels: int, spatial: tuple, kernel: tuple, stride: tuple, dilation: tuple,
+                  n_out: tuple) -> np.ndarray:
+    """For a (channels, *spatial) block flattened: the position of each im2col entry, in
+    (channel, *kernel offset, *output position) order (NOTE [im2col])."""
     nd = len(kernel)
-    ext = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
-    win = _window_view(a, ext, axis=tuple(range(a.ndim - nd, a.ndim)))
-    lead = a.ndim - nd
-    sel = ((slice(None),) * lead + tuple(slice(0, (o - 1) * s + 1, s) for o, s in
-                                         zip(n_out, stride))
-           + tuple(slice(None, None, d) for d in dilation))
-    return win[sel]
+    dims = 1 + 2 * nd
+    idx = _along(np.arange(channels) * math.prod(spatial), 0, dims)
+    step = math.prod(spatial)
+    for i in range(nd):
+        step //= spatial[i]  # elements between neighbours along spatial dimension i
+        idx = (idx + _along(np.arange(kernel[i]) * (dilation[i] * step), 1 + i, dims)
+               + _along(np.arange(n_out[i]) * (stride[i] * step), 1 + nd + i, dims))
+    idx = idx.ravel()
+    idx.flags.writeable = False
+    return idx
 
 
-_LETTERS = "hwdxyz"
+def _im2col(a: np.ndarray, kernel: tuple, stride: tuple, dilation: tuple, n_out: tuple
+            ) -> np.ndarray:
+    """``(N, C * prod(kernel), prod(n_out))``: each output position's input window as a column,
+    for an already padded ``a`` of shape (N, C, *spatial)."""
+    n, c = a.shape[:2]
+    idx = _im2col_index(c, a.shape[2:], kernel, stride, dilation, n_out)
+    return a.reshape(n, -1).take(idx, axis=1).reshape(n, c * math.prod(kernel), -1)
 
 
 def _conv(x: np.ndarray, w: np.ndarray, stride: tuple, padding: tuple, dilation: tuple,
           groups: int) -> np.ndarray:
     """Cross-correlation of ``x`` (N, C, *spatial) with ``w`` (O, C/groups, *kernel)."""
-    nd = x.ndim - 2
     kernel = w.shape[2:]
     x = _pad_or_crop(x, padding, padding)
     n_out = tuple((n - d * (k - 1) - 1) // s + 1
                   for n, k, s, d in zip(x.shape[2:], kernel, stride, dilation))
-    win = _windows(x, kernel, stride, dilation, n_out)  # (N, C, *n_out, *kernel)
-    n, c, o, g = x.shape[0], x.shape[1], w.shape[0], groups
-    win = win.reshape((n, g, c // g) + n_out + kernel)
-    wg = w.reshape((g, o // g, c // g) + kernel)
-    sp, ks = _LETTERS[:nd], "ijk"[:nd]
-    out = np.einsum(f"ngc{sp}{ks},goc{ks}->ngo{sp}", win, wg, optimize=True)
+    n, o, g = x.shape[0], w.shape[0], groups
+    rows = x.shape[1] // g * math.prod(kernel)  # one group's im2col rows
+    cols = _im2col(x, kernel, stride, dilation, n_out).reshape(n, g, rows, -1)
+    out = np.matmul(w.reshape(g, o // g, rows), cols)  # (N, G, O/G, prod(n_out))
     return out.reshape((n, o) + n_out)
+
+
+@functools.lru_cache(maxsize=_CACHED_INDICES)
+def _col2im_index(channels: int, n_in: tuple, kernel: tuple, stride: tuple, padding: tuple,
+                  dilation: tuple, n_out: tuple) -> np.ndarray:
+    """For contributions laid out (channels, *kernel, *n_in), flattened, with a zero appended:
+    the entry that each (kernel offset, channel, *output position) reads, in that order (NOTE
+    [im2col]). Input position p at offset k lands on ``p * stride + k * dilation - padding``;
+    where no input position lands at some offset, the output position reads the zero."""
+    nd = len(kernel)
+    dims = 2 + nd  # (flat kernel offset, channel, *output position)
+    k_all, p_all = math.prod(kernel), math.prod(n_in)
+    offsets = np.unravel_index(np.arange(k_all), kernel)  # each flat offset's index per dimension
+    src, ok = 0, True
+    for i in range(nd):
+        num = (_along(np.arange(n_out[i]) + padding[i], 2 + i, dims)
+               - _along(offsets[i] * dilation[i], 0, dims))
+        pos = num // stride[i]
+        ok = ok & (num % stride[i] == 0) & (pos >= 0) & (pos < n_in[i])
+        src = src * n_in[i] + pos
+    chan = _along(np.arange(channels), 1, dims)
+    src = (chan * k_all + _along(np.arange(k_all), 0, dims)) * p_all + src
+    idx = np.where(ok, src, channels * k_all * p_all).ravel()
+    idx.flags.writeable = False
+    return idx
 
 
 def _conv_transpose(x: np.ndarray, w: np.ndarray, stride: tuple, padding: tuple,
                     output_padding: tuple, dilation: tuple, groups: int) -> np.ndarray:
-    """The adjoint of :func:`_conv`: spread ``x`` by the stride, pad it fully, and correlate it
-    with the kernel flipped and its in/out channels swapped (``w`` is (C, O/groups, *kernel))."""
-    nd = x.ndim - 2
-    kernel = w.shape[2:]
-    spread = np.zeros(x.shape[:2] + tuple((n - 1) * s + 1 for n, s in zip(x.shape[2:], stride)),
-                      x.dtype)
-    spread[(slice(None),) * 2 + tuple(slice(None, None, s) for s in stride)] = x
-    lo = tuple(d * (k - 1) - p for k, d, p in zip(kernel, dilation, padding))
-    hi = tuple(a + op for a, op in zip(lo, output_padding))
-    spread = _pad_or_crop(spread, lo, hi)
-    c, og, g = w.shape[0], w.shape[1], groups
-    wt = w.reshape((g, c // g, og) + kernel).swapaxes(1, 2).reshape((g * og, c // g) + kernel)
-    wt = wt[(slice(None),) * 2 + (slice(None, None, -1),) * nd]
-    return _conv(spread, wt, (1,) * nd, (0,) * nd, dilation, groups)
+    """The adjoint of :func:`_conv` (``w`` is (C, O/groups, *kernel)): matmul, then col2im."""
+    n, c, g = x.shape[0], x.shape[1], groups
+    og, kernel = w.shape[1], w.shape[2:]
+    k_all = math.prod(kernel)
+    wt = w.reshape(g, c // g, og * k_all).swapaxes(1, 2)  # (G, O/G * prod(kernel), C/G)
+    contrib = np.matmul(wt, x.reshape(n, g, c // g, -1))  # (N, G, O/G * prod(kernel), P_in)
+    n_out = tuple((i - 1) * s - 2 * p + d * (k - 1) + op + 1 for i, k, s, p, d, op in zip(
+        x.shape[2:], kernel, stride, padding, dilation, output_padding))
+    idx = _col2im_index(g * og, x.shape[2:], kernel, stride, padding, dilation, n_out)
+    flat = np.zeros((n, contrib[0].size + 1), contrib.dtype)  # + the zero that misses read
+    flat[:, :-1] = contrib.reshape(n, -1)
+    out = flat.take(idx, axis=1).reshape(n, k_all, -1).sum(axis=1)
+    return out.reshape((n, g * og) + n_out)
 
 
 def convolution(input: np.ndarray, weight: np.ndarray, bias: Any = None, stride: Any = (1,),
@@ -819,8 +871,24 @@ def convolution(input: np.ndarray, weight: np.ndarray, bias: Any = None, stride:
     else:
         out = _conv(input, weight, stride, padding, dilation, groups)
     if bias is not None:
-        out = out + bias.reshape((1, -1) + (1,) * nd)
+        out += bias.reshape((1, -1) + (1,) * nd)  # ``out`` is a fresh array
     return out.astype(input.dtype, copy=False)
+
+
+_window_view = np.lib.stride_tricks.sliding_window_view
+
+
+def _windows(a: np.ndarray, kernel: tuple, stride: tuple, dilation: tuple, n_out: tuple
+             ) -> np.ndarray:
+    """``(..., *n_out, *kernel)``: the input window of each output position (a strided view)."""
+    nd = len(kernel)
+    ext = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
+    win = _window_view(a, ext, axis=tuple(range(a.ndim - nd, a.ndim)))
+    lead = a.ndim - nd
+    sel = ((slice(None),) * lead + tuple(slice(0, (o - 1) * s + 1, s) for o, s in
+                                         zip(n_out, stride))
+           + tuple(slice(None, None, d) for d in dilation))
+    return win[sel]
 
 
 def pool_out_size(n: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
