@@ -745,7 +745,9 @@ def unbind(a, dim):
 # times the input gives, per input position, what it adds at each kernel offset; col2im then sums
 # those into the output, again as one ``take`` (each output position reads the prod(kernel)
 # entries that land on it; an entry that lands nowhere reads an appended zero) and a sum over the
-# kernel offsets. Pooling takes its windows with the same index (``_window_matrix``).
+# kernel offsets. Pooling gathers its windows with the same index, laid out (kernel offset,
+# output position, plane) instead (``_pool_windows``): a window's reduction is then a few passes
+# over contiguous (output position, plane) slabs.
 
 _CACHED_INDICES = 64  # geometries whose im2col / col2im index is kept
 
@@ -801,7 +803,8 @@ def _im2col(a: np.ndarray, kernel: tuple, stride: tuple, dilation: tuple, n_out:
     for an already padded ``a`` of shape (N, C, *spatial)."""
     n, c = a.shape[:2]
     idx = _im2col_index(c, a.shape[2:], kernel, stride, dilation, n_out)
-    return a.reshape(n, -1).take(idx, axis=1).reshape(n, c * math.prod(kernel), -1)
+    flat = a.reshape(n, math.prod(a.shape[1:]))  # sizes spelled out: N may be 0
+    return flat.take(idx, axis=1).reshape(n, c * math.prod(kernel), math.prod(n_out))
 
 
 def _conv(x: np.ndarray, w: np.ndarray, stride: tuple, padding: tuple, dilation: tuple,
@@ -813,7 +816,7 @@ def _conv(x: np.ndarray, w: np.ndarray, stride: tuple, padding: tuple, dilation:
                   for n, k, s, d in zip(x.shape[2:], kernel, stride, dilation))
     n, o, g = x.shape[0], w.shape[0], groups
     rows = x.shape[1] // g * math.prod(kernel)  # one group's im2col rows
-    cols = _im2col(x, kernel, stride, dilation, n_out).reshape(n, g, rows, -1)
+    cols = _im2col(x, kernel, stride, dilation, n_out).reshape(n, g, rows, math.prod(n_out))
     out = np.matmul(w.reshape(g, o // g, rows), cols)  # (N, G, O/G, prod(n_out))
     return out.reshape((n, o) + n_out)
 
@@ -850,13 +853,14 @@ def _conv_transpose(x: np.ndarray, w: np.ndarray, stride: tuple, padding: tuple,
     og, kernel = w.shape[1], w.shape[2:]
     k_all = math.prod(kernel)
     wt = w.reshape(g, c // g, og * k_all).swapaxes(1, 2)  # (G, O/G * prod(kernel), C/G)
-    contrib = np.matmul(wt, x.reshape(n, g, c // g, -1))  # (N, G, O/G * prod(kernel), P_in)
+    p_in = math.prod(x.shape[2:])
+    contrib = np.matmul(wt, x.reshape(n, g, c // g, p_in))  # (N, G, O/G * prod(kernel), P_in)
     n_out = tuple((i - 1) * s - 2 * p + d * (k - 1) + op + 1 for i, k, s, p, d, op in zip(
         x.shape[2:], kernel, stride, padding, dilation, output_padding))
     idx = _col2im_index(g * og, x.shape[2:], kernel, stride, padding, dilation, n_out)
-    flat = np.zeros((n, contrib[0].size + 1), contrib.dtype)  # + the zero that misses read
-    flat[:, :-1] = contrib.reshape(n, -1)
-    out = flat.take(idx, axis=1).reshape(n, k_all, -1).sum(axis=1)
+    flat = np.zeros((n, g * og * k_all * p_in + 1), contrib.dtype)  # + the zero misses read
+    flat[:, :-1] = contrib.reshape(n, g * og * k_all * p_in)
+    out = flat.take(idx, axis=1).reshape(n, k_all, g * og * math.prod(n_out)).sum(axis=1)
     return out.reshape((n, g * og) + n_out)
 
 
@@ -873,22 +877,6 @@ def convolution(input: np.ndarray, weight: np.ndarray, bias: Any = None, stride:
     if bias is not None:
         out += bias.reshape((1, -1) + (1,) * nd)  # ``out`` is a fresh array
     return out.astype(input.dtype, copy=False)
-
-
-_window_view = np.lib.stride_tricks.sliding_window_view
-
-
-def _windows(a: np.ndarray, kernel: tuple, stride: tuple, dilation: tuple, n_out: tuple
-             ) -> np.ndarray:
-    """``(..., *n_out, *kernel)``: the input window of each output position (a strided view)."""
-    nd = len(kernel)
-    ext = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
-    win = _window_view(a, ext, axis=tuple(range(a.ndim - nd, a.ndim)))
-    lead = a.ndim - nd
-    sel = ((slice(None),) * lead + tuple(slice(0, (o - 1) * s + 1, s) for o, s in
-                                         zip(n_out, stride))
-           + tuple(slice(None, None, d) for d in dilation))
-    return win[sel]
 
 
 def pool_out_size(n: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
@@ -913,18 +901,71 @@ def _pool_geometry(a: np.ndarray, kernel_size: Any, stride: Any, padding: Any, d
     return k, s, p, d, n_out, hi
 
 
+@functools.lru_cache(maxsize=_CACHED_INDICES)
+def _pool_positions(size: tuple, k: tuple, s: tuple, p: tuple, d: tuple, n_out: tuple, hi: tuple
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """For 2-d pooling windows over a (h, w) plane padded by ``p`` and ``hi``: the im2col index
+    into the padded plane, in (kernel offset, output position) order; each entry's position in
+    the unpadded plane, shape (kh * kw, n_out); whether it is inside it (None: no padding)."""
+    h, w = size
+    idx = _im2col_index(1, (h + p[0] + hi[0], w + p[1] + hi[1]), k, s, d, n_out)
+    rows = (np.arange(k[0])[:, None, None, None] * d[0]
+            + np.arange(n_out[0])[None, None, :, None] * s[0] - p[0])
+    cols = np.arange(k[1])[None, :, None, None] * d[1] + np.arange(n_out[1]) * s[1] - p[1]
+    at = (rows * w + cols).reshape(k[0] * k[1], -1).astype(np.int64)
+    inside = None
+    if any(p) or any(hi):
+        inside = ((rows >= 0) & (rows < h) & (cols >= 0) & (cols < w)).reshape(at.shape + (1,))
+        inside.flags.writeable = False
+    at.flags.writeable = False
+    return idx, at, inside
+
+
+def _pool_windows(padded: np.ndarray, idx: np.ndarray, n_k: int, n_pos: int) -> np.ndarray:
+    """``(kh * kw, n_out positions, planes)``: every window's elements (NOTE [im2col])."""
+    planes = math.prod(padded.shape[:-2])
+    by_position = padded.reshape(planes, padded.shape[-2] * padded.shape[-1]).T
+    return by_position.take(idx, axis=0).reshape(n_k, n_pos, planes)
+
+
+def _planes_first(a: np.ndarray, lead: tuple, n_out: tuple) -> np.ndarray:
+    """A pooled (output position, plane) array in the input's layout, (*lead, *n_out)."""
+    return np.ascontiguousarray(a.T).reshape(lead + n_out)
+
+
 def max_pool2d_with_indices(a: np.ndarray, kernel_size: Any, stride: Any = (), padding: Any = 0,
                             dilation: Any = 1, ceil_mode: bool = False
                             ) -> tuple[np.ndarray, np.ndarray]:
+    """Each window's maximum and the position of its first maximum in the input's H*W plane
+    (when a window holds NaN: NaN and its last NaN, as PyTorch's kernel); padding is never
+    picked. The windows are gathered as in NOTE [im2col] but laid out (kernel offset, output
+    position, plane), so that every step below is a whole-array pass over contiguous memory:
+    NumPy's ``argmax`` along a short axis or a masked assignment costs several times more."""
     k, s, p, d, n_out, hi = _pool_geometry(a, kernel_size, stride, padding, dilation, ceil_mode)
     low = -np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).min
-    win = _windows(_pad_or_crop(a, p, hi, low), k, s, d, n_out)
-    win = win.reshape(win.shape[:-2] + (k[0] * k[1],))
-    arg = np.argmax(win, axis=-1)  # the first maximum (a NaN counts as one), as PyTorch
-    values = np.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
-    rows = np.arange(n_out[0])[:, None] * s[0] - p[0] + (arg // k[1]) * d[0]
-    cols = np.arange(n_out[1]) * s[1] - p[1] + (arg % k[1]) * d[1]
-    return values, (rows * a.shape[-1] + cols).astype(np.int64)
+    padded = _pad_or_crop(a, p, hi, low)
+    lead, (h, w) = a.shape[:-2], a.shape[-2:]
+    n_k, n_pos = k[0] * k[1], n_out[0] * n_out[1]
+    idx, at, inside = _pool_positions((h, w), k, s, p, d, n_out, hi)
+    win = _pool_windows(padded, idx, n_k, n_pos)
+    values = win.max(axis=0)  # NaN wins, as in PyTorch
+    # The first offset holding the maximum: the largest (n_k - offset) over the offsets whose
+    # element equals it (small unsigned integers: cheap passes).
+    score = np.min_scalar_type(n_k).type
+    best = np.zeros(values.shape, score)
+    for kk in range(n_k):
+        hit = win[kk] == values
+        if inside is not None:
+            hit &= inside[kk]
+        np.maximum(best, hit.view(np.uint8) * score(n_k - kk), out=best)
+    first = n_k - best.astype(np.intp)
+    if a.dtype.kind == "f" and np.isnan(values).any():  # the last NaN: the largest offset + 1
+        last = np.zeros(values.shape, score)
+        for kk in range(n_k):
+            np.maximum(last, np.isnan(win[kk]).view(np.uint8) * score(kk + 1), out=last)
+        first = np.where(last > 0, last.astype(np.intp) - 1, first)
+    index = at.ravel().take(first * n_pos + np.arange(n_pos)[:, None])
+    return _planes_first(values, lead, n_out), _planes_first(index, lead, n_out)
 
 
 def max_pool2d_with_indices_backward(grad_output: np.ndarray, self: np.ndarray, indices: Any
@@ -932,10 +973,12 @@ def max_pool2d_with_indices_backward(grad_output: np.ndarray, self: np.ndarray, 
     """Each output gradient added at its maximum's position (a flat index into H*W)."""
     idx = arr(indices)
     hw = self.shape[-2] * self.shape[-1]
-    planes = int(np.prod(self.shape[:-2]))
-    flat = (np.arange(planes)[:, None] * hw + idx.reshape(planes, -1)).ravel()
-    out = np.bincount(flat, weights=grad_output.ravel(), minlength=planes * hw)
-    return out.reshape(self.shape).astype(grad_output.dtype, copy=False)
+    planes = math.prod(self.shape[:-2])
+    flat = (np.arange(planes)[:, None] * hw + idx.reshape(planes, idx.size // max(planes, 1))
+            ).ravel()
+    out = np.zeros(planes * hw, grad_output.dtype)
+    np.add.at(out, flat, grad_output.ravel())  # overlapping windows may share a maximum
+    return out.reshape(self.shape)
 
 
 def _avg_divisor(a: np.ndarray, k: tuple, s: tuple, p: tuple, n_out: tuple,
@@ -957,9 +1000,10 @@ def avg_pool2d(a: np.ndarray, kernel_size: Any, stride: Any = (), padding: Any =
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: Any = None) -> np.ndarray:
     k, s, p, d, n_out, hi = _pool_geometry(a, kernel_size, stride, padding, 1, ceil_mode)
-    win = _windows(_pad_or_crop(a, p, hi), k, s, d, n_out)
-    out = win.sum(axis=(-2, -1)) / _avg_divisor(a, k, s, p, n_out, count_include_pad,
-                                               divisor_override)
+    idx = _pool_positions(a.shape[-2:], k, s, p, d, n_out, hi)[0]
+    sums = _pool_windows(_pad_or_crop(a, p, hi), idx, k[0] * k[1], n_out[0] * n_out[1]).sum(0)
+    out = _planes_first(sums, a.shape[:-2], n_out) / _avg_divisor(
+        a, k, s, p, n_out, count_include_pad, divisor_override)
     return out.astype(a.dtype, copy=False)
 
 
