@@ -854,12 +854,13 @@ def _conv_transpose(x: np.ndarray, w: np.ndarray, stride: tuple, padding: tuple,
     k_all = math.prod(kernel)
     wt = w.reshape(g, c // g, og * k_all).swapaxes(1, 2)  # (G, O/G * prod(kernel), C/G)
     p_in = math.prod(x.shape[2:])
-    contrib = np.matmul(wt, x.reshape(n, g, c // g, p_in))  # (N, G, O/G * prod(kernel), P_in)
+    # Per sample: what each input position adds at each kernel offset, and a zero after it.
+    flat = np.empty((n, g * og * k_all * p_in + 1), np.result_type(w, x))
+    flat[:, -1] = 0
+    np.matmul(wt, x.reshape(n, g, c // g, p_in), out=flat[:, :-1].reshape(n, g, og * k_all, p_in))
     n_out = tuple((i - 1) * s - 2 * p + d * (k - 1) + op + 1 for i, k, s, p, d, op in zip(
         x.shape[2:], kernel, stride, padding, dilation, output_padding))
     idx = _col2im_index(g * og, x.shape[2:], kernel, stride, padding, dilation, n_out)
-    flat = np.zeros((n, g * og * k_all * p_in + 1), contrib.dtype)  # + the zero misses read
-    flat[:, :-1] = contrib.reshape(n, g * og * k_all * p_in)
     out = flat.take(idx, axis=1).reshape(n, k_all, g * og * math.prod(n_out)).sum(axis=1)
     return out.reshape((n, g * og) + n_out)
 
@@ -903,22 +904,27 @@ def _pool_geometry(a: np.ndarray, kernel_size: Any, stride: Any, padding: Any, d
 
 @functools.lru_cache(maxsize=_CACHED_INDICES)
 def _pool_positions(size: tuple, k: tuple, s: tuple, p: tuple, d: tuple, n_out: tuple, hi: tuple
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """For 2-d pooling windows over a (h, w) plane padded by ``p`` and ``hi``: the im2col index
-    into the padded plane, in (kernel offset, output position) order; each entry's position in
-    the unpadded plane, shape (kh * kw, n_out); whether it is inside it (None: no padding)."""
+    into the padded plane, in (kernel offset, output position) order; in the unpadded plane
+    (flat positions), where each window starts and where each kernel offset is from the start;
+    shape (kh * kw, n_out, 1): whether an entry is inside the plane (None: no padding)."""
     h, w = size
     idx = _im2col_index(1, (h + p[0] + hi[0], w + p[1] + hi[1]), k, s, d, n_out)
-    rows = (np.arange(k[0])[:, None, None, None] * d[0]
-            + np.arange(n_out[0])[None, None, :, None] * s[0] - p[0])
-    cols = np.arange(k[1])[None, :, None, None] * d[1] + np.arange(n_out[1]) * s[1] - p[1]
-    at = (rows * w + cols).reshape(k[0] * k[1], -1).astype(np.int64)
+    start = ((np.arange(n_out[0])[:, None] * s[0] - p[0]) * w
+             + np.arange(n_out[1]) * s[1] - p[1]).ravel()
+    offset = (np.arange(k[0])[:, None] * (d[0] * w) + np.arange(k[1]) * d[1]).ravel()
     inside = None
     if any(p) or any(hi):
-        inside = ((rows >= 0) & (rows < h) & (cols >= 0) & (cols < w)).reshape(at.shape + (1,))
-        inside.flags.writeable = False
-    at.flags.writeable = False
-    return idx, at, inside
+        rows = np.arange(k[0])[:, None, None, None] * d[0] + _along(
+            np.arange(n_out[0]) * s[0] - p[0], 2, 4)
+        cols = np.arange(k[1])[None, :, None, None] * d[1] + np.arange(n_out[1]) * s[1] - p[1]
+        inside = ((rows >= 0) & (rows < h) & (cols >= 0) & (cols < w)).reshape(
+            k[0] * k[1], -1, 1)
+    for table in (start, offset, inside):
+        if table is not None:
+            table.flags.writeable = False
+    return idx, start.astype(np.int64), offset.astype(np.int64), inside
 
 
 def _pool_windows(padded: np.ndarray, idx: np.ndarray, n_k: int, n_pos: int) -> np.ndarray:
@@ -946,26 +952,26 @@ def max_pool2d_with_indices(a: np.ndarray, kernel_size: Any, stride: Any = (), p
     padded = _pad_or_crop(a, p, hi, low)
     lead, (h, w) = a.shape[:-2], a.shape[-2:]
     n_k, n_pos = k[0] * k[1], n_out[0] * n_out[1]
-    idx, at, inside = _pool_positions((h, w), k, s, p, d, n_out, hi)
+    idx, start, offset, inside = _pool_positions((h, w), k, s, p, d, n_out, hi)
     win = _pool_windows(padded, idx, n_k, n_pos)
     values = win.max(axis=0)  # NaN wins, as in PyTorch
-    # The first offset holding the maximum: the largest (n_k - offset) over the offsets whose
-    # element equals it (small unsigned integers: cheap passes).
+    # The first offset holding the maximum: n_k minus the largest score (n_k - offset number)
+    # among the offsets whose element equals it (small unsigned integers: cheap passes).
     score = np.min_scalar_type(n_k).type
-    best = np.zeros(values.shape, score)
+    best, hit = np.zeros(values.shape, score), np.empty(values.shape, bool)
     for kk in range(n_k):
-        hit = win[kk] == values
+        np.equal(win[kk], values, out=hit)
         if inside is not None:
             hit &= inside[kk]
         np.maximum(best, hit.view(np.uint8) * score(n_k - kk), out=best)
-    first = n_k - best.astype(np.intp)
-    if a.dtype.kind == "f" and np.isnan(values).any():  # the last NaN: the largest offset + 1
+    first = score(n_k) - best
+    if a.dtype.kind == "f" and np.isnan(values).any():  # the last NaN: score = offset number + 1
         last = np.zeros(values.shape, score)
         for kk in range(n_k):
             np.maximum(last, np.isnan(win[kk]).view(np.uint8) * score(kk + 1), out=last)
-        first = np.where(last > 0, last.astype(np.intp) - 1, first)
-    index = at.ravel().take(first * n_pos + np.arange(n_pos)[:, None])
-    return _planes_first(values, lead, n_out), _planes_first(index, lead, n_out)
+        first = np.where(last > 0, last - score(1), first)
+    index = offset.take(first.T) + start  # transposed as uint8, the cheapest to move
+    return _planes_first(values, lead, n_out), index.reshape(lead + n_out)
 
 
 def max_pool2d_with_indices_backward(grad_output: np.ndarray, self: np.ndarray, indices: Any
