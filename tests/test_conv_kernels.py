@@ -10,7 +10,9 @@ import math
 import numpy as np
 import pytest
 
+import gradviz
 from gradviz.ops import _kernels as K
+from gradviz.ops.derivatives import _correlate_for_weight
 
 # (spatial size, kernel, stride, padding, dilation, groups)
 CASES = [
@@ -71,6 +73,23 @@ def test_transposed_convolution_is_the_adjoint(case: tuple) -> None:
     lhs = float(np.sum(K.convolution(x, w, None, stride, padding, dilation, False, (0,),
                                      groups) * y))
     assert math.isclose(lhs, float(np.sum(x * xt)), rel_tol=1e-10)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{len(c[0])}d")
+def test_weight_gradient_on_arrays_equals_the_recorded_one(case: tuple) -> None:
+    """A plain backward computes the weight's gradient as one matmul on arrays; under
+    create_graph the same formula records a convolution on tensors: both give one value."""
+    size, kernel, stride, padding, dilation, groups = case
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((2, 2 * groups) + size)
+    w = rng.standard_normal((3 * groups, 2) + kernel)
+    gy = rng.standard_normal(
+        K.convolution(x, w, None, stride, padding, dilation, False, (0,), groups).shape)
+    direct = _correlate_for_weight(x, gy, kernel, stride, padding, dilation, groups)
+    recorded = _correlate_for_weight(gradviz.tensor(x), gradviz.tensor(gy), kernel, stride,
+                                     padding, dilation, groups)
+    assert direct.shape == w.shape
+    np.testing.assert_allclose(direct, recorded.numpy(), rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("transposed", [False, True])

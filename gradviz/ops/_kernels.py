@@ -741,13 +741,17 @@ def unbind(a, dim):
 # are one more batch dimension), BLAS doing the arithmetic. The copy is one ``take`` with a flat
 # index that depends only on the geometry (cached), not a reshape of a strided window view:
 # NumPy copies a 6-d view of 3-wide windows several times slower.
-# A transposed convolution is the same product the other way round: the weight's transpose
-# times the input gives, per input position, what it adds at each kernel offset; col2im then sums
-# those into the output, again as one ``take`` (each output position reads the prod(kernel)
-# entries that land on it; an entry that lands nowhere reads an appended zero) and a sum over the
-# kernel offsets. Pooling gathers its windows with the same index, laid out (kernel offset,
-# output position, plane) instead (``_pool_windows``): a window's reduction is then a few passes
-# over contiguous (output position, plane) slabs.
+# The weight's gradient gathers the same entries with the positions first,
+# (N * prod(n_out), C * prod(kernel)), and multiplies the output gradient, seen as
+# (O, N * prod(n_out)), by it: one matmul sums over the batch and the positions.
+# A transposed convolution (and so the input's gradient) is the product the other way round: the
+# weight's transpose times the input gives, per input position, what it adds at each kernel
+# offset; col2im then sums those into the output, again as one ``take`` (each output position
+# reads the prod(kernel) entries that land on it; an entry that lands nowhere reads an appended
+# zero) and a sum over the kernel offsets.
+# Pooling gathers its windows with the same index, laid out (kernel offset, output position,
+# plane) instead (``_pool_windows``): a window's reduction is then a few passes over contiguous
+# (output position, plane) slabs.
 
 _CACHED_INDICES = 64  # geometries whose im2col / col2im index is kept
 
@@ -781,9 +785,10 @@ def _along(values: np.ndarray, axis: int, ndim: int) -> np.ndarray:
 
 @functools.lru_cache(maxsize=_CACHED_INDICES)
 def _im2col_index(channels: int, spatial: tuple, kernel: tuple, stride: tuple, dilation: tuple,
-                  n_out: tuple) -> np.ndarray:
+                  n_out: tuple, positions_first: bool = False) -> np.ndarray:
     """For a (channels, *spatial) block flattened: the position of each im2col entry, in
-    (channel, *kernel offset, *output position) order (NOTE [im2col])."""
+    (channel, *kernel offset, *output position) order (NOTE [im2col]), or with
+    ``positions_first`` in (*output position, channel, *kernel offset) order."""
     nd = len(kernel)
     dims = 1 + 2 * nd
     idx = _along(np.arange(channels) * math.prod(spatial), 0, dims)
@@ -792,19 +797,23 @@ def _im2col_index(channels: int, spatial: tuple, kernel: tuple, stride: tuple, d
         step //= spatial[i]  # elements between neighbours along spatial dimension i
         idx = (idx + _along(np.arange(kernel[i]) * (dilation[i] * step), 1 + i, dims)
                + _along(np.arange(n_out[i]) * (stride[i] * step), 1 + nd + i, dims))
+    if positions_first:
+        idx = idx.transpose(tuple(range(1 + nd, dims)) + tuple(range(1 + nd)))
     idx = idx.ravel()
     idx.flags.writeable = False
     return idx
 
 
-def _im2col(a: np.ndarray, kernel: tuple, stride: tuple, dilation: tuple, n_out: tuple
-            ) -> np.ndarray:
+def _im2col(a: np.ndarray, kernel: tuple, stride: tuple, dilation: tuple, n_out: tuple,
+            positions_first: bool = False) -> np.ndarray:
     """``(N, C * prod(kernel), prod(n_out))``: each output position's input window as a column,
-    for an already padded ``a`` of shape (N, C, *spatial)."""
+    for an already padded ``a`` of shape (N, C, *spatial); with ``positions_first`` as a row,
+    ``(N, prod(n_out), C * prod(kernel))``."""
     n, c = a.shape[:2]
-    idx = _im2col_index(c, a.shape[2:], kernel, stride, dilation, n_out)
+    idx = _im2col_index(c, a.shape[2:], kernel, stride, dilation, n_out, positions_first)
     flat = a.reshape(n, math.prod(a.shape[1:]))  # sizes spelled out: N may be 0
-    return flat.take(idx, axis=1).reshape(n, c * math.prod(kernel), math.prod(n_out))
+    shape = (c * math.prod(kernel), math.prod(n_out))
+    return flat.take(idx, axis=1).reshape((n,) + (shape[::-1] if positions_first else shape))
 
 
 def _conv(x: np.ndarray, w: np.ndarray, stride: tuple, padding: tuple, dilation: tuple,
@@ -863,6 +872,22 @@ def _conv_transpose(x: np.ndarray, w: np.ndarray, stride: tuple, padding: tuple,
     idx = _col2im_index(g * og, x.shape[2:], kernel, stride, padding, dilation, n_out)
     out = flat.take(idx, axis=1).reshape(n, k_all, g * og * math.prod(n_out)).sum(axis=1)
     return out.reshape((n, g * og) + n_out)
+
+
+def convolution_weight(input: np.ndarray, grad: np.ndarray, kernel: tuple, stride: tuple,
+                       padding: tuple, dilation: tuple, groups: int) -> np.ndarray:
+    """The gradient of :func:`_conv`'s weight, ``(O, C/groups, *kernel)``: for each group, the
+    output gradient as (O/G, N * prod(n_out)) times ``input``'s im2col matrix with its rows as
+    output positions, (N * prod(n_out), C/G * prod(kernel)): one matmul, summing over the batch
+    and the positions at once (NOTE [im2col])."""
+    n, c, o, g = input.shape[0], input.shape[1], grad.shape[1], groups
+    n_out = grad.shape[2:]
+    rows = n * math.prod(n_out)
+    cols = _im2col(_pad_or_crop(input, padding, padding), kernel, stride, dilation, n_out,
+                   positions_first=True).reshape(rows, g, c // g * math.prod(kernel))
+    gy = grad.reshape(n, g, o // g, math.prod(n_out)).transpose(1, 2, 0, 3).reshape(
+        g, o // g, rows)
+    return np.matmul(gy, cols.transpose(1, 0, 2)).reshape((o, c // g) + tuple(kernel))
 
 
 def convolution(input: np.ndarray, weight: np.ndarray, bias: Any = None, stride: Any = (1,),

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import gradviz
 from gradviz.ops import _kernels as K
 
 try:
@@ -32,6 +33,7 @@ CONV_CASES = [
     ((8, 5), (3, 2), (3, 2), (0, 1), (1, 2), (2, 1), 1),
     ((5, 4, 6), (2, 3, 2), (1, 2, 1), (1, 0, 1), (1, 1, 2), (0, 1, 0), 1),
     ((4, 5, 3), (3, 2, 2), (2, 1, 1), (0, 1, 1), (1, 2, 1), (1, 0, 0), 3),
+    ((6, 5), (3, 2), (1, 1), (1, 0), (2, 3), (1, 2), 1),  # output_padding >= stride
 ]
 
 
@@ -58,6 +60,29 @@ def test_convolution_matches_torch(case: tuple, transposed: bool, dtype: Any) ->
     assert got.dtype == dtype
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, **_tol(dtype))
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("case", CONV_CASES, ids=lambda c: f"{len(c[0])}d-{c[1:]}")
+def test_convolution_gradients_match_torch(case: tuple, transposed: bool) -> None:
+    """Through autograd: the input's gradient (a transposed convolution, or a plain one), the
+    weight's (one matmul with the im2col matrix) and the bias's, float64."""
+    size, kernel, stride, padding, dilation, output_padding, groups = case
+    rng = np.random.default_rng(len(size) * 10 + groups + 1)
+    cin, cout = 2 * groups, 3 * groups
+    w_shape = (cin, cout // groups) if transposed else (cout, cin // groups)
+    arrays = [rng.standard_normal((2, cin) + size), rng.standard_normal(w_shape + kernel),
+              rng.standard_normal(cout)]
+    args = (stride, padding, dilation, transposed,
+            output_padding if transposed else (0,) * len(size), groups)
+    g_in = [gradviz.tensor(a, requires_grad=True) for a in arrays]
+    t_in = [torch.tensor(a, requires_grad=True) for a in arrays]
+    g_out, t_out = gradviz.convolution(*g_in, *args), torch.convolution(*t_in, *args)
+    up = rng.standard_normal(tuple(t_out.shape))
+    g_out.backward(gradviz.tensor(up))
+    t_out.backward(torch.tensor(up))
+    for g, t in zip(g_in, t_in):
+        np.testing.assert_allclose(g.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
 @pytest.mark.parametrize("transposed", [False, True])
@@ -150,3 +175,23 @@ def test_avg_pool2d_matches_torch(kw: dict) -> None:
     want = torch.nn.functional.avg_pool2d(torch.from_numpy(a), **kw).numpy()
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_convolution_second_derivatives_match_torch(transposed: bool) -> None:
+    """Under create_graph the gradients are recorded as convolutions (the tensor path of the
+    weight's gradient, the cropped input gradient when output_padding >= stride)."""
+    rng = np.random.default_rng(11)
+    xa = rng.standard_normal((2, 2, 5, 4))
+    wa = rng.standard_normal((2, 3, 3, 2) if transposed else (3, 2, 3, 2))
+    args = ((1, 2), (1, 0), (2, 3), transposed, (1, 2) if transposed else (0, 0), 1)
+    results = []
+    for lib in (gradviz, torch):
+        x, w = lib.tensor(xa, requires_grad=True), lib.tensor(wa, requires_grad=True)
+        y = lib.convolution(x, w, None, *args)
+        gx, gw = lib.autograd.grad((y * y).sum(), (x, w), create_graph=True)
+        ((gx * gx).sum() + (gw * gw).sum()).backward()
+        results.append((gx.detach().numpy(), gw.detach().numpy(), x.grad.numpy(),
+                        w.grad.numpy()))
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-10)
