@@ -8,6 +8,7 @@ are not inputs of an op (an index, a mask, a target) arrive as tensors and are u
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from typing import Any
@@ -732,11 +733,30 @@ def unbind(a, dim):
 
 
 # -- convolution, pooling, batch normalization ----------------------------------------------------
-# NOTE [im2col]: every window op takes its windows with sliding_window_view (a strided view, no
-# copy), keeps every stride-th window and every dilation-th element of each, and reduces them
-# with one einsum / max / sum: no Python loop over the batch or over pixels.
+# NOTE [im2col]: a convolution is one matrix product. ``_im2col`` copies the input values under
+# every kernel position into one contiguous matrix per sample, of shape
+# (C * prod(kernel), prod(n_out)): row (c, k) holds channel c at kernel offset k, column p the
+# output position p. The weight seen as (O, C * prod(kernel)) times it is the output
+# (O, prod(n_out)) in the (N, O, *n_out) layout already: one ``np.matmul`` over the batch (groups
+# are one more batch dimension), BLAS doing the arithmetic. The copy is one ``take`` with a flat
+# index that depends only on the geometry (cached), not a reshape of a strided window view:
+# NumPy copies a 6-d view of 3-wide windows several times slower.
+# The weight's gradient gathers the same entries with the positions first,
+# (N * prod(n_out), C * prod(kernel)), and multiplies the output gradient, seen as
+# (O, N * prod(n_out)), by it: one matmul sums over the batch and the positions.
+# A transposed convolution (and so the input's gradient) is the product the other way round: the
+# weight's transpose times the input gives, per input position, what it adds at each kernel
+# offset; col2im then sums those into the output, again as one ``take`` (each output position
+# reads the prod(kernel) entries that land on it; an entry that lands nowhere reads an appended
+# zero) and a sum over the kernel offsets.
+# Pooling gathers its windows with the same index, laid out (kernel offset, output position,
+# plane) instead (``_pool_windows``): a window's reduction is then a few passes over contiguous
+# (output position, plane) slabs.
 
-_window_view = np.lib.stride_tricks.sliding_window_view
+# Geometries whose im2col / col2im index is kept, per kind: an index has one entry per element of
+# a sample's im2col matrix (3.6 MB for 64 channels, 3x3, 28x28) and rebuilding one costs a few
+# ms, against tens of ms for the convolution that needs it.
+_CACHED_INDICES = 32
 
 
 def _per_dim(v: Any, nd: int) -> tuple:
@@ -746,66 +766,131 @@ def _per_dim(v: Any, nd: int) -> tuple:
 
 
 def _pad_or_crop(a: np.ndarray, lo: tuple, hi: tuple, value: float = 0.0) -> np.ndarray:
-    """Pad the last ``len(lo)`` dimensions by ``lo``/``hi``; negative amounts crop."""
+    """Pad the last ``len(lo)`` dimensions by ``lo``/``hi`` with ``value``; negative amounts crop.
+    (A filled array and one slice assignment: ``np.pad`` costs tens of µs more per call.)"""
     lead = a.ndim - len(lo)
-    if any(x > 0 for x in lo + hi):
-        widths = [(0, 0)] * lead + [(max(x, 0), max(y, 0)) for x, y in zip(lo, hi)]
-        a = np.pad(a, widths, constant_values=value)
     if any(x < 0 for x in lo + hi):
         a = a[(slice(None),) * lead + tuple(
             slice(max(-x, 0), n - max(-y, 0)) for x, y, n in zip(lo, hi, a.shape[lead:]))]
+    if any(x > 0 for x in lo + hi):
+        lo, hi = tuple(max(x, 0) for x in lo), tuple(max(y, 0) for y in hi)
+        out = np.full(a.shape[:lead] + tuple(n + x + y for n, x, y in zip(a.shape[lead:], lo, hi)),
+                      value, a.dtype)
+        out[(slice(None),) * lead + tuple(slice(x, x + n) for x, n in zip(lo, a.shape[lead:]))] = a
+        a = out
     return a
 
 
-def _windows(a: np.ndarray, kernel: tuple, stride: tuple, dilation: tuple, n_out: tuple
-             ) -> np.ndarray:
-    """``(..., *n_out, *kernel)``: the input window of each output position (a strided view)."""
+def _along(values: np.ndarray, axis: int, ndim: int) -> np.ndarray:
+    """``values`` as an ``ndim``-d array that varies along ``axis`` only (for broadcasting)."""
+    return values.reshape(tuple(-1 if i == axis else 1 for i in range(ndim)))
+
+
+@functools.lru_cache(maxsize=_CACHED_INDICES)
+def _im2col_index(channels: int, spatial: tuple, kernel: tuple, stride: tuple, dilation: tuple,
+                  n_out: tuple, positions_first: bool = False) -> np.ndarray:
+    """For a (channels, *spatial) block flattened: the position of each im2col entry, in
+    (channel, *kernel offset, *output position) order (NOTE [im2col]), or with
+    ``positions_first`` in (*output position, channel, *kernel offset) order."""
     nd = len(kernel)
-    ext = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
-    win = _window_view(a, ext, axis=tuple(range(a.ndim - nd, a.ndim)))
-    lead = a.ndim - nd
-    sel = ((slice(None),) * lead + tuple(slice(0, (o - 1) * s + 1, s) for o, s in
-                                         zip(n_out, stride))
-           + tuple(slice(None, None, d) for d in dilation))
-    return win[sel]
+    dims = 1 + 2 * nd
+    idx = _along(np.arange(channels) * math.prod(spatial), 0, dims)
+    step = math.prod(spatial)
+    for i in range(nd):
+        step //= spatial[i]  # elements between neighbours along spatial dimension i
+        idx = (idx + _along(np.arange(kernel[i]) * (dilation[i] * step), 1 + i, dims)
+               + _along(np.arange(n_out[i]) * (stride[i] * step), 1 + nd + i, dims))
+    if positions_first:
+        idx = idx.transpose(tuple(range(1 + nd, dims)) + tuple(range(1 + nd)))
+    idx = idx.ravel()
+    idx.flags.writeable = False
+    return idx
 
 
-_LETTERS = "hwdxyz"
+def _im2col(a: np.ndarray, kernel: tuple, stride: tuple, dilation: tuple, n_out: tuple,
+            positions_first: bool = False) -> np.ndarray:
+    """``(N, C * prod(kernel), prod(n_out))``: each output position's input window as a column,
+    for an already padded ``a`` of shape (N, C, *spatial); with ``positions_first`` as a row,
+    ``(N, prod(n_out), C * prod(kernel))``."""
+    n, c = a.shape[:2]
+    idx = _im2col_index(c, a.shape[2:], kernel, stride, dilation, n_out, positions_first)
+    flat = a.reshape(n, math.prod(a.shape[1:]))  # sizes spelled out: N may be 0
+    shape = (c * math.prod(kernel), math.prod(n_out))
+    return flat.take(idx, axis=1).reshape((n,) + (shape[::-1] if positions_first else shape))
 
 
 def _conv(x: np.ndarray, w: np.ndarray, stride: tuple, padding: tuple, dilation: tuple,
           groups: int) -> np.ndarray:
     """Cross-correlation of ``x`` (N, C, *spatial) with ``w`` (O, C/groups, *kernel)."""
-    nd = x.ndim - 2
     kernel = w.shape[2:]
     x = _pad_or_crop(x, padding, padding)
     n_out = tuple((n - d * (k - 1) - 1) // s + 1
                   for n, k, s, d in zip(x.shape[2:], kernel, stride, dilation))
-    win = _windows(x, kernel, stride, dilation, n_out)  # (N, C, *n_out, *kernel)
-    n, c, o, g = x.shape[0], x.shape[1], w.shape[0], groups
-    win = win.reshape((n, g, c // g) + n_out + kernel)
-    wg = w.reshape((g, o // g, c // g) + kernel)
-    sp, ks = _LETTERS[:nd], "ijk"[:nd]
-    out = np.einsum(f"ngc{sp}{ks},goc{ks}->ngo{sp}", win, wg, optimize=True)
+    n, o, g = x.shape[0], w.shape[0], groups
+    rows = x.shape[1] // g * math.prod(kernel)  # one group's im2col rows
+    cols = _im2col(x, kernel, stride, dilation, n_out).reshape(n, g, rows, math.prod(n_out))
+    out = np.matmul(w.reshape(g, o // g, rows), cols)  # (N, G, O/G, prod(n_out))
     return out.reshape((n, o) + n_out)
+
+
+@functools.lru_cache(maxsize=_CACHED_INDICES)
+def _col2im_index(channels: int, n_in: tuple, kernel: tuple, stride: tuple, padding: tuple,
+                  dilation: tuple, n_out: tuple) -> np.ndarray:
+    """For contributions laid out (channels, *kernel, *n_in), flattened, with a zero appended:
+    the entry that each (kernel offset, channel, *output position) reads, in that order (NOTE
+    [im2col]). Input position p at offset k lands on ``p * stride + k * dilation - padding``;
+    where no input position lands at some offset, the output position reads the zero."""
+    nd = len(kernel)
+    dims = 2 + nd  # (flat kernel offset, channel, *output position)
+    k_all, p_all = math.prod(kernel), math.prod(n_in)
+    offsets = np.unravel_index(np.arange(k_all), kernel)  # each flat offset's index per dimension
+    src, ok = 0, True
+    for i in range(nd):
+        num = (_along(np.arange(n_out[i]) + padding[i], 2 + i, dims)
+               - _along(offsets[i] * dilation[i], 0, dims))
+        pos = num // stride[i]
+        ok = ok & (num % stride[i] == 0) & (pos >= 0) & (pos < n_in[i])
+        src = src * n_in[i] + pos
+    chan = _along(np.arange(channels), 1, dims)
+    src = (chan * k_all + _along(np.arange(k_all), 0, dims)) * p_all + src
+    idx = np.where(ok, src, channels * k_all * p_all).ravel()
+    idx.flags.writeable = False
+    return idx
 
 
 def _conv_transpose(x: np.ndarray, w: np.ndarray, stride: tuple, padding: tuple,
                     output_padding: tuple, dilation: tuple, groups: int) -> np.ndarray:
-    """The adjoint of :func:`_conv`: spread ``x`` by the stride, pad it fully, and correlate it
-    with the kernel flipped and its in/out channels swapped (``w`` is (C, O/groups, *kernel))."""
-    nd = x.ndim - 2
-    kernel = w.shape[2:]
-    spread = np.zeros(x.shape[:2] + tuple((n - 1) * s + 1 for n, s in zip(x.shape[2:], stride)),
-                      x.dtype)
-    spread[(slice(None),) * 2 + tuple(slice(None, None, s) for s in stride)] = x
-    lo = tuple(d * (k - 1) - p for k, d, p in zip(kernel, dilation, padding))
-    hi = tuple(a + op for a, op in zip(lo, output_padding))
-    spread = _pad_or_crop(spread, lo, hi)
-    c, og, g = w.shape[0], w.shape[1], groups
-    wt = w.reshape((g, c // g, og) + kernel).swapaxes(1, 2).reshape((g * og, c // g) + kernel)
-    wt = wt[(slice(None),) * 2 + (slice(None, None, -1),) * nd]
-    return _conv(spread, wt, (1,) * nd, (0,) * nd, dilation, groups)
+    """The adjoint of :func:`_conv` (``w`` is (C, O/groups, *kernel)): matmul, then col2im."""
+    n, c, g = x.shape[0], x.shape[1], groups
+    og, kernel = w.shape[1], w.shape[2:]
+    k_all = math.prod(kernel)
+    wt = w.reshape(g, c // g, og * k_all).swapaxes(1, 2)  # (G, O/G * prod(kernel), C/G)
+    p_in = math.prod(x.shape[2:])
+    # Per sample: what each input position adds at each kernel offset, and a zero after it.
+    flat = np.empty((n, g * og * k_all * p_in + 1), np.result_type(w, x))
+    flat[:, -1] = 0
+    np.matmul(wt, x.reshape(n, g, c // g, p_in), out=flat[:, :-1].reshape(n, g, og * k_all, p_in))
+    n_out = tuple((i - 1) * s - 2 * p + d * (k - 1) + op + 1 for i, k, s, p, d, op in zip(
+        x.shape[2:], kernel, stride, padding, dilation, output_padding))
+    idx = _col2im_index(g * og, x.shape[2:], kernel, stride, padding, dilation, n_out)
+    out = flat.take(idx, axis=1).reshape(n, k_all, g * og * math.prod(n_out)).sum(axis=1)
+    return out.reshape((n, g * og) + n_out)
+
+
+def convolution_weight(input: np.ndarray, grad: np.ndarray, kernel: tuple, stride: tuple,
+                       padding: tuple, dilation: tuple, groups: int) -> np.ndarray:
+    """The gradient of :func:`_conv`'s weight, ``(O, C/groups, *kernel)``: for each group, the
+    output gradient as (O/G, N * prod(n_out)) times ``input``'s im2col matrix with its rows as
+    output positions, (N * prod(n_out), C/G * prod(kernel)): one matmul, summing over the batch
+    and the positions at once (NOTE [im2col])."""
+    n, c, o, g = input.shape[0], input.shape[1], grad.shape[1], groups
+    n_out = grad.shape[2:]
+    rows = n * math.prod(n_out)
+    cols = _im2col(_pad_or_crop(input, padding, padding), kernel, stride, dilation, n_out,
+                   positions_first=True).reshape(rows, g, c // g * math.prod(kernel))
+    gy = grad.reshape(n, g, o // g, math.prod(n_out)).transpose(1, 2, 0, 3).reshape(
+        g, o // g, rows)
+    return np.matmul(gy, cols.transpose(1, 0, 2)).reshape((o, c // g) + tuple(kernel))
 
 
 def convolution(input: np.ndarray, weight: np.ndarray, bias: Any = None, stride: Any = (1,),
@@ -819,7 +904,7 @@ def convolution(input: np.ndarray, weight: np.ndarray, bias: Any = None, stride:
     else:
         out = _conv(input, weight, stride, padding, dilation, groups)
     if bias is not None:
-        out = out + bias.reshape((1, -1) + (1,) * nd)
+        out += bias.reshape((1, -1) + (1,) * nd)  # ``out`` is a fresh array
     return out.astype(input.dtype, copy=False)
 
 
@@ -845,18 +930,76 @@ def _pool_geometry(a: np.ndarray, kernel_size: Any, stride: Any, padding: Any, d
     return k, s, p, d, n_out, hi
 
 
+@functools.lru_cache(maxsize=_CACHED_INDICES)
+def _pool_positions(size: tuple, k: tuple, s: tuple, p: tuple, d: tuple, n_out: tuple, hi: tuple
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """For 2-d pooling windows over a (h, w) plane padded by ``p`` and ``hi``: the im2col index
+    into the padded plane, in (kernel offset, output position) order; in the unpadded plane
+    (flat positions), where each window starts and where each kernel offset is from the start;
+    shape (kh * kw, n_out, 1): whether an entry is inside the plane (None: no padding)."""
+    h, w = size
+    idx = _im2col_index(1, (h + p[0] + hi[0], w + p[1] + hi[1]), k, s, d, n_out)
+    start = ((np.arange(n_out[0])[:, None] * s[0] - p[0]) * w
+             + np.arange(n_out[1]) * s[1] - p[1]).ravel()
+    offset = (np.arange(k[0])[:, None] * (d[0] * w) + np.arange(k[1]) * d[1]).ravel()
+    inside = None
+    if any(p) or any(hi):
+        rows = np.arange(k[0])[:, None, None, None] * d[0] + _along(
+            np.arange(n_out[0]) * s[0] - p[0], 2, 4)
+        cols = np.arange(k[1])[None, :, None, None] * d[1] + np.arange(n_out[1]) * s[1] - p[1]
+        inside = ((rows >= 0) & (rows < h) & (cols >= 0) & (cols < w)).reshape(
+            k[0] * k[1], -1, 1)
+    for table in (start, offset, inside):
+        if table is not None:
+            table.flags.writeable = False
+    return idx, start.astype(np.int64), offset.astype(np.int64), inside
+
+
+def _pool_windows(padded: np.ndarray, idx: np.ndarray, n_k: int, n_pos: int) -> np.ndarray:
+    """``(kh * kw, n_out positions, planes)``: every window's elements (NOTE [im2col])."""
+    planes = math.prod(padded.shape[:-2])
+    by_position = padded.reshape(planes, padded.shape[-2] * padded.shape[-1]).T
+    return by_position.take(idx, axis=0).reshape(n_k, n_pos, planes)
+
+
+def _planes_first(a: np.ndarray, lead: tuple, n_out: tuple) -> np.ndarray:
+    """A pooled (output position, plane) array in the input's layout, (*lead, *n_out)."""
+    return np.ascontiguousarray(a.T).reshape(lead + n_out)
+
+
 def max_pool2d_with_indices(a: np.ndarray, kernel_size: Any, stride: Any = (), padding: Any = 0,
                             dilation: Any = 1, ceil_mode: bool = False
                             ) -> tuple[np.ndarray, np.ndarray]:
+    """Each window's maximum and the position of its first maximum in the input's H*W plane
+    (when a window holds NaN: NaN and its last NaN, as PyTorch's kernel); padding is never
+    picked. The windows are gathered as in NOTE [im2col] but laid out (kernel offset, output
+    position, plane), so that every step below is a whole-array pass over contiguous memory:
+    NumPy's ``argmax`` along a short axis or a masked assignment costs several times more."""
     k, s, p, d, n_out, hi = _pool_geometry(a, kernel_size, stride, padding, dilation, ceil_mode)
     low = -np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).min
-    win = _windows(_pad_or_crop(a, p, hi, low), k, s, d, n_out)
-    win = win.reshape(win.shape[:-2] + (k[0] * k[1],))
-    arg = np.argmax(win, axis=-1)  # the first maximum (a NaN counts as one), as PyTorch
-    values = np.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
-    rows = np.arange(n_out[0])[:, None] * s[0] - p[0] + (arg // k[1]) * d[0]
-    cols = np.arange(n_out[1]) * s[1] - p[1] + (arg % k[1]) * d[1]
-    return values, (rows * a.shape[-1] + cols).astype(np.int64)
+    padded = _pad_or_crop(a, p, hi, low)
+    lead, (h, w) = a.shape[:-2], a.shape[-2:]
+    n_k, n_pos = k[0] * k[1], n_out[0] * n_out[1]
+    idx, start, offset, inside = _pool_positions((h, w), k, s, p, d, n_out, hi)
+    win = _pool_windows(padded, idx, n_k, n_pos)
+    values = win.max(axis=0)  # NaN wins, as in PyTorch
+    # The first offset holding the maximum: n_k minus the largest score (n_k - offset number)
+    # among the offsets whose element equals it (small unsigned integers: cheap passes).
+    score = np.min_scalar_type(n_k).type
+    best, hit = np.zeros(values.shape, score), np.empty(values.shape, bool)
+    for kk in range(n_k):
+        np.equal(win[kk], values, out=hit)
+        if inside is not None:
+            hit &= inside[kk]
+        np.maximum(best, hit.view(np.uint8) * score(n_k - kk), out=best)
+    first = score(n_k) - best
+    if a.dtype.kind == "f" and np.isnan(values).any():  # the last NaN: score = offset number + 1
+        last = np.zeros(values.shape, score)
+        for kk in range(n_k):
+            np.maximum(last, np.isnan(win[kk]).view(np.uint8) * score(kk + 1), out=last)
+        first = np.where(last > 0, last - score(1), first)
+    index = offset.take(first.T) + start  # transposed as uint8, the cheapest to move
+    return _planes_first(values, lead, n_out), index.reshape(lead + n_out)
 
 
 def max_pool2d_with_indices_backward(grad_output: np.ndarray, self: np.ndarray, indices: Any
@@ -864,10 +1007,12 @@ def max_pool2d_with_indices_backward(grad_output: np.ndarray, self: np.ndarray, 
     """Each output gradient added at its maximum's position (a flat index into H*W)."""
     idx = arr(indices)
     hw = self.shape[-2] * self.shape[-1]
-    planes = int(np.prod(self.shape[:-2]))
-    flat = (np.arange(planes)[:, None] * hw + idx.reshape(planes, -1)).ravel()
-    out = np.bincount(flat, weights=grad_output.ravel(), minlength=planes * hw)
-    return out.reshape(self.shape).astype(grad_output.dtype, copy=False)
+    planes = math.prod(self.shape[:-2])
+    flat = (np.arange(planes)[:, None] * hw + idx.reshape(planes, idx.size // max(planes, 1))
+            ).ravel()
+    out = np.zeros(planes * hw, grad_output.dtype)
+    np.add.at(out, flat, grad_output.ravel())  # overlapping windows may share a maximum
+    return out.reshape(self.shape)
 
 
 def _avg_divisor(a: np.ndarray, k: tuple, s: tuple, p: tuple, n_out: tuple,
@@ -889,9 +1034,10 @@ def avg_pool2d(a: np.ndarray, kernel_size: Any, stride: Any = (), padding: Any =
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: Any = None) -> np.ndarray:
     k, s, p, d, n_out, hi = _pool_geometry(a, kernel_size, stride, padding, 1, ceil_mode)
-    win = _windows(_pad_or_crop(a, p, hi), k, s, d, n_out)
-    out = win.sum(axis=(-2, -1)) / _avg_divisor(a, k, s, p, n_out, count_include_pad,
-                                               divisor_override)
+    idx = _pool_positions(a.shape[-2:], k, s, p, d, n_out, hi)[0]
+    sums = _pool_windows(_pad_or_crop(a, p, hi), idx, k[0] * k[1], n_out[0] * n_out[1]).sum(0)
+    out = _planes_first(sums, a.shape[:-2], n_out) / _avg_divisor(
+        a, k, s, p, n_out, count_include_pad, divisor_override)
     return out.astype(a.dtype, copy=False)
 
 

@@ -994,8 +994,14 @@ def _conv_input_grad(grad, input, weight, bias_sym_sizes_opt, stride, padding, d
                      transposed, output_padding, groups):
     nd = len(input.shape) - 2
     if transposed:  # the adjoint of a transposed convolution is the plain one
-        return f.op("convolution", grad, weight, None, stride=stride, padding=padding,
-                    dilation=dilation, transposed=False, output_padding=(0,) * nd, groups=groups)
+        gx = f.op("convolution", grad, weight, None, stride=stride, padding=padding,
+                  dilation=dilation, transposed=False, output_padding=(0,) * nd, groups=groups)
+        # An output_padding >= stride (allowed when dilation > stride) adds output rows that no
+        # input row reaches; read back, they are positions past the input's end: crop them.
+        for i, n in enumerate(input.shape[2:]):
+            if gx.shape[2 + i] != n:
+                gx = f.slice_dim(gx, 2 + i, 0, n)
+        return gx
     st, pad, dil = (K._per_dim(v, nd) for v in (stride, padding, dilation))
     # The stride may skip the input's last rows: output_padding gives them back (as zeros).
     extra = tuple(n + 2 * p - d * (k - 1) - 1 - (o - 1) * s for n, o, k, s, p, d in zip(
@@ -1005,9 +1011,13 @@ def _conv_input_grad(grad, input, weight, bias_sym_sizes_opt, stride, padding, d
 
 
 def _correlate_for_weight(x, gy, kernel, stride, padding, dilation, groups):
-    """The weight's gradient as a convolution: sum over the batch and the output positions of
-    ``x``'s windows times ``gy``. The batch becomes the channels (grouped as ``groups``), ``gy``
+    """The weight's gradient: sum over the batch and the output positions of ``x``'s windows
+    times ``gy``. On arrays (a plain backward) one matmul with ``x``'s im2col matrix
+    (:func:`K.convolution_weight`). On tensors (create_graph) it must be recorded, so it is
+    written as a convolution: the batch becomes the channels (grouped as ``groups``), ``gy``
     the kernel, stride and dilation swap roles; the result is cropped to the kernel's size."""
+    if not isinstance(x, Tensor) and not isinstance(gy, Tensor):
+        return K.convolution_weight(x, gy, kernel, stride, padding, dilation, groups)
     nd = len(kernel)
     n, g = x.shape[0], groups
     cg, og = x.shape[1] // g, gy.shape[1] // g
