@@ -85,8 +85,7 @@ class OpNode(Node):
             else:
                 g = formula(grad, *_plain_args(self, names)) if names else formula(grad)
             if in_meta is not None and in_meta[i] is not None and g is not None:
-                shape, dt = in_meta[i]
-                g = _formula.to_dtype(_formula.sum_to(g, shape), dt)
+                g = _unbroadcast(g, in_meta[i])
             out.append(g)
             i += 1
         return tuple(out)
@@ -197,10 +196,16 @@ def _plain_args(node: OpNode, names: tuple) -> list:
     return args
 
 
+def _unbroadcast(grad: Any, meta: tuple) -> Any:
+    """The gradient of a broadcast input: summed back to its shape, cast to its dtype."""
+    shape, dt = meta
+    return _formula.to_dtype(_formula.sum_to(grad, shape), dt)
+
+
 def _generate_on_first_use(op: OpInfo) -> tuple:
     def install() -> type:
         cls = op.node_cls
-        methods = fastpath.node_methods(op, OpNode.apply, FREED, _unpack_rare)
+        methods = fastpath.node_methods(op, OpNode.apply, FREED, _unpack_rare, _unbroadcast)
         for name, value in methods.items():
             setattr(cls, name, value)
         return cls
@@ -297,7 +302,9 @@ def _node_class(op: OpInfo) -> type:
         base = (_GeneralOpNode if op.general else
                 _UnaryOpNode if len(op.inputs) == 1 and op.inputs[0] in op.grads else
                 _BinaryOpNode if len(op.inputs) == 2 else OpNode)
-        generate = base is _UnaryOpNode or base is _BinaryOpNode
+        # Three-input rows (addmm) have their methods generated with their fast path.
+        generate = (base is _UnaryOpNode or base is _BinaryOpNode
+                    or (len(op.inputs) == 3 and fastpath.eligible(op)))
         if generate:
             # NOTE [generated fast paths]: apply and release_variables written from the row,
             # compiled when a node of the class first runs (not at import: see fastpath.make).
