@@ -728,10 +728,40 @@ def _record_general(op: OpInfo, results: tuple, diff: tuple, args: tuple, arrays
     set_history(node, diff)
     # A variadic op's one formula serves every tensor of its list.
     bits = 1 if op.variadic else sum(1 << i for i, e in enumerate(edges) if e[0] is not None)
-    node._store = {n: _save_general(op, n, args, arrays, kwargs, results)
-                   for n in saved_for(op, bits)}
+    cached = _GENERAL_PLANS.get((op.name, bits))
+    plan = cached[1] if cached is not None and cached[0] is op else _general_plan(op, bits)
+    store = {}
+    for name, kind, where in plan:
+        if kind == _FROM_INPUT:
+            v = args[where]
+            store[name] = SavedVariable(v) if isinstance(v, Tensor) else v
+        elif kind == _FROM_KWARG:
+            store[name] = save_value(kwargs[name] if name in kwargs else where)
+        else:
+            store[name] = _save_general(op, name, args, arrays, kwargs, results)
+    node._store = store
     node._in_meta = None
     return node
+
+
+# NOTE [perf]: a multi-output op's save plan (nll_loss, cross_entropy's second node), worked
+# out once per op and set of inputs needing a gradient, as _save_plan does for the others.
+_GENERAL_PLANS: dict[tuple[str, int], tuple[OpInfo, tuple]] = {}
+
+
+def _general_plan(op: OpInfo, bits: int) -> tuple[tuple[str, int, Any], ...]:
+    plan = []
+    for n in saved_for(op, bits):
+        if n in op.outputs or op.variadic:
+            plan.append((n, _DERIVED, None))  # outputs, a list's tensors: _save_general
+        elif n in op.inputs:
+            plan.append((n, _FROM_INPUT, op.inputs.index(n)))
+        elif n in op.attr_names and n in op.defaults:
+            plan.append((n, _FROM_KWARG, op.defaults[n]))
+        else:
+            plan.append((n, _DERIVED, None))
+    _GENERAL_PLANS[(op.name, bits)] = (op, tuple(plan))
+    return tuple(plan)
 
 
 def _save_general(op: OpInfo, name: str, args: tuple, arrays: list, kwargs: dict,
