@@ -679,7 +679,8 @@ class _GeneralOpNode(OpNode):
             if names is None or edges[i][0] is None:
                 out.append(None)
                 continue
-            args = [_value(self, saved, n, create_graph) for n in names]
+            args = ([_value(self, saved, n, True) for n in names] if create_graph
+                    else _plain_args(self, names))
             out.append(op.grads[op.inputs[i]](grad, *args))
         return tuple(out)
 
