@@ -520,7 +520,8 @@ def dispatch(op: OpInfo, *args: Any, **kwargs: Any) -> Tensor:
 def specialise(op: OpInfo) -> None:
     """Give ``op`` its fast path (done for every row when the op layer is imported)."""
     if fastpath.eligible(op):
-        op.fast = fastpath.make(op, general_dispatch, _node_class(op), _OUT_META, _out_meta)
+        op.fast = fastpath.make(op, general_dispatch, _node_class(op), _OUT_META, _out_meta,
+                                _make_view)
 
 
 def general_dispatch(op: OpInfo, *args: Any, **kwargs: Any) -> Tensor:

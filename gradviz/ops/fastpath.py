@@ -12,14 +12,16 @@ two on every eligible row). This is where speed lives (docs/performance.md): the
 derivative table stay plain.
 
 A call of a one- or two-input row takes the fast path when every positional argument is a
-``Tensor`` (exactly, not a subclass) of a floating dtype or a Python ``float``/``int``, and, for
-a broadcasting row, all its tensors and its result have one shape and one dtype (so nothing
-needs un-broadcasting or promoting; a result that came out broadcast is computed again by the
-general path). A call of a three-input row (``addmm``: ``F.linear`` with a bias) takes it when
-its three arguments are ``Tensor``s (or subclasses: a module's ``Parameter``) of one floating
-dtype; its broadcast inputs (the bias)
-may have any shape that broadcasts, and their shapes are kept for the backward
-(``node._in_meta``), as the general path keeps them.
+``Tensor`` of a floating dtype or a Python ``float``/``int`` (a subclass such as a module's
+``Parameter`` is taken as the first argument of a one-input row, as ``weight.t()`` in
+``F.linear``; a second operand must be exactly a ``Tensor``), and, for a broadcasting row, all
+its tensors and its result have one shape and one dtype (so nothing needs un-broadcasting or
+promoting; a result that came out broadcast is computed again by the general path). A view row
+of one input (``t``, ``view``, ``select`` ...) makes its result a view as the general path
+does (``_make_view``). A call of a three-input row (``addmm``: ``F.linear`` with a bias) takes
+it when its three arguments are ``Tensor``s (or subclasses) of one floating dtype; its
+broadcast inputs (the bias) may have any shape that broadcasts, and their shapes are kept for
+the backward (``node._in_meta``), as the general path keeps them.
 """
 
 from __future__ import annotations
@@ -52,10 +54,12 @@ __all__ = ["make", "eligible", "forward_source", "node_source", "node_methods"]
 
 
 def eligible(op: OpInfo) -> bool:
-    """Rows with one output, not a view, one to three inputs, and saved values that are
-    inputs, their shapes, the result or forward keyword arguments (what the fast path can
+    """Rows with one output, one to three inputs (a view: one input), and saved values that
+    are inputs, their shapes, the result or forward keyword arguments (what the fast path can
     save)."""
-    if op.general or op.view or op.node is None or len(op.inputs) not in (1, 2, 3):
+    if op.general or op.node is None or len(op.inputs) not in (1, 2, 3):
+        return False
+    if op.view and len(op.inputs) != 1:  # views of one input only (t, view, select ...)
         return False
     return all(n in op.inputs or n == "result" or n in op.attr_names
                or (n.endswith(("_sym_sizes", "_sym_numel")) and n[:-10] in op.inputs)
@@ -157,8 +161,8 @@ def forward_source(op: OpInfo) -> str:
     lines = [f"def {op.name}_fast({params}, **kwargs):",
              f'    """{op.name}\'s fast path, generated from its row (NOTE [fast paths])."""']
     body: list[str] = []
-    if unary:
-        body += ["if type(a) is not Tensor:",
+    if unary:  # (a Tensor subclass too: a module's Parameter, as F.linear's weight.t())
+        body += ["if type(a) is not Tensor and not isinstance(a, Tensor):",
                  f"    return {general}",
                  "x = a._data",
                  "if x.dtype.kind != 'f':",
@@ -213,8 +217,11 @@ def forward_source(op: OpInfo) -> str:
              "result._vc = InferenceCounter() if _state.inference else None",
              "result._base = None",
              "result._view_meta = None",
-             "result._extra = None",
-             "node = None",
+             "result._extra = None"]
+    if op.view:
+        body += ["# a view: shares a's storage and version counter (NOTE [in-place on views])",
+                 "make_view(result, a, op, kwargs)"]
+    body += ["node = None",
              "if requires and _state.enabled and out.dtype.kind == 'f':"]
     rec: list[str] = []
     edges = [f"e{i}" for i in range(n)]
@@ -269,7 +276,8 @@ def _save_kwarg(op: OpInfo) -> Callable[[dict, str], Any]:
 
 
 def make(op: OpInfo, dispatch: Callable[..., Tensor], node_class: type,
-         out_metas: dict, make_out_meta: Callable[[tuple], tuple]) -> Callable[..., Tensor] | None:
+         out_metas: dict, make_out_meta: Callable[[tuple], tuple],
+         make_view: Callable[..., None]) -> Callable[..., Tensor] | None:
     """The fast path of ``op`` (None if the row is not :func:`eligible`): the function written
     by :func:`forward_source`, compiled when first called (``op.fast`` is then that function;
     callers read ``op.fast`` at each call).
@@ -287,7 +295,8 @@ def make(op: OpInfo, dispatch: Callable[..., Tensor], node_class: type,
     def first_call(*args: Any, **kwargs: Any) -> Tensor:
         # Compiled on first use: writing and compiling every row at import would cost about
         # a second (issue #19 keeps `import gradviz` under 0.3 s).
-        fn = op.fast = _compile_forward(op, dispatch, node_class, out_metas, make_out_meta)
+        fn = op.fast = _compile_forward(op, dispatch, node_class, out_metas, make_out_meta,
+                                        make_view)
         return fn(*args, **kwargs)
 
     first_call.__source__ = None  # type: ignore[attr-defined]
@@ -295,8 +304,8 @@ def make(op: OpInfo, dispatch: Callable[..., Tensor], node_class: type,
 
 
 def _compile_forward(op: OpInfo, dispatch: Callable[..., Tensor], node_class: type,
-                     out_metas: dict, make_out_meta: Callable[[tuple], tuple]
-                     ) -> Callable[..., Tensor]:
+                     out_metas: dict, make_out_meta: Callable[[tuple], tuple],
+                     make_view: Callable[..., None]) -> Callable[..., Tensor]:
     source = forward_source(op)
     namespace: dict[str, Any] = {
         "np": np, "Tensor": Tensor, "general": dispatch, "op": op, "forward": op.forward,
@@ -304,7 +313,8 @@ def _compile_forward(op: OpInfo, dispatch: Callable[..., Tensor], node_class: ty
         "InferenceCounter": _InferenceCounter, "edge_pair": edge_pair, "NO_EDGE": (None, 0),
         "next_sequence_nr": next_sequence_nr, "out_metas": out_metas,
         "make_out_meta": make_out_meta, "SavedVariable": SavedVariable,
-        "save_kwarg": _save_kwarg(op), "_listeners": _listeners, "emit": emit}
+        "save_kwarg": _save_kwarg(op), "_listeners": _listeners, "emit": emit,
+        "make_view": make_view}
     exec(_compile(source, f"{op.name}_fast"), namespace)  # noqa: S102
     fn = namespace[f"{op.name}_fast"]
     fn.__source__ = source
