@@ -379,6 +379,9 @@ def _offset(text: str, pos: tuple[int, int]) -> int:
     return sum(len(line) for line in text.splitlines(True)[:row - 1]) + col
 
 
+_SIZES = ("_sym_sizes", "_sym_strides", "_sym_numel")
+
+
 def _unpack_lines(name: str) -> list[str]:
     # _plain_args in dispatch.py for one saved value, spelled out.
     return [f"_g_v = _g_saved[{name!r}]",
@@ -423,15 +426,19 @@ def node_source(op: OpInfo) -> tuple[str, dict[str, Any]]:
             lines.append(f"    _g_{i} = None  # {inp} is not differentiable")
             continue
         lines += [f"    if _g_e{i}[0] is None:", f"        _g_{i} = None", "    else:"]
-        for name in names:
-            lines += ["        " + line for line in _unpack_lines(name)]
         tree = _lambda_body(formula)
+        read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} if tree else set()
         # Copied in only if every name it reads means there what it meant in the lambda: a
         # name that is another formula's saved value (or apply's own) would be a local here.
-        clash = tree is not None and bool(
-            {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-            & (local_names - set(names)))
-        if tree is None or clash or formula.__globals__ is not _formula_globals(op):
+        clash = tree is not None and bool(read & (local_names - set(names)))
+        copied = not (tree is None or clash or formula.__globals__ is not _formula_globals(op))
+        for name in names:
+            # A size or stride the copied body does not read (PyTorch's mm formulas take them)
+            # is not unpacked: it is never a tensor, never freed, never checked.
+            if copied and name not in read and name.endswith(_SIZES):
+                continue
+            lines += ["        " + line for line in _unpack_lines(name)]
+        if not copied:
             calls[f"_g_f{i}"] = formula
             body = f"_g_f{i}(grad{''.join(', ' + x for x in names)})"
         else:
