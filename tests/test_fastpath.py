@@ -42,6 +42,14 @@ CALLS = [
     ("maximum", lambda: (leaf(3), leaf(3)), {}),
     ("leaky_relu", lambda: (leaf(3) - 1,), {"negative_slope": 0.1}),
     ("where", lambda: (leaf(3), leaf(3)), {"condition": gradviz.tensor([True, False, True])}),
+    # views of one input (the result shares the input's storage and version)
+    ("t", lambda: (leaf(2, 3),), {}),
+    ("t", lambda: (gradviz.nn.Parameter(leaf(2, 3).detach()),), {}),  # a Tensor subclass
+    ("transpose", lambda: (leaf(2, 3, 4) * 1,), {"dim0": 0, "dim1": 2}),
+    ("view", lambda: (leaf(2, 3),), {"size": (3, 2)}),
+    ("select", lambda: (leaf(2, 3),), {"dim": 1, "index": 2}),
+    ("slice", lambda: (leaf(4, 3),), {"dim": 0, "start": 1, "end": 3, "step": 1}),
+    ("unsqueeze", lambda: (leaf(3),), {"dim": 0}),
 ]
 
 
@@ -64,8 +72,11 @@ def _run(call: Any, row: str, args: tuple, kwargs: dict) -> tuple:
         events.remove_listener(listener)
     node = out.grad_fn
     (ev, data), = seen
+    view = (out._base is (args[0]._base if args[0]._base is not None else args[0]),
+            out._version_counter is args[0]._version_counter,
+            out._view_meta is not None and out._view_meta.chain) if OPS[row].view else None
     return (out.detach().numpy(), out.dtype, type(node), node.next_functions, _saved(node),
-            (ev, data["name"], data["node"] is node, data["inputs"], data["kwargs"]))
+            (ev, data["name"], data["node"] is node, data["inputs"], data["kwargs"]), view)
 
 
 @pytest.mark.parametrize(("row", "make", "kwargs"), CALLS, ids=[c[0] for c in CALLS])
@@ -76,6 +87,7 @@ def test_fast_path_makes_what_the_general_path_makes(row: str, make: Any, kwargs
     general = _run(general_dispatch, row, args, kwargs)
     np.testing.assert_array_equal(fast[0], general[0])
     assert fast[1:4] == general[1:4]
+    assert fast[6] == general[6]  # a view: of the same base, sharing its version counter
     assert fast[4] == general[4]
     assert fast[5][:3] == general[5][:3] and fast[5][3] == general[5][3]
 
@@ -89,6 +101,18 @@ def test_calls_the_fast_path_does_not_take_go_the_general_way() -> None:
     assert (gradviz.tensor([1, 2]) * 2.5).dtype == gradviz.float32
     with pytest.raises(RuntimeError, match="must match the size"):
         x * gradviz.ones(4, requires_grad=True)
+
+
+def test_a_view_made_by_the_fast_path_follows_its_base() -> None:
+    base = leaf(2, 3) * 1
+    v = base.t()
+    assert OPS["t"].fast.__name__ == "t_fast" and v.grad_fn.name() == "TBackward0"
+    base.mul_(2)  # the base changes: the view's history is regenerated, as PyTorch does
+    assert v.grad_fn.name() == "AsStridedBackward0"
+    v.sum().backward()
+    with gradviz.no_grad():  # made with grad mode off: requires grad, no node
+        w = leaf(2, 3).t()
+    assert w.requires_grad and w.grad_fn is None
 
 
 def test_every_eligible_row_has_a_fast_path() -> None:

@@ -251,23 +251,26 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     if not isinstance(target, Tensor):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{type(target).__name__}")
-    if input.ndim not in (1, 2):
+    # (the arrays' shapes: called once per training step, this avoids building Size objects)
+    shape, tshape = input._data.shape, target._data.shape
+    nd, tnd = len(shape), len(tshape)
+    if nd not in (1, 2):
         raise RuntimeError(
             f"nll_loss: gradviz supports inputs of shape (C,) or (N, C), got "
-            f"{list(input.shape)}; move the class dimension last and flatten the rest, e.g. "
+            f"{list(shape)}; move the class dimension last and flatten the rest, e.g. "
             "input.movedim(1, -1).reshape(-1, C) with target.reshape(-1)")
-    if input.ndim == 2 and target.ndim == 1 and input.shape[0] != target.shape[0] or (
-            input.ndim == 2 and target.ndim != 1) or (input.ndim == 1 and target.ndim != 0):
-        if input.ndim == 2 and target.ndim == 1:
-            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
-                             f"batch_size ({target.shape[0]}).")
+    if nd == 2 and tnd == 1 and shape[0] != tshape[0] or (nd == 2 and tnd != 1) or (
+            nd == 1 and tnd != 0):
+        if nd == 2 and tnd == 1:
+            raise ValueError(f"Expected input batch_size ({shape[0]}) to match target "
+                             f"batch_size ({tshape[0]}).")
         raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported "
-                           f"(nll_loss: input {list(input.shape)}, target {list(target.shape)})")
+                           f"(nll_loss: input {list(shape)}, target {list(tshape)})")
     # torch checks the batch size first, then the dtype (a float target of the right length).
     if target._data.dtype.kind not in "iu":
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{target.dtype._legacy[:-6]}")
-    n_classes = input.shape[-1]
+    n_classes = shape[-1]
     if weight is not None:
         _no_grad_arg("nll_loss_forward", "weight", weight)
         if weight.shape != (n_classes,):
@@ -301,10 +304,11 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     r = _reduction(reduction, size_average, reduce)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    class_dim = 0 if input.ndim == 1 else 1
-    n_classes = input.shape[class_dim]
+    shape = input._data.shape
+    class_dim = 0 if len(shape) == 1 else 1
+    n_classes = shape[class_dim]
     lsm = _F.log_softmax(input, class_dim)
-    wshape = tuple(n_classes if d == class_dim else 1 for d in range(input.ndim))
+    wshape = tuple(n_classes if d == class_dim else 1 for d in range(len(shape)))
     # As torch: a target shaped like the input holds class probabilities; any other target
     # holds class indices, and nll_loss says what is wrong with it (a float one: its dtype).
     if isinstance(target, Tensor) and target._data.dtype.kind == "f" and \

@@ -93,5 +93,5 @@ def generated_source(name: str) -> str:
         parts.append(dispatch.node_source(op))
     if not parts:
         raise ValueError(f"{name!r}: no code is generated for this row (it takes the general "
-                         "dispatch path: several outputs, a list input, or more than two inputs)")
+                         "dispatch path: several outputs, a list input, or inputs it cannot save)")
     return "\n\n".join(parts)

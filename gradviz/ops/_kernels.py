@@ -339,6 +339,11 @@ def pick_targets(a: np.ndarray, safe: np.ndarray) -> np.ndarray:
 def nll_loss(a: np.ndarray, target: Any, weight: Any = None, reduction: int = 1,
              ignore_index: int = -100) -> tuple[np.ndarray, np.ndarray]:
     t = arr(target)
+    if weight is None and reduction == 1 and t.size and not (t == ignore_index).any():
+        # NOTE [perf]: the usual call (unit weights, the mean, nothing ignored): the mean of the
+        # picked entries, without a weight per entry (the same numbers: -sum / count)
+        n = t.size
+        return np.asarray(-pick_targets(a, t).sum() / n, a.dtype), np.asarray(n, a.dtype)
     safe, w = nll_weights(t, weight, a.shape[-1], ignore_index, a.dtype)
     losses = -w * pick_targets(a, safe)
     total = np.asarray(w.sum(), a.dtype)

@@ -85,8 +85,7 @@ class OpNode(Node):
             else:
                 g = formula(grad, *_plain_args(self, names)) if names else formula(grad)
             if in_meta is not None and in_meta[i] is not None and g is not None:
-                shape, dt = in_meta[i]
-                g = _formula.to_dtype(_formula.sum_to(g, shape), dt)
+                g = _unbroadcast(g, in_meta[i])
             out.append(g)
             i += 1
         return tuple(out)
@@ -197,10 +196,16 @@ def _plain_args(node: OpNode, names: tuple) -> list:
     return args
 
 
+def _unbroadcast(grad: Any, meta: tuple) -> Any:
+    """The gradient of a broadcast input: summed back to its shape, cast to its dtype."""
+    shape, dt = meta
+    return _formula.to_dtype(_formula.sum_to(grad, shape), dt)
+
+
 def _generate_on_first_use(op: OpInfo) -> tuple:
     def install() -> type:
         cls = op.node_cls
-        methods = fastpath.node_methods(op, OpNode.apply, FREED, _unpack_rare)
+        methods = fastpath.node_methods(op, OpNode.apply, FREED, _unpack_rare, _unbroadcast)
         for name, value in methods.items():
             setattr(cls, name, value)
         return cls
@@ -297,7 +302,9 @@ def _node_class(op: OpInfo) -> type:
         base = (_GeneralOpNode if op.general else
                 _UnaryOpNode if len(op.inputs) == 1 and op.inputs[0] in op.grads else
                 _BinaryOpNode if len(op.inputs) == 2 else OpNode)
-        generate = base is _UnaryOpNode or base is _BinaryOpNode
+        # Three-input rows (addmm) have their methods generated with their fast path.
+        generate = (base is _UnaryOpNode or base is _BinaryOpNode
+                    or (len(op.inputs) == 3 and fastpath.eligible(op)))
         if generate:
             # NOTE [generated fast paths]: apply and release_variables written from the row,
             # compiled when a node of the class first runs (not at import: see fastpath.make).
@@ -513,7 +520,8 @@ def dispatch(op: OpInfo, *args: Any, **kwargs: Any) -> Tensor:
 def specialise(op: OpInfo) -> None:
     """Give ``op`` its fast path (done for every row when the op layer is imported)."""
     if fastpath.eligible(op):
-        op.fast = fastpath.make(op, general_dispatch, _node_class(op), _OUT_META, _out_meta)
+        op.fast = fastpath.make(op, general_dispatch, _node_class(op), _OUT_META, _out_meta,
+                                _make_view)
 
 
 def general_dispatch(op: OpInfo, *args: Any, **kwargs: Any) -> Tensor:
@@ -672,7 +680,8 @@ class _GeneralOpNode(OpNode):
             if names is None or edges[i][0] is None:
                 out.append(None)
                 continue
-            args = [_value(self, saved, n, create_graph) for n in names]
+            args = ([_value(self, saved, n, True) for n in names] if create_graph
+                    else _plain_args(self, names))
             out.append(op.grads[op.inputs[i]](grad, *args))
         return tuple(out)
 
@@ -721,10 +730,40 @@ def _record_general(op: OpInfo, results: tuple, diff: tuple, args: tuple, arrays
     set_history(node, diff)
     # A variadic op's one formula serves every tensor of its list.
     bits = 1 if op.variadic else sum(1 << i for i, e in enumerate(edges) if e[0] is not None)
-    node._store = {n: _save_general(op, n, args, arrays, kwargs, results)
-                   for n in saved_for(op, bits)}
+    cached = _GENERAL_PLANS.get((op.name, bits))
+    plan = cached[1] if cached is not None and cached[0] is op else _general_plan(op, bits)
+    store = {}
+    for name, kind, where in plan:
+        if kind == _FROM_INPUT:
+            v = args[where]
+            store[name] = SavedVariable(v) if isinstance(v, Tensor) else v
+        elif kind == _FROM_KWARG:
+            store[name] = save_value(kwargs[name] if name in kwargs else where)
+        else:
+            store[name] = _save_general(op, name, args, arrays, kwargs, results)
+    node._store = store
     node._in_meta = None
     return node
+
+
+# NOTE [perf]: a multi-output op's save plan (nll_loss, cross_entropy's second node), worked
+# out once per op and set of inputs needing a gradient, as _save_plan does for the others.
+_GENERAL_PLANS: dict[tuple[str, int], tuple[OpInfo, tuple]] = {}
+
+
+def _general_plan(op: OpInfo, bits: int) -> tuple[tuple[str, int, Any], ...]:
+    plan = []
+    for n in saved_for(op, bits):
+        if n in op.outputs or op.variadic:
+            plan.append((n, _DERIVED, None))  # outputs, a list's tensors: _save_general
+        elif n in op.inputs:
+            plan.append((n, _FROM_INPUT, op.inputs.index(n)))
+        elif n in op.attr_names and n in op.defaults:
+            plan.append((n, _FROM_KWARG, op.defaults[n]))
+        else:
+            plan.append((n, _DERIVED, None))
+    _GENERAL_PLANS[(op.name, bits)] = (op, tuple(plan))
+    return tuple(plan)
 
 
 def _save_general(op: OpInfo, name: str, args: tuple, arrays: list, kwargs: dict,

@@ -11,10 +11,17 @@ values and the ``op`` event are the ones ``dispatch`` makes (tests/test_fastpath
 two on every eligible row). This is where speed lives (docs/performance.md): the engine and the
 derivative table stay plain.
 
-A call takes the fast path when every positional argument is a ``Tensor`` (exactly, not a
-subclass) of a floating dtype or a Python ``float``/``int``, and, for a broadcasting row, all
+A call of a one- or two-input row takes the fast path when every positional argument is a
+``Tensor`` of a floating dtype or a Python ``float``/``int`` (a subclass such as a module's
+``Parameter`` is taken as the first argument of a one-input row, as ``weight.t()`` in
+``F.linear``; a second operand must be exactly a ``Tensor``), and, for a broadcasting row, all
 its tensors and its result have one shape and one dtype (so nothing needs un-broadcasting or
-promoting; a result that came out broadcast is computed again by the general path).
+promoting; a result that came out broadcast is computed again by the general path). A view row
+of one input (``t``, ``view``, ``select`` ...) makes its result a view as the general path
+does (``_make_view``). A call of a three-input row (``addmm``: ``F.linear`` with a bias) takes
+it when its three arguments are ``Tensor``s (or subclasses) of one floating dtype; its
+broadcast inputs (the bias) may have any shape that broadcasts, and their shapes are kept for
+the backward (``node._in_meta``), as the general path keeps them.
 """
 
 from __future__ import annotations
@@ -47,9 +54,12 @@ __all__ = ["make", "eligible", "forward_source", "node_source", "node_methods"]
 
 
 def eligible(op: OpInfo) -> bool:
-    """Rows with one output, not a view, one or two inputs, and saved values that are inputs,
-    their shapes, the result or forward keyword arguments (what the fast path can save)."""
-    if op.general or op.view or op.node is None or len(op.inputs) not in (1, 2):
+    """Rows with one output, one to three inputs (a view: one input), and saved values that
+    are inputs, their shapes, the result or forward keyword arguments (what the fast path can
+    save)."""
+    if op.general or op.node is None or len(op.inputs) not in (1, 2, 3):
+        return False
+    if op.view and len(op.inputs) != 1:  # views of one input only (t, view, select ...)
         return False
     return all(n in op.inputs or n == "result" or n in op.attr_names
                or (n.endswith(("_sym_sizes", "_sym_numel")) and n[:-10] in op.inputs)
@@ -67,7 +77,11 @@ def eligible(op: OpInfo) -> bool:
 # per set). The result tensor, the gradient edges and the node are built in line; the general
 # path's helpers (`Tensor._make`, `collect_next_edges`, `_record`) are what these lines spell out.
 # The node's `apply` and `release_variables` are written the same way (`node_methods`), with
-# the formulas' lambda bodies copied in. A/B (one process, interleaved, see the commit
+# the formulas' lambda bodies copied in, and the gradient of a broadcast input summed back to
+# its shape in line (`_g_unbroadcast`, the helper `OpNode.apply` uses). Three-input rows
+# (`addmm`, which `F.linear` records with a bias) get both too: all three arguments tensors,
+# the saved-value plan chosen by `bits` (bit i: input i needs a gradient), the bias's shape
+# kept in `node._in_meta` as `_record` keeps it. A/B (one process, interleaved, see the commit
 # message): the closures these replaced cost more per op.
 
 
@@ -83,16 +97,32 @@ def _compile(source: str, name: str) -> types.CodeType:
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def _edge_lines(arg: str, edge: str) -> list[str]:
+def _edge_lines(arg: str, edge: str, known_tensor: bool) -> list[str]:
     # collect_next_edges for one argument, spelled out (a view goes through edge_pair); the
-    # first argument is known to be a tensor here.
-    test = "a._requires_grad" if arg == "a" else f"type({arg}) is Tensor and {arg}._requires_grad"
+    # first argument (and every argument of a three-input row) is known to be a tensor here.
+    test = f"{arg}._requires_grad" if known_tensor else (
+        f"type({arg}) is Tensor and {arg}._requires_grad")
     return [f"if {test}:",
             f"    _fn = {arg}._grad_fn",
             f"    {edge} = (_fn, {arg}._output_nr) if _fn is not None and "
             f"{arg}._view_meta is None else edge_pair({arg})",
             "else:",
             f"    {edge} = NO_EDGE"]
+
+
+def _in_meta_lines(op: OpInfo, arrays: tuple[str, ...]) -> list[str]:
+    """``node._in_meta`` (what `_record` computes): for each broadcast input that needs a
+    gradient and differs from the result in shape or dtype, its shape and dtype (the backward
+    sums its gradient back to them); None when no input needs that."""
+    lines = ["in_meta = None"]
+    for i in op.broadcast_idx:
+        arr = arrays[i]
+        lines += [f"if e{i}[0] is not None and ({arr}.shape != out.shape "
+                  f"or {arr}.dtype != out.dtype):",
+                  "    if in_meta is None:",
+                  f"        in_meta = [None] * {len(arrays)}",
+                  f"    in_meta[{i}] = ({arr}.shape, {arr}.dtype)"]
+    return lines + ["node._in_meta = in_meta"]
 
 
 def _saved_expr(op: OpInfo, name: str, args: tuple[str, ...], arrays: tuple[str, ...]) -> str:
@@ -102,6 +132,8 @@ def _saved_expr(op: OpInfo, name: str, args: tuple[str, ...], arrays: tuple[str,
         return "SavedVariable(result, True)"
     if name in inputs:
         a = args[inputs.index(name)]
+        if len(inputs) == 3:  # known to be a tensor
+            return f"SavedVariable({a})"
         return f"SavedVariable({a}) if type({a}) is Tensor else {a}"
     if name.endswith("_sym_sizes"):
         return f"{args[inputs.index(name[:-10])]}._data.shape"
@@ -120,21 +152,31 @@ def _store_literal(op: OpInfo, bits: int, args: tuple[str, ...], arrays: tuple[s
 
 def forward_source(op: OpInfo) -> str:
     """The source of ``op``'s fast path (see NOTE [fast paths] and [generated fast paths])."""
-    unary = len(op.inputs) == 1
-    params = "a" if unary else "a, b"
-    args = ("a",) if unary else ("a", "b")
-    arrays = ("x",) if unary else ("x", "y")
+    n = len(op.inputs)
+    unary = n == 1
+    args = ("a", "b", "c")[:n]
+    arrays = ("x", "y", "z")[:n]
+    params = ", ".join(args)
     general = f"general(op, {params}, **kwargs)"
     lines = [f"def {op.name}_fast({params}, **kwargs):",
              f'    """{op.name}\'s fast path, generated from its row (NOTE [fast paths])."""']
     body: list[str] = []
-    if unary:
-        body += ["if type(a) is not Tensor:",
+    if unary:  # (a Tensor subclass too: a module's Parameter, as F.linear's weight.t())
+        body += ["if type(a) is not Tensor and not isinstance(a, Tensor):",
                  f"    return {general}",
                  "x = a._data",
                  "if x.dtype.kind != 'f':",
                  f"    return {general}",
                  "requires = a._requires_grad"]
+    elif n == 3:  # three tensors of one floating dtype; anything else: the general path
+        # (isinstance: a module's Parameters, a Tensor subclass, are what F.linear passes)
+        body += ["if not (isinstance(a, Tensor) and isinstance(b, Tensor) "
+                 "and isinstance(c, Tensor)):",
+                 f"    return {general}",
+                 "x, y, z = a._data, b._data, c._data",
+                 "if x.dtype.kind != 'f' or y.dtype != x.dtype or z.dtype != x.dtype:",
+                 f"    return {general}",
+                 "requires = a._requires_grad or b._requires_grad or c._requires_grad"]
     else:
         body += ["if type(a) is not Tensor:",
                  f"    return {general}",
@@ -161,7 +203,9 @@ def forward_source(op: OpInfo) -> str:
              f"    return {general}  # the general path words the error",
              "if type(out) is not np.ndarray:",
              "    out = np.asarray(out)"]
-    if op.broadcasts:  # a keyword (where's condition) may have broadcast the result
+    if n == 3:  # the result's shape is the op's (a product's); its dtype the inputs'
+        body += ["if out.dtype != x.dtype:", f"    return {general}"]
+    elif op.broadcasts:  # a keyword (where's condition) may have broadcast the result
         body += ["if out.shape != x.shape or out.dtype != x.dtype:", f"    return {general}"]
     body += ["# Tensor._make(out), in line",
              "result = new(Tensor)",
@@ -173,26 +217,35 @@ def forward_source(op: OpInfo) -> str:
              "result._vc = InferenceCounter() if _state.inference else None",
              "result._base = None",
              "result._view_meta = None",
-             "result._extra = None",
-             "node = None",
+             "result._extra = None"]
+    if op.view:
+        body += ["# a view: shares a's storage and version counter (NOTE [in-place on views])",
+                 "make_view(result, a, op, kwargs)"]
+    body += ["node = None",
              "if requires and _state.enabled and out.dtype.kind == 'f':"]
     rec: list[str] = []
-    rec += _edge_lines("a", "e0")
-    if not unary:
-        rec += _edge_lines("b", "e1")
+    edges = [f"e{i}" for i in range(n)]
+    for i, arg in enumerate(args):
+        rec += _edge_lines(arg, f"e{i}", known_tensor=i == 0 or n == 3)
     rec += [f"node = new({op.node_cls.__name__})",
-            "node.next_functions = " + ("(e0,)" if unary else "(e0, e1)"),
+            "node.next_functions = " + ("(e0,)" if unary else f"({', '.join(edges)})"),
             "node._seq = next_sequence_nr()",
             "key = (out.shape, out.dtype)",
             "node._out_meta = out_metas.get(key) or make_out_meta(key)",
             "node._extra = None",
-            "node._in_meta = None",
+            *(_in_meta_lines(op, arrays) if n == 3 else ["node._in_meta = None"]),
             "# set_history: the node is the result's grad_fn before anything saves the result",
             "result._grad_fn = node",
             "result._requires_grad = True",
             "# saved values: which ones depends on which inputs need a gradient"]
     if unary:
         rec += [f"node._store = {_store_literal(op, 1, args, arrays)}"]
+    elif n == 3:  # bit i of `bits`: input i needs a gradient (see saved_for)
+        rec += ["bits = (e0[0] is not None) | (e1[0] is not None) << 1 | (e2[0] is not None) << 2"]
+        for bits in range(7, 0, -1):
+            test = ("if" if bits == 7 else "elif") + f" bits == {bits}:"
+            rec += [test if bits > 1 else "else:  # bits == 1",
+                    f"    node._store = {_store_literal(op, bits, args, arrays)}"]
     else:
         rec += ["if e0[0] is not None:",
                 "    if e1[0] is not None:",
@@ -202,7 +255,7 @@ def forward_source(op: OpInfo) -> str:
                 "else:",
                 f"    node._store = {_store_literal(op, 2, args, arrays)}"]
     body += ["    " + line for line in rec]
-    inputs = "(a,)" if unary else "(a, b)"
+    inputs = f"({params},)" if unary else f"({params})"
     body += ["if _listeners:",
              f"    emit('op', {{'name': {op.name!r}, 'node': node, 'inputs': {inputs}, "
              "'outputs': (result,), 'kwargs': kwargs, 'inplace': False})",
@@ -223,7 +276,8 @@ def _save_kwarg(op: OpInfo) -> Callable[[dict, str], Any]:
 
 
 def make(op: OpInfo, dispatch: Callable[..., Tensor], node_class: type,
-         out_metas: dict, make_out_meta: Callable[[tuple], tuple]) -> Callable[..., Tensor] | None:
+         out_metas: dict, make_out_meta: Callable[[tuple], tuple],
+         make_view: Callable[..., None]) -> Callable[..., Tensor] | None:
     """The fast path of ``op`` (None if the row is not :func:`eligible`): the function written
     by :func:`forward_source`, compiled when first called (``op.fast`` is then that function;
     callers read ``op.fast`` at each call).
@@ -241,7 +295,8 @@ def make(op: OpInfo, dispatch: Callable[..., Tensor], node_class: type,
     def first_call(*args: Any, **kwargs: Any) -> Tensor:
         # Compiled on first use: writing and compiling every row at import would cost about
         # a second (issue #19 keeps `import gradviz` under 0.3 s).
-        fn = op.fast = _compile_forward(op, dispatch, node_class, out_metas, make_out_meta)
+        fn = op.fast = _compile_forward(op, dispatch, node_class, out_metas, make_out_meta,
+                                        make_view)
         return fn(*args, **kwargs)
 
     first_call.__source__ = None  # type: ignore[attr-defined]
@@ -249,8 +304,8 @@ def make(op: OpInfo, dispatch: Callable[..., Tensor], node_class: type,
 
 
 def _compile_forward(op: OpInfo, dispatch: Callable[..., Tensor], node_class: type,
-                     out_metas: dict, make_out_meta: Callable[[tuple], tuple]
-                     ) -> Callable[..., Tensor]:
+                     out_metas: dict, make_out_meta: Callable[[tuple], tuple],
+                     make_view: Callable[..., None]) -> Callable[..., Tensor]:
     source = forward_source(op)
     namespace: dict[str, Any] = {
         "np": np, "Tensor": Tensor, "general": dispatch, "op": op, "forward": op.forward,
@@ -258,7 +313,8 @@ def _compile_forward(op: OpInfo, dispatch: Callable[..., Tensor], node_class: ty
         "InferenceCounter": _InferenceCounter, "edge_pair": edge_pair, "NO_EDGE": (None, 0),
         "next_sequence_nr": next_sequence_nr, "out_metas": out_metas,
         "make_out_meta": make_out_meta, "SavedVariable": SavedVariable,
-        "save_kwarg": _save_kwarg(op), "_listeners": _listeners, "emit": emit}
+        "save_kwarg": _save_kwarg(op), "_listeners": _listeners, "emit": emit,
+        "make_view": make_view}
     exec(_compile(source, f"{op.name}_fast"), namespace)  # noqa: S102
     fn = namespace[f"{op.name}_fast"]
     fn.__source__ = source
@@ -323,6 +379,9 @@ def _offset(text: str, pos: tuple[int, int]) -> int:
     return sum(len(line) for line in text.splitlines(True)[:row - 1]) + col
 
 
+_SIZES = ("_sym_sizes", "_sym_strides", "_sym_numel")
+
+
 def _unpack_lines(name: str) -> list[str]:
     # _plain_args in dispatch.py for one saved value, spelled out.
     return [f"_g_v = _g_saved[{name!r}]",
@@ -340,8 +399,9 @@ def _unpack_lines(name: str) -> list[str]:
 def node_source(op: OpInfo) -> tuple[str, dict[str, Any]]:
     """The source of the ``apply`` and ``release_variables`` of ``op``'s node class, and the
     formulas it calls rather than copies. ``apply`` is ``OpNode.apply`` for this row: the
-    plain backward (arrays, no broadcast input) runs the formulas written in line; anything
-    else (``create_graph``, an input to un-broadcast, no gradient) takes the general
+    plain backward (arrays) runs the formulas written in line and sums the gradient of a
+    broadcast input back to its shape (``_g_unbroadcast``: ``sum_to``, then the input's
+    dtype); anything else (``create_graph``, no gradient) takes the general
     ``OpNode.apply``."""
     n = len(op.inputs)
     calls: dict[str, Any] = {}
@@ -350,31 +410,44 @@ def node_source(op: OpInfo) -> tuple[str, dict[str, Any]]:
     lines = ["def apply(_g_node, grad_outputs, create_graph):",
              f'    """{op.node}.apply, generated from the {op.name!r} row (NOTE [generated '
              'fast paths])."""',
-             "    grad = grad_outputs[0]",
-             "    if grad is None or create_graph or _g_node._in_meta is not None:",
-             "        return _g_general_apply(_g_node, grad_outputs, create_graph)",
-             "    _g_saved = _g_node._store",
-             f"    {', '.join(f'_g_e{i}' for i in range(n))}, = _g_node.next_functions"]
+             "    grad = grad_outputs[0]"]
+    if op.broadcast_idx:
+        lines += ["    if grad is None or create_graph:",
+                  "        return _g_general_apply(_g_node, grad_outputs, create_graph)",
+                  "    _g_meta = _g_node._in_meta  # the shapes of broadcast inputs, or None"]
+    else:
+        lines += ["    if grad is None or create_graph or _g_node._in_meta is not None:",
+                  "        return _g_general_apply(_g_node, grad_outputs, create_graph)"]
+    lines += ["    _g_saved = _g_node._store",
+              f"    {', '.join(f'_g_e{i}' for i in range(n))}, = _g_node.next_functions"]
     for i, inp in enumerate(op.inputs):
         formula, names = op.grads.get(inp), op.needs[i]
         if names is None:
             lines.append(f"    _g_{i} = None  # {inp} is not differentiable")
             continue
         lines += [f"    if _g_e{i}[0] is None:", f"        _g_{i} = None", "    else:"]
-        for name in names:
-            lines += ["        " + line for line in _unpack_lines(name)]
         tree = _lambda_body(formula)
+        read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} if tree else set()
         # Copied in only if every name it reads means there what it meant in the lambda: a
         # name that is another formula's saved value (or apply's own) would be a local here.
-        clash = tree is not None and bool(
-            {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-            & (local_names - set(names)))
-        if tree is None or clash or formula.__globals__ is not _formula_globals(op):
+        clash = tree is not None and bool(read & (local_names - set(names)))
+        copied = not (tree is None or clash or formula.__globals__ is not _formula_globals(op))
+        for name in names:
+            # A size or stride the copied body does not read (PyTorch's mm formulas take them)
+            # is not unpacked: it is never a tensor, never freed, never checked.
+            if copied and name not in read and name.endswith(_SIZES):
+                continue
+            lines += ["        " + line for line in _unpack_lines(name)]
+        if not copied:
             calls[f"_g_f{i}"] = formula
             body = f"_g_f{i}(grad{''.join(', ' + x for x in names)})"
         else:
             body = ast.unparse(tree)
         lines.append(f"        _g_{i} = {body}  # the gradient for {inp}")
+        if i in op.broadcast_idx:
+            lines += [f"        if _g_meta is not None and _g_meta[{i}] is not None "
+                      f"and _g_{i} is not None:",
+                      f"            _g_{i} = _g_unbroadcast(_g_{i}, _g_meta[{i}])"]
     lines.append(f"    return ({''.join(f'_g_{i}, ' for i in range(n))})")
     # release_variables: the saved tensors, and the numbers standing for a tensor operand
     wrapped = set(op.inputs) if op.broadcasts else set()
@@ -407,9 +480,12 @@ def _formula_globals(op: OpInfo) -> dict | None:
 
 
 def node_methods(op: OpInfo, general_apply: Callable[..., tuple], freed: Any,
-                 slow: Callable[[Any, Any], Any]) -> dict[str, Any]:
+                 slow: Callable[[Any, Any], Any],
+                 unbroadcast: Callable[[Any, tuple], Any]) -> dict[str, Any]:
     """``apply`` and ``release_variables`` for ``op``'s node class, compiled from
     :func:`node_source`; their names resolve in the formulas' module, as the lambdas' did.
+    ``unbroadcast(grad, (shape, dtype))`` is what ``OpNode.apply`` does to a broadcast
+    input's gradient.
 
     Example:
         >>> from gradviz.ops import OPS
@@ -419,7 +495,7 @@ def node_methods(op: OpInfo, general_apply: Callable[..., tuple], freed: Any,
     source, calls = node_source(op)
     helpers = {"_g_general_apply": general_apply, "_g_SavedVariable": SavedVariable,
                "_g_SavedVariableList": SavedVariableList, "_g_FREED": freed, "_g_slow": slow,
-               "_g_is_number": _is_number, **calls}
+               "_g_is_number": _is_number, "_g_unbroadcast": unbroadcast, **calls}
     # A factory closing over the helpers, so that the methods' globals can be the formulas'
     # module itself (its names as they are when backward runs, as for the lambdas).
     factory = (f"def _g_factory({', '.join(helpers)}):\n"

@@ -1828,13 +1828,16 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: 
         tensor([[5., 5., 5.],
                 [5., 5., 5.]])
     """
-    if mat1.ndim != 2:
+    shape1, shape2, shape = mat1._data.shape, mat2._data.shape, input._data.shape
+    if len(shape1) != 2:
         raise RuntimeError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor")
-    if mat2.ndim != 2:
+    if len(shape2) != 2:
         raise RuntimeError(f"mat2 must be a matrix, got {mat2.ndim}-D tensor")
-    (n, k), (k2, m) = mat1._data.shape, mat2._data.shape
+    (n, k), (k2, m) = shape1, shape2
     if k != k2:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
+    if shape == (m,) and mat1._data.dtype == mat2._data.dtype:  # F.linear's bias: nothing to check
+        return dispatch(_O["addmm"], input, mat1, mat2, beta=beta, alpha=alpha)
     # `input` must broadcast to (n, m) (a bias (m,) is the common case): compared by hand,
     # the last dimension first, numbered in the target's dimensions as torch's expand does.
     if input.ndim > 2:

@@ -199,7 +199,9 @@ class Optimizer:
                 loss = closure()
         with no_grad():
             for group in self.param_groups:
-                params = [p for p in group["params"] if p.grad is not None]
+                # ._grad: the parameters are leaves (add_param_group refuses others), whose
+                # .grad is ._grad without the property's non-leaf check
+                params = [p for p in group["params"] if p._grad is not None]
                 if params:
                     self._update_group(group, params)
                     for p in params:

@@ -72,10 +72,11 @@ class SGD(Optimizer):
         lr = _scalar(group["lr"])
         momentum, dampening = group["momentum"], group["dampening"]
         weight_decay, nesterov = group["weight_decay"], group["nesterov"]
+        maximize = group["maximize"]
         for p in params:
             x = p._data
-            g = p.grad._data
-            g = -g if group["maximize"] else g
+            g = p._grad._data  # a leaf's .grad (see Optimizer.step)
+            g = -g if maximize else g
             if weight_decay != 0:
                 g = g + weight_decay * x
             if momentum != 0:

@@ -866,11 +866,11 @@ def _adopt(child: Module, name: str) -> None:
 
 def _reset_grad(p: Tensor, set_to_none: bool) -> None:
     """What ``zero_grad`` does to one tensor: drop ``.grad``, or zero it in place (detached)."""
-    g = p.grad
+    g = p._grad  # a parameter is a leaf: its .grad without the property's non-leaf check
     if g is None:
         return
     if set_to_none:
-        p.grad = None
+        p._grad = None  # what the setter does with None
         return
     if g.grad_fn is not None:
         g.detach_()
