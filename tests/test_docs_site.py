@@ -50,8 +50,11 @@ def site(tmp_path_factory) -> Path:
     (src / "scripts").mkdir()
     shutil.copy(ROOT / "scripts" / "docs_ext.py", src / "scripts" / "docs_ext.py")
     (src / "gradviz").symlink_to(ROOT / "gradviz")  # mkdocstrings reads the sources statically
+    # kernel-ipc-*: the sockets of a kernel running in tutorials/ (`make docs` uses the ipc
+    # transport) are no part of the docs, and copying a socket fails
     shutil.copytree(ROOT / "docs", src / "docs", symlinks=False,
-                    ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
+                    ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints",
+                                                  "kernel-ipc-*"))
     import nbformat
 
     executed, _ = _run(ROOT / "tutorials" / PLAYER_NOTEBOOK, tmp_path_factory.mktemp("kernel"))
