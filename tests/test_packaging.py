@@ -58,6 +58,7 @@ COPY_IGNORE = shutil.ignore_patterns(
     "*.egg-info",
     "__pycache__",
     "*.pyc",
+    "kernel-ipc-*",  # a Jupyter kernel's sockets (`make docs` runs kernels over ipc)
     ".pytest_cache",
     ".ruff_cache",
     ".hypothesis",
