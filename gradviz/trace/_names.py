@@ -129,6 +129,18 @@ def store_target(code: CodeType, lasti: int) -> Target | None:
     return target
 
 
+_UNKNOWN = object()
+
+
+def known_target(code: CodeType, lasti: int) -> Any:
+    """What :func:`store_target` found already for this instruction (None: it binds nothing),
+    or a sentinel if it was not asked yet: a dict lookup or two, for hot paths."""
+    entry = _CODE.get(id(code))
+    if entry is None or entry[0] is not code:
+        return _UNKNOWN
+    return entry[3].get(lasti, _UNKNOWN)
+
+
 def _analyse(ins: list[dis.Instruction], k: int | None) -> Target | None:
     if k is None or k + 1 >= len(ins):
         return None
