@@ -24,7 +24,6 @@ import sys
 import threading
 import weakref
 from collections.abc import Callable, Iterator
-from itertools import starmap
 from types import CodeType, FrameType
 from typing import Any
 
@@ -291,12 +290,23 @@ class _TensorIds:
         return ident
 
 
-def _weak(obj: Any) -> Callable[[], Any]:
-    """A weak reference to ``obj``, or a strong one for what cannot be referred to weakly."""
-    try:
-        return weakref.ref(obj)
-    except TypeError:  # a NumPy scalar, a Python number
-        return lambda: obj
+class _VRef(weakref.ref):
+    """A weak reference to a gradient, holding its snapshot (see Trace._value)."""
+
+    __slots__ = ("snap",)
+
+
+class _Held:
+    """What stands for a _VRef for a value that cannot be referred to weakly (a NumPy scalar,
+    a Python number): it holds the value."""
+
+    __slots__ = ("value", "snap")
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __call__(self) -> Any:
+        return self.value
 
 
 _NODE_TYPES: dict[type, tuple[str, str]] = {}
@@ -512,7 +522,7 @@ class Trace:
         self._scope_t: tuple[str, ...] = ()
         self._run: BackwardRun | None = None
         self._steps: list[tuple] = []  # the current run's raw steps
-        self._run_memo: dict[int, tuple[Callable[[], Any], Any]] = {}  # see _value
+        self._run_memo: dict[int, _VRef | _Held] = {}  # see _value
         # Within one op event (else None): stats of large buffers, see model.snapshot, and the
         # last value snapshotted, see _snap.
         self._op_shared: dict[int, Any] | None = None
@@ -880,7 +890,7 @@ class Trace:
     def _node_record(self, n: Node) -> list[Any]:
         """``n``'s flat row (NOTE [perf: flat records]); the caller files it once it is
         complete, as making it may register other nodes and tensors first."""
-        name, kind = _node_type(n)
+        name, kind = _NODE_TYPES.get(type(n)) or _node_type(n)
         ids = self._nids.ids
         nexts = n.next_functions
         row = [name, kind, n._seq, n.num_outputs, None, len(nexts)]
@@ -891,7 +901,19 @@ class Trace:
             row[4] = self._tensor(n.variable)
         items = n._inspect_saved()
         row.append(len(items))
-        for entry in starmap(self._saved, items):
+        for sname, v in items:
+            # NOTE [perf]: the two usual entries in line, as _saved would make them: an op's
+            # output saved as its array (tanh's result), a number already shared (_const).
+            tv = type(v)
+            if tv is SavedVariable and v._tensor is None and v.data is not None:
+                row += (sname, None, True, self._snap(v.data), None, None)
+                continue
+            if tv is float or tv is int:
+                c = _CONSTS.get((tv, v))
+                if c is not None:
+                    row += (sname, None, False, c, None, None)
+                    continue
+            entry = self._saved(sname, v)
             row += entry
             if len(entry) < _SAVED_ROW:
                 row += (None, None)  # no pack hook
@@ -928,10 +950,15 @@ class Trace:
         if v is None:
             return None
         hit = self._run_memo.get(id(v))
-        if hit is not None and hit[0]() is v:
-            return hit[1]
+        if hit is not None and hit() is v:
+            return hit.snap
         s = snapshot(v, self.values, self._run_shared)
-        self._run_memo[id(v)] = (_weak(v), s)
+        try:
+            ref: _VRef | _Held = _VRef(v)
+        except TypeError:
+            ref = _Held(v)
+        ref.snap = s  # one object per entry (NOTE [perf: flat records])
+        self._run_memo[id(v)] = ref
         return s
 
     # -- events ----------------------------------------------------------------------------------
@@ -1134,7 +1161,9 @@ class Trace:
                 inputs.append(ref.ident if ref is not None and ref() is a
                               else self._tensor(a, frame))
             else:
-                inputs.append(_const(a))
+                ta = type(a)  # _const, in line for a number seen before
+                c = _CONSTS.get((ta, a)) if ta is float or ta is int else None
+                inputs.append(c if c is not None else _const(a))
         # A tensor passed by keyword (nll_loss's target, where's condition) is linked by id;
         # registered before the node, which may save it, so it is first seen with the frame.
         kwargs = []
@@ -1725,10 +1754,15 @@ class _EngineObserver(events.Forwarding):
             if me != tr._thread:
                 tr._switch_to(me)
             if tr._run is not None:
-                value = tr._value
+                # NOTE [perf]: a gradient received was snapshotted when it was sent: the memo
+                # of _value read in line.
+                memo, value = tr._run_memo, tr._value
+                outs = []
+                for g in grad_outputs:
+                    hit = memo.get(id(g))
+                    outs.append(hit.snap if hit is not None and hit() is g else value(g))
                 tr._steps.append(("execute", tr._nids.ids.get(id(node)) or tr._node(node),
-                                  None, tuple(map(value, grad_outputs)),
-                                  tuple(map(value, grad_inputs))))
+                                  None, tuple(outs), tuple(map(value, grad_inputs))))
 
     def accumulate(self, node: Node, input_nr: int, grad: Any, buffer: Any, source: Any,
                    remaining: int) -> None:
@@ -1741,7 +1775,8 @@ class _EngineObserver(events.Forwarding):
                 ids = tr._nids.ids
                 target = ids.get(id(node)) or tr._node(node)
                 src = None if source is None else ids.get(id(source)) or tr._node(source)
-                g = tr._value(grad)
+                hit = tr._run_memo.get(id(grad))  # _value, in line: the grad was just sent
+                g = hit.snap if hit is not None and hit() is grad else tr._value(grad)
                 # A slot that was empty holds the very gradient sent: one snapshot for both.
                 tr._steps.append(("accumulate", target, None, input_nr, src, g,
                                   g if buffer is grad else tr._value(buffer), remaining))
