@@ -1103,10 +1103,6 @@ class Trace:
 
     def _note_outputs(self, frame: FrameType, outputs: list[str]) -> None:
         """Make the outputs candidates of the binding the user's instruction will make."""
-        # NOTE [perf]: most instructions bind nothing (the ``*`` of ``(y * 2 + 1).tanh()``):
-        # known from the instruction's cached analysis without calling binding().
-        if _names.known_target(frame.f_code, frame.f_lasti) is None:
-            return
         where = _names.binding(frame, _is_internal)
         if where is None:
             return
@@ -1149,7 +1145,14 @@ class Trace:
         frame = user_frame(_EMITTER)
         if self._pending:
             self._settle(frame)
-        source = self._source_index(frame)
+        source = None
+        if frame is not None:  # _source_index's cache read in line
+            code = frame.f_code
+            lines = self._code_lines.get(id(code))
+            if lines is not None and lines[0] is code:
+                source = lines[1].get(frame.f_lasti)
+            if source is None:
+                source = self._source_index(frame)
         self._op_shared = {}
         # NOTE [perf]: loops, not comprehensions (each is a function call before Python 3.12);
         # a known tensor's id read in line (see _TensorIds).
@@ -1193,16 +1196,38 @@ class Trace:
             old_name = None if old_id is None else self._tensor_name(old_id)
             if old_name is not None:
                 name = f"{old_name.split(' (v')[0]} (v{t._version})"
-            grad_fn = t._grad_fn if t._view_meta is None else t.grad_fn
+            if t._view_meta is not None:  # the properties' work matters for views
+                grad_fn = t.grad_fn
+                gid = nid if grad_fn is node and node is not None else (
+                    self._node(grad_fn) if grad_fn is not None else None)
+                self._add_tensor(tid, t, name, gid, op_id, source, self._snap(t._data))
+                outputs.append(tid)
+                continue
+            # NOTE [perf]: _add_tensor in line for the usual output, not a view.
+            grad_fn = t._grad_fn
             gid = nid if grad_fn is node and node is not None else (
                 self._node(grad_fn) if grad_fn is not None else None)
-            self._add_tensor(tid, t, name, gid, op_id, source, self._snap(t._data))
+            data_ = t._data
+            value = self._snap(data_)
+            flat = self._flat_t
+            self._pend_t[tid] = len(flat)
+            shape = data_.shape
+            flat.extend((_SHAPES.get(shape) or _shape(shape), data_.dtype, t._requires_grad,
+                         grad_fn is None, type(t).__name__ == "Parameter", gid, t._output_nr,
+                         op_id, source, value))
+            if name != tid:
+                self._tnames[tid] = name
+            else:
+                self._unnamed.add(tid)
             outputs.append(tid)
         self._op_shared = self._op_snap = None
         self._flat_o.extend((op_id, data["name"], nid, tuple(kwargs), inplace, self._scope_t,
                              source, self.runs_total, parent, len(inputs), *inputs,
                              len(outputs), *outputs))
-        if frame is not None and not inplace and outputs:
+        # NOTE [perf]: most instructions bind nothing (the ``*`` of ``(y * 2 + 1).tanh()``):
+        # known from the instruction's cached analysis without a call to _note_outputs.
+        if (frame is not None and not inplace and outputs
+                and _names.known_target(frame.f_code, frame.f_lasti) is not None):
             self._note_outputs(frame, outputs)
 
     def _on_backward_begin(self, data: dict[str, Any]) -> None:
