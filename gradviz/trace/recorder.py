@@ -750,9 +750,10 @@ class Trace:
         else:
             requires_grad, is_leaf = t.requires_grad, t.grad_fn is None
         flat = self._flat_t
-        self._pend_t[tid] = len(flat)
+        k = len(flat)
         flat.extend((_shape(data.shape), data.dtype, requires_grad, is_leaf,
                      type(t).__name__ == "Parameter", grad_fn, t._output_nr, op, source, value))
+        self._pend_t[tid] = k  # filed once the row is whole (an interrupt may come between)
         if name != tid:
             self._tnames[tid] = name
         else:
@@ -860,8 +861,9 @@ class Trace:
         nid = self._nids.new(node)
         row = self._node_record(node)
         flat = self._flat_n
-        self._pend_n[nid] = len(flat)
+        k = len(flat)
         flat += row
+        self._pend_n[nid] = k  # filed once the row is whole
         return nid
 
     def _new_graph(self, node: Node) -> str:
@@ -883,8 +885,9 @@ class Trace:
         for nid, n in zip(new_ids, order):
             row = self._node_record(n)
             flat = self._flat_n
-            self._pend_n[nid] = len(flat)
+            k = len(flat)
             flat += row
+            self._pend_n[nid] = k
         return new_ids[0]
 
     def _node_record(self, n: Node) -> list[Any]:
@@ -1210,11 +1213,12 @@ class Trace:
             data_ = t._data
             value = self._snap(data_)
             flat = self._flat_t
-            self._pend_t[tid] = len(flat)
+            k = len(flat)
             shape = data_.shape
             flat.extend((_SHAPES.get(shape) or _shape(shape), data_.dtype, t._requires_grad,
                          grad_fn is None, type(t).__name__ == "Parameter", gid, t._output_nr,
                          op_id, source, value))
+            self._pend_t[tid] = k
             if name != tid:
                 self._tnames[tid] = name
             else:
