@@ -55,6 +55,12 @@ class Target:
     kind: str
     slots: tuple[Any, ...] = ()
     index: int | None = None
+    # How each slot reads (slot_name), worked out once per code location: NOTE [perf].
+    names: tuple[str | None, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "names", tuple(None if s is None else slot_name(s)
+                                                for s in self.slots))
 
 
 @dataclass

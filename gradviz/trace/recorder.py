@@ -7,12 +7,14 @@ same object to the same id, so tracing never keeps a graph alive and never chang
 NOTE [perf: lazy trace] Tracing must cost little next to what it watches (issue #9: a traced
 chain of tiny ops at most twice the untraced one). So an event handler keeps only what cannot be
 had later (ids, shapes, a snapshot of each value: see NOTE [perf: value snapshots] in model.py)
-in flat tuples, and the model objects (TensorInfo, NodeInfo, OpRecord, Step) and the value
-summaries are built from those tuples when a reader first asks for ``tensors``, ``ops``,
-``nodes`` or ``runs``. The tuples hold only strings, numbers, other such tuples and arrays (a
-source line is an index into ``_sources``, a constant a 1-tuple), so the cyclic garbage
-collector stops tracking them at its first pass: with several dataclasses, dicts and lists per
-op, its full collections over a growing trace were the largest single cost of tracing.
+as plain fields, and the model objects (TensorInfo, NodeInfo, OpRecord, Step) and the value
+summaries are built from them when a reader first asks for ``tensors``, ``ops``, ``nodes`` or
+``runs``. The fields are only strings, numbers, tuples of such and arrays (a source line is an
+index into ``_sources``, a constant a 1-tuple): the cyclic garbage collector has nothing to
+follow in them. With several dataclasses, dicts and lists per op, its full collections over a
+growing trace were the largest single cost of tracing; with a tuple per record, the number of
+its collections still was (NOTE [perf: flat records]: forward records are flat rows while
+recording).
 """
 
 from __future__ import annotations
@@ -1056,7 +1058,7 @@ class Trace:
             names = [f"{_names.slot_name(s)}[{p.element}]" if len(p.target.slots) == 1
                      else _names.slot_name(s) for s in slots]
         else:
-            names = [_names.slot_name(s) for s in slots]
+            names = p.target.names
         if len(names) == len(last):  # h, c = x.chunk(2): one name per output
             pairs = zip(last, names)
         elif len(names) == 1:
