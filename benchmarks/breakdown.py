@@ -9,12 +9,14 @@ Contenders: gradviz (forward and backward timed apart), NumPy (the same arithmet
 hand-written backward), the minimal engine (``minimal_engine.py``) and, when installed,
 PyTorch eager with one thread.
 
-Usage: ``python benchmarks/breakdown.py [--rounds R] [--ops N] [--profile] [--mlp] [--traced]``;
-``--profile`` prints gradviz's cProfile of forward and backward instead; ``--mlp`` times the MLP
-step against hand-written NumPy the same way; ``--traced`` times the chain inside
+Usage: ``python benchmarks/breakdown.py [--rounds R] [--ops N] [--profile] [--mlp] [--traced]
+[--cpu]``; ``--profile`` prints gradviz's cProfile of forward and backward instead; ``--mlp``
+times the MLP step against hand-written NumPy the same way; ``--traced`` times the chain inside
 ``gradviz.trace(values="small", keep_runs=1)`` against the untraced chain (issue #16's target:
 at most 2x), forward, backward and the whole ``with`` block apart (with ``--profile``: the
-traced chain's profile; with ``--mlp``: the traced MLP step against the untraced one).
+traced chain's profile; with ``--mlp``: the traced MLP step against the untraced one);
+``--cpu`` times with the process's CPU clock instead of the wall clock (steadier when other
+processes load the machine: their time is not counted).
 
 Example (from the repository root)::
 
@@ -38,6 +40,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+_clock = time.perf_counter  # time.process_time with --cpu
+
 
 def _forward(x: Any, n: int) -> Any:
     y = x
@@ -48,28 +52,28 @@ def _forward(x: Any, n: int) -> Any:
 
 def _split(x: Any, backward: Callable[[Any], object], n: int) -> tuple[float, float]:
     """(forward, backward) seconds for one chain of ``n`` ops from ``x``."""
-    t0 = time.perf_counter()
+    t0 = _clock()
     s = _forward(x, n)
-    t1 = time.perf_counter()
+    t1 = _clock()
     backward(s)
-    t2 = time.perf_counter()
+    t2 = _clock()
     return t1 - t0, t2 - t1
 
 
 def _numpy(n: int) -> tuple[float, float]:
     x = np.linspace(0.1, 0.4, 4)
-    t0 = time.perf_counter()
+    t0 = _clock()
     outs = []
     y = x
     for _ in range(n // 3):
         y = np.tanh(y * 1.0001 + 0.001)
         outs.append(y)
-    t1 = time.perf_counter()
+    t1 = _clock()
     g = np.ones(4)
     for y in reversed(outs):
         g = g * (1 - y * y)
         g = g * 1.0001
-    t2 = time.perf_counter()
+    t2 = _clock()
     return t1 - t0, t2 - t1
 
 
@@ -99,14 +103,14 @@ def _traced(x: Any, n: int) -> tuple[float, float, float]:
     """(forward, backward, whole block) seconds of the chain traced as chain_traced traces it."""
     import gradviz as gv
 
-    t0 = time.perf_counter()
+    t0 = _clock()
     with gv.trace(values="small", keep_runs=1):
-        t1 = time.perf_counter()
+        t1 = _clock()
         s = _forward(x, n)
-        t2 = time.perf_counter()
+        t2 = _clock()
         s.backward()
-        t3 = time.perf_counter()
-    t4 = time.perf_counter()
+        t3 = _clock()
+    t4 = _clock()
     return t2 - t1, t3 - t2, t4 - t0
 
 
@@ -169,9 +173,9 @@ def _interleave(steps: dict[str, Callable[[], None]], rounds: int, title: str, a
             gc.collect()
             times = []
             for _ in range(5):
-                t0 = time.perf_counter()
+                t0 = _clock()
                 fn()
-                times.append(time.perf_counter() - t0)
+                times.append(_clock() - t0)
             per[name].append(statistics.median(times))
     print(f"{title}, median of {rounds} interleaved rounds of 5: {a} "
           f"{statistics.median(per[a]) * 1e3:.3f} ms, {b} "
@@ -202,7 +206,10 @@ def _numpy_mlp_step(workloads: Any) -> Callable[[], None]:
 
 
 def main(argv: list[str]) -> int:
+    global _clock
     rounds = int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 11
+    if "--cpu" in argv:
+        _clock = time.process_time
     n = int(argv[argv.index("--ops") + 1]) if "--ops" in argv else 9999
     if "--mlp" in argv:
         (mlp_traced if "--traced" in argv else mlp)(rounds)
