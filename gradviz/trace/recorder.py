@@ -37,6 +37,7 @@ from gradviz.autograd.graph import AccumulateGrad, GraphRoot, Node, SavedVariabl
 from gradviz.tensor import Tensor
 from gradviz.trace import _names
 from gradviz.trace.model import (
+    SMALL,
     STEP_TYPES,
     BackwardGraph,
     BackwardRun,
@@ -474,6 +475,8 @@ class Trace:
             raise ValueError("keep_runs must be a positive integer, 'all' or None; got "
                              f"{keep_runs!r}")
         self.values = values
+        # Values up to this size are snapshotted as a copy (model.snapshot); see _snap.
+        self._copy_upto = SMALL if values == "small" else math.inf if values == "all" else -1
         self.keep_runs = keep_runs
         # A run asked for by number (``gradviz trace --run N``): never folded or dropped by the
         # default policy, so that it can be drawn (NOTE [long runs]).
@@ -941,7 +944,11 @@ class Trace:
         last = self._op_snap
         if last is not None and last[0] is arr:
             return last[1]
-        s = snapshot(arr, self.values, self._op_shared)
+        # NOTE [perf]: snapshot()'s usual case, a small numeric array copied, in line.
+        if type(arr) is np.ndarray and arr.size <= self._copy_upto and arr.dtype.kind in "biuf":
+            s = arr.copy()
+        else:
+            s = snapshot(arr, self.values, self._op_shared)
         if self._op_shared is not None:
             self._op_snap = (arr, s)
         return s
@@ -957,7 +964,10 @@ class Trace:
         hit = self._run_memo.get(id(v))
         if hit is not None and hit() is v:
             return hit.snap
-        s = snapshot(v, self.values, self._run_shared)
+        if type(v) is np.ndarray and v.size <= self._copy_upto and v.dtype.kind in "biuf":
+            s = v.copy()  # snapshot()'s usual case, in line (see _snap)
+        else:
+            s = snapshot(v, self.values, self._run_shared)
         try:
             ref: _VRef | _Held = _VRef(v)
         except TypeError:
