@@ -363,6 +363,7 @@ def _node_type(n: Node) -> tuple[str, str]:
 #           m, the m outputs.
 _TENSOR_ROW = 10
 _SAVED_ROW = 6
+_OP_FIELDS = 9  # an op row's fields before its inputs' count
 
 
 def _node_from_row(flat: list[Any], k: int) -> tuple:
@@ -588,10 +589,13 @@ class Trace:
             flat, ops = self._flat_o, self._rec_ops
             k, end = 0, len(flat)
             while k < end:
-                j = k + 10 + flat[k + 9]
+                i = k + _OP_FIELDS + 1  # the first input
+                j = i + flat[i - 1]  # the outputs' count
                 n_out = flat[j]
-                ops.append((flat[k], flat[k + 1], tuple(flat[k + 10:j]),
-                            tuple(flat[j + 1:j + 1 + n_out]), *flat[k + 2:k + 9]))
+                # (id, name, inputs, outputs, node, kwargs, inplace, scope, source, segment,
+                #  parent): the tuple's order, which puts inputs and outputs third and fourth
+                ops.append((flat[k], flat[k + 1], tuple(flat[i:j]),
+                            tuple(flat[j + 1:j + 1 + n_out]), *flat[k + 2:k + _OP_FIELDS]))
                 k = j + 1 + n_out
             self._flat_o = []
 
