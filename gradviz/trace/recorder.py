@@ -1120,12 +1120,18 @@ class Trace:
                     self._rename(tid, name)
         return found
 
-    def _note_outputs(self, frame: FrameType, outputs: list[str]) -> None:
-        """Make the outputs candidates of the binding the user's instruction will make."""
-        where = _names.binding(frame, _is_internal)
-        if where is None:
-            return
-        f, lasti, target, element = where
+    def _note_outputs(self, frame: FrameType, outputs: list[str], known: Any = None) -> None:
+        """Make the outputs candidates of the binding the user's instruction will make
+        (``known``: what names.known_target said of the instruction)."""
+        if type(known) is _names.Target and known.kind == "names":
+            # NOTE [perf]: the instruction stores the value itself (``y = x.tanh()``): what
+            # binding() would say without its walk.
+            f, lasti, target, element = frame, frame.f_lasti, known, None
+        else:
+            where = _names.binding(frame, _is_internal)
+            if where is None:
+                return
+            f, lasti, target, element = where
         pending = self._pending
         last = tuple(outputs)
         if pending:
@@ -1246,9 +1252,10 @@ class Trace:
                              len(outputs), *outputs))
         # NOTE [perf]: most instructions bind nothing (the ``*`` of ``(y * 2 + 1).tanh()``):
         # known from the instruction's cached analysis without a call to _note_outputs.
-        if (frame is not None and not inplace and outputs
-                and _names.known_target(frame.f_code, frame.f_lasti) is not None):
-            self._note_outputs(frame, outputs)
+        if frame is not None and not inplace and outputs:
+            known = _names.known_target(frame.f_code, frame.f_lasti)
+            if known is not None:
+                self._note_outputs(frame, outputs, known)
 
     def _on_backward_begin(self, data: dict[str, Any]) -> None:
         frame = user_frame(_EMITTER)
