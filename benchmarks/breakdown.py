@@ -9,9 +9,14 @@ Contenders: gradviz (forward and backward timed apart), NumPy (the same arithmet
 hand-written backward), the minimal engine (``minimal_engine.py``) and, when installed,
 PyTorch eager with one thread.
 
-Usage: ``python benchmarks/breakdown.py [--rounds R] [--ops N] [--profile] [--mlp]``;
-``--profile`` prints gradviz's cProfile of forward and backward instead; ``--mlp`` times the MLP
-step against hand-written NumPy the same way.
+Usage: ``python benchmarks/breakdown.py [--rounds R] [--ops N] [--profile] [--mlp] [--traced]
+[--cpu]``; ``--profile`` prints gradviz's cProfile of forward and backward instead; ``--mlp``
+times the MLP step against hand-written NumPy the same way; ``--traced`` times the chain inside
+``gradviz.trace(values="small", keep_runs=1)`` against the untraced chain (issue #16's target:
+at most 2x), forward, backward and the whole ``with`` block apart (with ``--profile``: the
+traced chain's profile; with ``--mlp``: the traced MLP step against the untraced one);
+``--cpu`` times with the process's CPU clock instead of the wall clock (steadier when other
+processes load the machine: their time is not counted).
 
 Example (from the repository root)::
 
@@ -35,6 +40,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+_clock = time.perf_counter  # time.process_time with --cpu
+
 
 def _forward(x: Any, n: int) -> Any:
     y = x
@@ -45,28 +52,28 @@ def _forward(x: Any, n: int) -> Any:
 
 def _split(x: Any, backward: Callable[[Any], object], n: int) -> tuple[float, float]:
     """(forward, backward) seconds for one chain of ``n`` ops from ``x``."""
-    t0 = time.perf_counter()
+    t0 = _clock()
     s = _forward(x, n)
-    t1 = time.perf_counter()
+    t1 = _clock()
     backward(s)
-    t2 = time.perf_counter()
+    t2 = _clock()
     return t1 - t0, t2 - t1
 
 
 def _numpy(n: int) -> tuple[float, float]:
     x = np.linspace(0.1, 0.4, 4)
-    t0 = time.perf_counter()
+    t0 = _clock()
     outs = []
     y = x
     for _ in range(n // 3):
         y = np.tanh(y * 1.0001 + 0.001)
         outs.append(y)
-    t1 = time.perf_counter()
+    t1 = _clock()
     g = np.ones(4)
     for y in reversed(outs):
         g = g * (1 - y * y)
         g = g * 1.0001
-    t2 = time.perf_counter()
+    t2 = _clock()
     return t1 - t0, t2 - t1
 
 
@@ -92,13 +99,71 @@ def contenders(n: int) -> dict[str, Callable[[], tuple[float, float]]]:
     return out
 
 
-def mlp(rounds: int) -> None:
-    """The MLP step (workloads.py's), gradviz against hand-written NumPy, in one process."""
+def _traced(x: Any, n: int) -> tuple[float, float, float]:
+    """(forward, backward, whole block) seconds of the chain traced as chain_traced traces it."""
+    import gradviz as gv
+
+    t0 = _clock()
+    with gv.trace(values="small", keep_runs=1):
+        t1 = _clock()
+        s = _forward(x, n)
+        t2 = _clock()
+        s.backward()
+        t3 = _clock()
+    t4 = _clock()
+    return t2 - t1, t3 - t2, t4 - t0
+
+
+def traced(rounds: int, n: int) -> None:
+    """The traced chain against the untraced one, interleaved in one process."""
+    import gradviz as gv
+
+    def fresh() -> Any:
+        return gv.tensor(np.linspace(0.1, 0.4, 4), requires_grad=True)
+
+    def untraced() -> tuple[float, float, float]:
+        f, b = _split(fresh(), lambda s: s.backward(), n)
+        return f, b, f + b
+
+    runs = {"untraced": untraced, "traced": lambda: _traced(fresh(), n)}
+    for fn in runs.values():  # warm up
+        fn()
+    per: dict[str, list[tuple[float, float, float]]] = {k: [] for k in runs}
+    for _ in range(rounds):
+        for name, fn in runs.items():
+            gc.collect()
+            per[name].append(fn())
+    us = 1e6 / n
+    print(f"tiny-op chain, {n} ops, median of {rounds} interleaved rounds (us per op; traced "
+          "total is the whole with block)")
+    print("| | forward | backward | total |")
+    print("| --- | --- | --- | --- |")
+    for name in runs:
+        cells = [statistics.median(r[k] for r in per[name]) * us for k in range(3)]
+        print(f"| {name} | " + " | ".join(f"{c:.2f}" for c in cells) + " |")
+    ratios = [statistics.median(t[k] / u[k] for t, u in zip(per["traced"], per["untraced"]))
+              for k in range(3)]
+    print("| traced / untraced | " + " | ".join(f"{r:.2f}x" for r in ratios) + " |")
+
+
+def mlp_traced(rounds: int) -> None:
+    """The MLP step traced (workloads.mlp_gradviz's way) against untraced, in one process."""
     import workloads
 
     import gradviz as gv
 
-    steps = {"gradviz": workloads._mlp_step(gv), "numpy": _numpy_mlp_step(workloads)}
+    step = workloads._mlp_step(gv)
+
+    def traced_step() -> None:
+        with gv.trace(values="small", keep_runs=1):
+            step()
+
+    steps = {"untraced": step, "traced": traced_step}
+    _interleave(steps, rounds, "MLP step traced", "untraced", "traced")
+
+
+def _interleave(steps: dict[str, Callable[[], None]], rounds: int, title: str, a: str,
+                b: str) -> None:
     for fn in steps.values():
         for _ in range(3):
             fn()
@@ -108,14 +173,24 @@ def mlp(rounds: int) -> None:
             gc.collect()
             times = []
             for _ in range(5):
-                t0 = time.perf_counter()
+                t0 = _clock()
                 fn()
-                times.append(time.perf_counter() - t0)
+                times.append(_clock() - t0)
             per[name].append(statistics.median(times))
-    print(f"MLP step, median of {rounds} interleaved rounds of 5: gradviz "
-          f"{statistics.median(per['gradviz']) * 1e3:.3f} ms, NumPy "
-          f"{statistics.median(per['numpy']) * 1e3:.3f} ms, ratio "
-          f"{statistics.median(a / b for a, b in zip(per['gradviz'], per['numpy'])):.2f}")
+    print(f"{title}, median of {rounds} interleaved rounds of 5: {a} "
+          f"{statistics.median(per[a]) * 1e3:.3f} ms, {b} "
+          f"{statistics.median(per[b]) * 1e3:.3f} ms, ratio {b}/{a} "
+          f"{statistics.median(y / x for x, y in zip(per[a], per[b])):.2f}")
+
+
+def mlp(rounds: int) -> None:
+    """The MLP step (workloads.py's), gradviz against hand-written NumPy, in one process."""
+    import workloads
+
+    import gradviz as gv
+
+    steps = {"NumPy": _numpy_mlp_step(workloads), "gradviz": workloads._mlp_step(gv)}
+    _interleave(steps, rounds, "MLP step", "NumPy", "gradviz")
 
 
 def _numpy_mlp_step(workloads: Any) -> Callable[[], None]:
@@ -131,10 +206,25 @@ def _numpy_mlp_step(workloads: Any) -> Callable[[], None]:
 
 
 def main(argv: list[str]) -> int:
+    global _clock
     rounds = int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 11
+    if "--cpu" in argv:
+        _clock = time.process_time
     n = int(argv[argv.index("--ops") + 1]) if "--ops" in argv else 9999
     if "--mlp" in argv:
-        mlp(rounds)
+        (mlp_traced if "--traced" in argv else mlp)(rounds)
+        return 0
+    if "--traced" in argv and "--profile" in argv:
+        import gradviz as gv
+
+        x = gv.tensor(np.linspace(0.1, 0.4, 4), requires_grad=True)
+        _traced(x, n)  # warm up
+        prof = cProfile.Profile()
+        prof.runcall(_traced, x, n)
+        pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+        return 0
+    if "--traced" in argv:
+        traced(rounds, n)
         return 0
     runs = contenders(n)
     if "--profile" in argv:

@@ -55,6 +55,12 @@ class Target:
     kind: str
     slots: tuple[Any, ...] = ()
     index: int | None = None
+    # How each slot reads (slot_name), worked out once per code location: NOTE [perf].
+    names: tuple[str | None, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "names", tuple(None if s is None else slot_name(s)
+                                                for s in self.slots))
 
 
 @dataclass
@@ -127,6 +133,18 @@ def store_target(code: CodeType, lasti: int) -> Target | None:
         k = k if k >= 0 else None
     memo[lasti] = target = _analyse(ins, k)
     return target
+
+
+_UNKNOWN = object()
+
+
+def known_target(code: CodeType, lasti: int) -> Any:
+    """What :func:`store_target` found already for this instruction (None: it binds nothing),
+    or a sentinel if it was not asked yet: a dict lookup or two, for hot paths."""
+    entry = _CODE.get(id(code))
+    if entry is None or entry[0] is not code:
+        return _UNKNOWN
+    return entry[3].get(lasti, _UNKNOWN)
 
 
 def _analyse(ins: list[dis.Instruction], k: int | None) -> Target | None:

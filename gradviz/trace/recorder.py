@@ -7,17 +7,18 @@ same object to the same id, so tracing never keeps a graph alive and never chang
 NOTE [perf: lazy trace] Tracing must cost little next to what it watches (issue #9: a traced
 chain of tiny ops at most twice the untraced one). So an event handler keeps only what cannot be
 had later (ids, shapes, a snapshot of each value: see NOTE [perf: value snapshots] in model.py)
-in flat tuples, and the model objects (TensorInfo, NodeInfo, OpRecord, Step) and the value
-summaries are built from those tuples when a reader first asks for ``tensors``, ``ops``,
-``nodes`` or ``runs``. The tuples hold only strings, numbers, other such tuples and arrays (a
-source line is an index into ``_sources``, a constant a 1-tuple), so the cyclic garbage
-collector stops tracking them at its first pass: with several dataclasses, dicts and lists per
-op, its full collections over a growing trace were the largest single cost of tracing.
+as plain fields, and the model objects (TensorInfo, NodeInfo, OpRecord, Step) and the value
+summaries are built from them when a reader first asks for ``tensors``, ``ops``, ``nodes`` or
+``runs``. The fields are only strings, numbers, tuples of such and arrays (a source line is an
+index into ``_sources``, a constant a 1-tuple): the cyclic garbage collector has nothing to
+follow in them. With several dataclasses, dicts and lists per op, its full collections over a
+growing trace were the largest single cost of tracing; with a tuple per record, the number of
+its collections still was (NOTE [perf: flat records]: forward records are flat rows while
+recording).
 """
 
 from __future__ import annotations
 
-import functools
 import linecache
 import math
 import os
@@ -25,7 +26,6 @@ import sys
 import threading
 import weakref
 from collections.abc import Callable, Iterator
-from itertools import starmap
 from types import CodeType, FrameType
 from typing import Any
 
@@ -37,6 +37,7 @@ from gradviz.autograd.graph import AccumulateGrad, GraphRoot, Node, SavedVariabl
 from gradviz.tensor import Tensor
 from gradviz.trace import _names
 from gradviz.trace.model import (
+    SMALL,
     STEP_TYPES,
     BackwardGraph,
     BackwardRun,
@@ -68,10 +69,18 @@ DETAILED_RUNS = 8
 _EMITTER = 3
 
 
-@functools.lru_cache(maxsize=4096)
+# File name -> whether it is gradviz's own code (bounded: see _is_internal).
+_INTERNAL: dict[str, bool] = {}
+
+
 def _is_internal(filename: str) -> bool:
-    path = os.path.abspath(filename) if not filename.startswith("<") else filename
-    return path.startswith(_PKG_DIR) and not path.startswith(_USER_DIRS_INSIDE)
+    known = _INTERNAL.get(filename)
+    if known is None:
+        path = os.path.abspath(filename) if not filename.startswith("<") else filename
+        known = path.startswith(_PKG_DIR) and not path.startswith(_USER_DIRS_INSIDE)
+        if len(_INTERNAL) < 4096:
+            _INTERNAL[filename] = known
+    return known
 
 
 def user_frame(depth: int = 1) -> FrameType | None:
@@ -80,9 +89,18 @@ def user_frame(depth: int = 1) -> FrameType | None:
         f: FrameType | None = sys._getframe(depth)
     except ValueError:  # the stack is not that deep: no user frame
         return None
-    while f is not None and _is_internal(f.f_code.co_filename):
+    # NOTE [perf]: a dict lookup per frame, in line (an op's event passes three or four of
+    # gradviz's frames before the user's); _is_internal only for a file not seen yet.
+    internal = _INTERNAL
+    while f is not None:
+        name = f.f_code.co_filename
+        known = internal.get(name)
+        if known is None:
+            known = _is_internal(name)
+        if not known:
+            return f
         f = f.f_back
-    return f
+    return None
 
 
 # id(code) -> (code, {line: SourceLoc}). NOTE [perf]: keyed by identity, as hashing a code object
@@ -146,6 +164,44 @@ def _jsonable(v: Any) -> Any:
     return repr(v)
 
 
+# NOTE [perf: shared records] What a loop passes again and again (the constant of
+# ``y * 1.0001``, the saved ``alpha`` of every add, a shape) is one shared tuple, not a new one per
+# op, for the reason of NOTE [perf: flat records]. Only exact types are shared, keyed with the
+# type (1 and 1.0 and True stay apart); a zero float is not (0.0 and -0.0 are equal keys, and
+# differ in JSON). A shared constant still becomes a dict of its own per record when the model
+# is built (_expander). The caches are bounded.
+_CONSTS: dict[tuple[type, Any], tuple[Any]] = {}
+_SHAPES: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+
+def _shareable(v: Any) -> bool:
+    t = type(v)
+    return t is int or t is bool or v is None or (t is float and v != 0.0)
+
+
+def _const(v: Any) -> tuple[Any]:
+    """A constant input as a raw record holds it: ``(_jsonable(v),)``."""
+    if not _shareable(v):
+        return (_jsonable(v),)
+    key = (type(v), v)
+    c = _CONSTS.get(key)
+    if c is None:
+        c = (_jsonable(v),)
+        if len(_CONSTS) < 4096:
+            _CONSTS[key] = c
+    return c
+
+
+def _shape(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The shared tuple equal to ``shape``."""
+    known = _SHAPES.get(shape)
+    if known is None:
+        known = shape
+        if len(_SHAPES) < 4096:
+            _SHAPES[shape] = shape
+    return known
+
+
 class _Ref(weakref.ref):
     """A weak reference that knows the ``id`` key it was filed under."""
 
@@ -190,42 +246,70 @@ class _Ids:
         return ident
 
 
+class _TRef(weakref.ref):
+    """A weak reference to a tensor that carries the tensor's trace id."""
+
+    __slots__ = ("ident",)
+
+
 class _TensorIds:
     """Stable string ids for live tensors, without keeping them alive.
 
     NOTE [perf]: most tensors an op chain makes die at once, and a weak-reference callback per
     death costs more than checking the reference on each lookup (tensors are looked up about
     once per op, nodes several times). So entries are checked when read, and the dead ones are
-    swept out whenever the map has doubled since the last sweep.
+    swept out whenever the map has doubled since the last sweep. An entry is one object, a
+    weak reference holding the id (``_TRef``), not a (reference, id) pair: every object a trace
+    keeps per op makes the cyclic collector run more often (NOTE [perf: lazy trace]).
+    ``_ids`` stays the same dict object (a sweep empties and refills it), so that hot paths
+    may hold it across calls that register tensors.
     """
 
     def __init__(self, prefix: str) -> None:
         self.prefix = prefix
         self.count = 0
-        self._ids: dict[int, tuple[weakref.ref, str]] = {}
+        self._ids: dict[int, _TRef] = {}
         self._sweep_at = 1024
 
     def get(self, obj: Any) -> str | None:
-        entry = self._ids.get(id(obj))
-        return entry[1] if entry is not None and entry[0]() is obj else None
+        ref = self._ids.get(id(obj))
+        return ref.ident if ref is not None and ref() is obj else None
+
+    def live(self) -> Iterator[str]:
+        """The ids of the tensors still alive."""
+        return (ref.ident for ref in self._ids.values() if ref() is not None)
 
     def new(self, obj: Any) -> str:
         ident = f"{self.prefix}{self.count}"
         self.count += 1
         ids = self._ids
-        ids[id(obj)] = (weakref.ref(obj), ident)  # replaces an older version's entry
+        ref = ids[id(obj)] = _TRef(obj)  # replaces an older version's entry
+        ref.ident = ident
         if len(ids) >= self._sweep_at:
-            self._ids = ids = {k: e for k, e in ids.items() if e[0]() is not None}
+            live = [(k, r) for k, r in ids.items() if r() is not None]
+            ids.clear()
+            ids.update(live)
             self._sweep_at = max(1024, 2 * len(ids))
         return ident
 
 
-def _weak(obj: Any) -> Callable[[], Any]:
-    """A weak reference to ``obj``, or a strong one for what cannot be referred to weakly."""
-    try:
-        return weakref.ref(obj)
-    except TypeError:  # a NumPy scalar, a Python number
-        return lambda: obj
+class _VRef(weakref.ref):
+    """A weak reference to a gradient, holding its snapshot (see Trace._value)."""
+
+    __slots__ = ("snap",)
+
+
+class _Held:
+    """What stands for a _VRef for a value that cannot be referred to weakly (a NumPy scalar,
+    a Python number): it holds the value."""
+
+    __slots__ = ("value", "snap")
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __call__(self) -> Any:
+        return self.value
 
 
 _NODE_TYPES: dict[type, tuple[str, str]] = {}
@@ -263,6 +347,34 @@ def _node_type(n: Node) -> tuple[str, str]:
 #           (linear in the queue's width: replay.py rebuilds the queue).
 # A source is an index into Trace._sources (or None), a constant a 1-tuple ``(value,)``, and a
 # value a snapshot (model.snapshot) or such a constant.
+#
+# NOTE [perf: flat records] While recording, the tensor, node and op records are not tuples but
+# rows of fields appended to three flat lists (NOTE [perf: lazy trace] says why objects kept per
+# op cost so much: a tuple kept is counted by the collector, even one it stops tracking later;
+# fields appended to a list are not objects of their own). Tracing a chain of tiny ops kept
+# about seven such objects per op, which made the collector run over three times as often as
+# without tracing, and once over everything (a full collection). Readers turn the rows into the
+# tuples above first (Trace._unpack), so the rows' layout is known here and in the writers only:
+# a tensor: its _TENSOR_ROW fields in the order of the tuple;
+# a node:   name, kind, sequence_nr, num_outputs, variable, n, the n (id, input_nr) pairs of
+#           next_functions flat, m, the m saved entries, each _SAVED_ROW fields (pack_hook and
+#           packed None when no hook packed it);
+# an op:    id, name, node, kwargs, inplace, scope, source, segment, parent, n, the n inputs,
+#           m, the m outputs.
+_TENSOR_ROW = 10
+_SAVED_ROW = 6
+_OP_FIELDS = 9  # an op row's fields before its inputs' count
+
+
+def _node_from_row(flat: list[Any], k: int) -> tuple:
+    """The node record whose flat row starts at ``flat[k]``."""
+    j = k + 6 + 2 * flat[k + 5]
+    nexts = tuple(flat[k + 6:j])
+    saved = tuple(tuple(flat[i:i + _SAVED_ROW])
+                  for i in range(j + 1, j + 1 + _SAVED_ROW * flat[j], _SAVED_ROW))
+    return (flat[k], flat[k + 1], flat[k + 2], nexts, flat[k + 3], flat[k + 4], saved)
+
+
 _STEP_FIELDS: dict[str, tuple[str, ...]] = {
     "enqueue": ("priority",),
     "execute": ("grad_outputs", "grad_inputs"),
@@ -303,10 +415,13 @@ def _expander(mode: str) -> Callable[[Any], dict[str, Any]]:
     memo: dict[int, dict[str, Any]] = {}
 
     def expand(value: Any) -> dict[str, Any]:
+        if type(value) is tuple and len(value) == 1:
+            # A constant: its own dict per record (one constant tuple may be shared by many
+            # records: NOTE [perf: shared records]).
+            return {"const": value[0]}
         out = memo.get(id(value))
         if out is None:
-            out = memo[id(value)] = ({"const": value[0]} if type(value) is tuple
-                                     and len(value) == 1 else expand_snapshot(value, mode))
+            out = memo[id(value)] = expand_snapshot(value, mode)
         return out
 
     return expand
@@ -361,6 +476,8 @@ class Trace:
             raise ValueError("keep_runs must be a positive integer, 'all' or None; got "
                              f"{keep_runs!r}")
         self.values = values
+        # Values up to this size are snapshotted as a copy (model.snapshot); see _snap.
+        self._copy_upto = SMALL if values == "small" else math.inf if values == "all" else -1
         self.keep_runs = keep_runs
         # A run asked for by number (``gradviz trace --run N``): never folded or dropped by the
         # default policy, so that it can be drawn (NOTE [long runs]).
@@ -386,9 +503,17 @@ class Trace:
         self._nodes: dict[str, NodeInfo] = {}
         self._runs: list[BackwardRun] = []  # finished runs; steps of some still in _unbuilt
         # Raw records not built yet, in recording order (see NOTE [perf: lazy trace]).
-        self._raw_tensors: dict[str, tuple | None] = {}
-        self._raw_nodes: dict[str, tuple] = {}
-        self._raw_ops: list[tuple] = []
+        self._rec_tensors: dict[str, tuple | None] = {}
+        self._rec_nodes: dict[str, tuple] = {}
+        self._rec_ops: list[tuple] = []
+        # The same records while recording, flat (NOTE [perf: flat records]): a tensor's or
+        # node's id -> where its row starts in _flat_t / _flat_n (-1: a tensor being
+        # registered), and the ops' rows one after another in _flat_o.
+        self._pend_t: dict[str, int] = {}
+        self._pend_n: dict[str, int] = {}
+        self._flat_t: list[Any] = []
+        self._flat_n: list[Any] = []
+        self._flat_o: list[Any] = []
         self._unbuilt: list[tuple[BackwardRun, list[tuple]]] = []
         self._tnames: dict[str, str] = {}  # names of raw tensors that are not just their id
         self._tgrads: dict[str, Any] = {}  # .grad snapshots of raw tensors
@@ -403,7 +528,7 @@ class Trace:
         self._scope_t: tuple[str, ...] = ()
         self._run: BackwardRun | None = None
         self._steps: list[tuple] = []  # the current run's raw steps
-        self._run_memo: dict[int, tuple[Callable[[], Any], Any]] = {}  # see _value
+        self._run_memo: dict[int, _VRef | _Held] = {}  # see _value
         # Within one op event (else None): stats of large buffers, see model.snapshot, and the
         # last value snapshotted, see _snap.
         self._op_shared: dict[int, Any] | None = None
@@ -431,8 +556,52 @@ class Trace:
     nodes: dict[str, NodeInfo] = _Built("Every backward node seen, by id.")
     runs: list[BackwardRun] = _Built("The finished backward runs (the last ``keep_runs``).")
 
+    # What a test measures of the records held unread (unpacked first).
+    @property
+    def _raw_tensors(self) -> dict[str, tuple | None]:
+        self._unpack()
+        return self._rec_tensors
+
+    @property
+    def _raw_nodes(self) -> dict[str, tuple]:
+        self._unpack()
+        return self._rec_nodes
+
+    @property
+    def _raw_ops(self) -> list[tuple]:
+        self._unpack()
+        return self._rec_ops
+
+    def _unpack(self) -> None:
+        """Turn the flat rows recorded since the last call into the record tuples (NOTE [perf:
+        flat records]); every reader of _rec_tensors, _rec_nodes or _rec_ops calls it first."""
+        if self._pend_t:
+            flat, recs = self._flat_t, self._rec_tensors
+            for tid, k in self._pend_t.items():
+                recs[tid] = None if k < 0 else tuple(flat[k:k + _TENSOR_ROW])
+            self._pend_t, self._flat_t = {}, []
+        if self._pend_n:
+            flat, nrecs = self._flat_n, self._rec_nodes
+            for nid, k in self._pend_n.items():
+                nrecs[nid] = _node_from_row(flat, k)
+            self._pend_n, self._flat_n = {}, []
+        if self._flat_o:
+            flat, ops = self._flat_o, self._rec_ops
+            k, end = 0, len(flat)
+            while k < end:
+                i = k + _OP_FIELDS + 1  # the first input
+                j = i + flat[i - 1]  # the outputs' count
+                n_out = flat[j]
+                # (id, name, inputs, outputs, node, kwargs, inplace, scope, source, segment,
+                #  parent): the tuple's order, which puts inputs and outputs third and fourth
+                ops.append((flat[k], flat[k + 1], tuple(flat[i:j]),
+                            tuple(flat[j + 1:j + 1 + n_out]), *flat[k + 2:k + _OP_FIELDS]))
+                k = j + 1 + n_out
+            self._flat_o = []
+
     def _flush(self) -> None:
-        if self._raw_tensors or self._raw_nodes or self._raw_ops or self._unbuilt:
+        if (self._rec_tensors or self._rec_nodes or self._rec_ops or self._unbuilt
+                or self._pend_t or self._pend_n or self._flat_o):
             with self._lock:  # another thread may be recording
                 if self._to_drop:
                     self._collect()
@@ -442,9 +611,10 @@ class Trace:
 
     def _build_model(self, expand: Callable[[Any], dict[str, Any]]) -> None:
         """Tensors, nodes and ops from their raw records (NOTE [perf: lazy trace])."""
+        self._unpack()
         sources = self._sources
         tensors, names, grads = self._tensors, self._tnames, self._tgrads
-        for tid, rec in self._raw_tensors.items():
+        for tid, rec in self._rec_tensors.items():
             if rec is None:  # its registration failed half-way (an error in the tracer)
                 continue
             shape, dtype, requires_grad, is_leaf, is_param, grad_fn, output_nr, op, source, \
@@ -455,19 +625,19 @@ class Trace:
                 requires_grad=requires_grad, is_leaf=is_leaf, is_param=is_param, grad_fn=grad_fn,
                 output_nr=output_nr, op=op, source=None if source is None else sources[source],
                 value=expand(value), grad=None if grad is None else expand(grad))
-        self._raw_tensors, self._tnames, self._tgrads = {}, {}, {}
+        self._rec_tensors, self._tnames, self._tgrads = {}, {}, {}
         nodes = self._nodes
         for nid, (name, kind, seq, nexts, num_outputs, variable, saved) in \
-                self._raw_nodes.items():
+                self._rec_nodes.items():
             nodes[nid] = NodeInfo(
                 id=nid, name=name, kind=kind, sequence_nr=seq,
                 next_functions=[[nexts[i], nexts[i + 1]] for i in range(0, len(nexts), 2)],
                 variable=variable,
                 saved=[SavedInfo(s[0], s[1], s[2], expand(s[3]), *s[4:]) for s in saved],
                 num_outputs=num_outputs)
-        self._raw_nodes = {}
+        self._rec_nodes = {}
         for op_id, name, inputs, outputs, nid, kwargs, inplace, scope, source, segment, \
-                parent in self._raw_ops:
+                parent in self._rec_ops:
             self._ops.append(OpRecord(
                 id=op_id, name=name,
                 inputs=[i if type(i) is str else {"const": i[0]} for i in inputs],
@@ -484,7 +654,7 @@ class Trace:
             for t in tensors.values():
                 if t.op is not None and t.op not in known:
                     t.op = None
-        self._raw_ops = []
+        self._rec_ops = []
 
     def _build_steps(self, expand: Callable[[Any], dict[str, Any]]) -> None:
         """The typed steps of finished runs from their raw records (NOTE [typed steps])."""
@@ -574,7 +744,7 @@ class Trace:
             # variable of a function it is passed to (``t`` of ``scale(t)``) is not its name.
             return tid
         tid = self._tids.new(t)
-        self._raw_tensors[tid] = None  # holds its place: registering the graph records more
+        self._pend_t[tid] = -1  # holds its place: registering the graph records more
         name = t.name or (self._first_sight_name(t, frame) if frame is not None else None) or tid
         value = snapshot(t._data, self.values, self._op_shared)
         grad_fn = None if t.grad_fn is None else self._node(t.grad_fn)
@@ -584,9 +754,15 @@ class Trace:
     def _add_tensor(self, tid: str, t: Tensor, name: str, grad_fn: str | None, op: str | None,
                     source: int | None, value: Any) -> None:
         data = t._data
-        self._raw_tensors[tid] = (data.shape, data.dtype, t.requires_grad, t.grad_fn is None,
-                                  type(t).__name__ == "Parameter", grad_fn, t._output_nr, op,
-                                  source, value)
+        if t._view_meta is None:  # NOTE [perf]: the properties' work matters for views only
+            requires_grad, is_leaf = t._requires_grad, t._grad_fn is None
+        else:
+            requires_grad, is_leaf = t.requires_grad, t.grad_fn is None
+        flat = self._flat_t
+        k = len(flat)
+        flat.extend((_shape(data.shape), data.dtype, requires_grad, is_leaf,
+                     type(t).__name__ == "Parameter", grad_fn, t._output_nr, op, source, value))
+        self._pend_t[tid] = k  # filed once the row is whole (an interrupt may come between)
         if name != tid:
             self._tnames[tid] = name
         else:
@@ -594,7 +770,7 @@ class Trace:
 
     def _tensor_name(self, tid: str) -> str | None:
         """A recorded tensor's current name (None if it is not in the trace any more)."""
-        if tid in self._raw_tensors:
+        if tid in self._pend_t or tid in self._rec_tensors:
             return self._tnames.get(tid, tid)
         info = self._tensors.get(tid)
         return None if info is None else info.name
@@ -610,7 +786,7 @@ class Trace:
             self._tnames[tid] = name
 
     def _set_grad(self, tid: str, grad: Any) -> None:
-        if tid in self._raw_tensors:
+        if tid in self._pend_t or tid in self._rec_tensors:
             self._tgrads[tid] = grad
         elif tid in self._tensors:
             self._tensors[tid].grad = None if grad is None else expand_snapshot(grad,
@@ -692,7 +868,11 @@ class Trace:
                 return self._new_graph(node)
         # NOTE [perf]: the usual case, a new op's node over registered inputs, in line.
         nid = self._nids.new(node)
-        self._raw_nodes[nid] = self._node_record(node)
+        row = self._node_record(node)
+        flat = self._flat_n
+        k = len(flat)
+        flat += row
+        self._pend_n[nid] = k  # filed once the row is whole
         return nid
 
     def _new_graph(self, node: Node) -> str:
@@ -712,19 +892,44 @@ class Trace:
                     pending.append(nxt)
         new_ids = [self._nids.new(n) for n in order]
         for nid, n in zip(new_ids, order):
-            self._raw_nodes[nid] = self._node_record(n)
+            row = self._node_record(n)
+            flat = self._flat_n
+            k = len(flat)
+            flat += row
+            self._pend_n[nid] = k
         return new_ids[0]
 
-    def _node_record(self, n: Node) -> tuple:
-        name, kind = _node_type(n)
+    def _node_record(self, n: Node) -> list[Any]:
+        """``n``'s flat row (NOTE [perf: flat records]); the caller files it once it is
+        complete, as making it may register other nodes and tensors first."""
+        name, kind = _NODE_TYPES.get(type(n)) or _node_type(n)
         ids = self._nids.ids
-        nexts = []
-        for nxt, nr in n.next_functions:
-            nexts.append(None if nxt is None else ids.get(id(nxt)))
-            nexts.append(nr)
-        variable = self._tensor(n.variable) if kind == "accumulate_grad" else None
-        saved = tuple(starmap(self._saved, n._inspect_saved()))
-        return (name, kind, n._seq, tuple(nexts), n.num_outputs, variable, saved)
+        nexts = n.next_functions
+        row = [name, kind, n._seq, n.num_outputs, None, len(nexts)]
+        for nxt, nr in nexts:
+            row.append(None if nxt is None else ids.get(id(nxt)))
+            row.append(nr)
+        if kind == "accumulate_grad":
+            row[4] = self._tensor(n.variable)
+        items = n._inspect_saved()
+        row.append(len(items))
+        for sname, v in items:
+            # NOTE [perf]: the two usual entries in line, as _saved would make them: an op's
+            # output saved as its array (tanh's result), a number already shared (_const).
+            tv = type(v)
+            if tv is SavedVariable and v._tensor is None and v.data is not None:
+                row += (sname, None, True, self._snap(v.data), None, None)
+                continue
+            if tv is float or tv is int:
+                c = _CONSTS.get((tv, v))
+                if c is not None:
+                    row += (sname, None, False, c, None, None)
+                    continue
+            entry = self._saved(sname, v)
+            row += entry
+            if len(entry) < _SAVED_ROW:
+                row += (None, None)  # no pack hook
+        return row
 
     def _saved(self, name: str, v: Any) -> tuple:
         if type(v) is SavedVariable:
@@ -734,7 +939,7 @@ class Trace:
                 return (name, self._tensor(v._tensor), False, snapshot(v.data, "none"))
             return (name, None, True, self._snap(v.data))
         if v is None or isinstance(v, (bool, int, float, str, tuple, list)):
-            return (name, None, False, (_jsonable(v),))
+            return (name, None, False, _const(v))
         return (name, None, False, (repr(v),))
 
     def _snap(self, arr: Any) -> Any:
@@ -743,7 +948,11 @@ class Trace:
         last = self._op_snap
         if last is not None and last[0] is arr:
             return last[1]
-        s = snapshot(arr, self.values, self._op_shared)
+        # NOTE [perf]: snapshot()'s usual case, a small numeric array copied, in line.
+        if type(arr) is np.ndarray and arr.size <= self._copy_upto and arr.dtype.kind in "biuf":
+            s = arr.copy()
+        else:
+            s = snapshot(arr, self.values, self._op_shared)
         if self._op_shared is not None:
             self._op_snap = (arr, s)
         return s
@@ -757,10 +966,18 @@ class Trace:
         if v is None:
             return None
         hit = self._run_memo.get(id(v))
-        if hit is not None and hit[0]() is v:
-            return hit[1]
-        s = snapshot(v, self.values, self._run_shared)
-        self._run_memo[id(v)] = (_weak(v), s)
+        if hit is not None and hit() is v:
+            return hit.snap
+        if type(v) is np.ndarray and v.size <= self._copy_upto and v.dtype.kind in "biuf":
+            s = v.copy()  # snapshot()'s usual case, in line (see _snap)
+        else:
+            s = snapshot(v, self.values, self._run_shared)
+        try:
+            ref: _VRef | _Held = _VRef(v)
+        except TypeError:
+            ref = _Held(v)
+        ref.snap = s  # one object per entry (NOTE [perf: flat records])
+        self._run_memo[id(v)] = ref
         return s
 
     # -- events ----------------------------------------------------------------------------------
@@ -772,6 +989,13 @@ class Trace:
     # event first parks it and brings its own back. One thread pays one ident call and one
     # comparison per event. Runs are listed in the order they finished.
     def _on_event(self, event: str, data: dict[str, Any]) -> None:
+        if event == "op":  # NOTE [perf]: the most frequent event by far, without a lookup
+            with self._lock:
+                me = _get_ident()
+                if me != self._thread:
+                    self._switch_to(me)
+                self._on_op(data)
+            return
         handler = self._handlers.get(event)
         if handler is not None:
             with self._lock:
@@ -848,7 +1072,7 @@ class Trace:
             names = [f"{_names.slot_name(s)}[{p.element}]" if len(p.target.slots) == 1
                      else _names.slot_name(s) for s in slots]
         else:
-            names = [_names.slot_name(s) for s in slots]
+            names = p.target.names
         if len(names) == len(last):  # h, c = x.chunk(2): one name per output
             pairs = zip(last, names)
         elif len(names) == 1:
@@ -896,12 +1120,18 @@ class Trace:
                     self._rename(tid, name)
         return found
 
-    def _note_outputs(self, frame: FrameType, outputs: list[str]) -> None:
-        """Make the outputs candidates of the binding the user's instruction will make."""
-        where = _names.binding(frame, _is_internal)
-        if where is None:
-            return
-        f, lasti, target, element = where
+    def _note_outputs(self, frame: FrameType, outputs: list[str], known: Any = None) -> None:
+        """Make the outputs candidates of the binding the user's instruction will make
+        (``known``: what names.known_target said of the instruction)."""
+        if type(known) is _names.Target and known.kind == "names":
+            # NOTE [perf]: the instruction stores the value itself (``y = x.tanh()``): what
+            # binding() would say without its walk.
+            f, lasti, target, element = frame, frame.f_lasti, known, None
+        else:
+            where = _names.binding(frame, _is_internal)
+            if where is None:
+                return
+            f, lasti, target, element = where
         pending = self._pending
         last = tuple(outputs)
         if pending:
@@ -940,18 +1170,36 @@ class Trace:
         frame = user_frame(_EMITTER)
         if self._pending:
             self._settle(frame)
-        source = self._source_index(frame)
+        source = None
+        if frame is not None:  # _source_index's cache read in line
+            code = frame.f_code
+            lines = self._code_lines.get(id(code))
+            if lines is not None and lines[0] is code:
+                source = lines[1].get(frame.f_lasti)
+            if source is None:
+                source = self._source_index(frame)
         self._op_shared = {}
-        # NOTE [perf]: loops, not comprehensions (each is a function call before Python 3.12).
+        # NOTE [perf]: loops, not comprehensions (each is a function call before Python 3.12);
+        # a known tensor's id read in line (see _TensorIds).
+        ids = self._tids._ids
         inputs = []
         for a in data["inputs"]:
-            inputs.append(self._tensor(a, frame) if isinstance(a, Tensor) else (_jsonable(a),))
+            if isinstance(a, Tensor):
+                ref = ids.get(id(a))
+                inputs.append(ref.ident if ref is not None and ref() is a
+                              else self._tensor(a, frame))
+            else:
+                ta = type(a)  # _const, in line for a number seen before
+                c = _CONSTS.get((ta, a)) if ta is float or ta is int else None
+                inputs.append(c if c is not None else _const(a))
         # A tensor passed by keyword (nll_loss's target, where's condition) is linked by id;
         # registered before the node, which may save it, so it is first seen with the frame.
         kwargs = []
-        for k, v in (data.get("kwargs") or {}).items():
-            kwargs.append((k, {"tensor": self._tensor(v, frame)} if isinstance(v, Tensor)
-                           else _jsonable(v)))
+        given = data.get("kwargs")
+        if given:
+            for k, v in given.items():
+                kwargs.append((k, {"tensor": self._tensor(v, frame)} if isinstance(v, Tensor)
+                               else _jsonable(v)))
         node = data["node"]
         nid = self._node(node) if node is not None else None
         fn_done, self._fn_done = self._fn_done, None
@@ -968,21 +1216,46 @@ class Trace:
             # An in-place result is a new version of a tensor: it gets a new id, so the forward
             # graph stays acyclic, and is named after the old one.
             tid = self._tids.new(t)
-            name = t.name or tid
+            extra = t._extra  # t.name, in line
+            name = (extra.name if extra is not None else None) or tid
             old_name = None if old_id is None else self._tensor_name(old_id)
             if old_name is not None:
                 name = f"{old_name.split(' (v')[0]} (v{t._version})"
-            grad_fn = t.grad_fn
+            if t._view_meta is not None:  # the properties' work matters for views
+                grad_fn = t.grad_fn
+                gid = nid if grad_fn is node and node is not None else (
+                    self._node(grad_fn) if grad_fn is not None else None)
+                self._add_tensor(tid, t, name, gid, op_id, source, self._snap(t._data))
+                outputs.append(tid)
+                continue
+            # NOTE [perf]: _add_tensor in line for the usual output, not a view.
+            grad_fn = t._grad_fn
             gid = nid if grad_fn is node and node is not None else (
                 self._node(grad_fn) if grad_fn is not None else None)
-            self._add_tensor(tid, t, name, gid, op_id, source, self._snap(t._data))
+            data_ = t._data
+            value = self._snap(data_)
+            flat = self._flat_t
+            k = len(flat)
+            shape = data_.shape
+            flat.extend((_SHAPES.get(shape) or _shape(shape), data_.dtype, t._requires_grad,
+                         grad_fn is None, type(t).__name__ == "Parameter", gid, t._output_nr,
+                         op_id, source, value))
+            self._pend_t[tid] = k
+            if name != tid:
+                self._tnames[tid] = name
+            else:
+                self._unnamed.add(tid)
             outputs.append(tid)
         self._op_shared = self._op_snap = None
-        self._raw_ops.append((op_id, data["name"], tuple(inputs), tuple(outputs), nid,
-                              tuple(kwargs), inplace, self._scope_t, source, self.runs_total,
-                              parent))
+        self._flat_o.extend((op_id, data["name"], nid, tuple(kwargs), inplace, self._scope_t,
+                             source, self.runs_total, parent, len(inputs), *inputs,
+                             len(outputs), *outputs))
+        # NOTE [perf]: most instructions bind nothing (the ``*`` of ``(y * 2 + 1).tanh()``):
+        # known from the instruction's cached analysis without a call to _note_outputs.
         if frame is not None and not inplace and outputs:
-            self._note_outputs(frame, outputs)
+            known = _names.known_target(frame.f_code, frame.f_lasti)
+            if known is not None:
+                self._note_outputs(frame, outputs, known)
 
     def _on_backward_begin(self, data: dict[str, Any]) -> None:
         frame = user_frame(_EMITTER)
@@ -1014,7 +1287,10 @@ class Trace:
 
     def _tensor_grad_fn(self, tid: str) -> str | None:
         """The grad_fn recorded for a tensor (its grad_fn when first seen)."""
-        rec = self._raw_tensors.get(tid)
+        k = self._pend_t.get(tid)
+        if k is not None and k >= 0:
+            return self._flat_t[k + 5]
+        rec = self._rec_tensors.get(tid)
         if rec is not None:
             return rec[5]
         info = self._tensors.get(tid)
@@ -1159,9 +1435,10 @@ class Trace:
         if name is None:
             return
         _, _, fn, packed = self._packs.pop(id(saved))
-        raw = self._raw_nodes.get(nid)
+        self._unpack()
+        raw = self._rec_nodes.get(nid)
         if raw is not None:  # the entry made when the node was registered, told of the hook
-            self._raw_nodes[nid] = (*raw[:6], tuple((*e[:4], fn, packed) if e[0] == name else e
+            self._rec_nodes[nid] = (*raw[:6], tuple((*e[:4], fn, packed) if e[0] == name else e
                                                     for e in raw[6]))
             return
         info = self._nodes.get(nid)
@@ -1249,7 +1526,8 @@ class Trace:
         # run to compare with.
         seg = self._run_segments.get(run.id, 0)
         mine = []
-        for o in reversed(self._raw_ops):
+        self._unpack()
+        for o in reversed(self._rec_ops):
             if o[9] < seg:
                 break
             if o[9] == seg:
@@ -1301,17 +1579,18 @@ class Trace:
         """Drop the raw records of the iterations of the runs :meth:`_drop_run` forgot, keeping
         what the rest refers to (NOTE [long runs])."""
         dropped, self._to_drop = set(self._to_drop), []
+        self._unpack()
         runs, segments = self._runs, self._run_segments
         kept_segments = set(segments.values())
         last_dropped = max(dropped)
         kept_ops, gone = [], set()
-        for o in self._raw_ops:
+        for o in self._rec_ops:
             if o[9] <= last_dropped and o[9] not in kept_segments:
                 gone.add(o[0])
             else:
                 kept_ops.append(o)
         # What the kept records refer to, to a fixed point (the loader checks every id).
-        live_t = {tid for ref, tid in self._tids._ids.values() if ref() is not None}
+        live_t = set(self._tids.live())
         live_n: set[str] = set()
         for r in runs:
             live_t.update(r.roots)
@@ -1325,7 +1604,7 @@ class Trace:
             live_t.update(v["tensor"] for _, v in o[5] if isinstance(v, dict) and "tensor" in v)
             if o[4] is not None:
                 live_n.add(o[4])
-        raw_t, raw_n = self._raw_tensors, self._raw_nodes
+        raw_t, raw_n = self._rec_tensors, self._rec_nodes
         todo_t, todo_n = list(live_t), list(live_n)
         while todo_t or todo_n:
             new_n = []
@@ -1355,9 +1634,9 @@ class Trace:
                 if rec is not None and rec[7] in gone:  # made by a dropped op
                     rec = (*rec[:7], None, *rec[8:])
                 tensors[tid] = rec
-        self._raw_tensors = tensors
-        self._raw_nodes = {k: v for k, v in raw_n.items() if k in live_n}
-        self._raw_ops = kept_ops
+        self._rec_tensors = tensors
+        self._rec_nodes = {k: v for k, v in raw_n.items() if k in live_n}
+        self._rec_ops = kept_ops
         self._tnames = {k: v for k, v in self._tnames.items() if k in tensors}
         self._tgrads = {k: v for k, v in self._tgrads.items() if k in tensors}
         self._unnamed &= tensors.keys()
@@ -1400,7 +1679,7 @@ class Trace:
         # What is kept must refer only to what is kept (the loader checks every reference):
         # tensors still alive (a later op may use them: an RNN's hidden state, a weight), and,
         # to a fixed point, kept tensors' grad_fn, kept nodes' next nodes and their tensors.
-        live_tensors.update(tid for ref, tid in self._tids._ids.values() if ref() is not None)
+        live_tensors.update(self._tids.live())
         todo = list(live_nodes)
         while True:
             for nid in todo:
@@ -1527,10 +1806,15 @@ class _EngineObserver(events.Forwarding):
             if me != tr._thread:
                 tr._switch_to(me)
             if tr._run is not None:
-                value = tr._value
+                # NOTE [perf]: a gradient received was snapshotted when it was sent: the memo
+                # of _value read in line.
+                memo, value = tr._run_memo, tr._value
+                outs = []
+                for g in grad_outputs:
+                    hit = memo.get(id(g))
+                    outs.append(hit.snap if hit is not None and hit() is g else value(g))
                 tr._steps.append(("execute", tr._nids.ids.get(id(node)) or tr._node(node),
-                                  None, tuple(map(value, grad_outputs)),
-                                  tuple(map(value, grad_inputs))))
+                                  None, tuple(outs), tuple(map(value, grad_inputs))))
 
     def accumulate(self, node: Node, input_nr: int, grad: Any, buffer: Any, source: Any,
                    remaining: int) -> None:
@@ -1543,7 +1827,8 @@ class _EngineObserver(events.Forwarding):
                 ids = tr._nids.ids
                 target = ids.get(id(node)) or tr._node(node)
                 src = None if source is None else ids.get(id(source)) or tr._node(source)
-                g = tr._value(grad)
+                hit = tr._run_memo.get(id(grad))  # _value, in line: the grad was just sent
+                g = hit.snap if hit is not None and hit() is grad else tr._value(grad)
                 # A slot that was empty holds the very gradient sent: one snapshot for both.
                 tr._steps.append(("accumulate", target, None, input_nr, src, g,
                                   g if buffer is grad else tr._value(buffer), remaining))

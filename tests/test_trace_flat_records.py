@@ -1,0 +1,123 @@
+"""The recorder's flat rows and shared tuples (NOTE [perf: flat records], [perf: shared records]
+in gradviz/trace/recorder.py) record exactly what the tuples did.
+
+Issue #16: tracing a chain of tiny ops kept about seven objects per op that the cyclic garbage
+collector counts, so it ran three times as often as without tracing. These tests pin what the
+cheaper records must keep: each constant its own type and sign, records read in the middle of
+recording and then extended, saved values a hook packs after a read, and few counted objects.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import math
+
+import gradviz as torch
+
+
+def _consts(tr):
+    return [[i["const"] for i in op.inputs if isinstance(i, dict)] for op in tr.ops]
+
+
+def test_shared_constants_keep_their_type_and_sign():
+    with torch.trace() as tr:
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        for _ in range(2):  # the second iteration reuses the shared tuples
+            y = x * 1
+            y = y * 1.0
+            y = y * 0.0
+            y = y * -0.0
+            y = y + 2.5
+            y = y * float("nan")
+    consts = _consts(tr)
+    assert [type(c[0]).__name__ for c in consts[:6]] == ["int", "float", "float", "float",
+                                                        "float", "str"]
+    assert consts[:6] == consts[6:]
+    assert math.copysign(1.0, consts[2][0]) == 1.0 and math.copysign(1.0, consts[3][0]) == -1.0
+    text = tr.to_json()
+    assert '"const": -0.0' in text and '"const": 0.0' in text and '"const": 1}' in text
+    # Saved numbers too: mul's saved ``other`` is 1 for ``x * 1``, 1.0 for ``* 1.0``.
+    saved = [s.value["const"] for n in tr.nodes.values() if n.name == "MulBackward0"
+             for s in n.saved if s.name == "other"]
+    assert saved[:2] == [1, 1.0] and [type(v) for v in saved[:2]] == [int, float]
+
+
+def test_each_record_gets_its_own_constant_dict():
+    # One shared tuple per number while recording; separate dicts in the model, as before.
+    with torch.trace() as tr:
+        x = torch.tensor([1.0], requires_grad=True)
+        a = x * 3.0
+        b = a * 3.0
+        b.sum().backward()
+    first, second = (op.inputs[1] for op in tr.ops[:2])
+    assert first == second == {"const": 3.0} and first is not second
+    muls = [n for n in tr.nodes.values() if n.name == "MulBackward0"]
+    assert muls[0].saved[0].value is not muls[1].saved[0].value
+
+
+def test_reading_mid_recording_then_recording_more():
+    with torch.trace() as tr, torch.trace() as untouched:
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = x.tanh()
+        assert [op.name for op in tr.ops] == ["tanh"]  # rows unpacked and built here
+        z = (y * 2).exp()
+        assert len(tr.nodes) == 4 and [op.name for op in tr.ops] == ["tanh", "mul", "exp"]
+        z.sum().backward()
+    assert tr.tensors[tr.ops[2].outputs[0]].name == "z"
+    assert tr.to_json() == untouched.to_json()
+    assert json.loads(tr.to_json())["tensors"]
+
+
+def test_a_hook_packing_after_a_read_updates_the_saved_entry():
+    with torch.trace() as tr:
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = x * x
+        assert tr.ops  # y's node is now a built record, not a flat row
+        y.grad_fn._raw_saved_self.register_hooks(lambda t: t * 1, lambda t: t)
+        z = x.exp()
+        z.grad_fn._raw_saved_result.register_hooks(lambda t: t * 1, lambda t: t)
+        (y + z).sum().backward()
+    hooked = {(n.name, s.name): s.pack_hook is not None for n in tr.nodes.values()
+              for s in n.saved if n.name in ("MulBackward0", "ExpBackward0")}
+    assert hooked == {("MulBackward0", "self"): True, ("MulBackward0", "other"): False,
+                      ("ExpBackward0", "result"): True}
+
+
+def _chain(x, n):
+    y = x
+    for _ in range(n):
+        y = (y * 1.0001 + 0.001).tanh()
+    return y
+
+
+def _kept_per_op(traced: bool, n: int = 300) -> float:
+    """Objects the collector counts that the forward chain leaves behind, per op."""
+    x = torch.tensor([0.1, 0.2, 0.3, 0.4], requires_grad=True)
+    was = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        tr = torch.trace(values="small", keep_runs=1)
+        if traced:
+            tr.__enter__()
+        try:
+            _chain(x, 3)  # warm: caches of code, shapes and constants
+            start = gc.get_count()[0]
+            y = _chain(x, n)
+            kept = gc.get_count()[0] - start
+        finally:
+            if traced:
+                tr.__exit__(None, None, None)
+        del y
+    finally:
+        if was:
+            gc.enable()
+    return kept / (3 * n)
+
+
+def test_tracing_keeps_few_counted_objects_per_op():
+    # Untraced, the graph itself keeps about 4.7 per op (nodes, edges, saved values); the
+    # records kept seven more before the flat rows, now under one (a weak reference per node).
+    extra = _kept_per_op(True) - _kept_per_op(False)
+    assert extra < 2.0, extra
