@@ -110,3 +110,21 @@ def test_max_pool_keeps_the_first_maximum_and_the_last_nan() -> None:
     g = K.max_pool2d_with_indices_backward(np.array([[[[1.0, 2.0]]]], np.float32), a, indices)
     assert g.dtype == np.float32
     np.testing.assert_array_equal(g, [[[[1.0, 0, 0, 0, 0, 2.0]]]])
+
+
+def test_index_caches_are_bounded_by_bytes_not_count(monkeypatch):
+    """Many large geometries keep at most the byte budget of indices (the newest always)."""
+    from gradviz.ops import _kernels as K
+
+    monkeypatch.setattr(K, "_INDEX_CACHE_BYTES", 2 * 2**20)
+    for size in range(20, 60, 4):  # each index: 16 * 9 * (size - 2)**2 entries, 0.4-3.6 MB
+        x = np.ones((1, 16, size, size))
+        w = np.ones((2, 16, 3, 3))
+        out = K.convolution(x, w, None, (1, 1), (0, 0), (1, 1), False, (0, 0), 1)
+        assert out.shape == (1, 2, size - 2, size - 2)
+        assert (K._im2col_index.cache_bytes() <= 2 * 2**20
+                or K._im2col_index.cache_len() == 1)
+    # the same geometry again is served from the cache: the very same (read-only) array
+    first = K._im2col_index(16, (56, 56), (3, 3), (1, 1), (1, 1), (54, 54))
+    assert K._im2col_index(16, (56, 56), (3, 3), (1, 1), (1, 1), (54, 54)) is first
+    assert not first.flags.writeable

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 import warnings
+from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -758,10 +761,45 @@ def unbind(a, dim):
 # plane) instead (``_pool_windows``): a window's reduction is then a few passes over contiguous
 # (output position, plane) slabs.
 
-# Geometries whose im2col / col2im index is kept, per kind: an index has one entry per element of
-# a sample's im2col matrix (3.6 MB for 64 channels, 3x3, 28x28) and rebuilding one costs a few
-# ms, against tens of ms for the convolution that needs it.
-_CACHED_INDICES = 32
+# How many bytes of im2col / col2im / pooling indices are kept per kind, the geometries used
+# last first: an index has one entry per element of a sample's im2col matrix (3.6 MB for 64
+# channels, 3x3, 28x28; 58 MB for 256 channels, 3x3, 56x56) and rebuilding one costs a few ms,
+# against tens of ms for the convolution that needs it. A bound by count would let a sweep over
+# large shapes keep gigabytes.
+_INDEX_CACHE_BYTES = 64 * 2**20
+
+
+def _nbytes(value: Any) -> int:
+    items = value if isinstance(value, tuple) else (value,)
+    return sum(a.nbytes for a in items if isinstance(a, np.ndarray))
+
+
+def _index_cache(build: Callable[..., Any]) -> Callable[..., Any]:
+    """``build`` with its results kept by argument, least recently used dropped first once they
+    hold more than ``_INDEX_CACHE_BYTES`` (the newest is always kept, however large)."""
+    kept: OrderedDict[tuple, Any] = OrderedDict()
+    size = [0]
+    lock = threading.Lock()
+
+    @functools.wraps(build)
+    def cached(*key: Any) -> Any:
+        with lock:
+            hit = kept.get(key)
+            if hit is not None:
+                kept.move_to_end(key)
+                return hit
+        value = build(*key)
+        with lock:
+            if key not in kept:
+                kept[key] = value
+                size[0] += _nbytes(value)
+                while size[0] > _INDEX_CACHE_BYTES and len(kept) > 1:
+                    size[0] -= _nbytes(kept.popitem(last=False)[1])
+        return value
+
+    cached.cache_bytes = lambda: size[0]  # type: ignore[attr-defined]
+    cached.cache_len = lambda: len(kept)  # type: ignore[attr-defined]
+    return cached
 
 
 def _per_dim(v: Any, nd: int) -> tuple:
@@ -791,7 +829,7 @@ def _along(values: np.ndarray, axis: int, ndim: int) -> np.ndarray:
     return values.reshape(tuple(-1 if i == axis else 1 for i in range(ndim)))
 
 
-@functools.lru_cache(maxsize=_CACHED_INDICES)
+@_index_cache
 def _im2col_index(channels: int, spatial: tuple, kernel: tuple, stride: tuple, dilation: tuple,
                   n_out: tuple, positions_first: bool = False) -> np.ndarray:
     """For a (channels, *spatial) block flattened: the position of each im2col entry, in
@@ -838,7 +876,7 @@ def _conv(x: np.ndarray, w: np.ndarray, stride: tuple, padding: tuple, dilation:
     return out.reshape((n, o) + n_out)
 
 
-@functools.lru_cache(maxsize=_CACHED_INDICES)
+@_index_cache
 def _col2im_index(channels: int, n_in: tuple, kernel: tuple, stride: tuple, padding: tuple,
                   dilation: tuple, n_out: tuple) -> np.ndarray:
     """For contributions laid out (channels, *kernel, *n_in), flattened, with a zero appended:
@@ -935,7 +973,7 @@ def _pool_geometry(a: np.ndarray, kernel_size: Any, stride: Any, padding: Any, d
     return k, s, p, d, n_out, hi
 
 
-@functools.lru_cache(maxsize=_CACHED_INDICES)
+@_index_cache
 def _pool_positions(size: tuple, k: tuple, s: tuple, p: tuple, d: tuple, n_out: tuple, hi: tuple
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """For 2-d pooling windows over a (h, w) plane padded by ``p`` and ``hi``: the im2col index
@@ -954,10 +992,11 @@ def _pool_positions(size: tuple, k: tuple, s: tuple, p: tuple, d: tuple, n_out: 
         cols = np.arange(k[1])[None, :, None, None] * d[1] + np.arange(n_out[1]) * s[1] - p[1]
         inside = ((rows >= 0) & (rows < h) & (cols >= 0) & (cols < w)).reshape(
             k[0] * k[1], -1, 1)
+    start, offset = start.astype(np.int64), offset.astype(np.int64)
     for table in (start, offset, inside):
         if table is not None:
             table.flags.writeable = False
-    return idx, start.astype(np.int64), offset.astype(np.int64), inside
+    return idx, start, offset, inside
 
 
 def _pool_windows(padded: np.ndarray, idx: np.ndarray, n_k: int, n_pos: int) -> np.ndarray:
