@@ -62,6 +62,11 @@ return {step: Number(root.dataset.step), run: Number(root.dataset.run),
         queue: Array.from(root.querySelectorAll('[data-role="ready"] .gv-id'))
                  .map((e) => e.textContent),
         edges: root.querySelector('[data-role="edges"]').textContent,
+        buffers: Array.from(root.querySelectorAll('[data-role="buffers"] .gv-buffer')).map(
+                   (b) => [b.querySelector('.gv-id').textContent,
+                           b.querySelector('.gv-slot').textContent,
+                           b.querySelector('.gv-tensor').textContent,
+                           b.classList.contains('gv-changed')]),
         event: root.querySelector('[data-role="event"]').textContent};
 """
 
@@ -367,3 +372,36 @@ def test_accumulate_shows_the_buffer_before_and_after_and_release_names_what_it_
     _press(driver, Keys.ARROW_RIGHT, release)
     event = _state(driver)["event"]
     assert "_saved_self" in event and "_saved_other" in event, event
+
+
+def test_the_input_buffers_shown_at_each_step_are_the_trace_layers(driver, tmp_path):
+    """Every step: the panel lists exactly the slots replay() says hold a gradient, with its
+    value; the slot the step just filled is marked."""
+    from selenium.webdriver.common.keys import Keys
+
+    with torch.trace() as tr:
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        w = torch.tensor([3.0, 4.0], requires_grad=True)
+        (x * w + x * 5).sum().backward()
+    run = tr.run()
+    _open(driver, tmp_path, tr.to_html())
+    seen_waiting = False
+    for k in range(len(run.steps)):
+        if k:
+            _press(driver, Keys.ARROW_RIGHT)
+        st = _state(driver)
+        assert st["step"] == k
+        want = replay(run, k)
+        rows = [(node, nr) for node, slots in want.buffers.items() for nr in slots]
+        assert sorted((node, head.rsplit(" input ", 1)[1].rstrip(":")) for node, head, _, _ in
+                      st["buffers"]) == sorted((node, str(nr)) for node, nr in rows), k
+        for node, head, text, changed in st["buffers"]:
+            nr = int(head.rsplit(" input ", 1)[1].rstrip(":"))
+            values = want.buffers[node][nr]["values"]
+            assert f"[{values[0]:g}, {values[1]:g}]" in text, (k, text)
+            step = run.steps[k]
+            assert changed == (step.kind == "accumulate" and step.node == node
+                               and step.input_nr == nr)
+        seen_waiting = seen_waiting or len(rows) >= 2
+    assert seen_waiting  # x's buffer waits while w's does, at some step
+    assert _state(driver)["buffers"] == []  # all consumed by the end

@@ -74,10 +74,13 @@ class Timeline:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (step keys as strings), as the player reads it. ``edge_grads`` is left
-        out: the page has the gradients in the steps themselves (``execute.grad_inputs``)."""
+        out: the page has the gradients in the steps themselves (``execute.grad_inputs``); so
+        are the buffers' contents: ``buffers`` entries are ``[node, input_nr, enter, leave]``,
+        the slot holding the ``buffer`` of the accumulate step ``enter``."""
         return {"executed": self.executed, "queue": self.queue, "deps": self.deps,
                 "leafGrads": self.leaf_grads,
                 "bufferBefore": {str(k): v for k, v in self.buffer_before.items()},
+                "buffers": [[node, nr, enter, leave] for node, nr, _, enter, leave in self.buffers],
                 "freed": {str(k): v for k, v in self.freed.items()},
                 "finished": self.finished}
 

@@ -281,7 +281,8 @@ function valueAt(changes, k) {
 
 /**
  * The engine's state after steps 0..k of a run: dependency counts, ready queue, executed nodes,
- * each leaf's .grad, and the last `execute` step (whose gradients are on the edges).
+ * the input buffers waiting, each leaf's .grad, and the last `execute` step (whose gradients
+ * are on the edges).
  */
 function replay(run, k) {
   const tl = timelines[runs.indexOf(run)];
@@ -313,6 +314,15 @@ function replay(run, k) {
   state.bufferBefore = Object.prototype.hasOwnProperty.call(tl.bufferBefore, key)
     ? tl.bufferBefore[key] : null;
   state.freed = tl.freed[key] || [];
+  // The input buffers waiting: each slot holds the buffer its last accumulate step left there.
+  state.buffers = [];
+  for (const [node, inputNr, enter, leave] of tl.buffers || []) {
+    if (enter > k) break;
+    if (leave === null || k < leave) {
+      state.buffers.push({node: node, inputNr: inputNr, value: run.steps[enter].buffer,
+                          changed: enter === k});
+    }
+  }
   return state;
 }
 
@@ -468,6 +478,21 @@ function renderReady(state) {
     const li = el("li");
     li.appendChild(nodeRef(id));
     list.appendChild(li);
+  }
+}
+
+function renderBuffers(state) {
+  const box = part("buffers");
+  box.replaceChildren();
+  if (!state.buffers.length) {
+    box.appendChild(el("p", "gv-none", "(none waiting)"));
+    return;
+  }
+  for (const b of state.buffers) {
+    const row = el("div", b.changed ? "gv-buffer gv-changed" : "gv-buffer");
+    row.appendChild(line("gv-kv gv-slot", nodeRef(b.node), " input " + b.inputNr + ":"));
+    row.appendChild(summaryEl(b.value));
+    box.appendChild(row);
   }
 }
 
@@ -1166,6 +1191,7 @@ function go(k) {
   highlight(run, step, state);
   renderEvent(run, step, state);
   renderReady(state);
+  renderBuffers(state);
   renderEdges(step, state);
   renderLeaves(run, step, state);
   renderDeps(step, state);
