@@ -886,8 +886,15 @@ defop("copy_", "CopyBackwards", K.copy, ("self", "src"),
 def _nll_backward(grads, self, target, weight, reduction, ignore_index, total_weight):
     g = grads[0]
     shape = self.shape
-    safe, w = K.nll_weights(np.asarray(f.data(target)), weight, shape[-1], ignore_index,
-                            f.dtype_of(g))
+    t = np.asarray(f.data(target))
+    if weight is None and reduction and type(g) is np.ndarray and not (t == ignore_index).any():
+        # NOTE [perf]: the usual call (unit weights, a reduction, nothing ignored): every
+        # picked entry gets one value, -g (divided by the count for the mean); the numbers are
+        # those of the weighted formula below (1 / total_weight in the gradient's dtype)
+        one = np.ones((), g.dtype)
+        w = one / np.asarray(f.data(total_weight), g.dtype) if reduction == 1 else one
+        return f.at_targets(shape, t, g * (-w))
+    safe, w = K.nll_weights(t, weight, shape[-1], ignore_index, f.dtype_of(g))
     if reduction == 1:
         w = w / np.asarray(f.data(total_weight), w.dtype)
     per_row = g * (-w)  # 0-d gradient for mean/sum, one per row for reduction='none'

@@ -738,7 +738,12 @@ def _record_general(op: OpInfo, results: tuple, diff: tuple, args: tuple, arrays
             v = args[where]
             store[name] = SavedVariable(v) if isinstance(v, Tensor) else v
         elif kind == _FROM_KWARG:
-            store[name] = save_value(kwargs[name] if name in kwargs else where)
+            v = kwargs[name] if name in kwargs else where
+            if v is _NO_DEFAULT:  # an attribute the call did not pass: the row's default
+                v = op.defaults[name]
+            store[name] = save_value(v)
+        elif kind == _FROM_RESULT:  # output `where`: saved without the tensor if differentiable
+            store[name] = SavedVariable(results[where], is_output=where not in op.nondiff_outputs)
         else:
             store[name] = _save_general(op, name, args, arrays, kwargs, results)
     node._store = store
@@ -749,17 +754,20 @@ def _record_general(op: OpInfo, results: tuple, diff: tuple, args: tuple, arrays
 # NOTE [perf]: a multi-output op's save plan (nll_loss, cross_entropy's second node), worked
 # out once per op and set of inputs needing a gradient, as _save_plan does for the others.
 _GENERAL_PLANS: dict[tuple[str, int], tuple[OpInfo, tuple]] = {}
+_NO_DEFAULT = object()  # a kwarg-saved attribute without a default in the row
 
 
 def _general_plan(op: OpInfo, bits: int) -> tuple[tuple[str, int, Any], ...]:
     plan = []
     for n in saved_for(op, bits):
-        if n in op.outputs or op.variadic:
-            plan.append((n, _DERIVED, None))  # outputs, a list's tensors: _save_general
+        if op.variadic:
+            plan.append((n, _DERIVED, None))  # a list's tensors: _save_general
+        elif n in op.outputs:
+            plan.append((n, _FROM_RESULT, op.outputs.index(n)))
         elif n in op.inputs:
             plan.append((n, _FROM_INPUT, op.inputs.index(n)))
-        elif n in op.attr_names and n in op.defaults:
-            plan.append((n, _FROM_KWARG, op.defaults[n]))
+        elif n in op.attr_names:  # nll_loss's target has no default: always passed
+            plan.append((n, _FROM_KWARG, op.defaults.get(n, _NO_DEFAULT)))
         else:
             plan.append((n, _DERIVED, None))
     _GENERAL_PLANS[(op.name, bits)] = (op, tuple(plan))

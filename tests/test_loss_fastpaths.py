@@ -1,0 +1,70 @@
+"""The usual cross-entropy / nll_loss call's shortcuts give the general formulas' numbers.
+
+``_nll_backward``'s unit-weight shortcut (no weight, a reduction, nothing ignored) is compared
+with the weighted formula fed all-ones weights (the same arithmetic, spelled per entry), and the
+saved values of ``NllLossBackward0`` are checked as the general record keeps them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gradviz
+import gradviz.nn.functional as F
+
+
+def _grad(logits: np.ndarray, target: np.ndarray, **kwargs: object) -> np.ndarray:
+    x = gradviz.tensor(logits, requires_grad=True)
+    F.cross_entropy(x, gradviz.tensor(target), **kwargs).backward()
+    return x.grad.numpy()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+@pytest.mark.parametrize("shape", [(5, 3), (3,)])
+def test_unit_weight_shortcut_matches_weighted_formula(dtype, reduction, shape):
+    rng = np.random.default_rng(1)
+    logits = rng.standard_normal(shape).astype(dtype)
+    target = rng.integers(0, shape[-1], shape[:-1])
+    ones = gradviz.ones(shape[-1], dtype=gradviz.float32 if dtype == np.float32
+                        else gradviz.float64)
+    fast = _grad(logits, target, reduction=reduction)
+    general = _grad(logits, target, reduction=reduction, weight=ones)
+    assert fast.dtype == dtype
+    np.testing.assert_array_equal(fast, general)
+
+
+def test_ignored_targets_take_the_weighted_formula():
+    logits = np.array([[1.0, 2.0, 0.5], [0.1, 0.2, 0.3], [2.0, -1.0, 0.0]])
+    target = np.array([2, -100, 0])
+    g = _grad(logits, target)
+    # the ignored row gets nothing; the others share the mean over the two counted rows
+    p = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
+    expected = p.copy()
+    expected[[0, 2], [2, 0]] -= 1
+    expected[1] = 0
+    np.testing.assert_allclose(g, expected / 2, rtol=1e-12)
+
+
+def test_reduction_none_keeps_per_row_gradients():
+    logits = np.array([[1.0, 2.0], [0.5, -0.5]])
+    x = gradviz.tensor(logits, requires_grad=True)
+    F.nll_loss(x, gradviz.tensor([1, 0]), reduction="none").backward(gradviz.tensor([2.0, 3.0]))
+    np.testing.assert_array_equal(x.grad.numpy(), [[0.0, -2.0], [-3.0, 0.0]])
+
+
+def test_nll_node_saves_what_the_general_record_saves():
+    x = gradviz.randn(4, 3, requires_grad=True)
+    target = gradviz.tensor([0, 2, 1, 2])
+    loss = F.cross_entropy(x, target)
+    node = loss.grad_fn
+    assert node.name() == "NllLossBackward0"
+    assert node._saved_reduction == 1 and node._saved_ignore_index == -100
+    assert node._saved_weight is None
+    assert node._saved_target is target
+    assert float(node._saved_total_weight) == 4.0
+    assert node.next_functions[0][0].name() == "LogSoftmaxBackward0"
+    # an attribute the row saves from a keyword without a default is the call's value
+    out = F.nll_loss(x.log_softmax(1), target, reduction="sum", ignore_index=1)
+    assert out.grad_fn._saved_reduction == 2 and out.grad_fn._saved_ignore_index == 1
