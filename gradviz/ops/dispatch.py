@@ -662,15 +662,21 @@ class _GeneralOpNode(OpNode):
 
     def apply(self, grad_outputs: list, create_graph: bool) -> tuple:
         edges = self.next_functions
-        if all(g is None for g in grad_outputs):
-            return (None,) * len(edges)
         op = self._op
         saved = self._store
         if op.multi:
-            grad: Any = [g if g is not None else _formula.new_zeros(shape, dt, create_graph)
-                         for g, (shape, dt) in zip(grad_outputs, self._out_meta, strict=True)]
+            if any(g is None for g in grad_outputs):
+                if all(g is None for g in grad_outputs):
+                    return (None,) * len(edges)
+                grad: Any = [g if g is not None else _formula.new_zeros(shape, dt, create_graph)
+                             for g, (shape, dt) in zip(grad_outputs, self._out_meta,
+                                                       strict=True)]
+            else:  # NOTE [perf]: every output got a gradient (nll_loss's one output, usually)
+                grad = list(grad_outputs)
         else:
             grad = grad_outputs[0]
+            if grad is None:
+                return (None,) * len(edges)
         if op.variadic:
             args = [_value(self, saved, n, create_graph) for n in op.needs[0]]
             grads = op.grads[op.inputs[0]](grad, *args)
@@ -693,8 +699,8 @@ def _dispatch_general(op: OpInfo, args: tuple, kwargs: dict) -> Any:
             out = op.forward(*arrays, **kwargs)
     except ValueError as e:
         raise RuntimeError(f"{op.name}(): {e}") from None
-    outs = out if op.multi else (out,)
-    results = tuple(Tensor._make(o) for o in outs)
+    make = Tensor._make
+    results = tuple([make(o) for o in out]) if op.multi else (make(out),)
     if op.view:
         # The outputs of split/chunk are consecutive pieces of the input along `dim`, those of
         # unbind its slices: each is remembered as that slice or select, so that it can be
@@ -711,8 +717,9 @@ def _dispatch_general(op: OpInfo, args: tuple, kwargs: dict) -> Any:
             _make_view(r, src, *step, creation_meta=MULTI_OUTPUT_NODE)
     node = None
     if requires and _state.enabled and op.node is not None:
-        diff = tuple(r for i, r in enumerate(results)
-                     if i not in op.nondiff_outputs and r._data.dtype.kind == "f")
+        nondiff = op.nondiff_outputs
+        diff = tuple([r for i, r in enumerate(results)
+                      if r._data.dtype.kind == "f" and i not in nondiff])
         if diff:
             node = _record_general(op, results, diff, args, arrays, kwargs,
                                    collect_next_edges(args))
@@ -724,12 +731,24 @@ def _dispatch_general(op: OpInfo, args: tuple, kwargs: dict) -> Any:
 
 def _record_general(op: OpInfo, results: tuple, diff: tuple, args: tuple, arrays: list,
                     kwargs: dict, edges: tuple) -> Node:
-    node = _node_class(op)()
+    # NOTE [perf]: Node.__init__ and set_history, inlined as _record does
+    node = _new(op.node_cls or _node_class(op))
     node.next_functions = edges
-    node._out_meta = tuple((r._data.shape, r._data.dtype) for r in diff)
-    set_history(node, diff)
+    node._seq = next_sequence_nr()
+    node._extra = None
+    node._out_meta = tuple([(r._data.shape, r._data.dtype) for r in diff])
+    for i, r in enumerate(diff):
+        r._grad_fn = node
+        r._output_nr = i
+        r._requires_grad = True
     # A variadic op's one formula serves every tensor of its list.
-    bits = 1 if op.variadic else sum(1 << i for i, e in enumerate(edges) if e[0] is not None)
+    if op.variadic:
+        bits = 1
+    else:
+        bits = 0
+        for i, e in enumerate(edges):
+            if e[0] is not None:
+                bits |= 1 << i
     cached = _GENERAL_PLANS.get((op.name, bits))
     plan = cached[1] if cached is not None and cached[0] is op else _general_plan(op, bits)
     store = {}
