@@ -339,14 +339,18 @@ def pick_targets(a: np.ndarray, safe: np.ndarray) -> np.ndarray:
     return a[np.arange(a.shape[0]), safe]
 
 
+_ANY, _SUM = np.logical_or.reduce, np.add.reduce
+
+
 def nll_loss(a: np.ndarray, target: Any, weight: Any = None, reduction: int = 1,
              ignore_index: int = -100) -> tuple[np.ndarray, np.ndarray]:
     t = arr(target)
-    if weight is None and reduction == 1 and t.size and not (t == ignore_index).any():
+    if weight is None and reduction == 1 and t.size and not _ANY(t == ignore_index, None):
         # NOTE [perf]: the usual call (unit weights, the mean, nothing ignored): the mean of the
-        # picked entries, without a weight per entry (the same numbers: -sum / count)
+        # picked entries, without a weight per entry (the same numbers: -sum / count); the
+        # ufuncs' reduce, as ndarray.any/sum do it without their Python wrappers
         n = t.size
-        return np.asarray(-pick_targets(a, t).sum() / n, a.dtype), np.asarray(n, a.dtype)
+        return np.asarray(-_SUM(pick_targets(a, t), None) / n, a.dtype), np.asarray(n, a.dtype)
     safe, w = nll_weights(t, weight, a.shape[-1], ignore_index, a.dtype)
     losses = -w * pick_targets(a, safe)
     total = np.asarray(w.sum(), a.dtype)

@@ -141,7 +141,8 @@ def _saved_expr(op: OpInfo, name: str, args: tuple[str, ...], arrays: tuple[str,
         return f"int({args[inputs.index(name[:-10])]}._data.size)"
     if name.endswith("_sym_strides"):
         a = arrays[inputs.index(name[:-12])]
-        return f"tuple(_st // {a}.itemsize for _st in {a}.strides)"
+        # (a list comprehension: a generator expression costs more for two strides)
+        return f"tuple([_st // {a}.itemsize for _st in {a}.strides])"
     return f"save_kwarg(kwargs, {name!r})"  # a forward keyword argument
 
 
