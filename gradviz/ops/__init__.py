@@ -88,10 +88,10 @@ def generated_source(name: str) -> str:
     parts = []
     if fastpath.eligible(op):
         parts.append(fastpath.forward_source(op))
-    cls = op.node_cls
-    if cls is not None and "release_variables" in cls.__dict__:  # a generated node class
+    cls = dispatch._node_class(op) if op.node is not None else None  # (made on first use)
+    if cls is not None and "apply" in cls.__dict__:  # a generated node class
         parts.append(dispatch.node_source(op))
     if not parts:
         raise ValueError(f"{name!r}: no code is generated for this row (it takes the general "
-                         "dispatch path: several outputs, a list input, or inputs it cannot save)")
+                         "dispatch path: a list input, or inputs it cannot save)")
     return "\n\n".join(parts)

@@ -205,7 +205,8 @@ def _unbroadcast(grad: Any, meta: tuple) -> Any:
 def _generate_on_first_use(op: OpInfo) -> tuple:
     def install() -> type:
         cls = op.node_cls
-        methods = fastpath.node_methods(op, OpNode.apply, FREED, _unpack_rare, _unbroadcast)
+        general = _GeneralOpNode.apply if op.general else OpNode.apply
+        methods = fastpath.node_methods(op, general, FREED, _unpack_rare, _unbroadcast)
         for name, value in methods.items():
             setattr(cls, name, value)
         return cls
@@ -309,6 +310,10 @@ def _node_class(op: OpInfo) -> type:
             # NOTE [generated fast paths]: apply and release_variables written from the row,
             # compiled when a node of the class first runs (not at import: see fastpath.make).
             ns["apply"], ns["release_variables"] = _generate_on_first_use(op)
+        elif op.multi and not op.variadic:
+            # Multi-output rows (nll_loss, max(dim), split ...): apply only, generated the same
+            # way; a missing gradient or create_graph takes _GeneralOpNode.apply.
+            ns["apply"] = _generate_on_first_use(op)[0]
         cls = op.node_cls = type(op.node, (base,), ns)
     return cls
 

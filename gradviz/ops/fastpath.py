@@ -410,9 +410,21 @@ def node_source(op: OpInfo) -> tuple[str, dict[str, Any]]:
         name for names in op.needs if names for name in names}
     lines = ["def apply(_g_node, grad_outputs, create_graph):",
              f'    """{op.node}.apply, generated from the {op.name!r} row (NOTE [generated '
-             'fast paths])."""',
-             "    grad = grad_outputs[0]"]
-    if op.broadcast_idx:
+             'fast paths])."""']
+    if op.multi:
+        # A multi-output row's formulas take one gradient per output; a missing one is filled
+        # with zeros by the general apply (_GeneralOpNode.apply), which takes those calls.
+        lines += ["    for _g_g in grad_outputs:",
+                  "        if _g_g is None:",
+                  "            return _g_general_apply(_g_node, grad_outputs, create_graph)",
+                  "    if create_graph or _g_node._in_meta is not None:",
+                  "        return _g_general_apply(_g_node, grad_outputs, create_graph)",
+                  "    grad = list(grad_outputs)  # grads: one per differentiable output"]
+    else:
+        lines.append("    grad = grad_outputs[0]")
+    if op.multi:
+        pass
+    elif op.broadcast_idx:
         lines += ["    if grad is None or create_graph:",
                   "        return _g_general_apply(_g_node, grad_outputs, create_graph)",
                   "    _g_meta = _g_node._in_meta  # the shapes of broadcast inputs, or None"]
@@ -432,7 +444,9 @@ def node_source(op: OpInfo) -> tuple[str, dict[str, Any]]:
         # Copied in only if every name it reads means there what it meant in the lambda: a
         # name that is another formula's saved value (or apply's own) would be a local here.
         clash = tree is not None and bool(read & (local_names - set(names)))
-        copied = not (tree is None or clash or formula.__globals__ is not _formula_globals(op))
+        # (a multi-output row's formulas are called: their first parameter is named `grads`)
+        copied = not (tree is None or clash or op.multi
+                      or formula.__globals__ is not _formula_globals(op))
         for name in names:
             # A size or stride the copied body does not read (PyTorch's mm formulas take them)
             # is not unpacked: it is never a tensor, never freed, never checked.
@@ -450,6 +464,8 @@ def node_source(op: OpInfo) -> tuple[str, dict[str, Any]]:
                       f"and _g_{i} is not None:",
                       f"            _g_{i} = _g_unbroadcast(_g_{i}, _g_meta[{i}])"]
     lines.append(f"    return ({''.join(f'_g_{i}, ' for i in range(n))})")
+    if op.multi:  # its node keeps OpNode.release_variables (it frees whatever the store holds)
+        return "\n".join(lines) + "\n", calls
     # release_variables: the saved tensors, and the numbers standing for a tensor operand
     wrapped = set(op.inputs) if op.broadcasts else set()
     lines += ["", "", "def release_variables(_g_node):",
@@ -501,7 +517,8 @@ def node_methods(op: OpInfo, general_apply: Callable[..., tuple], freed: Any,
     # module itself (its names as they are when backward runs, as for the lambdas).
     factory = (f"def _g_factory({', '.join(helpers)}):\n"
                + "".join("    " + line + "\n" if line else "\n" for line in source.splitlines())
-               + "    return apply, release_variables\n")
+               + ("    return (apply,)\n" if op.multi else
+                  "    return apply, release_variables\n"))
     scratch: dict[str, Any] = {}
     exec(_compile(factory, op.node or op.name), scratch)  # noqa: S102
     made = scratch["_g_factory"](*helpers.values())
