@@ -68,3 +68,25 @@ def test_nll_node_saves_what_the_general_record_saves():
     # an attribute the row saves from a keyword without a default is the call's value
     out = F.nll_loss(x.log_softmax(1), target, reduction="sum", ignore_index=1)
     assert out.grad_fn._saved_reduction == 2 and out.grad_fn._saved_ignore_index == 1
+
+
+@pytest.mark.parametrize("gshape, shape", [((5, 3), (3,)), ((2, 1), (1,)), ((1, 4), (4,)),
+                                           ((3, 4), (1,)), ((2, 3, 4), (4,)), ((3, 4), (3, 1))])
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_bias_gradient_shortcut_is_sum_to(gshape, shape, dt):
+    from gradviz.ops import _formula
+    from gradviz.ops.dispatch import _unbroadcast
+
+    g = np.random.default_rng(2).standard_normal(gshape).astype(np.float32)
+    got = _unbroadcast(g, (shape, np.dtype(dt)))
+    want = _formula.to_dtype(_formula.sum_to(g, shape), np.dtype(dt))
+    assert got.shape == want.shape == shape and got.dtype == want.dtype == dt
+    np.testing.assert_array_equal(got, want)
+
+
+def test_linear_bias_gradient_is_the_row_sum():
+    x = gradviz.randn(6, 4)
+    lin = gradviz.nn.Linear(4, 3)
+    g = gradviz.randn(6, 3)
+    lin(x).backward(g)
+    np.testing.assert_array_equal(lin.bias.grad.numpy(), g.numpy().sum(0))

@@ -199,7 +199,16 @@ def _plain_args(node: OpNode, names: tuple) -> list:
 def _unbroadcast(grad: Any, meta: tuple) -> Any:
     """The gradient of a broadcast input: summed back to its shape, cast to its dtype."""
     shape, dt = meta
+    if type(grad) is np.ndarray and len(shape) == 1 and grad.ndim == 2 and \
+            grad.shape[1] == shape[0]:
+        # NOTE [perf]: a bias's gradient (F.linear's addmm, `h + b`): the rows summed in one
+        # ufunc reduce, the sum sum_to computes (~1.7 us less per call)
+        out = _ADD_REDUCE(grad, 0)
+        return out if out.dtype == dt else out.astype(dt)
     return _formula.to_dtype(_formula.sum_to(grad, shape), dt)
+
+
+_ADD_REDUCE = np.add.reduce
 
 
 def _generate_on_first_use(op: OpInfo) -> tuple:
