@@ -891,9 +891,14 @@ def _nll_backward(grads, self, target, weight, reduction, ignore_index, total_we
         # NOTE [perf]: the usual call (unit weights, a reduction, nothing ignored): every
         # picked entry gets one value, -g (divided by the count for the mean); the numbers are
         # those of the weighted formula below (1 / total_weight in the gradient's dtype)
-        one = np.ones((), g.dtype)
+        one = g.dtype.type(1)
         w = one / np.asarray(f.data(total_weight), g.dtype) if reduction == 1 else one
-        return f.at_targets(shape, t, g * (-w))
+        out = np.zeros(shape, g.dtype)  # f.at_targets for arrays, in line
+        if len(shape) == 1:
+            out[t] = g * (-w)
+        else:
+            out[np.arange(shape[0]), t] = g * (-w)
+        return out
     safe, w = K.nll_weights(t, weight, shape[-1], ignore_index, f.dtype_of(g))
     if reduction == 1:
         w = w / np.asarray(f.data(total_weight), w.dtype)
