@@ -667,6 +667,9 @@ def broadcast_message(name: str, shapes: list[tuple[int, ...]]) -> str:
 #   for outputs that received none (PyTorch materializes them the same way);
 # * a variadic op's one formula returns a list: one gradient per tensor of the list, which each
 #   got their own edge in `next_functions`.
+#
+# A multi-output row's node class gets a generated `apply` for the plain backward in which every
+# output received a gradient (NOTE [generated fast paths]); the other calls come here.
 
 
 class _GeneralOpNode(OpNode):

@@ -81,8 +81,12 @@ def eligible(op: OpInfo) -> bool:
 # its shape in line (`_g_unbroadcast`, the helper `OpNode.apply` uses). Three-input rows
 # (`addmm`, which `F.linear` records with a bias) get both too: all three arguments tensors,
 # the saved-value plan chosen by `bits` (bit i: input i needs a gradient), the bias's shape
-# kept in `node._in_meta` as `_record` keeps it. A/B (one process, interleaved, see the commit
-# message): the closures these replaced cost more per op.
+# kept in `node._in_meta` as `_record` keeps it. Multi-output rows (`nll_loss`, `max(dim)`,
+# `split`, `layer_norm` ...) get a generated `apply` only (their forward takes the general
+# dispatch): the saved values unpacked in line and the row's formula called with one gradient
+# per output; a call missing a gradient, or with create_graph, takes `_GeneralOpNode.apply`.
+# A/B (one process, interleaved, see the commit message): the closures these replaced cost
+# more per op.
 
 
 def _compile(source: str, name: str) -> types.CodeType:
