@@ -534,8 +534,6 @@ class Trace:
         self._op_shared: dict[int, Any] | None = None
         self._op_snap: tuple[Any, Any] | None = None
         self._run_shared: dict[int, Any] = {}  # the same for the current backward run
-        self._handlers: dict[str, Callable[[dict[str, Any]], None]] = {  # event -> _on_<event>
-            event: getattr(self, "_on_" + event) for event in _EVENTS}
         self._frame: FrameType | None = None
         self._pending: list[_names.Pending] = []  # bindings not yet made (NOTE [tensor names])
         self._fn_stack: list[str] = []  # op ids of the custom Functions whose forward() runs
@@ -699,8 +697,15 @@ class Trace:
             # A run still open (an exception escaped mid-backward, or another thread is still
             # in backward) is closed as it stands, whichever thread it belongs to.
             for thread in [self._thread, *self._parked]:
-                if thread is not None:
+                if thread is not None and thread != self._thread:
                     self._switch_to(thread)
+                elif thread is not None and not (self._run is not None or self._steps
+                                                 or self._scope or self._pending
+                                                 or self._fn_stack):
+                    # What _switch_to to this very thread would do (NOTE [perf]: without its
+                    # parking): an idle state starts afresh.
+                    self._run_memo, self._run_shared, self._scope_t = {}, {}, ()
+                    self._fn_done = None
                 self._op_shared = self._op_snap = None  # in case an op event failed half-way
                 if self._run is not None:
                     self._finish_run()
@@ -996,16 +1001,21 @@ class Trace:
                     self._switch_to(me)
                 self._on_op(data)
             return
-        handler = self._handlers.get(event)
+        handler = _HANDLERS.get(event)
         if handler is not None:
             with self._lock:
-                me = threading.get_ident()
+                me = _get_ident()
                 if me != self._thread:
                     self._switch_to(me)
-                handler(data)
+                handler(self, data)
 
     def _switch_to(self, thread: int) -> None:
         """Park the current thread's state and bring back ``thread``'s (fresh if it has none)."""
+        if self._thread is None and not self._parked:
+            # The first event: the attributes hold the fresh state __init__ gave them, which is
+            # this thread's (NOTE [perf]: a cost paid at each gradviz.trace()).
+            self._thread = thread
+            return
         if self._thread is not None:
             state = tuple(getattr(self, a) for a in _PER_THREAD)
             # an open run, steps, a scope, names pending, a custom Function's forward()
@@ -1868,6 +1878,12 @@ def _fn_name(fn: Any) -> str | None:
 
 _PACKS_WAITING = 256  # packs kept for nodes not registered yet (see _on_saved_tensor_pack)
 _EVENTS = tuple(name[4:] for name in vars(Trace) if name.startswith("_on_") and name != "_on_event")
+# event -> Trace._on_<event>, one table for every trace. NOTE [perf]: not a dict of bound
+# methods per trace: that dict made every Trace a reference cycle (trace -> dict -> method ->
+# trace), so a trace and all it recorded stayed in memory until the cyclic collector ran, and
+# made it run more often; a trace dropped is now freed at once (tests/test_trace_run_cost.py).
+_HANDLERS: dict[str, Callable[[Trace, dict[str, Any]], None]] = {
+    event: getattr(Trace, "_on_" + event) for event in _EVENTS}
 
 
 def trace(values: str = "small", keep_runs: int | str | None = None, name: str | None = None,
