@@ -365,3 +365,24 @@ def test_the_player_describes_unpacks_in_a_browser(driver, tmp_path):
     assert "packed: str '" in event
     errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     assert errors == []
+
+
+def test_a_pack_hook_that_runs_an_op_on_the_output_is_traced_without_error(tmp_path):
+    """The hook sees tanh's output while TanhBackward0 is still being built: the trace must
+    not fail (the program runs as it does untraced), must hold the node whole, and the hook's
+    op must consume tanh's output (one tensor, one id)."""
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    with torch.trace() as tr:
+        with saved_tensors_hooks(lambda t: t * 1, lambda t: t):
+            y = x.tanh()
+        y.sum().backward()
+    assert np.allclose(x.grad.numpy(), 1 - np.tanh([1.0, 2.0]) ** 2)
+    tanh = next(op for op in tr.ops if op.name == "tanh")
+    mul = next(op for op in tr.ops if op.name == "mul")
+    assert mul.inputs[0] == tanh.outputs[0]  # the hook's op reads tanh's output
+    node = tr.nodes[tanh.node]
+    assert node.name == "TanhBackward0" and [s.name for s in node.saved] == ["result"]
+    assert tr.tensors[tanh.outputs[0]].op == tanh.id
+    tr.save(tmp_path / "t.json")  # the loader's checks hold
+    again = load_trace(tmp_path / "t.json")
+    assert [op.name for op in again.ops] == [op.name for op in tr.ops]

@@ -105,7 +105,9 @@ class OpNode(Node):
         return freed
 
     def _inspect_saved(self) -> list[tuple[str, Any]]:
-        store = self._store
+        store = getattr(self, "_store", None)
+        if store is None:  # still being built: a saved-tensor pack hook is looking at its output
+            return []
         return [(n, store[n].tensors() if type(store[n]) is SavedVariableList else store[n])
                 for n in self._op.saved_names if n in store]
 

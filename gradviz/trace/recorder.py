@@ -1211,7 +1211,16 @@ class Trace:
                 kwargs.append((k, {"tensor": self._tensor(v, frame)} if isinstance(v, Tensor)
                                else _jsonable(v)))
         node = data["node"]
+        # A node already known at its own op's event was registered while it was being built:
+        # a saved-tensor pack hook ran an op on the output it makes (``lambda t: t * 1``),
+        # before the op layer stored its saved values. Its record is made again now, whole, and
+        # its outputs keep the ids that op gave them.
+        early = node is not None and self._nids.get(node) is not None
         nid = self._node(node) if node is not None else None
+        if early:
+            row = self._node_record(node)
+            self._pend_n[nid] = len(self._flat_n)
+            self._flat_n += row
         fn_done, self._fn_done = self._fn_done, None
         if fn_done is not None and data.get("function"):
             op_id = fn_done  # taken when its forward() began (_on_function_enter)
@@ -1225,7 +1234,8 @@ class Trace:
             old_id = self._tids.get(t) if inplace else None
             # An in-place result is a new version of a tensor: it gets a new id, so the forward
             # graph stays acyclic, and is named after the old one.
-            tid = self._tids.new(t)
+            seen = self._tids.get(t) if early and not inplace else None
+            tid = seen if seen is not None else self._tids.new(t)
             extra = t._extra  # t.name, in line
             name = (extra.name if extra is not None else None) or tid
             old_name = None if old_id is None else self._tensor_name(old_id)
