@@ -341,13 +341,19 @@ def test_the_three_engines_schedules_play(driver, tmp_path):
     _assert_no_console_errors(driver)
 
 
-def test_accumulate_shows_the_buffer_before_and_after_and_release_names_what_it_freed(
-        driver, tmp_path):
-    """x used twice: the second gradient into its AccumulateGrad finds the first one there."""
+def _x_used_twice():
+    """``x * w + x * 5``, traced: two gradients meet in x's AccumulateGrad buffer."""
     with torch.trace() as tr:
         x = torch.tensor([1.0, 2.0], requires_grad=True)
         w = torch.tensor([3.0, 4.0], requires_grad=True)
         (x * w + x * 5).sum().backward()
+    return tr
+
+
+def test_accumulate_shows_the_buffer_before_and_after_and_release_names_what_it_freed(
+        driver, tmp_path):
+    """x used twice: the second gradient into its AccumulateGrad finds the first one there."""
+    tr = _x_used_twice()
     run = tr.run()
     _open(driver, tmp_path, tr.to_html())
     from selenium.webdriver.common.keys import Keys
@@ -379,10 +385,7 @@ def test_the_input_buffers_shown_at_each_step_are_the_trace_layers(driver, tmp_p
     value; the slot the step just filled is marked."""
     from selenium.webdriver.common.keys import Keys
 
-    with torch.trace() as tr:
-        x = torch.tensor([1.0, 2.0], requires_grad=True)
-        w = torch.tensor([3.0, 4.0], requires_grad=True)
-        (x * w + x * 5).sum().backward()
+    tr = _x_used_twice()
     run = tr.run()
     _open(driver, tmp_path, tr.to_html())
     seen_waiting = False
