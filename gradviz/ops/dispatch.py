@@ -768,8 +768,9 @@ def _record_general(op: OpInfo, results: tuple, diff: tuple, args: tuple, arrays
         for i, e in enumerate(edges):
             if e[0] is not None:
                 bits |= 1 << i
-    cached = _GENERAL_PLANS.get((op.name, bits))
-    plan = cached[1] if cached is not None and cached[0] is op else _general_plan(op, bits)
+    plan = op.save_plans.get(bits)
+    if plan is None:
+        plan = _general_plan(op, bits)
     store = {}
     for name, kind, where in plan:
         if kind == _FROM_INPUT:
@@ -789,13 +790,13 @@ def _record_general(op: OpInfo, results: tuple, diff: tuple, args: tuple, arrays
     return node
 
 
-# NOTE [perf]: a multi-output op's save plan (nll_loss, cross_entropy's second node), worked
-# out once per op and set of inputs needing a gradient, as _save_plan does for the others.
-_GENERAL_PLANS: dict[tuple[str, int], tuple[OpInfo, tuple]] = {}
 _NO_DEFAULT = object()  # a kwarg-saved attribute without a default in the row
 
 
 def _general_plan(op: OpInfo, bits: int) -> tuple[tuple[str, int, Any], ...]:
+    """:func:`_save_plan` for a multi-output or variadic row (only these take the general
+    path, so they share ``op.save_plans``): a result is named by its output's index, and a
+    keyword attribute may have no default (nll_loss's target is always passed)."""
     plan = []
     for n in saved_for(op, bits):
         if op.variadic:
@@ -808,8 +809,8 @@ def _general_plan(op: OpInfo, bits: int) -> tuple[tuple[str, int, Any], ...]:
             plan.append((n, _FROM_KWARG, op.defaults.get(n, _NO_DEFAULT)))
         else:
             plan.append((n, _DERIVED, None))
-    _GENERAL_PLANS[(op.name, bits)] = (op, tuple(plan))
-    return tuple(plan)
+    op.save_plans[bits] = result = tuple(plan)
+    return result
 
 
 def _save_general(op: OpInfo, name: str, args: tuple, arrays: list, kwargs: dict,
