@@ -10,13 +10,22 @@ hand-written backward), the minimal engine (``minimal_engine.py``) and, when ins
 PyTorch eager with one thread.
 
 Usage: ``python benchmarks/breakdown.py [--rounds R] [--ops N] [--profile] [--mlp] [--traced]
-[--cpu]``; ``--profile`` prints gradviz's cProfile of forward and backward instead; ``--mlp``
-times the MLP step against hand-written NumPy the same way; ``--traced`` times the chain inside
-``gradviz.trace(values="small", keep_runs=1)`` against the untraced chain (issue #16's target:
-at most 2x), forward, backward and the whole ``with`` block apart (with ``--profile``: the
-traced chain's profile; with ``--mlp``: the traced MLP step against the untraced one);
-``--cpu`` times with the process's CPU clock instead of the wall clock (steadier when other
-processes load the machine: their time is not counted).
+[--cpu] [--million [N]]``.
+
+- ``--profile`` prints gradviz's cProfile of forward and backward instead.
+- ``--mlp`` times the MLP step against hand-written NumPy the same way.
+- ``--traced`` times the chain inside ``gradviz.trace(values="small", keep_runs=1)`` against the
+  untraced chain (issue #16's target: at most 2x), forward, backward and the whole ``with``
+  block apart (with ``--profile``: the traced chain's profile; with ``--mlp``: the traced MLP
+  step against the untraced one).
+- ``--cpu`` times with the process's CPU clock instead of the wall clock (steadier when other
+  processes load the machine: their time is not counted).
+- ``--million [N]`` times the 1M-op chain's workload (``y = y * 1.000001``, N ops, 300,000 by
+  default) for gradviz, for gradviz with Python's cyclic collector paused during the forward
+  (what the collector's walks over the growing graph cost; the engine pauses it during
+  backward already), interleaved. PyTorch is left out: importing it puts ~10^5 more objects in
+  front of every full collection, which would inflate gradviz's figure (``make bench`` runs
+  PyTorch's 1M-op chain in its own process).
 
 Example (from the repository root)::
 
@@ -205,12 +214,59 @@ def _numpy_mlp_step(workloads: Any) -> Callable[[], None]:
     return captured[0]
 
 
+def _million_run(lib: Any, n: int, paused: bool) -> tuple[float, float]:
+    """(forward, backward) seconds of ``n`` ops of the 1M-op chain's workload."""
+    gc.collect()
+    x = lib.tensor([0.5, 0.25], dtype=lib.float64, requires_grad=True)
+    if paused:
+        gc.disable()
+    try:
+        t0 = _clock()
+        y = x
+        for _ in range(n):
+            y = y * 1.000001
+        t1 = _clock()
+    finally:
+        gc.enable()
+    y.sum().backward()
+    t2 = _clock()
+    return t1 - t0, t2 - t1
+
+
+def million(rounds: int, n: int) -> None:
+    """The 1M-op chain's workload at ``n`` ops: gradviz, and gradviz with the collector paused
+    in the forward, interleaved in one process."""
+    import gradviz as gv
+
+    runs: dict[str, Callable[[], tuple[float, float]]] = {
+        "gradviz": lambda: _million_run(gv, n, False),
+        "gradviz, collector paused in the forward": lambda: _million_run(gv, n, True)}
+    per: dict[str, list[tuple[float, float]]] = {k: [] for k in runs}
+    for _ in range(rounds):
+        for name, fn in runs.items():
+            per[name].append(fn())
+    us = 1e6 / n
+    print(f"1M-op chain's workload at {n} ops, median of {rounds} interleaved rounds (us per op)")
+    print("| contender | forward | backward | total |")
+    print("| --- | --- | --- | --- |")
+    for name, rs in per.items():
+        cells = [statistics.median(r[k] for r in rs) * us for k in (0, 1)]
+        print(f"| {name} | {cells[0]:.2f} | {cells[1]:.2f} | {sum(cells):.2f} |")
+    ratio = statistics.median(sum(a) / sum(b) for a, b in zip(*per.values()))
+    print(f"gradviz / gradviz with the collector paused in the forward: {ratio:.2f}")
+
+
 def main(argv: list[str]) -> int:
     global _clock
     rounds = int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 11
     if "--cpu" in argv:
         _clock = time.process_time
     n = int(argv[argv.index("--ops") + 1]) if "--ops" in argv else 9999
+    if "--million" in argv:
+        at = argv.index("--million") + 1
+        ops = int(argv[at]) if at < len(argv) and argv[at].isdigit() else 300_000
+        million(int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 3, ops)
+        return 0
     if "--mlp" in argv:
         (mlp_traced if "--traced" in argv else mlp)(rounds)
         return 0
