@@ -370,7 +370,7 @@ class AccumulateGrad(Node):
             return
         tensor_type = _TENSOR or _tensor_class()
         var = self.variable
-        before = var.grad
+        before = var._grad  # a leaf's: the property's non-leaf warning never applies
         shown_before = observer.keep(before)  # the value before an in-place add changes it
         if create_graph:
             # PyTorch copies into a fresh tensor (clone_obey_contract): .grad shows CopyBackwards.
@@ -388,7 +388,7 @@ class AccumulateGrad(Node):
         else:
             np.add(before._data, new_grad, out=before._data, casting="unsafe")
             before._version_counter.version += 1
-        observer.leaf_grad(self, var, shown_before, var.grad)
+        observer.leaf_grad(self, var, shown_before, var._grad)
         self._call_post_accumulate_grad_hooks(observer)
 
     def _call_post_accumulate_grad_hooks(self, observer: Observer) -> None:
