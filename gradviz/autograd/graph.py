@@ -380,9 +380,12 @@ class AccumulateGrad(Node):
             # Held by this variable, and by the engine's inputs if it copied them for the
             # post-hooks. (Counted in a statement of its own: a pending call's arguments count.)
             only_engine_holds_it = _use_count(new_grad) <= 1 + bool(self._hooks().post)
-            stolen = _can_steal(new_grad, only_engine_holds_it, var._data)
-            var.grad = tensor_type._make(
-                new_grad if stolen else np.array(new_grad, dtype=var._data.dtype))
+            if _can_steal(new_grad, only_engine_holds_it, var._data):
+                # NOTE [perf]: straight into ._grad: _can_steal checked what the setter checks
+                # (a tensor of the variable's dtype and shape)
+                var._grad = tensor_type._make(new_grad)
+            else:
+                var.grad = tensor_type._make(np.array(new_grad, dtype=var._data.dtype))
         elif before.requires_grad:
             var.grad = tensor_type._make(before._data + new_grad)
         else:
