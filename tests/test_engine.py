@@ -720,6 +720,19 @@ def test_a_fresh_gradient_becomes_grad_without_a_copy():
     assert x.grad.tolist() == [2.0, 2.0]
 
 
+def test_a_linear_weights_gradient_is_stolen_with_the_variables_layout():
+    # F.linear's weight gradient arrives through TBackward0 as the transpose of a fresh product:
+    # a C-contiguous view nobody else holds, so .grad is that view (no copy), typed and shaped
+    # as the weight, and the setter's checks hold for it
+    lin = gv.nn.Linear(4, 3)
+    lin(gv.randn(5, 4)).sum().backward()
+    g = lin.weight.grad
+    assert g._data.base is not None and g._data.flags.c_contiguous  # the product, not a copy
+    assert g.dtype == lin.weight.dtype and g.shape == lin.weight.shape
+    assert not g.requires_grad and g.grad_fn is None
+    lin.weight.grad = g  # what the setter accepts
+
+
 def test_a_gradient_someone_else_holds_is_copied():
     # the same array reaches two leaves: each gets its own .grad
     a, b = f64([1.0, 2.0]), f64([3.0, 4.0])

@@ -90,3 +90,40 @@ def test_linear_bias_gradient_is_the_row_sum():
     g = gradviz.randn(6, 3)
     lin(x).backward(g)
     np.testing.assert_array_equal(lin.bias.grad.numpy(), g.numpy().sum(0))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("shape,dim", [((64, 10), 1), ((3, 4, 5), 0), ((7,), 0), ((2, 3), -1),
+                                       ((0, 3), 1), ((), 0)])
+def test_softmax_kernels_give_the_textbook_formulas_numbers(dtype, shape, dim):
+    # The kernels reduce with the ufuncs and finish in place (NOTE [perf] in _kernels.py): the
+    # numbers, dtype and type must be those of the formula written with np.amax and np.sum.
+    from gradviz.ops import _kernels as K
+
+    a = (np.random.default_rng(2).standard_normal(shape) * 5).astype(dtype)
+    if a.size > 3:
+        a.flat[1] = np.inf  # a row holding inf: nan, as the formula gives
+    with np.errstate(all="ignore"):
+        if a.size:
+            s = a - np.amax(a, axis=dim, keepdims=True)
+            log_sm = s - np.log(np.sum(np.exp(s), axis=dim, keepdims=True))
+            e = np.exp(a - np.amax(a, axis=dim, keepdims=True))
+            sm = e / np.sum(e, axis=dim, keepdims=True)
+        else:
+            log_sm = sm = a.copy()
+        got_log, got = K.log_softmax(a, dim), K.softmax(a, dim)
+    for want, have in ((log_sm, got_log), (sm, got)):
+        assert type(have) is type(want) and np.result_type(have) == np.result_type(want)
+        assert np.shape(have) == np.shape(want)
+        np.testing.assert_array_equal(have, want)
+
+
+def test_formula_sum_of_an_array_is_np_sum():
+    from gradviz.ops import _formula as f
+
+    g = np.random.default_rng(3).standard_normal((4, 5)).astype(np.float32)
+    for dims, keep in (((1,), True), ((0, 1), False), ((), True)):
+        have, want = f.sum(g, dims, keep), np.asarray(np.sum(g, axis=dims, keepdims=keep))
+        assert have.dtype == want.dtype and have.shape == want.shape
+        np.testing.assert_array_equal(have, want)
+    assert f.sum(np.float32(2.0), (0,)) == 2.0  # a NumPy scalar: the np.sum spelling

@@ -370,7 +370,7 @@ class AccumulateGrad(Node):
             return
         tensor_type = _TENSOR or _tensor_class()
         var = self.variable
-        before = var.grad
+        before = var._grad  # a leaf's: the property's non-leaf warning never applies
         shown_before = observer.keep(before)  # the value before an in-place add changes it
         if create_graph:
             # PyTorch copies into a fresh tensor (clone_obey_contract): .grad shows CopyBackwards.
@@ -380,15 +380,18 @@ class AccumulateGrad(Node):
             # Held by this variable, and by the engine's inputs if it copied them for the
             # post-hooks. (Counted in a statement of its own: a pending call's arguments count.)
             only_engine_holds_it = _use_count(new_grad) <= 1 + bool(self._hooks().post)
-            stolen = _can_steal(new_grad, only_engine_holds_it, var._data)
-            var.grad = tensor_type._make(
-                new_grad if stolen else np.array(new_grad, dtype=var._data.dtype))
+            if _can_steal(new_grad, only_engine_holds_it, var._data):
+                # NOTE [perf]: straight into ._grad: _can_steal checked what the setter checks
+                # (a tensor of the variable's dtype and shape)
+                var._grad = tensor_type._make(new_grad)
+            else:
+                var.grad = tensor_type._make(np.array(new_grad, dtype=var._data.dtype))
         elif before.requires_grad:
             var.grad = tensor_type._make(before._data + new_grad)
         else:
             np.add(before._data, new_grad, out=before._data, casting="unsafe")
             before._version_counter.version += 1
-        observer.leaf_grad(self, var, shown_before, var.grad)
+        observer.leaf_grad(self, var, shown_before, var._grad)
         self._call_post_accumulate_grad_hooks(observer)
 
     def _call_post_accumulate_grad_hooks(self, observer: Observer) -> None:
