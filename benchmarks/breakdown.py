@@ -13,7 +13,9 @@ Usage: ``python benchmarks/breakdown.py [--rounds R] [--ops N] [--profile] [--ml
 [--cpu] [--million [N]]``.
 
 - ``--profile`` prints gradviz's cProfile of forward and backward instead.
-- ``--mlp`` times the MLP step against hand-written NumPy the same way.
+- ``--mlp`` times the MLP step against hand-written NumPy the same way; with ``--floor`` also
+  the step on a perfect op layer with gradviz's engine, and the same without the engine
+  (``mlp_floor.py``): the least any op-layer work could bring the step to.
 - ``--traced`` times the chain inside ``gradviz.trace(values="small", keep_runs=1)`` against the
   untraced chain (issue #16's target: at most 2x), forward, backward and the whole ``with``
   block apart (with ``--profile``: the traced chain's profile; with ``--mlp``: the traced MLP
@@ -173,6 +175,15 @@ def mlp_traced(rounds: int) -> None:
 
 def _interleave(steps: dict[str, Callable[[], None]], rounds: int, title: str, a: str,
                 b: str) -> None:
+    per = _rounds(steps, rounds)
+    print(f"{title}, median of {rounds} interleaved rounds of 5: {a} "
+          f"{statistics.median(per[a]) * 1e3:.3f} ms, {b} "
+          f"{statistics.median(per[b]) * 1e3:.3f} ms, ratio {b}/{a} "
+          f"{statistics.median(y / x for x, y in zip(per[a], per[b])):.2f}")
+
+
+def _rounds(steps: dict[str, Callable[[], None]], rounds: int) -> dict[str, list[float]]:
+    """Each step's median of 5 runs, per round, the steps taking turns within each round."""
     for fn in steps.values():
         for _ in range(3):
             fn()
@@ -186,20 +197,32 @@ def _interleave(steps: dict[str, Callable[[], None]], rounds: int, title: str, a
                 fn()
                 times.append(_clock() - t0)
             per[name].append(statistics.median(times))
-    print(f"{title}, median of {rounds} interleaved rounds of 5: {a} "
-          f"{statistics.median(per[a]) * 1e3:.3f} ms, {b} "
-          f"{statistics.median(per[b]) * 1e3:.3f} ms, ratio {b}/{a} "
-          f"{statistics.median(y / x for x, y in zip(per[a], per[b])):.2f}")
+    return per
 
 
-def mlp(rounds: int) -> None:
-    """The MLP step (workloads.py's), gradviz against hand-written NumPy, in one process."""
+def mlp(rounds: int, floor: bool = False) -> None:
+    """The MLP step (workloads.py's), gradviz against hand-written NumPy, in one process; with
+    ``floor``, the perfect op layer's step with and without the engine too (mlp_floor.py)."""
     import workloads
 
     import gradviz as gv
 
     steps = {"NumPy": _numpy_mlp_step(workloads), "gradviz": workloads._mlp_step(gv)}
-    _interleave(steps, rounds, "MLP step", "NumPy", "gradviz")
+    if not floor:
+        _interleave(steps, rounds, "MLP step", "NumPy", "gradviz")
+        return
+    import mlp_floor
+
+    steps["perfect op layer + engine"] = mlp_floor.floor_step()
+    steps["perfect op layer, no engine"] = mlp_floor.floor_step(engine=False)
+    per = _rounds(steps, rounds)
+    print(f"MLP step, median of {rounds} interleaved rounds of 5 (ms; ratio: median of the "
+          "rounds' ratios to NumPy)")
+    print("| contender | ms | / NumPy |")
+    print("| --- | --- | --- |")
+    for name, times in per.items():
+        ratio = statistics.median(t / n for t, n in zip(times, per["NumPy"]))
+        print(f"| {name} | {statistics.median(times) * 1e3:.3f} | {ratio:.3f} |")
 
 
 def _numpy_mlp_step(workloads: Any) -> Callable[[], None]:
@@ -268,7 +291,10 @@ def main(argv: list[str]) -> int:
         million(int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 3, ops)
         return 0
     if "--mlp" in argv:
-        (mlp_traced if "--traced" in argv else mlp)(rounds)
+        if "--traced" in argv:
+            mlp_traced(rounds)
+        else:
+            mlp(rounds, floor="--floor" in argv)
         return 0
     if "--traced" in argv and "--profile" in argv:
         import gradviz as gv

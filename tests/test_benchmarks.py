@@ -15,6 +15,7 @@ BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCH))
 
 import minimal_engine  # noqa: E402
+import mlp_floor  # noqa: E402
 import run  # noqa: E402
 import workloads  # noqa: E402
 
@@ -81,3 +82,28 @@ def test_the_cnn_step_workload_runs_and_trains():
     step = workloads._cnn_step(gv)
     losses = [step().item() for _ in range(30)]  # the same batch again and again: it fits it
     assert losses[-1] < losses[0] / 2
+
+
+@pytest.mark.parametrize("engine", [True, False])
+def test_the_mlp_floor_trains_exactly_as_gradviz_does(engine):
+    # The floor (benchmarks/mlp_floor.py) is only a floor of the same work if it computes the
+    # same numbers: after a few steps its parameters equal those of workloads._mlp_step's model
+    # bit for bit, with the engine and with the applies called by hand.
+    params, step = mlp_floor.floor_params_and_step(engine)
+    for _ in range(3):
+        step()
+    gv.manual_seed(0)
+    real_step = workloads._mlp_step(gv)
+    for _ in range(3):
+        real_step()
+    model_params = [p for p in _mlp_step_params(real_step)]
+    assert len(params) == len(model_params) == 6
+    for mine, theirs in zip(params, model_params):
+        np.testing.assert_array_equal(mine.detach().numpy(), theirs.detach().numpy())
+
+
+def _mlp_step_params(step):
+    # workloads._mlp_step closes over its optimizer; its parameter groups hold the model's.
+    opt = next(c.cell_contents for c in step.__closure__
+               if isinstance(c.cell_contents, gv.optim.Optimizer))
+    return [p for group in opt.param_groups for p in group["params"]]
