@@ -6,8 +6,9 @@ one after another within each round, and the figure reported is the median over 
 each contender's per-op cost; ratios are medians of per-round ratios.
 
 Contenders: gradviz (forward and backward timed apart), NumPy (the same arithmetic with a
-hand-written backward), the minimal engine (``minimal_engine.py``) and, when installed,
-PyTorch eager with one thread.
+hand-written backward), the minimal engine (``minimal_engine.py``), the floor (a perfect op
+layer on gradviz's unchanged engine, ``chain_floor.py``) and, when installed, PyTorch eager
+with one thread.
 
 Usage: ``python benchmarks/breakdown.py [--rounds R] [--ops N] [--profile] [--mlp] [--traced]
 [--cpu] [--million [N]]``.
@@ -23,11 +24,11 @@ Usage: ``python benchmarks/breakdown.py [--rounds R] [--ops N] [--profile] [--ml
 - ``--cpu`` times with the process's CPU clock instead of the wall clock (steadier when other
   processes load the machine: their time is not counted).
 - ``--million [N]`` times the 1M-op chain's workload (``y = y * 1.000001``, N ops, 300,000 by
-  default) for gradviz, for gradviz with Python's cyclic collector paused during the forward
-  (what the collector's walks over the growing graph cost; the engine pauses it during
-  backward already), interleaved. PyTorch is left out: importing it puts ~10^5 more objects in
-  front of every full collection, which would inflate gradviz's figure (``make bench`` runs
-  PyTorch's 1M-op chain in its own process).
+  default) for gradviz and for the floor, each also with Python's cyclic collector paused
+  during the forward (what the collector's walks over the growing graph cost; the engine
+  pauses it during backward already), interleaved. PyTorch is left out: importing it puts
+  ~10^5 more objects in front of every full collection, which would inflate gradviz's figure
+  (``make bench`` runs PyTorch's 1M-op chain in its own process).
 
 Example (from the repository root)::
 
@@ -89,6 +90,7 @@ def _numpy(n: int) -> tuple[float, float]:
 
 
 def contenders(n: int) -> dict[str, Callable[[], tuple[float, float]]]:
+    import chain_floor
     import minimal_engine as m
 
     import gradviz as gv
@@ -99,6 +101,8 @@ def contenders(n: int) -> dict[str, Callable[[], tuple[float, float]]]:
         "numpy": lambda: _numpy(n),
         "minimal": lambda: _split(m.Var(np.linspace(0.1, 0.4, 4), requires_grad=True),
                                   m.backward, n),
+        "floor": lambda: _split(chain_floor.leaf(np.linspace(0.1, 0.4, 4)),
+                                lambda s: s.backward(), n),
     }
     if importlib.util.find_spec("torch") is not None:
         import torch
@@ -237,10 +241,10 @@ def _numpy_mlp_step(workloads: Any) -> Callable[[], None]:
     return captured[0]
 
 
-def _million_run(lib: Any, n: int, paused: bool) -> tuple[float, float]:
-    """(forward, backward) seconds of ``n`` ops of the 1M-op chain's workload."""
+def _million_run(make: Callable[[], Any], n: int, paused: bool) -> tuple[float, float]:
+    """(forward, backward) seconds of ``n`` ops of the 1M-op chain's workload from ``make()``."""
     gc.collect()
-    x = lib.tensor([0.5, 0.25], dtype=lib.float64, requires_grad=True)
+    x = make()
     if paused:
         gc.disable()
     try:
@@ -257,13 +261,23 @@ def _million_run(lib: Any, n: int, paused: bool) -> tuple[float, float]:
 
 
 def million(rounds: int, n: int) -> None:
-    """The 1M-op chain's workload at ``n`` ops: gradviz, and gradviz with the collector paused
-    in the forward, interleaved in one process."""
+    """The 1M-op chain's workload at ``n`` ops: gradviz and the floor (chain_floor.py), each
+    with and without the collector paused in the forward, interleaved in one process."""
+    import chain_floor
+
     import gradviz as gv
 
+    def start() -> Any:
+        return gv.tensor([0.5, 0.25], dtype=gv.float64, requires_grad=True)
+
+    def floor_start() -> Any:
+        return chain_floor.leaf(np.array([0.5, 0.25]))
+
     runs: dict[str, Callable[[], tuple[float, float]]] = {
-        "gradviz": lambda: _million_run(gv, n, False),
-        "gradviz, collector paused in the forward": lambda: _million_run(gv, n, True)}
+        "gradviz": lambda: _million_run(start, n, False),
+        "gradviz, collector paused in the forward": lambda: _million_run(start, n, True),
+        "floor (chain_floor.py)": lambda: _million_run(floor_start, n, False),
+        "floor, collector paused in the forward": lambda: _million_run(floor_start, n, True)}
     per: dict[str, list[tuple[float, float]]] = {k: [] for k in runs}
     for _ in range(rounds):
         for name, fn in runs.items():
@@ -275,8 +289,10 @@ def million(rounds: int, n: int) -> None:
     for name, rs in per.items():
         cells = [statistics.median(r[k] for r in rs) * us for k in (0, 1)]
         print(f"| {name} | {cells[0]:.2f} | {cells[1]:.2f} | {sum(cells):.2f} |")
-    ratio = statistics.median(sum(a) / sum(b) for a, b in zip(*per.values()))
-    print(f"gradviz / gradviz with the collector paused in the forward: {ratio:.2f}")
+    names = list(per)
+    for a, b in ((0, 1), (2, 3)):
+        ratio = statistics.median(sum(x) / sum(y) for x, y in zip(per[names[a]], per[names[b]]))
+        print(f"{names[a]} / {names[b]}: {ratio:.2f}")
 
 
 def main(argv: list[str]) -> int:
@@ -342,10 +358,14 @@ def main(argv: list[str]) -> int:
     for name in runs:
         print(f"| {name} | {med(name, 0):.2f} | {med(name, 1):.2f} | {med(name, None):.2f} |")
     total = {k: [r[0] + r[1] for r in v] for k, v in per.items()}
-    for ref in ("numpy", "torch", "minimal"):
+    for ref in ("numpy", "torch", "minimal", "floor"):
         if ref in total:
             ratio = statistics.median(a / b for a, b in zip(total["gradviz"], total[ref]))
             print(f"gradviz / {ref}: {ratio:.2f}")
+    for ref in ("numpy", "torch"):
+        if ref in total:
+            ratio = statistics.median(a / b for a, b in zip(total["floor"], total[ref]))
+            print(f"floor (a perfect op layer on gradviz's engine) / {ref}: {ratio:.2f}")
     return 0
 
 
