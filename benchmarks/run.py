@@ -85,9 +85,9 @@ def main(argv: list[str]) -> int:
     have_torch = importlib.util.find_spec("torch") is not None
     torch_too = (lambda *names: list(names)) if have_torch else (lambda *names: [])
     groups = [
-        ["chain_gradviz", "chain_numpy", "chain_minimal", "chain_traced",
+        ["chain_gradviz", "chain_numpy", "chain_minimal", "chain_floor", "chain_traced",
          *torch_too("chain_torch")],
-        ["mlp_gradviz", "mlp_numpy", "mlp_traced", *torch_too("mlp_torch")],
+        ["mlp_gradviz", "mlp_numpy", "mlp_floor", "mlp_traced", *torch_too("mlp_torch")],
         ["cnn_gradviz", *torch_too("cnn_torch")],
     ]
     results: dict[str, dict | None] = {}
@@ -98,7 +98,8 @@ def main(argv: list[str]) -> int:
     # One process each per round (the loop takes seconds): its time ratio is over the rounds.
     results.update(measure_rounds(["loop_untraced", "loop_traced"], 1, rounds))
     if not quick:  # one run each: a million ops take tens of seconds
-        results.update(measure_rounds(["million_gradviz", *torch_too("million_torch")], 1, 1))
+        results.update(measure_rounds(["million_gradviz", "million_floor",
+                                       *torch_too("million_torch")], 1, 1))
     r = results.get
 
     ops = 10_000 - 10_000 % 3
@@ -167,8 +168,21 @@ def main(argv: list[str]) -> int:
         g = r("million_gradviz")
         rows.append(("1M chain: memory after drop / before", g["after_rss"] / g["base_rss"],
                      1.15))
-    # For reference, not a target: the least any pure-Python engine pays (minimal_engine.py).
-    floor = ratio(r("chain_minimal"), r("chain_numpy"))
+    # For reference, not targets: the least any pure-Python engine pays (minimal_engine.py),
+    # and what a perfect op layer on gradviz's unchanged engine would cost (chain_floor.py,
+    # mlp_floor.py): where a target is below the latter, no op-layer work can meet it.
+    references = [
+        ("tiny-op chain: minimal engine / NumPy", ratio(r("chain_minimal"), r("chain_numpy"))),
+        ("tiny-op chain: perfect op layer on gradviz's engine / NumPy",
+         ratio(r("chain_floor"), r("chain_numpy"))),
+        ("tiny-op chain: perfect op layer on gradviz's engine / PyTorch",
+         ratio(r("chain_floor"), r("chain_torch"))),
+        ("MLP step: perfect op layer on gradviz's engine / NumPy",
+         ratio(r("mlp_floor"), r("mlp_numpy"))),
+    ]
+    if not quick and r("million_floor") and r("million_torch"):
+        references.append(("1M chain: perfect op layer on gradviz's engine / PyTorch",
+                           r("million_floor")["median"] / r("million_torch")["median"]))
     render_rows = [("import gradviz (CPU s, over importing NumPy)", r("import_gradviz"), 0.3),
                    ("1,000-node SVG (s)", r("render_1000"), 1.0),
                    ("20,000-op trace SVG (s)", r("render_20000"), 10.0)]
@@ -180,8 +194,9 @@ def main(argv: list[str]) -> int:
             print(f"| {label} | - | <= {target} | (not measured) |")
         else:
             print(f"| {label} | {value:.2f} | <= {target} | {'yes' if value <= target else 'NO'} |")
-    if floor is not None:
-        print(f"| (reference) tiny-op chain: minimal engine / NumPy | {floor:.2f} | - | - |")
+    for label, value in references:
+        if value is not None:
+            print(f"| (reference) {label} | {value:.2f} | - | - |")
     for label, res, target in render_rows:
         if res is None:
             print(f"| {label} | - | <= {target} | (not measured) |")

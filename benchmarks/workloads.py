@@ -98,6 +98,14 @@ def chain_minimal(repeat: int) -> dict:
                   repeat)
 
 
+def chain_floor(repeat: int) -> dict:
+    """For reference: the chain on a perfect op layer with gradviz's engine (chain_floor.py)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import chain_floor as floor
+
+    return _timed(_chain(floor.leaf(np.linspace(0.1, 0.4, 4)), lambda s: s.backward()), repeat)
+
+
 def chain_torch(repeat: int) -> dict:
     import torch
 
@@ -147,6 +155,14 @@ def mlp_gradviz(repeat: int, traced: bool = False) -> dict:
 
 def mlp_traced(repeat: int) -> dict:
     return mlp_gradviz(repeat, traced=True)
+
+
+def mlp_floor(repeat: int) -> dict:
+    """For reference: the step on a perfect op layer with gradviz's engine (mlp_floor.py)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import mlp_floor as floor
+
+    return _timed(floor.floor_step(), repeat, warmup=3)
 
 
 def mlp_numpy(repeat: int) -> dict:
@@ -268,6 +284,15 @@ def million_gradviz(repeat: int) -> dict:
 
     return _million(lambda: gv.tensor([0.5, 0.25], dtype=gv.float64, requires_grad=True),
                     lambda t: t * 1.000001, lambda t: t.sum().backward())
+
+
+def million_floor(repeat: int) -> dict:
+    """For reference: the 1M-op chain on a perfect op layer with gradviz's engine."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import chain_floor as floor
+
+    return _million(lambda: floor.leaf(np.array([0.5, 0.25])), lambda t: t * 1.000001,
+                    lambda t: t.sum().backward())
 
 
 def million_torch(repeat: int) -> dict:
