@@ -408,9 +408,9 @@ class _StepRows:
 # the first collection after it walked every tuple the pass had kept: about 5.5 ms per 10,000
 # nodes of the tiny-op chain, now none (and no full collection set off by them now and then).
 # Traced backward of the chain 9.1 -> 8.3-8.7 us per node (2.38-2.44x -> 2.31x the untraced
-# one; CPU time, two runs of 18 rounds each in 6 alternating processes). A row is noted once it is whole, so
-# a row an interrupt cut short is never read. The row of a step: its record tuple's fields, an
-# execute step's gradients flat, each list after its length.
+# one; CPU time, two runs of 18 rounds each in 6 alternating processes). A row is noted once
+# it is whole, so a row an interrupt cut short is never read. The row of a step: its record
+# tuple's fields, an execute step's gradients flat, each list after its length.
 _STEP_ROW = {"enqueue": 4, "accumulate": 8, "leaf_grad": 6, "release_saved": 3, "done": 3}
 
 
