@@ -578,12 +578,17 @@ def test_nothing_is_emitted_when_no_listener_is_registered(monkeypatch):
     def fail(event, data):
         raise AssertionError(f"emitted {event!r} with no listener registered")
 
+    def fail_op(name, *fields):
+        raise AssertionError(f"reported op {name!r} with no listener registered")
+
     saved = events.listeners()
     for fn in saved:
         events.remove_listener(fn)
     try:
-        for mod in (events, function_mod, dispatch_mod):
+        for mod in (events, function_mod):
             monkeypatch.setattr(mod, "emit", fail)
+        for mod in (events, dispatch_mod):  # the dispatch point reports ops with emit_op
+            monkeypatch.setattr(mod, "emit_op", fail_op)
         assert type(events.observer()) is events.Observer  # the one whose methods do nothing
 
         class Double(Function):

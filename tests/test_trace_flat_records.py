@@ -121,3 +121,73 @@ def test_tracing_keeps_few_counted_objects_per_op():
     # records kept seven more before the flat rows, now under one (a weak reference per node).
     extra = _kept_per_op(True) - _kept_per_op(False)
     assert extra < 2.0, extra
+
+
+# -- the steps of a run (NOTE [perf: flat steps]) ----------------------------------------------
+def _steps_program():
+    x = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    w = torch.tensor([[1.0, 0.5], [2.0, -1.0]], requires_grad=True)
+    b = torch.tensor([0.25, -0.5], requires_grad=True)
+    h, k = x.chunk(2)  # SplitBackward0: receives two gradients
+    h.register_hook(lambda g: g * 2)  # a hook step, recorded by keyword
+    m = torch.addmm(b, k.view(1, 2), w)  # AddmmBackward0: sends three gradients
+    (h.sum() * 3 + m.sum()).backward()
+    return x, w, b
+
+
+def test_a_runs_steps_read_back_as_recorded():
+    with torch.trace() as tr:
+        x, w, b = _steps_program()
+    run = tr.run()
+    assert len(run.steps) == tr.run_log[-1]["steps"]
+    kinds = [s.kind for s in run.steps]
+    assert kinds[0] == "compute_dependencies" and kinds[-1] == "done"
+    assert {"enqueue", "execute", "accumulate", "release_saved", "leaf_grad", "hook"} <= set(kinds)
+    for s in run.steps:
+        if s.kind == "execute":  # as many gradients as the node has outputs and edges
+            node = tr.nodes[s.node]
+            assert len(s.grad_outputs) == node.num_outputs
+            assert len(s.grad_inputs) == (0 if node.kind == "accumulate_grad"
+                                          else len(node.next_functions))
+    split = next(s for s in run.steps if s.kind == "execute"
+                 and tr.nodes[s.node].name == "SplitBackward0")
+    # h's gradient: 3, doubled by the hook; k's: ones(1, 2) @ w.T
+    assert [g["values"] for g in split.grad_outputs] == [[6.0, 6.0], [1.5, 1.0]]
+    assert split.grad_inputs[0]["values"] == [6.0, 6.0, 1.5, 1.0]
+    addmm = next(s for s in run.steps if s.kind == "execute"
+                 and tr.nodes[s.node].name == "AddmmBackward0")
+    assert [g["values"] for g in addmm.grad_inputs] == [[1.0, 1.0], [[1.5, 1.0]],
+                                                        [[3.0, 3.0], [4.0, 4.0]]]
+    hook = next(s for s in run.steps if s.kind == "hook")
+    assert hook.hook == "tensor" and "lambda" in hook.fn
+    leaf = {tr.tensors[s.tensor].name: s.after["values"] for s in run.steps
+            if s.kind == "leaf_grad"}
+    assert leaf == {"x": x.grad.tolist(), "w": w.grad.tolist(), "b": b.grad.tolist()}
+    enqueued = [s.node for s in run.steps if s.kind == "enqueue"]
+    assert sorted(enqueued) == sorted(run.nodes)  # every node became ready once
+
+
+def test_a_step_cut_short_is_never_read():
+    # An interrupt may come between a step's fields and the note of where it starts: such a
+    # partial row is left in the flat list and must not shift the steps after it.
+    class Cut(Exception):
+        pass
+
+    with torch.trace() as whole:
+        _steps_program()
+    with torch.trace() as tr:
+        real = type(tr)._add_step
+
+        def cut_once(self, row):
+            if row[0] == "done" and not getattr(self, "_was_cut", False):
+                self._was_cut = True
+                self._steps += ("enqueue", "n0")  # the first fields of a step, never noted
+            real(self, row)
+
+        type(tr)._add_step = cut_once
+        try:
+            _steps_program()
+        finally:
+            type(tr)._add_step = real
+    assert [s.kind for s in tr.run().steps] == [s.kind for s in whole.run().steps]
+    assert json.loads(tr.to_json())["runs"][0]["steps"][-1]["kind"] == "done"

@@ -15,7 +15,7 @@ import numpy as np
 
 from gradviz import _dtype
 from gradviz.autograd import graph
-from gradviz.autograd.events import _listeners, emit
+from gradviz.autograd.events import _listeners, emit_op
 from gradviz.autograd.grad_mode import _state
 from gradviz.autograd.graph import (
     FREED_MESSAGE,
@@ -554,8 +554,7 @@ def general_dispatch(op: OpInfo, *args: Any, **kwargs: Any) -> Tensor:
     if requires and _state.enabled and op.node is not None and out.dtype.kind == "f":
         node = _record(op, result, args, arrays, kwargs, collect_next_edges(args))
     if _listeners:
-        emit("op", {"name": op.name, "node": node, "inputs": args, "outputs": (result,),
-                    "kwargs": kwargs, "inplace": False})
+        emit_op(op.name, node, args, (result,), kwargs, False)
     return result
 
 
@@ -603,9 +602,8 @@ def dispatch_inplace(op: OpInfo, self: Tensor, *others: Any, **kwargs: Any) -> T
         else:
             node = _copy_slices(op, self, base, (original, *others), arrays, kwargs, edges)
     if _listeners:
-        emit("op", {"name": op.name + "_" if not op.name.endswith("_") else op.name,
-                    "node": node, "inputs": args, "outputs": (self,), "kwargs": kwargs,
-                    "inplace": True})
+        emit_op(op.name + "_" if not op.name.endswith("_") else op.name, node, args, (self,),
+                kwargs, True)
     return self
 
 
@@ -743,8 +741,7 @@ def _dispatch_general(op: OpInfo, args: tuple, kwargs: dict) -> Any:
             node = _record_general(op, results, diff, args, arrays, kwargs,
                                    collect_next_edges(args))
     if _listeners:
-        emit("op", {"name": op.name, "node": node, "inputs": args, "outputs": results,
-                    "kwargs": kwargs, "inplace": False})
+        emit_op(op.name, node, args, results, kwargs, False)
     return results if op.multi else results[0]
 
 

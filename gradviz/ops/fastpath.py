@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from gradviz.autograd.events import _listeners, emit
+from gradviz.autograd.events import _listeners, emit_op
 from gradviz.autograd.grad_mode import _state
 from gradviz.autograd.graph import (
     SavedVariable,
@@ -262,8 +262,7 @@ def forward_source(op: OpInfo) -> str:
     body += ["    " + line for line in rec]
     inputs = f"({params},)" if unary else f"({params})"
     body += ["if _listeners:",
-             f"    emit('op', {{'name': {op.name!r}, 'node': node, 'inputs': {inputs}, "
-             "'outputs': (result,), 'kwargs': kwargs, 'inplace': False})",
+             f"    emit_op({op.name!r}, node, {inputs}, (result,), kwargs, False)",
              "return result"]
     return "\n".join(lines + ["    " + line for line in body]) + "\n"
 
@@ -318,7 +317,7 @@ def _compile_forward(op: OpInfo, dispatch: Callable[..., Tensor], node_class: ty
         "InferenceCounter": _InferenceCounter, "edge_pair": edge_pair, "NO_EDGE": (None, 0),
         "next_sequence_nr": next_sequence_nr, "out_metas": out_metas,
         "make_out_meta": make_out_meta, "SavedVariable": SavedVariable,
-        "save_kwarg": _save_kwarg(op), "_listeners": _listeners, "emit": emit,
+        "save_kwarg": _save_kwarg(op), "_listeners": _listeners, "emit_op": emit_op,
         "make_view": make_view}
     exec(_compile(source, f"{op.name}_fast"), namespace)  # noqa: S102
     fn = namespace[f"{op.name}_fast"]

@@ -63,9 +63,10 @@ class Target:
                                                 for s in self.slots))
 
 
-@dataclass
+@dataclass(slots=True)
 class Pending:
-    """Tensors that one instruction of one frame may bind, waiting for it to finish."""
+    """Tensors that one instruction of one frame may bind, waiting for it to finish (one per
+    statement that binds a result: slots, as NOTE [perf: op path] in recorder.py)."""
 
     fid: int  # id(frame): compared with the frames of later events, with the code
     code: CodeType
