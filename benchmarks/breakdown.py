@@ -21,6 +21,8 @@ Usage: ``python benchmarks/breakdown.py [--rounds R] [--ops N] [--profile] [--ml
   untraced chain (issue #16's target: at most 2x), forward, backward and the whole ``with``
   block apart (with ``--profile``: the traced chain's profile; with ``--mlp``: the traced MLP
   step against the untraced one).
+- ``--values none|small|all`` sets what the traced runs keep of values (default ``small``, as
+  the targets are measured): ``none`` shows what tracing costs without value summaries.
 - ``--cpu`` times with the process's CPU clock instead of the wall clock (steadier when other
   processes load the machine: their time is not counted).
 - ``--million [N]`` times the 1M-op chain's workload (``y = y * 1.000001``, N ops, 300,000 by
@@ -53,6 +55,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 _clock = time.perf_counter  # time.process_time with --cpu
+_values = "small"  # what the traced runs keep of values (--values)
 
 
 def _forward(x: Any, n: int) -> Any:
@@ -119,7 +122,7 @@ def _traced(x: Any, n: int) -> tuple[float, float, float]:
     import gradviz as gv
 
     t0 = _clock()
-    with gv.trace(values="small", keep_runs=1):
+    with gv.trace(values=_values, keep_runs=1):
         t1 = _clock()
         s = _forward(x, n)
         t2 = _clock()
@@ -149,7 +152,8 @@ def traced(rounds: int, n: int) -> None:
             gc.collect()
             per[name].append(fn())
     us = 1e6 / n
-    print(f"tiny-op chain, {n} ops, median of {rounds} interleaved rounds (us per op; traced "
+    print(f"tiny-op chain, {n} ops, traced with values={_values!r}, median of {rounds} "
+          "interleaved rounds (us per op; traced "
           "total is the whole with block)")
     print("| | forward | backward | total |")
     print("| --- | --- | --- | --- |")
@@ -170,11 +174,11 @@ def mlp_traced(rounds: int) -> None:
     step = workloads._mlp_step(gv)
 
     def traced_step() -> None:
-        with gv.trace(values="small", keep_runs=1):
+        with gv.trace(values=_values, keep_runs=1):
             step()
 
     steps = {"untraced": step, "traced": traced_step}
-    _interleave(steps, rounds, "MLP step traced", "untraced", "traced")
+    _interleave(steps, rounds, f"MLP step traced (values={_values!r})", "untraced", "traced")
 
 
 def _interleave(steps: dict[str, Callable[[], None]], rounds: int, title: str, a: str,
@@ -296,10 +300,12 @@ def million(rounds: int, n: int) -> None:
 
 
 def main(argv: list[str]) -> int:
-    global _clock
+    global _clock, _values
     rounds = int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 11
     if "--cpu" in argv:
         _clock = time.process_time
+    if "--values" in argv:
+        _values = argv[argv.index("--values") + 1]
     n = int(argv[argv.index("--ops") + 1]) if "--ops" in argv else 9999
     if "--million" in argv:
         at = argv.index("--million") + 1
