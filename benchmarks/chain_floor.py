@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradviz.autograd.graph import Node
+from gradviz.autograd.graph import Node, next_sequence_nr
 from gradviz.tensor import Tensor
 
 _LAST = 2**64 - 1  # an AccumulateGrad's sequence number: run after every other node
@@ -115,4 +115,54 @@ def leaf(data: np.ndarray) -> FloorTensor:
     acc._seq = _LAST
     acc.variable = t
     t._floor_acc = acc
+    return t
+
+
+# -- an experiment in how a node stores its edges ---------------------------------------------
+# Every node of gradviz holds ``next_functions`` as a tuple of (node, input_nr) pairs: with the
+# node itself, three objects per op that Python's cyclic collector tracks and walks at every
+# full collection (PyTorch's nodes are C++, out of its sight). At a million ops that walk is
+# about a quarter of the run (docs/performance.md). This variant of the floor's ``*`` keeps its
+# one edge in two slots and builds ``next_functions`` when asked (as PyTorch builds it on each
+# access), so an op leaves one tracked object: what the floor would cost if nodes stored their
+# edges that way. ``workloads.million_floor_flat`` times it.
+
+
+class _FlatMulConst(Node):
+    __slots__ = ("c", "_next_node", "_next_nr")
+
+    @property  # type: ignore[override]
+    def next_functions(self) -> tuple:
+        return ((self._next_node, self._next_nr),)
+
+    def apply(self, grads: list, create_graph: bool) -> tuple:
+        return (grads[0] * self.c,)
+
+
+class FlatEdgeTensor(FloorTensor):
+    """:class:`FloorTensor` whose ``*`` makes a node with its edge in slots (see above)."""
+
+    __slots__ = ()
+
+    def __mul__(self, c: float) -> FlatEdgeTensor:  # type: ignore[override]
+        out = self._data * c
+        node = object.__new__(_FlatMulConst)  # Node.__init__ would assign next_functions
+        node._seq = next_sequence_nr()
+        node._out_meta = ((out.shape, out.dtype),)
+        node._extra = None
+        prev = self._grad_fn
+        node._next_node = prev if prev is not None else self._floor_acc
+        node._next_nr = 0
+        node.c = c
+        t = FlatEdgeTensor._make(out, True)
+        t._grad_fn = node
+        return t
+
+
+def flat_edge_leaf(data: np.ndarray) -> FlatEdgeTensor:
+    """A leaf of :class:`FlatEdgeTensor` requiring grad, with its accumulator node."""
+    base = leaf(data)
+    t = FlatEdgeTensor._make(base._data, True)
+    t._floor_acc = base._floor_acc
+    t._floor_acc.variable = t
     return t
