@@ -151,13 +151,64 @@ class Node:
         ('MulBackward0', True)
     """
 
-    __slots__ = ("next_functions", "_seq", "_out_meta", "_extra", "__weakref__")
+    # NOTE [flat edges]
+    # A node keeps its first two edges in slots (`_n0, _i0`, `_n1, _i1`: node and input_nr)
+    # and how many it has in `_nedges`; `next_functions` builds the tuple of pairs on each
+    # access, as PyTorch's does. Why: Python's cyclic collector tracks every tuple that holds
+    # a node, and each full collection walks all of them. Stored as a tuple of pairs, each op
+    # left three tracked objects (the node, the tuple, the pair); at a million ops that was
+    # ~3 million objects to walk, a large part of the run (docs/performance.md, "The floors").
+    # Now an op with one or two edges leaves one (measured on the 1M-op chain: see the commit
+    # message of this change). The rare rest, a node with three or more edges or with pairs
+    # that are not plain tuples (an `Edge`), keeps the tuple as it was given in `_rest` (with
+    # `_nedges = -1`), and returns exactly it; its first two edges are in the slots too, so
+    # that generated `apply`s (ops/fastpath.py) may read `_n0` and `_n1` of any node.
+    # Constructors on the hot path set the slots themselves (ops/fastpath.py, ops/dispatch.py).
+    __slots__ = ("_n0", "_i0", "_n1", "_i1", "_nedges", "_rest", "_seq", "_out_meta", "_extra",
+                 "__weakref__")
 
     def __init__(self, next_functions: tuple = (), out_meta: tuple = ()) -> None:
         self.next_functions = next_functions
         self._seq = next(_sequence_counter)
         self._out_meta = out_meta
         self._extra: _NodeExtra | None = None  # hooks and metadata, rarely present
+
+    @property
+    def next_functions(self) -> tuple:
+        """One ``(node, input_nr)`` pair per input of the forward op (NOTE [flat edges]).
+
+        Example:
+            >>> import gradviz
+            >>> x = gradviz.ones(2, requires_grad=True)
+            >>> [(n.name(), nr) for n, nr in (x * 2).grad_fn.next_functions]
+            [('torch::autograd::AccumulateGrad', 0)]
+        """
+        n = self._nedges
+        if n == 1:
+            return ((self._n0, self._i0),)
+        if n == 2:
+            return ((self._n0, self._i0), (self._n1, self._i1))
+        if n == 0:
+            return ()
+        return self._rest
+
+    @next_functions.setter
+    def next_functions(self, edges: tuple) -> None:
+        n = len(edges)
+        e0 = edges[0] if n > 0 else _NO_EDGE
+        e1 = edges[1] if n > 1 else _NO_EDGE
+        try:
+            self._n0, self._i0 = e0
+            self._n1, self._i1 = e1
+        except (TypeError, ValueError):
+            raise TypeError("next_functions must be a tuple of (node, input_nr) pairs, got "
+                            f"{edges!r}") from None
+        if type(edges) is tuple and n <= 2 and type(e0) is tuple and type(e1) is tuple:
+            self._nedges = n
+            self._rest = None
+        else:
+            self._nedges = -1
+            self._rest = edges
 
     # -- identity ------------------------------------------------------------------------------
     def name(self) -> str:

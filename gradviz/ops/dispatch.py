@@ -154,7 +154,7 @@ class _UnaryOpNode(OpNode):
         grad = grad_outputs[0]
         names, formula = self._formulas[0]
         if (grad is None or names is None or create_graph or self._in_meta is not None
-                or self.next_functions[0][0] is None):
+                or self._n0 is None):  # (its edge, read from its slots)
             return OpNode.apply(self, grad_outputs, create_graph)
         return (formula(grad, *_plain_args(self, names)),)
 
@@ -170,10 +170,10 @@ class _BinaryOpNode(OpNode):
         if grad is None or create_graph or self._in_meta is not None:
             return OpNode.apply(self, grad_outputs, create_graph)
         (names0, formula0), (names1, formula1) = self._formulas
-        edge0, edge1 = self.next_functions
-        return (None if names0 is None or edge0[0] is None
+        # (its edges' nodes, read from its slots: NOTE [flat edges] in autograd/graph.py)
+        return (None if names0 is None or self._n0 is None
                 else formula0(grad, *_plain_args(self, names0)),
-                None if names1 is None or edge1[0] is None
+                None if names1 is None or self._n1 is None
                 else formula1(grad, *_plain_args(self, names1)))
 
 
@@ -408,7 +408,17 @@ def _record(op: OpInfo, result: Tensor, args: tuple, arrays: list, kwargs: dict,
     out = result._data
     # NOTE [perf]: Node.__init__'s body, inlined: this runs once per recorded op.
     node = _new(op.node_cls or _node_class(op))
-    node.next_functions = edges
+    # node.next_functions = edges, stored as the setter stores the common cases (NOTE [flat
+    # edges] in autograd/graph.py): one or two plain pairs in slots, no tuple kept
+    n_edges = len(edges)
+    if n_edges == 1 and type(edges[0]) is tuple:
+        node._n0, node._i0 = edges[0]
+        node._nedges = 1
+    elif n_edges == 2 and type(edges[0]) is tuple and type(edges[1]) is tuple:
+        (node._n0, node._i0), (node._n1, node._i1) = edges
+        node._nedges = 2
+    else:
+        node.next_functions = edges
     node._seq = next_sequence_nr()
     key = (out.shape, out.dtype)
     node._out_meta = _OUT_META.get(key) or _out_meta(key)
@@ -749,7 +759,17 @@ def _record_general(op: OpInfo, results: tuple, diff: tuple, args: tuple, arrays
                     kwargs: dict, edges: tuple) -> Node:
     # NOTE [perf]: Node.__init__ and set_history, inlined as _record does
     node = _new(op.node_cls or _node_class(op))
-    node.next_functions = edges
+    # node.next_functions = edges, stored as the setter stores the common cases (NOTE [flat
+    # edges] in autograd/graph.py): one or two plain pairs in slots, no tuple kept
+    n_edges = len(edges)
+    if n_edges == 1 and type(edges[0]) is tuple:
+        node._n0, node._i0 = edges[0]
+        node._nedges = 1
+    elif n_edges == 2 and type(edges[0]) is tuple and type(edges[1]) is tuple:
+        (node._n0, node._i0), (node._n1, node._i1) = edges
+        node._nedges = 2
+    else:
+        node.next_functions = edges
     node._seq = next_sequence_nr()
     node._extra = None
     node._out_meta = tuple([(r._data.shape, r._data.dtype) for r in diff])

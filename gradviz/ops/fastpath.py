@@ -114,6 +114,19 @@ def _edge_lines(arg: str, edge: str, known_tensor: bool) -> list[str]:
             f"    {edge} = NO_EDGE"]
 
 
+def _edge_slot_lines(n: int) -> list[str]:
+    """``node.next_functions = (e0, ...)``, stored as the setter stores it (NOTE [flat edges]
+    in autograd/graph.py): the first two edges in slots; three in ``_rest`` as well."""
+    edges = "(" + ", ".join(f"e{i}" for i in range(n)) + (",)" if n == 1 else ")")
+    lines = [f"# node.next_functions = {edges}, in its slots (NOTE [flat edges])",
+             "node._n0, node._i0 = e0"]
+    if n > 1:
+        lines.append("node._n1, node._i1 = e1")
+    if n > 2:
+        return lines + ["node._nedges = -1", f"node._rest = {edges}"]
+    return lines + [f"node._nedges = {n}"]
+
+
 def _in_meta_lines(op: OpInfo, arrays: tuple[str, ...]) -> list[str]:
     """``node._in_meta`` (what `_record` computes): for each broadcast input that needs a
     gradient and differs from the result in shape or dtype, its shape and dtype (the backward
@@ -229,11 +242,10 @@ def forward_source(op: OpInfo) -> str:
     body += ["node = None",
              "if requires and _state.enabled and out.dtype.kind == 'f':"]
     rec: list[str] = []
-    edges = [f"e{i}" for i in range(n)]
     for i, arg in enumerate(args):
         rec += _edge_lines(arg, f"e{i}", known_tensor=i == 0 or n == 3)
     rec += [f"node = new({op.node_cls.__name__})",
-            "node.next_functions = " + ("(e0,)" if unary else f"({', '.join(edges)})"),
+            *_edge_slot_lines(n),
             "node._seq = next_sequence_nr()",
             "key = (out.shape, out.dtype)",
             "node._out_meta = out_metas.get(key) or make_out_meta(key)",
@@ -434,14 +446,18 @@ def node_source(op: OpInfo) -> tuple[str, dict[str, Any]]:
     else:
         lines += ["    if grad is None or create_graph or _g_node._in_meta is not None:",
                   "        return _g_general_apply(_g_node, grad_outputs, create_graph)"]
-    lines += ["    _g_saved = _g_node._store",
-              f"    {', '.join(f'_g_e{i}' for i in range(n))}, = _g_node.next_functions"]
+    lines.append("    _g_saved = _g_node._store")
+    if n > 2:
+        lines.append(f"    {', '.join(f'_g_e{i}' for i in range(n))}, = _g_node.next_functions")
+    # Which inputs need a gradient: an edge to a node. The first two edges are read from the
+    # node's slots (NOTE [flat edges] in autograd/graph.py: no tuples built per call).
+    edge_node = [f"_g_node._n{i}" if n <= 2 else f"_g_e{i}[0]" for i in range(n)]
     for i, inp in enumerate(op.inputs):
         formula, names = op.grads.get(inp), op.needs[i]
         if names is None:
             lines.append(f"    _g_{i} = None  # {inp} is not differentiable")
             continue
-        lines += [f"    if _g_e{i}[0] is None:", f"        _g_{i} = None", "    else:"]
+        lines += [f"    if {edge_node[i]} is None:", f"        _g_{i} = None", "    else:"]
         tree = _lambda_body(formula)
         read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} if tree else set()
         # Copied in only if every name it reads means there what it meant in the lambda: a
