@@ -132,7 +132,7 @@ def test_generated_source_shows_the_addmm_forward_and_node() -> None:
     src = generated_source("addmm")
     assert src.startswith("def addmm_fast(a, b, c, **kwargs):")
     assert "node = new(AddmmBackward0)" in src
-    assert "node._rest = (e0, e1, e2)" in src  # its edges (NOTE [flat edges])
+    assert "node._rest = ((n0, i0), (n1, i1), (n2, i2))" in src  # NOTE [flat edges]
     assert "in_meta[0] = (x.shape, x.dtype)" in src  # the bias's shape, for the backward
     # one saved-value plan per set of inputs needing a gradient, bit i for input i
     assert "elif bits == 5:" in src and "'mat1': SavedVariable(b)" in src

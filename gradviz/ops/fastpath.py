@@ -101,27 +101,32 @@ def _compile(source: str, name: str) -> types.CodeType:
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def _edge_lines(arg: str, edge: str, known_tensor: bool) -> list[str]:
+def _edge_lines(arg: str, i: int, known_tensor: bool) -> list[str]:
     # collect_next_edges for one argument, spelled out (a view goes through edge_pair); the
     # first argument (and every argument of a three-input row) is known to be a tensor here.
+    # The edge is two names, n{i} and i{i} (its node and input_nr), that go straight into the
+    # node's slots (NOTE [flat edges] in autograd/graph.py): no pair is built.
     test = f"{arg}._requires_grad" if known_tensor else (
         f"type({arg}) is Tensor and {arg}._requires_grad")
     return [f"if {test}:",
-            f"    _fn = {arg}._grad_fn",
-            f"    {edge} = (_fn, {arg}._output_nr) if _fn is not None and "
-            f"{arg}._view_meta is None else edge_pair({arg})",
+            f"    n{i} = {arg}._grad_fn",
+            f"    if n{i} is not None and {arg}._view_meta is None:",
+            f"        i{i} = {arg}._output_nr",
+            "    else:",
+            f"        n{i}, i{i} = edge_pair({arg})",
             "else:",
-            f"    {edge} = NO_EDGE"]
+            f"    n{i}, i{i} = None, 0  # NO_EDGE"]
 
 
 def _edge_slot_lines(n: int) -> list[str]:
-    """``node.next_functions = (e0, ...)``, stored as the setter stores it (NOTE [flat edges]
-    in autograd/graph.py): the first two edges in slots; three in ``_rest`` as well."""
-    edges = "(" + ", ".join(f"e{i}" for i in range(n)) + (",)" if n == 1 else ")")
-    lines = [f"# node.next_functions = {edges}, in its slots (NOTE [flat edges])",
-             "node._n0, node._i0 = e0"]
+    """``node.next_functions = ((n0, i0), ...)``, stored as the setter stores it (NOTE [flat
+    edges] in autograd/graph.py): the first two edges in slots; three in ``_rest`` as well."""
+    edges = "(" + ", ".join(f"(n{i}, i{i})" for i in range(n)) + (",)" if n == 1 else ")")
+    lines = [f"# node.next_functions = {edges}, in its slots",
+             "node._n0 = n0",
+             "node._i0 = i0"]
     if n > 1:
-        lines.append("node._n1, node._i1 = e1")
+        lines += ["node._n1 = n1", "node._i1 = i1"]
     if n > 2:
         return lines + ["node._nedges = -1", f"node._rest = {edges}"]
     return lines + [f"node._nedges = {n}"]
@@ -134,7 +139,7 @@ def _in_meta_lines(op: OpInfo, arrays: tuple[str, ...]) -> list[str]:
     lines = ["in_meta = None"]
     for i in op.broadcast_idx:
         arr = arrays[i]
-        lines += [f"if e{i}[0] is not None and ({arr}.shape != out.shape "
+        lines += [f"if n{i} is not None and ({arr}.shape != out.shape "
                   f"or {arr}.dtype != out.dtype):",
                   "    if in_meta is None:",
                   f"        in_meta = [None] * {len(arrays)}",
@@ -243,7 +248,7 @@ def forward_source(op: OpInfo) -> str:
              "if requires and _state.enabled and out.dtype.kind == 'f':"]
     rec: list[str] = []
     for i, arg in enumerate(args):
-        rec += _edge_lines(arg, f"e{i}", known_tensor=i == 0 or n == 3)
+        rec += _edge_lines(arg, i, known_tensor=i == 0 or n == 3)
     rec += [f"node = new({op.node_cls.__name__})",
             *_edge_slot_lines(n),
             "node._seq = next_sequence_nr()",
@@ -258,14 +263,14 @@ def forward_source(op: OpInfo) -> str:
     if unary:
         rec += [f"node._store = {_store_literal(op, 1, args, arrays)}"]
     elif n == 3:  # bit i of `bits`: input i needs a gradient (see saved_for)
-        rec += ["bits = (e0[0] is not None) | (e1[0] is not None) << 1 | (e2[0] is not None) << 2"]
+        rec += ["bits = (n0 is not None) | (n1 is not None) << 1 | (n2 is not None) << 2"]
         for bits in range(7, 0, -1):
             test = ("if" if bits == 7 else "elif") + f" bits == {bits}:"
             rec += [test if bits > 1 else "else:  # bits == 1",
                     f"    node._store = {_store_literal(op, bits, args, arrays)}"]
     else:
-        rec += ["if e0[0] is not None:",
-                "    if e1[0] is not None:",
+        rec += ["if n0 is not None:",
+                "    if n1 is not None:",
                 f"        node._store = {_store_literal(op, 3, args, arrays)}",
                 "    else:",
                 f"        node._store = {_store_literal(op, 1, args, arrays)}",
@@ -326,7 +331,7 @@ def _compile_forward(op: OpInfo, dispatch: Callable[..., Tensor], node_class: ty
     namespace: dict[str, Any] = {
         "np": np, "Tensor": Tensor, "general": dispatch, "op": op, "forward": op.forward,
         node_class.__name__: node_class, "new": object.__new__, "_state": _state,
-        "InferenceCounter": _InferenceCounter, "edge_pair": edge_pair, "NO_EDGE": (None, 0),
+        "InferenceCounter": _InferenceCounter, "edge_pair": edge_pair,
         "next_sequence_nr": next_sequence_nr, "out_metas": out_metas,
         "make_out_meta": make_out_meta, "SavedVariable": SavedVariable,
         "save_kwarg": _save_kwarg(op), "_listeners": _listeners, "emit_op": emit_op,
