@@ -188,10 +188,13 @@ class Node:
             [('torch::autograd::AccumulateGrad', 0), (None, 0)]
         """
         n = self._nedges
+        if n == 2:
+            n1 = self._n1
+            if n1 is None and self._i1 == 0:  # an input needing no gradient (`y * 2`'s 2)
+                return ((self._n0, self._i0), _NO_EDGE)  # one tuple fewer to build
+            return ((self._n0, self._i0), (n1, self._i1))
         if n == 1:
             return ((self._n0, self._i0),)
-        if n == 2:
-            return ((self._n0, self._i0), (self._n1, self._i1))
         if n == 0:
             return ()
         return self._rest
