@@ -159,10 +159,10 @@ class Node:
     # left three tracked objects (the node, the tuple, the pair); at a million ops that was
     # ~3 million objects to walk, a large part of the run (docs/performance.md, "The floors").
     # Now an op with one or two edges leaves one. Measured on issue #19's 1M-op chain
-    # (alternating processes, six rounds): forward 4.7-4.9 -> 3.5-3.9 us per op, the whole
-    # run 3-17% faster per round (0.83-1.00x PyTorch, was 0.85-1.09x), peak memory +512 ->
-    # +416 MB. Building the tuple costs ~0.13 us per access and the engine reads it twice per
-    # node: a backward is a little slower, by less than the forward gains.
+    # (alternating processes, nine rounds): forward 4.3-4.9 -> 3.5-3.9 us per op, the whole
+    # run 1-17% faster per round (0.83-1.00x PyTorch, was 0.85-1.11x), peak memory +512 ->
+    # +417 MB. Building the tuple costs ~0.1 us per access and the engine reads it twice per
+    # node; the tiny-op chain (no collector pressure) and the MLP step measured unchanged.
     # The rare rest, a node with three or more edges or with pairs that are not plain tuples
     # (an `Edge`), keeps the tuple as it was given in `_rest` (with `_nedges = -1`) and
     # returns exactly it; its first two edges are in the slots too, so that generated
