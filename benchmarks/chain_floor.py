@@ -23,6 +23,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from gradviz.autograd.graph import Node, next_sequence_nr
@@ -74,11 +76,19 @@ class FloorTensor(Tensor):
 
     __slots__ = ("_floor_acc",)  # a leaf's accumulator (made by leaf())
 
-    def _edges(self) -> tuple:
-        node = self._grad_fn
-        if node is None:  # a leaf: its accumulator, made once
-            node = self._floor_acc
-        return ((node, 0),)
+    def _node(self, cls: type, out: np.ndarray) -> Any:
+        """A ``cls`` node over this tensor's one edge, its slots set directly as the generated
+        fast paths set them (NOTE [flat edges] in graph.py)."""
+        node = object.__new__(cls)
+        prev = self._grad_fn
+        node._n0 = prev if prev is not None else self._floor_acc  # a leaf: its accumulator
+        node._i0 = 0
+        node._nedges = 1
+        node._rest = None
+        node._seq = next_sequence_nr()
+        node._out_meta = ((out.shape, out.dtype),)
+        node._extra = None
+        return node
 
     def _result(self, out: np.ndarray, node: Node) -> FloorTensor:
         t = FloorTensor._make(out, True)
@@ -87,23 +97,23 @@ class FloorTensor(Tensor):
 
     def __mul__(self, c: float) -> FloorTensor:  # type: ignore[override]
         out = self._data * c
-        node = _MulConst(self._edges(), ((out.shape, out.dtype),))
+        node = self._node(_MulConst, out)
         node.c = c
         return self._result(out, node)
 
     def __add__(self, c: float) -> FloorTensor:  # type: ignore[override]
         out = self._data + c
-        return self._result(out, _AddConst(self._edges(), ((out.shape, out.dtype),)))
+        return self._result(out, self._node(_AddConst, out))
 
     def tanh(self) -> FloorTensor:  # type: ignore[override]
         out = np.tanh(self._data)
-        node = _Tanh(self._edges(), ((out.shape, out.dtype),))
+        node = self._node(_Tanh, out)
         node.result = out
         return self._result(out, node)
 
     def sum(self) -> FloorTensor:  # type: ignore[override]
         out = np.asarray(np.add.reduce(self._data, axis=None))
-        node = _Sum(self._edges(), ((out.shape, out.dtype),))
+        node = self._node(_Sum, out)
         node.shape = self._data.shape
         return self._result(out, node)
 
@@ -115,54 +125,4 @@ def leaf(data: np.ndarray) -> FloorTensor:
     acc._seq = _LAST
     acc.variable = t
     t._floor_acc = acc
-    return t
-
-
-# -- an experiment in how a node stores its edges ---------------------------------------------
-# Every node of gradviz holds ``next_functions`` as a tuple of (node, input_nr) pairs: with the
-# node itself, three objects per op that Python's cyclic collector tracks and walks at every
-# full collection (PyTorch's nodes are C++, out of its sight). At a million ops that walk is
-# about a quarter of the run (docs/performance.md). This variant of the floor's ``*`` keeps its
-# one edge in two slots and builds ``next_functions`` when asked (as PyTorch builds it on each
-# access), so an op leaves one tracked object: what the floor would cost if nodes stored their
-# edges that way. ``workloads.million_floor_flat`` times it.
-
-
-class _FlatMulConst(Node):
-    __slots__ = ("c", "_next_node", "_next_nr")
-
-    @property  # type: ignore[override]
-    def next_functions(self) -> tuple:
-        return ((self._next_node, self._next_nr),)
-
-    def apply(self, grads: list, create_graph: bool) -> tuple:
-        return (grads[0] * self.c,)
-
-
-class FlatEdgeTensor(FloorTensor):
-    """:class:`FloorTensor` whose ``*`` makes a node with its edge in slots (see above)."""
-
-    __slots__ = ()
-
-    def __mul__(self, c: float) -> FlatEdgeTensor:  # type: ignore[override]
-        out = self._data * c
-        node = object.__new__(_FlatMulConst)  # Node.__init__ would assign next_functions
-        node._seq = next_sequence_nr()
-        node._out_meta = ((out.shape, out.dtype),)
-        node._extra = None
-        prev = self._grad_fn
-        node._next_node = prev if prev is not None else self._floor_acc
-        node._next_nr = 0
-        node.c = c
-        t = FlatEdgeTensor._make(out, True)
-        t._grad_fn = node
-        return t
-
-
-def flat_edge_leaf(data: np.ndarray) -> FlatEdgeTensor:
-    """A leaf of :class:`FlatEdgeTensor` requiring grad, with its accumulator node."""
-    base = leaf(data)
-    t = FlatEdgeTensor._make(base._data, True)
-    t._floor_acc = base._floor_acc
-    t._floor_acc.variable = t
     return t

@@ -295,15 +295,6 @@ def million_floor(repeat: int) -> dict:
                     lambda t: t.sum().backward())
 
 
-def million_floor_flat(repeat: int) -> dict:
-    """For reference: million_floor with nodes keeping their edge in slots (chain_floor.py)."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import chain_floor as floor
-
-    return _million(lambda: floor.flat_edge_leaf(np.array([0.5, 0.25])),
-                    lambda t: t * 1.000001, lambda t: t.sum().backward())
-
-
 def million_torch(repeat: int) -> dict:
     import torch
 
