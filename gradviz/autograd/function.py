@@ -24,6 +24,7 @@ from gradviz.autograd.graph import (
     collect_next_edges,
     move_retains_grad,
     set_history,
+    store_edges,
 )
 from gradviz.ops.dispatch import (
     IN_CUSTOM_FUNCTION,
@@ -295,17 +296,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: list, record: bo
     if record:
         # Only tensors get an edge (MulConstant.apply(a, 5): one entry, as in PyTorch).
         edges = collect_next_edges(tuple(a for a in args if isinstance(a, Tensor)))
-        # ctx.next_functions = edges, stored as the setter stores the common cases (NOTE [flat
-        # edges] in autograd/graph.py): one or two plain pairs in slots, no tuple kept
-        n_edges = len(edges)
-        if n_edges == 1 and type(edges[0]) is tuple:
-            ctx._n0, ctx._i0 = edges[0]
-            ctx._nedges = 1
-        elif n_edges == 2 and type(edges[0]) is tuple and type(edges[1]) is tuple:
-            (ctx._n0, ctx._i0), (ctx._n1, ctx._i1) = edges
-            ctx._nedges = 2
-        else:
-            ctx.next_functions = edges
+        store_edges(ctx, edges)  # ctx.next_functions = edges (NOTE [flat edges])
         ctx._input_meta = [(a.shape, a._data.dtype) if isinstance(a, Tensor) else None
                            for a in args]
         ctx._out_meta = tuple((o.shape, o._data.dtype) if isinstance(o, Tensor) else ((), None)

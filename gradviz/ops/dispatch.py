@@ -30,6 +30,7 @@ from gradviz.autograd.graph import (
     next_sequence_nr,
     save_value,
     set_history,
+    store_edges,
 )
 from gradviz.ops import _formula, fastpath
 from gradviz.ops.opinfo import OpInfo, saved_for
@@ -408,17 +409,7 @@ def _record(op: OpInfo, result: Tensor, args: tuple, arrays: list, kwargs: dict,
     out = result._data
     # NOTE [perf]: Node.__init__'s body, inlined: this runs once per recorded op.
     node = _new(op.node_cls or _node_class(op))
-    # node.next_functions = edges, stored as the setter stores the common cases (NOTE [flat
-    # edges] in autograd/graph.py): one or two plain pairs in slots, no tuple kept
-    n_edges = len(edges)
-    if n_edges == 1 and type(edges[0]) is tuple:
-        node._n0, node._i0 = edges[0]
-        node._nedges = 1
-    elif n_edges == 2 and type(edges[0]) is tuple and type(edges[1]) is tuple:
-        (node._n0, node._i0), (node._n1, node._i1) = edges
-        node._nedges = 2
-    else:
-        node.next_functions = edges
+    store_edges(node, edges)  # node.next_functions = edges (NOTE [flat edges])
     node._seq = next_sequence_nr()
     key = (out.shape, out.dtype)
     node._out_meta = _OUT_META.get(key) or _out_meta(key)
@@ -759,17 +750,7 @@ def _record_general(op: OpInfo, results: tuple, diff: tuple, args: tuple, arrays
                     kwargs: dict, edges: tuple) -> Node:
     # NOTE [perf]: Node.__init__ and set_history, inlined as _record does
     node = _new(op.node_cls or _node_class(op))
-    # node.next_functions = edges, stored as the setter stores the common cases (NOTE [flat
-    # edges] in autograd/graph.py): one or two plain pairs in slots, no tuple kept
-    n_edges = len(edges)
-    if n_edges == 1 and type(edges[0]) is tuple:
-        node._n0, node._i0 = edges[0]
-        node._nedges = 1
-    elif n_edges == 2 and type(edges[0]) is tuple and type(edges[1]) is tuple:
-        (node._n0, node._i0), (node._n1, node._i1) = edges
-        node._nedges = 2
-    else:
-        node.next_functions = edges
+    store_edges(node, edges)  # node.next_functions = edges (NOTE [flat edges])
     node._seq = next_sequence_nr()
     node._extra = None
     node._out_meta = tuple([(r._data.shape, r._data.dtype) for r in diff])
