@@ -24,7 +24,6 @@ from gradviz.autograd.graph import (
     collect_next_edges,
     move_retains_grad,
     set_history,
-    store_edges,
 )
 from gradviz.ops.dispatch import (
     IN_CUSTOM_FUNCTION,
@@ -295,8 +294,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: list, record: bo
             o._version_counter.last_op = ctx.name()
     if record:
         # Only tensors get an edge (MulConstant.apply(a, 5): one entry, as in PyTorch).
-        edges = collect_next_edges(tuple(a for a in args if isinstance(a, Tensor)))
-        store_edges(ctx, edges)  # ctx.next_functions = edges (NOTE [flat edges])
+        ctx.next_functions = collect_next_edges(tuple(a for a in args if isinstance(a, Tensor)))
         ctx._input_meta = [(a.shape, a._data.dtype) if isinstance(a, Tensor) else None
                            for a in args]
         ctx._out_meta = tuple((o.shape, o._data.dtype) if isinstance(o, Tensor) else ((), None)

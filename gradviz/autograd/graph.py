@@ -167,7 +167,7 @@ class Node:
     # (an `Edge`), keeps the tuple as it was given in `_rest` (with `_nedges = -1`) and
     # returns exactly it; its first two edges are in the slots too, so that generated
     # `apply`s (ops/fastpath.py) may read `_n0` and `_n1` of any node. Constructors on the hot
-    # path set the slots themselves (the generated ops/fastpath.py) or call store_edges (below).
+    # path set the slots themselves (the generated ops/fastpath.py); the others assign.
     __slots__ = ("_n0", "_i0", "_n1", "_i1", "_nedges", "_rest", "_seq", "_out_meta", "_extra",
                  "__weakref__")
 
@@ -640,27 +640,6 @@ def input_edge(x: Tensor | GradientEdge) -> tuple[Node, int]:
 
 NO_EDGE = Edge(None, 0)
 _NO_EDGE = (None, 0)
-
-
-def store_edges(node: Node, edges: tuple) -> None:
-    """``node.next_functions = edges`` for a node made without ``Node.__init__`` (the op
-    layer's inlined constructors): one or two plain pairs go straight into the slots, the rest
-    through the setter (NOTE [flat edges]).
-
-    Example:
-        >>> n = Node()
-        >>> store_edges(n, ((None, 0),)); n.next_functions
-        ((None, 0),)
-    """
-    n_edges = len(edges)
-    if n_edges == 1 and type(edges[0]) is tuple:
-        node._n0, node._i0 = edges[0]
-        node._nedges = 1
-    elif n_edges == 2 and type(edges[0]) is tuple and type(edges[1]) is tuple:
-        (node._n0, node._i0), (node._n1, node._i1) = edges
-        node._nedges = 2
-    else:
-        node.next_functions = edges
 
 
 def collect_next_edges(args: tuple) -> tuple[Edge, ...]:

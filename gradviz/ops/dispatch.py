@@ -30,7 +30,6 @@ from gradviz.autograd.graph import (
     next_sequence_nr,
     save_value,
     set_history,
-    store_edges,
 )
 from gradviz.ops import _formula, fastpath
 from gradviz.ops.opinfo import OpInfo, saved_for
@@ -409,7 +408,7 @@ def _record(op: OpInfo, result: Tensor, args: tuple, arrays: list, kwargs: dict,
     out = result._data
     # NOTE [perf]: Node.__init__'s body, inlined: this runs once per recorded op.
     node = _new(op.node_cls or _node_class(op))
-    store_edges(node, edges)  # node.next_functions = edges (NOTE [flat edges])
+    node.next_functions = edges
     node._seq = next_sequence_nr()
     key = (out.shape, out.dtype)
     node._out_meta = _OUT_META.get(key) or _out_meta(key)
@@ -750,7 +749,7 @@ def _record_general(op: OpInfo, results: tuple, diff: tuple, args: tuple, arrays
                     kwargs: dict, edges: tuple) -> Node:
     # NOTE [perf]: Node.__init__ and set_history, inlined as _record does
     node = _new(op.node_cls or _node_class(op))
-    store_edges(node, edges)  # node.next_functions = edges (NOTE [flat edges])
+    node.next_functions = edges
     node._seq = next_sequence_nr()
     node._extra = None
     node._out_meta = tuple([(r._data.shape, r._data.dtype) for r in diff])
