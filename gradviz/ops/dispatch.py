@@ -401,6 +401,15 @@ def _save_plan(op: OpInfo, bits: int) -> tuple[tuple[str, int, Any], ...]:
     return result
 
 
+def _edge_bits(edges: tuple) -> int:
+    """Bit i set when input i has an edge (needs a gradient): the key of an op's save plans."""
+    bits = 0
+    for i, e in enumerate(edges):
+        if e[0] is not None:
+            bits |= 1 << i
+    return bits
+
+
 def _record(op: OpInfo, result: Tensor, args: tuple, arrays: list, kwargs: dict,
             edges: tuple) -> Node:
     """Make ``op``'s node the ``grad_fn`` of ``result``, its inputs' ``edges`` its
@@ -416,10 +425,7 @@ def _record(op: OpInfo, result: Tensor, args: tuple, arrays: list, kwargs: dict,
     result._grad_fn = node  # set_history for the single output, inlined
     result._output_nr = 0
     result._requires_grad = True
-    bits = 0  # bit i: input i has an edge (the key of the op's save plans)
-    for i, e in enumerate(edges):
-        if e[0] is not None:
-            bits |= 1 << i
+    bits = _edge_bits(edges)
     plan = op.save_plans.get(bits)
     if plan is None:
         plan = _save_plan(op, bits)
@@ -757,14 +763,7 @@ def _record_general(op: OpInfo, results: tuple, diff: tuple, args: tuple, arrays
         r._grad_fn = node
         r._output_nr = i
         r._requires_grad = True
-    # A variadic op's one formula serves every tensor of its list.
-    if op.variadic:
-        bits = 1
-    else:
-        bits = 0
-        for i, e in enumerate(edges):
-            if e[0] is not None:
-                bits |= 1 << i
+    bits = 1 if op.variadic else _edge_bits(edges)  # a variadic op: one formula for its list
     plan = op.save_plans.get(bits)
     if plan is None:
         plan = _general_plan(op, bits)
