@@ -1221,54 +1221,19 @@ class Trace:
             given: dict[str, Any] | None, inplace: bool, function: bool) -> None:
         """Record one forward op (the ``op`` event's fields; see _on_op).
 
-        NOTE [perf: op path] What runs for every op of a traced program is written out here:
-        the user-frame walk, the usual case of settling the names of the statement before
-        (_settle, _guess), a new node over registered nodes (_node), keyword arguments that
-        are plain numbers (_jsonable) and the instruction's cached binding target
-        (names.known_target). With the direct observer (NOTE [perf: direct observer] in
-        gradviz/autograd/events.py: 12.0 -> 11.0 us per op in one process), the tiny-op
-        chain's traced forward went from 4.52x to 4.23x the untraced one (CPU time, medians
-        of 18 rounds in 6 alternating processes); the records are the same."""
+        NOTE [perf: op path] Keyword arguments that are plain numbers (_jsonable's usual case)
+        and the instruction's cached binding target (names.known_target) are read in line;
+        the user-frame walk, settling the statement before (_settle) and registering the node
+        (_node) are their functions' calls."""
         if self._run is not None:
             # Backward-time work (a custom backward()'s ``grad_output * 5``, the formulas of a
             # create_graph backward, hooks) is no part of the forward graph: not recorded as an
             # op. Tensors it makes are registered when the program uses them (x.grad in a
             # later op).
             return
-        # user_frame in line, from the emitter's caller (frames: _op, _EngineObserver.op or
-        # _on_event, emit_op or emit, the op layer's function): NOTE [perf: op path], one
-        # frame object fewer made and one call fewer per op.
-        frame: FrameType | None = sys._getframe(3)
-        internal = _INTERNAL
-        while frame is not None:
-            file = frame.f_code.co_filename
-            known = internal.get(file)
-            if known is None:
-                known = _is_internal(file)
-            if not known:
-                break
-            frame = frame.f_back
-        pending = self._pending
-        if pending:
-            top = pending[-1]
-            if (frame is not None and id(frame) == top.fid and frame.f_code is top.code
-                    and frame.f_lasti != top.lasti and top.target.kind == "names"
-                    and len(top.candidates) == len(top.last)):
-                # NOTE [perf]: _settle's usual case in line: the statement of the op before,
-                # in this same frame, has finished and one op ran at it (``y = x.tanh()``);
-                # and _guess's for one name and one output.
-                pending.pop()
-                last, names = top.last, top.target.names
-                if (top.element is None and len(last) == 1 and len(names) == 1
-                        and last[0] in top.candidates):
-                    if last[0] in self._unnamed:
-                        self._rename(last[0], names[0])
-                else:
-                    self._guess(top)
-                if pending:
-                    self._settle(frame)
-            else:
-                self._settle(frame)
+        frame = user_frame(_EMITTER)
+        if self._pending:
+            self._settle(frame)
         source = None
         if frame is not None:  # _source_index's cache read in line
             code = frame.f_code
@@ -1302,35 +1267,16 @@ class Trace:
                                else {"tensor": self._tensor(v, frame)} if isinstance(v, Tensor)
                                else _jsonable(v)))
             kwargs = tuple(kwargs)
-        nid = None
-        early = False
-        if node is not None:
-            # NOTE [perf]: _node's usual case in line: a new node over registered nodes.
-            nids = self._nids
-            node_ids = nids.ids
-            nid = node_ids.get(id(node))
-            if nid is not None:
-                # A node already known at its own op's event was registered while it was being
-                # built: a saved-tensor pack hook ran an op on the output it makes
-                # (``lambda t: t * 1``), before the op layer stored its saved values. Its
-                # record is made again now, whole, and its outputs keep the ids that op gave
-                # them.
-                early = True
-                row = self._node_record(node)
-                self._pend_n[nid] = len(self._flat_n)
-                self._flat_n += row
-            else:
-                for nxt, _ in node.next_functions:
-                    if nxt is not None and id(nxt) not in node_ids:
-                        nid = self._new_graph(node)
-                        break
-                else:
-                    nid = nids.new(node)
-                    row = self._node_record(node)
-                    flat_n = self._flat_n
-                    k = len(flat_n)
-                    flat_n += row
-                    self._pend_n[nid] = k  # filed once the row is whole
+        # A node already known at its own op's event was registered while it was being built:
+        # a saved-tensor pack hook ran an op on the output it makes (``lambda t: t * 1``),
+        # before the op layer stored its saved values. Its record is made again now, whole,
+        # and its outputs keep the ids that op gave them.
+        early = node is not None and self._nids.ids.get(id(node)) is not None
+        nid = self._node(node) if node is not None else None
+        if early:
+            row = self._node_record(node)
+            self._pend_n[nid] = len(self._flat_n)
+            self._flat_n += row
         fn_done, self._fn_done = self._fn_done, None
         if fn_done is not None and function:
             op_id = fn_done  # taken when its forward() began (_on_function_enter)
