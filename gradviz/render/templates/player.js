@@ -223,8 +223,13 @@ function summaryEl(s) {
     box.appendChild(el("code", "gv-values", fmtValues(s.values, 24)));
   } else if (s.stats) {
     const st = s.stats;
-    box.appendChild(el("code", "gv-values",
-      "min " + fmtNum(st.min) + "  max " + fmtNum(st.max) + "  mean " + fmtNum(st.mean)));
+    // Each "name number" is kept on one line: a narrow panel must not break 1.9e-4 at its "-".
+    const stats = el("code", "gv-values");
+    [["min", st.min], ["max", st.max], ["mean", st.mean]].forEach(([name, v], i) => {
+      if (i) stats.appendChild(document.createTextNode("  "));
+      stats.appendChild(el("span", "gv-stat", name + " " + fmtNum(v)));
+    });
+    box.appendChild(stats);
     if (s.head) {
       box.appendChild(el("code", "gv-values", "first " + fmtValues(s.head, 6) + " \u2026"));
     }
