@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import gradviz as torch
-from gradviz.trace.model import buffer_stats, expand_snapshot, snapshot, summarize
+from gradviz.trace.model import COPY_BYTES, buffer_stats, expand_snapshot, snapshot, summarize
 
 
 def _program():
@@ -219,3 +219,31 @@ def test_a_large_mean_that_overflows_a_block_is_still_right():
     x = np.full(10_000, 3e38, dtype=np.float32)
     summary = summarize(x, "small")
     assert summary["stats"]["mean"] == pytest.approx(float(np.float32(3e38)))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("shape", [(65,), (64, 129), (8191,), (8192,), (128, 128), (2, 3, 1365)])
+def test_a_medium_value_is_kept_as_a_copy_with_the_very_same_summary(dtype, shape):
+    # NOTE [perf: value snapshots]: up to COPY_BYTES, a contiguous value is copied as it is laid
+    # out and summarized when read; the summary must be the one taken at once, bit for bit, in
+    # either memory order.
+    layouts = (lambda a: a, lambda a: a.T, lambda a: np.moveaxis(a, 0, -1))
+    for layout in layouts:
+        a = (np.random.default_rng(1).standard_normal(shape) * 100 + 3).astype(dtype)
+        value = layout(a)
+        snap = snapshot(value, "small")
+        expected = json.dumps(summarize(value, "small"))
+        contiguous = value.flags.c_contiguous or value.flags.f_contiguous
+        if value.nbytes <= COPY_BYTES and contiguous:
+            assert type(snap) is np.ndarray and not np.shares_memory(snap, value)
+        else:  # stats taken at once: no copy of a large or scattered value is kept
+            assert type(snap) is tuple
+        value[...] = 0  # changed after the snapshot: the summary is still the one before
+        assert json.dumps(expand_snapshot(snap, "small")) == expected
+
+
+def test_a_strided_medium_value_is_summarized_at_once():
+    # Not contiguous: a copy would be laid out anew and could sum in another order.
+    a = np.arange(2000.0)[::2]
+    snap = snapshot(a, "small")
+    assert type(snap) is tuple and snap[2:5] == (0.0, 1998.0, 999.0)

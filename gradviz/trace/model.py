@@ -369,6 +369,9 @@ class BackwardRun:
 # -- value summaries ------------------------------------------------------------------------------
 SMALL = 64  # tensors up to this many elements keep their full values with values="small"
 HEAD = 6
+# Larger values shown as stats have them computed when traced, smaller ones when the trace is read
+# (NOTE [perf: value snapshots]).
+COPY_BYTES = 64 * 1024
 
 
 def _num(v: Any) -> Any:
@@ -502,9 +505,15 @@ def _stats_summary(lo: float, hi: float, mean: float, head: np.ndarray) -> dict[
 # array may be changed in place later), but building the Python lists of a small value's summary
 # is most of what tracing a tiny op costs. So it takes a snapshot, and the summary is built from
 # it when a reader first asks (see NOTE [perf: lazy trace] in recorder.py).
-# ``expand_snapshot(snapshot(v, mode), mode)`` is always ``summarize(v, mode)``. A large value's
-# stats are computed at once: copying it instead costs as much here (fresh pages for the copy),
-# and would make a trace nobody reads as big as the values it saw. But a transpose (a Linear
+# ``expand_snapshot(snapshot(v, mode), mode)`` is always ``summarize(v, mode)``. A medium value
+# (more than SMALL elements, at most COPY_BYTES, C- or F-contiguous) is copied as it is laid out,
+# and its min/max/mean are computed from the copy when the trace is read: copying 64 KiB costs
+# ~1.5 us, its three reductions ~9 us, and 12-25 us inside a training step, whose matrix
+# products have just evicted them from the caches (measured on the MLP step: 18 of its 23
+# summaries, ~300 of ~490 us per traced step). The copy has the array's layout, so NumPy reduces
+# it in the same order: the very same numbers (tests/test_trace_perf_semantics.py). A larger
+# value's stats are computed at once: copying it costs more (fresh pages for the copy), and
+# would make a trace nobody reads as big as the values it saw. But a transpose (a Linear
 # layer's weight.t(), its gradient) shares its array's buffer: with ``shared``, a dict the
 # caller keeps for one op or one backward run, every full view of a buffer that is C- or
 # F-contiguous gets the stats computed for the first one. NumPy reduces such views over all axes
@@ -513,13 +522,16 @@ def snapshot(value: Any, mode: str = "small",
              shared: dict[int, tuple[weakref.ref, tuple[float, float, float]]] | None = None
              ) -> Any:
     """What :func:`summarize` needs of ``value``, taken now and cheaply: ``(shape, dtype)`` when
-    only those are shown, a copy of a value shown in full, and for a large value shown as stats
-    ``(shape, dtype, min, max, mean, head)`` (``shared``: see the NOTE above)."""
+    only those are shown, a copy of a value shown in full or of a medium one (its stats computed
+    when read), and for a large value shown as stats ``(shape, dtype, min, max, mean, head)``
+    (``shared``: see the NOTE above)."""
     arr = value if type(value) is np.ndarray else np.asarray(getattr(value, "_data", value))
     if mode == "none" or arr.dtype.kind not in "biuf":
         return (arr.shape, arr.dtype)
     if mode == "all" or arr.size <= SMALL:
         return arr.copy()
+    if arr.nbytes <= COPY_BYTES and (arr.flags.c_contiguous or arr.flags.f_contiguous):
+        return arr.copy(order="K")  # summarized when read (expand_snapshot)
     owner = arr if arr.base is None else arr.base
     stats = None
     if (shared is not None and type(owner) is np.ndarray and owner.size == arr.size
