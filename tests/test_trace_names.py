@@ -153,6 +153,41 @@ def test_a_functions_last_statement_is_named_after_it_returned():
     assert tr.tensors[tr.known_tensor_id(result)].name == "out"
 
 
+def double(x):
+    y = x * 2
+    return y
+
+
+def loss_of(logits, target):
+    loss = gradviz.nn.functional.cross_entropy(logits, target)  # two ops, one instruction
+    return loss
+
+
+def test_calls_in_a_row_each_name_their_result_as_their_function_binds_it():
+    # The second call is usually given the frame the first one left, at the same address: it
+    # must not be taken for the first call still running (NOTE [tensor names]).
+    with gradviz.trace() as tr:
+        p = gradviz.ones(2, 3, requires_grad=True)
+        first = double(p)
+        second = double(p)
+        third = double(p)
+    for t in (first, second, third):
+        assert tr.tensors[tr.known_tensor_id(t)].name == "y"
+
+
+def test_a_helper_ending_in_a_multi_output_op_names_its_main_result():
+    with gradviz.trace() as tr:
+        logits = gradviz.ones(2, 3, requires_grad=True)
+        target = gradviz.tensor([0, 2])
+        a = loss_of(logits, target)
+        b = loss_of(logits, target)
+    for t in (a, b):
+        assert tr.tensors[tr.known_tensor_id(t)].name == "loss"
+    # nll_loss's second output (total_weight) is not what the helper bound
+    weights = [tr.tensors[op.outputs[1]].name for op in tr.ops if op.name == "nll_loss"]
+    assert len(weights) == 2 and "loss" not in weights
+
+
 def test_a_name_given_once_is_not_overwritten_by_a_callee_parameter():
     def use(t):
         return (t * t).sum()

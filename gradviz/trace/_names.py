@@ -23,18 +23,24 @@ names the ``+`` result ``b``, even if ``b`` is never used. How, cheaply:
    computed last is what it stored).
 
 A pending binding keeps the frame's id and code, never the frame: holding the frame would keep
-its locals (the user's tensors and their graph) alive after the function returned.
+its locals (the user's tensors and their graph) alive after the function returned. But the id
+alone is not the call: a function called twice in a row is often given the frame its first call
+left, at the same address, and ``y`` of ``a = make(t); b = make(t)`` would then name only the
+second result. So it also keeps :func:`call_site`, which tells two calls from two places apart.
+(Two calls from one place, ``make`` called in a loop, still look alike: without holding the
+frame, nothing tells them apart.)
 """
 
 from __future__ import annotations
 
 import bisect
 import dis
+import inspect
 from dataclasses import dataclass, field
 from types import CodeType, FrameType
 from typing import Any
 
-__all__ = ["Target", "Pending", "store_target", "binding", "lookup"]
+__all__ = ["Target", "Pending", "store_target", "binding", "lookup", "call_site"]
 
 _STORES = frozenset({"STORE_NAME", "STORE_FAST", "STORE_GLOBAL", "STORE_DEREF"})
 _SIMPLE_LOADS = frozenset({"LOAD_NAME", "LOAD_FAST", "LOAD_GLOBAL", "LOAD_DEREF", "LOAD_CONST",
@@ -75,6 +81,30 @@ class Pending:
     candidates: list[str] = field(default_factory=list)  # tensor ids, in creation order
     element: int | None = None  # the returned tuple's index that reached this frame
     last: tuple[str, ...] = ()  # the outputs of the last op at this instruction
+    site: tuple[int, int] | None = None  # call_site(frame): which call of the function it is
+
+
+# Generators and coroutines are resumed from anywhere: their caller says nothing of the call.
+_RESUMABLE = (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+              | inspect.CO_ITERABLE_COROUTINE)
+
+
+def call_site(frame: FrameType) -> tuple[int, int] | None:
+    """Which call of its function ``frame`` runs, as far as can be told without holding it: the
+    caller's frame and instruction (None for a generator's or coroutine's frame, or the
+    outermost one).
+
+    Example:
+        >>> import sys
+        >>> def f():
+        ...     return call_site(sys._getframe())
+        >>> f() != f()  # two calls from two instructions
+        True
+    """
+    if frame.f_code.co_flags & _RESUMABLE:
+        return None
+    back = frame.f_back
+    return None if back is None else (id(back), back.f_lasti)
 
 
 # id(code) -> (code, instructions, {offset: index}, {offset: Target | None}); holds the code so

@@ -1099,7 +1099,17 @@ class Trace:
             if f is None:  # its frame has returned: the last value it made is what it bound
                 self._guess(pending.pop())
                 continue
-            if f.f_lasti == top.lasti and not final:
+            same = f.f_lasti == top.lasti
+            # Whether its names can be given without the frame: one op ran at the instruction,
+            # so once the instruction has finished, that op's result is what it stored.
+            guess = top.target.kind == "names" and len(top.candidates) == len(top.last)
+            if (same or not guess) and _names.call_site(f) != top.site:
+                # Another call of the function, given the frame the first one left (the same
+                # address): the first has returned. Asked only where it matters, before
+                # waiting on the frame or looking a name up in it.
+                self._guess(pending.pop())
+                continue
+            if same and not final:
                 # The same instruction again (a loop running it anew: its last value is bound
                 # now; or the next op of one call, ``pred = model(x)``: nothing bound yet), or
                 # a caller still running the instruction the op comes from inside.
@@ -1107,10 +1117,9 @@ class Trace:
                     top.candidates = []
                 return
             done = pending.pop()
-            if done.target.kind == "names" and len(done.candidates) == len(done.last):
-                # One op ran at the instruction, which has finished: its result is what the
-                # instruction stored. NOTE [perf]: no lookup (reading a function's f_locals
-                # copies all its variables), as in ``y = (y * 2).tanh()`` run in a loop.
+            if guess:
+                # NOTE [perf]: no lookup (reading a function's f_locals copies all its
+                # variables), as in ``y = (y * 2).tanh()`` run in a loop.
                 self._guess(done)
             else:
                 self._bind(done, f)
@@ -1129,7 +1138,7 @@ class Trace:
         if len(names) == len(last):  # h, c = x.chunk(2): one name per output
             pairs = zip(last, names)
         elif len(names) == 1:
-            pairs = zip(last[-1:], names)
+            pairs = zip(last[:1], names)  # a multi-output op: its main result (nll_loss)
         else:
             return
         for tid, name in pairs:
@@ -1189,14 +1198,15 @@ class Trace:
         last = tuple(outputs)
         if pending:
             top = pending[-1]
-            if top.fid == id(f) and top.code is f.f_code and top.lasti == lasti:
+            if (top.fid == id(f) and top.code is f.f_code and top.lasti == lasti
+                    and top.site == _names.call_site(f)):
                 top.candidates.extend(outputs)
                 top.last = last
                 return
         if len(pending) >= 64:  # frames left mid-instruction by exceptions: never finish
             del pending[0]
         pending.append(_names.Pending(id(f), f.f_code, lasti, target, list(outputs), element,
-                                      last))
+                                      last, _names.call_site(f)))
 
     # -- custom Functions: their forward() ops are the Function op's children ----------------------
     def _on_function_enter(self, data: dict[str, Any]) -> None:
