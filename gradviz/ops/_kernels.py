@@ -457,6 +457,10 @@ def reciprocal(a):
 
 
 def pow_scalar(a, exponent):
+    if a.dtype == np.bool_ and type(exponent) is bool:
+        # PyTorch keeps a bool tensor raised to a bool a bool: x ** True is x, x ** False is all
+        # True (NumPy would compute it in int8).
+        return a.copy() if exponent else np.ones_like(a)
     return np.power(a, exponent)
 
 
@@ -464,6 +468,8 @@ def power(a, b):
     # PyTorch's integer pow takes negative exponents (0, or +-1 for a base of +-1) where NumPy
     # raises "Integers to negative integer powers are not allowed".
     dt = np.result_type(a, b)  # before wrapping: a Python int operand stays weakly typed
+    if dt == np.bool_:  # a bool tensor (or number) to a bool tensor's power: no kernel
+        raise NotImplementedError(f'"pow" not implemented for \'{_SCALAR_TYPE["bool"]}\'')
     if dt.kind in "iu" and np.any(np.asarray(b) < 0):
         a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
         out = np.power(a, np.where(b < 0, 0, b))

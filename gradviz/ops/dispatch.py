@@ -493,7 +493,38 @@ def _plain_value(op: OpInfo, a: Any) -> Any:
     raise TypeError(f"{op.name}(): expected a Tensor or a number, got {type(a).__name__}")
 
 
+# Type categories, for PyTorch's promotion across ranks (_ranked_operands).
+_CATEGORY = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
+
+
+def _ranked_operands(arrays: list) -> list:
+    """``arrays`` cast as PyTorch's type promotion would compute them, where 0-dim tensors meet
+    tensors with dimensions: the 0-dim ones count only when their category (bool < integer <
+    floating) is higher, as numbers do. ``float32_vector * float64_0dim`` is float32, and
+    ``int32_vector * float64_0dim`` float64. NumPy promotes a 0-dim array like any other.
+
+    Example:
+        >>> [a.dtype.name for a in _ranked_operands([np.ones(2, np.float32), np.array(2.0)])]
+        ['float32', 'float32']
+    """
+    dims = [a for a in arrays if type(a) is np.ndarray and a.ndim]
+    zeros = [a for a in arrays if type(a) is np.ndarray and not a.ndim]
+    if not dims or not zeros:
+        return arrays
+    target = np.result_type(*dims)
+    higher = np.result_type(*zeros)
+    if _CATEGORY.get(higher.kind, 0) > _CATEGORY.get(target.kind, 0):
+        target = higher  # an integer vector times a float 0-dim tensor: that float type
+    return [a.astype(target) if type(a) is np.ndarray and a.dtype != target else a
+            for a in arrays]
+
+
 def _forward(op: OpInfo, arrays: list, kwargs: dict) -> np.ndarray:
+    if op.broadcasts is True and len(arrays) > 1:
+        for a in arrays:  # a 0-dim tensor among them: PyTorch ranks it below the others
+            if type(a) is np.ndarray and not a.ndim:
+                arrays = _ranked_operands(arrays)
+                break
     try:
         if op.quiet:
             with np.errstate(all="ignore"):

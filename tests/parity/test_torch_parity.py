@@ -431,9 +431,6 @@ def test_binary_dtype_matches_torch(op: str, lhs: str, rhs: str) -> None:
             warnings.simplefilter("ignore")
             return eval(src, {"a": _OPERANDS[lhs](m), "b": _OPERANDS[rhs](m)})  # noqa: S307
 
-    if op == "**" and {lhs, rhs} <= {"bool", "true"}:
-        pytest.xfail("bool ** bool: torch raises NotImplementedError or keeps bool; NumPy (and so "
-                     "gradviz) computes it in int8")
     try:
         expected = run(torch)
     except (RuntimeError, TypeError):
@@ -444,15 +441,6 @@ def test_binary_dtype_matches_torch(op: str, lhs: str, rhs: str) -> None:
     assert got.dtype.name == str(expected.dtype)[6:]
     np.testing.assert_allclose(got.numpy().astype(np.float64),
                                expected.numpy().astype(np.float64), rtol=1e-6)
-
-
-@pytest.mark.xfail(reason="gradviz promotes 0-dim tensors like dimensioned ones; torch gives them "
-                          "lower priority (float32 tensor * float64 0-dim tensor -> float32)",
-                   strict=False)
-def test_zero_dim_tensor_promotion_matches_torch() -> None:
-    t = torch.ones(2) * torch.tensor(2.0, dtype=torch.float64)
-    g = gradviz.ones(2) * gradviz.tensor(2.0, dtype=gradviz.float64)
-    assert g.dtype.name == str(t.dtype)[6:]
 
 
 # -- the expectations hard-coded in the torch-free test files, re-derived from torch
@@ -467,7 +455,39 @@ def _load_test_module(name: str) -> Any:
 
 
 FWD = _load_test_module("test_ops_forward")
+PROMO = _load_test_module("test_type_promotion")
 API = _load_test_module("test_tensor_api")
+
+
+@pytest.mark.parametrize(("src", "dtype", "values"), PROMO.CASES, ids=[c[0] for c in PROMO.CASES])
+def test_hard_coded_promotions_are_torchs(src: str, dtype: str, values: object) -> None:
+    out = eval(src, {"m": torch})  # noqa: S307 - sources from test_type_promotion
+    assert str(out.dtype)[6:] == dtype and out.tolist() == values
+
+
+@pytest.mark.parametrize(("src", "error", "message"), PROMO.ERRORS,
+                         ids=[c[0] for c in PROMO.ERRORS])
+def test_hard_coded_promotion_errors_are_torchs(src: str, error: str, message: str) -> None:
+    with pytest.raises(Exception) as info:
+        eval(src, {"m": torch})  # noqa: S307 - sources from test_type_promotion
+    assert type(info.value).__name__ == error and str(info.value) == message
+
+
+def test_zero_dim_gradients_match_torch() -> None:
+    def grads(m: Any) -> list:
+        x = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        s = m.tensor(2.0, dtype=m.float64, requires_grad=True)
+        out = []
+        for f in (lambda: x * s, lambda: x / s, lambda: x ** s, lambda: s - x,
+                  lambda: m.maximum(x, s)):
+            x.grad = s.grad = None
+            y = f()
+            y.sum().backward()
+            out.append((str(y.dtype)[-7:], str(x.grad.dtype)[-7:], x.grad.tolist(),
+                        str(s.grad.dtype)[-7:], round(s.grad.item(), 6)))
+        return out
+
+    assert grads(gradviz) == grads(torch)
 
 
 def _torch_env() -> dict[str, Any]:
