@@ -93,6 +93,9 @@ class Tensor:
         tensor([2., 4.])
     """
 
+    # PyTorch's Tensor says it is torch.Tensor (<class 'torch.Tensor'>): this one is gradviz's.
+    __module__ = "gradviz"
+
     __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_vc", "_base",
                  "_view_meta", "_extra", "__weakref__")
 

@@ -82,7 +82,9 @@ class BackwardCFunction(Node, FunctionCtx):
         self._input_meta: list = []
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {id(self):#x}>"
+        # Python's own repr of the class PyTorch makes, as torch prints it:
+        # <torch.autograd.function.MulConstantBackward object at 0x...>
+        return f"<{type(self).__module__}.{self.name()} object at {id(self):#x}>"
 
     @property
     def saved_tensors(self) -> tuple[Tensor | None, ...]:
@@ -173,8 +175,9 @@ class _FunctionMeta(type):
 
     def __init__(cls, name: str, bases: tuple, ns: dict) -> None:
         super().__init__(name, bases, ns)
+        # PyTorch makes this class inside torch.autograd.function: its module is that one.
         cls._backward_cls = type(f"{name}Backward", (BackwardCFunction,),
-                                 {"_forward_cls": cls, "__module__": cls.__module__})
+                                 {"_forward_cls": cls, "__module__": __name__})
 
 
 class Function(metaclass=_FunctionMeta):

@@ -959,7 +959,6 @@ def _run(src: str, lib: Any) -> list:
 
 def _normal(x: Any) -> Any:
     text = re.sub(r" object at 0x[0-9a-f]+", " object", str(x))
-    text = text.replace("torch.autograd.function.", "")
     return text.replace("gradviz", "torch")
 
 
