@@ -99,6 +99,36 @@ def test_random_factories() -> None:
         gradviz.randint(5, 3, (2,))
 
 
+def test_random_fills_in_place_as_torch_does() -> None:
+    # PyTorch's CrossEntropyLoss example makes its targets with random_(5)
+    gradviz.manual_seed(0)
+    t = gradviz.empty(200, dtype=gradviz.long)
+    assert t.random_(5) is t and t.dtype is gradviz.int64 and set(t.tolist()) == {0, 1, 2, 3, 4}
+    assert t._version == 1  # an in-place write
+    f = gradviz.empty(200).random_(-2, 1)
+    assert f.dtype is gradviz.float32 and set(f.tolist()) == {-2.0, -1.0, 0.0}
+    whole = gradviz.empty(50).random_()  # [0, 2**24] for float32
+    assert 0 <= min(whole.tolist()) and max(whole.tolist()) <= 2**24
+    assert set(gradviz.empty(50, dtype=gradviz.bool).random_().tolist()) == {False, True}
+    # torch 2.13's texts
+    with pytest.raises(RuntimeError, match="^random_ expects 'from' to be less than 'to', but got "
+                                           "from=0 >= to=0$"):
+        gradviz.empty(3).random_(0)
+    with pytest.raises(RuntimeError, match="^to - 1 is out of bounds for unsigned char$"):
+        gradviz.empty(3, dtype=gradviz.uint8).random_(300)
+    with pytest.raises(RuntimeError, match="^to - 1 is out of bounds for short int$"):
+        gradviz.empty(3, dtype=gradviz.int16).random_(2**20)
+    with pytest.warns(UserWarning, match=r"^to - 1 is out of bounds \[-\(2\^24\), 2\^24\]. Due "
+                      "to precision limitations float can support"):
+        gradviz.empty(3).random_(1, 2**25)
+    with pytest.raises(TypeError, match=r"^random_\(\) received an invalid combination of "
+                       r"arguments - got \(float\), but expected one of:"):
+        gradviz.empty(3).random_(2.5)
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used in "
+                                           "an in-place operation.$"):
+        gradviz.ones(2, requires_grad=True).random_(3)
+
+
 def test_manual_seed_repeats() -> None:
     def draw() -> list:
         return [gradviz.rand(3).tolist(), gradviz.randn(2, 2).tolist(),
@@ -642,3 +672,15 @@ def test_assigning_grad_checks_shape_and_dtype() -> None:
         x.grad = [1.0, 2.0]
     x.grad = None
     assert x.grad is None
+
+
+def test_reading_a_non_leaf_grad_warns_with_torchs_text() -> None:
+    y = gradviz.ones(2, requires_grad=True) * 2
+    with pytest.warns(UserWarning) as caught:
+        assert y.grad is None
+    assert str(caught[0].message) == (  # torch 2.13's text, before "(Triggered internally ...)"
+        "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+        "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+        "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+        "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+        "instead. See github.com/pytorch/pytorch/pull/30531 for more information.")

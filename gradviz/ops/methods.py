@@ -7,6 +7,7 @@ The core layer's ``tensor.py`` knows nothing of ops; importing :mod:`gradviz.ops
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -103,7 +104,7 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
         "mv": F.mv, "eq": F.eq, "ne": F.ne, "lt": F.lt, "le": F.le, "gt": F.gt, "ge": F.ge,
         "add_": F.add_, "sub_": F.sub_, "mul_": F.mul_, "div_": F.div_, "zero_": F.zero_,
         "fill_": F.fill_, "copy_": F.copy_,
-        "uniform_": _uniform_, "normal_": _normal_,
+        "uniform_": _uniform_, "normal_": _normal_, "random_": _random_,
         "expand_as": lambda self, other: F.expand(self, other.shape),
         "view_as": lambda self, other: F.view(self, other.shape),
         "reshape_as": lambda self, other: F.reshape(self, other.shape),
@@ -163,6 +164,52 @@ def _normal_(self: _Tensor, mean: float = 0.0, std: float = 1.0, *,
         gradviz.Size([2, 3])
     """
     return _random_fill(self, lambda rng, shape: rng.normal(mean, std, shape), "normal_")
+
+
+# C type names in random_'s bounds errors, as torch prints them.
+_C_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+            "int32": "int", "float16": "c10::Half", "float32": "float", "float64": "double"}
+
+
+def _random_(self: _Tensor, *args: Any, generator: Any = None) -> _Tensor:
+    """Fill with integers drawn uniformly from ``[from, to - 1]``, in place (``Tensor.random_``):
+    ``random_(to)``, ``random_(from, to)``, or ``random_()`` for ``[0, 2**mantissa]`` of a
+    floating dtype (``[0, max]`` of an integer one).
+
+    Example:
+        >>> import gradviz
+        >>> t = gradviz.empty(4, dtype=gradviz.long).random_(5)
+        >>> bool(((t >= 0) & (t < 5)).all()), t.dtype
+        (True, gradviz.int64)
+    """
+    if len(args) > 2 or not all(type(a) is int for a in args):
+        got = ", ".join(type(a).__name__ for a in args)
+        raise TypeError(
+            f"random_() received an invalid combination of arguments - got ({got}), but "
+            "expected one of:\n * (*, gradviz.Generator generator = None)\n"
+            " * (int from, int to, *, gradviz.Generator generator = None)\n"
+            " * (int to, *, gradviz.Generator generator = None)\n")
+    dt = self._data.dtype
+    if dt.kind == "f":
+        top = 2 ** (np.finfo(dt).nmant + 1)  # every integer up to it is exact in the dtype
+    elif dt.kind == "b":
+        top = 1
+    else:
+        top = int(np.iinfo(dt).max)
+    low, high = (0, top + 1) if not args else (0, args[0]) if len(args) == 1 else args
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
+                           f">= to={high}")
+    name = _C_NAMES.get(dt.name, dt.name)
+    if args and dt.kind == "f" and high - 1 > top:
+        digits = np.finfo(dt).nmant + 1
+        warnings.warn(f"to - 1 is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision "
+                      f"limitations {name} can support discrete uniform distribution only "
+                      "within this range. This warning will become an error in version 1.7 "
+                      "release, please fix the code in advance", UserWarning, stacklevel=2)
+    elif args and dt.kind != "f" and high - 1 > top:
+        raise RuntimeError(f"to - 1 is out of bounds for {name}")
+    return _random_fill(self, lambda rng, shape: rng.integers(low, high, shape), "random_")
 
 
 def _as_method(fn: Any, name: str) -> Any:

@@ -541,3 +541,18 @@ def _captures(m: Any) -> list[list[float]]:
 
 def test_autograd_grad_captures_as_torch() -> None:
     assert _captures(gradviz) == _captures(torch)
+
+
+@pytest.mark.parametrize("src", [
+    "m.empty(3).random_(0)", "m.empty(3).random_(5, 2)", "m.empty(3, dtype=m.uint8).random_(300)",
+    "m.empty(3, dtype=m.int16).random_(2**20)", "m.empty(3, dtype=m.int8).random_(200)",
+    "m.empty(3, dtype=m.bool).random_(3)", "m.empty(3).random_(2.5)",
+    "m.ones(2, requires_grad=True).random_(3)",
+])
+def test_random_fill_errors_match_torch(src: str) -> None:
+    def error(m: Any) -> tuple[str, str]:
+        with pytest.raises(Exception) as info:
+            eval(src, {"m": m})  # noqa: S307 - sources above
+        return type(info.value).__name__, str(info.value).replace("gradviz", "torch")
+
+    assert error(gradviz) == error(torch)
