@@ -4,6 +4,8 @@ pack/unpack events the tracer can record (PyTorch's documented behaviour and err
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -139,6 +141,9 @@ def test_raw_saved_register_hooks() -> None:
     y = x * x
     names = sorted(a for a in dir(y.grad_fn) if a.startswith(("_saved_", "_raw_saved_")))
     assert names == ["_raw_saved_other", "_raw_saved_self", "_saved_other", "_saved_self"]
+    # as torch prints its <torch._C._autograd.SavedTensor object at 0x...>
+    assert re.fullmatch(r"<gradviz\.autograd\.graph\.SavedTensor object at 0x[0-9a-f]+>",
+                        repr(y.grad_fn._raw_saved_self))
     calls = []
     y.grad_fn._raw_saved_self.register_hooks(lambda t: calls.append("pack") or t * 3,
                                              lambda p: calls.append("unpack") or p / 3)

@@ -957,7 +957,8 @@ class SavedTensor:
         saved.set_hooks(pack_hook, unpack_hook, tensor.detach(), self._owner)
 
     def __repr__(self) -> str:
-        return f"<SavedTensor object at {id(self):#x}>"
+        # Python's own form, as torch prints its <torch._C._autograd.SavedTensor object at ...>
+        return f"<{type(self).__module__}.SavedTensor object at {id(self):#x}>"
 
 
 class saved_tensors_hooks:  # noqa: N801 - PyTorch's name
