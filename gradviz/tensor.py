@@ -8,6 +8,7 @@ version counter shared with its views, hooks, and the conveniences PyTorch users
 from __future__ import annotations
 
 import numbers
+import warnings
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -76,6 +77,10 @@ class _Extra:
 def _type_name(np_dtype: np.dtype) -> str:
     """PyTorch's legacy type string, e.g. ``'gradviz.FloatTensor'``."""
     return f"gradviz.{_dtype.to_dtype(np_dtype)._legacy}"
+
+
+# Whether float() of a tensor that requires grad has warned yet (once per process, as torch).
+_float_warned = False
 
 
 class Tensor:
@@ -346,8 +351,6 @@ class Tensor:
         such a tensor's ``.grad`` is never filled in.
         """
         if self.grad_fn is not None and self._grad is None and not self.retains_grad:
-            import warnings
-
             warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
@@ -627,6 +630,12 @@ class Tensor:
         return self._data.reshape(()).item()
 
     def __float__(self) -> float:
+        global _float_warned
+        if self._requires_grad and not _float_warned:
+            _float_warned = True  # torch warns once per process (TORCH_WARN_ONCE)
+            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
+                          "unexpected behavior.\nConsider using tensor.detach() first.",
+                          UserWarning, stacklevel=2)
         return float(self._scalar())
 
     def __int__(self) -> int:

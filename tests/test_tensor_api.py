@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import copy
 import pickle
+import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -684,3 +686,20 @@ def test_reading_a_non_leaf_grad_warns_with_torchs_text() -> None:
         "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
         "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
         "instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
+
+
+def test_float_of_a_tensor_that_requires_grad_warns_once_as_torch(monkeypatch) -> None:
+    module = sys.modules["gradviz.tensor"]  # gradviz.tensor is the factory
+    monkeypatch.setattr(module, "_float_warned", False)
+    c = gradviz.tensor(2.5, requires_grad=True)
+    with pytest.warns(UserWarning) as caught:
+        assert float(c) == 2.5
+    assert [str(w.message) for w in caught] == [  # torch 2.13's text
+        "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+        "behavior.\nConsider using tensor.detach() first."]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert float(c) == 2.5  # once per process, as torch's TORCH_WARN_ONCE
+        assert int(c) == 2 and c.item() == 2.5  # neither warns in torch
+        monkeypatch.setattr(module, "_float_warned", False)
+        assert float(c.detach()) == 2.5
