@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from gradviz._lazy import lazy_attributes
@@ -33,7 +34,8 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
            "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "is_inference_mode_enabled", "gradcheck", "gradgradcheck",
            "GradcheckError", "graph", "events", "Variable", "detect_anomaly",
-           "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
+           "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+           "functional"]
 
 # The autograd layer's names, by the module that defines them (loaded on first use).
 _LAZY = {
@@ -47,4 +49,10 @@ _LAZY = {
 }
 
 
-__getattr__, __dir__ = lazy_attributes(__name__, globals(), _LAZY)
+_lazy_getattr, __dir__ = lazy_attributes(__name__, globals(), _LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "functional":  # a submodule, loaded on first use as torch.autograd.functional
+        return importlib.import_module(f"{__name__}.functional")
+    return _lazy_getattr(name)
