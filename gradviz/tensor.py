@@ -217,6 +217,54 @@ class Tensor:
 
     nelement = numel
 
+    # -- memory layout: what PyTorch reports of a tensor's storage, read off its NumPy array ----
+    def stride(self, dim: int | None = None) -> Any:
+        """The step, in elements, between neighbours along each dimension (one int for ``dim``):
+        a transpose swaps them, an expanded dimension has 0.
+
+        Example:
+            >>> import gradviz
+            >>> x = gradviz.zeros(3, 4)
+            >>> x.stride(), x.t().stride(), x.stride(-1)
+            ((4, 1), (1, 4), 1)
+        """
+        size = self._data.itemsize
+        steps = tuple(s // size for s in self._data.strides)
+        return steps if dim is None else steps[_wrap_dim(dim, self._data.ndim)]
+
+    def element_size(self) -> int:
+        """Bytes per element (4 for float32)."""
+        return self._data.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element (4 for float32)."""
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the tensor's elements (``numel() * element_size()``)."""
+        return self._data.nbytes
+
+    def data_ptr(self) -> int:
+        """The address of the tensor's first element."""
+        return self._data.__array_interface__["data"][0]
+
+    def storage_offset(self) -> int:
+        """Where the tensor starts in its base tensor's memory, in elements (0 unless a view).
+
+        Example:
+            >>> import gradviz
+            >>> x = gradviz.arange(12.0).reshape(3, 4)
+            >>> x[1:, 1:].storage_offset(), x[2].storage_offset()
+            (5, 8)
+        """
+        root = self._data
+        while isinstance(root.base, np.ndarray):  # the array that owns the memory
+            root = root.base
+        start = root.__array_interface__["data"][0]
+        return (self.data_ptr() - start) // self._data.itemsize
+
     @property
     def dtype(self) -> _DType:
         """The element type, e.g. ``gradviz.float32``."""

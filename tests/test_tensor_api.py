@@ -703,3 +703,41 @@ def test_float_of_a_tensor_that_requires_grad_warns_once_as_torch(monkeypatch) -
         assert int(c) == 2 and c.item() == 2.5  # neither warns in torch
         monkeypatch.setattr(module, "_float_warned", False)
         assert float(c.detach()) == 2.5
+
+
+# (expression with ``m`` the library, its value in torch 2.13)
+LAYOUT_CASES = [
+    ("m.arange(12.0).reshape(3, 4).stride()", (4, 1)),
+    ("m.arange(12.0).reshape(3, 4).stride(-1)", 1),
+    ("m.arange(12.0).reshape(3, 4).t().stride()", (1, 4)),
+    ("m.arange(12.0).reshape(3, 4).expand(2, 3, 4).stride()", (0, 4, 1)),
+    ("m.arange(12.0).reshape(3, 4)[:, ::2].stride()", (4, 2)),
+    ("m.tensor(3.0).stride()", ()),
+    ("m.arange(12.0).reshape(3, 4)[1:, 1:].storage_offset()", 5),
+    ("m.arange(12.0).reshape(3, 4)[2].storage_offset()", 8),
+    ("m.arange(12.0).reshape(3, 4).storage_offset()", 0),
+    ("(m.arange(12.0).nbytes, m.arange(12.0).itemsize, m.arange(12.0).element_size())",
+     (48, 4, 4)),
+    ("(m.float64.itemsize, m.bool.itemsize, m.int32.itemsize)", (8, 1, 4)),
+    ("m.arange(12.0).reshape(3, 4)[range(3), [0, 1, 2]].tolist()", [0.0, 5.0, 10.0]),
+    ("m.arange(12.0).reshape(3, 4)[:, range(1, 3)].tolist()", [[1.0, 2.0], [5.0, 6.0],
+                                                              [9.0, 10.0]]),
+    ("m.arange(12.0).reshape(3, 4)[range(0)].shape", (0, 4)),
+]
+
+
+@pytest.mark.parametrize(("src", "expected"), LAYOUT_CASES, ids=[c[0] for c in LAYOUT_CASES])
+def test_memory_layout_and_range_indices_as_torch(src: str, expected: object) -> None:
+    assert eval(src, {"m": gradviz}) == expected  # noqa: S307 - sources above
+
+
+def test_a_view_shares_its_bases_memory_and_stride_checks_the_dimension() -> None:
+    x = gradviz.arange(12.0).reshape(3, 4)
+    v = x[1:, 1:]
+    assert v.data_ptr() == x.data_ptr() + 5 * x.element_size()
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of "
+                                         r"\[-2, 1\], but got 2\)$"):
+        x.stride(2)
+    y = x.clone()
+    y[range(2)] = 0  # a range as an index also writes
+    assert y[:2].sum().item() == 0 and y[2].tolist() == [8.0, 9.0, 10.0, 11.0]

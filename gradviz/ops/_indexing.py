@@ -84,7 +84,7 @@ def _item(i: Any) -> Any:
         if kind not in _INT_KINDS + "b":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         return i
-    if isinstance(i, (list, tuple, np.ndarray)):
+    if isinstance(i, (list, tuple, np.ndarray, range)):  # torch takes a range as its list
         return _as_index_tensor(i)
     if isinstance(i, str):  # torch reads a string as data for an index tensor
         raise TypeError("new(): invalid data type 'str'")

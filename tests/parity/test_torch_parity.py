@@ -556,3 +556,9 @@ def test_random_fill_errors_match_torch(src: str) -> None:
         return type(info.value).__name__, str(info.value).replace("gradviz", "torch")
 
     assert error(gradviz) == error(torch)
+
+
+@pytest.mark.parametrize(("src", "expected"), API.LAYOUT_CASES,
+                         ids=[c[0] for c in API.LAYOUT_CASES])
+def test_hard_coded_layouts_are_torchs(src: str, expected: object) -> None:
+    assert eval(src, {"m": torch}) == expected  # noqa: S307 - sources from test_tensor_api
