@@ -35,8 +35,8 @@ from gradviz import _factories
 from gradviz.tensor import Tensor
 
 __all__ = ["make_moons", "make_spirals", "make_blobs", "make_regression", "load_digits",
-           "train_test_split", "Dataset", "TensorDataset", "Digits", "DataLoader",
-           "default_collate"]
+           "train_test_split", "Dataset", "TensorDataset", "Subset", "random_split", "Digits",
+           "DataLoader", "default_collate"]
 
 SeedLike = int | np.random.Generator | None
 
@@ -380,6 +380,63 @@ class TensorDataset(Dataset):
     def _batch(self, indices: np.ndarray) -> list[Tensor]:
         # One fancy-indexing copy per tensor instead of collating single rows.
         return [Tensor._make(t._data[indices]) for t in self.tensors]
+
+
+class Subset(Dataset):
+    """The items of ``dataset`` at ``indices``, in that order.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz.data import Subset, TensorDataset
+        >>> part = Subset(TensorDataset(gradviz.arange(5.0)), [4, 1])
+        >>> len(part), part[0]
+        (2, (tensor(4.),))
+    """
+
+    def __init__(self, dataset: Any, indices: Any) -> None:
+        self.dataset = dataset
+        self.indices = indices
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, list):
+            return [self.dataset[self.indices[i]] for i in index]
+        return self.dataset[self.indices[index]]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+def random_split(dataset: Any, lengths: Any, generator: SeedLike = None) -> list[Subset]:
+    """Split ``dataset`` at random into non-overlapping :class:`Subset` s of the given lengths,
+    or fractions of its length (summing to 1; what rounding leaves over goes one by one to the
+    first subsets, as PyTorch does).
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz.data import TensorDataset, random_split
+        >>> train, test = random_split(TensorDataset(gradviz.arange(10.0)), [0.8, 0.2], 0)
+        >>> len(train), len(test), sorted(train.indices + test.indices) == list(range(10))
+        (8, 2, True)
+    """
+    n = len(dataset)
+    lengths = list(lengths)
+    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+        counts = []
+        for k, frac in enumerate(lengths):
+            if not 0 <= frac <= 1:
+                raise ValueError(f"Fraction at index {k} is not between 0 and 1")
+            counts.append(int(math.floor(n * frac)))
+        for k in range(n - sum(counts)):  # the remainder, round-robin
+            counts[k % len(counts)] += 1
+        lengths = counts
+    if sum(lengths) != n:
+        raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
+    order = _rng(generator).permutation(n).tolist()
+    parts, start = [], 0
+    for length in lengths:
+        parts.append(Subset(dataset, order[start:start + length]))
+        start += length
+    return parts
 
 
 class Digits(TensorDataset):

@@ -217,6 +217,14 @@ class Tensor:
 
     nelement = numel
 
+    def ndimension(self) -> int:
+        """Number of dimensions (PyTorch's older spelling of :meth:`dim`)."""
+        return self._data.ndim
+
+    def is_nonzero(self) -> bool:
+        """Whether a one-element tensor is not zero."""
+        return bool(self)
+
     # -- memory layout: what PyTorch reports of a tensor's storage, read off its NumPy array ----
     def stride(self, dim: int | None = None) -> Any:
         """The step, in elements, between neighbours along each dimension (one int for ``dim``):
@@ -700,8 +708,9 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
-            raise RuntimeError(
-                "Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with "
+                               f"{'no values' if not self._data.size else 'more than one value'}"
+                               " is ambiguous")
         return bool(self._data.reshape(()).item())
 
     def __len__(self) -> int:

@@ -145,3 +145,38 @@ def test_default_collate_and_bad_arguments() -> None:
     assert batch[0].tolist() == [[1.0, 1.0], [0.0, 0.0]] and batch[1].tolist() == [0, 1]
     with pytest.raises(ValueError, match="batch_size should be a positive integer value"):
         DataLoader((gradviz.ones(2),), batch_size=0)
+
+
+def test_torchs_import_path_gives_the_same_classes() -> None:
+    from gradviz.utils import data as utils_data
+
+    assert utils_data.DataLoader is gradviz.data.DataLoader
+    assert gradviz.utils.data.TensorDataset is gradviz.data.TensorDataset
+    # PyTorch's "What is torch.nn really?": a TensorDataset batched by a DataLoader
+    x, y = gradviz.arange(10.0).reshape(5, 2), gradviz.arange(5)
+    batches = [(xb.shape, yb.tolist()) for xb, yb in utils_data.DataLoader(
+        utils_data.TensorDataset(x, y), batch_size=2)]
+    assert batches == [((2, 2), [0, 1]), ((2, 2), [2, 3]), ((1, 2), [4])]
+
+
+def test_subset_and_random_split_as_torch() -> None:
+    from gradviz.utils.data import Subset, TensorDataset, random_split
+
+    ds = TensorDataset(gradviz.arange(10.0))
+    part = Subset(ds, [1, 3])
+    assert len(part) == 2 and part[1][0].item() == 3.0 and part.dataset is ds
+    assert [p[0].item() for p in part[[0, 1]]] == [1.0, 3.0]
+    for lengths, sizes in (([3, 7], [3, 7]), ([0.3, 0.7], [3, 7]),
+                           ([0.33, 0.33, 0.34], [4, 3, 3])):  # the remainder goes to the first
+        parts = random_split(ds, lengths, generator=np.random.default_rng(0))
+        assert [len(p) for p in parts] == sizes
+        assert sorted(i for p in parts for i in p.indices) == list(range(10))
+    first = [p.indices for p in random_split(ds, [5, 5], generator=np.random.default_rng(1))]
+    again = [p.indices for p in random_split(ds, [5, 5], generator=np.random.default_rng(1))]
+    assert first == again and first[0] != list(range(5))
+    for bad in ([3, 3], [0.5, 0.6]):  # torch 2.13's text
+        with pytest.raises(ValueError, match="^Sum of input lengths does not equal the length "
+                                             "of the input dataset!$"):
+            random_split(ds, bad)
+    with pytest.raises(ValueError, match="^Fraction at index 0 is not between 0 and 1$"):
+        random_split(ds, [1.5, -0.5])

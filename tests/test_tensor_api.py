@@ -723,7 +723,36 @@ LAYOUT_CASES = [
     ("m.arange(12.0).reshape(3, 4)[:, range(1, 3)].tolist()", [[1.0, 2.0], [5.0, 6.0],
                                                               [9.0, 10.0]]),
     ("m.arange(12.0).reshape(3, 4)[range(0)].shape", (0, 4)),
+    ("(m.numel(m.ones(2, 3)), m.ones(2, 3).ndimension(), m.empty_like(m.ones(2, 3)).shape)",
+     (6, 2, (2, 3))),
+    ("(m.is_floating_point(m.ones(1)), m.is_floating_point(m.arange(2)))", (True, False)),
+    ("(m.is_nonzero(m.tensor([1.0])), m.tensor([0]).is_nonzero())", (True, False)),
 ]
+
+
+# (expression, torch 2.13's error type and text)
+ERROR_CASES = [
+    ("m.is_nonzero(m.tensor([1.0, 2.0]))",
+     "RuntimeError: Boolean value of Tensor with more than one value is ambiguous"),
+    ("bool(m.tensor([]))", "RuntimeError: Boolean value of Tensor with no values is ambiguous"),
+    ("m.numel([1, 2])", "TypeError: numel(): argument 'input' (position 1) must be Tensor, not "
+                        "list"),
+    ("m.is_floating_point(3.0)", "TypeError: is_floating_point(): argument 'input' (position 1) "
+                                 "must be Tensor, not float"),
+]
+
+
+def error_of(src: str, m: object) -> str:
+    try:
+        eval(src, {"m": m})  # noqa: S307 - sources above
+    except Exception as e:  # noqa: BLE001 - the error is what is compared
+        return f"{type(e).__name__}: {e}"
+    return "no error"
+
+
+@pytest.mark.parametrize(("src", "expected"), ERROR_CASES, ids=[c[0] for c in ERROR_CASES])
+def test_errors_as_torch(src: str, expected: str) -> None:
+    assert error_of(src, gradviz) == expected
 
 
 @pytest.mark.parametrize(("src", "expected"), LAYOUT_CASES, ids=[c[0] for c in LAYOUT_CASES])

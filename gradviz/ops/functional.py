@@ -26,7 +26,8 @@ __all__ = [
     "bitwise_not", "sum", "mean",
     "reshape", "view", "transpose", "swapaxes", "t", "permute", "expand", "unsqueeze", "squeeze",
     "mm", "matmul", "dot", "mv", "where", "clone", "eq", "ne", "lt", "le", "gt", "ge",
-    "logical_not", "logical_and", "logical_or", "zeros_like", "ones_like", "full_like",
+    "logical_not", "logical_and", "logical_or", "zeros_like", "empty_like", "numel",
+    "is_floating_point", "is_nonzero", "ones_like", "full_like",
 ]
 
 _O = OPS
@@ -700,6 +701,59 @@ def zeros_like(input: Tensor, *, dtype: _dtype.dtype | None = None,
         tensor([0., 0.])
     """
     return full_like(input, 0, dtype=dtype, requires_grad=requires_grad, device=device)
+
+
+def empty_like(input: Tensor, *, dtype: _dtype.dtype | None = None,
+               requires_grad: bool = False, device: Any = None) -> Tensor:
+    """A tensor with ``input``'s shape and dtype whose values are not to be relied on (zeros
+    here: NumPy would hand out whatever the memory held).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.empty_like(gradviz.ones(2, 3)).shape
+        gradviz.Size([2, 3])
+    """
+    return full_like(input, 0, dtype=dtype, requires_grad=requires_grad, device=device)
+
+
+def numel(input: Tensor) -> int:
+    """The number of elements of ``input`` (``input.numel()``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.numel(gradviz.ones(2, 3))
+        6
+    """
+    return _input_tensor("numel", input).numel()
+
+
+def is_floating_point(input: Tensor) -> bool:
+    """Whether ``input``'s dtype is a floating point one.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.is_floating_point(gradviz.ones(2)), gradviz.is_floating_point(gradviz.arange(2))
+        (True, False)
+    """
+    return _input_tensor("is_floating_point", input).is_floating_point()
+
+
+def is_nonzero(input: Tensor) -> bool:
+    """Whether a one-element tensor is not zero (PyTorch's errors for more or fewer elements).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.is_nonzero(gradviz.tensor([1.0]))
+        True
+    """
+    return bool(_input_tensor("is_nonzero", input))
+
+
+def _input_tensor(fn: str, value: Any) -> Tensor:
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(value).__name__}")
+    return value
 
 
 def ones_like(input: Tensor, *, dtype: _dtype.dtype | None = None,

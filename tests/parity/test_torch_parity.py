@@ -562,3 +562,8 @@ def test_random_fill_errors_match_torch(src: str) -> None:
                          ids=[c[0] for c in API.LAYOUT_CASES])
 def test_hard_coded_layouts_are_torchs(src: str, expected: object) -> None:
     assert eval(src, {"m": torch}) == expected  # noqa: S307 - sources from test_tensor_api
+
+
+@pytest.mark.parametrize(("src", "expected"), API.ERROR_CASES, ids=[c[0] for c in API.ERROR_CASES])
+def test_hard_coded_api_errors_are_torchs(src: str, expected: str) -> None:
+    assert API.error_of(src, torch) == expected
