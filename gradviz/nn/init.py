@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -25,9 +25,9 @@ __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_"
 _FanMode = Literal["fan_in", "fan_out"]
 
 
-def _rng(generator: np.random.Generator | None) -> np.random.Generator:
-    # Read at call time: manual_seed replaces the module-level generator.
-    return generator if generator is not None else _factories.default_generator
+def _rng(generator: Any) -> np.random.Generator:
+    # A gradviz.Generator, a NumPy one, or None for the default generator.
+    return _factories.rng(generator, "init")
 
 
 def _fill(tensor: Tensor, values: np.ndarray | float) -> Tensor:

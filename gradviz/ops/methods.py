@@ -123,7 +123,7 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
     _install_library(Tensor)
 
 
-def _random_fill(self: _Tensor, draw: Any, name: str) -> _Tensor:
+def _random_fill(self: _Tensor, draw: Any, name: str, generator: Any = None) -> _Tensor:
     """Overwrite ``self`` with random values in place, from gradviz's generator (not recorded:
     PyTorch's gradient for these is zero, and they are used on parameters' ``.data`` or under
     ``no_grad``)."""
@@ -136,7 +136,7 @@ def _random_fill(self: _Tensor, draw: Any, name: str) -> _Tensor:
                                "operation.")
         raise RuntimeError(f"{name}(): gradviz does not record random in-place fills; call it "
                            "under gradviz.no_grad() or on .data")
-    self._data[...] = draw(_factories.default_generator, self._data.shape)
+    self._data[...] = draw(_factories.rng(generator, name), self._data.shape)
     self._version_counter.version += 1
     return self
 
@@ -151,7 +151,8 @@ def _uniform_(self: _Tensor, from_: float = 0.0, to: float = 1.0, *,
         >>> bool(((x >= -1) & (x < 1)).all())
         True
     """
-    return _random_fill(self, lambda rng, shape: rng.uniform(from_, to, shape), "uniform_")
+    return _random_fill(self, lambda rng, shape: rng.uniform(from_, to, shape), "uniform_",
+                        generator)
 
 
 def _normal_(self: _Tensor, mean: float = 0.0, std: float = 1.0, *,
@@ -163,7 +164,8 @@ def _normal_(self: _Tensor, mean: float = 0.0, std: float = 1.0, *,
         >>> gradviz.zeros(2, 3).normal_(0.0, 0.01).shape
         gradviz.Size([2, 3])
     """
-    return _random_fill(self, lambda rng, shape: rng.normal(mean, std, shape), "normal_")
+    return _random_fill(self, lambda rng, shape: rng.normal(mean, std, shape), "normal_",
+                        generator)
 
 
 # C type names in random_'s bounds errors, as torch prints them.
@@ -209,7 +211,8 @@ def _random_(self: _Tensor, *args: Any, generator: Any = None) -> _Tensor:
                       "release, please fix the code in advance", UserWarning, stacklevel=2)
     elif args and dt.kind != "f" and high - 1 > top:
         raise RuntimeError(f"to - 1 is out of bounds for {name}")
-    return _random_fill(self, lambda rng, shape: rng.integers(low, high, shape), "random_")
+    return _random_fill(self, lambda rng, shape: rng.integers(low, high, shape), "random_",
+                        generator)
 
 
 def _as_method(fn: Any, name: str) -> Any:
