@@ -84,3 +84,40 @@ def test_a_numpy_generator_is_accepted_and_anything_else_refused() -> None:
     with pytest.raises(TypeError, match="^rand\\(\\): argument 'generator' must be "
                                         "gradviz.Generator, not int$"):
         gradviz.rand(2, generator=3)
+
+
+MULTINOMIAL_ERRORS = [  # torch 2.13's texts
+    ("m.multinomial(m.tensor([-1.0, 1.0]), 1)",
+     "probability tensor contains either `inf`, `nan` or element < 0"),
+    ("m.multinomial(m.zeros(3), 1)",
+     "invalid multinomial distribution (sum of probabilities <= 0)"),
+    ("m.multinomial(m.tensor([0.1, 0.9]), 0)", "cannot sample n_sample <= 0 samples"),
+    ("m.multinomial(m.ones(2, 2, 2), 1)", "prob_dist must be 1 or 2 dim"),
+    ("m.multinomial(m.tensor([1, 2]), 1)",
+     "multinomial only supports floating-point dtypes for input, got: Long"),
+    ("m.multinomial(m.tensor([0.1, 0.0, 0.9]), 4)",
+     "cannot sample n_sample > prob_dist.size(-1) samples without replacement"),
+]
+
+
+def multinomial_error(src: str, m) -> str:
+    with pytest.raises(RuntimeError) as info:
+        eval(src, {"m": m})  # noqa: S307 - sources above
+    return str(info.value)
+
+
+@pytest.mark.parametrize(("src", "message"), MULTINOMIAL_ERRORS,
+                         ids=[c[0] for c in MULTINOMIAL_ERRORS])
+def test_multinomial_errors_as_torch(src: str, message: str) -> None:
+    assert multinomial_error(src, gradviz) == message
+
+
+def test_multinomial_draws_by_weight() -> None:
+    g = gradviz.Generator().manual_seed(0)
+    counts = np.bincount(gradviz.multinomial(gradviz.tensor([1.0, 3.0]), 4000, True,
+                                             generator=g).numpy(), minlength=2)
+    assert 900 < counts[0] < 1100  # a quarter of the draws
+    rows = gradviz.tensor([[0.0, 1.0, 0.0], [1.0, 1.0, 1.0]]).multinomial(3, generator=g)
+    assert rows.dtype is gradviz.int64 and rows.shape == (2, 3)
+    assert rows[0, 0].item() == 1  # the only category with weight comes first
+    assert sorted(rows[1].tolist()) == [0, 1, 2]  # without replacement: each once

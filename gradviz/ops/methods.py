@@ -329,7 +329,7 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
              "bmm", "outer", "ger",
              "select", "narrow", "index_select", "gather", "scatter", "scatter_add",
              "masked_fill", "clamp_", "clip_", "masked_fill_", "scatter_", "scatter_add_",
-             "index_put", "index_put_")
+             "index_put", "index_put_", "multinomial")
     for name in names:
         setattr(Tensor, name, _as_method(getattr(F, name), name))
     Tensor.is_contiguous = lambda self: bool(self._data.flags.c_contiguous)

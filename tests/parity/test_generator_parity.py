@@ -35,3 +35,9 @@ def test_expected_is_torchs() -> None:
 
 def test_api_matches_torch() -> None:
     assert GEN.api(gradviz) == GEN.api(torch)
+
+
+@pytest.mark.parametrize(("src", "message"), GEN.MULTINOMIAL_ERRORS,
+                         ids=[c[0] for c in GEN.MULTINOMIAL_ERRORS])
+def test_multinomial_errors_are_torchs(src: str, message: str) -> None:
+    assert GEN.multinomial_error(src, torch) == message
