@@ -48,9 +48,19 @@ class BackwardHookFunction(Function):
         return grads
 
 
-def _pass_through(tensors: list[Tensor]) -> tuple[Tensor, ...]:
-    out = BackwardHookFunction.apply(*tensors)
-    return out if isinstance(out, tuple) else (out,)
+def _through_node(items: list[Any]) -> Any:
+    """``items`` with their tensors passed through one :class:`BackwardHookFunction` node, and
+    where they are in ``items``; None when no tensor among them needs a gradient."""
+    slots = [k for k, a in enumerate(items) if isinstance(a, Tensor)]
+    if not (is_grad_enabled() and any(items[k].requires_grad for k in slots)):
+        return None
+    wrapped = BackwardHookFunction.apply(*[items[k] for k in slots])
+    wrapped = wrapped if isinstance(wrapped, tuple) else (wrapped,)
+    node = next(t.grad_fn for t in wrapped if t.grad_fn is not None)
+    out = list(items)
+    for k, t in zip(slots, wrapped):
+        out[k] = t
+    return out, slots, node
 
 
 class BackwardHookCall:
@@ -70,16 +80,11 @@ class BackwardHookCall:
         """``args`` with its tensors passed through the inputs' node (none if none needs a
         gradient)."""
         self.n_inputs = len(args)
-        slots = [k for k, a in enumerate(args) if isinstance(a, Tensor)]
-        if not (is_grad_enabled() and any(args[k].requires_grad for k in slots)):
+        passed = _through_node(list(args))
+        if passed is None:
             return args
-        wrapped = _pass_through([args[k] for k in slots])
-        node = next(t.grad_fn for t in wrapped if t.grad_fn is not None)
+        out, self.input_slots, node = passed
         node.register_hook(self._inputs_done)
-        self.input_slots = slots
-        out = list(args)
-        for k, t in zip(slots, wrapped):
-            out[k] = t
         return tuple(out)
 
     def wrap_outputs(self, result: Any) -> Any:
@@ -88,15 +93,12 @@ class BackwardHookCall:
         items = [result] if single else list(result) if isinstance(result, tuple) else None
         if items is None:
             return result
-        slots = [k for k, a in enumerate(items) if isinstance(a, Tensor)]
-        if not (is_grad_enabled() and any(items[k].requires_grad for k in slots)):
+        passed = _through_node(items)
+        if passed is None:
             return result
-        wrapped = _pass_through([items[k] for k in slots])
-        node = next(t.grad_fn for t in wrapped if t.grad_fn is not None)
+        out, _, node = passed
         node.register_prehook(self._outputs_reached)
-        for k, t in zip(slots, wrapped):
-            items[k] = t
-        return items[0] if single else tuple(items)
+        return out[0] if single else tuple(out)
 
     # -- backward: the hooks -------------------------------------------------------------------
     def _outputs_reached(self, grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
