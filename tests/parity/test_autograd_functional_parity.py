@@ -43,3 +43,8 @@ def test_values_match_torch(name: str, make) -> None:
 
     for ours, theirs in zip(result(gradviz), result(torch), strict=True):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize(("src", "expected"), CASES.BATCHED, ids=[c[0] for c in CASES.BATCHED])
+def test_batched_cases_are_torchs(src: str, expected: str) -> None:
+    assert CASES.run_batched(src, torch) == expected
