@@ -129,11 +129,12 @@ TORCH_RUNS = [('Adagrad',
        'exp_avg_sq': [0.005446632065796273, 0.04283428932878187]})]
 
 
-def _train(name: str, kwargs: dict, steps: int, dtype=gradviz.float64):  # noqa: ANN001, ANN202
-    W = gradviz.tensor(W0, dtype=dtype, requires_grad=True)
-    b = gradviz.tensor(B0, dtype=dtype, requires_grad=True)
-    x, y = gradviz.tensor(X, dtype=dtype), gradviz.tensor(Y, dtype=dtype)
-    opt = getattr(optim, name)([W, b], **kwargs)
+def _train(name: str, kwargs: dict, steps: int, dtype: str = "float64", lib=gradviz):  # noqa: ANN001, ANN202
+    """``steps`` steps of ``lib.optim.<name>`` on the fixed problem; returns W, b, optimizer."""
+    W = lib.tensor(W0, dtype=getattr(lib, dtype), requires_grad=True)
+    b = lib.tensor(B0, dtype=getattr(lib, dtype), requires_grad=True)
+    x, y = lib.tensor(X, dtype=getattr(lib, dtype)), lib.tensor(Y, dtype=getattr(lib, dtype))
+    opt = getattr(lib.optim, name)([W, b], **kwargs)
     for _ in range(steps):
         opt.zero_grad()
         r = W @ x + b - y
@@ -141,6 +142,15 @@ def _train(name: str, kwargs: dict, steps: int, dtype=gradviz.float64):  # noqa:
         loss.backward()
         opt.step()
     return W, b, opt
+
+
+def run_row(lib, row: tuple) -> tuple:  # noqa: ANN001
+    """A TORCH_RUNS row recomputed in ``lib``: the same layout, W and b and b's state as lists
+    (a 0-dim state entry as a float)."""
+    name, kwargs, steps = row[:3]
+    W, b, opt = _train(name, kwargs, steps, lib=lib)
+    state = {k: (v.tolist() if v.dim() else v.item()) for k, v in opt.state[b].items()}
+    return name, kwargs, steps, W.tolist(), b.tolist(), state
 
 
 @pytest.mark.parametrize("run", TORCH_RUNS, ids=[f"{r[0]}{r[1]}" for r in TORCH_RUNS])
@@ -219,7 +229,7 @@ def test_adagrad_creates_its_state_at_construction() -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_float32_parameters_keep_their_dtype(name: str) -> None:
-    W, b, opt = _train(name, {"lr": 0.05}, 3, dtype=gradviz.float32)
+    W, b, opt = _train(name, {"lr": 0.05}, 3, dtype="float32")
     assert W.dtype == b.dtype == gradviz.float32
     for key, value in opt.state[W].items():
         want = gradviz.float32 if key in ("step", "mu_product") else W.dtype

@@ -2,7 +2,8 @@
 optimizer on the same problem for 20 steps; the rates (bit for bit), the parameters, the
 optimizer's groups, the scheduler's state_dict, the warnings and the error texts must match.
 
-torch is imported inside the tests (collection works without it; see conftest.py).
+The hard-coded expectations of tests/test_lr_scheduler.py are derived again from torch here.
+Without torch these tests are deselected (NOTE [parity marker] in conftest.py).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _parity import sibling, torch
 
 import gradviz
 
@@ -150,8 +152,6 @@ def _run(lib, make_opt, make_sched, steps: int = STEPS):  # noqa: ANN001, ANN202
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_schedules_match_torch(case: tuple) -> None:
-    import torch
-
     _, make_opt, make_sched = case
     lrs, params, groups, sched, messages = _run(gradviz, make_opt, make_sched)
     t_lrs, t_params, t_groups, t_sched, t_messages = _run(torch, make_opt, make_sched)
@@ -170,8 +170,6 @@ def test_schedules_match_torch(case: tuple) -> None:
                          ids=[c[0] for c in CASES if not c[0].startswith("OneCycle")])
 def test_state_dict_round_trip_resumes_like_torch(case: tuple) -> None:
     """Stop after 7 steps, load the state into a fresh scheduler, continue: same rates."""
-    import torch
-
     _, make_opt, make_sched = case
 
     def resumed(lib):  # noqa: ANN001, ANN202
@@ -198,8 +196,6 @@ def test_state_dict_round_trip_resumes_like_torch(case: tuple) -> None:
 
 
 def test_step_with_epoch_uses_the_closed_form_and_warns_like_torch() -> None:
-    import torch
-
     def run(lib):  # noqa: ANN001, ANN202
         out = []
         for name, kwargs in (("StepLR", dict(step_size=3, gamma=0.5)),
@@ -226,8 +222,6 @@ def test_step_with_epoch_uses_the_closed_form_and_warns_like_torch() -> None:
 
 def test_resuming_with_last_epoch_matches_torch() -> None:
     """A scheduler built with last_epoch >= 0 over an optimizer that has initial_lr."""
-    import torch
-
     def run(lib):  # noqa: ANN001, ANN202
         out = []
         for name, kwargs in (("StepLR", dict(step_size=3, gamma=0.5)),
@@ -255,8 +249,6 @@ def test_resuming_with_last_epoch_matches_torch() -> None:
 @pytest.mark.parametrize("mode,threshold_mode", [("min", "rel"), ("min", "abs"), ("max", "rel"),
                                                  ("max", "abs")])
 def test_reduce_lr_on_plateau_matches_torch(mode: str, threshold_mode: str) -> None:
-    import torch
-
     metrics = [5.0, 4.0, 4.0, 3.9999, 3.99, 4.2, 4.1, 4.0, 1.0, 1.0, 1.0, 1.0, 1.0, 2.0, 0.5,
                0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]
     if mode == "max":
@@ -281,8 +273,6 @@ def test_reduce_lr_on_plateau_matches_torch(mode: str, threshold_mode: str) -> N
 
 
 def test_warnings_match_torch() -> None:
-    import torch
-
     def run(lib):  # noqa: ANN001, ANN202
         out = []
         with warnings.catch_warnings(record=True) as caught:
@@ -370,8 +360,6 @@ BAD = [
 
 @pytest.mark.parametrize("index", range(len(BAD)))
 def test_error_texts_match_torch(index: int) -> None:
-    import torch
-
     make = BAD[index]
     ours = _message(lambda: make(gradviz, gradviz.optim.SGD(_groups(gradviz, "float64")[2],
                                                             lr=0.1, momentum=0.9)))
@@ -383,8 +371,6 @@ def test_error_texts_match_torch(index: int) -> None:
 def test_different_optimizer_error_names_the_optimizer_class() -> None:
     """torch's text includes the other optimizer's repr, which lists torch-only group keys
     (foreach, fused, ...): compare up to that repr, and the repr's own start."""
-    import torch
-
     def run(lib):  # noqa: ANN001, ANN202
         a = lib.optim.SGD(_groups(lib, "float64")[2], lr=0.1)
         b = lib.optim.SGD(_groups(lib, "float64")[2], lr=0.1)
@@ -400,8 +386,6 @@ def test_different_optimizer_error_names_the_optimizer_class() -> None:
 
 
 def test_tensor_lr_is_filled_in_place_like_torch() -> None:
-    import torch
-
     def run(lib):  # noqa: ANN001, ANN202
         w = lib.zeros(2, requires_grad=True)
         opt = lib.optim.SGD([w], lr=0.1)
@@ -417,3 +401,28 @@ def test_tensor_lr_is_filled_in_place_like_torch() -> None:
                 math.isclose(sched.base_lrs[0].item(), 0.1))
 
     assert run(gradviz) == run(torch)
+
+
+# -- tests/test_lr_scheduler.py's hard-coded expectations are torch's ------------------------------
+SCHED = sibling("test_lr_scheduler")
+
+
+@pytest.mark.parametrize("name", list(SCHED.TORCH_LRS))
+def test_hard_coded_sequences_are_torchs(name: str) -> None:
+    expected = SCHED.TORCH_LRS[name][1]
+    assert SCHED.schedule(torch, name) == (expected, expected[-1])
+
+
+def test_hard_coded_one_cycle_and_plateau_runs_are_torchs() -> None:
+    assert SCHED.one_cycle(torch) == SCHED.ONE_CYCLE
+    assert SCHED.plateau(torch) == SCHED.PLATEAU
+
+
+@pytest.mark.parametrize("index", range(len(SCHED.BAD_ARGUMENTS)))
+def test_hard_coded_error_texts_are_torchs(index: int) -> None:
+    make, error, text = SCHED.BAD_ARGUMENTS[index]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(error) as info:
+            make(torch.optim.lr_scheduler, SCHED._opt(lib=torch))
+    assert str(info.value) == text

@@ -2,7 +2,8 @@
 hyperparameters, 20 steps; parameters and state to rtol 1e-12 in float64, the state_dict layout,
 the groups' hyperparameters and the error texts.
 
-torch is imported inside the tests (collection works without it; see conftest.py).
+The hard-coded expectations of tests/test_optim_more.py are derived again from torch here.
+Without torch these tests are deselected (NOTE [parity marker] in conftest.py).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _parity import sibling, torch
 
 import gradviz
 
@@ -78,8 +80,6 @@ def _run(lib, name: str, kwargs: dict, dtype_name: str, groups: bool = False):  
 @pytest.mark.parametrize("case", CASES, ids=_ids)
 @pytest.mark.parametrize("groups", [False, True], ids=["one-group", "two-groups"])
 def test_updates_match_torch_in_float64(case: tuple, groups: bool) -> None:
-    import torch
-
     name, kwargs = case
     got, got_state, _ = _run(gradviz, name, kwargs, "float64", groups)
     want, want_state, _ = _run(torch, name, kwargs, "float64", groups)
@@ -97,8 +97,6 @@ def test_updates_match_torch_in_float64(case: tuple, groups: bool) -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=_ids)
 def test_updates_match_torch_in_float32(case: tuple) -> None:
-    import torch
-
     name, kwargs = case
     got, got_state, _ = _run(gradviz, name, kwargs, "float32")
     want, want_state, _ = _run(torch, name, kwargs, "float32")
@@ -115,8 +113,6 @@ def test_updates_match_torch_in_float32(case: tuple) -> None:
 
 @pytest.mark.parametrize("name", ["Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam"])
 def test_defaults_groups_and_state_dict_layout_match_torch(name: str) -> None:
-    import torch
-
     _, _, ours = _run(gradviz, name, {}, "float64", groups=True)
     _, _, theirs = _run(torch, name, {}, "float64", groups=True)
     # gradviz keeps only the hyperparameters it implements (no foreach/fused/capturable/...).
@@ -132,8 +128,6 @@ def test_defaults_groups_and_state_dict_layout_match_torch(name: str) -> None:
 
 
 def test_adagrad_state_exists_before_the_first_step_like_torch() -> None:
-    import torch
-
     def run(lib):  # noqa: ANN001, ANN202
         a = lib.tensor(W0, dtype=lib.float64, requires_grad=True)
         b = lib.tensor(B0, dtype=lib.float64, requires_grad=True)
@@ -155,8 +149,6 @@ def test_adagrad_state_exists_before_the_first_step_like_torch() -> None:
 
 def test_load_state_dict_continues_like_torch() -> None:
     """Save after 5 steps, load into a fresh optimizer, take 5 more: same as 10 in torch."""
-    import torch
-
     def run(lib, name: str):  # noqa: ANN001, ANN202
         W = lib.tensor(W0, dtype=lib.float64, requires_grad=True)
         x, y = lib.tensor(XS, dtype=lib.float64), lib.tensor(YS[:, 0], dtype=lib.float64)
@@ -177,8 +169,6 @@ def test_load_state_dict_continues_like_torch() -> None:
 
 
 def test_error_texts_match_torch() -> None:
-    import torch
-
     def message(fn) -> str:  # noqa: ANN001
         with warnings.catch_warnings(), pytest.raises(Exception) as info:
             warnings.simplefilter("ignore")
@@ -223,8 +213,6 @@ def test_error_texts_match_torch() -> None:
 
 def test_schedulers_drive_the_new_optimizers_like_torch() -> None:
     """OneCycleLR cycles beta1 of the Adam family; a plain schedule drives Adagrad/Adadelta."""
-    import torch
-
     def run(lib, name: str, make_sched):  # noqa: ANN001, ANN202
         W = lib.tensor(W0, dtype=lib.float64, requires_grad=True)
         x, y = lib.tensor(XS, dtype=lib.float64), lib.tensor(YS[:, 0], dtype=lib.float64)
@@ -253,3 +241,24 @@ def test_schedulers_drive_the_new_optimizers_like_torch() -> None:
         theirs, t_W = run(torch, name, cosine)
         assert ours == theirs, name
         np.testing.assert_allclose(W, t_W, rtol=1e-12, atol=0, err_msg=name)
+
+
+# -- tests/test_optim_more.py's hard-coded expectations are torch's -------------------------------
+MORE = sibling("test_optim_more")
+
+
+@pytest.mark.parametrize("row", MORE.TORCH_RUNS, ids=[f"{r[0]}{r[1]}" for r in MORE.TORCH_RUNS])
+def test_hard_coded_runs_are_torchs(row: tuple) -> None:
+    assert MORE.run_row(torch, row) == row
+
+
+@pytest.mark.parametrize("name", MORE.NAMES)
+def test_hard_coded_defaults_and_state_keys_are_torchs(name: str) -> None:
+    p = torch.zeros(2, requires_grad=True)
+    opt = getattr(torch.optim, name)([p])
+    torch_only = {"foreach", "fused", "capturable", "differentiable"}
+    assert {k: v for k, v in opt.defaults.items() if k not in torch_only} == \
+        MORE.TORCH_DEFAULTS[name]
+    p.sum().backward()
+    opt.step()
+    assert list(opt.state[p]) == MORE.STATE_KEYS[name]
