@@ -1090,16 +1090,23 @@ class Trace:
         self._thread = thread
 
     def _on_module_enter(self, data: dict[str, Any]) -> None:
-        self._scope.append(str(data.get("name") or type(data.get("module")).__name__))
+        self._module_enter(data.get("module"), data.get("name"))
+
+    def _module_enter(self, module: Any, name: str | None) -> None:
+        """A module scope opens (also called by _EngineObserver.module_enter)."""
+        self._scope.append(str(name or type(module).__name__))
         self._scope_t = tuple(self._scope)
         # The class is what a drawing names a box by (features.0: Conv2d). The first class seen
         # at a path is kept: a path that changes class (a module replaced) is rare and would
         # otherwise make the label depend on which call came last.
         key = scope_key(self._scope_t)
         if key not in self.module_classes:
-            self.module_classes[key] = type(data.get("module")).__name__
+            self.module_classes[key] = type(module).__name__
 
     def _on_module_exit(self, data: dict[str, Any]) -> None:
+        self._module_exit()
+
+    def _module_exit(self) -> None:
         if self._scope:
             self._scope.pop()
             self._scope_t = tuple(self._scope)
@@ -1960,6 +1967,28 @@ class _EngineObserver(events.Forwarding):
             if me != tr._thread:
                 tr._switch_to(me)
             tr._op(name, node, inputs, outputs, kwargs, inplace, False)
+
+    # NOTE [perf: direct module scopes] Module.__call__ reports each module call's start and end
+    # to these methods (events.emit_module_enter / emit_module_exit) instead of an event dict
+    # that emit hands to _on_event, which looked its handler up by name: two reports per
+    # module call, 12 per step of the MLP (6 modules). Measured on 40 nn.Identity calls in a
+    # Sequential, traced: 0.162 -> 0.143 ms (CPU time, medians of 21 interleaved rounds, two
+    # process pairs), about 0.5 us per module call, 3 us per MLP step.
+    def module_enter(self, module: Any, name: str) -> None:
+        tr = self.trace
+        with tr._lock:
+            me = _get_ident()
+            if me != tr._thread:
+                tr._switch_to(me)
+            tr._module_enter(module, name)
+
+    def module_exit(self, module: Any, name: str, output: Any) -> None:
+        tr = self.trace
+        with tr._lock:
+            me = _get_ident()
+            if me != tr._thread:
+                tr._switch_to(me)
+            tr._module_exit()
 
     def enqueue(self, node: Node, ready: Any) -> None:
         tr = self.trace
