@@ -926,12 +926,15 @@ class Trace:
         nid = ids.get(id(node))
         if nid is not None:
             return nid
-        for nxt, _ in node.next_functions:
+        # NOTE [perf: edges read once]: next_functions is a property that builds its pairs on
+        # each read; the edges read here are the ones the row records.
+        nexts = node.next_functions
+        for nxt, _ in nexts:
             if nxt is not None and id(nxt) not in ids:
                 return self._new_graph(node)
         # NOTE [perf]: the usual case, a new op's node over registered inputs, in line.
         nid = self._nids.new(node)
-        row = self._node_record(node)
+        row = self._node_record(node, nexts)
         flat = self._flat_n
         k = len(flat)
         flat += row
@@ -939,35 +942,45 @@ class Trace:
         return nid
 
     def _new_graph(self, node: Node) -> str:
-        """Register ``node`` and the unregistered nodes below it, in discovery order."""
+        """Register ``node`` and the unregistered nodes below it, in discovery order.
+
+        NOTE [perf: ids as discovered] A node gets its id when the walk first meets it (the
+        order the ids always had), so the ids map is also the walk's set of nodes seen: no set
+        and no list of ids besides. The rows are made once every new node has its id, as a row
+        names the ids of the nodes below. The usual caller is an op over a parameter seen for
+        the first time (``weight.t()``, addmm's bias): the op's node and the parameter's
+        AccumulateGrad, every step of a training loop traced afresh. With the edges read once
+        (NOTE [perf: edges read once] in _node), measured per node registered (timeit, a fresh
+        trace over the tiny-op chain's 300 nodes): this walk 2.58 -> 2.49 us, _node's usual
+        path 2.87 -> 2.59 us."""
         ids = self._nids.ids
+        new = self._nids.new
         pending = [node]
-        order: list[Node] = []
-        seen: set[int] = set()
+        order: list[tuple[Node, tuple]] = []  # (node, its next_functions)
         while pending:
             n = pending.pop()
-            if id(n) in seen or id(n) in ids:
+            if id(n) in ids:
                 continue
-            seen.add(id(n))
-            order.append(n)
-            for nxt, _ in n.next_functions:
+            new(n)
+            nexts = n.next_functions
+            order.append((n, nexts))
+            for nxt, _ in nexts:
                 if nxt is not None and id(nxt) not in ids:
                     pending.append(nxt)
-        new_ids = [self._nids.new(n) for n in order]
-        for nid, n in zip(new_ids, order):
-            row = self._node_record(n)
+        for n, nexts in order:
+            row = self._node_record(n, nexts)
             flat = self._flat_n
             k = len(flat)
             flat += row
-            self._pend_n[nid] = k
-        return new_ids[0]
+            self._pend_n[ids[id(n)]] = k
+        return ids[id(node)]
 
-    def _node_record(self, n: Node) -> list[Any]:
-        """``n``'s flat row (NOTE [perf: flat records]); the caller files it once it is
-        complete, as making it may register other nodes and tensors first."""
+    def _node_record(self, n: Node, nexts: tuple) -> list[Any]:
+        """``n``'s flat row (NOTE [perf: flat records]), ``nexts`` being its next_functions;
+        the caller files it once it is complete, as making it may register other nodes and
+        tensors first."""
         name, kind = _NODE_TYPES.get(type(n)) or _node_type(n)
         ids = self._nids.ids
-        nexts = n.next_functions
         row = [name, kind, n._seq, len(n._out_meta), None, len(nexts)]  # num_outputs, in line
         for nxt, nr in nexts:
             row.append(None if nxt is None else ids.get(id(nxt)))
@@ -1309,7 +1322,7 @@ class Trace:
         early = node is not None and self._nids.ids.get(id(node)) is not None
         nid = self._node(node) if node is not None else None
         if early:
-            row = self._node_record(node)
+            row = self._node_record(node, node.next_functions)
             self._pend_n[nid] = len(self._flat_n)
             self._flat_n += row
         fn_done, self._fn_done = self._fn_done, None
