@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from gradviz import _dtype
-from gradviz.autograd.events import _listeners, emit
+from gradviz.autograd.events import _listeners, emit_module_enter, emit_module_exit
 from gradviz.autograd.graph import RemovableHandle, _add_hook, _HookDict
 from gradviz.nn.modules._backward_hooks import BackwardHookCall, warn_non_full_hook
 from gradviz.nn.parameter import Parameter, _auto_name
@@ -174,7 +174,7 @@ class Module:
         if not _listeners:
             return self._call_with_hooks(args, kwargs)
         qual, display = _scope_names(self)
-        emit("module_enter", {"module": self, "name": display})
+        emit_module_enter(self, display)
         stack = _scopes.stack
         stack.append([self, qual, None])
         result = None
@@ -183,7 +183,7 @@ class Module:
             return result
         finally:
             stack.pop()
-            emit("module_exit", {"module": self, "name": display, "output": result})
+            emit_module_exit(self, display, result)
 
     __call__ = _call_impl
 
