@@ -56,7 +56,9 @@ def test_generated_api_is_exported_and_installed(name: str) -> None:
     assert getattr(gradviz, op.function) is fn
     assert op.function in gradviz.__all__ and op.function in functional.__all__
     assert (getattr(gradviz.Tensor, op.function, None) is fn) == op.method
-    assert hasattr(gradviz.Tensor, op.function + "_") == op.inplace
+    # (an in-place method may also be hand-written: `asinh_` records another node than `asinh`)
+    inplace = getattr(gradviz.Tensor, op.function + "_", None)
+    assert (getattr(inplace, "op", None) is op) == op.inplace
     assert op.node in fn.__doc__
 
 

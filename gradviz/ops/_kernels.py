@@ -213,23 +213,39 @@ def nan_to_num(a: np.ndarray, nan: float = 0.0, posinf: float | None = None,
     return np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
 
 
+def _torch_result_type(*operands: Any) -> np.dtype:
+    """PyTorch's result type of tensors (arrays) and numbers: the highest category (bool <
+    integer < floating) decides, and within it the widest type, so ``int64`` with ``float32``
+    is ``float32`` (NumPy says float64); numbers count only with a higher category (NumPy's
+    weak scalars already do that)."""
+    floats = [o for o in operands if isinstance(o, np.ndarray) and o.dtype.kind == "f"]
+    if floats:
+        numbers = [o for o in operands if not isinstance(o, np.ndarray)]
+        return np.result_type(*floats, *numbers)
+    return np.result_type(*operands)
+
+
 def _float_operands(a: Any, b: Any) -> tuple:
-    """Both operands of a floating-point binary function, integers and bools as float64
-    (``promotes`` then gives PyTorch's default float type)."""
-    if np.result_type(a, b).kind in "biu":
-        return as_float(np.asarray(a)), as_float(np.asarray(b))
-    return a, b
+    """Both operands of a floating-point binary function as arrays of one float type: their
+    result type, or float64 for integers and bools (``promotes`` then gives PyTorch's default
+    float type)."""
+    dt = _torch_result_type(a, b)
+    dt = dt if dt.kind == "f" else np.dtype(np.float64)
+    return np.asarray(a, dtype=dt), np.asarray(b, dtype=dt)
 
 
 def atan2(a: Any, b: Any) -> np.ndarray:
-    return np.arctan2(*_float_operands(a, b))
+    a, b = _float_operands(a, b)
+    if a.dtype.itemsize < 8:  # (as _in_float64: NumPy's float32 loop is an ulp off PyTorch's)
+        return np.arctan2(a.astype(np.float64), b.astype(np.float64)).astype(a.dtype)
+    return np.arctan2(a, b)
 
 
 def hypot(a: Any, b: Any) -> np.ndarray:
-    dt = np.result_type(a, b)
+    dt = _torch_result_type(a, b)
     if dt.kind != "f":
         raise _not_for("hypot_cpu", dt)
-    return np.hypot(a, b)
+    return np.hypot(np.asarray(a, dtype=dt), np.asarray(b, dtype=dt))
 
 
 def fmod(a: Any, b: Any) -> np.ndarray:
@@ -290,17 +306,19 @@ def lerp_tensor(a: np.ndarray, end: np.ndarray, weight: np.ndarray) -> np.ndarra
     return np.asarray(_lerp(a, end, weight))
 
 
-def _pointwise_value(kernel: str, value: Any, *arrays: np.ndarray) -> Any:
-    dt = np.result_type(*arrays)
+def _pointwise_operands(kernel: str, value: Any, *arrays: np.ndarray) -> tuple:
+    """addcmul's and addcdiv's operands in their PyTorch result type, and ``value`` as that
+    type takes it (an integer result takes it as an integer: PyTorch converts 0.5 to 0)."""
+    dt = _torch_result_type(*arrays)
     if dt == np.bool_:
         raise _not_for(kernel, dt)
-    # An integer result takes the value as an integer (PyTorch converts the Scalar: 0.5 -> 0).
-    return int(value) if dt.kind in "iu" else value
+    return (int(value) if dt.kind in "iu" else value,
+            *(a.astype(dt, copy=False) for a in arrays))
 
 
 def addcmul(a: np.ndarray, tensor1: np.ndarray, tensor2: np.ndarray, value: Any = 1
             ) -> np.ndarray:
-    v = _pointwise_value("addcmul_cpu_out", value, a, tensor1, tensor2)
+    v, a, tensor1, tensor2 = _pointwise_operands("addcmul_cpu_out", value, a, tensor1, tensor2)
     return a + v * tensor1 * tensor2 if v != 1 else a + tensor1 * tensor2
 
 
@@ -317,7 +335,7 @@ def addcdiv(a: np.ndarray, tensor1: np.ndarray, tensor2: np.ndarray, value: Any 
             ) -> np.ndarray:
     if tensor1.dtype.kind in "biu" and tensor2.dtype.kind in "biu":
         raise RuntimeError(_ADDCDIV_INT)
-    v = _pointwise_value("addcdiv_cpu_out", value, a, tensor1, tensor2)
+    v, a, tensor1, tensor2 = _pointwise_operands("addcdiv_cpu_out", value, a, tensor1, tensor2)
     return a + v * tensor1 / tensor2 if v != 1 else a + tensor1 / tensor2
 
 

@@ -393,6 +393,16 @@ def _fmin_self_wins(self, other):
     return (self <= other) | (other != other)
 
 
+def _inplace_not_implemented(op: str):
+    """The formula of a node PyTorch records for an in-place op it has no derivative for
+    (``asinh_`` records ``AsinhBackward1``, whose backward fails)."""
+    def formula(grad):
+        raise NotImplementedError(f"the derivative for 'inplace version of {op}' is not "
+                                  "implemented.")
+    formula.not_implemented = True  # (the generic gradcheck suite has nothing to check)
+    return formula
+
+
 for _name, _node, _kernel, _doc, _example in (
         ("floor", "FloorBackward0", K.floor, "Elementwise floor (integers stay as they are; "
          "the gradient is 0).", "gradviz.floor(gradviz.tensor([-1.5, 1.5]))\ntensor([-2.,  1.])"),
@@ -479,26 +489,33 @@ defop("atan", "AtanBackward0", K.atan, ("self",),
       calls=("`gradviz.arctan`", "`.arctan()`, `.arctan_()`"),
       self=lambda grad, self: grad / (self * self + 1))
 defop("asinh", "AsinhBackward0", K.asinh, ("self",),
-      promotes=True, function="asinh", method=True, inplace=True,
+      promotes=True, function="asinh", method=True,
       doc="Elementwise inverse hyperbolic sine.",
       example="gradviz.asinh(gradviz.tensor([0.0]))\ntensor([0.])",
       samples=(Sample(R(2, 3)),),
-      calls=("`gradviz.arcsinh`", "`.arcsinh()`, `.arcsinh_()`"),
+      calls=("`gradviz.arcsinh`", "`.arcsinh()`"),
       self=lambda grad, self: grad * _rsqrt(self * self + 1))
 defop("acosh", "AcoshBackward0", K.acosh, ("self",),
-      promotes=True, quiet=True, function="acosh", method=True, inplace=True,
+      promotes=True, quiet=True, function="acosh", method=True,
       doc="Elementwise inverse hyperbolic cosine (NaN below 1).",
       example="gradviz.acosh(gradviz.tensor([1.0]))\ntensor([0.])",
       samples=(Sample(W([[1.5, 2.0, 1.2], [3.0, 1.1, 2.5]])),),
-      calls=("`gradviz.arccosh`", "`.arccosh()`, `.arccosh_()`"),
+      calls=("`gradviz.arccosh`", "`.arccosh()`"),
       self=lambda grad, self: grad * _rsqrt(self * self - 1))
 defop("atanh", "AtanhBackward0", K.atanh, ("self",),
-      promotes=True, quiet=True, function="atanh", method=True, inplace=True,
+      promotes=True, quiet=True, function="atanh", method=True,
       doc="Elementwise inverse hyperbolic tangent (NaN outside [-1, 1]).",
       example="gradviz.atanh(gradviz.tensor([0.0]))\ntensor([0.])",
       samples=(Sample(W([[0.3, -0.6, 0.1], [0.8, -0.2, 0.5]])),),
-      calls=("`gradviz.arctanh`", "`.arctanh()`, `.arctanh_()`"),
+      calls=("`gradviz.arctanh`", "`.arctanh()`"),
       self=lambda grad, self: grad / (1 - self * self))
+for _name in ("asinh", "acosh", "atanh"):
+    # PyTorch records the in-place forms, but has no derivative for them.
+    defop(f"{_name}_", f"{_name.capitalize()}Backward1", getattr(K, _name), ("self",),
+          promotes=True, quiet=True,
+          doc=f"in-place ``{_name}_``: recorded, but its backward fails, as in PyTorch",
+          calls=("", f"`.{_name}_()`, `.arc{_name[1:]}_()`"),
+          self=_inplace_not_implemented(_name))
 defop("logit", "LogitBackward0", K.logit, ("self",),
       promotes=True, quiet=True,
       doc="``log(p / (1 - p))``; ``eps`` clamps ``p`` to ``[eps, 1 - eps]`` first (the "
@@ -523,7 +540,7 @@ defop("atan2", "Atan2Backward0", K.atan2, ("self", "other"),
       self=lambda grad, self, other: grad * other / (self * self + other * other),
       other=lambda grad, self, other: grad * -self / (self * self + other * other))
 defop("hypot", "HypotBackward0", K.hypot, ("self", "other"),
-      broadcasts=True, quiet=True,
+      broadcasts=True, promotes=True, quiet=True,
       doc="``sqrt(input ** 2 + other ** 2)``, floating point only.",
       calls=("`gradviz.hypot`", "`.hypot()`, `.hypot_()`"),
       samples=(Sample(A(2, 3), A(2, 3)), Sample(A(3, 1), A(4))),
@@ -583,8 +600,13 @@ defop("xlogy_scalar_other", "XlogyBackward2", K.xlogy_scalar_other, ("self",),
 defop("heaviside", "NotImplemented", K.heaviside, ("self", "values"),
       broadcasts=True,
       doc="step function: 0 below 0, ``values`` at 0, 1 above (no derivative).",
-      calls=("`gradviz.heaviside`", "`.heaviside()`, `.heaviside_()`"),
+      calls=("`gradviz.heaviside`", "`.heaviside()`"),
       self=_not_implemented("heaviside"), values=_not_implemented("heaviside"))
+defop("heaviside_", "NotImplemented", K.heaviside, ("self", "values"),
+      broadcasts=True,
+      doc="in-place ``heaviside_`` (its failing backward names ``aten::heaviside_``).",
+      calls=("", "`.heaviside_()`"),
+      self=_not_implemented("heaviside_"), values=_not_implemented("heaviside_"))
 defop("lerp", "LerpBackward0", K.lerp, ("self", "end"),
       broadcasts=True,
       doc="``input + weight * (end - input)`` with a number ``weight``.",

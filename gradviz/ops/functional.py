@@ -921,7 +921,7 @@ __all__ += [
     "nan_to_num", "atan2", "arctan2", "hypot", "fmod", "fmax", "fmin", "xlogy", "heaviside",
     "lerp", "addcmul", "addcdiv",
     "round_", "logit_", "nan_to_num_", "atan2_", "hypot_", "fmod_", "xlogy_", "heaviside_",
-    "lerp_", "addcmul_", "addcdiv_",
+    "lerp_", "addcmul_", "addcdiv_", "asinh_", "acosh_", "atanh_",
 ]
 
 
@@ -939,6 +939,26 @@ def _tensors_only(fn: str, **operands: Any) -> None:
         if not isinstance(value, Tensor):
             raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, "
                             f"not {type(value).__name__}")
+
+
+def _method_form(fn: Any, name: str, params: tuple[str, ...]) -> Any:
+    """``fn`` as the Tensor method ``name`` (``x.atan2(y)``): a number where a tensor is
+    needed is reported at the method's position, ``self`` not counted, as torch's parser does
+    (``atan2(): argument 'other' (position 1) must be Tensor, not float``)."""
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        given = dict(zip(params, args))
+        given.update((k, kwargs[k]) for k in params if k in kwargs)
+        missing = [k for k in params if k not in given]
+        if missing:  # torch's wording (gradviz/ops/_args.py)
+            raise TypeError(_args.parser_text(name, f"{name}() missing {len(missing)} required "
+                                              "positional arguments: "
+                                              + ", ".join(f"'{k}'" for k in missing), True))
+        _tensors_only(name, **given)
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = fn.__doc__
+    return method
 
 
 def round(input: Tensor, *, decimals: int | None = None) -> Tensor:  # noqa: A001 - torch.round
@@ -978,6 +998,20 @@ fix = _alias("trunc", "fix")
 arcsin, arccos = _alias("asin", "arcsin"), _alias("acos", "arccos")
 arctan, arcsinh = _alias("atan", "arctan"), _alias("asinh", "arcsinh")
 arccosh, arctanh = _alias("acosh", "arccosh"), _alias("atanh", "arctanh")
+
+
+def _failing_inplace(name: str) -> Any:
+    def fn(input: Tensor) -> Tensor:
+        return dispatch_inplace(_O[name + "_"], input)
+
+    fn.__name__ = fn.__qualname__ = name + "_"
+    fn.__doc__ = (f"In-place :func:`gradviz.{name}`. PyTorch records it as "
+                  f"``{_O[name + '_'].node}``, which has no derivative: a backward through it "
+                  "fails.")
+    return fn
+
+
+asinh_, acosh_, atanh_ = (_failing_inplace(n) for n in ("asinh", "acosh", "atanh"))
 
 
 def logit(input: Tensor, eps: float | None = None) -> Tensor:
@@ -1036,7 +1070,7 @@ arctan2 = atan2
 
 def atan2_(input: Tensor, other: Tensor) -> Tensor:
     """In-place :func:`atan2`."""
-    _tensors_only("atan2", other=other)
+    _tensors_only("atan2_", other=other)
     return dispatch_inplace(_O["atan2"], input, other)
 
 
@@ -1055,7 +1089,7 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:
 
 def hypot_(input: Tensor, other: Tensor) -> Tensor:
     """In-place :func:`hypot`."""
-    _tensors_only("hypot", other=other)
+    _tensors_only("hypot_", other=other)
     return dispatch_inplace(_O["hypot"], input, other)
 
 
@@ -1161,8 +1195,8 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
 
 def heaviside_(input: Tensor, values: Tensor) -> Tensor:
     """In-place :func:`heaviside`."""
-    _tensors_only("heaviside", values=values)
-    return dispatch_inplace(_O["heaviside"], input, values)
+    _tensors_only("heaviside_", values=values)
+    return dispatch_inplace(_O["heaviside_"], input, values)
 
 
 _LERP_SIGNATURES = ("Tensor input, Tensor end, Tensor weight",
@@ -1243,6 +1277,19 @@ def addcdiv_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1)
     """In-place :func:`addcdiv`."""
     _tensors_only("addcdiv_", tensor1=tensor1, tensor2=tensor2)
     return dispatch_inplace(_O["addcdiv"], input, tensor1, tensor2, value=value)
+
+
+# The Tensor methods of the tensor-only functions above (gradviz/ops/methods.py installs them).
+TENSOR_ONLY_METHODS = {
+    name: _method_form(fn, name, params) for name, fn, params in (
+        ("atan2", atan2, ("other",)), ("atan2_", atan2_, ("other",)),
+        ("arctan2", atan2, ("other",)), ("hypot", hypot, ("other",)),
+        ("hypot_", hypot_, ("other",)), ("fmax", fmax, ("other",)), ("fmin", fmin, ("other",)),
+        ("heaviside", heaviside, ("values",)), ("heaviside_", heaviside_, ("values",)),
+        ("addcmul", addcmul, ("tensor1", "tensor2")),
+        ("addcmul_", addcmul_, ("tensor1", "tensor2")),
+        ("addcdiv", addcdiv, ("tensor1", "tensor2")),
+        ("addcdiv_", addcdiv_, ("tensor1", "tensor2")))}
 
 
 # -- reductions ----------------------------------------------------------------------------------

@@ -338,8 +338,9 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
                  "arctanh", "logit", "logit_", "nan_to_num", "nan_to_num_", "atan2", "atan2_",
                  "arctan2", "hypot", "hypot_", "fmod", "fmod_", "fmax", "fmin", "xlogy",
                  "xlogy_", "heaviside", "heaviside_", "lerp", "lerp_", "addcmul", "addcmul_",
-                 "addcdiv", "addcdiv_"):
-        setattr(Tensor, name, _as_method(getattr(F, name), name))
+                 "addcdiv", "addcdiv_", "asinh_", "acosh_", "atanh_"):
+        fn = F.TENSOR_ONLY_METHODS.get(name) or getattr(F, name)
+        setattr(Tensor, name, _as_method(fn, name))
     for alias, row in (("fix_", "trunc_"), ("arcsin_", "asin_"), ("arccos_", "acos_"),
                        ("arctan_", "atan_"), ("arcsinh_", "asinh_"), ("arccosh_", "acosh_"),
                        ("arctanh_", "atanh_"), ("arctan2_", "atan2_")):
