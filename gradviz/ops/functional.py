@@ -916,12 +916,11 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
 # floor, ceil, trunc, frac, log2, log10, exp2, sinh, cosh, tan, asin, acos, atan, asinh, acosh and
 # atanh are generated from their rows (gradviz/ops/api.py); below, the ones whose arguments need
 # PyTorch's handling (several overloads, optional keywords, tensor-only operands) and the aliases.
+# (The in-place forms below are Tensor methods, as the generated ``floor_`` ... are.)
 __all__ += [
     "round", "fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "logit",
     "nan_to_num", "atan2", "arctan2", "hypot", "fmod", "fmax", "fmin", "xlogy", "heaviside",
     "lerp", "addcmul", "addcdiv",
-    "round_", "logit_", "nan_to_num_", "atan2_", "hypot_", "fmod_", "xlogy_", "heaviside_",
-    "lerp_", "addcmul_", "addcdiv_", "asinh_", "acosh_", "atanh_",
 ]
 
 
@@ -988,9 +987,12 @@ def _alias(row: str, name: str) -> Any:
     def fn(input: Tensor) -> Tensor:
         return dispatch(_O[row], input)
 
+    call, shown = _O[row].example.splitlines()
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"Alias of :func:`gradviz.{row}` (records ``{_O[row].node}``, as PyTorch's "
-                  f"``torch.{name}`` does).")
+                  f"``torch.{name}`` does).\n\n    Example:\n        >>> import gradviz\n"
+                  f"        >>> {call.replace(f'gradviz.{row}(', f'gradviz.{name}(', 1)}\n"
+                  f"        {shown}\n    ")
     return fn
 
 
