@@ -179,6 +179,12 @@ VALUES = [
      'float64', [0.0, 20.0]),
     ('m.lerp(m.zeros(2, 1), m.ones(3), m.tensor(0.75))',
      'float32', [[0.75, 0.75, 0.75], [0.75, 0.75, 0.75]]),
+    ('m.lerp(m.tensor([1.0, 2.0]), m.tensor([2.0, 3.0]), m.tensor(0.5, dtype=m.float64))',
+     'float32', [1.5, 2.5]),
+    ('m.atan2(m.tensor([1.0, 2.0]), m.tensor(2.0, dtype=m.float64))',
+     'float32', [0.46364760398864746, 0.7853981852531433]),
+    ('m.fmod(m.tensor([5, 7]), m.tensor(2.5))',
+     'float32', [0.0, 2.0]),
     ('m.lerp(m.tensor([1.0, 2.0]), m.tensor([3.0, 4.0]), 1)',
      'float32', [3.0, 4.0]),
     ('m.tensor([0.0, 4.0]).lerp_(m.tensor([8.0, 8.0]), 0.5)',
@@ -275,6 +281,11 @@ ERRORS = [
      'RuntimeError', 'Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all dtypes.'),  # noqa: E501 - torch's message, verbatim
     ('m.tensor([1.0, 2.0]).addcmul_(m.ones(2, 2), m.ones(2))',
      'RuntimeError', "output with shape [2] doesn't match the broadcast shape [2, 2]"),
+    # a 0-dim operand of another dtype: refused, though dispatch would cast it
+    ('m.lerp(m.tensor([1.0, 2.0]), m.tensor(3.0, dtype=m.float64), 0.5)',
+     'RuntimeError', 'expected dtype float for `end` but got dtype double'),
+    ('m.heaviside(m.tensor([1.0, 2.0]), m.tensor(2.0, dtype=m.float64))',
+     'RuntimeError', 'heaviside is not yet implemented for tensors with different dtypes.'),
     # the method forms count positions without self, as torch's parser does
     ('m.ones(2).atan2(2.0)',
      'TypeError', "atan2(): argument 'other' (position 1) must be Tensor, not float"),

@@ -271,9 +271,13 @@ def xlogy_scalar_other(a: np.ndarray, other: Any) -> np.ndarray:
     return xlogy(a, other)
 
 
-def heaviside(a: np.ndarray, values: np.ndarray) -> np.ndarray:
+def heaviside_checks(a: np.ndarray, values: np.ndarray) -> None:
     if a.dtype != values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+
+
+def heaviside(a: np.ndarray, values: np.ndarray) -> np.ndarray:
+    heaviside_checks(a, values)
     return np.where(a == 0, values, a > 0).astype(a.dtype, copy=False)
 
 
@@ -282,7 +286,9 @@ def _lerp(a: Any, end: Any, weight: Any) -> Any:
     return np.where(np.abs(weight) < 0.5, a + weight * (end - a), end - (end - a) * (1 - weight))
 
 
-def _lerp_checks(kernel: str, a: np.ndarray, **others: Any) -> None:
+def lerp_checks(kernel: str, a: np.ndarray, **others: Any) -> None:
+    """PyTorch's checks before a lerp: a floating ``a``, and ``others`` of its dtype (the
+    functional form checks them too: dispatch casts a 0-dim operand before the kernel)."""
     if a.dtype.kind != "f":
         raise _not_for(kernel, a.dtype)
     for name, t in others.items():
@@ -297,12 +303,12 @@ _TORCH_NAME = {"float32": "float", "float64": "double", "float16": "c10::Half"}
 
 
 def lerp(a: np.ndarray, end: np.ndarray, weight: float = 0.5) -> np.ndarray:
-    _lerp_checks("lerp_kernel_scalar", a, end=end)
+    lerp_checks("lerp_kernel_scalar", a, end=end)
     return np.asarray(_lerp(a, end, weight)).astype(a.dtype, copy=False)
 
 
 def lerp_tensor(a: np.ndarray, end: np.ndarray, weight: np.ndarray) -> np.ndarray:
-    _lerp_checks("lerp_kernel_tensor", a, end=end, weight=weight)
+    lerp_checks("lerp_kernel_tensor", a, end=end, weight=weight)
     return np.asarray(_lerp(a, end, weight))
 
 

@@ -1192,13 +1192,22 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
         tensor([0.0000, 0.5000, 1.0000])
     """
     _tensors_only("heaviside", input=input, values=values)
+    _heaviside_checks(input, values)
     return dispatch(_O["heaviside"], input, values)
 
 
 def heaviside_(input: Tensor, values: Tensor) -> Tensor:
     """In-place :func:`heaviside`."""
     _tensors_only("heaviside_", values=values)
+    _heaviside_checks(input, values)
     return dispatch_inplace(_O["heaviside_"], input, values)
+
+
+def _heaviside_checks(input: Tensor, values: Tensor) -> None:
+    # Before dispatch: it casts a 0-dim `values` to the input's dtype, which PyTorch refuses.
+    from gradviz.ops._kernels import heaviside_checks
+
+    heaviside_checks(input._data, values._data)
 
 
 _LERP_SIGNATURES = ("Tensor input, Tensor end, Tensor weight",
@@ -1209,8 +1218,15 @@ def _lerp_row(fn: str, input: Any, end: Any, weight: Any) -> tuple[Any, dict]:
     if not (isinstance(input, Tensor) and isinstance(end, Tensor)
             and (isinstance(weight, Tensor) or _is_number(weight))):
         raise _overloads(fn, (input, end, weight), _LERP_SIGNATURES)
+    # Before dispatch, which casts 0-dim operands: PyTorch refuses a 0-dim `end` of another
+    # dtype (it takes a 0-dim `weight` of any floating dtype).
+    from gradviz.ops._kernels import lerp_checks
+
     if isinstance(weight, Tensor):
+        checked = {"end": end._data} | ({"weight": weight._data} if weight.ndim else {})
+        lerp_checks("lerp_kernel_tensor", input._data, **checked)
         return _O["lerp_tensor"], {}
+    lerp_checks("lerp_kernel_scalar", input._data, end=end._data)
     return _O["lerp"], {"weight": weight}
 
 
