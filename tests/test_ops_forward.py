@@ -455,6 +455,25 @@ SAVED_EXTRA_OK: dict[str, set[str]] = {
     "torch::autograd::CopyBackwards": {"src_sym_sizes"},
 }
 
+# -- more elementwise functions (opsmath): read off torch 2.13.0 as above
+TORCH_SAVED.update({
+    "FloorBackward0": [], "CeilBackward0": [], "TruncBackward0": [], "RoundBackward0": [],
+    "RoundBackward1": [], "FracBackward0": [], "Log2Backward0": ["self"],
+    "Log10Backward0": ["self"], "Exp2Backward0": ["result"], "SinhBackward0": ["self"],
+    "CoshBackward0": ["self"], "TanBackward0": ["result"], "AsinBackward0": ["self"],
+    "AcosBackward0": ["self"], "AtanBackward0": ["self"], "AsinhBackward0": ["self"],
+    "AcoshBackward0": ["self"], "AtanhBackward0": ["self"], "AsinhBackward1": [],
+    "AcoshBackward1": [], "AtanhBackward1": [], "LogitBackward0": ["eps", "self"],
+    "NanToNumBackward0": ["self"], "Atan2Backward0": ["other", "self"],
+    "HypotBackward0": ["other", "result", "self"], "FmodBackward0": [],
+    "FmodBackward1": ["other", "self"], "FmaxBackward0": ["other", "self"],
+    "FminBackward0": ["other", "self"], "XlogyBackward0": ["other", "self"],
+    "XlogyBackward1": ["other", "self"], "XlogyBackward2": ["other", "self"],
+    "LerpBackward0": ["weight"], "LerpBackward1": ["end", "self", "weight"],
+    "AddcmulBackward0": ["tensor1", "tensor2", "value"],
+    "AddcdivBackward0": ["tensor1", "tensor2", "value"],
+})
+
 
 def _saved_names(node: Any) -> set[str]:
     return {a[len("_saved_"):] for a in dir(node) if a.startswith("_saved_")}

@@ -1013,6 +1013,404 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
     return dispatch(_O["minimum"], input, other)
 
 
+# -- more elementwise functions (opsmath) ----------------------------------------------------------
+# floor, ceil, trunc, frac, log2, log10, exp2, sinh, cosh, tan, asin, acos, atan, asinh, acosh and
+# atanh are generated from their rows (gradviz/ops/api.py); below, the ones whose arguments need
+# PyTorch's handling (several overloads, optional keywords, tensor-only operands) and the aliases.
+# (The in-place forms below are Tensor methods, as the generated ``floor_`` ... are.)
+__all__ += [
+    "round", "fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "logit",
+    "nan_to_num", "atan2", "arctan2", "hypot", "fmod", "fmax", "fmin", "xlogy", "heaviside",
+    "lerp", "addcmul", "addcdiv",
+]
+
+
+def _overloads(fn: str, args: tuple, signatures: tuple[str, ...]) -> TypeError:
+    """torch's "invalid combination of arguments" error, with the signatures it lists."""
+    got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
+    listed = "".join(f" * ({s}, *, Tensor out = None)\n" for s in signatures)
+    return TypeError(f"{fn}() received an invalid combination of arguments - got ({got}), but "
+                     f"expected one of:\n{listed}")
+
+
+def _tensors_only(fn: str, **operands: Any) -> None:
+    """torch's error for a number where only a tensor is taken (``atan2(x, 2.0)``)."""
+    for position, (name, value) in enumerate(operands.items(), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, "
+                            f"not {type(value).__name__}")
+
+
+def _method_form(fn: Any, name: str, params: tuple[str, ...]) -> Any:
+    """``fn`` as the Tensor method ``name`` (``x.atan2(y)``): a number where a tensor is
+    needed is reported at the method's position, ``self`` not counted, as torch's parser does
+    (``atan2(): argument 'other' (position 1) must be Tensor, not float``)."""
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        given = dict(zip(params, args))
+        given.update((k, kwargs[k]) for k in params if k in kwargs)
+        missing = [k for k in params if k not in given]
+        if missing:  # torch's wording (gradviz/ops/_args.py)
+            raise TypeError(_args.parser_text(name, f"{name}() missing {len(missing)} required "
+                                              "positional arguments: "
+                                              + ", ".join(f"'{k}'" for k in missing), True))
+        _tensors_only(name, **given)
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = fn.__doc__
+    return method
+
+
+def round(input: Tensor, *, decimals: int | None = None) -> Tensor:  # noqa: A001 - torch.round
+    """Round half to even: ``RoundBackward0``, or with ``decimals`` (even 0, as in PyTorch)
+    ``RoundBackward1``. Integer tensors come back unchanged; the gradient is 0.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.round(gradviz.tensor([0.5, 1.5, 2.567]))
+        tensor([0., 2., 3.])
+        >>> gradviz.round(gradviz.tensor([2.567]), decimals=2)
+        tensor([2.5700])
+    """
+    if decimals is None:
+        return dispatch(_O["round"], input)
+    return dispatch(_O["round_decimals"], input, decimals=int(decimals))
+
+
+def round_(input: Tensor, *, decimals: int | None = None) -> Tensor:
+    """In-place :func:`round`."""
+    if decimals is None:
+        return dispatch_inplace(_O["round"], input)
+    return dispatch_inplace(_O["round_decimals"], input, decimals=int(decimals))
+
+
+def _alias(row: str, name: str) -> Any:
+    def fn(input: Tensor) -> Tensor:
+        return dispatch(_O[row], input)
+
+    call, shown = _O[row].example.splitlines()
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"Alias of :func:`gradviz.{row}` (records ``{_O[row].node}``, as PyTorch's "
+                  f"``torch.{name}`` does).\n\n    Example:\n        >>> import gradviz\n"
+                  f"        >>> {call.replace(f'gradviz.{row}(', f'gradviz.{name}(', 1)}\n"
+                  f"        {shown}\n    ")
+    return fn
+
+
+fix = _alias("trunc", "fix")
+arcsin, arccos = _alias("asin", "arcsin"), _alias("acos", "arccos")
+arctan, arcsinh = _alias("atan", "arctan"), _alias("asinh", "arcsinh")
+arccosh, arctanh = _alias("acosh", "arccosh"), _alias("atanh", "arctanh")
+
+
+def _failing_inplace(name: str) -> Any:
+    def fn(input: Tensor) -> Tensor:
+        return dispatch_inplace(_O[name + "_"], input)
+
+    fn.__name__ = fn.__qualname__ = name + "_"
+    fn.__doc__ = (f"In-place :func:`gradviz.{name}`. PyTorch records it as "
+                  f"``{_O[name + '_'].node}``, which has no derivative: a backward through it "
+                  "fails.")
+    return fn
+
+
+asinh_, acosh_, atanh_ = (_failing_inplace(n) for n in ("asinh", "acosh", "atanh"))
+
+
+def logit(input: Tensor, eps: float | None = None) -> Tensor:
+    """``log(p / (1 - p))`` (``LogitBackward0``). With ``eps``, ``p`` is first clamped to
+    ``[eps, 1 - eps]`` and the gradient is 0 where it was clamped; without, values outside
+    ``[0, 1]`` give NaN.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.logit(gradviz.tensor([0.5, 0.0]), eps=0.25)
+        tensor([ 0.0000, -1.0986])
+    """
+    return dispatch(_O["logit"], input, eps=None if eps is None else float(eps))
+
+
+def logit_(input: Tensor, eps: float | None = None) -> Tensor:
+    """In-place :func:`logit`."""
+    return dispatch_inplace(_O["logit"], input, eps=None if eps is None else float(eps))
+
+
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:
+    """Replace NaN with ``nan``, +inf with ``posinf`` and -inf with ``neginf`` (by default the
+    dtype's largest and smallest finite values) (``NanToNumBackward0``: the gradient is 0
+    where the input was not finite).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.nan_to_num(gradviz.tensor([float("nan"), float("inf"), 1.0]), posinf=9.0)
+        tensor([0., 9., 1.])
+    """
+    return dispatch(_O["nan_to_num"], input, nan=nan, posinf=posinf, neginf=neginf)
+
+
+def nan_to_num_(input: Tensor, nan: float = 0.0, posinf: float | None = None,
+                neginf: float | None = None) -> Tensor:
+    """In-place :func:`nan_to_num`."""
+    return dispatch_inplace(_O["nan_to_num"], input, nan=nan, posinf=posinf, neginf=neginf)
+
+
+def atan2(input: Tensor, other: Tensor) -> Tensor:
+    """The angle of the point ``(other, input)`` in ``(-pi, pi]``, with broadcasting
+    (``Atan2Backward0``); integer tensors give the default float type.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.atan2(gradviz.tensor([1.0, -1.0]), gradviz.tensor([-1.0, -1.0]))
+        tensor([ 2.3562, -2.3562])
+    """
+    _tensors_only("atan2", input=input, other=other)
+    return dispatch(_O["atan2"], input, other)
+
+
+arctan2 = atan2
+
+
+def atan2_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place :func:`atan2`."""
+    _tensors_only("atan2_", other=other)
+    return dispatch_inplace(_O["atan2"], input, other)
+
+
+def hypot(input: Tensor, other: Tensor) -> Tensor:
+    """``sqrt(input ** 2 + other ** 2)`` with broadcasting (``HypotBackward0``); floating point
+    tensors only, as in PyTorch.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.hypot(gradviz.tensor([3.0]), gradviz.tensor([4.0]))
+        tensor([5.])
+    """
+    _tensors_only("hypot", input=input, other=other)
+    return dispatch(_O["hypot"], input, other)
+
+
+def hypot_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place :func:`hypot`."""
+    _tensors_only("hypot_", other=other)
+    return dispatch_inplace(_O["hypot"], input, other)
+
+
+_FMOD_SIGNATURES = ("Tensor input, Tensor other", "Tensor input, Number other")
+
+
+def fmod(input: Tensor, other: Any) -> Tensor:
+    """C's ``fmod``: ``input - trunc(input / other) * other``, with the sign of ``input``
+    (``FmodBackward0`` for a number ``other``, ``FmodBackward1`` for a tensor). Compare
+    :func:`remainder`, which takes the sign of ``other``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.fmod(gradviz.tensor([-3.0, 3.0]), 2)
+        tensor([-1.,  1.])
+    """
+    if not isinstance(input, Tensor) or not (isinstance(other, Tensor) or _is_number(other)):
+        raise _overloads("fmod", (input, other), _FMOD_SIGNATURES)
+    if isinstance(other, Tensor):
+        return dispatch(_O["fmod"], input, other)
+    return dispatch(_O["fmod_scalar"], input, other=other)
+
+
+def fmod_(input: Tensor, other: Any) -> Tensor:
+    """In-place :func:`fmod`."""
+    if not (isinstance(other, Tensor) or _is_number(other)):
+        raise _overloads("fmod_", (other,), ("Tensor other", "Number other"))
+    if isinstance(other, Tensor):
+        return dispatch_inplace(_O["fmod"], input, other)
+    return dispatch_inplace(_O["fmod_scalar"], input, other=other)
+
+
+def fmax(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise maximum that ignores NaN: NaN only where both are (``FmaxBackward0``; a tie
+    gives ``input`` the whole gradient, unlike :func:`maximum`).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.fmax(gradviz.tensor([float("nan"), 1.0]), gradviz.tensor([2.0, 3.0]))
+        tensor([2., 3.])
+    """
+    _tensors_only("fmax", input=input, other=other)
+    return dispatch(_O["fmax"], input, other)
+
+
+def fmin(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise minimum that ignores NaN: NaN only where both are (``FminBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.fmin(gradviz.tensor([float("nan"), 1.0]), gradviz.tensor([2.0, 3.0]))
+        tensor([2., 1.])
+    """
+    _tensors_only("fmin", input=input, other=other)
+    return dispatch(_O["fmin"], input, other)
+
+
+_XLOGY_SIGNATURES = ("Tensor input, Tensor other", "Number self, Tensor other",
+                     "Tensor input, Number other")
+
+
+def xlogy(input: Any, other: Any) -> Tensor:
+    """``input * log(other)``, and 0 where ``input`` is 0 (unless ``other`` is NaN):
+    ``XlogyBackward0`` for two tensors, ``XlogyBackward1`` for a number ``input``,
+    ``XlogyBackward2`` for a number ``other``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.xlogy(gradviz.tensor([0.0, 2.0]), gradviz.tensor([0.0, 1.0]))
+        tensor([0., 0.])
+    """
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        return dispatch(_O["xlogy"], input, other)
+    if isinstance(input, Tensor) and _is_number(other):
+        return dispatch(_O["xlogy_scalar_other"], input, other=other)
+    if _is_number(input) and isinstance(other, Tensor):
+        return dispatch(_O["xlogy_scalar_self"], other, self=input)
+    raise _overloads("xlogy", (input, other), _XLOGY_SIGNATURES)
+
+
+def xlogy_(input: Tensor, other: Any) -> Tensor:
+    """In-place :func:`xlogy`."""
+    if isinstance(other, Tensor):
+        return dispatch_inplace(_O["xlogy"], input, other)
+    if _is_number(other):
+        return dispatch_inplace(_O["xlogy_scalar_other"], input, other=other)
+    raise _overloads("xlogy_", (other,), ("Tensor other", "Number other"))
+
+
+def heaviside(input: Tensor, values: Tensor) -> Tensor:
+    """The step function: 0 where ``input < 0``, ``values`` where it is 0, 1 above; both
+    tensors of one dtype. Not differentiable: with an input that requires grad it records
+    PyTorch's ``NotImplemented`` node, whose backward fails.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.heaviside(gradviz.tensor([-2.0, 0.0, 3.0]), gradviz.tensor([0.5]))
+        tensor([0.0000, 0.5000, 1.0000])
+    """
+    _tensors_only("heaviside", input=input, values=values)
+    _heaviside_checks(input, values)
+    return dispatch(_O["heaviside"], input, values)
+
+
+def heaviside_(input: Tensor, values: Tensor) -> Tensor:
+    """In-place :func:`heaviside`."""
+    _tensors_only("heaviside_", values=values)
+    _heaviside_checks(input, values)
+    return dispatch_inplace(_O["heaviside_"], input, values)
+
+
+def _heaviside_checks(input: Tensor, values: Tensor) -> None:
+    # Before dispatch: it casts a 0-dim `values` to the input's dtype, which PyTorch refuses.
+    from gradviz.ops._kernels import heaviside_checks
+
+    heaviside_checks(input._data, values._data)
+
+
+_LERP_SIGNATURES = ("Tensor input, Tensor end, Tensor weight",
+                    "Tensor input, Tensor end, Number weight")
+
+
+def _lerp_row(fn: str, input: Any, end: Any, weight: Any) -> tuple[Any, dict]:
+    if not (isinstance(input, Tensor) and isinstance(end, Tensor)
+            and (isinstance(weight, Tensor) or _is_number(weight))):
+        raise _overloads(fn, (input, end, weight), _LERP_SIGNATURES)
+    # Before dispatch, which casts 0-dim operands: PyTorch refuses a 0-dim `end` of another
+    # dtype (it takes a 0-dim `weight` of any floating dtype).
+    from gradviz.ops._kernels import lerp_checks
+
+    if isinstance(weight, Tensor):
+        checked = {"end": end._data} | ({"weight": weight._data} if weight.ndim else {})
+        lerp_checks("lerp_kernel_tensor", input._data, **checked)
+        return _O["lerp_tensor"], {}
+    lerp_checks("lerp_kernel_scalar", input._data, end=end._data)
+    return _O["lerp"], {"weight": weight}
+
+
+def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+    """``input + weight * (end - input)``, with broadcasting: ``LerpBackward0`` for a number
+    ``weight``, ``LerpBackward1`` for a tensor one. ``input``, ``end`` (and a tensor
+    ``weight``) must share one floating dtype, as in PyTorch.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.lerp(gradviz.tensor([0.0, 10.0]), gradviz.tensor([10.0, 20.0]), 0.25)
+        tensor([ 2.5000, 12.5000])
+    """
+    row, kwargs = _lerp_row("lerp", input, end, weight)
+    if kwargs:
+        return dispatch(row, input, end, **kwargs)
+    return dispatch(row, input, end, weight)
+
+
+def lerp_(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+    """In-place :func:`lerp`."""
+    row, kwargs = _lerp_row("lerp_", input, end, weight)
+    if kwargs:
+        return dispatch_inplace(row, input, end, **kwargs)
+    return dispatch_inplace(row, input, end, weight)
+
+
+def _pointwise_args(fn: str, input: Any, tensor1: Any, tensor2: Any) -> None:
+    _tensors_only(fn, input=input, tensor1=tensor1, tensor2=tensor2)
+
+
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """``input + value * tensor1 * tensor2``, with broadcasting (``AddcmulBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.addcmul(gradviz.ones(2), gradviz.tensor([1.0, 2.0]),
+        ...                 gradviz.tensor([3.0, 4.0]), value=0.5)
+        tensor([2.5000, 5.0000])
+    """
+    _pointwise_args("addcmul", input, tensor1, tensor2)
+    return dispatch(_O["addcmul"], input, tensor1, tensor2, value=value)
+
+
+def addcmul_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """In-place :func:`addcmul` (what Adam-style optimizers call on their moment buffers)."""
+    _tensors_only("addcmul_", tensor1=tensor1, tensor2=tensor2)
+    return dispatch_inplace(_O["addcmul"], input, tensor1, tensor2, value=value)
+
+
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """``input + value * tensor1 / tensor2``, with broadcasting (``AddcdivBackward0``);
+    integer ``tensor1`` and ``tensor2`` are refused, as PyTorch refuses them.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.addcdiv(gradviz.ones(2), gradviz.tensor([1.0, 2.0]),
+        ...                 gradviz.tensor([4.0, 4.0]), value=2)
+        tensor([1.5000, 2.0000])
+    """
+    _pointwise_args("addcdiv", input, tensor1, tensor2)
+    return dispatch(_O["addcdiv"], input, tensor1, tensor2, value=value)
+
+
+def addcdiv_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """In-place :func:`addcdiv`."""
+    _tensors_only("addcdiv_", tensor1=tensor1, tensor2=tensor2)
+    return dispatch_inplace(_O["addcdiv"], input, tensor1, tensor2, value=value)
+
+
+# The Tensor methods of the tensor-only functions above (gradviz/ops/methods.py installs them).
+TENSOR_ONLY_METHODS = {
+    name: _method_form(fn, name, params) for name, fn, params in (
+        ("atan2", atan2, ("other",)), ("atan2_", atan2_, ("other",)),
+        ("arctan2", atan2, ("other",)), ("hypot", hypot, ("other",)),
+        ("hypot_", hypot_, ("other",)), ("fmax", fmax, ("other",)), ("fmin", fmin, ("other",)),
+        ("heaviside", heaviside, ("values",)), ("heaviside_", heaviside_, ("values",)),
+        ("addcmul", addcmul, ("tensor1", "tensor2")),
+        ("addcmul_", addcmul_, ("tensor1", "tensor2")),
+        ("addcdiv", addcdiv, ("tensor1", "tensor2")),
+        ("addcdiv_", addcdiv_, ("tensor1", "tensor2")))}
+
+
 # -- reductions ----------------------------------------------------------------------------------
 def _nonempty(name: str, input: Tensor) -> None:
     if input._data.size == 0:

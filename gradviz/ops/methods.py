@@ -336,6 +336,18 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
     Tensor.__getitem__ = _indexing.getitem
     Tensor.__setitem__ = _indexing.setitem
     Tensor.__iter__ = _iter
+    # -- more elementwise functions (opsmath): the hand-written ones (the rest are generated)
+    for name in ("round", "round_", "fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
+                 "arctanh", "logit", "logit_", "nan_to_num", "nan_to_num_", "atan2", "atan2_",
+                 "arctan2", "hypot", "hypot_", "fmod", "fmod_", "fmax", "fmin", "xlogy",
+                 "xlogy_", "heaviside", "heaviside_", "lerp", "lerp_", "addcmul", "addcmul_",
+                 "addcdiv", "addcdiv_", "asinh_", "acosh_", "atanh_"):
+        fn = F.TENSOR_ONLY_METHODS.get(name) or getattr(F, name)
+        setattr(Tensor, name, _as_method(fn, name))
+    for alias, row in (("fix_", "trunc_"), ("arcsin_", "asin_"), ("arccos_", "acos_"),
+                       ("arctan_", "atan_"), ("arcsinh_", "asinh_"), ("arccosh_", "acosh_"),
+                       ("arctanh_", "atanh_"), ("arctan2_", "atan2_")):
+        setattr(Tensor, alias, getattr(Tensor, row))
 
 
 def _iter(self: Any) -> Any:
