@@ -2511,7 +2511,7 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
 moveaxis = movedim
 
 
-def tile(input: Tensor, dims: Any) -> Tensor:
+def tile(input: Tensor, *dims: Any) -> Tensor:
     """Repeat the tensor along each dimension, ``dims`` padded with leading 1s to the tensor's
     dimensions: a :func:`repeat` (``RepeatBackward0``), as PyTorch decomposes it.
 
@@ -2520,7 +2520,7 @@ def tile(input: Tensor, dims: Any) -> Tensor:
         >>> gradviz.tile(gradviz.tensor([[1, 2]]), (2,))
         tensor([[1, 2, 1, 2]])
     """
-    reps = _ints_or_int(dims)
+    reps = _shape_arg(dims, "tile", "dims")
     reps = (1,) * (input.ndim - len(reps)) + reps
     return repeat(input, reps)
 
