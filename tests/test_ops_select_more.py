@@ -12,7 +12,6 @@ zeros, ``t`` an int64 vector with ties.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -31,22 +30,27 @@ def env(m: Any) -> dict[str, Any]:
             "z": m.tensor(Z, dtype=m.float64, requires_grad=True), "t": m.tensor([2, 1, 2, 1])}
 
 
-def plain(v: Any) -> Any:
-    """``tolist()`` output with NaN as the string "nan" (so that equal results compare equal)."""
-    if isinstance(v, list):
-        return [plain(a) for a in v]
-    return "nan" if isinstance(v, float) and math.isnan(v) else v
+def plain(t: Any) -> Any:
+    """``t.tolist()`` with NaN as the string "nan" (so that equal results compare equal)."""
+    a = t.detach().numpy()
+    if a.dtype.kind != "f" or not np.isnan(a).any():
+        return t.tolist()
+    values = a.astype(object)
+    values[np.isnan(a)] = "nan"
+    return values.tolist()
+
+
+def _tensor(t: Any) -> Any:
+    return (str(t.dtype).split(".")[-1], list(t.shape), plain(t))
 
 
 def describe(out: Any) -> Any:
     """A result as plain data: ``(dtype, shape, values)`` for a tensor, ``(type name, [...])``
-    for a named tuple or a tuple, a list for a size."""
+    for a named tuple or a tuple of tensors, a list for a size."""
     if isinstance(out, tuple) and not hasattr(out, "dtype"):
         kind = type(out).__name__
-        if kind == "Size":
-            return list(out)
-        return (kind, [describe(o) for o in out])
-    return (str(out.dtype).split(".")[-1], list(out.shape), plain(out.tolist()))
+        return list(out) if kind == "Size" else (kind, [_tensor(o) for o in out])
+    return _tensor(out)
 
 
 def saved(node: Any, m: Any) -> dict[str, Any]:
@@ -54,7 +58,7 @@ def saved(node: Any, m: Any) -> dict[str, Any]:
     out = {}
     for name in sorted(a for a in dir(node) if a.startswith("_saved_")):
         v = getattr(node, name)
-        out[name[len("_saved_"):]] = ("tensor", plain(v.tolist())) if isinstance(v, m.Tensor) else v
+        out[name[len("_saved_"):]] = ("tensor", plain(v)) if isinstance(v, m.Tensor) else v
     return out
 
 
@@ -66,7 +70,7 @@ def grad_of(m: Any, src: str) -> Any:
     out = eval(src, e)  # noqa: S307 - the sources of this file
     o = out[0] if isinstance(out, tuple) else out
     (o * m.arange(1, o.numel() + 1, dtype=m.float64).reshape(o.shape)).sum().backward()
-    return plain(e["z" if src.startswith("z") else "x"].grad.tolist())
+    return plain(e["z" if src.startswith("z") else "x"].grad)
 
 
 def node_of(m: Any, src: str) -> tuple[str, dict[str, Any]]:
@@ -515,6 +519,14 @@ def test_topk_indices_select_the_values() -> None:
         ref = np.sort(x.numpy(), axis=1)
         ref = ref[:, ::-1][:, :3] if largest else ref[:, :3]
         np.testing.assert_array_equal(values.numpy(), ref)
+
+
+def test_topk_unsorted_returns_the_same_elements() -> None:
+    # sorted=False leaves the order open in PyTorch; the elements are the same.
+    x = gradviz.tensor([0.3, -1.0, 2.5, 0.7, 1.1], dtype=gradviz.float64)
+    a, b = x.topk(3, sorted=False), x.topk(3)
+    assert sorted(zip(a.values.tolist(), a.indices.tolist())) == [(0.7, 3), (1.1, 4), (2.5, 2)]
+    assert sorted(zip(b.values.tolist(), b.indices.tolist())) == [(0.7, 3), (1.1, 4), (2.5, 2)]
 
 
 # -- ties ------------------------------------------------------------------------------------------
