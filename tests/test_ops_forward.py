@@ -459,6 +459,7 @@ TORCH_SAVED: dict[str, list[str]] = {
     "RollBackward0": ["dims", "shifts"],
     "MaskedSelectBackward0": ["mask", "self"],
     "TakeBackward0": ["index", "self"],
+    "LinalgCrossBackward0": ["dim", "other", "self"],
 }
 
 # Torch attributes gradviz does not have, and gradviz attributes torch does not expose.

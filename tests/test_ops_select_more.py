@@ -268,6 +268,32 @@ VALUES: list[tuple[str, Any]] = [
     ('m.argwhere(m.tensor(0.0))', ('int64', [0, 0], [])),
     ('m.tensor(3.0).nonzero()', ('int64', [1, 0], [[]])),
     ('m.tensor(3.0).nonzero(as_tuple=True)', ('tuple', [('int64', [1], [0])])),
+    ('m.cross(x[:, :3], x[:, 1:], dim=1)',
+     ('float64', [3, 3], [[1.0, -13.0, 5.0], [63.0, -28.0, -81.0], [-20.0, 46.0, -58.0]])),
+    ('m.cross(m.tensor([1, 0, 0]), m.tensor([0, 1, 0]), dim=0)', ('int64', [3], [0, 0, 1])),
+    ('x[:, :3].cross(m.tensor([[1.0, 0.0, 0.0]], dtype=m.float64), dim=1)',
+     ('float64', [3, 3], [[0.0, 2.0, -1.0], [0.0, 0.0, -9.0], [0.0, 6.0, -8.0]])),
+    ('m.diff(x)', ('float64', [3, 3], [[-2.0, 1.0, 3.0], [5.0, -9.0, 7.0], [7.0, -2.0, -4.0]])),
+    ('x.diff(n=2, dim=0)', ('float64', [1, 4], [[-4.0, -9.0, 8.0, -7.0]])),
+    ('m.diff(x, dim=0, prepend=x[:1], append=x[2:])',
+     ('float64',
+      [4, 4],
+      [[0.0, 0.0, 0.0, 0.0],
+       [1.0, 8.0, -2.0, 2.0],
+       [-3.0, -1.0, 6.0, -5.0],
+       [0.0, 0.0, 0.0, 0.0]])),
+    ('m.diff(m.tensor([True, False, True]))', ('bool', [2], [True, True])),
+    ('m.diff(x, n=5)', ('float64', [3, 0], [[], [], []])),
+    ('m.diff(m.tensor([1, 4, 9]))', ('int64', [2], [3, 5])),
+    ('m.kron(x[:2, :2], m.eye(2, dtype=m.float64))',
+     ('float64',
+      [4, 4],
+      [[3.0, 0.0, 1.0, 0.0], [0.0, 3.0, 0.0, 1.0], [4.0, 0.0, 9.0, 0.0], [0.0, 4.0, 0.0, 9.0]])),
+    ('m.kron(m.tensor([1, 10]), m.tensor([[1, 2]]))', ('int64', [1, 4], [[1, 2, 10, 20]])),
+    ('m.tensordot(x, x.t(), dims=1)',
+     ('float64', [3, 3], [[39.0, 56.0, 33.0], [56.0, 146.0, 90.0], [33.0, 90.0, 105.0]])),
+    ('m.tensordot(x, x, dims=([0, 1], [0, 1]))', ('float64', [], 290.0)),
+    ('m.tensordot(x, x, dims=0).shape', [3, 4, 3, 4]),
 ]
 
 
@@ -309,6 +335,16 @@ GRADS: list[tuple[str, Any]] = [
     ('x.take(m.tensor([0, 0, -1]))',
      [[3.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 3.0]]),
     ('z.cumprod(1)', [[1.0, -2.75, 0.0, 0.0], [9.2, 7.2, 5.88, 0.0], [-24.5, 67.0, -94.0, -12.0]]),
+    ('m.cross(x[:, :3], x[:, 1:], dim=1)',
+     [[-4.0, 3.0, 7.0, -5.0], [-35.0, -80.0, 69.0, 16.0], [38.0, -82.0, -11.0, 48.0]]),
+    ('x.diff(n=2, dim=1)',
+     [[1.0, 0.0, -3.0, 2.0], [3.0, -2.0, -5.0, 4.0], [5.0, -4.0, -7.0, 6.0]]),
+    ('m.diff(x, dim=0, append=x[:1])',
+     [[8.0, 8.0, 8.0, 8.0], [-4.0, -4.0, -4.0, -4.0], [-4.0, -4.0, -4.0, -4.0]]),
+    ('m.kron(x[:2, :2], x[1:, 2:])',
+     [[56.0, 86.0, 0.0, 0.0], [176.0, 206.0, 141.0, 158.0], [0.0, 0.0, 209.0, 226.0]]),
+    ('m.tensordot(x, x[:, :3] * 2, dims=([0], [0]))',
+     [[164.0, 222.0, 280.0, 130.0], [264.0, 382.0, 500.0, 278.0], [260.0, 384.0, 508.0, 340.0]]),
 ]
 
 
@@ -381,6 +417,14 @@ NODES: list[tuple[str, str, dict[str, Any]]] = [
      'TakeBackward0',
      {'index': ('tensor', [0, 5]),
       'self': ('tensor', [[3.0, 1.0, 2.0, 5.0], [4.0, 9.0, 0.0, 7.0], [1.0, 8.0, 6.0, 2.0]])}),
+    ('m.cross(x[:, :3], x[:, 1:], dim=1)',
+     'LinalgCrossBackward0',
+     {'dim': 1,
+      'other': ('tensor', [[1.0, 2.0, 5.0], [9.0, 0.0, 7.0], [8.0, 6.0, 2.0]]),
+      'self': ('tensor', [[3.0, 1.0, 2.0], [4.0, 9.0, 0.0], [1.0, 8.0, 6.0]])}),
+    ('x.diff()', 'SubBackward0', {'alpha': 1}),
+    ('m.kron(x, x)', 'UnsafeViewBackward0', {'self_sym_sizes': (3, 3, 4, 4)}),
+    ('m.tensordot(x, x.t(), dims=1)', 'ViewBackward0', {'self_sym_sizes': (3, 3)}),
 ]
 
 
@@ -455,6 +499,23 @@ ERRORS: list[tuple[str, tuple[str, str]]] = [
      ('RuntimeError',
       'repeats must have the same size as input along dim, but got repeats.size(0) = 3 and '
       'input.size(0) = 2')),
+    ('m.cross(m.ones(3, 4), m.ones(3, 4), dim=1)',
+     ('RuntimeError', 'linalg.cross: inputs dimension 1 must have length 3. Got 4 and 4')),
+    ('m.cross(m.ones(3), m.ones(2, 3), dim=0)',
+     ('RuntimeError', 'linalg.cross: inputs must have the same number of dimensions.')),
+    ('m.cross(m.ones(3), m.ones(4), dim=0)',
+     ('RuntimeError', 'linalg.cross: inputs dimension 0 must have length 3. Got 3 and 4')),
+    ('m.diff(m.tensor(1.0))',
+     ('RuntimeError', 'diff expects input to be at least one-dimensional')),
+    ('m.diff(x, n=-1)', ('RuntimeError', 'order must be non-negative but got -1')),
+    ('m.tensordot(x, x, dims=-1)',
+     ('RuntimeError', 'tensordot expects dims >= 0, but got dims=-1')),
+    ('m.tensordot(x, x, dims=1)',
+     ('RuntimeError',
+      'contracted dimensions need to match, but first has size 4 in dim -1 and second has size 3 '
+      'in dim 0')),
+    ('m.tensordot(x, x, dims=([0], [0, 1]))',
+     ('RuntimeError', 'both dimension lists should have same length')),
 ]
 
 

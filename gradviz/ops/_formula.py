@@ -416,3 +416,11 @@ def cumprod(g: Any, dim: int) -> Any:
     if _is_t(g):
         return _F().cumprod(g, dim)
     return np.cumprod(g, axis=dim) if np.ndim(g) else g
+
+
+def cross(a: Any, b: Any, dim: int) -> Any:
+    """``a × b`` along ``dim`` (both the same shape)."""
+    if _is_t(a) or _is_t(b):
+        return _F().cross(a if _is_t(a) else Tensor._make(a), b if _is_t(b) else Tensor._make(b),
+                          dim=dim)
+    return np.cross(a, b, axis=dim)

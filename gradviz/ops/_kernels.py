@@ -1351,3 +1351,7 @@ def masked_select(a: np.ndarray, mask: Any) -> np.ndarray:
 
 def nonzero(a: np.ndarray) -> np.ndarray:
     return np.argwhere(a).astype(np.int64)
+
+
+def linalg_cross(a, b, dim=-1):
+    return np.cross(a, b, axis=dim)

@@ -929,6 +929,18 @@ defop("addmm", "AddmmBackward0", K.addmm, ("self", "mat1", "mat2"),
           _mat2_grad(grad, mat1) * alpha if alpha != 1 else _mat2_grad(grad, mat1)))
 
 
+# -- more ops (opsselect)
+# <g, a × b> = <a, b × g> = <b, g × a>: each input's gradient is a cross product too.
+defop("linalg_cross", "LinalgCrossBackward0", K.linalg_cross, ("self", "other"),
+      broadcasts=True,
+      doc="the cross product of 3-vectors along ``dim``",
+      calls=("`gradviz.cross`", "`.cross()`"),
+      samples=(Sample(R(4, 3), R(4, 3), dim=1), Sample(R(3, 2), R(3, 2), dim=0),
+               Sample(R(2, 3), R(1, 3), dim=1)),
+      self=lambda grad, other, dim: f.cross(other, grad, dim),
+      other=lambda grad, self, dim: f.cross(grad, self, dim))
+
+
 # ===============================================================================================
 # Indexing and selection
 # ===============================================================================================

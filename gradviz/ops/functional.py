@@ -2635,3 +2635,123 @@ def argwhere(input: Tensor) -> Tensor:
                 [2]])
     """
     return dispatch(_O["nonzero"], input)
+
+
+__all__ += ["cross", "diff", "kron", "tensordot"]
+
+
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    """The cross product of the 3-vectors along ``dim`` (``LinalgCrossBackward0``; the two
+    inputs broadcast). Without ``dim``, PyTorch's deprecated default: the first dimension of
+    size 3, with its warning.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.cross(gradviz.tensor([1.0, 0.0, 0.0]), gradviz.tensor([0.0, 1.0, 0.0]), dim=0)
+        tensor([0., 0., 1.])
+    """
+    if dim is None:
+        import warnings
+
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease "
+                      "either pass the dim explicitly or simply use torch.linalg.cross.\nThe "
+                      "default value of dim will change to agree with that of linalg.cross in "
+                      "a future release.", UserWarning, stacklevel=2)
+        shape = np.broadcast_shapes(input.shape, other.shape) if input.ndim == other.ndim \
+            else input.shape
+        dim = next((i for i, n in enumerate(shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    if input.ndim != other.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = _wrap_dim(dim, input.ndim)
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[d]} and {other.shape[d]}")
+    return dispatch(_O["linalg_cross"], input, other, dim=d)
+
+
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
+         append: Tensor | None = None) -> Tensor:
+    """The ``n``-th forward difference along ``dim`` (``out[i] = x[i + 1] - x[i]``, ``n``
+    times), ``prepend``/``append`` concatenated first; decomposed as PyTorch does: two
+    :func:`narrow` slices and a subtraction per order (``SubBackward0`` over ``SliceBackward0``);
+    bool tensors give ``!=`` of neighbours.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.diff(gradviz.tensor([1.0, 4.0, 9.0, 16.0]))
+        tensor([3., 5., 7.])
+    """
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    n = _int_arg("diff", "n", 2, n)
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = _wrap_dim(dim, input.ndim)
+    if prepend is not None or append is not None:
+        parts = [p for p in (prepend, input, append) if p is not None]
+        input = cat(parts, d)
+    for _ in range(n):
+        length = input.shape[d]
+        if length == 0:
+            break
+        hi, lo = narrow(input, d, 1, length - 1), narrow(input, d, 0, length - 1)
+        input = ne(hi, lo) if input._data.dtype == np.bool_ else sub(hi, lo)
+    return input
+
+
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product: every element of ``input`` times the whole of ``other``, laid
+    out block by block; decomposed as PyTorch does (``_unsafe_view`` of each input with its
+    dimensions interleaved with 1s, a broadcasting :func:`mul`, ``_unsafe_view`` back).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.kron(gradviz.tensor([1.0, 10.0]), gradviz.tensor([1.0, 2.0]))
+        tensor([ 1.,  2., 10., 20.])
+    """
+    nd = builtins.max(input.ndim, other.ndim)
+    a = (1,) * (nd - input.ndim) + tuple(input.shape)
+    b = (1,) * (nd - other.ndim) + tuple(other.shape)
+    wide_a = dispatch(_O["_unsafe_view"], input, size=tuple(x for s in a for x in (s, 1)))
+    wide_b = dispatch(_O["_unsafe_view"], other, size=tuple(x for s in b for x in (1, s)))
+    out = mul(wide_a, wide_b)
+    return dispatch(_O["_unsafe_view"], out, size=tuple(x * y for x, y in zip(a, b, strict=True)))
+
+
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
+    """Sum the products over the dimensions ``dims`` of ``a`` and ``b`` (an int: the last
+    ``dims`` of ``a`` with the first ``dims`` of ``b``; or two lists), decomposed as PyTorch
+    does: each input permuted (contracted dimensions last in ``a``, first in ``b``) and
+    reshaped to a matrix, one :func:`mm`, a reshape to the free dimensions.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.tensordot(gradviz.ones(2, 3), gradviz.ones(3, 4), dims=1).shape
+        gradviz.Size([2, 4])
+    """
+    if isinstance(dims, (int, np.integer)):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        da, db = list(range(-int(dims), 0)), list(range(int(dims)))
+    else:
+        da, db = ([int(x) for x in _ints_or_int(v)] for v in dims)
+    if len(da) != len(db):
+        raise RuntimeError("both dimension lists should have same length")
+    for x, y in zip(da, db, strict=True):
+        sa, sb = a.shape[_wrap_dim(x, a.ndim)], b.shape[_wrap_dim(y, b.ndim)]
+        if sa != sb:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {sa} "
+                               f"in dim {x} and second has size {sb} in dim {y}")
+    ca = [_wrap_dim(x, a.ndim) for x in da]
+    cb = [_wrap_dim(y, b.ndim) for y in db]
+    free_a = [i for i in range(a.ndim) if i not in ca]
+    free_b = [i for i in range(b.ndim) if i not in cb]
+    size = int(np.prod([a.shape[i] for i in ca], dtype=np.int64))
+    rows = int(np.prod([a.shape[i] for i in free_a], dtype=np.int64))
+    cols = int(np.prod([b.shape[i] for i in free_b], dtype=np.int64))
+    left = reshape(permute(a, free_a + ca), (rows, size))
+    right = reshape(permute(b, cb + free_b), (size, cols))
+    return reshape(mm(left, right), tuple(a.shape[i] for i in free_a)
+                   + tuple(b.shape[i] for i in free_b))

@@ -107,12 +107,13 @@ def _torch_calls() -> dict[str, Callable[..., Any]]:
         "diagonal_copy": torch.diagonal_copy, "diag_embed": torch.diag_embed,
         "diagonal_backward": torch.ops.aten.diagonal_backward,
         "roll": torch.roll, "masked_select": torch.masked_select, "take": torch.take,
+        "linalg_cross": torch.linalg.cross,
     }
 
 
 ROWS = ["topk", "sort", "sort_stable", "kthvalue", "median", "median_dim", "cumprod", "cummax",
         "cummin", "tril", "triu", "diagonal", "diagonal_copy", "diag_embed", "diagonal_backward",
-        "roll", "masked_select", "take"]
+        "roll", "masked_select", "take", "linalg_cross"]
 
 
 def _to_torch(v: Any, requires_grad: bool) -> Any:
@@ -133,6 +134,8 @@ def test_new_rows_match_torch_sample_by_sample(name: str) -> None:
     for sample in op.samples:
         args, kwargs = sample.build(np.random.default_rng(zlib.crc32(name.encode())))
         targs = [_to_torch(a, True) for a in args]
+        grads_of = [(a, t) for a, t in zip(args, targs, strict=True)
+                    if isinstance(a, gradviz.Tensor) and a.requires_grad]
         tkwargs = {k: _to_torch(v, False) for k, v in kwargs.items()}
         out, tout = dispatch(op, *args, **kwargs), _torch_calls()[name](*targs, **tkwargs)
         for a, b in zip(out if isinstance(out, tuple) else (out,),
@@ -148,8 +151,8 @@ def test_new_rows_match_torch_sample_by_sample(name: str) -> None:
         w = np.arange(1.0, o.numel() + 1).reshape(tuple(o.shape))
         (o * gradviz.tensor(w)).sum().backward()
         (to * torch.tensor(w)).sum().backward()
-        np.testing.assert_allclose(args[0].grad.numpy(), targs[0].grad.numpy(), rtol=1e-12,
-                                   atol=1e-12)
+        for a, t in grads_of:
+            np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=1e-12, atol=1e-12)
 
 
 def test_every_opsselect_row_is_compared() -> None:
