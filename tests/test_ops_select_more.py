@@ -1,9 +1,10 @@
 """The sorting, selection and shape ops PyTorch's examples use (topk, sort, argsort, kthvalue,
 median, cumprod, cummax/cummin, tril/triu, diag/diagonal/diag_embed, roll, movedim, tile,
-repeat_interleave, masked_select, take, nonzero/argwhere), checked against PyTorch 2.13's
-behaviour, hard-coded here: values and dtypes, the named tuples, gradients, node names and saved
-values, ties, error texts. tests/parity/test_select_more_parity.py re-derives every expectation
-of :data:`VALUES`, :data:`GRADS`, :data:`NODES` and :data:`ERRORS` from torch itself.
+repeat_interleave, masked_select, take, nonzero/argwhere, cross, diff, kron, tensordot), checked
+against PyTorch 2.13's behaviour, hard-coded here: values and dtypes, the named tuples,
+gradients, node names and saved values, whole graphs, ties, error texts. tests/parity/test_select_more_parity.py re-derives every expectation
+of :data:`VALUES`, :data:`GRADS`, :data:`NODES`, :data:`GRAPHS` and :data:`ERRORS` from
+torch itself.
 
 Each case is a source string evaluated with ``m`` the module (``gradviz``; ``torch`` in the
 parity test), ``x`` a (3, 4) float64 leaf without ties inside a row or a column, ``z`` one with
@@ -16,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _graphs import sig
 
 import gradviz
 from gradviz.autograd import gradcheck, gradgradcheck
@@ -519,6 +521,44 @@ ERRORS: list[tuple[str, tuple[str, str]]] = [
 ]
 
 
+# The whole graph (decompositions as PyTorch records them): tests/_graphs.py's sig().
+GRAPHS: list[tuple[str, str]] = [
+    ('x.repeat_interleave(2)',
+     'ViewBackward0(CloneBackward0(ExpandBackward0(UnsqueezeBackward0(ViewBackward0(Acc)))))'),
+    ('x.repeat_interleave(2, dim=1)',
+     'ViewBackward0(CloneBackward0(ExpandBackward0(UnsqueezeBackward0(Acc))))'),
+    ('x.repeat_interleave(m.tensor([1, 0, 2]), dim=0)', 'IndexSelectBackward0(Acc)'),
+    ('x.tile((2,))', 'RepeatBackward0(Acc)'),
+    ('x.movedim(0, 1)', 'PermuteBackward0(Acc)'),
+    ('m.moveaxis(x, 1, 0)', 'PermuteBackward0(Acc)'),
+    ('m.diff(x)', 'SubBackward0(SliceBackward0(Acc), SliceBackward0(Acc))'),
+    ('x.diff(n=2, dim=0)',
+     'SubBackward0(SliceBackward0(SubBackward0(SliceBackward0(Acc), SliceBackward0(Acc))), '
+     'SliceBackward0(SubBackward0(SliceBackward0(Acc), SliceBackward0(Acc))))'),
+    ('m.diff(x, dim=0, prepend=x[:1])',
+     'SubBackward0(SliceBackward0(CatBackward0(SliceBackward0(Acc), Acc)), '
+     'SliceBackward0(CatBackward0(SliceBackward0(Acc), Acc)))'),
+    ('m.kron(x, x)',
+     'UnsafeViewBackward0(MulBackward0(UnsafeViewBackward0(Acc), UnsafeViewBackward0(Acc)))'),
+    ('m.tensordot(x, x.t(), dims=1)',
+     'ViewBackward0(MmBackward0(ViewBackward0(PermuteBackward0(Acc)), '
+     'ReshapeAliasBackward0(PermuteBackward0(TBackward0(Acc)))))'),
+    ('m.tensordot(x, x, dims=([0], [0]))',
+     'ViewBackward0(MmBackward0(ReshapeAliasBackward0(PermuteBackward0(Acc)), '
+     'ViewBackward0(PermuteBackward0(Acc))))'),
+    ('m.cross(x[:, :3], x[:, 1:], dim=1)',
+     'LinalgCrossBackward0(SliceBackward0(Acc), SliceBackward0(Acc))'),
+    ('x.diag()', 'DiagonalBackward0_copy(Acc)'),
+    ('x[0].diag()', 'DiagEmbedBackward0(SelectBackward0(Acc))'),
+    ('x.topk(2)[0]', 'TopkBackward0(Acc)'),
+    ('x.sort(stable=True)[0]', 'SortBackward1(Acc)'),
+    ('x.median()', 'MedianBackward0(Acc)'),
+    ('x.cumprod(0).tril()', 'TrilBackward0(CumprodBackward0(Acc))'),
+    ('x.diagonal().roll(1)', 'RollBackward0(DiagonalBackward0(Acc))'),
+    ('x.masked_select(x > 3).take(m.tensor([0]))', 'TakeBackward0(MaskedSelectBackward0(Acc))'),
+]
+
+
 @pytest.mark.parametrize(("src", "expected"), VALUES, ids=[c[0] for c in VALUES])
 def test_values_dtypes_and_named_tuples(src: str, expected: Any) -> None:
     assert describe(eval(src, env(gradviz))) == expected  # noqa: S307
@@ -537,6 +577,11 @@ def test_node_names_and_saved_values(src: str, node: str, values: dict[str, Any]
 @pytest.mark.parametrize(("src", "expected"), ERRORS, ids=[c[0] for c in ERRORS])
 def test_errors_are_torchs(src: str, expected: tuple[str, str]) -> None:
     assert error_of(gradviz, src) == expected
+
+
+@pytest.mark.parametrize(("src", "expected"), GRAPHS, ids=[c[0] for c in GRAPHS])
+def test_graphs_are_torchs(src: str, expected: str) -> None:
+    assert sig(eval(src, env(gradviz))) == expected  # noqa: S307
 
 
 # -- named tuples ----------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _graphs import sig
 
 import gradviz
 from gradviz.ops import OPS
@@ -79,6 +80,11 @@ def test_hard_coded_nodes_are_torchs(src: str, node: str, values: dict[str, Any]
     ndim = (out[0] if isinstance(out, tuple) else out).ndim
     assert name == node
     assert _signed(saved, ndim) == values
+
+
+@pytest.mark.parametrize(("src", "expected"), SEL.GRAPHS, ids=[c[0] for c in SEL.GRAPHS])
+def test_hard_coded_graphs_are_torchs(src: str, expected: str) -> None:
+    assert sig(eval(src, SEL.env(torch))) == expected  # noqa: S307
 
 
 @pytest.mark.parametrize(("src", "expected"), SEL.ERRORS, ids=[c[0] for c in SEL.ERRORS])
