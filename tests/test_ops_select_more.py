@@ -2,9 +2,10 @@
 median, cumprod, cummax/cummin, tril/triu, diag/diagonal/diag_embed, roll, movedim, tile,
 repeat_interleave, masked_select, take, nonzero/argwhere, cross, diff, kron, tensordot), checked
 against PyTorch 2.13's behaviour, hard-coded here: values and dtypes, the named tuples,
-gradients, node names and saved values, whole graphs, ties, error texts. tests/parity/test_select_more_parity.py re-derives every expectation
-of :data:`VALUES`, :data:`GRADS`, :data:`NODES`, :data:`GRAPHS` and :data:`ERRORS` from
-torch itself.
+gradients, node names and saved values, whole graphs, ties, error texts.
+tests/parity/test_select_more_parity.py re-derives every expectation of :data:`VALUES`,
+:data:`GRADS`, :data:`NODES`, :data:`GRAPHS` and :data:`ERRORS` (and the other hard-coded
+numbers) from torch itself.
 
 Each case is a source string evaluated with ``m`` the module (``gradviz``; ``torch`` in the
 parity test), ``x`` a (3, 4) float64 leaf without ties inside a row or a column, ``z`` one with
@@ -67,12 +68,13 @@ def saved(node: Any, m: Any) -> dict[str, Any]:
 def grad_of(m: Any, src: str) -> Any:
     """The gradient of the leaf (``x``, or ``z`` for sources on ``z``) of ``(out * w).sum()``
     with ``w = 1, 2, 3 ...`` over ``out`` (the values, for a named tuple): which input element
-    each output element's gradient reaches, and how much."""
+    each output element's gradient reaches, and how much (to 10 decimals)."""
     e = env(m)
     out = eval(src, e)  # noqa: S307 - the sources of this file
     o = out[0] if isinstance(out, tuple) else out
     (o * m.arange(1, o.numel() + 1, dtype=m.float64).reshape(o.shape)).sum().backward()
-    return plain(e["z" if src.startswith("z") else "x"].grad)
+    grad = e["z" if src.startswith("z") else "x"].grad.numpy()
+    return np.round(grad, 10).tolist()  # summation order may differ in the last bits
 
 
 def node_of(m: Any, src: str) -> tuple[str, dict[str, Any]]:
@@ -144,6 +146,7 @@ VALUES: list[tuple[str, Any]] = [
      ('median', [('float32', [], 'nan'), ('int64', [], 1)])),
     ('m.tensor([3, 1, 2]).median()', ('int64', [], 2)),
     ('m.tensor([]).median()', ('float32', [], 'nan')),
+    ('m.tensor([], dtype=m.int64).median()', ('int64', [], -9223372036854775808)),
     ('x.cumprod(1)',
      ('float64', [3, 4], [[3.0, 3.0, 6.0, 30.0], [4.0, 36.0, 0.0, 0.0], [1.0, 8.0, 48.0, 96.0]])),
     ('m.tensor([1, 2, 3]).cumprod(0)', ('int64', [3], [1, 2, 6])),
@@ -733,6 +736,24 @@ def test_cumprod_gradient_with_zeros(values: list) -> None:
     x = gradviz.tensor(values, dtype=gradviz.float64, requires_grad=True)
     for dim in (0, 1):
         assert gradcheck(lambda a, d=dim: a.cumprod(d), (x,))
+        assert gradgradcheck(lambda a, d=dim: a.cumprod(d), (x,))
+
+
+def cumprod_second_derivative(m: Any) -> Any:
+    """d/dz of the sum of d((z.cumprod(1) * w).sum())/dz, z with zeros: torch's is exact."""
+    z = m.tensor([[0.5, 0.0, 1.5, -2.0], [1.2, 0.7, 0.0, 0.0]], dtype=m.float64,
+                 requires_grad=True)
+    w = m.arange(1.0, 9.0, dtype=m.float64).reshape(2, 4)
+    (g,) = m.autograd.grad((z.cumprod(1) * w).sum(), z, create_graph=True)
+    g.sum().backward()
+    return [[round(v, 12) for v in row] for row in z.grad.tolist()]
+
+
+CUMPROD_SECOND = [[-5.5, -5.0, -2.5, 3.0], [10.9, 14.4, 20.02, 6.72]]
+
+
+def test_cumprod_second_derivative_at_zeros() -> None:
+    assert cumprod_second_derivative(gradviz) == CUMPROD_SECOND
 
 
 @pytest.mark.parametrize("fn", [

@@ -1229,7 +1229,8 @@ def median(a: np.ndarray) -> np.ndarray:
     """The lower of the two middle values; NaN if any element is NaN (or there are none)."""
     flat = a.reshape(-1)
     if flat.size == 0:
-        return np.asarray(np.nan, a.dtype)
+        # PyTorch's NaN, cast to an integer dtype as x86 casts it: the type's minimum.
+        return np.asarray(np.nan if a.dtype.kind == "f" else np.iinfo(a.dtype).min, a.dtype)
     if a.dtype.kind == "f" and np.isnan(flat).any():
         return np.asarray(np.nan, a.dtype)
     return np.asarray(np.sort(flat, kind="stable")[(flat.size - 1) // 2])

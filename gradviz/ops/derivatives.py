@@ -611,23 +611,33 @@ def _reverse_cumsum(v, dim):
 
 def _cumprod_backward(grad, self, dim, result):
     """d out_j / d x_k = prod_{i <= j, i != k} x_i for j >= k (PyTorch's ``cumprod_backward``).
-    Without zeros that is ``out_j / x_k``; with zeros, per slice along ``dim``, the elements
-    before the first zero get ``sum_{k <= j < z} grad_j out_j / x_k``, the first zero gets the
-    product of the factors before it times ``sum_{j >= z} grad_j prod_{z < i <= j} x_i``, and
-    the elements after it get 0 (every product they are in holds that zero)."""
+    Without zeros that is ``out_j / x_k``: a reverse cumulative sum of ``grad * result``,
+    divided by ``self``. With a zero, dividing is wrong, so :func:`_cumprod_backward_zeros`
+    multiplies instead."""
     if not len(self.shape):
         return grad
-    zero = f.data(self) == 0
-    if not zero.any():
+    if not (f.data(self) == 0).any():
         return _reverse_cumsum(grad * result, dim) / self
-    seen = np.cumsum(zero, axis=dim)  # zeros up to and including each position
-    before, first = seen == 0, zero & (seen == 1)
-    a = f.where(before, _reverse_cumsum(f.where(before, grad, 0.0) * result, dim)
-                / f.where(before, self, 1.0), 0.0)
-    lead = f.cumprod(f.where(before, self, 1.0), dim)  # at z: the product of the factors before
-    tail = f.cumprod(f.where(before | first, 1.0, self), dim)  # prod_{z < i <= j} x_i
-    b = f.where(first, lead * _reverse_cumsum(f.where(before, 0.0, grad * tail), dim), 0.0)
-    return a + b
+    return _cumprod_backward_zeros(grad, self, dim)
+
+
+def _cumprod_backward_zeros(grad, self, dim):
+    """``grad_k = prod_{i < k} x_i * sum_{j >= k} grad_j * prod_{k < i <= j} x_i``, with ``dim``
+    moved last: products only, so exact at zeros and differentiable again (as PyTorch's is).
+    The inner products form an (n, n) matrix per slice (row k, column j), so this costs
+    O(n^2); it runs only when a factor is exactly 0."""
+    nd, n = len(self.shape), self.shape[dim]
+    order = tuple(i for i in range(nd) if i != dim) + (dim,)
+    x, g = f.permute(self, order), f.permute(grad, order)
+    k = np.arange(n)
+    later, upper = k[None, :] > k[:, None], k[None, :] >= k[:, None]  # [k, j]: j > k, j >= k
+    # Row k: 1 up to column k, then x_{k+1} .. x_j multiplied up (0 left of the diagonal).
+    inner = f.where(upper, f.cumprod(f.where(later, f.unsqueeze_dims(x, (nd - 1,)), 1.0),
+                                     nd), 0.0)
+    tail = f.sum(inner * f.unsqueeze_dims(g, (nd - 1,)), (nd,))
+    ones = np.ones(tuple(x.shape[:-1]) + (1,), f.dtype_of(grad))
+    lead = f.cumprod(f.cat([ones, f.slice_dim(x, nd - 1, 0, n - 1)], nd - 1), nd - 1)
+    return f.permute(lead * tail, tuple(np.argsort(order)))
 
 
 defop("topk", "TopkBackward0", K.topk, ("self",),
@@ -674,10 +684,8 @@ defop("cumprod", "CumprodBackward0", K.cumprod, ("self",),
       doc="Cumulative product along ``dim``; exact with zeros among the factors.",
       calls=("`gradviz.cumprod`", "`.cumprod()`"),
       samples=(Sample(R(2, 4), dim=1), Sample(P(3, 2), dim=0), Sample(R(), dim=0),
-               Sample(W([[0.5, 0.0, 1.5, -2.0], [1.2, 0.7, 0.0, 0.0]]), dim=1,
-                      gg="at an exact zero the formula's masks hold the zero's place constant, "
-                         "so d/dx_zero of the other elements' gradients is lost (first order "
-                         "is exact)")),
+               Sample(W([[0.5, 0.0, 1.5, -2.0], [1.2, 0.7, 0.0, 0.0]]), dim=1),
+               Sample(W([[0.0, 0.3], [0.0, 0.0], [1.1, -0.4]]), dim=0)),
       self=_cumprod_backward)
 defop("cummax", "CummaxBackward0", K.cummax, ("self",),
       outputs=("values", "indices"), nondiff_outputs=(1,),

@@ -103,6 +103,10 @@ def test_unsorted_topk_holds_torchs_elements() -> None:
             np.testing.assert_array_equal(np.sort(a.numpy(), 1), np.sort(b.numpy(), 1))
 
 
+def test_cumprod_second_derivative_at_zeros_is_torchs() -> None:
+    assert SEL.cumprod_second_derivative(torch) == SEL.CUMPROD_SECOND
+
+
 # -- every new row, sample by sample, next to torch's own function --------------------------------
 def _torch_calls() -> dict[str, Callable[..., Any]]:
     return {
