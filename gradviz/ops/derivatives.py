@@ -1040,6 +1040,7 @@ def _take_backward(grad, self, index):
     return f.index_zeros(grad.reshape((-1,)), (n,), (idx,)).reshape(tuple(self.shape))
 
 
+# A fixed mask for the samples: a random one may select nothing.
 _MASK = Tensor._make(np.array([[True, False, True, True], [False, False, True, False],
                                [True, True, False, True]]))
 defop("masked_select", "MaskedSelectBackward0", K.masked_select, ("self",),
