@@ -440,6 +440,26 @@ TORCH_SAVED: dict[str, list[str]] = {
     "StdBackward0": ["correction", "dim", "keepdim", "result", "self"],
     "UnbindBackward0": ["dim"],
     "VarBackward0": ["correction", "dim", "keepdim", "self"],
+    # -- more ops (opsselect)
+    "TopkBackward0": ["dim", "indices", "self_sym_sizes"],
+    "SortBackward0": ["dim", "indices", "self_sym_sizes"],
+    "SortBackward1": ["dim", "indices", "self_sym_sizes"],
+    "KthvalueBackward0": ["dim", "indices", "keepdim", "self_sym_sizes"],
+    "MedianBackward0": ["result", "self"],
+    "MedianBackward1": ["dim", "indices", "keepdim", "self_sym_sizes"],
+    "CumprodBackward0": ["dim", "result", "self"],
+    "CummaxBackward0": ["dim", "indices", "self"],
+    "CumminBackward0": ["dim", "indices", "self"],
+    "TrilBackward0": ["diagonal"],
+    "TriuBackward0": ["diagonal"],
+    "DiagonalBackward0": ["dim1", "dim2", "offset", "self_sym_sizes"],
+    "DiagonalBackward0_copy": ["dim1", "dim2", "offset", "self_sym_sizes"],
+    "DiagonalBackwardBackward0": ["dim1", "dim2", "offset"],
+    "DiagEmbedBackward0": ["dim1", "dim2", "offset"],
+    "RollBackward0": ["dims", "shifts"],
+    "MaskedSelectBackward0": ["mask", "self"],
+    "TakeBackward0": ["index", "self"],
+    "LinalgCrossBackward0": ["dim", "other", "self"],
 }
 
 # Torch attributes gradviz does not have, and gradviz attributes torch does not expose.

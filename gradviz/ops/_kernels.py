@@ -1435,3 +1435,180 @@ def constant_pad_nd(a: np.ndarray, pad: tuple, value: float = 0) -> np.ndarray:
     pairs = [(pad[i], pad[i + 1]) for i in range(0, len(pad), 2)][::-1]
     lo, hi = tuple(x for x, _ in pairs), tuple(y for _, y in pairs)
     return np.ascontiguousarray(_pad_or_crop(a, lo, hi, value))
+
+
+# -- more ops (opsselect) --------------------------------------------------------------------------
+# Sorting and selection order as PyTorch's CPU kernels: NaN counts as the largest value (last in
+# ascending order, first in descending order), and equal values keep their input order.
+def _order(a: np.ndarray, dim: int, descending: bool) -> np.ndarray:
+    """Indices that sort ``a`` along ``dim``, stably, NaN largest."""
+    if not descending:
+        return np.argsort(a, axis=dim, kind="stable")
+    # Descending and still stable: sort the reversed array ascending and read it backwards.
+    n = a.shape[dim]
+    rev = np.flip(np.argsort(np.flip(a, dim), axis=dim, kind="stable"), dim)
+    return (n - 1) - rev
+
+
+def sort(a: np.ndarray, dim: int = -1, descending: bool = False) -> tuple:
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    idx = _order(a, dim, descending)
+    return np.take_along_axis(a, idx, axis=dim), idx.astype(np.int64)
+
+
+def sort_stable(a: np.ndarray, stable: Any = None, dim: int = -1, descending: bool = False
+                ) -> tuple:
+    return sort(a, dim, descending)  # gradviz's sort is always stable
+
+
+def topk(a: np.ndarray, k: int, dim: int = -1, largest: bool = True, sorted: bool = True  # noqa: A002
+         ) -> tuple:
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    idx = _order(a, dim, largest)
+    idx = slice_dim(idx, dim, 0, k)
+    return np.take_along_axis(a, idx, axis=dim), idx.astype(np.int64)
+
+
+def kthvalue(a: np.ndarray, k: int, dim: int = -1, keepdim: bool = False) -> tuple:
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    idx = slice_dim(_order(a, dim, False), dim, k - 1, k)
+    values = np.take_along_axis(a, idx, axis=dim)
+    if not keepdim:
+        values, idx = np.squeeze(values, dim), np.squeeze(idx, dim)
+    return values, idx.astype(np.int64)
+
+
+def median(a: np.ndarray) -> np.ndarray:
+    """The lower of the two middle values; NaN if any element is NaN (or there are none)."""
+    flat = a.reshape(-1)
+    if flat.size == 0:
+        # PyTorch's NaN, cast to an integer dtype as x86 casts it: the type's minimum.
+        return np.asarray(np.nan if a.dtype.kind == "f" else np.iinfo(a.dtype).min, a.dtype)
+    if a.dtype.kind == "f" and np.isnan(flat).any():
+        return np.asarray(np.nan, a.dtype)
+    return np.asarray(np.sort(flat, kind="stable")[(flat.size - 1) // 2])
+
+
+def median_dim(a: np.ndarray, dim: int, keepdim: bool = False) -> tuple:
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    n = a.shape[dim]
+    idx = _order(a, dim, False)
+    pos = np.full(np.delete(a.shape, dim), (n - 1) // 2)
+    if a.dtype.kind == "f":
+        # A slice with NaN has median NaN, at its first NaN (NaNs sort last, in input order).
+        nans = np.isnan(a).sum(axis=dim)
+        pos = np.where(nans > 0, n - nans, pos)
+    idx = np.take_along_axis(idx, np.expand_dims(pos, dim), axis=dim)
+    values = np.take_along_axis(a, idx, axis=dim)
+    if not keepdim:
+        values, idx = np.squeeze(values, dim), np.squeeze(idx, dim)
+    return values, idx.astype(np.int64)
+
+
+def cumprod(a, dim):
+    if a.ndim == 0:
+        return a.astype(np.int64) if a.dtype.kind in "iub" else a.copy()
+    out = np.cumprod(a, axis=dim)
+    return out.astype(np.int64) if a.dtype.kind in "iub" else out
+
+
+def _cum_extreme(a: np.ndarray, dim: int, better: Any) -> tuple:
+    """Running max/min along ``dim`` with the index it came from: a later equal value takes the
+    index over, and NaN, once met, stays (as PyTorch's cummax/cummin)."""
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    x = np.moveaxis(a, dim, 0)
+    values, idx = np.empty_like(x), np.zeros(x.shape, np.int64)
+    for i in range(x.shape[0]):
+        if i == 0:
+            values[0], idx[0] = x[0], 0
+            continue
+        cur, new = values[i - 1], x[i]
+        if x.dtype.kind == "f":
+            take = np.isnan(new) | (~np.isnan(cur) & better(new, cur))
+        else:
+            take = better(new, cur)
+        values[i] = np.where(take, new, cur)
+        idx[i] = np.where(take, i, idx[i - 1])
+    return np.moveaxis(values, 0, dim), np.moveaxis(idx, 0, dim)
+
+
+def cummax(a: np.ndarray, dim: int) -> tuple:
+    return _cum_extreme(a, dim, np.greater_equal)
+
+
+def cummin(a: np.ndarray, dim: int) -> tuple:
+    return _cum_extreme(a, dim, np.less_equal)
+
+
+def tril(a, diagonal=0):
+    return np.tril(a, diagonal)
+
+
+def triu(a, diagonal=0):
+    return np.triu(a, diagonal)
+
+
+def diagonal(a: np.ndarray, offset: int = 0, dim1: int = 0, dim2: int = 1) -> np.ndarray:
+    """The diagonal as a writable view (NumPy's own ``diagonal`` is read-only), its entries on
+    the last dimension."""
+    d = np.diagonal(a, offset, dim1, dim2)
+    if not a.flags.writeable:
+        return d
+    # Start at the diagonal's first element, then walk it with NumPy's own strides.
+    start = [slice(None)] * a.ndim
+    if d.shape[-1]:
+        start[dim1 if offset < 0 else dim2] = slice(abs(offset), None)
+    base = a[tuple(start)]
+    return np.lib.stride_tricks.as_strided(base, d.shape, d.strides, writeable=True)
+
+
+def diagonal_copy(a: np.ndarray, offset: int = 0, dim1: int = 0, dim2: int = 1) -> np.ndarray:
+    return np.diagonal(a, offset, dim1, dim2).copy()
+
+
+def diagonal_backward(g: np.ndarray, input_sizes: tuple, offset: int, dim1: int, dim2: int
+                      ) -> np.ndarray:
+    out = np.zeros(input_sizes, g.dtype)
+    diagonal(out, offset, dim1, dim2)[...] = g
+    return out
+
+
+def diag_embed(a: np.ndarray, offset: int = 0, dim1: int = -2, dim2: int = -1) -> np.ndarray:
+    """Zeros with ``a``'s last dimension written on the diagonal of output dims ``dim1, dim2``
+    (both already non-negative, in the output's numbering)."""
+    n = a.shape[-1] + abs(offset)
+    lead = list(a.shape[:-1])
+    shape = []
+    for d in range(len(lead) + 2):
+        shape.append(n if d in (dim1, dim2) else lead.pop(0))
+    out = np.zeros(shape, a.dtype)
+    diagonal(out, offset, dim1, dim2)[...] = a
+    return out
+
+
+def roll(a, shifts, dims):
+    if a.ndim == 0 or a.size == 0:
+        return a.copy()
+    return np.roll(a, shifts, axis=dims if dims else None)
+
+
+def take(a: np.ndarray, index: Any) -> np.ndarray:
+    return np.take(a.reshape(-1), arr(index))
+
+
+def masked_select(a: np.ndarray, mask: Any) -> np.ndarray:
+    a_b, m_b = np.broadcast_arrays(a, arr(mask))
+    return a_b[m_b]
+
+
+def nonzero(a: np.ndarray) -> np.ndarray:
+    return np.argwhere(a).astype(np.int64)
+
+
+def linalg_cross(a, b, dim=-1):
+    return np.cross(a, b, axis=dim)

@@ -890,6 +890,110 @@ defop("cumsum", "CumsumBackward0", K.cumsum, ("self",),
       self=lambda grad, dim: f.flip(f.cumsum(f.flip(grad, (dim,)), dim), (dim,)))
 
 
+# -- more ops (opsselect)
+def _selected_backward(grads, self_sym_sizes, dim, indices):
+    """topk/sort: each returned value's gradient goes to its index (the dim is kept)."""
+    return _value_selecting_backward(grads, self_sym_sizes, dim, indices, True)
+
+
+def _reverse_cumsum(v, dim):
+    return f.flip(f.cumsum(f.flip(v, (dim,)), dim), (dim,))
+
+
+def _cumprod_backward(grad, self, dim, result):
+    """d out_j / d x_k = prod_{i <= j, i != k} x_i for j >= k (PyTorch's ``cumprod_backward``).
+    Without zeros that is ``out_j / x_k``: a reverse cumulative sum of ``grad * result``,
+    divided by ``self``. With a zero, dividing is wrong, so :func:`_cumprod_backward_zeros`
+    multiplies instead."""
+    if not len(self.shape):
+        return grad
+    if not (f.data(self) == 0).any():
+        return _reverse_cumsum(grad * result, dim) / self
+    return _cumprod_backward_zeros(grad, self, dim)
+
+
+def _cumprod_backward_zeros(grad, self, dim):
+    """``grad_k = prod_{i < k} x_i * sum_{j >= k} grad_j * prod_{k < i <= j} x_i``, with ``dim``
+    moved last: products only, so exact at zeros and differentiable again (as PyTorch's is).
+    The inner products form an (n, n) matrix per slice (row k, column j), so this costs
+    O(n^2); it runs only when a factor is exactly 0."""
+    nd, n = len(self.shape), self.shape[dim]
+    order = tuple(i for i in range(nd) if i != dim) + (dim,)
+    x, g = f.permute(self, order), f.permute(grad, order)
+    k = np.arange(n)
+    later, upper = k[None, :] > k[:, None], k[None, :] >= k[:, None]  # [k, j]: j > k, j >= k
+    # Row k: 1 up to column k, then x_{k+1} .. x_j multiplied up (0 left of the diagonal).
+    inner = f.where(upper, f.cumprod(f.where(later, f.unsqueeze_dims(x, (nd - 1,)), 1.0),
+                                     nd), 0.0)
+    tail = f.sum(inner * f.unsqueeze_dims(g, (nd - 1,)), (nd,))
+    ones = np.ones(tuple(x.shape[:-1]) + (1,), f.dtype_of(grad))
+    lead = f.cumprod(f.cat([ones, f.slice_dim(x, nd - 1, 0, n - 1)], nd - 1), nd - 1)
+    return f.permute(lead * tail, tuple(np.argsort(order)))
+
+
+defop("topk", "TopkBackward0", K.topk, ("self",),
+      outputs=("values", "indices"), nondiff_outputs=(1,),
+      doc="the k largest (or smallest) values along ``dim`` and their indices",
+      calls=("`gradviz.topk`", "`.topk()`"),
+      samples=(Sample(R(3, 5), k=2, dim=1), Sample(R(6), k=3, dim=0, largest=False),
+               Sample(R(4, 3), k=4, dim=0), Sample(R(), k=1, dim=0)),
+      self=_selected_backward)
+defop("sort", "SortBackward0", K.sort, ("self",),
+      outputs=("values", "indices"), nondiff_outputs=(1,),
+      doc="``(values, indices)`` sorted along ``dim``; NaN sorts as the largest value",
+      calls=("`gradviz.sort`, `gradviz.argsort`", "`.sort()`, `.argsort()`"),
+      samples=(Sample(R(3, 4), dim=1), Sample(R(4, 3), dim=0, descending=True),
+               Sample(R(), dim=0)),
+      self=_selected_backward)
+defop("sort_stable", "SortBackward1", K.sort_stable, ("self",),
+      outputs=("values", "indices"), nondiff_outputs=(1,),
+      doc="sort called with ``stable=``: equal values keep their order",
+      calls=("`gradviz.sort(x, stable=True)`", "`.sort(stable=True)`"),
+      samples=(Sample(R(3, 4), stable=True, dim=1, descending=True),),
+      self=_selected_backward)
+defop("kthvalue", "KthvalueBackward0", K.kthvalue, ("self",),
+      outputs=("values", "indices"), nondiff_outputs=(1,),
+      doc="the k-th smallest value along ``dim`` and its index",
+      calls=("`gradviz.kthvalue`", "`.kthvalue()`"),
+      samples=(Sample(R(3, 5), k=2, dim=1), Sample(R(4, 3), k=4, dim=0, keepdim=True)),
+      self=_value_selecting_backward)
+defop("median", "MedianBackward0", K.median, ("self",),
+      doc="the lower of the two middle values of all elements; ties share the gradient evenly",
+      calls=("`gradviz.median`", "`.median()`"),
+      samples=(Sample(R(3, 5)), Sample(R(4)),
+               Sample(W([1.0, 2.0, 2.0, 3.0, 0.5]),
+                      gg="tied medians: the even share is a kink, with no second derivative")),
+      self=lambda grad, self, result: _even_share(grad, self, result, _all_dims(self, None),
+                                                  False))
+defop("median_dim", "MedianBackward1", K.median_dim, ("self",),
+      outputs=("values", "indices"), nondiff_outputs=(1,),
+      doc="(values, indices) along ``dim``; the gradient goes to the returned index",
+      calls=("`gradviz.median(x, dim)`", "`.median()`"),
+      samples=(Sample(R(3, 5), dim=1), Sample(R(4, 3), dim=0, keepdim=True)),
+      self=_value_selecting_backward)
+defop("cumprod", "CumprodBackward0", K.cumprod, ("self",),
+      doc="Cumulative product along ``dim``; exact with zeros among the factors.",
+      calls=("`gradviz.cumprod`", "`.cumprod()`"),
+      samples=(Sample(R(2, 4), dim=1), Sample(P(3, 2), dim=0), Sample(R(), dim=0),
+               Sample(W([[0.5, 0.0, 1.5, -2.0], [1.2, 0.7, 0.0, 0.0]]), dim=1),
+               Sample(W([[0.0, 0.3], [0.0, 0.0], [1.1, -0.4]]), dim=0)),
+      self=_cumprod_backward)
+defop("cummax", "CummaxBackward0", K.cummax, ("self",),
+      outputs=("values", "indices"), nondiff_outputs=(1,),
+      doc="running maximum along ``dim`` and where it came from",
+      calls=("`gradviz.cummax`", "`.cummax()`"),
+      samples=(Sample(R(3, 5), dim=1), Sample(R(6), dim=0)),
+      self=lambda grads, self, dim, indices: f.scatter_add(f.zeros_like(self), dim, indices,
+                                                           grads[0]))
+defop("cummin", "CumminBackward0", K.cummin, ("self",),
+      outputs=("values", "indices"), nondiff_outputs=(1,),
+      doc="running minimum along ``dim`` and where it came from",
+      calls=("`gradviz.cummin`", "`.cummin()`"),
+      samples=(Sample(R(3, 5), dim=1), Sample(R(6), dim=0)),
+      self=lambda grads, self, dim, indices: f.scatter_add(f.zeros_like(self), dim, indices,
+                                                           grads[0]))
+
+
 # ===============================================================================================
 # Shapes and views
 # ===============================================================================================
@@ -1029,6 +1133,57 @@ defop("flip", "FlipBackward0", K.flip, ("self",),
       self=lambda grad, dims: f.flip(grad, dims))
 
 
+# -- more ops (opsselect)
+def _diagonal_backward(grad, self_sym_sizes, offset, dim1, dim2):
+    return f.diagonal_backward(grad, self_sym_sizes, offset, dim1, dim2)
+
+
+defop("tril", "TrilBackward0", K.tril, ("self",),
+      doc="the lower triangle of the last two dims (on and below ``diagonal``), zeros above",
+      calls=("`gradviz.tril`", "`.tril()`, `.tril_()`"),
+      samples=(Sample(R(3, 4), diagonal=0), Sample(R(2, 3, 3), diagonal=-1),
+               Sample(R(4, 3), diagonal=1)),
+      self=lambda grad, diagonal: f.tril(grad, diagonal))
+defop("triu", "TriuBackward0", K.triu, ("self",),
+      doc="the upper triangle of the last two dims (on and above ``diagonal``), zeros below",
+      calls=("`gradviz.triu`", "`.triu()`, `.triu_()`"),
+      samples=(Sample(R(3, 4), diagonal=0), Sample(R(2, 3, 3), diagonal=1),
+               Sample(R(4, 3), diagonal=-2)),
+      self=lambda grad, diagonal: f.triu(grad, diagonal))
+defop("diagonal", "DiagonalBackward0", K.diagonal, ("self",),
+      view=True,
+      doc="the diagonal of dims ``dim1, dim2`` as a view, on the last dimension",
+      calls=("`gradviz.diagonal`", "`.diagonal()`"),
+      samples=(Sample(R(3, 4), offset=1, dim1=0, dim2=1), Sample(R(3, 3), offset=0, dim1=0,
+                                                                   dim2=1),
+               Sample(R(2, 3, 4), offset=-1, dim1=2, dim2=0)),
+      self=_diagonal_backward)
+defop("diagonal_copy", "DiagonalBackward0_copy", K.diagonal_copy, ("self",),
+      doc="the diagonal of a matrix as a copy: what ``diag`` of a 2-D tensor records",
+      calls=("`gradviz.diag(matrix)`", "`.diag()`"),
+      samples=(Sample(R(3, 4), offset=0, dim1=0, dim2=1), Sample(R(4, 3), offset=-1, dim1=0,
+                                                                   dim2=1)),
+      self=_diagonal_backward)
+defop("diagonal_backward", "DiagonalBackwardBackward0", K.diagonal_backward, ("grad_output",),
+      doc="diagonal's backward, recorded under create_graph",
+      calls=("diagonal's backward under `create_graph=True`", ""),
+      samples=(Sample(R(3), input_sizes=(3, 4), offset=1, dim1=0, dim2=1),),
+      grad_output=lambda grad, offset, dim1, dim2: f.diagonal(grad, offset, dim1, dim2))
+defop("diag_embed", "DiagEmbedBackward0", K.diag_embed, ("self",),
+      doc="the last dimension written on a diagonal of two new dims (``diag`` of a vector)",
+      calls=("`gradviz.diag_embed`, `gradviz.diag(vector)`", "`.diag_embed()`, `.diag()`"),
+      samples=(Sample(R(3), offset=0, dim1=0, dim2=1), Sample(R(2, 3), offset=1, dim1=1, dim2=2),
+               Sample(R(2, 3), offset=-1, dim1=2, dim2=0)),
+      self=lambda grad, offset, dim1, dim2: f.diagonal(grad, offset, dim1, dim2))
+defop("roll", "RollBackward0", K.roll, ("self",),
+      doc="shift elements along ``dims`` (of the flattened tensor when ``dims`` is empty), "
+          "wrapping around",
+      calls=("`gradviz.roll`", "`.roll()`"),
+      samples=(Sample(R(3, 4), shifts=(1,), dims=(1,)), Sample(R(3, 4), shifts=(5,), dims=()),
+               Sample(R(2, 3, 4), shifts=(1, -2), dims=(0, 2))),
+      self=lambda grad, shifts, dims: f.roll(grad, tuple(-s for s in shifts), dims))
+
+
 # ===============================================================================================
 # Linear algebra
 # ===============================================================================================
@@ -1071,6 +1226,18 @@ defop("addmm", "AddmmBackward0", K.addmm, ("self", "mat1", "mat2"),
           grad @ f.t(mat2)) * alpha if alpha != 1 else grad @ f.t(mat2),
       mat2=lambda grad, mat1, mat2_sym_sizes, mat2_sym_strides, alpha: (
           _mat2_grad(grad, mat1) * alpha if alpha != 1 else _mat2_grad(grad, mat1)))
+
+
+# -- more ops (opsselect)
+# <g, a × b> = <a, b × g> = <b, g × a>: each input's gradient is a cross product too.
+defop("linalg_cross", "LinalgCrossBackward0", K.linalg_cross, ("self", "other"),
+      broadcasts=True,
+      doc="the cross product of 3-vectors along ``dim``",
+      calls=("`gradviz.cross`", "`.cross()`"),
+      samples=(Sample(R(4, 3), R(4, 3), dim=1), Sample(R(3, 2), R(3, 2), dim=0),
+               Sample(R(2, 3), R(1, 3), dim=1)),
+      self=lambda grad, other, dim: f.cross(other, grad, dim),
+      other=lambda grad, self, dim: f.cross(grad, self, dim))
 
 
 # ===============================================================================================
@@ -1145,6 +1312,43 @@ defop("embedding", "EmbeddingBackward0", K.embedding, ("weight",),
       doc="rows of weight; padding_idx rows get no gradient",
       calls=("`F.embedding`", ""),
       weight=_embedding_backward)
+
+
+# -- more ops (opsselect)
+def _masked_select_backward(grad, self, mask):
+    """Zeros of the broadcast shape with ``grad`` put where the mask holds, summed back to
+    ``self``'s shape (PyTorch writes it with masked_scatter)."""
+    m = np.asarray(f.data(mask))
+    shape = tuple(np.broadcast_shapes(tuple(self.shape), m.shape))
+    full = f.index_zeros(grad, shape, (np.broadcast_to(m, shape),))
+    return f.sum_to(full, tuple(self.shape))
+
+
+def _take_backward(grad, self, index):
+    """Zeros of the flattened ``self`` with ``grad`` added at ``index`` (repeats add up)."""
+    n = int(np.prod(self.shape, dtype=np.int64))
+    idx = np.asarray(f.data(index)).reshape(-1)
+    return f.index_zeros(grad.reshape((-1,)), (n,), (idx,)).reshape(tuple(self.shape))
+
+
+# A fixed mask for the samples: a random one may select nothing.
+_MASK = Tensor._make(np.array([[True, False, True, True], [False, False, True, False],
+                               [True, True, False, True]]))
+defop("masked_select", "MaskedSelectBackward0", K.masked_select, ("self",),
+      doc="the elements where the (broadcast) bool mask holds, as a 1-D tensor",
+      calls=("`gradviz.masked_select`", "`.masked_select()`"),
+      samples=(Sample(R(3, 4), mask=_MASK), Sample(R(4), mask=_MASK),
+               Sample(R(3, 1), mask=_MASK)),
+      self=_masked_select_backward)
+defop("take", "TakeBackward0", K.take, ("self",),
+      doc="elements of the flattened tensor at ``index``, in ``index``'s shape",
+      calls=("`gradviz.take`", "`.take()`"),
+      samples=(Sample(R(3, 4), index=Tensor._make(np.array([[0, 5], [11, -1]]))),
+               Sample(R(5), index=Tensor._make(np.array([1, 1, 3])))),
+      self=_take_backward)
+defop("nonzero", None, K.nonzero, ("self",),
+      doc="the indices of the non-zero elements, one row each (not differentiable)",
+      calls=("`gradviz.nonzero`, `gradviz.argwhere`", "`.nonzero()`, `.argwhere()`"))
 
 
 # ===============================================================================================

@@ -2683,3 +2683,574 @@ def constant_pad_nd(input: Tensor, pad: Sequence[int], value: float = 0) -> Tens
                                f"output size, which is invalid. Check dimension {dim} of your "
                                "input.")
     return dispatch(_O["constant_pad_nd"], input, pad=pad, value=value)
+
+
+# -- more ops (opsselect): sorting, selection, triangles and diagonals, rolls and moves -----------
+__all__ += [
+    "topk", "sort", "argsort", "kthvalue", "median", "cumprod", "cummax", "cummin",
+    "tril", "triu", "diagonal", "diag", "diag_embed", "roll", "movedim", "moveaxis", "tile",
+    "repeat_interleave", "masked_select", "take", "nonzero", "argwhere",
+]
+
+
+def _int_arg(fn: str, name: str, pos: int, value: Any) -> int:
+    """An int argument, refused with PyTorch's text when it is not one (a float ``k`` ...)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be int, not "
+                        f"{type(value).__name__}")
+    return int(value)
+
+
+def _named(kind: str, values: Tensor, indices: Tensor) -> Any:
+    from gradviz import return_types
+
+    return getattr(return_types, kind)(values, indices)
+
+
+def _no_bool(kernel: str, input: Tensor) -> None:
+    if input._data.dtype == np.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True  # noqa: A002
+         ) -> Any:
+    """The ``k`` largest (``largest=False``: smallest) elements along ``dim``, as the named tuple
+    ``(values, indices)`` (``TopkBackward0``: each value's gradient goes to its index; the
+    indices carry none). Equal values come in input order; NaN counts as the largest value.
+    gradviz returns them sorted also when ``sorted=False`` (PyTorch leaves that order open).
+
+    Example:
+        >>> import gradviz
+        >>> out = gradviz.tensor([[0.1, 0.7, 0.2], [0.5, 0.3, 0.9]]).topk(2, 1, True, True)
+        >>> out.indices
+        tensor([[1, 2],
+                [2, 0]])
+    """
+    k = _int_arg("topk", "k", 1, k)
+    d = _wrap_dim(dim, input.ndim)
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
+    n = input.shape[d] if input.ndim else 1
+    if not 0 <= k <= n:
+        raise RuntimeError("selected index k out of range")
+    values, indices = dispatch(_O["topk"], input, k=k, dim=d, largest=bool(largest),
+                               sorted=bool(sorted))
+    return _named("topk", values, indices)
+
+
+_UNSET: Any = object()  # sort(stable=None) is still PyTorch's sort.stable overload
+
+
+def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: Any = _UNSET
+         ) -> Any:
+    """Sort along ``dim``: the named tuple ``(values, indices)`` (``SortBackward0``; called with
+    ``stable=``, PyTorch's ``sort.stable`` overload, ``SortBackward1``). Equal values keep their
+    order (gradviz always sorts stably); NaN sorts as the largest value.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.sort(gradviz.tensor([3.0, 1.0, 2.0]), descending=True)
+        gradviz.return_types.sort(
+        values=tensor([3., 2., 1.]),
+        indices=tensor([0, 2, 1]))
+    """
+    d = _wrap_dim(dim, input.ndim)
+    if stable is _UNSET:
+        values, indices = dispatch(_O["sort"], input, dim=d, descending=bool(descending))
+    else:
+        values, indices = dispatch(_O["sort_stable"], input, stable=bool(stable), dim=d,
+                                   descending=bool(descending))
+    return _named("sort", values, indices)
+
+
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False
+            ) -> Tensor:
+    """The indices that sort ``input`` along ``dim``: :func:`sort`'s ``indices`` (not
+    differentiable). Equal values keep their order.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.argsort(gradviz.tensor([2, 1, 2, 1]), descending=True)
+        tensor([0, 2, 1, 3])
+    """
+    if stable:
+        return sort(input, dim, descending, stable=True).indices
+    return sort(input, dim, descending).indices
+
+
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
+    """The ``k``-th smallest element along ``dim`` (counting from 1) and its index, as the named
+    tuple ``(values, indices)`` (``KthvalueBackward0``: the gradient goes to that index).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.kthvalue(gradviz.tensor([4.0, 1.0, 3.0]), 2)
+        gradviz.return_types.kthvalue(
+        values=tensor(3.),
+        indices=tensor(2))
+    """
+    k = _int_arg("kthvalue", "k", 1, k)
+    d = _wrap_dim(dim, input.ndim)
+    _no_bool("kthvalue_cpu", input)
+    n = input.shape[d] if input.ndim else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    values, indices = dispatch(_O["kthvalue"], input, k=k, dim=d, keepdim=bool(keepdim))
+    return _named("kthvalue", values, indices)
+
+
+def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """The median of all elements (``MedianBackward0``; with an even count the lower of the two
+    middle values; NaN if any element is NaN), or along ``dim`` the named tuple
+    ``(values, indices)`` (``MedianBackward1``: the gradient goes to the returned index).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.tensor([[1.0, 4.0, 2.0, 3.0], [9.0, 5.0, 7.0, 6.0]])
+        >>> gradviz.median(x), gradviz.median(x, 1).values
+        (tensor(4.), tensor([2., 6.]))
+    """
+    _no_bool("median_cpu", input)
+    if dim is None:
+        return dispatch(_O["median"], input)
+    d = _wrap_dim(_int_arg("median", "dim", 2, dim), input.ndim)
+    if input.ndim and input.shape[d] == 0:
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    values, indices = dispatch(_O["median_dim"], input, dim=d, keepdim=bool(keepdim))
+    return _named("median", values, indices)
+
+
+def cumprod(input: Tensor, dim: int, *, dtype: _dtype.dtype | None = None) -> Tensor:
+    """Cumulative product along ``dim`` (``CumprodBackward0``, exact also where factors are 0).
+    Integer and bool inputs multiply in int64.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.cumprod(gradviz.tensor([1.0, 2.0, 3.0]), 0)
+        tensor([1., 2., 6.])
+    """
+    d = _wrap_dim(dim, input.ndim)
+    if dtype is not None:
+        input = input.to(dtype)
+    return dispatch(_O["cumprod"], input, dim=d)
+
+
+def _cum_extreme(name: str, input: Tensor, dim: int) -> Any:
+    d = _wrap_dim(dim, input.ndim)
+    values, indices = dispatch(_O[name], input, dim=d)
+    return _named(name, values, indices)
+
+
+def cummax(input: Tensor, dim: int) -> Any:
+    """The running maximum along ``dim`` and the index each value came from (a later equal
+    value takes over), as the named tuple ``(values, indices)`` (``CummaxBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.cummax(gradviz.tensor([1.0, 3.0, 2.0, 3.0]), 0).indices
+        tensor([0, 1, 1, 3])
+    """
+    return _cum_extreme("cummax", input, dim)
+
+
+def cummin(input: Tensor, dim: int) -> Any:
+    """The running minimum along ``dim`` and where it came from (``CumminBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.cummin(gradviz.tensor([2.0, 3.0, 1.0]), 0).values
+        tensor([2., 2., 1.])
+    """
+    return _cum_extreme("cummin", input, dim)
+
+
+def _triangle(name: str, input: Tensor, diagonal: Any) -> int:
+    if input.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    return _int_arg(name, "diagonal", 2, diagonal)
+
+
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The lower triangle of the last two dimensions: elements on and below ``diagonal``, zeros
+    above (``TrilBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.tril(gradviz.ones(3, 3))
+        tensor([[1., 0., 0.],
+                [1., 1., 0.],
+                [1., 1., 1.]])
+    """
+    return dispatch(_O["tril"], input, diagonal=_triangle("tril", input, diagonal))
+
+
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The upper triangle of the last two dimensions: elements on and above ``diagonal``, zeros
+    below (``TriuBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.triu(gradviz.ones(2, 3), 1)
+        tensor([[0., 1., 1.],
+                [0., 0., 1.]])
+    """
+    return dispatch(_O["triu"], input, diagonal=_triangle("triu", input, diagonal))
+
+
+def tril_(input: Tensor, diagonal: int = 0) -> Tensor:
+    """In-place :func:`tril` (``Tensor.tril_``; records ``TrilBackward0``)."""
+    return dispatch_inplace(_O["tril"], input, diagonal=_triangle("tril", input, diagonal))
+
+
+def triu_(input: Tensor, diagonal: int = 0) -> Tensor:
+    """In-place :func:`triu` (``Tensor.triu_``; records ``TriuBackward0``)."""
+    return dispatch_inplace(_O["triu"], input, diagonal=_triangle("triu", input, diagonal))
+
+
+def _diag_dims(input: Tensor, dim1: int, dim2: int, nd: int) -> tuple[int, int]:
+    d1, d2 = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return d1, d2
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The diagonal of dimensions ``dim1`` and ``dim2`` (above it for ``offset > 0``), as a view
+    whose last dimension runs along it (``DiagonalBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.diagonal(gradviz.arange(12.0).reshape(3, 4), 1)
+        tensor([ 1.,  6., 11.])
+    """
+    d1, d2 = _diag_dims(input, dim1, dim2, input.ndim)
+    return dispatch(_O["diagonal"], input, offset=int(offset), dim1=d1, dim2=d2)
+
+
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
+    """A vector's elements on a diagonal of a new square matrix (``DiagEmbedBackward0``), or a
+    matrix's diagonal as a copy (``DiagonalBackward0_copy``, as PyTorch records it).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.diag(gradviz.tensor([1.0, 2.0]))
+        tensor([[1., 0.],
+                [0., 2.]])
+    """
+    if input.ndim not in (1, 2):
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+    offset = _int_arg("diag", "diagonal", 2, diagonal)
+    if input.ndim == 1:
+        return dispatch(_O["diag_embed"], input, offset=offset, dim1=0, dim2=1)
+    return dispatch(_O["diagonal_copy"], input, offset=offset, dim1=0, dim2=1)
+
+
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """Zeros with ``input``'s last dimension written on the diagonal of the output's dimensions
+    ``dim1`` and ``dim2`` (``DiagEmbedBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.diag_embed(gradviz.tensor([[1.0, 2.0]])).shape
+        gradviz.Size([1, 2, 2])
+    """
+    d1, d2 = _diag_dims(input, dim1, dim2, input.ndim + 1)
+    return dispatch(_O["diag_embed"], input, offset=int(offset), dim1=d1, dim2=d2)
+
+
+def _ints_or_int(v: Any) -> tuple[int, ...]:
+    return tuple(int(x) for x in v) if isinstance(v, (tuple, list)) else (int(v),)
+
+
+def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
+    """Shift elements along ``dims`` by ``shifts``, wrapping around; without ``dims``, along the
+    flattened tensor (``RollBackward0``; its gradient rolls back).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.roll(gradviz.tensor([1.0, 2.0, 3.0, 4.0]), 1)
+        tensor([4., 1., 2., 3.])
+    """
+    s = _ints_or_int(shifts)
+    d = () if dims is None else _ints_or_int(dims)
+    if (d and len(s) != len(d)) or (not d and len(s) != 1):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(s)}, dims:{len(d)}")
+    d = tuple(_wrap_dim(x, input.ndim) for x in d)
+    return dispatch(_O["roll"], input, shifts=s, dims=d)
+
+
+def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
+    """Move dimensions ``source`` to positions ``destination``, the others keeping their order:
+    a :func:`permute` (a view, ``PermuteBackward0``), as PyTorch records it.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.movedim(gradviz.zeros(2, 3, 4), 0, -1).shape
+        gradviz.Size([3, 4, 2])
+    """
+    src, dst = _ints_or_int(source), _ints_or_int(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} "
+                           f"dims) should contain the same number of dims as destination "
+                           f"({list(dst)} dims)")
+    nd = input.ndim
+    s = [_wrap_dim(x, nd) for x in src]
+    t = [_wrap_dim(x, nd) for x in dst]
+    for what, raw, norm in (("source", src, s), ("destination", dst, t)):
+        if len(set(norm)) != len(norm):
+            raise RuntimeError(f"movedim: repeated dim in `{what}` ({list(raw)})")
+    order = [-1] * nd
+    for a, b in zip(s, t, strict=True):
+        order[b] = a
+    rest = iter(x for x in range(nd) if x not in s)
+    dims = tuple(x if x != -1 else next(rest) for x in order)
+    return dispatch(_O["permute"], input, dims=dims)
+
+
+moveaxis = movedim
+
+
+def tile(input: Tensor, *dims: Any) -> Tensor:
+    """Repeat the tensor along each dimension, ``dims`` padded with leading 1s to the tensor's
+    dimensions: a :func:`repeat` (``RepeatBackward0``), as PyTorch decomposes it.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.tile(gradviz.tensor([[1, 2]]), (2,))
+        tensor([[1, 2, 1, 2]])
+    """
+    reps = _shape_arg(dims, "tile", "dims")
+    reps = (1,) * (input.ndim - len(reps)) + reps
+    return repeat(input, reps)
+
+
+def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None, *,
+                      output_size: int | None = None) -> Tensor:
+    """Repeat each element ``repeats`` times along ``dim`` (of the flattened tensor when
+    ``dim`` is None), decomposed as PyTorch does: an int repeats is ``unsqueeze``, ``expand``,
+    ``clone``, ``view``; a tensor of repeats an :func:`index_select`. With only a tensor of
+    repeats, ``repeat_interleave(repeats)`` gives ``[0]*repeats[0] + [1]*repeats[1] ...``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.tensor([[1, 2], [3, 4]]).repeat_interleave(2, dim=0)
+        tensor([[1, 2],
+                [1, 2],
+                [3, 4],
+                [3, 4]])
+    """
+    if repeats is None:  # repeat_interleave(repeats): the indices, each repeated
+        counts = input._data.reshape(-1)
+        if (counts < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        return Tensor._make(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
+    if dim is None:
+        input, d = flatten(input), 0
+    else:
+        d = _wrap_dim(dim, input.ndim)
+    if isinstance(repeats, Tensor) and repeats.numel() != 1:
+        counts = repeats._data.reshape(-1)
+        if counts.size != input.shape[d]:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                               f"repeats.size(0) = {counts.size} and input.size({d}) = "
+                               f"{input.shape[d]}")
+        if (counts < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        index = Tensor._make(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
+        return index_select(input, d, index)
+    r = int(repeats.item() if isinstance(repeats, Tensor) else repeats)
+    if r < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    shape = input.shape
+    wide = expand(unsqueeze(input, d + 1), shape[:d + 1] + (r,) + shape[d + 1:])
+    return view(clone(wide), shape[:d] + (shape[d] * r,) + shape[d + 1:])
+
+
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    """The elements of ``input`` where the bool ``mask`` holds (the two broadcast together),
+    as a 1-D tensor (``MaskedSelectBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.tensor([[1.0, -2.0], [3.0, -4.0]])
+        >>> gradviz.masked_select(x, x > 0)
+        tensor([1., 3.])
+    """
+    if not isinstance(mask, Tensor) or mask._data.dtype != np.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    try:
+        np.broadcast_shapes(input.shape, mask.shape)
+    except ValueError:
+        raise RuntimeError(broadcast_message("masked_select", [mask.shape, input.shape])
+                           ) from None
+    return dispatch(_O["masked_select"], input, mask=mask)
+
+
+def take(input: Tensor, index: Tensor) -> Tensor:
+    """The elements of the flattened ``input`` at ``index`` (negative counts from the end), in
+    ``index``'s shape (``TakeBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.take(gradviz.tensor([[4.0, 3.0], [2.0, 1.0]]), gradviz.tensor([0, -1]))
+        tensor([4., 1.])
+    """
+    if not isinstance(index, Tensor) or index._data.dtype != np.int64:
+        got = index.dtype._legacy[:-6] if isinstance(index, Tensor) else type(index).__name__
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {got}")
+    n = input.numel()
+    bad = index._data[(index._data >= n) | (index._data < -n)]
+    if bad.size:
+        raise IndexError(f"out of range: tried to access index {int(bad.reshape(-1)[0])} on a "
+                         f"tensor of {n} elements.")
+    return dispatch(_O["take"], input, index=index)
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
+    """The indices of the non-zero elements, one row per element in row-major order (shape
+    ``(count, ndim)``, int64); with ``as_tuple=True`` one index tensor per dimension.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.nonzero(gradviz.tensor([[0, 1], [2, 0]]))
+        tensor([[0, 1],
+                [1, 0]])
+    """
+    if as_tuple:
+        # PyTorch treats a 0-d tensor as a 1-element vector here.
+        flat = input.reshape(1) if input.ndim == 0 else input
+        rows = dispatch(_O["nonzero"], flat)._data
+        return tuple(Tensor._make(np.ascontiguousarray(rows[:, i])) for i in range(flat.ndim))
+    return dispatch(_O["nonzero"], input)
+
+
+def argwhere(input: Tensor) -> Tensor:
+    """:func:`nonzero`'s ``(count, ndim)`` index rows.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.argwhere(gradviz.tensor([0.0, 3.0, 5.0]))
+        tensor([[1],
+                [2]])
+    """
+    return dispatch(_O["nonzero"], input)
+
+
+__all__ += ["cross", "diff", "kron", "tensordot"]
+
+
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    """The cross product of the 3-vectors along ``dim`` (``LinalgCrossBackward0``; the two
+    inputs broadcast). Without ``dim``, PyTorch's deprecated default: the first dimension of
+    size 3, with its warning.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.cross(gradviz.tensor([1.0, 0.0, 0.0]), gradviz.tensor([0.0, 1.0, 0.0]), dim=0)
+        tensor([0., 0., 1.])
+    """
+    if dim is None:
+        import warnings
+
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease "
+                      "either pass the dim explicitly or simply use torch.linalg.cross.\nThe "
+                      "default value of dim will change to agree with that of linalg.cross in "
+                      "a future release.", UserWarning, stacklevel=2)
+        shape = np.broadcast_shapes(input.shape, other.shape) if input.ndim == other.ndim \
+            else input.shape
+        dim = next((i for i, n in enumerate(shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    if input.ndim != other.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = _wrap_dim(dim, input.ndim)
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[d]} and {other.shape[d]}")
+    return dispatch(_O["linalg_cross"], input, other, dim=d)
+
+
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
+         append: Tensor | None = None) -> Tensor:
+    """The ``n``-th forward difference along ``dim`` (``out[i] = x[i + 1] - x[i]``, ``n``
+    times), ``prepend``/``append`` concatenated first; decomposed as PyTorch does: two
+    :func:`narrow` slices and a subtraction per order (``SubBackward0`` over ``SliceBackward0``);
+    bool tensors give ``!=`` of neighbours.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.diff(gradviz.tensor([1.0, 4.0, 9.0, 16.0]))
+        tensor([3., 5., 7.])
+    """
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    n = _int_arg("diff", "n", 2, n)
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = _wrap_dim(dim, input.ndim)
+    if prepend is not None or append is not None:
+        parts = [p for p in (prepend, input, append) if p is not None]
+        input = cat(parts, d)
+    for _ in range(n):
+        length = input.shape[d]
+        if length == 0:
+            break
+        hi, lo = narrow(input, d, 1, length - 1), narrow(input, d, 0, length - 1)
+        input = ne(hi, lo) if input._data.dtype == np.bool_ else sub(hi, lo)
+    return input
+
+
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product: every element of ``input`` times the whole of ``other``, laid
+    out block by block; decomposed as PyTorch does (``_unsafe_view`` of each input with its
+    dimensions interleaved with 1s, a broadcasting :func:`mul`, ``_unsafe_view`` back).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.kron(gradviz.tensor([1.0, 10.0]), gradviz.tensor([1.0, 2.0]))
+        tensor([ 1.,  2., 10., 20.])
+    """
+    nd = builtins.max(input.ndim, other.ndim)
+    a = (1,) * (nd - input.ndim) + tuple(input.shape)
+    b = (1,) * (nd - other.ndim) + tuple(other.shape)
+    wide_a = dispatch(_O["_unsafe_view"], input, size=tuple(x for s in a for x in (s, 1)))
+    wide_b = dispatch(_O["_unsafe_view"], other, size=tuple(x for s in b for x in (1, s)))
+    out = mul(wide_a, wide_b)
+    return dispatch(_O["_unsafe_view"], out, size=tuple(x * y for x, y in zip(a, b, strict=True)))
+
+
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
+    """Sum the products over the dimensions ``dims`` of ``a`` and ``b`` (an int: the last
+    ``dims`` of ``a`` with the first ``dims`` of ``b``; or two lists), decomposed as PyTorch
+    does: each input permuted (contracted dimensions last in ``a``, first in ``b``) and
+    reshaped to a matrix, one :func:`mm`, a reshape to the free dimensions.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.tensordot(gradviz.ones(2, 3), gradviz.ones(3, 4), dims=1).shape
+        gradviz.Size([2, 4])
+    """
+    if isinstance(dims, (int, np.integer)):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        da, db = list(range(-int(dims), 0)), list(range(int(dims)))
+    else:
+        da, db = ([int(x) for x in _ints_or_int(v)] for v in dims)
+    if len(da) != len(db):
+        raise RuntimeError("both dimension lists should have same length")
+    for x, y in zip(da, db, strict=True):
+        sa, sb = a.shape[_wrap_dim(x, a.ndim)], b.shape[_wrap_dim(y, b.ndim)]
+        if sa != sb:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {sa} "
+                               f"in dim {x} and second has size {sb} in dim {y}")
+    ca = [_wrap_dim(x, a.ndim) for x in da]
+    cb = [_wrap_dim(y, b.ndim) for y in db]
+    free_a = [i for i in range(a.ndim) if i not in ca]
+    free_b = [i for i in range(b.ndim) if i not in cb]
+    size = int(np.prod([a.shape[i] for i in ca], dtype=np.int64))
+    rows = int(np.prod([a.shape[i] for i in free_a], dtype=np.int64))
+    cols = int(np.prod([b.shape[i] for i in free_b], dtype=np.int64))
+    left = reshape(permute(a, free_a + ca), (rows, size))
+    right = reshape(permute(b, cb + free_b), (size, cols))
+    return reshape(mm(left, right), tuple(a.shape[i] for i in free_a)
+                   + tuple(b.shape[i] for i in free_b))

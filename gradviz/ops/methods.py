@@ -332,6 +332,12 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
              "index_put", "index_put_", "multinomial")
     for name in names:
         setattr(Tensor, name, _as_method(getattr(F, name), name))
+    # -- more ops (opsselect)
+    for name in ("topk", "sort", "argsort", "kthvalue", "median", "cumprod", "cummax", "cummin",
+                 "tril", "triu", "tril_", "triu_", "diagonal", "diag", "diag_embed", "roll",
+                 "movedim", "moveaxis", "tile", "repeat_interleave", "masked_select", "take",
+                 "nonzero", "argwhere", "cross", "diff", "kron"):
+        setattr(Tensor, name, _as_method(getattr(F, name), name))
     Tensor.is_contiguous = lambda self: bool(self._data.flags.c_contiguous)
     Tensor.__getitem__ = _indexing.getitem
     Tensor.__setitem__ = _indexing.setitem
