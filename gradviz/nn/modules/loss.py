@@ -168,3 +168,105 @@ class BCEWithLogitsLoss(_Loss):
         return F.binary_cross_entropy_with_logits(input, target, self.weight,
                                                   pos_weight=self.pos_weight,
                                                   reduction=self.reduction)
+
+
+# -- more (nnact) --------------------------------------------------------------------------------
+__all__ += ["SmoothL1Loss", "HuberLoss", "KLDivLoss", "MarginRankingLoss", "SoftMarginLoss"]
+
+
+class SmoothL1Loss(_Loss):
+    """Squared error below ``beta``, absolute error above (``beta=0``: :class:`L1Loss`).
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> nn.SmoothL1Loss()(gradviz.tensor([0.5, 3.0]), gradviz.zeros(2))
+        tensor(1.3125)
+    """
+
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean", beta: float = 1.0) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """Squared error below ``delta``, ``delta``-scaled absolute error above.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> nn.HuberLoss(delta=2.0)(gradviz.tensor([0.5, 3.0]), gradviz.zeros(2))
+        tensor(2.0625)
+    """
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class KLDivLoss(_Loss):
+    """Kullback-Leibler divergence of ``target`` from log-probabilities ``input``; use
+    ``reduction='batchmean'`` for the mathematical definition.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> p = gradviz.tensor([[0.25, 0.75]])
+        >>> nn.KLDivLoss(reduction="batchmean")(p.log(), p)
+        tensor(0.)
+    """
+
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean", log_target: bool = False) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class MarginRankingLoss(_Loss):
+    """``max(0, -target * (input1 - input2) + margin)``: ``target`` 1 wants ``input1`` ranked
+    higher, -1 ``input2``.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> nn.MarginRankingLoss(0.5)(gradviz.tensor([1.0]), gradviz.tensor([0.0]),
+        ...                           gradviz.tensor([-1.0]))
+        tensor(1.5000)
+    """
+
+    def __init__(self, margin: float = 0.0, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return F.margin_ranking_loss(input1, input2, target, margin=self.margin,
+                                     reduction=self.reduction)
+
+
+class SoftMarginLoss(_Loss):
+    """Two-class logistic loss ``log(1 + exp(-target * input))`` with targets 1 or -1.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> round(nn.SoftMarginLoss()(gradviz.zeros(1), gradviz.ones(1)).item(), 4)
+        0.6931
+    """
+
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.soft_margin_loss(input, target, reduction=self.reduction)
