@@ -1161,7 +1161,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
             raise RuntimeError(broadcast_message("cosine_similarity",
                                                  [x1.shape, x2.shape])) from None
         x1, x2 = _F.expand(x1, shape), _F.expand(x2, shape)
-    d = _wrap_dim(dim, x1.ndim)
+    d = dim  # as given: PyTorch's nodes save the dim unwrapped
     n1 = _F.clone(_F.norm(x1, 2, d, keepdim=True))
     n2 = _F.clone(_F.norm(x2, 2, d, keepdim=True))
     with no_grad():
@@ -1226,4 +1226,5 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, re
         tensor(0.6931)
     """
     r = _reduction(reduction, size_average, reduce)
+    _no_grad_arg("soft_margin_loss", "target", target)
     return dispatch(OPS["soft_margin_loss"], input, target, reduction=r)

@@ -40,7 +40,7 @@ import numpy as np
 from gradviz.ops import _formula as f
 from gradviz.ops import _kernels as K
 from gradviz.ops.opinfo import OPS, defop
-from gradviz.ops.samples import A, P, R, Sample, W
+from gradviz.ops.samples import A, C, P, R, Sample, W
 from gradviz.tensor import Tensor
 
 __all__ = ["OPS"]
@@ -439,6 +439,7 @@ def _log_sigmoid_backward(grads, self, buffer):
     return g * np.where(self < 0, 1 / (1 + buffer), buffer / (1 + buffer))
 
 
+_ONE_SIXTH_F32 = float(np.float32(1 / 6))
 # Points on every piece of the piecewise activations (hardswish's kinks are at -3 and 3).
 _PIECES = W([[-4.0, -2.5, -0.7, -0.2], [0.3, 0.8, 2.9, 5.0]])
 
@@ -484,7 +485,8 @@ defop("hardswish", "HardswishBackward0", K.hardswish, ("self",),
 defop("hardsigmoid", "HardsigmoidBackward0", K.hardsigmoid, ("self",),
       calls=("`F.hardsigmoid`, `nn.Hardsigmoid`", ""),
       samples=(Sample(_PIECES),),
-      self=lambda grad, self: f.where((self > -3) & (self < 3), grad * (1 / 6), 0.0))
+      # PyTorch's CPU kernel multiplies by 1/6 rounded to float32, in every dtype: so do we
+      self=lambda grad, self: f.where((self > -3) & (self < 3), grad * _ONE_SIXTH_F32, 0.0))
 defop("log_sigmoid_forward", "LogSigmoidBackward0", K.log_sigmoid, ("self",),
       outputs=("output", "buffer"), nondiff_outputs=(1,),
       doc="outputs (log(sigmoid(x)), buffer = exp(-|x|)), the CPU kernel's pair",
@@ -1116,13 +1118,12 @@ def _huber_grad(grad, self, target, reduction, delta):
 
 
 def _soft_margin_grad(grad, self, target, reduction):
-    # d/dx log(1 + exp(-y x)) = -y * sigmoid(-y x); the same with x and y swapped for y
+    # d/dx log(1 + exp(-y x)) = -y * sigmoid(-y x); PyTorch has no formula for the target
     return _loss_scale(grad, self, reduction) * -target * f.sigmoid(-(target * self))
 
 
-def _soft_margin_target_grad(grad, self, target, reduction):
-    return _loss_scale(grad, self, reduction) * -self * f.sigmoid(-(target * self))
 
+_SIGNS = [[1.0, -1.0, -1.0, 1.0], [-1.0, 1.0, 1.0, 1.0], [1.0, -1.0, 1.0, -1.0]]
 
 defop("smooth_l1_loss", "SmoothL1LossBackward0", K.smooth_l1_loss, ("self", "target"),
       calls=("`F.smooth_l1_loss` (beta > 0), `nn.SmoothL1Loss`", ""),
@@ -1142,9 +1143,8 @@ defop("huber_loss", "HuberLossBackward0", K.huber_loss, ("self", "target"),
                                                                       reduction, delta))
 defop("soft_margin_loss", "SoftMarginLossBackward0", K.soft_margin_loss, ("self", "target"),
       calls=("`F.soft_margin_loss`, `nn.SoftMarginLoss`", ""),
-      samples=(Sample(R(3, 4), R(3, 4)), Sample(R(3, 4), R(3, 4), reduction=0)),
-      self=_soft_margin_grad,
-      target=_soft_margin_target_grad)
+      samples=(Sample(R(3, 4), C(_SIGNS)), Sample(R(3, 4), C(_SIGNS), reduction=0)),
+      self=_soft_margin_grad)
 
 
 # ===============================================================================================
