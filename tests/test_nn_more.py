@@ -124,7 +124,8 @@ def test_logsigmoid_saves_the_kernels_buffer_and_is_stable() -> None:
                                [-800.0, -1.3132616875182228, -math.log(2), -0.1269280110429725,
                                 0.0], atol=1e-12)
     y.sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), 1 / (1 + np.exp(x.detach().numpy())))
+    # d/dx log(sigmoid(x)) = sigmoid(-x) = exp(-log(1 + exp(x))), written without overflow
+    np.testing.assert_allclose(x.grad.numpy(), np.exp(-np.logaddexp(0, x.detach().numpy())))
 
 
 def test_prelu_views_the_weight_then_runs_the_kernel() -> None:
@@ -212,7 +213,7 @@ def test_kl_div_reductions_and_mean_warning() -> None:
     assert _names(lt) == ["SumBackward0", "MulBackward0"]
     assert lt.grad_fn.next_functions[0][0].next_functions[1][0].name() == "SubBackward0"
     with pytest.raises(RuntimeError, match="XlogyBackward0"):
-        F.kl_div(logq, p.clone().requires_grad_(True))
+        F.kl_div(logq, p.clone().requires_grad_(True), reduction="sum")
 
 
 def test_cosine_similarity_and_normalize_chains() -> None:
@@ -334,3 +335,34 @@ def test_errors_have_torchs_texts(call, kind, text) -> None:  # noqa: ANN001
         with pytest.raises(kind) as info:
             call()
     assert str(info.value).startswith(text)
+
+
+def test_parameter_list_and_dict_register_their_parameters() -> None:
+    class Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ps = nn.ParameterList([gradviz.ones(2), nn.Parameter(gradviz.ones(3))])
+            self.pd = nn.ParameterDict({"b": gradviz.ones(1), "a": gradviz.zeros(2)})
+
+    net = Net()
+    assert [n for n, _ in net.named_parameters()] == ["ps.0", "ps.1", "pd.a", "pd.b"]
+    assert all(isinstance(p, nn.Parameter) and p.requires_grad for p in net.parameters())
+    assert repr(net.ps) == ("ParameterList(\n"
+                            "    (0): Parameter containing: [gradviz.float32 of size 2]\n"
+                            "    (1): Parameter containing: [gradviz.float32 of size 3]\n)")
+    assert repr(nn.ParameterDict({"a": gradviz.ones(2, 3)})) == (
+        "ParameterDict(  (a): Parameter containing: [gradviz.FloatTensor of size 2x3])")
+    net.ps.append(gradviz.zeros(4))
+    assert len(net.ps) == 3 and net.ps[-1].shape == (4,) and len(net.ps[1:]) == 2
+    assert list(net.pd.keys()) == ["a", "b"] and "a" in net.pd
+    assert net.pd.pop("b").shape == (1,) and list(net.pd) == ["a"]
+    (net.ps[0].sum() * 3).backward()
+    assert net.ps[0].grad.tolist() == [3.0, 3.0]
+    with pytest.raises(IndexError, match="index 5 is out of range"):
+        net.ps[5]
+    with pytest.raises(RuntimeError, match="ParameterList should not be called."):
+        net.ps(1)
+    with pytest.raises(TypeError, match="Index given to ParameterDict cannot be used as a key"):
+        net.pd[1] = gradviz.ones(1)
+    with pytest.raises(TypeError, match="ParameterList.extend should be called with an iterable"):
+        net.ps.extend(gradviz.ones(2))

@@ -187,14 +187,18 @@ def _modules(L: Any) -> list:
             m.Softmin(1), m.SmoothL1Loss(beta=0.5), m.HuberLoss(delta=2.0),
             m.KLDivLoss(reduction="batchmean", log_target=True), m.CosineSimilarity(),
             m.MarginRankingLoss(0.5), m.SoftMarginLoss(), m.Unflatten(1, (2, 2)),
-            m.Unflatten(-1, [3, -1]), m.ZeroPad2d(1), m.ZeroPad2d((1, 2, 3, 4))]
+            m.Unflatten(-1, [3, -1]), m.ZeroPad2d(1), m.ZeroPad2d((1, 2, 3, 4)),
+            m.ParameterList(), m.ParameterDict(),
+            m.ParameterList([L.ones(2), m.Parameter(L.ones(2, 3, dtype=L.float64)), L.ones(0)]),
+            m.ParameterDict({"b": L.ones(2), "a": L.ones(1, dtype=L.float64)}),
+            m.ParameterDict([("z", L.ones(2)), ("y", L.ones(3))])]
 
 
 def test_module_reprs_and_state_match_torch() -> None:
     import torch
 
     ours, theirs = _modules(gradviz), _modules(torch)
-    assert [repr(m) for m in ours] == [repr(m) for m in theirs]
+    assert [repr(m).replace("gradviz.", "torch.") for m in ours] == [repr(m) for m in theirs]
     for a, b in zip(ours, theirs):
         assert list(a.state_dict()) == list(b.state_dict())
         for k, val in b.state_dict().items():
@@ -242,6 +246,13 @@ ERRORS: list[tuple[str, Callable[..., Any]]] = [
     ("normalize int", lambda L, F: F.normalize(L.tensor([1, 2]), dim=0)),
     ("Unflatten sizes", lambda L, F: L.nn.Unflatten(1, (3, 2))(L.ones(3, 4))),
     ("Unflatten int size", lambda L, F: L.nn.Unflatten(1, 2)),
+    ("ParameterDict int key", lambda L, F: L.nn.ParameterDict().__setitem__(1, L.ones(1))),
+    ("ParameterDict update int", lambda L, F: L.nn.ParameterDict().update(5)),
+    ("ParameterDict update element", lambda L, F: L.nn.ParameterDict().update([1])),
+    ("ParameterDict update pair", lambda L, F: L.nn.ParameterDict().update([(1, 2, 3)])),
+    ("ParameterList index", lambda L, F: L.nn.ParameterList([L.ones(1)])[3]),
+    ("ParameterList call", lambda L, F: L.nn.ParameterList()(1)),
+    ("ParameterList extend tensor", lambda L, F: L.nn.ParameterList().extend(L.ones(2))),
     ("Unflatten float element", lambda L, F: L.nn.Unflatten(1, (2, 2.0))),
 ]
 

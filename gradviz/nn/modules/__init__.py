@@ -31,7 +31,13 @@ from gradviz.nn.modules.activation import (
     Threshold,
 )
 from gradviz.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
-from gradviz.nn.modules.container import ModuleDict, ModuleList, Sequential
+from gradviz.nn.modules.container import (
+    ModuleDict,
+    ModuleList,
+    ParameterDict,
+    ParameterList,
+    Sequential,
+)
 from gradviz.nn.modules.conv import Conv1d, Conv2d, ConvTranspose2d
 from gradviz.nn.modules.distance import CosineSimilarity
 from gradviz.nn.modules.dropout import Dropout, Dropout2d
@@ -67,4 +73,5 @@ __all__ += ["RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "RNNBase", "RNN", "
 __all__ += ["Hardtanh", "ReLU6", "SELU", "CELU", "Mish", "PReLU", "GLU", "Hardswish",
             "Hardsigmoid", "LogSigmoid", "Softsign", "Softshrink", "Hardshrink", "Tanhshrink",
             "Threshold", "Softmin", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "MarginRankingLoss",
-            "SoftMarginLoss", "CosineSimilarity", "Unflatten", "ZeroPad2d"]
+            "SoftMarginLoss", "CosineSimilarity", "Unflatten", "ZeroPad2d", "ParameterList",
+            "ParameterDict"]
