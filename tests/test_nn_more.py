@@ -366,3 +366,43 @@ def test_parameter_list_and_dict_register_their_parameters() -> None:
         net.pd[1] = gradviz.ones(1)
     with pytest.raises(TypeError, match="ParameterList.extend should be called with an iterable"):
         net.ps.extend(gradviz.ones(2))
+
+
+def test_distance_and_embedding_losses() -> None:
+    a = gradviz.tensor([[3.0, 4.0], [1.0, 0.0]], dtype=gradviz.float64, requires_grad=True)
+    b = gradviz.tensor([[0.0, 0.0], [0.0, 1.0]], dtype=gradviz.float64)
+    d = F.pairwise_distance(a, b, eps=0.0)
+    np.testing.assert_allclose(d.detach().numpy(), [5.0, math.sqrt(2)])
+    assert _names(d)[:3] == ["NormBackward1", "AddBackward1", "SubBackward0"]
+    assert _saved(d.grad_fn) == ["_saved_dim", "_saved_keepdim", "_saved_p", "_saved_result",
+                                 "_saved_self"]
+    assert (d.grad_fn._saved_dim, d.grad_fn._saved_p) == ((1,), 2.0)
+    y = gradviz.tensor([1.0, -1.0], dtype=gradviz.float64)
+    cel = F.cosine_embedding_loss(a, b, y, reduction="none")
+    np.testing.assert_allclose(cel.detach().numpy(), [1.0, 0.0], atol=1e-12)
+    assert cel.grad_fn.name() == "AddBackward0"
+    assert [n.name() for n, _ in cel.grad_fn.next_functions] == ["WhereBackward0",
+                                                                 "WhereBackward0"]
+    s = gradviz.tensor([[1.0, -1.0], [-1.0, 1.0]], dtype=gradviz.float64)
+    h = F.hinge_embedding_loss(a, s, margin=2.0, reduction="sum")
+    assert h.item() == pytest.approx(3.0 + 0.0 + 1.0 + 0.0)
+    assert _names(h)[:2] == ["SumBackward0", "AddBackward0"]
+
+
+def test_poisson_and_gaussian_nll_losses() -> None:
+    x = gradviz.tensor([0.0, 1.0], dtype=gradviz.float64, requires_grad=True)
+    t = gradviz.tensor([1.0, 3.0], dtype=gradviz.float64)
+    p = F.poisson_nll_loss(x, t, reduction="sum")
+    assert p.item() == pytest.approx(1.0 + math.e - 3.0)
+    assert _names(p)[:3] == ["SumBackward0", "SubBackward0", "ExpBackward0"]
+    full = F.poisson_nll_loss(x, t, full=True, reduction="none")
+    stirling = 3 * math.log(3) - 3 + 0.5 * math.log(2 * math.pi * 3)
+    np.testing.assert_allclose(full.detach().numpy(), [1.0, math.e - 3 + stirling])
+    var = gradviz.tensor([1.0, 4.0], dtype=gradviz.float64, requires_grad=True)
+    g = F.gaussian_nll_loss(x, t, var)
+    assert g.item() == pytest.approx(0.5 * ((0 + 1.0) + (math.log(4) + 1.0)) / 2)
+    assert _names(g)[:4] == ["MeanBackward0", "MulBackward0", "AddBackward0", "LogBackward0"]
+    g.backward()
+    np.testing.assert_allclose(var.grad.numpy(), [0.5 * (1 - 1) / 2, 0.5 * (1 / 4 - 4 / 16) / 2])
+    with pytest.raises(ValueError, match="var has negative entry/entries"):
+        F.gaussian_nll_loss(x, t, -var.detach())

@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -1228,3 +1229,164 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, re
     r = _reduction(reduction, size_average, reduce)
     _no_grad_arg("soft_margin_loss", "target", target)
     return dispatch(OPS["soft_margin_loss"], input, target, reduction=r)
+
+
+# -- more (nnact): distances and embedding / likelihood losses ------------------------------------
+__all__ += ["pairwise_distance", "hinge_embedding_loss", "cosine_embedding_loss",
+            "poisson_nll_loss", "gaussian_nll_loss"]
+
+
+def _constant(value: float, like: Tensor) -> Tensor:
+    """A C++ Scalar on the left of ``-``: a 0-d constant of ``like``'s dtype (``SubBackward0``
+    then has no edge for it, as in PyTorch)."""
+    return Tensor._make(np.asarray(value, like._data.dtype))
+
+
+def _reduce(loss: Tensor, r: int) -> Tensor:
+    """PyTorch's ``apply_loss_reduction``: ``mean()``, ``sum()`` or the loss itself."""
+    return _F.mean(loss) if r == 1 else _F.sum(loss) if r == 2 else loss
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """The ``p``-norm of ``x1 - x2 + eps`` over the last dimension, recorded as PyTorch's C++
+    computes it (``SubBackward0``, ``AddBackward1``, ``NormBackward1``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.pairwise_distance(gradviz.tensor([[3.0, 4.0]]), gradviz.zeros(1, 2), eps=0.0)
+        tensor([5.])
+    """
+    nd = max(x1.ndim, x2.ndim)
+    diff = dispatch(OPS["add_scalar"], _F.sub(x1, x2), other=eps)
+    return dispatch(OPS["norm_dim"], diff, p=p, dim=(max(nd - 1, 0),), keepdim=bool(keepdim))
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
+                         size_average: Any = None, reduce: Any = None, reduction: str = "mean"
+                         ) -> Tensor:
+    """``input`` where ``target`` is 1, ``max(0, margin - input)`` where it is -1, reduced;
+    recorded as PyTorch's C++ composes it (``SubBackward0``, ``ClampMinBackward0``, two
+    ``WhereBackward0``, ``AddBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.hinge_embedding_loss(gradviz.tensor([0.3, 2.0]), gradviz.tensor([-1.0, 1.0]))
+        tensor(1.3500)
+    """
+    r = _reduction(reduction, size_average, reduce)
+    zeros = _F.zeros_like(input)
+    margin_clamp = dispatch_inplace(OPS["clamp_min"], _F.sub(_constant(margin, input), input),
+                                    min=0)
+    output_margin = _F.where(_F.ne(target, 1), margin_clamp, zeros)
+    output_self = _F.where(_F.ne(target, -1), input, zeros)
+    return _reduce(_F.add(output_margin, output_self), r)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                          size_average: Any = None, reduce: Any = None, reduction: str = "mean"
+                          ) -> Tensor:
+    """``1 - cos(x1, x2)`` where ``target`` is 1, ``max(0, cos(x1, x2) - margin)`` where it is
+    -1, reduced; recorded as PyTorch's C++ composes it (the cosine from sums of products, the
+    norms' product through ``sqrt_``, then ``WhereBackward0`` for each case).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> a, b = gradviz.tensor([[1.0, 0.0]]), gradviz.tensor([[1.0, 1.0]])
+        >>> F.cosine_embedding_loss(a, b, gradviz.tensor([1.0]))
+        tensor(0.2929)
+    """
+    r = _reduction(reduction, size_average, reduce)
+    targ_dim = target.ndim
+    if targ_dim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if targ_dim == 1 and not (input1.ndim == 2 and input2.ndim == 2):
+        raise RuntimeError("1D target tensor expects 2D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+    if targ_dim == 0 and not (input1.ndim == 1 and input2.ndim == 1):
+        raise RuntimeError("0D target tensor expects 1D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+    eps = 1e-12  # PyTorch's EPSILON in Loss.cpp
+    prod_sum = _F.sum(_F.mul(input1, input2), targ_dim)
+    mag_square1 = dispatch(OPS["add_scalar"], _F.sum(_F.mul(input1, input1), targ_dim), other=eps)
+    mag_square2 = dispatch(OPS["add_scalar"], _F.sum(_F.mul(input2, input2), targ_dim), other=eps)
+    denom = dispatch_inplace(OPS["sqrt"], _F.mul(mag_square1, mag_square2))
+    cos = _F.div(prod_sum, denom)
+    zeros = _F.zeros_like(cos)
+    pos = _F.sub(_constant(1, cos), cos)
+    neg = dispatch_inplace(OPS["clamp_min"], dispatch(OPS["sub_scalar"], cos, other=margin),
+                           min=0)
+    output_pos = _F.where(_F.eq(target, 1), pos, zeros)
+    output_neg = _F.where(_F.eq(target, -1), neg, zeros)
+    return _reduce(_F.add(output_pos, output_neg), r)
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
+                     size_average: Any = None, eps: float = 1e-8, reduce: Any = None,
+                     reduction: str = "mean") -> Tensor:
+    """Negative log likelihood of ``target`` under a Poisson distribution: ``exp(input) -
+    target * input`` for a log-rate ``input`` (else ``input - target * log(input + eps)``),
+    plus Stirling's approximation of ``log(target!)`` with ``full``; recorded as PyTorch's
+    C++ composes it.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.poisson_nll_loss(gradviz.tensor([0.0, 1.0]), gradviz.tensor([1.0, 2.0]))
+        tensor(0.8591)
+    """
+    if size_average is not None or reduce is not None:
+        reduction = {0: "none", 1: "mean", 2: "sum"}[_reduction("mean", size_average, reduce)]
+    if reduction not in _REDUCTIONS:
+        raise ValueError(reduction + " is not a valid value for reduction")
+    if log_input:
+        loss = _F.sub(_F.exp(input), _F.mul(target, input))
+    else:
+        loss = _F.sub(input, _F.mul(target, _F.log(dispatch(OPS["add_scalar"], input,
+                                                              other=eps))))
+    if full:
+        if target.requires_grad:
+            raise RuntimeError("poisson_nll_loss(full=True): gradviz computes Stirling's term "
+                               "of a target as a constant; pass target.detach()")
+        t = target._data
+        with np.errstate(divide="ignore", invalid="ignore"):
+            stirling = t * np.log(t) - t + np.log(2 * math.pi * t) / 2
+        stirling = np.where(t <= 1, 0, stirling).astype(loss._data.dtype)
+        loss = _F.add_(loss, Tensor._make(stirling))
+    return _reduce(loss, _REDUCTIONS[reduction])
+
+
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False,
+                      eps: float = 1e-6, reduction: str = "mean") -> Tensor:
+    """Negative log likelihood of ``target`` under normal distributions of mean ``input`` and
+    variance ``var`` (clamped to ``eps`` without recording), ``0.5 * (log(var) + (input -
+    target)**2 / var)``, plus ``0.5 * log(2 pi)`` with ``full``; recorded as PyTorch's Python
+    writes it. ``var`` may have one dimension fewer, or size 1 in the last one.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.gaussian_nll_loss(gradviz.tensor([1.0]), gradviz.tensor([3.0]), gradviz.ones(1))
+        tensor(2.)
+    """
+    if isinstance(var, (int, float)):
+        var = _F.full_like(input, float(var))
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape:
+            var = _F.unsqueeze(var, -1)
+        elif not (input.shape[:-1] == var.shape[:-1] and var.ndim and var.shape[-1] == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(reduction + " is not valid")
+    if var._data.size and (var._data < 0).any():
+        raise ValueError("var has negative entry/entries")
+    var = _F.clone(var)
+    with no_grad():
+        dispatch_inplace(OPS["clamp_min"], var, min=eps)
+    loss = _F.mul(_F.add(_F.log(var), _F.div(_F.pow(_F.sub(input, target), 2), var)), 0.5)
+    if full:
+        loss = _F.add_(loss, 0.5 * math.log(2 * math.pi))
+    return _reduce(loss, _REDUCTIONS[reduction])

@@ -1257,3 +1257,13 @@ def celu(a: np.ndarray, alpha: float = 1.0) -> np.ndarray:
     """``max(0, a) + min(0, alpha * (exp(a / alpha) - 1))``: PyTorch runs elu's kernel with
     ``input_scale = 1 / alpha``."""
     return elu(a, alpha, 1, 1 / alpha)
+
+
+def norm_dim(a: np.ndarray, p: float = 2.0, dim: tuple = (), keepdim: bool = False
+             ) -> np.ndarray:
+    """``at::norm(self, p, dim, keepdim)``, the vector norm that ``pairwise_distance`` calls."""
+    return vector_norm(a, p, dim, keepdim)
+
+
+def sub_scalar(a: np.ndarray, other: float, alpha: float = 1) -> np.ndarray:
+    return a - alpha * other

@@ -1145,6 +1145,23 @@ defop("soft_margin_loss", "SoftMarginLossBackward0", K.soft_margin_loss, ("self"
       calls=("`F.soft_margin_loss`, `nn.SoftMarginLoss`", ""),
       samples=(Sample(R(3, 4), C(_SIGNS)), Sample(R(3, 4), C(_SIGNS), reduction=0)),
       self=_soft_margin_grad)
+# The two C++ calls of the composite losses that no other row records: at::norm(x, p, dim)
+# (pairwise_distance) and tensor - Scalar (cosine_embedding_loss).
+defop("norm_dim", "NormBackward1", K.norm_dim, ("self",),
+      quiet=True,
+      doc="at::norm(self, p, dim, keepdim), as F.pairwise_distance calls it",
+      calls=("`F.pairwise_distance`, `nn.PairwiseDistance`", ""),
+      samples=(Sample(A(3, 4), p=2.0, dim=(1,), keepdim=False),
+               Sample(A(3, 4), p=1.0, dim=(0,), keepdim=True),
+               Sample(A(2, 3), p=3.0, dim=(1,), keepdim=False)),
+      self=lambda grad, self, result, p, dim, keepdim: _norm_backward(grad, self, result, p,
+                                                                      dim, keepdim))
+defop("sub_scalar", "SubBackward1", K.sub_scalar, ("self",),
+      promotes=True,
+      doc="tensor - Scalar inside PyTorch's C++ decompositions (cosine_embedding_loss)",
+      calls=("inside `F.cosine_embedding_loss`", ""),
+      samples=(Sample(R(2, 3), other=0.5),),
+      self=lambda grad: grad)
 
 
 # ===============================================================================================

@@ -110,6 +110,37 @@ CASES: list[tuple[str, Callable[..., Any], tuple]] = [
     ("soft_margin", lambda L, F, x, s: F.soft_margin_loss(x, s), ("r", "s")),
     ("soft_margin none", lambda L, F, x, y: F.soft_margin_loss(x, y, reduction="none"),
      ("r", "c")),
+    ("pairwise_distance", lambda L, F, a, b: F.pairwise_distance(a, b), ("r", "r")),
+    ("pairwise_distance p1 keepdim", lambda L, F, a, b: F.pairwise_distance(a, b, 1.0,
+                                                                            keepdim=True),
+     ("r", "c")),
+    ("pairwise_distance 1-d", lambda L, F, a, b: F.pairwise_distance(a[0], b[0], p=3.0),
+     ("r", "r")),
+    ("PairwiseDistance module", lambda L, F, a, b: L.nn.PairwiseDistance(eps=0.0)(a, b),
+     ("r", "r")),
+    ("hinge_embedding", lambda L, F, x, s: F.hinge_embedding_loss(x, s), ("r", "s")),
+    ("hinge_embedding sum margin", lambda L, F, x, s: F.hinge_embedding_loss(
+        x, s, margin=0.5, reduction="sum"), ("r", "s")),
+    ("cosine_embedding", lambda L, F, a, b, s: F.cosine_embedding_loss(a, b, s[:, 0]),
+     ("r", "r", "s")),
+    ("cosine_embedding none margin", lambda L, F, a, b, s: F.cosine_embedding_loss(
+        a, b, s[:, 1], margin=0.2, reduction="none"), ("r", "c", "s")),
+    ("cosine_embedding 0-d target", lambda L, F, a, b, s: F.cosine_embedding_loss(
+        a[0], b[0], s[0, 0]), ("r", "r", "s")),
+    ("poisson_nll", lambda L, F, x, t: F.poisson_nll_loss(x, t), ("r", "p")),
+    ("poisson_nll rates", lambda L, F, x, t: F.poisson_nll_loss(x * x + 0.1, t,
+                                                                log_input=False), ("r", "p")),
+    ("poisson_nll full sum", lambda L, F, x, t: F.poisson_nll_loss(x, t * 5, full=True,
+                                                                   reduction="sum"), ("r", "p")),
+    ("PoissonNLLLoss module", lambda L, F, x, t: L.nn.PoissonNLLLoss(reduction="none")(x, t),
+     ("r", "p")),
+    ("gaussian_nll", lambda L, F, x, y, v: F.gaussian_nll_loss(x, y, v), ("r", "r", "p")),
+    ("gaussian_nll var grad full sum", lambda L, F, x, y, v: F.gaussian_nll_loss(
+        x, y, v * v + 0.5, full=True, reduction="sum"), ("r", "c", "r")),
+    ("gaussian_nll var (3, 1)", lambda L, F, x, y, v: F.gaussian_nll_loss(x, y, v[:, :1]),
+     ("r", "r", "r")),
+    ("GaussianNLLLoss module", lambda L, F, x, y, v: L.nn.GaussianNLLLoss(full=True)(x, y, v),
+     ("r", "c", "p")),
     ("Unflatten", lambda L, F, x: L.nn.Unflatten(1, (2, -1))(x), ("r",)),
     ("ZeroPad2d", lambda L, F, x: L.nn.ZeroPad2d((1, 0, 2, 1))(x), ("r",)),
 ]
@@ -188,6 +219,8 @@ def _modules(L: Any) -> list:
             m.KLDivLoss(reduction="batchmean", log_target=True), m.CosineSimilarity(),
             m.MarginRankingLoss(0.5), m.SoftMarginLoss(), m.Unflatten(1, (2, 2)),
             m.Unflatten(-1, [3, -1]), m.ZeroPad2d(1), m.ZeroPad2d((1, 2, 3, 4)),
+            m.PairwiseDistance(), m.HingeEmbeddingLoss(0.5), m.CosineEmbeddingLoss(0.1),
+            m.PoissonNLLLoss(full=True), m.GaussianNLLLoss(full=True),
             m.ParameterList(), m.ParameterDict(),
             m.ParameterList([L.ones(2), m.Parameter(L.ones(2, 3, dtype=L.float64)), L.ones(0)]),
             m.ParameterDict({"b": L.ones(2), "a": L.ones(1, dtype=L.float64)}),
@@ -244,6 +277,20 @@ ERRORS: list[tuple[str, Callable[..., Any]]] = [
     ("margin_ranking dims", lambda L, F: F.margin_ranking_loss(L.ones(4), L.ones(4),
                                                                L.ones(1, 4))),
     ("normalize int", lambda L, F: F.normalize(L.tensor([1, 2]), dim=0)),
+    ("cosine_embedding 2-d target", lambda L, F: F.cosine_embedding_loss(
+        L.ones(2, 3), L.ones(2, 3), L.ones(2, 1))),
+    ("cosine_embedding 1-d inputs", lambda L, F: F.cosine_embedding_loss(
+        L.ones(3), L.ones(3), L.ones(2))),
+    ("cosine_embedding 2-d inputs 0-d target", lambda L, F: F.cosine_embedding_loss(
+        L.ones(2, 3), L.ones(2, 3), L.tensor(1.0))),
+    ("poisson_nll bad reduction", lambda L, F: F.poisson_nll_loss(L.ones(2), L.ones(2),
+                                                                  reduction="x")),
+    ("gaussian_nll var size", lambda L, F: F.gaussian_nll_loss(L.ones(2, 3), L.ones(2, 3),
+                                                               L.ones(3, 2))),
+    ("gaussian_nll negative var", lambda L, F: F.gaussian_nll_loss(L.ones(2), L.ones(2),
+                                                                   -L.ones(2))),
+    ("gaussian_nll bad reduction", lambda L, F: F.gaussian_nll_loss(
+        L.ones(2), L.ones(2), L.ones(2), reduction="x")),
     ("Unflatten sizes", lambda L, F: L.nn.Unflatten(1, (3, 2))(L.ones(3, 4))),
     ("Unflatten int size", lambda L, F: L.nn.Unflatten(1, 2)),
     ("ParameterDict int key", lambda L, F: L.nn.ParameterDict().__setitem__(1, L.ones(1))),
@@ -283,3 +330,23 @@ def test_warnings_match_torch() -> None:
         return [str(m.message).replace("gradviz.", "torch.") for m in w]
 
     assert caught(gradviz, GF) == caught(torch, TF)
+
+
+def test_gaussian_nll_with_a_var_one_dimension_short_matches_torchs_values() -> None:
+    """``var`` of shape (3,) for inputs (3, 4) is unsqueezed at -1. Values and gradients match
+    torch; the nodes differ in one saved value only: torch's UnsqueezeBackward0 shows the dim
+    unwrapped (-1 read as 18446744073709551615), gradviz's unsqueeze row saves it wrapped (1)
+    -- the same for every ``x.unsqueeze(-1)``, a difference of the shared row, not of this loss.
+    """
+    import torch.nn.functional as TF
+
+    ours, theirs = _inputs(("r", "r", "p"), 7)
+    out = GF.gaussian_nll_loss(ours[0], ours[1], ours[2][:, 0] * 2, reduction="none")
+    ref = TF.gaussian_nll_loss(theirs[0], theirs[1], theirs[2][:, 0] * 2, reduction="none")
+    _same(out, ref)
+    assert [name for _, name, _ in _chain(out)] == [name for _, name, _ in _chain(ref)]
+    out.sum().backward()
+    ref.sum().backward()
+    for a, b in zip(ours, theirs):
+        if b.grad is not None:
+            _same(a.grad, b.grad)

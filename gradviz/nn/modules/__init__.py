@@ -39,20 +39,24 @@ from gradviz.nn.modules.container import (
     Sequential,
 )
 from gradviz.nn.modules.conv import Conv1d, Conv2d, ConvTranspose2d
-from gradviz.nn.modules.distance import CosineSimilarity
+from gradviz.nn.modules.distance import CosineSimilarity, PairwiseDistance
 from gradviz.nn.modules.dropout import Dropout, Dropout2d
 from gradviz.nn.modules.flatten import Flatten, Unflatten
 from gradviz.nn.modules.linear import Identity, Linear
 from gradviz.nn.modules.loss import (
     BCELoss,
     BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
     CrossEntropyLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
     HuberLoss,
     KLDivLoss,
     L1Loss,
     MarginRankingLoss,
     MSELoss,
     NLLLoss,
+    PoissonNLLLoss,
     SmoothL1Loss,
     SoftMarginLoss,
 )
@@ -74,4 +78,5 @@ __all__ += ["Hardtanh", "ReLU6", "SELU", "CELU", "Mish", "PReLU", "GLU", "Hardsw
             "Hardsigmoid", "LogSigmoid", "Softsign", "Softshrink", "Hardshrink", "Tanhshrink",
             "Threshold", "Softmin", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "MarginRankingLoss",
             "SoftMarginLoss", "CosineSimilarity", "Unflatten", "ZeroPad2d", "ParameterList",
-            "ParameterDict"]
+            "ParameterDict", "PairwiseDistance", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
+            "PoissonNLLLoss", "GaussianNLLLoss"]

@@ -1,4 +1,4 @@
-"""``CosineSimilarity`` (as in ``torch/nn/modules/distance.py``)."""
+"""``CosineSimilarity``, ``PairwiseDistance`` (as in ``torch/nn/modules/distance.py``)."""
 
 from __future__ import annotations
 
@@ -26,3 +26,27 @@ class CosineSimilarity(Module):
 
     def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
         return F.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+__all__ += ["PairwiseDistance"]
+
+
+class PairwiseDistance(Module):
+    """The ``p``-norm distance between the rows of ``x1`` and ``x2`` (``eps`` added to the
+    difference).
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> nn.PairwiseDistance(eps=0.0)(gradviz.tensor([[3.0, 4.0]]), gradviz.zeros(1, 2))
+        tensor([5.])
+    """
+
+    def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> None:
+        super().__init__()
+        self.norm = p
+        self.eps = eps
+        self.keepdim = keepdim
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)

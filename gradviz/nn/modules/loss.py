@@ -270,3 +270,91 @@ class SoftMarginLoss(_Loss):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+__all__ += ["HingeEmbeddingLoss", "CosineEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss"]
+
+
+class HingeEmbeddingLoss(_Loss):
+    """``input`` where ``target`` is 1, ``max(0, margin - input)`` where it is -1.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> nn.HingeEmbeddingLoss()(gradviz.tensor([0.3, 2.0]), gradviz.tensor([-1.0, 1.0]))
+        tensor(1.3500)
+    """
+
+    def __init__(self, margin: float = 1.0, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.hinge_embedding_loss(input, target, margin=self.margin,
+                                      reduction=self.reduction)
+
+
+class CosineEmbeddingLoss(_Loss):
+    """``1 - cos(x1, x2)`` for pairs marked 1, ``max(0, cos(x1, x2) - margin)`` for -1.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> a = gradviz.tensor([[1.0, 0.0]])
+        >>> nn.CosineEmbeddingLoss()(a, a, gradviz.tensor([-1.0]))
+        tensor(1.)
+    """
+
+    def __init__(self, margin: float = 0.0, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin,
+                                       reduction=self.reduction)
+
+
+class PoissonNLLLoss(_Loss):
+    """Poisson negative log likelihood of ``target`` given rates (log-rates by default).
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> nn.PoissonNLLLoss()(gradviz.zeros(2), gradviz.zeros(2))
+        tensor(1.)
+    """
+
+    def __init__(self, log_input: bool = True, full: bool = False,
+                 size_average: bool | None = None, eps: float = 1e-8, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_input = log_input
+        self.full = full
+        self.eps = eps
+
+    def forward(self, log_input: Tensor, target: Tensor) -> Tensor:
+        return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full,
+                                  eps=self.eps, reduction=self.reduction)
+
+
+class GaussianNLLLoss(_Loss):
+    """Gaussian negative log likelihood of ``target`` given means ``input`` and variances.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> nn.GaussianNLLLoss()(gradviz.ones(2), gradviz.ones(2), gradviz.ones(2))
+        tensor(0.)
+    """
+
+    def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean"
+                 ) -> None:
+        super().__init__(None, None, reduction)
+        self.full = full
+        self.eps = eps
+
+    def forward(self, input: Tensor, target: Tensor, var: Tensor | float) -> Tensor:
+        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps,
+                                   reduction=self.reduction)
