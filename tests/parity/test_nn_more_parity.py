@@ -350,3 +350,34 @@ def test_gaussian_nll_with_a_var_one_dimension_short_matches_torchs_values() -> 
     for a, b in zip(ours, theirs):
         if b.grad is not None:
             _same(a.grad, b.grad)
+
+
+def test_hard_coded_saved_lists_are_torchs() -> None:
+    """tests/test_ops_forward.py's TORCH_SAVED entries for these nodes, read off torch."""
+    import importlib.util
+    from pathlib import Path
+
+    import torch
+    import torch.nn.functional as TF
+
+    # the sibling module loaded under a private name (pytest collects the original)
+    path = Path(__file__).resolve().parents[1] / "test_ops_forward.py"
+    spec = importlib.util.spec_from_file_location("_nn_more_copy_of_test_ops_forward", path)
+    assert spec is not None and spec.loader is not None
+    FWD = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(FWD)
+
+    seen: dict[str, list[str]] = {}
+    for name, fn, specs in CASES:
+        _, theirs = _inputs(specs, len(name))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = fn(torch, TF, *theirs)
+        for _, node, saved in _chain(ref):
+            seen[node] = sorted(a[len("_saved_"):] for a in saved)
+    ours = ["CeluBackward0", "CeluBackward1", "GluBackward0", "HardshrinkBackward0",
+            "HardsigmoidBackward0", "HardswishBackward0", "HardtanhBackward0",
+            "HuberLossBackward0", "LogSigmoidBackward0", "MishBackward0", "NormBackward1",
+            "PreluKernelBackward0", "SmoothL1LossBackward0", "SoftMarginLossBackward0",
+            "SoftshrinkBackward0", "SubBackward1", "ThresholdBackward0", "ThresholdBackward1"]
+    assert {n: seen[n] for n in ours} == {n: FWD.TORCH_SAVED[n] for n in ours}
