@@ -36,8 +36,10 @@ from gradviz._dtype import (
     uint8,
 )
 from gradviz._factories import (
+    Generator,
     arange,
     as_tensor,
+    default_generator,
     empty,
     eye,
     from_numpy,
@@ -51,6 +53,7 @@ from gradviz._factories import (
     randint,
     randn,
     randn_like,
+    randperm,
     seed,
     tensor,
     zeros,

@@ -7,6 +7,7 @@ are repeatable (the numbers differ from PyTorch's, whose generator is different)
 from __future__ import annotations
 
 import builtins
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,15 +19,100 @@ from gradviz._dtype import dtype as DType
 from gradviz.tensor import Tensor, _is_number
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "rand",
-           "randn", "randint", "arange", "linspace", "eye", "rand_like", "randn_like",
-           "manual_seed", "seed", "initial_seed", "default_generator"]
-
-default_generator = np.random.default_rng(0)
-_seed = [0]
+           "randn", "randint", "randperm", "arange", "linspace", "eye", "rand_like",
+           "randn_like", "manual_seed", "seed", "initial_seed", "default_generator",
+           "Generator"]
 
 
-def manual_seed(seed: int) -> np.random.Generator:
-    """Seed gradviz's random generator (used by ``rand``, ``randn``, ``randint``, dropout ...).
+class Generator:
+    """A source of random numbers, as ``torch.Generator``: pass it as ``generator=`` to
+    ``rand``, ``randn``, ``randint``, ``randperm``, the in-place fills (``uniform_`` ...),
+    ``nn.init``, ``DataLoader`` and ``random_split`` to draw from it instead of the default
+    generator. It wraps a NumPy generator, so its numbers differ from PyTorch's.
+
+    Example:
+        >>> import gradviz
+        >>> g = gradviz.Generator().manual_seed(42)
+        >>> a = gradviz.rand(2, generator=g)
+        >>> bool((gradviz.rand(2, generator=g.manual_seed(42)) == a).all())
+        True
+    """
+
+    # PyTorch's seed for a Generator nobody has seeded yet.
+    DEFAULT_SEED = 67280421310721
+
+    def __init__(self, device: Any = "cpu") -> None:
+        check_device(device, "Generator")
+        self._np = np.random.default_rng(self.DEFAULT_SEED)
+        self._seed = self.DEFAULT_SEED
+
+    @property
+    def device(self) -> Any:
+        from gradviz._device import device
+
+        return device("cpu")
+
+    def manual_seed(self, seed: int) -> Generator:
+        """Seed it (returns it, so ``Generator().manual_seed(0)`` reads as in PyTorch)."""
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
+        self._seed = int(seed)
+        self._np = np.random.default_rng(self._seed)
+        return self
+
+    def seed(self) -> int:
+        """Seed it from the operating system's entropy; returns the seed."""
+        s = int(np.random.SeedSequence().entropy % (2**63))
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self) -> int:
+        """The seed it was last given."""
+        return self._seed
+
+    def get_state(self) -> Tensor:
+        """Its state, as a uint8 tensor that :meth:`set_state` takes back."""
+        text = json.dumps(self._np.bit_generator.state)
+        return Tensor._make(np.frombuffer(text.encode(), dtype=np.uint8).copy())
+
+    def set_state(self, new_state: Tensor) -> Generator:
+        """Go back to a state :meth:`get_state` gave."""
+        if not isinstance(new_state, Tensor) or new_state._data.dtype != np.uint8:
+            raise TypeError("expected a gradviz.ByteTensor, but got "
+                            f"{type(new_state).__name__}")
+        self._np.bit_generator.state = json.loads(new_state._data.tobytes().decode())
+        return self
+
+    def __repr__(self) -> str:
+        return f"<gradviz.Generator object at {id(self):#x}>"
+
+
+# The generator every random function uses when given none (seeded 0 until manual_seed).
+default_generator = Generator().manual_seed(0)
+
+
+def rng(generator: Any = None, fn: str = "rand") -> np.random.Generator:
+    """The NumPy generator to draw from: ``generator``'s (a :class:`Generator`, or a NumPy
+    one), else the default generator's.
+
+    Example:
+        >>> import numpy as np
+        >>> isinstance(rng(), np.random.Generator)
+        True
+    """
+    if generator is None:
+        return default_generator._np
+    if isinstance(generator, Generator):
+        return generator._np
+    if isinstance(generator, np.random.Generator):
+        return generator
+    raise TypeError(f"{fn}(): argument 'generator' must be gradviz.Generator, not "
+                    f"{type(generator).__name__}")
+
+
+def manual_seed(seed: int) -> Generator:
+    """Seed gradviz's default generator (used by ``rand``, ``randn``, ``randint``, dropout ...)
+    and return it, as ``torch.manual_seed`` does.
 
     Example:
         >>> import gradviz
@@ -34,14 +120,11 @@ def manual_seed(seed: int) -> np.random.Generator:
         >>> _ = gradviz.manual_seed(0); bool((a == gradviz.rand(2)).all())
         True
     """
-    global default_generator
-    _seed[0] = int(seed)
-    default_generator = np.random.default_rng(int(seed))
-    return default_generator
+    return default_generator.manual_seed(int(seed))
 
 
 def seed() -> int:
-    """Seed the generator from the operating system's entropy and return the seed.
+    """Seed the default generator from the operating system's entropy and return the seed.
 
     Example:
         >>> import gradviz
@@ -49,9 +132,7 @@ def seed() -> int:
         True
         >>> _ = gradviz.manual_seed(0)  # back to a repeatable state
     """
-    s = int(np.random.SeedSequence().entropy % (2**63))
-    manual_seed(s)
-    return s
+    return default_generator.seed()
 
 
 def initial_seed() -> int:
@@ -62,11 +143,11 @@ def initial_seed() -> int:
         >>> _ = gradviz.manual_seed(7); gradviz.initial_seed()
         7
     """
-    return _seed[0]
+    return default_generator.initial_seed()
 
 
 def _gen() -> np.random.Generator:
-    return default_generator
+    return default_generator._np
 
 
 def _np_dtype(dtype: DType | None, fallback: np.dtype | None = None, fn: str = "tensor"
@@ -359,8 +440,8 @@ def empty(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
     return _finish(arr, requires_grad)
 
 
-def rand(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
-         device: Any = None) -> Tensor:
+def rand(*size: Any, generator: Generator | None = None, dtype: DType | None = None,
+         requires_grad: bool = False, device: Any = None) -> Tensor:
     """Uniform samples from ``[0, 1)``.
 
     Example:
@@ -371,11 +452,12 @@ def rand(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
     check_device(device, "rand")
     _check_bool_overload("rand", size, requires_grad)
     np_dt = _np_dtype(dtype)
-    return _finish(_gen().random(_size(size, "rand")).astype(np_dt), requires_grad)
+    draw = rng(generator, "rand")
+    return _finish(draw.random(_size(size, "rand")).astype(np_dt), requires_grad)
 
 
-def randn(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
-          device: Any = None) -> Tensor:
+def randn(*size: Any, generator: Generator | None = None, dtype: DType | None = None,
+          requires_grad: bool = False, device: Any = None) -> Tensor:
     """Standard normal samples.
 
     Example:
@@ -386,11 +468,13 @@ def randn(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
     check_device(device, "randn")
     _check_bool_overload("randn", size, requires_grad)
     np_dt = _np_dtype(dtype)
-    return _finish(_gen().standard_normal(_size(size, "randn")).astype(np_dt), requires_grad)
+    draw = rng(generator, "randn")
+    return _finish(draw.standard_normal(_size(size, "randn")).astype(np_dt), requires_grad)
 
 
 def randint(low: int, high: int | None = None, size: Sequence[int] = (), *,
-            dtype: DType | None = None, device: Any = None) -> Tensor:
+            generator: Generator | None = None, dtype: DType | None = None,
+            device: Any = None) -> Tensor:
     """Random integers from ``[low, high)`` (``randint(high, size)`` starts at 0).
 
     Example:
@@ -410,7 +494,27 @@ def randint(low: int, high: int | None = None, size: Sequence[int] = (), *,
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
                            f"to={high}")
     np_dt = _np_dtype(dtype, np.dtype(np.int64))
-    return Tensor._make(_gen().integers(low, high, _size((size,), "randint")).astype(np_dt))
+    draw = rng(generator, "randint")
+    return Tensor._make(draw.integers(low, high, _size((size,), "randint")).astype(np_dt))
+
+
+def randperm(n: int, *, generator: Generator | None = None, dtype: DType | None = None,
+             requires_grad: bool = False, device: Any = None) -> Tensor:
+    """A random permutation of ``0 .. n - 1`` (int64).
+
+    Example:
+        >>> import gradviz
+        >>> sorted(gradviz.randperm(4).tolist())
+        [0, 1, 2, 3]
+    """
+    check_device(device, "randperm")
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
+        raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not "
+                        f"{type(n).__name__}")
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    np_dt = _np_dtype(dtype, np.dtype(np.int64))
+    return _finish(rng(generator, "randperm").permutation(n).astype(np_dt), requires_grad)
 
 
 def arange(start: float, end: float | None = None, step: float = 1, *,
@@ -472,8 +576,9 @@ def eye(n: int, m: int | None = None, *, dtype: DType | None = None,
                    requires_grad)
 
 
-def rand_like(input: Tensor, *, dtype: DType | None = None,
-              requires_grad: bool = False, device: Any = None) -> Tensor:
+def rand_like(input: Tensor, *, generator: Generator | None = None,
+              dtype: DType | None = None, requires_grad: bool = False,
+              device: Any = None) -> Tensor:
     """Uniform samples with ``input``'s shape and dtype.
 
     Example:
@@ -484,11 +589,12 @@ def rand_like(input: Tensor, *, dtype: DType | None = None,
     check_device(device, "rand_like")
     _check_bool_overload("rand_like", (input,), requires_grad)
     np_dt = _np_dtype(dtype, input._data.dtype)
-    return _finish(_gen().random(input.shape).astype(np_dt), requires_grad)
+    return _finish(rng(generator, "rand_like").random(input.shape).astype(np_dt), requires_grad)
 
 
-def randn_like(input: Tensor, *, dtype: DType | None = None,
-               requires_grad: bool = False, device: Any = None) -> Tensor:
+def randn_like(input: Tensor, *, generator: Generator | None = None,
+               dtype: DType | None = None, requires_grad: bool = False,
+               device: Any = None) -> Tensor:
     """Standard normal samples with ``input``'s shape and dtype.
 
     Example:
@@ -499,4 +605,5 @@ def randn_like(input: Tensor, *, dtype: DType | None = None,
     check_device(device, "randn_like")
     _check_bool_overload("randn_like", (input,), requires_grad)
     np_dt = _np_dtype(dtype, input._data.dtype)
-    return _finish(_gen().standard_normal(input.shape).astype(np_dt), requires_grad)
+    draw = rng(generator, "randn_like")
+    return _finish(draw.standard_normal(input.shape).astype(np_dt), requires_grad)

@@ -38,17 +38,17 @@ __all__ = ["make_moons", "make_spirals", "make_blobs", "make_regression", "load_
            "train_test_split", "Dataset", "TensorDataset", "Subset", "random_split", "Digits",
            "DataLoader", "default_collate"]
 
-SeedLike = int | np.random.Generator | None
+SeedLike = int | np.random.Generator | _factories.Generator | None
 
 
-def _rng(seed: SeedLike, generator: np.random.Generator | None = None) -> np.random.Generator:
+def _rng(seed: SeedLike, generator: Any = None) -> np.random.Generator:
     if generator is not None:
-        return generator
-    if isinstance(seed, np.random.Generator):
-        return seed
+        return _factories.rng(generator)
+    if isinstance(seed, (np.random.Generator, _factories.Generator)):
+        return _factories.rng(seed)
     if seed is not None:
         return np.random.default_rng(seed)
-    return _factories.default_generator
+    return _factories.rng()
 
 
 def _xy(X: np.ndarray, y: np.ndarray) -> tuple[Tensor, Tensor]:
@@ -544,7 +544,7 @@ class DataLoader:
         self.collate_fn = collate_fn
         # A seed gives the loader its own generator: epochs differ, runs repeat.
         self.generator = generator if generator is not None else (
-            seed if isinstance(seed, np.random.Generator) else
+            seed if isinstance(seed, (np.random.Generator, _factories.Generator)) else
             np.random.default_rng(seed) if seed is not None else None)
 
     def __len__(self) -> int:
@@ -554,7 +554,7 @@ class DataLoader:
     def __iter__(self) -> Iterator[Any]:
         n = len(self.dataset)
         if self.shuffle:
-            rng = self.generator if self.generator is not None else _factories.default_generator
+            rng = _factories.rng(self.generator)
             order = rng.permutation(n)
         else:
             order = np.arange(n)

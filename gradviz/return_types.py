@@ -32,3 +32,13 @@ def _structseq(name: str) -> type:
 
 max = _structseq("max")  # noqa: A001 - PyTorch's names
 min = _structseq("min")  # noqa: A001
+
+
+# -- more ops (opsselect)
+__all__ += ["topk", "sort", "kthvalue", "median", "cummax", "cummin"]
+topk = _structseq("topk")
+sort = _structseq("sort")
+kthvalue = _structseq("kthvalue")
+median = _structseq("median")
+cummax = _structseq("cummax")
+cummin = _structseq("cummin")

@@ -184,3 +184,47 @@ def test_forward_mode_is_refused_with_a_clear_message() -> None:
 
 def test_reached_as_an_attribute_as_in_torch() -> None:
     assert gradviz.autograd.functional.jacobian is AF.jacobian
+
+
+# autograd.grad(is_grads_batched=True): (source, torch 2.13's result or error)
+BATCHED = [
+    ("m.autograd.grad(x * 2, x, grad_outputs=m.eye(2), is_grads_batched=True)",
+     "(tensor([[2., 0.],\n        [0., 2.]]),)"),
+    ("m.autograd.grad(x * 2, [x, w], grad_outputs=m.eye(2), is_grads_batched=True, "
+     "allow_unused=True)", "(tensor([[2., 0.],\n        [0., 2.]]), None)"),
+    ("m.autograd.grad(x * 2, [x, w], grad_outputs=m.eye(2), is_grads_batched=True, "
+     "materialize_grads=True)[1]", "tensor([0.])"),
+    ("m.autograd.grad(x * x, x, grad_outputs=m.eye(2), is_grads_batched=True)[0].tolist()",
+     "[[2.0, 0.0], [0.0, 4.0]]"),
+    ("m.autograd.grad(x * 2, x, grad_outputs=m.ones(2), is_grads_batched=True)",
+     "RuntimeError: If `is_grads_batched=True`, we interpret the first dimension of each "
+     "grad_output as the batch dimension. The sizes of the remaining dimensions are expected to "
+     "match the shape of corresponding output, but a mismatch was detected: grad_output[0] has a "
+     "shape of T.Size([]) and output[0] has a shape of T.Size([2]). If you only want some "
+     "tensors in `grad_output` to be considered batched, consider using vmap."),
+]
+
+
+def run_batched(src: str, m) -> str:
+    names = {"m": m, "x": m.tensor([1.0, 2.0], requires_grad=True),
+             "w": m.tensor([3.0], requires_grad=True)}
+    try:
+        out = repr(eval(src, names))  # noqa: S307 - sources above
+    except Exception as e:  # noqa: BLE001 - the error is what is compared
+        out = f"{type(e).__name__}: {e}"
+    return out.replace(f"{m.__name__}.", "T.")
+
+
+@pytest.mark.parametrize(("src", "expected"), BATCHED, ids=[c[0] for c in BATCHED])
+def test_batched_grad_outputs(src: str, expected: str) -> None:
+    assert run_batched(src, gradviz) == expected
+
+
+def test_batched_grad_is_one_backward_run_per_vector_and_keeps_the_graph_until_the_last() -> None:
+    x = gradviz.tensor([1.0, 2.0], requires_grad=True)
+    y = x.exp()
+    with gradviz.trace() as tr:
+        gradviz.autograd.grad(y, x, grad_outputs=gradviz.eye(2), is_grads_batched=True)
+    assert len(tr.runs) == 2
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        gradviz.autograd.grad(y, x, grad_outputs=gradviz.ones(2))

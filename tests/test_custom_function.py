@@ -504,3 +504,33 @@ def test_instantiating_a_function_warns_as_pytorch_does():
                                                 r"functions are all static"):
         MulConstant()
     assert MulConstant.apply(f64([1.0]), 2).grad_fn.name() == "MulConstantBackward"
+
+
+class PassThrough(Function):
+    """Returns its inputs as-is (what a module's backward hooks hang on)."""
+
+    @staticmethod
+    def forward(ctx, *args):
+        ctx.mark_non_differentiable(*[t for t in args if not t.requires_grad])
+        return args
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return grads
+
+
+def test_an_input_returned_as_is_and_marked_non_differentiable_has_no_history():
+    a = gv.tensor([1.0, 2.0], requires_grad=True)
+    b = gv.tensor([3.0, 4.0])
+    pa, pb = PassThrough.apply(a, b)
+    # torch 2.13: the marked one is a view of b with no grad_fn and no grad
+    assert pb._base is b and pb.grad_fn is None and not pb.requires_grad
+    assert pa.grad_fn is not None and pa._base is a
+    seen = []
+    pa.grad_fn.register_hook(lambda gi, go: seen.append((gi, go)))
+    (pa * pb).sum().backward()
+    (gi, go), = seen
+    # the materialized zeros returned for b reach the post hook (nothing is sent on to b)
+    assert [g.tolist() for g in gi] == [[3.0, 4.0], [0.0, 0.0]]
+    assert go[0].tolist() == [3.0, 4.0] and go[1] is None
+    assert a.grad.tolist() == [3.0, 4.0] and b.grad is None

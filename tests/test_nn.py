@@ -514,7 +514,10 @@ def test_no_scope_events_without_listeners(monkeypatch: pytest.MonkeyPatch) -> N
     from gradviz.nn.modules import module as module_mod
 
     emitted: list[tuple] = []
-    monkeypatch.setattr(module_mod, "emit", lambda *a: emitted.append(a))
+    monkeypatch.setattr(module_mod, "emit_module_enter",
+                        lambda *a: emitted.append(("module_enter", *a)))
+    monkeypatch.setattr(module_mod, "emit_module_exit",
+                        lambda *a: emitted.append(("module_exit", *a)))
     Net()(gradviz.ones(1, 2))
     assert emitted == [] and module_mod._scopes.stack == []
     listener = events.add_listener(lambda ev, data: None)

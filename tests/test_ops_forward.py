@@ -440,6 +440,26 @@ TORCH_SAVED: dict[str, list[str]] = {
     "StdBackward0": ["correction", "dim", "keepdim", "result", "self"],
     "UnbindBackward0": ["dim"],
     "VarBackward0": ["correction", "dim", "keepdim", "self"],
+    # -- more ops (opsselect)
+    "TopkBackward0": ["dim", "indices", "self_sym_sizes"],
+    "SortBackward0": ["dim", "indices", "self_sym_sizes"],
+    "SortBackward1": ["dim", "indices", "self_sym_sizes"],
+    "KthvalueBackward0": ["dim", "indices", "keepdim", "self_sym_sizes"],
+    "MedianBackward0": ["result", "self"],
+    "MedianBackward1": ["dim", "indices", "keepdim", "self_sym_sizes"],
+    "CumprodBackward0": ["dim", "result", "self"],
+    "CummaxBackward0": ["dim", "indices", "self"],
+    "CumminBackward0": ["dim", "indices", "self"],
+    "TrilBackward0": ["diagonal"],
+    "TriuBackward0": ["diagonal"],
+    "DiagonalBackward0": ["dim1", "dim2", "offset", "self_sym_sizes"],
+    "DiagonalBackward0_copy": ["dim1", "dim2", "offset", "self_sym_sizes"],
+    "DiagonalBackwardBackward0": ["dim1", "dim2", "offset"],
+    "DiagEmbedBackward0": ["dim1", "dim2", "offset"],
+    "RollBackward0": ["dims", "shifts"],
+    "MaskedSelectBackward0": ["mask", "self"],
+    "TakeBackward0": ["index", "self"],
+    "LinalgCrossBackward0": ["dim", "other", "self"],
 }
 # -- more (nnact): the activation and loss nodes of gradviz.nn.functional's later additions
 # (tests/parity/test_nn_more_parity.py reads them off torch again).
@@ -476,6 +496,25 @@ SAVED_EXTRA_OK: dict[str, set[str]] = {
     "ToCopyBackward0": {"self_dtype"},
     "torch::autograd::CopyBackwards": {"src_sym_sizes"},
 }
+
+# -- more elementwise functions (opsmath): read off torch 2.13.0 as above
+TORCH_SAVED.update({
+    "FloorBackward0": [], "CeilBackward0": [], "TruncBackward0": [], "RoundBackward0": [],
+    "RoundBackward1": [], "FracBackward0": [], "Log2Backward0": ["self"],
+    "Log10Backward0": ["self"], "Exp2Backward0": ["result"], "SinhBackward0": ["self"],
+    "CoshBackward0": ["self"], "TanBackward0": ["result"], "AsinBackward0": ["self"],
+    "AcosBackward0": ["self"], "AtanBackward0": ["self"], "AsinhBackward0": ["self"],
+    "AcoshBackward0": ["self"], "AtanhBackward0": ["self"], "AsinhBackward1": [],
+    "AcoshBackward1": [], "AtanhBackward1": [], "LogitBackward0": ["eps", "self"],
+    "NanToNumBackward0": ["self"], "Atan2Backward0": ["other", "self"],
+    "HypotBackward0": ["other", "result", "self"], "FmodBackward0": [],
+    "FmodBackward1": ["other", "self"], "FmaxBackward0": ["other", "self"],
+    "FminBackward0": ["other", "self"], "XlogyBackward0": ["other", "self"],
+    "XlogyBackward1": ["other", "self"], "XlogyBackward2": ["other", "self"],
+    "LerpBackward0": ["weight"], "LerpBackward1": ["end", "self", "weight"],
+    "AddcmulBackward0": ["tensor1", "tensor2", "value"],
+    "AddcdivBackward0": ["tensor1", "tensor2", "value"],
+})
 
 
 def _saved_names(node: Any) -> set[str]:

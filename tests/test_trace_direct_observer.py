@@ -109,8 +109,34 @@ def _threads() -> None:
         t.join()
 
 
+class _Block(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(3, 3)
+        self.acts = nn.ModuleList([nn.Tanh(), nn.ReLU()])
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for act in self.acts:
+            x = act(self.fc(x))
+        return nn.Identity()(x)  # not registered: its scope is named by its class
+
+
+def _nested_modules() -> None:
+    # Module scopes in scopes, a module called twice, one the model does not own, and one
+    # whose forward raises: every enter has its exit (NOTE [perf: direct module scopes]).
+    torch.manual_seed(0)
+    model = nn.Sequential(_Block(), _Block())
+    out = model(torch.randn(2, 3))
+    boom = nn.Linear(2, 2)
+    try:
+        boom(out)  # 3 features into a Linear(2, 2): raises inside its scope
+    except RuntimeError:
+        pass
+    model[1](out).sum().backward()
+
+
 PROGRAMS = [_chain, _shared_and_several_roots, _grad_of_some_inputs, _function_inplace_hooks,
-            _mlp_steps, _threads]
+            _mlp_steps, _threads, _nested_modules]
 
 
 _LEAF = 2**63  # leaves' AccumulateGrad nodes have the largest sequence number
@@ -213,6 +239,46 @@ def test_emit_op_reaches_a_sole_listeners_observer_and_else_every_listener():
         assert event == "op" and data["name"] == "mul" and data["outputs"] == (z,)
         assert set(data) == {"name", "node", "inputs", "outputs", "kwargs", "inplace"}
         assert len(reported) == 2
+    finally:
+        events.remove_listener(listener)
+        for fn in saved:
+            events.add_listener(fn)
+
+
+def test_module_scopes_reach_a_sole_listeners_observer_and_else_every_listener():
+    reported, seen = [], []
+
+    class Mine(events.Forwarding):
+        def module_enter(self, module, name):
+            reported.append(("enter", type(module).__name__, name))
+
+        def module_exit(self, module, name, output):
+            reported.append(("exit", type(module).__name__, name, output is not None))
+
+    def listener(event: str, data: dict) -> None:
+        seen.append((event, data.get("name")))
+
+    saved = events.listeners()
+    for fn in saved:
+        events.remove_listener(fn)
+    model = nn.Sequential(nn.Linear(2, 2), nn.ReLU())
+    try:
+        events.add_listener(listener, Mine())
+        model(torch.ones(1, 2))
+        assert reported == [("enter", "Sequential", "Sequential"), ("enter", "Linear", "0"),
+                            ("exit", "Linear", "0", True), ("enter", "ReLU", "1"),
+                            ("exit", "ReLU", "1", True), ("exit", "Sequential", "Sequential", True)]
+        assert [e for e in seen if e[0] != "op"] == []  # the observer took the scopes
+
+        def other(event: str, data: dict) -> None:
+            pass
+
+        events.add_listener(other)  # a second listener: scopes become events for both
+        model[1](torch.ones(1, 2))
+        events.remove_listener(other)
+        assert [e for e in seen if e[0] != "op"] == [("module_enter", "ReLU"),
+                                                     ("module_exit", "ReLU")]
+        assert len(reported) == 6
     finally:
         events.remove_listener(listener)
         for fn in saved:

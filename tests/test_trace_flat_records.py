@@ -56,6 +56,35 @@ def test_each_record_gets_its_own_constant_dict():
     assert muls[0].saved[0].value is not muls[1].saved[0].value
 
 
+def test_saved_sizes_are_shared_while_recording_and_separate_lists_in_the_model():
+    # NOTE [perf: shared sizes]: equal size tuples are one record while recording; the model
+    # gives every saved entry a list of its own, and the JSON is what it always was.
+    with torch.trace() as tr:
+        x = torch.ones(2, 3, requires_grad=True)
+        a, b = x.reshape(3, 2), x.reshape(3, 2)  # each ViewBackward0 saves self_sym_sizes
+        (a.sum() + b.sum()).backward()
+        raw = [e for rec in tr._raw_nodes.values() if rec[0] == "ViewBackward0" for e in rec[6]]
+        assert [e[0] for e in raw] == ["self_sym_sizes"] * 2 and raw[0][3] is raw[1][3]
+    sizes = [s.value for n in tr.nodes.values() if n.name == "ViewBackward0" for s in n.saved
+             if s.name == "self_sym_sizes"]
+    assert sizes == [{"const": [2, 3]}] * 2
+    assert sizes[0]["const"] is not sizes[1]["const"]
+    sizes[0]["const"].append(7)  # a reader editing one record leaves the other alone
+    assert sizes[1] == {"const": [2, 3]}
+    assert '"self_sym_sizes"' in tr.to_json()
+
+
+def test_a_tuple_holding_bools_or_floats_never_takes_an_int_tuples_record():
+    from gradviz.trace import recorder
+
+    assert recorder._const((1, 2)) is recorder._const((1, 2))  # shared: ints only
+    # (True, 2) == (1, 2) and (1.0, 2) == (1, 2), with equal hashes: each keeps its own types.
+    flags, floats = recorder._const((True, 2))[0], recorder._const((1.0, 2))[0]
+    assert [type(v) for v in flags] == [bool, int] and [type(v) for v in floats] == [float, int]
+    assert recorder._const((-0.0, 1))[0] == [-0.0, 1]
+    assert math.copysign(1.0, recorder._const((-0.0, 1))[0][0]) == -1.0
+
+
 def test_reading_mid_recording_then_recording_more():
     with torch.trace() as tr, torch.trace() as untouched:
         x = torch.tensor([1.0, 2.0], requires_grad=True)

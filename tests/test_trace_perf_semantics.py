@@ -79,6 +79,37 @@ def test_grad_is_the_value_written_not_what_a_hook_made_of_it():
     assert tr.tensors[leaf.tensor].grad["values"] == [3.0, 3.0]
 
 
+def test_a_grad_added_to_in_place_is_the_value_after_the_add():
+    # The run's memo of snapshots (Trace._value) knows arrays as they were reported; .grad is
+    # snapshotted anew. Here the second pass's root gradient is x.grad's very array (reported,
+    # so in the memo, as [3, 3]), which AccumulateGrad then adds into: the step and x's .grad
+    # must show [9, 9], not the memo's [3, 3].
+    with torch.trace(values="small") as tr:
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        (x * 3).sum().backward()  # a fresh .grad: [3, 3]
+        y = x * 2
+        y.backward(x.grad)  # [3, 3] * 2 added in place into x.grad
+    assert x.grad.tolist() == [9.0, 9.0]
+    first, second = ([s for s in r.steps if s.kind == "leaf_grad"] for r in tr.runs)
+    assert first[0].before is None and first[0].after["values"] == [3.0, 3.0]
+    assert second[0].before["values"] == [3.0, 3.0]
+    assert second[0].after["values"] == [9.0, 9.0]
+    assert tr.tensors[second[0].tensor].grad["values"] == [9.0, 9.0]
+
+
+def test_a_grad_a_tensor_hook_changed_in_place_is_the_value_written():
+    # The gradient the pass sent ([3, 3], in the run's memo) becomes .grad without a copy,
+    # but a hook on the leaf doubled it in place first: .grad and its step show [6, 6].
+    with torch.trace(values="small") as tr:
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        x.register_hook(lambda g: g.mul_(2))
+        (x * 3).sum().backward()
+    assert x.grad.tolist() == [6.0, 6.0]
+    (leaf,) = [s for s in tr.run().steps if s.kind == "leaf_grad"]
+    assert leaf.after["values"] == [6.0, 6.0]
+    assert tr.tensors[leaf.tensor].grad["values"] == [6.0, 6.0]
+
+
 def test_names_and_grads_set_after_a_read_reach_the_model():
     with torch.trace() as tr:
         x = torch.tensor([1.0, 2.0], requires_grad=True)

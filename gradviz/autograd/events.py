@@ -59,8 +59,9 @@ listener gave :func:`add_listener` an observer of its own (the tracer does), tha
 The dispatch point reports each op with :func:`emit_op`, after checking ``if _listeners:`` (the
 cost of an unwatched op is then one truthiness test of a list): that is the current observer's
 :meth:`Observer.op`, which becomes the ``op`` event above unless the only listener gave its own
-observer (NOTE [perf: direct observer]). The other engines and the rarer events call
-:func:`emit` directly, after the same check.
+observer (NOTE [perf: direct observer]). ``Module.__call__`` reports module scopes the same way
+(:func:`emit_module_enter`, :func:`emit_module_exit`). The other engines and the rarer events
+call :func:`emit` directly, after the same check.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ from collections.abc import Callable
 from typing import Any
 
 __all__ = ["add_listener", "remove_listener", "listeners", "Listener", "Observer",
-           "Forwarding", "observer", "emit_op"]
+           "Forwarding", "observer", "emit_op", "emit_module_enter", "emit_module_exit"]
 
 Listener = Callable[[str, dict[str, Any]], None]
 
@@ -145,6 +146,18 @@ def emit_op(name: str, node: Any, inputs: tuple, outputs: tuple, kwargs: dict,
     _current[0].op(name, node, inputs, outputs, kwargs, inplace)
 
 
+def emit_module_enter(module: Any, name: str) -> None:
+    """Report that a module call began (the ``module_enter`` event) to the current
+    :func:`observer`, as :func:`emit_op` reports an op. Callers check ``if _listeners:``."""
+    _current[0].module_enter(module, name)
+
+
+def emit_module_exit(module: Any, name: str, output: Any) -> None:
+    """Report that a module call ended (the ``module_exit`` event); see
+    :func:`emit_module_enter`."""
+    _current[0].module_exit(module, name, output)
+
+
 class Observer:
     """What the engine tells whoever watches a backward pass: one method per event, each doing
     nothing here. The payloads are those of the table above (``from`` is ``source`` here).
@@ -166,6 +179,12 @@ class Observer:
     def op(self, name: str, node: Any, inputs: tuple, outputs: tuple, kwargs: dict,
            inplace: bool) -> None:
         """A forward op ran (the dispatch point's report, through :func:`emit_op`)."""
+
+    def module_enter(self, module: Any, name: str) -> None:
+        """A module call began (through :func:`emit_module_enter`)."""
+
+    def module_exit(self, module: Any, name: str, output: Any) -> None:
+        """A module call ended (through :func:`emit_module_exit`)."""
 
     def backward_begin(self, engine: str, roots: tuple, grad_roots: list, retain_graph: bool,
                        create_graph: bool, inputs: tuple, accumulate_grad: bool,
@@ -218,6 +237,12 @@ class Forwarding(Observer):
            inplace: bool) -> None:
         emit("op", {"name": name, "node": node, "inputs": inputs, "outputs": outputs,
                     "kwargs": kwargs, "inplace": inplace})
+
+    def module_enter(self, module: Any, name: str) -> None:
+        emit("module_enter", {"module": module, "name": name})
+
+    def module_exit(self, module: Any, name: str, output: Any) -> None:
+        emit("module_exit", {"module": module, "name": name, "output": output})
 
     def backward_begin(self, engine: str, roots: tuple, grad_roots: list, retain_graph: bool,
                        create_graph: bool, inputs: tuple, accumulate_grad: bool,

@@ -138,15 +138,17 @@ class BackwardCFunction(Node, FunctionCtx):
                                        "forward input was not a Variable")
                 continue
             edge = self.next_functions[len(out)]
-            if g is None or edge[0] is None:
-                if g is not None and not isinstance(g, Tensor):
-                    raise TypeError(f"function {name} returned a gradient of type "
-                                    f"{type(g).__name__} at index {i}; expected a Tensor or None")
+            if g is None:
                 out.append(None)
                 continue
             if not isinstance(g, Tensor):
                 raise TypeError(f"function {name} returned a gradient of type "
                                 f"{type(g).__name__} at index {i}; expected a Tensor or None")
+            if edge[0] is None:
+                # An input that needs no gradient: its value is kept unchecked, as PyTorch's
+                # engine does (post hooks see it; nothing is sent along a missing edge).
+                out.append(g if create_graph else _unwrap_grad(g))
+                continue
             out.append(_validated(name, i, g, meta, create_graph))
         return tuple(out)
 
@@ -281,12 +283,15 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: list, record: bo
     Function; non-differentiable ones do not require grad."""
     inputs_by_id = {id(a): a for a in args if isinstance(a, Tensor)}
     dirty = _checked_dirty(ctx.dirty_tensors, inputs_by_id, outputs)
+    non_diff = {id(t) for t in ctx.non_differentiable}
     for i, o in enumerate(outputs):
         if isinstance(o, Tensor) and id(o) in inputs_by_id and id(o) not in dirty:
-            # An input returned as-is comes back as a new view of it, as in PyTorch.
+            # An input returned as-is comes back as a new view of it, as in PyTorch (marked
+            # non-differentiable if the input was).
             outputs[i] = alias = Tensor._make(o._data)
             _make_view(alias, o, None, {})
-    non_diff = {id(t) for t in ctx.non_differentiable}
+            if id(o) in non_diff:
+                non_diff.add(id(alias))
     diff = [o if isinstance(o, Tensor) and id(o) not in non_diff
             and o._data.dtype.kind == "f" else None for o in outputs]
     for o in outputs:

@@ -101,6 +101,20 @@ def _check_v(v: tuple[Tensor, ...], like: tuple[Tensor, ...], like_tuple: bool) 
             raise RuntimeError(f"v has invalid size: should be {b.size()} but got {a.size()}.")
 
 
+def _input_vector(v: Any, ins: tuple[Tensor, ...], is_tuple: bool, fn: str
+                  ) -> tuple[Tensor, ...]:
+    """``v`` for a product on the input side (jvp, hvp, vhp), checked against the inputs; left
+    out, ones for a single one-element input."""
+    if v is None:
+        if len(ins) != 1 or ins[0].numel() != 1:
+            raise RuntimeError("The vector v can only be None if the input to the user-provided "
+                               "function is a single Tensor with a single element.")
+        return (F.ones_like(ins[0]),)
+    _, vs = _as_tuple(v, "v", fn)
+    _check_v(vs, ins, is_tuple)
+    return vs
+
+
 # What strict mode says of an input the outputs do not reach ({k}: the input's index).
 _UNUSED = ("The output of the user-provided function is independent of input {k}. This is not "
            "allowed in strict mode.")
@@ -182,15 +196,7 @@ def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
     with enable_grad():
         is_tuple, ins = _as_tuple(inputs, "inputs", "jvp")
         ins = _leaves(ins, create_graph)
-        if v is None:
-            if len(ins) != 1 or ins[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the input to the "
-                                   "user-provided function is a single Tensor with a single "
-                                   "element.")
-            vs: tuple[Tensor, ...] = (F.ones_like(ins[0]),)
-        else:
-            _, vs = _as_tuple(v, "v", "jvp")
-            _check_v(vs, ins, is_tuple)
+        vs = _input_vector(v, ins, is_tuple, "jvp")
         out_tuple, outs = _as_tuple(func(*ins), "outputs of the user-provided function", "jvp")
         _check_outputs(outs, strict)
         # u^T J as a function of the placeholder u (its value does not matter: it is linear)
@@ -326,15 +332,7 @@ def _hessian_product(func: Callable[..., Any], inputs: Any, v: Any, create_graph
     with enable_grad():
         is_tuple, ins = _as_tuple(inputs, "inputs", fn)
         ins = _leaves(ins, create_graph)
-        if v is None:
-            if len(ins) != 1 or ins[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the input to the "
-                                   "user-provided function is a single Tensor with a single "
-                                   "element.")
-            vs: tuple[Tensor, ...] = (F.ones_like(ins[0]),)
-        else:
-            _, vs = _as_tuple(v, "v", fn)
-            _check_v(vs, ins, is_tuple)
+        vs = _input_vector(v, ins, is_tuple, fn)
         out = scalar(*ins)
         grads = _grads((out,), ins, (F.ones_like(out),), True, strict)
         _check_second_order(grads, strict)

@@ -71,7 +71,16 @@ def _make_grads(outputs: tuple, grads: Any, is_grads_batched: bool = False) -> l
             else:
                 raise TypeError("gradients can be either Tensors or None, but got "
                                 f"{type(g).__name__}")
-        if g.shape != out.shape:
+        if is_grads_batched and g.shape[1:] != out.shape:
+            raise RuntimeError("If `is_grads_batched=True`, we interpret the first dimension of "
+                               "each grad_output as the batch dimension. The sizes of the "
+                               "remaining dimensions are expected to match the shape of "
+                               "corresponding output, but a mismatch was detected: "
+                               f"grad_output[{i}] has a shape of {_size(g.shape[1:])} and "
+                               f"output[{i}] has a shape of {_size(out.shape)}. If you only "
+                               "want some tensors in `grad_output` to be considered batched, "
+                               "consider using vmap.")
+        if not is_grads_batched and g.shape != out.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
                                f"{_size(g.shape)} and output[{i}] has a shape of "
                                f"{_size(out.shape)}.")
@@ -151,8 +160,8 @@ def backward(tensors: Tensor | Sequence[Tensor], grad_tensors: Any = None,
 
 def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
          grad_outputs: Any = None, retain_graph: bool | None = None, create_graph: bool = False,
-         allow_unused: bool | None = None, *, materialize_grads: bool = False
-         ) -> tuple[Tensor | None, ...]:
+         allow_unused: bool | None = None, is_grads_batched: bool = False, *,
+         materialize_grads: bool = False) -> tuple[Tensor | None, ...]:
     """Return the gradients of ``outputs`` with respect to ``inputs`` (``.grad`` untouched).
 
     Args:
@@ -164,6 +173,11 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
         allow_unused: return ``None`` for an input the outputs do not depend on (otherwise
             that is an error).
         materialize_grads: return zeros instead of ``None`` for unused inputs.
+        is_grads_batched: the first dimension of every ``grad_outputs`` tensor is a batch of
+            vectors: the result holds one vector-Jacobian product per vector, stacked. PyTorch
+            computes them with vmap in one pass; here each is a backward pass of its own (the
+            tracer shows one run per vector), and with ``create_graph`` the result's
+            ``grad_fn`` is the stack's.
 
     Example:
         >>> import gradviz
@@ -184,15 +198,35 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     for t in ins:
         if isinstance(t, Tensor) and not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    grads = _make_grads(outs, grad_outputs)
+    grads = _make_grads(outs, grad_outputs, is_grads_batched)
     if retain_graph is None:
         retain_graph = create_graph
-    with _collector_paused():
-        result = run_backward(outs, grads, retain_graph, create_graph, ins,
-                              allow_unused=allow_unused, accumulate_grad=False)
+    if is_grads_batched:
+        result = _batched_grad(outs, grads, retain_graph, create_graph, ins, allow_unused)
+    else:
+        with _collector_paused():
+            result = run_backward(outs, grads, retain_graph, create_graph, ins,
+                                  allow_unused=allow_unused, accumulate_grad=False)
     if materialize_grads:
         result = tuple(_zeros_for(t, create_graph) if g is None else g for g, t in zip(result, ins))
     return result
+
+
+def _batched_grad(outs: tuple, grads: list, retain_graph: bool, create_graph: bool,
+                  ins: tuple, allow_unused: bool) -> tuple[Tensor | None, ...]:
+    """``grad`` with ``is_grads_batched``: one backward pass per vector of the batch (all but
+    the last keep the graph), the results stacked along a new first dimension."""
+    from gradviz.ops import functional as F
+
+    size = grads[0].shape[0] if grads and grads[0] is not None and grads[0].ndim else 0
+    passes = []
+    for b in range(size):
+        with _collector_paused():
+            passes.append(run_backward(outs, [g[b] for g in grads],
+                                       retain_graph or b < size - 1, create_graph, ins,
+                                       allow_unused=allow_unused, accumulate_grad=False))
+    return tuple(None if not passes or passes[0][k] is None
+                 else F.stack([p[k] for p in passes]) for k in range(len(ins)))
 
 
 def tensor_backward(self: Tensor, gradient: Tensor | None = None,

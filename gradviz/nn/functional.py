@@ -497,7 +497,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p == 1:
         noise = np.zeros((), dt)
     else:
-        keep = _factories.default_generator.random(input.shape) < 1 - p
+        keep = _factories.rng().random(input.shape) < 1 - p
         noise = (keep / (1 - p)).astype(dt)
     mask = Tensor._make(noise)
     return _F.mul_(input, mask) if inplace else _F.mul(input, mask)
@@ -729,7 +729,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     if p == 1:
         noise = np.zeros(shape, dt)
     else:
-        keep = _factories.default_generator.random(shape) < 1 - p
+        keep = _factories.rng().random(shape) < 1 - p
         noise = (keep / (1 - p)).astype(dt)
     mask = Tensor._make(noise)
     return _F.mul_(input, mask) if inplace else _F.mul(input, mask)

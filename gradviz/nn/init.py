@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -19,15 +19,15 @@ from gradviz import _factories
 from gradviz.tensor import Tensor
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
-           "zeros_", "eye_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
-           "kaiming_normal_"]
+           "zeros_", "eye_", "dirac_", "orthogonal_", "sparse_", "xavier_uniform_",
+           "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
 
 _FanMode = Literal["fan_in", "fan_out"]
 
 
-def _rng(generator: np.random.Generator | None) -> np.random.Generator:
-    # Read at call time: manual_seed replaces the module-level generator.
-    return generator if generator is not None else _factories.default_generator
+def _rng(generator: Any) -> np.random.Generator:
+    # A gradviz.Generator, a NumPy one, or None for the default generator.
+    return _factories.rng(generator, "init")
 
 
 def _fill(tensor: Tensor, values: np.ndarray | float) -> Tensor:
@@ -167,6 +167,87 @@ def eye_(tensor: Tensor) -> Tensor:
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     return _fill(tensor, np.eye(*tensor.shape))
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """Fill a 3-, 4- or 5-D convolution weight so that the convolution passes its input through
+    (a 1 at the kernel's centre from each input channel to the output channel of the same
+    number, in each of ``groups``).
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz.nn import init
+        >>> init.dirac_(gradviz.empty(2, 2, 3))
+        tensor([[[0., 1., 0.],
+                 [0., 0., 0.]],
+        <BLANKLINE>
+                [[0., 0., 0.],
+                 [0., 1., 0.]]])
+    """
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    shape = tensor.shape
+    if shape[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = shape[0] // groups
+    values = np.zeros(shape)
+    centre = tuple(k // 2 for k in shape[2:])
+    for g in range(groups):
+        for d in range(min(per_group, shape[1])):
+            values[(g * per_group + d, d, *centre)] = 1
+    return _fill(tensor, values)
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1.0,
+                generator: np.random.Generator | None = None) -> Tensor:
+    """Fill ``tensor`` (2 or more dimensions, taken as ``size(0)`` rows) with a random
+    orthogonal matrix times ``gain``: the Q of the QR decomposition of a normal matrix, its
+    signs fixed by R's diagonal so that it is uniformly distributed.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz.nn import init
+        >>> w = init.orthogonal_(gradviz.empty(3, 5))
+        >>> bool(((w @ w.T) - gradviz.eye(3)).abs().max() < 1e-5)
+        True
+    """
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    flat = _rng(generator).standard_normal((rows, cols))
+    if rows < cols:
+        flat = flat.T  # QR of the tall side: orthonormal rows come out as Q's columns
+    q, r = np.linalg.qr(flat)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    return _fill(tensor, gain * q.reshape(tensor.shape))
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01,
+            generator: np.random.Generator | None = None) -> Tensor:
+    """Fill a 2-D tensor with normal values (``std``) and then zero ``ceil(sparsity * rows)``
+    randomly chosen entries of every column.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz.nn import init
+        >>> w = init.sparse_(gradviz.empty(10, 4), sparsity=0.3)
+        >>> (w == 0).sum(0).tolist()
+        [3, 3, 3, 3]
+    """
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    zeros_per_column = int(math.ceil(sparsity * rows))
+    rng = _rng(generator)
+    values = rng.normal(0.0, std, (rows, cols))
+    for c in range(cols):
+        values[rng.permutation(rows)[:zeros_per_column], c] = 0
+    return _fill(tensor, values)
 
 
 def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:

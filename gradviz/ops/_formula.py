@@ -381,3 +381,46 @@ def op(name: str, *args: Any, **kwargs: Any) -> Any:
         return dispatch(row, *[Tensor._make(a) if isinstance(a, np.ndarray) else a
                                for a in args], **kwargs)
     return row.forward(*args, **kwargs)
+
+
+# -- more ops (opsselect) --------------------------------------------------------------------------
+def tril(g: Any, diagonal: int) -> Any:
+    return _F().tril(g, diagonal) if _is_t(g) else np.tril(g, diagonal)
+
+
+def triu(g: Any, diagonal: int) -> Any:
+    return _F().triu(g, diagonal) if _is_t(g) else np.triu(g, diagonal)
+
+
+def diagonal(g: Any, offset: int, dim1: int, dim2: int) -> Any:
+    from gradviz.ops import _kernels
+
+    if _is_t(g):
+        return _F().diagonal(g, offset, dim1, dim2)
+    return _kernels.diagonal(g, offset, dim1, dim2)
+
+
+def diagonal_backward(g: Any, sizes: tuple, offset: int, dim1: int, dim2: int) -> Any:
+    """Zeros of ``sizes`` with ``g`` written on the diagonal (``diagonal_backward``)."""
+    return op("diagonal_backward", g, input_sizes=tuple(sizes), offset=offset, dim1=dim1,
+              dim2=dim2)
+
+
+def roll(g: Any, shifts: tuple, dims: tuple) -> Any:
+    from gradviz.ops import _kernels
+
+    return _F().roll(g, shifts, dims) if _is_t(g) else _kernels.roll(g, shifts, dims)
+
+
+def cumprod(g: Any, dim: int) -> Any:
+    if _is_t(g):
+        return _F().cumprod(g, dim)
+    return np.cumprod(g, axis=dim) if np.ndim(g) else g
+
+
+def cross(a: Any, b: Any, dim: int) -> Any:
+    """``a × b`` along ``dim`` (both the same shape)."""
+    if _is_t(a) or _is_t(b):
+        return _F().cross(a if _is_t(a) else Tensor._make(a), b if _is_t(b) else Tensor._make(b),
+                          dim=dim)
+    return np.cross(a, b, axis=dim)

@@ -89,6 +89,262 @@ def clamp(a: np.ndarray, min: Any = None, max: Any = None) -> np.ndarray:  # noq
     return np.asarray(out if out is not a else a.copy())
 
 
+# -- more elementwise functions (opsmath) --------------------------------------------------------
+def _not_for(kernel: str, dt: np.dtype) -> NotImplementedError:
+    """PyTorch's error for a dtype a kernel has no loop for."""
+    return NotImplementedError(
+        f'"{kernel}" not implemented for \'{_SCALAR_TYPE.get(dt.name, dt.name)}\'')
+
+
+def _integral_kept(kernel: str, ufunc: Any, a: np.ndarray) -> np.ndarray:
+    # floor/ceil/trunc/round of an integer tensor is that tensor (PyTorch copies it); bool has
+    # no kernel.
+    if a.dtype == np.bool_:
+        raise _not_for(kernel, a.dtype)
+    return a.copy() if a.dtype.kind in "iu" else ufunc(a)
+
+
+def floor(a: np.ndarray) -> np.ndarray:
+    return _integral_kept("floor_vml_cpu", np.floor, a)
+
+
+def ceil(a: np.ndarray) -> np.ndarray:
+    return _integral_kept("ceil_vml_cpu", np.ceil, a)
+
+
+def trunc(a: np.ndarray) -> np.ndarray:
+    return _integral_kept("trunc_vml_cpu", np.trunc, a)
+
+
+def round_(a: np.ndarray) -> np.ndarray:
+    # np.rint rounds half to even, as PyTorch's nearbyint does.
+    return _integral_kept("round_vml_cpu", np.rint, a)
+
+
+def round_decimals(a: np.ndarray, decimals: int = 0) -> np.ndarray:
+    """PyTorch's ``round(decimals=d)``: scale by ``10**d`` in the tensor's dtype, round half to
+    even, scale back (so float32 results are float32's, e.g. 12345.678 -> 12345.6796875)."""
+    if a.dtype.kind != "f":
+        raise _not_for("round_cpu", a.dtype)
+    if decimals >= 0:
+        p = a.dtype.type(10.0 ** decimals)
+        return np.rint(a * p) / p
+    p = a.dtype.type(10.0 ** -decimals)
+    return np.rint(a / p) * p
+
+
+def frac(a: np.ndarray) -> np.ndarray:
+    if a.dtype.kind != "f":
+        raise _not_for("frac_cpu", a.dtype)
+    return a - np.trunc(a)
+
+
+def _in_float64(ufunc: Any, a: np.ndarray) -> np.ndarray:
+    """``ufunc`` computed in float64 and rounded to the input's float type: NumPy's float32
+    loops can be an ulp off where PyTorch's are exact (``log10(100)`` is 2.0000002)."""
+    a = as_float(a)
+    if a.dtype.kind == "f" and a.dtype.itemsize < 8:
+        return ufunc(a.astype(np.float64)).astype(a.dtype)
+    return ufunc(a)
+
+
+def log2(a: np.ndarray) -> np.ndarray:
+    return _in_float64(np.log2, a)
+
+
+def log10(a: np.ndarray) -> np.ndarray:
+    return _in_float64(np.log10, a)
+
+
+def exp2(a: np.ndarray) -> np.ndarray:
+    return _in_float64(np.exp2, a)
+
+
+def sinh(a: np.ndarray) -> np.ndarray:
+    return _in_float64(np.sinh, a)
+
+
+def cosh(a: np.ndarray) -> np.ndarray:
+    return _in_float64(np.cosh, a)
+
+
+def tan(a: np.ndarray) -> np.ndarray:
+    return _in_float64(np.tan, a)
+
+
+def asin(a: np.ndarray) -> np.ndarray:
+    return _in_float64(np.arcsin, a)
+
+
+def acos(a: np.ndarray) -> np.ndarray:
+    return _in_float64(np.arccos, a)
+
+
+def atan(a: np.ndarray) -> np.ndarray:
+    return _in_float64(np.arctan, a)
+
+
+def asinh(a: np.ndarray) -> np.ndarray:
+    return _in_float64(np.arcsinh, a)
+
+
+def acosh(a: np.ndarray) -> np.ndarray:
+    return _in_float64(np.arccosh, a)
+
+
+def atanh(a: np.ndarray) -> np.ndarray:
+    return _in_float64(np.arctanh, a)
+
+
+def logit(a: np.ndarray, eps: float | None = None) -> np.ndarray:
+    """``log(x / (1 - x))``, with ``x`` first clamped to ``[eps, 1 - eps]`` when ``eps`` is
+    given (PyTorch ignores a negative ``eps``, as it does None)."""
+    x = as_float(a)
+    if eps is not None and eps >= 0:
+        x = np.clip(x, eps, 1 - eps).astype(x.dtype, copy=False)
+    return np.log(x / (1 - x))
+
+
+def nan_to_num(a: np.ndarray, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> np.ndarray:
+    if a.dtype.kind != "f":
+        return a.copy()  # integers and bools have nothing to replace
+    # NumPy's defaults are PyTorch's: the dtype's largest and smallest finite values.
+    return np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
+
+
+def _torch_result_type(*operands: Any) -> np.dtype:
+    """PyTorch's result type of tensors (arrays) and numbers: the highest category (bool <
+    integer < floating) decides, and within it the widest type, so ``int64`` with ``float32``
+    is ``float32`` (NumPy says float64); numbers count only with a higher category (NumPy's
+    weak scalars already do that)."""
+    floats = [o for o in operands if isinstance(o, np.ndarray) and o.dtype.kind == "f"]
+    if floats:
+        numbers = [o for o in operands if not isinstance(o, np.ndarray)]
+        return np.result_type(*floats, *numbers)
+    return np.result_type(*operands)
+
+
+def _float_operands(a: Any, b: Any) -> tuple:
+    """Both operands of a floating-point binary function as arrays of one float type: their
+    result type, or float64 for integers and bools (``promotes`` then gives PyTorch's default
+    float type)."""
+    dt = _torch_result_type(a, b)
+    dt = dt if dt.kind == "f" else np.dtype(np.float64)
+    return np.asarray(a, dtype=dt), np.asarray(b, dtype=dt)
+
+
+def atan2(a: Any, b: Any) -> np.ndarray:
+    a, b = _float_operands(a, b)
+    if a.dtype.itemsize < 8:  # (as _in_float64: NumPy's float32 loop is an ulp off PyTorch's)
+        return np.arctan2(a.astype(np.float64), b.astype(np.float64)).astype(a.dtype)
+    return np.arctan2(a, b)
+
+
+def hypot(a: Any, b: Any) -> np.ndarray:
+    dt = _torch_result_type(a, b)
+    if dt.kind != "f":
+        raise _not_for("hypot_cpu", dt)
+    return np.hypot(np.asarray(a, dtype=dt), np.asarray(b, dtype=dt))
+
+
+def fmod(a: Any, b: Any) -> np.ndarray:
+    return _integer_checked("fmod_cpu", np.fmod, a, b)
+
+
+def fmod_scalar(a: np.ndarray, other: Any) -> np.ndarray:
+    return fmod(a, other)
+
+
+def xlogy(a: Any, b: Any) -> np.ndarray:
+    """``a * log(b)``, 0 where ``a == 0`` (unless ``b`` is NaN), as PyTorch defines it."""
+    x, y = _float_operands(a, b)
+    out = np.asarray(x * np.log(y))
+    return np.where((np.asarray(x) == 0) & ~np.isnan(y), 0, out).astype(out.dtype, copy=False)
+
+
+def xlogy_scalar_self(b: np.ndarray, self: Any) -> np.ndarray:
+    return xlogy(self, b)
+
+
+def xlogy_scalar_other(a: np.ndarray, other: Any) -> np.ndarray:
+    return xlogy(a, other)
+
+
+def heaviside_checks(a: np.ndarray, values: np.ndarray) -> None:
+    if a.dtype != values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+
+
+def heaviside(a: np.ndarray, values: np.ndarray) -> np.ndarray:
+    heaviside_checks(a, values)
+    return np.where(a == 0, values, a > 0).astype(a.dtype, copy=False)
+
+
+def _lerp(a: Any, end: Any, weight: Any) -> Any:
+    # PyTorch's formula: from the nearer end, so that weight 0 gives `a` and 1 gives `end`.
+    return np.where(np.abs(weight) < 0.5, a + weight * (end - a), end - (end - a) * (1 - weight))
+
+
+def lerp_checks(kernel: str, a: np.ndarray, **others: Any) -> None:
+    """PyTorch's checks before a lerp: a floating ``a``, and ``others`` of its dtype (the
+    functional form checks them too: dispatch casts a 0-dim operand before the kernel)."""
+    if a.dtype.kind != "f":
+        raise _not_for(kernel, a.dtype)
+    for name, t in others.items():
+        if t.dtype != a.dtype:
+            raise RuntimeError(f"expected dtype {_TORCH_NAME.get(a.dtype.name, a.dtype.name)} "
+                               f"for `{name}` but got dtype "
+                               f"{_TORCH_NAME.get(t.dtype.name, t.dtype.name)}")
+
+
+# dtype names as PyTorch's checks print them (c10::toString of a ScalarType's name).
+_TORCH_NAME = {"float32": "float", "float64": "double", "float16": "c10::Half"}
+
+
+def lerp(a: np.ndarray, end: np.ndarray, weight: float = 0.5) -> np.ndarray:
+    lerp_checks("lerp_kernel_scalar", a, end=end)
+    return np.asarray(_lerp(a, end, weight)).astype(a.dtype, copy=False)
+
+
+def lerp_tensor(a: np.ndarray, end: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    lerp_checks("lerp_kernel_tensor", a, end=end, weight=weight)
+    return np.asarray(_lerp(a, end, weight))
+
+
+def _pointwise_operands(kernel: str, value: Any, *arrays: np.ndarray) -> tuple:
+    """addcmul's and addcdiv's operands in their PyTorch result type, and ``value`` as that
+    type takes it (an integer result takes it as an integer: PyTorch converts 0.5 to 0)."""
+    dt = _torch_result_type(*arrays)
+    if dt == np.bool_:
+        raise _not_for(kernel, dt)
+    return (int(value) if dt.kind in "iu" else value,
+            *(a.astype(dt, copy=False) for a in arrays))
+
+
+def addcmul(a: np.ndarray, tensor1: np.ndarray, tensor2: np.ndarray, value: Any = 1
+            ) -> np.ndarray:
+    v, a, tensor1, tensor2 = _pointwise_operands("addcmul_cpu_out", value, a, tensor1, tensor2)
+    return a + v * tensor1 * tensor2 if v != 1 else a + tensor1 * tensor2
+
+
+_ADDCDIV_INT = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
+    "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+    "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+    "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+    "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
+    "for all dtypes.")
+
+
+def addcdiv(a: np.ndarray, tensor1: np.ndarray, tensor2: np.ndarray, value: Any = 1
+            ) -> np.ndarray:
+    if tensor1.dtype.kind in "biu" and tensor2.dtype.kind in "biu":
+        raise RuntimeError(_ADDCDIV_INT)
+    v, a, tensor1, tensor2 = _pointwise_operands("addcdiv_cpu_out", value, a, tensor1, tensor2)
+    return a + v * tensor1 / tensor2 if v != 1 else a + tensor1 / tensor2
+
+
 # -- reductions ----------------------------------------------------------------------------------
 def _axis(dim: Any, a: np.ndarray) -> Any:
     """NumPy's ``axis`` for PyTorch's ``dim``: None for all dims, and for a 0-d tensor, whose
@@ -1179,6 +1435,183 @@ def constant_pad_nd(a: np.ndarray, pad: tuple, value: float = 0) -> np.ndarray:
     pairs = [(pad[i], pad[i + 1]) for i in range(0, len(pad), 2)][::-1]
     lo, hi = tuple(x for x, _ in pairs), tuple(y for _, y in pairs)
     return np.ascontiguousarray(_pad_or_crop(a, lo, hi, value))
+
+
+# -- more ops (opsselect) --------------------------------------------------------------------------
+# Sorting and selection order as PyTorch's CPU kernels: NaN counts as the largest value (last in
+# ascending order, first in descending order), and equal values keep their input order.
+def _order(a: np.ndarray, dim: int, descending: bool) -> np.ndarray:
+    """Indices that sort ``a`` along ``dim``, stably, NaN largest."""
+    if not descending:
+        return np.argsort(a, axis=dim, kind="stable")
+    # Descending and still stable: sort the reversed array ascending and read it backwards.
+    n = a.shape[dim]
+    rev = np.flip(np.argsort(np.flip(a, dim), axis=dim, kind="stable"), dim)
+    return (n - 1) - rev
+
+
+def sort(a: np.ndarray, dim: int = -1, descending: bool = False) -> tuple:
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    idx = _order(a, dim, descending)
+    return np.take_along_axis(a, idx, axis=dim), idx.astype(np.int64)
+
+
+def sort_stable(a: np.ndarray, stable: Any = None, dim: int = -1, descending: bool = False
+                ) -> tuple:
+    return sort(a, dim, descending)  # gradviz's sort is always stable
+
+
+def topk(a: np.ndarray, k: int, dim: int = -1, largest: bool = True, sorted: bool = True  # noqa: A002
+         ) -> tuple:
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    idx = _order(a, dim, largest)
+    idx = slice_dim(idx, dim, 0, k)
+    return np.take_along_axis(a, idx, axis=dim), idx.astype(np.int64)
+
+
+def kthvalue(a: np.ndarray, k: int, dim: int = -1, keepdim: bool = False) -> tuple:
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    idx = slice_dim(_order(a, dim, False), dim, k - 1, k)
+    values = np.take_along_axis(a, idx, axis=dim)
+    if not keepdim:
+        values, idx = np.squeeze(values, dim), np.squeeze(idx, dim)
+    return values, idx.astype(np.int64)
+
+
+def median(a: np.ndarray) -> np.ndarray:
+    """The lower of the two middle values; NaN if any element is NaN (or there are none)."""
+    flat = a.reshape(-1)
+    if flat.size == 0:
+        # PyTorch's NaN, cast to an integer dtype as x86 casts it: the type's minimum.
+        return np.asarray(np.nan if a.dtype.kind == "f" else np.iinfo(a.dtype).min, a.dtype)
+    if a.dtype.kind == "f" and np.isnan(flat).any():
+        return np.asarray(np.nan, a.dtype)
+    return np.asarray(np.sort(flat, kind="stable")[(flat.size - 1) // 2])
+
+
+def median_dim(a: np.ndarray, dim: int, keepdim: bool = False) -> tuple:
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    n = a.shape[dim]
+    idx = _order(a, dim, False)
+    pos = np.full(np.delete(a.shape, dim), (n - 1) // 2)
+    if a.dtype.kind == "f":
+        # A slice with NaN has median NaN, at its first NaN (NaNs sort last, in input order).
+        nans = np.isnan(a).sum(axis=dim)
+        pos = np.where(nans > 0, n - nans, pos)
+    idx = np.take_along_axis(idx, np.expand_dims(pos, dim), axis=dim)
+    values = np.take_along_axis(a, idx, axis=dim)
+    if not keepdim:
+        values, idx = np.squeeze(values, dim), np.squeeze(idx, dim)
+    return values, idx.astype(np.int64)
+
+
+def cumprod(a, dim):
+    if a.ndim == 0:
+        return a.astype(np.int64) if a.dtype.kind in "iub" else a.copy()
+    out = np.cumprod(a, axis=dim)
+    return out.astype(np.int64) if a.dtype.kind in "iub" else out
+
+
+def _cum_extreme(a: np.ndarray, dim: int, better: Any) -> tuple:
+    """Running max/min along ``dim`` with the index it came from: a later equal value takes the
+    index over, and NaN, once met, stays (as PyTorch's cummax/cummin)."""
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    x = np.moveaxis(a, dim, 0)
+    values, idx = np.empty_like(x), np.zeros(x.shape, np.int64)
+    for i in range(x.shape[0]):
+        if i == 0:
+            values[0], idx[0] = x[0], 0
+            continue
+        cur, new = values[i - 1], x[i]
+        if x.dtype.kind == "f":
+            take = np.isnan(new) | (~np.isnan(cur) & better(new, cur))
+        else:
+            take = better(new, cur)
+        values[i] = np.where(take, new, cur)
+        idx[i] = np.where(take, i, idx[i - 1])
+    return np.moveaxis(values, 0, dim), np.moveaxis(idx, 0, dim)
+
+
+def cummax(a: np.ndarray, dim: int) -> tuple:
+    return _cum_extreme(a, dim, np.greater_equal)
+
+
+def cummin(a: np.ndarray, dim: int) -> tuple:
+    return _cum_extreme(a, dim, np.less_equal)
+
+
+def tril(a, diagonal=0):
+    return np.tril(a, diagonal)
+
+
+def triu(a, diagonal=0):
+    return np.triu(a, diagonal)
+
+
+def diagonal(a: np.ndarray, offset: int = 0, dim1: int = 0, dim2: int = 1) -> np.ndarray:
+    """The diagonal as a writable view (NumPy's own ``diagonal`` is read-only), its entries on
+    the last dimension."""
+    d = np.diagonal(a, offset, dim1, dim2)
+    if not a.flags.writeable:
+        return d
+    # Start at the diagonal's first element, then walk it with NumPy's own strides.
+    start = [slice(None)] * a.ndim
+    if d.shape[-1]:
+        start[dim1 if offset < 0 else dim2] = slice(abs(offset), None)
+    base = a[tuple(start)]
+    return np.lib.stride_tricks.as_strided(base, d.shape, d.strides, writeable=True)
+
+
+def diagonal_copy(a: np.ndarray, offset: int = 0, dim1: int = 0, dim2: int = 1) -> np.ndarray:
+    return np.diagonal(a, offset, dim1, dim2).copy()
+
+
+def diagonal_backward(g: np.ndarray, input_sizes: tuple, offset: int, dim1: int, dim2: int
+                      ) -> np.ndarray:
+    out = np.zeros(input_sizes, g.dtype)
+    diagonal(out, offset, dim1, dim2)[...] = g
+    return out
+
+
+def diag_embed(a: np.ndarray, offset: int = 0, dim1: int = -2, dim2: int = -1) -> np.ndarray:
+    """Zeros with ``a``'s last dimension written on the diagonal of output dims ``dim1, dim2``
+    (both already non-negative, in the output's numbering)."""
+    n = a.shape[-1] + abs(offset)
+    lead = list(a.shape[:-1])
+    shape = []
+    for d in range(len(lead) + 2):
+        shape.append(n if d in (dim1, dim2) else lead.pop(0))
+    out = np.zeros(shape, a.dtype)
+    diagonal(out, offset, dim1, dim2)[...] = a
+    return out
+
+
+def roll(a, shifts, dims):
+    if a.ndim == 0 or a.size == 0:
+        return a.copy()
+    return np.roll(a, shifts, axis=dims if dims else None)
+
+
+def take(a: np.ndarray, index: Any) -> np.ndarray:
+    return np.take(a.reshape(-1), arr(index))
+
+
+def masked_select(a: np.ndarray, mask: Any) -> np.ndarray:
+    a_b, m_b = np.broadcast_arrays(a, arr(mask))
+    return a_b[m_b]
+
+
+def nonzero(a: np.ndarray) -> np.ndarray:
+    return np.argwhere(a).astype(np.int64)
+
+
+def linalg_cross(a, b, dim=-1):
+    return np.cross(a, b, axis=dim)
 
 
 # -- more (nnact) ------------------------------------------------------------------------------

@@ -350,6 +350,297 @@ defop("minimum", "MinimumBackward0", np.minimum, ("self", "other"),
       other=lambda grad, self, other: f.where(self < other, 0.0,
                                               f.where(self == other, grad / 2, grad)))
 
+# -- more elementwise functions (opsmath) --------------------------------------------------------
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+
+
+def _zero_grad(grad):
+    """floor, ceil, round, trunc: piecewise constant, so PyTorch's gradient is zeros."""
+    return f.zeros_like(grad)
+
+
+def _rsqrt(x):
+    return f.op("rsqrt", x)
+
+
+def _logit_backward(grad, self, eps):
+    g = grad / (self * (1 - self))
+    if eps is None or eps < 0:  # no clamping: outside [0, 1] the logit (and its slope) is NaN
+        return f.where((self < 0) | (self > 1), math.nan, g)
+    return f.where((self < eps) | (self > 1 - eps), 0.0, g)  # clamped: constant there
+
+
+def _trunc_quotient(self, other):
+    """``trunc(self / other)`` as a constant: fmod's ``self - trunc(self / other) * other``
+    differentiates to it (PyTorch's ``self.div(other, rounding_mode="trunc")``)."""
+    q = np.trunc(np.divide(f.data(self), f.data(other)))
+    return Tensor._make(np.asarray(q)) if f.is_tensor(self) or f.is_tensor(other) else q
+
+
+def _xlogy_self_grad(grad, self, other):
+    # d(x log y)/dx = log y; PyTorch's xlogy(self != 0, other) is 0 where self == 0 (but NaN
+    # where other is NaN).
+    keep = (self != 0) | (other != other)
+    return f.where(keep, grad * f.log(other), 0.0)
+
+
+def _fmax_self_wins(self, other):
+    # fmax takes self where self >= other or other is NaN (ties: all of it to self).
+    return (self >= other) | (other != other)
+
+
+def _fmin_self_wins(self, other):
+    return (self <= other) | (other != other)
+
+
+def _inplace_not_implemented(op: str):
+    """The formula of a node PyTorch records for an in-place op it has no derivative for
+    (``asinh_`` records ``AsinhBackward1``, whose backward fails)."""
+    def formula(grad):
+        raise NotImplementedError(f"the derivative for 'inplace version of {op}' is not "
+                                  "implemented.")
+    formula.not_implemented = True  # (the generic gradcheck suite has nothing to check)
+    return formula
+
+
+for _name, _node, _kernel, _doc, _example in (
+        ("floor", "FloorBackward0", K.floor, "Elementwise floor (integers stay as they are; "
+         "the gradient is 0).", "gradviz.floor(gradviz.tensor([-1.5, 1.5]))\ntensor([-2.,  1.])"),
+        ("ceil", "CeilBackward0", K.ceil, "Elementwise ceiling (integers stay as they are; the "
+         "gradient is 0).", "gradviz.ceil(gradviz.tensor([-1.5, 1.5]))\ntensor([-1.,  2.])"),
+        ("trunc", "TruncBackward0", K.trunc, "Elementwise rounding toward 0 (the gradient is 0).",
+         "gradviz.trunc(gradviz.tensor([-1.5, 1.5]))\ntensor([-1.,  1.])")):
+    defop(_name, _node, _kernel, ("self",),
+          function=_name, method=True, inplace=True, doc=_doc, example=_example,
+          samples=(Sample(R(2, 3)), Sample(R())),
+          calls=("`gradviz.fix`", "`.fix()`, `.fix_()`") if _name == "trunc" else ("", ""),
+          self=_zero_grad)
+defop("round", "RoundBackward0", K.round_, ("self",),
+      doc="Round half to even (the gradient is 0).",
+      calls=("`gradviz.round`", "`.round()`, `.round_()`"),
+      samples=(Sample(R(2, 3)), Sample(R())),
+      self=_zero_grad)
+defop("round_decimals", "RoundBackward1", K.round_decimals, ("self",),
+      doc="``round(decimals=d)``: to ``d`` decimal places, half to even (the gradient is 0).",
+      calls=("`gradviz.round(x, decimals=2)`", "`.round(decimals=2)`, `.round_(decimals=2)`"),
+      samples=(Sample(R(2, 3), decimals=1), Sample(P(3), decimals=-1)),
+      self=_zero_grad)
+defop("frac", "FracBackward0", K.frac, ("self",),
+      function="frac", method=True, inplace=True,
+      doc="``input - trunc(input)``: the fractional part, with the sign of ``input``.",
+      example="gradviz.frac(gradviz.tensor([-1.25, 2.5]))\ntensor([-0.2500,  0.5000])",
+      samples=(Sample(R(2, 3)),),
+      self=lambda grad: grad)
+defop("log2", "Log2Backward0", K.log2, ("self",),
+      promotes=True, quiet=True, function="log2", method=True, inplace=True,
+      doc="Elementwise base-2 logarithm.",
+      example="gradviz.log2(gradviz.tensor([8.0]))\ntensor([3.])",
+      samples=(Sample(P(2, 3)), Sample(P())),
+      self=lambda grad, self: grad / (self * _LN2))
+defop("log10", "Log10Backward0", K.log10, ("self",),
+      promotes=True, quiet=True, function="log10", method=True, inplace=True,
+      doc="Elementwise base-10 logarithm.",
+      example="gradviz.log10(gradviz.tensor([100.0]))\ntensor([2.])",
+      samples=(Sample(P(2, 3)),),
+      self=lambda grad, self: grad / (self * _LN10))
+defop("exp2", "Exp2Backward0", K.exp2, ("self",),
+      promotes=True, quiet=True, function="exp2", method=True, inplace=True,
+      doc="Elementwise ``2 ** input``.",
+      example="gradviz.exp2(gradviz.tensor([3.0]))\ntensor([8.])",
+      samples=(Sample(R(2, 3)), Sample(R())),
+      self=lambda grad, result: grad * result * _LN2)
+defop("sinh", "SinhBackward0", K.sinh, ("self",),
+      promotes=True, quiet=True, function="sinh", method=True, inplace=True,
+      doc="Elementwise hyperbolic sine.",
+      example="gradviz.sinh(gradviz.tensor([0.0]))\ntensor([0.])",
+      samples=(Sample(R(2, 3)),),
+      self=lambda grad, self: grad * f.op("cosh", self))
+defop("cosh", "CoshBackward0", K.cosh, ("self",),
+      promotes=True, quiet=True, function="cosh", method=True, inplace=True,
+      doc="Elementwise hyperbolic cosine.",
+      example="gradviz.cosh(gradviz.tensor([0.0]))\ntensor([1.])",
+      samples=(Sample(R(2, 3)),),
+      self=lambda grad, self: grad * f.op("sinh", self))
+defop("tan", "TanBackward0", K.tan, ("self",),
+      promotes=True, quiet=True, function="tan", method=True, inplace=True,
+      doc="Elementwise tangent.",
+      example="gradviz.tan(gradviz.tensor([0.0]))\ntensor([0.])",
+      samples=(Sample(R(2, 3)), Sample(R())),
+      self=lambda grad, result: grad * (1 + result * result))
+defop("asin", "AsinBackward0", K.asin, ("self",),
+      promotes=True, quiet=True, function="asin", method=True, inplace=True,
+      doc="Elementwise arcsine (NaN outside [-1, 1]).",
+      example="gradviz.asin(gradviz.tensor([0.0]))\ntensor([0.])",
+      samples=(Sample(W([[0.3, -0.6, 0.1], [0.8, -0.2, 0.5]])),),
+      calls=("`gradviz.arcsin`", "`.arcsin()`, `.arcsin_()`"),
+      self=lambda grad, self: grad * _rsqrt(1 - self * self))
+defop("acos", "AcosBackward0", K.acos, ("self",),
+      promotes=True, quiet=True, function="acos", method=True, inplace=True,
+      doc="Elementwise arccosine (NaN outside [-1, 1]).",
+      example="gradviz.acos(gradviz.tensor([1.0]))\ntensor([0.])",
+      samples=(Sample(W([[0.3, -0.6, 0.1], [0.8, -0.2, 0.5]])),),
+      calls=("`gradviz.arccos`", "`.arccos()`, `.arccos_()`"),
+      self=lambda grad, self: grad * -_rsqrt(1 - self * self))
+defop("atan", "AtanBackward0", K.atan, ("self",),
+      promotes=True, function="atan", method=True, inplace=True,
+      doc="Elementwise arctangent.",
+      example="gradviz.atan(gradviz.tensor([0.0]))\ntensor([0.])",
+      samples=(Sample(R(2, 3)), Sample(R())),
+      calls=("`gradviz.arctan`", "`.arctan()`, `.arctan_()`"),
+      self=lambda grad, self: grad / (self * self + 1))
+defop("asinh", "AsinhBackward0", K.asinh, ("self",),
+      promotes=True, function="asinh", method=True,
+      doc="Elementwise inverse hyperbolic sine.",
+      example="gradviz.asinh(gradviz.tensor([0.0]))\ntensor([0.])",
+      samples=(Sample(R(2, 3)),),
+      calls=("`gradviz.arcsinh`", "`.arcsinh()`"),
+      self=lambda grad, self: grad * _rsqrt(self * self + 1))
+defop("acosh", "AcoshBackward0", K.acosh, ("self",),
+      promotes=True, quiet=True, function="acosh", method=True,
+      doc="Elementwise inverse hyperbolic cosine (NaN below 1).",
+      example="gradviz.acosh(gradviz.tensor([1.0]))\ntensor([0.])",
+      samples=(Sample(W([[1.5, 2.0, 1.2], [3.0, 1.1, 2.5]])),),
+      calls=("`gradviz.arccosh`", "`.arccosh()`"),
+      self=lambda grad, self: grad * _rsqrt(self * self - 1))
+defop("atanh", "AtanhBackward0", K.atanh, ("self",),
+      promotes=True, quiet=True, function="atanh", method=True,
+      doc="Elementwise inverse hyperbolic tangent (NaN outside [-1, 1]).",
+      example="gradviz.atanh(gradviz.tensor([0.0]))\ntensor([0.])",
+      samples=(Sample(W([[0.3, -0.6, 0.1], [0.8, -0.2, 0.5]])),),
+      calls=("`gradviz.arctanh`", "`.arctanh()`"),
+      self=lambda grad, self: grad / (1 - self * self))
+for _name in ("asinh", "acosh", "atanh"):
+    # PyTorch records the in-place forms, but has no derivative for them.
+    defop(f"{_name}_", f"{_name.capitalize()}Backward1", getattr(K, _name), ("self",),
+          promotes=True, quiet=True,
+          doc=f"in-place ``{_name}_``: recorded, but its backward fails, as in PyTorch",
+          calls=("", f"`.{_name}_()`, `.arc{_name[1:]}_()`"),
+          self=_inplace_not_implemented(_name))
+defop("logit", "LogitBackward0", K.logit, ("self",),
+      promotes=True, quiet=True,
+      doc="``log(p / (1 - p))``; ``eps`` clamps ``p`` to ``[eps, 1 - eps]`` first (the "
+          "gradient is then 0 where it clamped)",
+      calls=("`gradviz.logit`", "`.logit()`, `.logit_()`"),
+      samples=(Sample(W([[0.2, 0.7, 0.4], [0.9, 0.35, 0.6]])),
+               Sample(W([0.1, 0.5, 0.9, 0.3]), eps=0.25)),
+      self=_logit_backward)
+defop("nan_to_num", "NanToNumBackward0", K.nan_to_num, ("self",),
+      doc="NaN, +inf and -inf replaced by numbers (the dtype's extremes by default); the "
+          "gradient is 0 where the input was not finite",
+      calls=("`gradviz.nan_to_num`", "`.nan_to_num()`, `.nan_to_num_()`"),
+      samples=(Sample(R(2, 3)), Sample(R(4), nan=1.0, posinf=2.0, neginf=-2.0)),
+      self=lambda grad, self: f.where(f.op("isfinite", self), grad, 0.0))
+defop("atan2", "Atan2Backward0", K.atan2, ("self", "other"),
+      broadcasts=True, promotes=True, quiet=True,
+      doc="The angle of the point ``(other, input)``: ``atan(input / other)`` in the right "
+          "quadrant.",
+      calls=("`gradviz.atan2`, `gradviz.arctan2`", "`.atan2()`, `.atan2_()`, `.arctan2()`, "
+             "`.arctan2_()`"),
+      samples=(Sample(A(2, 3), A(2, 3)), Sample(A(2, 3), A(3))),
+      self=lambda grad, self, other: grad * other / (self * self + other * other),
+      other=lambda grad, self, other: grad * -self / (self * self + other * other))
+defop("hypot", "HypotBackward0", K.hypot, ("self", "other"),
+      broadcasts=True, promotes=True, quiet=True,
+      doc="``sqrt(input ** 2 + other ** 2)``, floating point only.",
+      calls=("`gradviz.hypot`", "`.hypot()`, `.hypot_()`"),
+      samples=(Sample(A(2, 3), A(2, 3)), Sample(A(3, 1), A(4))),
+      self=lambda grad, self, result: grad * self / result,
+      other=lambda grad, other, result: grad * other / result)
+defop("fmod_scalar", "FmodBackward0", K.fmod_scalar, ("self",),
+      promotes=True, quiet=True,
+      doc="``input - trunc(input / other) * other`` with a number ``other`` (C's fmod: the "
+          "sign of ``input``).",
+      calls=("`gradviz.fmod(x, 2)`", "`.fmod()`, `.fmod_()`"),
+      samples=(Sample(R(2, 3), other=0.75), Sample(R(4), other=-0.6)),
+      self=lambda grad: grad)
+defop("fmod", "FmodBackward1", K.fmod, ("self", "other"),
+      broadcasts=True, promotes=True, quiet=True,
+      doc="``input - trunc(input / other) * other`` with a tensor ``other``.",
+      calls=("`gradviz.fmod(x, y)`", "`.fmod()`, `.fmod_()`"),
+      samples=(Sample(W([[5.3, -1.2], [7.9, -2.2]]), W([2.0, -3.0])),
+               Sample(R(2, 3), P(3))),
+      self=lambda grad: grad,
+      other=lambda grad, self, other: -grad * _trunc_quotient(self, other))
+defop("fmax", "FmaxBackward0", np.fmax, ("self", "other"),
+      broadcasts=True, promotes=True,
+      doc="maximum that ignores NaN (NaN only where both are); a tie gives ``input`` the "
+          "gradient",
+      calls=("`gradviz.fmax`", "`.fmax()`"),
+      samples=(Sample(R(2, 3), R(2, 3)), Sample(R(2, 3), R(3))),
+      self=lambda grad, self, other: f.where(_fmax_self_wins(self, other), grad, 0.0),
+      other=lambda grad, self, other: f.where(_fmax_self_wins(self, other), 0.0, grad))
+defop("fmin", "FminBackward0", np.fmin, ("self", "other"),
+      broadcasts=True, promotes=True,
+      doc="minimum that ignores NaN (NaN only where both are); a tie gives ``input`` the "
+          "gradient",
+      calls=("`gradviz.fmin`", "`.fmin()`"),
+      samples=(Sample(R(2, 3), R(2, 3)), Sample(R(2, 3), R(3))),
+      self=lambda grad, self, other: f.where(_fmin_self_wins(self, other), grad, 0.0),
+      other=lambda grad, self, other: f.where(_fmin_self_wins(self, other), 0.0, grad))
+defop("xlogy", "XlogyBackward0", K.xlogy, ("self", "other"),
+      broadcasts=True, promotes=True, quiet=True,
+      doc="``input * log(other)``, and 0 where ``input == 0`` (unless ``other`` is NaN).",
+      calls=("`gradviz.xlogy`", "`.xlogy()`, `.xlogy_()`"),
+      samples=(Sample(R(2, 3), P(2, 3)), Sample(R(2, 3), P(3))),
+      self=_xlogy_self_grad,
+      other=lambda grad, self, other: grad * self / other)
+defop("xlogy_scalar_self", "XlogyBackward1", K.xlogy_scalar_self, ("other",),
+      promotes=True, quiet=True,
+      doc="``xlogy`` with a number ``input``.",
+      calls=("`gradviz.xlogy(2.0, y)`", ""),
+      samples=(Sample(P(2, 3), self=2.0),),
+      other=lambda grad, self, other: grad * self / other)
+defop("xlogy_scalar_other", "XlogyBackward2", K.xlogy_scalar_other, ("self",),
+      promotes=True, quiet=True,
+      doc="``xlogy`` with a number ``other``.",
+      calls=("`gradviz.xlogy(x, 2.0)`", "`.xlogy()`, `.xlogy_()`"),
+      samples=(Sample(R(2, 3), other=2.5),),
+      self=lambda grad, self, other: f.where((self != 0) | (other != other),
+                                             grad * f.log(other), 0.0))
+defop("heaviside", "NotImplemented", K.heaviside, ("self", "values"),
+      broadcasts=True,
+      doc="step function: 0 below 0, ``values`` at 0, 1 above (no derivative).",
+      calls=("`gradviz.heaviside`", "`.heaviside()`"),
+      self=_not_implemented("heaviside"), values=_not_implemented("heaviside"))
+defop("heaviside_", "NotImplemented", K.heaviside, ("self", "values"),
+      broadcasts=True,
+      doc="in-place ``heaviside_`` (its failing backward names ``aten::heaviside_``).",
+      calls=("", "`.heaviside_()`"),
+      self=_not_implemented("heaviside_"), values=_not_implemented("heaviside_"))
+defop("lerp", "LerpBackward0", K.lerp, ("self", "end"),
+      broadcasts=True,
+      doc="``input + weight * (end - input)`` with a number ``weight``.",
+      calls=("`gradviz.lerp(x, y, 0.5)`", "`.lerp()`, `.lerp_()`"),
+      samples=(Sample(R(2, 3), R(2, 3), weight=0.3), Sample(R(2, 3), R(3), weight=0.8)),
+      self=lambda grad, weight: grad * (1 - weight),
+      end=lambda grad, weight: grad * weight)
+defop("lerp_tensor", "LerpBackward1", K.lerp_tensor, ("self", "end", "weight"),
+      broadcasts=True,
+      doc="``input + weight * (end - input)`` with a tensor ``weight``.",
+      calls=("`gradviz.lerp(x, y, w)`", "`.lerp()`, `.lerp_()`"),
+      samples=(Sample(R(2, 3), R(2, 3), R(2, 3)), Sample(R(2, 3), R(3), R(2, 1))),
+      self=lambda grad, weight: grad * (1 - weight),
+      end=lambda grad, weight: grad * weight,
+      weight=lambda grad, self, end: grad * (end - self))
+defop("addcmul", "AddcmulBackward0", K.addcmul, ("self", "tensor1", "tensor2"),
+      broadcasts=True,
+      doc="``input + value * tensor1 * tensor2``.",
+      calls=("`gradviz.addcmul`", "`.addcmul()`, `.addcmul_()`"),
+      samples=(Sample(R(2, 3), R(2, 3), R(2, 3), value=0.5), Sample(R(3), R(2, 1), R(2, 3))),
+      self=lambda grad: grad,
+      tensor1=lambda grad, tensor2, value: grad * (tensor2 * value),
+      tensor2=lambda grad, tensor1, value: grad * (tensor1 * value))
+defop("addcdiv", "AddcdivBackward0", K.addcdiv, ("self", "tensor1", "tensor2"),
+      broadcasts=True, quiet=True,
+      doc="``input + value * tensor1 / tensor2`` (integer ``tensor1`` and ``tensor2`` are "
+          "refused, as PyTorch refuses them).",
+      calls=("`gradviz.addcdiv`", "`.addcdiv()`, `.addcdiv_()`"),
+      samples=(Sample(R(2, 3), R(2, 3), P(2, 3), value=2.0), Sample(R(3), R(2, 1), P(2, 3))),
+      self=lambda grad: grad,
+      tensor1=lambda grad, tensor2, value: grad * (value / tensor2),
+      tensor2=lambda grad, tensor1, tensor2, value: -grad * (value * tensor1
+                                                             / (tensor2 * tensor2)))
+
 
 # ===============================================================================================
 # Activations (torch.nn.functional)
@@ -700,6 +991,110 @@ defop("cumsum", "CumsumBackward0", K.cumsum, ("self",),
       self=lambda grad, dim: f.flip(f.cumsum(f.flip(grad, (dim,)), dim), (dim,)))
 
 
+# -- more ops (opsselect)
+def _selected_backward(grads, self_sym_sizes, dim, indices):
+    """topk/sort: each returned value's gradient goes to its index (the dim is kept)."""
+    return _value_selecting_backward(grads, self_sym_sizes, dim, indices, True)
+
+
+def _reverse_cumsum(v, dim):
+    return f.flip(f.cumsum(f.flip(v, (dim,)), dim), (dim,))
+
+
+def _cumprod_backward(grad, self, dim, result):
+    """d out_j / d x_k = prod_{i <= j, i != k} x_i for j >= k (PyTorch's ``cumprod_backward``).
+    Without zeros that is ``out_j / x_k``: a reverse cumulative sum of ``grad * result``,
+    divided by ``self``. With a zero, dividing is wrong, so :func:`_cumprod_backward_zeros`
+    multiplies instead."""
+    if not len(self.shape):
+        return grad
+    if not (f.data(self) == 0).any():
+        return _reverse_cumsum(grad * result, dim) / self
+    return _cumprod_backward_zeros(grad, self, dim)
+
+
+def _cumprod_backward_zeros(grad, self, dim):
+    """``grad_k = prod_{i < k} x_i * sum_{j >= k} grad_j * prod_{k < i <= j} x_i``, with ``dim``
+    moved last: products only, so exact at zeros and differentiable again (as PyTorch's is).
+    The inner products form an (n, n) matrix per slice (row k, column j), so this costs
+    O(n^2); it runs only when a factor is exactly 0."""
+    nd, n = len(self.shape), self.shape[dim]
+    order = tuple(i for i in range(nd) if i != dim) + (dim,)
+    x, g = f.permute(self, order), f.permute(grad, order)
+    k = np.arange(n)
+    later, upper = k[None, :] > k[:, None], k[None, :] >= k[:, None]  # [k, j]: j > k, j >= k
+    # Row k: 1 up to column k, then x_{k+1} .. x_j multiplied up (0 left of the diagonal).
+    inner = f.where(upper, f.cumprod(f.where(later, f.unsqueeze_dims(x, (nd - 1,)), 1.0),
+                                     nd), 0.0)
+    tail = f.sum(inner * f.unsqueeze_dims(g, (nd - 1,)), (nd,))
+    ones = np.ones(tuple(x.shape[:-1]) + (1,), f.dtype_of(grad))
+    lead = f.cumprod(f.cat([ones, f.slice_dim(x, nd - 1, 0, n - 1)], nd - 1), nd - 1)
+    return f.permute(lead * tail, tuple(np.argsort(order)))
+
+
+defop("topk", "TopkBackward0", K.topk, ("self",),
+      outputs=("values", "indices"), nondiff_outputs=(1,),
+      doc="the k largest (or smallest) values along ``dim`` and their indices",
+      calls=("`gradviz.topk`", "`.topk()`"),
+      samples=(Sample(R(3, 5), k=2, dim=1), Sample(R(6), k=3, dim=0, largest=False),
+               Sample(R(4, 3), k=4, dim=0), Sample(R(), k=1, dim=0)),
+      self=_selected_backward)
+defop("sort", "SortBackward0", K.sort, ("self",),
+      outputs=("values", "indices"), nondiff_outputs=(1,),
+      doc="``(values, indices)`` sorted along ``dim``; NaN sorts as the largest value",
+      calls=("`gradviz.sort`, `gradviz.argsort`", "`.sort()`, `.argsort()`"),
+      samples=(Sample(R(3, 4), dim=1), Sample(R(4, 3), dim=0, descending=True),
+               Sample(R(), dim=0)),
+      self=_selected_backward)
+defop("sort_stable", "SortBackward1", K.sort_stable, ("self",),
+      outputs=("values", "indices"), nondiff_outputs=(1,),
+      doc="sort called with ``stable=``: equal values keep their order",
+      calls=("`gradviz.sort(x, stable=True)`", "`.sort(stable=True)`"),
+      samples=(Sample(R(3, 4), stable=True, dim=1, descending=True),),
+      self=_selected_backward)
+defop("kthvalue", "KthvalueBackward0", K.kthvalue, ("self",),
+      outputs=("values", "indices"), nondiff_outputs=(1,),
+      doc="the k-th smallest value along ``dim`` and its index",
+      calls=("`gradviz.kthvalue`", "`.kthvalue()`"),
+      samples=(Sample(R(3, 5), k=2, dim=1), Sample(R(4, 3), k=4, dim=0, keepdim=True)),
+      self=_value_selecting_backward)
+defop("median", "MedianBackward0", K.median, ("self",),
+      doc="the lower of the two middle values of all elements; ties share the gradient evenly",
+      calls=("`gradviz.median`", "`.median()`"),
+      samples=(Sample(R(3, 5)), Sample(R(4)),
+               Sample(W([1.0, 2.0, 2.0, 3.0, 0.5]),
+                      gg="tied medians: the even share is a kink, with no second derivative")),
+      self=lambda grad, self, result: _even_share(grad, self, result, _all_dims(self, None),
+                                                  False))
+defop("median_dim", "MedianBackward1", K.median_dim, ("self",),
+      outputs=("values", "indices"), nondiff_outputs=(1,),
+      doc="(values, indices) along ``dim``; the gradient goes to the returned index",
+      calls=("`gradviz.median(x, dim)`", "`.median()`"),
+      samples=(Sample(R(3, 5), dim=1), Sample(R(4, 3), dim=0, keepdim=True)),
+      self=_value_selecting_backward)
+defop("cumprod", "CumprodBackward0", K.cumprod, ("self",),
+      doc="Cumulative product along ``dim``; exact with zeros among the factors.",
+      calls=("`gradviz.cumprod`", "`.cumprod()`"),
+      samples=(Sample(R(2, 4), dim=1), Sample(P(3, 2), dim=0), Sample(R(), dim=0),
+               Sample(W([[0.5, 0.0, 1.5, -2.0], [1.2, 0.7, 0.0, 0.0]]), dim=1),
+               Sample(W([[0.0, 0.3], [0.0, 0.0], [1.1, -0.4]]), dim=0)),
+      self=_cumprod_backward)
+defop("cummax", "CummaxBackward0", K.cummax, ("self",),
+      outputs=("values", "indices"), nondiff_outputs=(1,),
+      doc="running maximum along ``dim`` and where it came from",
+      calls=("`gradviz.cummax`", "`.cummax()`"),
+      samples=(Sample(R(3, 5), dim=1), Sample(R(6), dim=0)),
+      self=lambda grads, self, dim, indices: f.scatter_add(f.zeros_like(self), dim, indices,
+                                                           grads[0]))
+defop("cummin", "CumminBackward0", K.cummin, ("self",),
+      outputs=("values", "indices"), nondiff_outputs=(1,),
+      doc="running minimum along ``dim`` and where it came from",
+      calls=("`gradviz.cummin`", "`.cummin()`"),
+      samples=(Sample(R(3, 5), dim=1), Sample(R(6), dim=0)),
+      self=lambda grads, self, dim, indices: f.scatter_add(f.zeros_like(self), dim, indices,
+                                                           grads[0]))
+
+
 # ===============================================================================================
 # Shapes and views
 # ===============================================================================================
@@ -839,6 +1234,57 @@ defop("flip", "FlipBackward0", K.flip, ("self",),
       self=lambda grad, dims: f.flip(grad, dims))
 
 
+# -- more ops (opsselect)
+def _diagonal_backward(grad, self_sym_sizes, offset, dim1, dim2):
+    return f.diagonal_backward(grad, self_sym_sizes, offset, dim1, dim2)
+
+
+defop("tril", "TrilBackward0", K.tril, ("self",),
+      doc="the lower triangle of the last two dims (on and below ``diagonal``), zeros above",
+      calls=("`gradviz.tril`", "`.tril()`, `.tril_()`"),
+      samples=(Sample(R(3, 4), diagonal=0), Sample(R(2, 3, 3), diagonal=-1),
+               Sample(R(4, 3), diagonal=1)),
+      self=lambda grad, diagonal: f.tril(grad, diagonal))
+defop("triu", "TriuBackward0", K.triu, ("self",),
+      doc="the upper triangle of the last two dims (on and above ``diagonal``), zeros below",
+      calls=("`gradviz.triu`", "`.triu()`, `.triu_()`"),
+      samples=(Sample(R(3, 4), diagonal=0), Sample(R(2, 3, 3), diagonal=1),
+               Sample(R(4, 3), diagonal=-2)),
+      self=lambda grad, diagonal: f.triu(grad, diagonal))
+defop("diagonal", "DiagonalBackward0", K.diagonal, ("self",),
+      view=True,
+      doc="the diagonal of dims ``dim1, dim2`` as a view, on the last dimension",
+      calls=("`gradviz.diagonal`", "`.diagonal()`"),
+      samples=(Sample(R(3, 4), offset=1, dim1=0, dim2=1), Sample(R(3, 3), offset=0, dim1=0,
+                                                                   dim2=1),
+               Sample(R(2, 3, 4), offset=-1, dim1=2, dim2=0)),
+      self=_diagonal_backward)
+defop("diagonal_copy", "DiagonalBackward0_copy", K.diagonal_copy, ("self",),
+      doc="the diagonal of a matrix as a copy: what ``diag`` of a 2-D tensor records",
+      calls=("`gradviz.diag(matrix)`", "`.diag()`"),
+      samples=(Sample(R(3, 4), offset=0, dim1=0, dim2=1), Sample(R(4, 3), offset=-1, dim1=0,
+                                                                   dim2=1)),
+      self=_diagonal_backward)
+defop("diagonal_backward", "DiagonalBackwardBackward0", K.diagonal_backward, ("grad_output",),
+      doc="diagonal's backward, recorded under create_graph",
+      calls=("diagonal's backward under `create_graph=True`", ""),
+      samples=(Sample(R(3), input_sizes=(3, 4), offset=1, dim1=0, dim2=1),),
+      grad_output=lambda grad, offset, dim1, dim2: f.diagonal(grad, offset, dim1, dim2))
+defop("diag_embed", "DiagEmbedBackward0", K.diag_embed, ("self",),
+      doc="the last dimension written on a diagonal of two new dims (``diag`` of a vector)",
+      calls=("`gradviz.diag_embed`, `gradviz.diag(vector)`", "`.diag_embed()`, `.diag()`"),
+      samples=(Sample(R(3), offset=0, dim1=0, dim2=1), Sample(R(2, 3), offset=1, dim1=1, dim2=2),
+               Sample(R(2, 3), offset=-1, dim1=2, dim2=0)),
+      self=lambda grad, offset, dim1, dim2: f.diagonal(grad, offset, dim1, dim2))
+defop("roll", "RollBackward0", K.roll, ("self",),
+      doc="shift elements along ``dims`` (of the flattened tensor when ``dims`` is empty), "
+          "wrapping around",
+      calls=("`gradviz.roll`", "`.roll()`"),
+      samples=(Sample(R(3, 4), shifts=(1,), dims=(1,)), Sample(R(3, 4), shifts=(5,), dims=()),
+               Sample(R(2, 3, 4), shifts=(1, -2), dims=(0, 2))),
+      self=lambda grad, shifts, dims: f.roll(grad, tuple(-s for s in shifts), dims))
+
+
 # ===============================================================================================
 # Linear algebra
 # ===============================================================================================
@@ -881,6 +1327,18 @@ defop("addmm", "AddmmBackward0", K.addmm, ("self", "mat1", "mat2"),
           grad @ f.t(mat2)) * alpha if alpha != 1 else grad @ f.t(mat2),
       mat2=lambda grad, mat1, mat2_sym_sizes, mat2_sym_strides, alpha: (
           _mat2_grad(grad, mat1) * alpha if alpha != 1 else _mat2_grad(grad, mat1)))
+
+
+# -- more ops (opsselect)
+# <g, a × b> = <a, b × g> = <b, g × a>: each input's gradient is a cross product too.
+defop("linalg_cross", "LinalgCrossBackward0", K.linalg_cross, ("self", "other"),
+      broadcasts=True,
+      doc="the cross product of 3-vectors along ``dim``",
+      calls=("`gradviz.cross`", "`.cross()`"),
+      samples=(Sample(R(4, 3), R(4, 3), dim=1), Sample(R(3, 2), R(3, 2), dim=0),
+               Sample(R(2, 3), R(1, 3), dim=1)),
+      self=lambda grad, other, dim: f.cross(other, grad, dim),
+      other=lambda grad, self, dim: f.cross(grad, self, dim))
 
 
 # ===============================================================================================
@@ -955,6 +1413,43 @@ defop("embedding", "EmbeddingBackward0", K.embedding, ("weight",),
       doc="rows of weight; padding_idx rows get no gradient",
       calls=("`F.embedding`", ""),
       weight=_embedding_backward)
+
+
+# -- more ops (opsselect)
+def _masked_select_backward(grad, self, mask):
+    """Zeros of the broadcast shape with ``grad`` put where the mask holds, summed back to
+    ``self``'s shape (PyTorch writes it with masked_scatter)."""
+    m = np.asarray(f.data(mask))
+    shape = tuple(np.broadcast_shapes(tuple(self.shape), m.shape))
+    full = f.index_zeros(grad, shape, (np.broadcast_to(m, shape),))
+    return f.sum_to(full, tuple(self.shape))
+
+
+def _take_backward(grad, self, index):
+    """Zeros of the flattened ``self`` with ``grad`` added at ``index`` (repeats add up)."""
+    n = int(np.prod(self.shape, dtype=np.int64))
+    idx = np.asarray(f.data(index)).reshape(-1)
+    return f.index_zeros(grad.reshape((-1,)), (n,), (idx,)).reshape(tuple(self.shape))
+
+
+# A fixed mask for the samples: a random one may select nothing.
+_MASK = Tensor._make(np.array([[True, False, True, True], [False, False, True, False],
+                               [True, True, False, True]]))
+defop("masked_select", "MaskedSelectBackward0", K.masked_select, ("self",),
+      doc="the elements where the (broadcast) bool mask holds, as a 1-D tensor",
+      calls=("`gradviz.masked_select`", "`.masked_select()`"),
+      samples=(Sample(R(3, 4), mask=_MASK), Sample(R(4), mask=_MASK),
+               Sample(R(3, 1), mask=_MASK)),
+      self=_masked_select_backward)
+defop("take", "TakeBackward0", K.take, ("self",),
+      doc="elements of the flattened tensor at ``index``, in ``index``'s shape",
+      calls=("`gradviz.take`", "`.take()`"),
+      samples=(Sample(R(3, 4), index=Tensor._make(np.array([[0, 5], [11, -1]]))),
+               Sample(R(5), index=Tensor._make(np.array([1, 1, 3])))),
+      self=_take_backward)
+defop("nonzero", None, K.nonzero, ("self",),
+      doc="the indices of the non-zero elements, one row each (not differentiable)",
+      calls=("`gradviz.nonzero`, `gradviz.argwhere`", "`.nonzero()`, `.argwhere()`"))
 
 
 # ===============================================================================================

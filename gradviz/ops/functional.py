@@ -27,6 +27,7 @@ __all__ = [
     "reshape", "view", "transpose", "swapaxes", "t", "permute", "expand", "unsqueeze", "squeeze",
     "mm", "matmul", "dot", "mv", "where", "clone", "eq", "ne", "lt", "le", "gt", "ge",
     "logical_not", "logical_and", "logical_or", "zeros_like", "empty_like", "numel",
+    "multinomial",
     "is_floating_point", "is_nonzero", "ones_like", "full_like",
 ]
 
@@ -716,6 +717,52 @@ def empty_like(input: Tensor, *, dtype: _dtype.dtype | None = None,
     return full_like(input, 0, dtype=dtype, requires_grad=requires_grad, device=device)
 
 
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
+                generator: Any = None) -> Tensor:
+    """Indices drawn from the categories of each row of ``input`` (non-negative weights, 1-D or
+    2-D), ``num_samples`` per row, with or without replacement (int64; no gradient). Without
+    replacement, categories of weight 0 come only once all others are drawn.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.multinomial(gradviz.tensor([0.0, 1.0, 0.0]), 2, replacement=True)
+        tensor([1, 1])
+    """
+    from gradviz import _factories
+
+    weights = _input_tensor("multinomial", input)._data
+    if weights.dtype.kind != "f":
+        from gradviz.ops._kernels import _SCALAR_TYPE
+
+        raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "
+                           f"{_SCALAR_TYPE.get(weights.dtype.name, weights.dtype.name)}")
+    if weights.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    rows = weights.reshape(-1, weights.shape[-1]).astype(np.float64)
+    if not np.isfinite(rows).all() or (rows < 0).any():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if (rows.sum(axis=1) <= 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    n = rows.shape[1]
+    if not replacement and num_samples > n:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    rng = _factories.rng(generator, "multinomial")
+    out = np.empty((rows.shape[0], num_samples), np.int64)
+    for r, w in enumerate(rows):
+        if replacement:
+            out[r] = rng.choice(n, size=num_samples, replace=True, p=w / w.sum())
+        else:
+            # Efraimidis-Spirakis: the largest u ** (1 / w) are a weighted draw without
+            # replacement; a weight of 0 gets key 0 and comes after every other category.
+            with np.errstate(divide="ignore"):
+                keys = rng.random(n) ** (1.0 / w)
+            out[r] = np.argsort(-keys, kind="stable")[:num_samples]
+    return Tensor._make(out.reshape(weights.shape[:-1] + (num_samples,)))
+
+
 def numel(input: Tensor) -> int:
     """The number of elements of ``input`` (``input.numel()``).
 
@@ -964,6 +1011,404 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
     """
     _tensor_only("minimum", other)
     return dispatch(_O["minimum"], input, other)
+
+
+# -- more elementwise functions (opsmath) ----------------------------------------------------------
+# floor, ceil, trunc, frac, log2, log10, exp2, sinh, cosh, tan, asin, acos, atan, asinh, acosh and
+# atanh are generated from their rows (gradviz/ops/api.py); below, the ones whose arguments need
+# PyTorch's handling (several overloads, optional keywords, tensor-only operands) and the aliases.
+# (The in-place forms below are Tensor methods, as the generated ``floor_`` ... are.)
+__all__ += [
+    "round", "fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "logit",
+    "nan_to_num", "atan2", "arctan2", "hypot", "fmod", "fmax", "fmin", "xlogy", "heaviside",
+    "lerp", "addcmul", "addcdiv",
+]
+
+
+def _overloads(fn: str, args: tuple, signatures: tuple[str, ...]) -> TypeError:
+    """torch's "invalid combination of arguments" error, with the signatures it lists."""
+    got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
+    listed = "".join(f" * ({s}, *, Tensor out = None)\n" for s in signatures)
+    return TypeError(f"{fn}() received an invalid combination of arguments - got ({got}), but "
+                     f"expected one of:\n{listed}")
+
+
+def _tensors_only(fn: str, **operands: Any) -> None:
+    """torch's error for a number where only a tensor is taken (``atan2(x, 2.0)``)."""
+    for position, (name, value) in enumerate(operands.items(), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, "
+                            f"not {type(value).__name__}")
+
+
+def _method_form(fn: Any, name: str, params: tuple[str, ...]) -> Any:
+    """``fn`` as the Tensor method ``name`` (``x.atan2(y)``): a number where a tensor is
+    needed is reported at the method's position, ``self`` not counted, as torch's parser does
+    (``atan2(): argument 'other' (position 1) must be Tensor, not float``)."""
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        given = dict(zip(params, args))
+        given.update((k, kwargs[k]) for k in params if k in kwargs)
+        missing = [k for k in params if k not in given]
+        if missing:  # torch's wording (gradviz/ops/_args.py)
+            raise TypeError(_args.parser_text(name, f"{name}() missing {len(missing)} required "
+                                              "positional arguments: "
+                                              + ", ".join(f"'{k}'" for k in missing), True))
+        _tensors_only(name, **given)
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = fn.__doc__
+    return method
+
+
+def round(input: Tensor, *, decimals: int | None = None) -> Tensor:  # noqa: A001 - torch.round
+    """Round half to even: ``RoundBackward0``, or with ``decimals`` (even 0, as in PyTorch)
+    ``RoundBackward1``. Integer tensors come back unchanged; the gradient is 0.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.round(gradviz.tensor([0.5, 1.5, 2.567]))
+        tensor([0., 2., 3.])
+        >>> gradviz.round(gradviz.tensor([2.567]), decimals=2)
+        tensor([2.5700])
+    """
+    if decimals is None:
+        return dispatch(_O["round"], input)
+    return dispatch(_O["round_decimals"], input, decimals=int(decimals))
+
+
+def round_(input: Tensor, *, decimals: int | None = None) -> Tensor:
+    """In-place :func:`round`."""
+    if decimals is None:
+        return dispatch_inplace(_O["round"], input)
+    return dispatch_inplace(_O["round_decimals"], input, decimals=int(decimals))
+
+
+def _alias(row: str, name: str) -> Any:
+    def fn(input: Tensor) -> Tensor:
+        return dispatch(_O[row], input)
+
+    call, shown = _O[row].example.splitlines()
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"Alias of :func:`gradviz.{row}` (records ``{_O[row].node}``, as PyTorch's "
+                  f"``torch.{name}`` does).\n\n    Example:\n        >>> import gradviz\n"
+                  f"        >>> {call.replace(f'gradviz.{row}(', f'gradviz.{name}(', 1)}\n"
+                  f"        {shown}\n    ")
+    return fn
+
+
+fix = _alias("trunc", "fix")
+arcsin, arccos = _alias("asin", "arcsin"), _alias("acos", "arccos")
+arctan, arcsinh = _alias("atan", "arctan"), _alias("asinh", "arcsinh")
+arccosh, arctanh = _alias("acosh", "arccosh"), _alias("atanh", "arctanh")
+
+
+def _failing_inplace(name: str) -> Any:
+    def fn(input: Tensor) -> Tensor:
+        return dispatch_inplace(_O[name + "_"], input)
+
+    fn.__name__ = fn.__qualname__ = name + "_"
+    fn.__doc__ = (f"In-place :func:`gradviz.{name}`. PyTorch records it as "
+                  f"``{_O[name + '_'].node}``, which has no derivative: a backward through it "
+                  "fails.")
+    return fn
+
+
+asinh_, acosh_, atanh_ = (_failing_inplace(n) for n in ("asinh", "acosh", "atanh"))
+
+
+def logit(input: Tensor, eps: float | None = None) -> Tensor:
+    """``log(p / (1 - p))`` (``LogitBackward0``). With ``eps``, ``p`` is first clamped to
+    ``[eps, 1 - eps]`` and the gradient is 0 where it was clamped; without, values outside
+    ``[0, 1]`` give NaN.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.logit(gradviz.tensor([0.5, 0.0]), eps=0.25)
+        tensor([ 0.0000, -1.0986])
+    """
+    return dispatch(_O["logit"], input, eps=None if eps is None else float(eps))
+
+
+def logit_(input: Tensor, eps: float | None = None) -> Tensor:
+    """In-place :func:`logit`."""
+    return dispatch_inplace(_O["logit"], input, eps=None if eps is None else float(eps))
+
+
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:
+    """Replace NaN with ``nan``, +inf with ``posinf`` and -inf with ``neginf`` (by default the
+    dtype's largest and smallest finite values) (``NanToNumBackward0``: the gradient is 0
+    where the input was not finite).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.nan_to_num(gradviz.tensor([float("nan"), float("inf"), 1.0]), posinf=9.0)
+        tensor([0., 9., 1.])
+    """
+    return dispatch(_O["nan_to_num"], input, nan=nan, posinf=posinf, neginf=neginf)
+
+
+def nan_to_num_(input: Tensor, nan: float = 0.0, posinf: float | None = None,
+                neginf: float | None = None) -> Tensor:
+    """In-place :func:`nan_to_num`."""
+    return dispatch_inplace(_O["nan_to_num"], input, nan=nan, posinf=posinf, neginf=neginf)
+
+
+def atan2(input: Tensor, other: Tensor) -> Tensor:
+    """The angle of the point ``(other, input)`` in ``(-pi, pi]``, with broadcasting
+    (``Atan2Backward0``); integer tensors give the default float type.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.atan2(gradviz.tensor([1.0, -1.0]), gradviz.tensor([-1.0, -1.0]))
+        tensor([ 2.3562, -2.3562])
+    """
+    _tensors_only("atan2", input=input, other=other)
+    return dispatch(_O["atan2"], input, other)
+
+
+arctan2 = atan2
+
+
+def atan2_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place :func:`atan2`."""
+    _tensors_only("atan2_", other=other)
+    return dispatch_inplace(_O["atan2"], input, other)
+
+
+def hypot(input: Tensor, other: Tensor) -> Tensor:
+    """``sqrt(input ** 2 + other ** 2)`` with broadcasting (``HypotBackward0``); floating point
+    tensors only, as in PyTorch.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.hypot(gradviz.tensor([3.0]), gradviz.tensor([4.0]))
+        tensor([5.])
+    """
+    _tensors_only("hypot", input=input, other=other)
+    return dispatch(_O["hypot"], input, other)
+
+
+def hypot_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place :func:`hypot`."""
+    _tensors_only("hypot_", other=other)
+    return dispatch_inplace(_O["hypot"], input, other)
+
+
+_FMOD_SIGNATURES = ("Tensor input, Tensor other", "Tensor input, Number other")
+
+
+def fmod(input: Tensor, other: Any) -> Tensor:
+    """C's ``fmod``: ``input - trunc(input / other) * other``, with the sign of ``input``
+    (``FmodBackward0`` for a number ``other``, ``FmodBackward1`` for a tensor). Compare
+    :func:`remainder`, which takes the sign of ``other``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.fmod(gradviz.tensor([-3.0, 3.0]), 2)
+        tensor([-1.,  1.])
+    """
+    if not isinstance(input, Tensor) or not (isinstance(other, Tensor) or _is_number(other)):
+        raise _overloads("fmod", (input, other), _FMOD_SIGNATURES)
+    if isinstance(other, Tensor):
+        return dispatch(_O["fmod"], input, other)
+    return dispatch(_O["fmod_scalar"], input, other=other)
+
+
+def fmod_(input: Tensor, other: Any) -> Tensor:
+    """In-place :func:`fmod`."""
+    if not (isinstance(other, Tensor) or _is_number(other)):
+        raise _overloads("fmod_", (other,), ("Tensor other", "Number other"))
+    if isinstance(other, Tensor):
+        return dispatch_inplace(_O["fmod"], input, other)
+    return dispatch_inplace(_O["fmod_scalar"], input, other=other)
+
+
+def fmax(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise maximum that ignores NaN: NaN only where both are (``FmaxBackward0``; a tie
+    gives ``input`` the whole gradient, unlike :func:`maximum`).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.fmax(gradviz.tensor([float("nan"), 1.0]), gradviz.tensor([2.0, 3.0]))
+        tensor([2., 3.])
+    """
+    _tensors_only("fmax", input=input, other=other)
+    return dispatch(_O["fmax"], input, other)
+
+
+def fmin(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise minimum that ignores NaN: NaN only where both are (``FminBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.fmin(gradviz.tensor([float("nan"), 1.0]), gradviz.tensor([2.0, 3.0]))
+        tensor([2., 1.])
+    """
+    _tensors_only("fmin", input=input, other=other)
+    return dispatch(_O["fmin"], input, other)
+
+
+_XLOGY_SIGNATURES = ("Tensor input, Tensor other", "Number self, Tensor other",
+                     "Tensor input, Number other")
+
+
+def xlogy(input: Any, other: Any) -> Tensor:
+    """``input * log(other)``, and 0 where ``input`` is 0 (unless ``other`` is NaN):
+    ``XlogyBackward0`` for two tensors, ``XlogyBackward1`` for a number ``input``,
+    ``XlogyBackward2`` for a number ``other``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.xlogy(gradviz.tensor([0.0, 2.0]), gradviz.tensor([0.0, 1.0]))
+        tensor([0., 0.])
+    """
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        return dispatch(_O["xlogy"], input, other)
+    if isinstance(input, Tensor) and _is_number(other):
+        return dispatch(_O["xlogy_scalar_other"], input, other=other)
+    if _is_number(input) and isinstance(other, Tensor):
+        return dispatch(_O["xlogy_scalar_self"], other, self=input)
+    raise _overloads("xlogy", (input, other), _XLOGY_SIGNATURES)
+
+
+def xlogy_(input: Tensor, other: Any) -> Tensor:
+    """In-place :func:`xlogy`."""
+    if isinstance(other, Tensor):
+        return dispatch_inplace(_O["xlogy"], input, other)
+    if _is_number(other):
+        return dispatch_inplace(_O["xlogy_scalar_other"], input, other=other)
+    raise _overloads("xlogy_", (other,), ("Tensor other", "Number other"))
+
+
+def heaviside(input: Tensor, values: Tensor) -> Tensor:
+    """The step function: 0 where ``input < 0``, ``values`` where it is 0, 1 above; both
+    tensors of one dtype. Not differentiable: with an input that requires grad it records
+    PyTorch's ``NotImplemented`` node, whose backward fails.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.heaviside(gradviz.tensor([-2.0, 0.0, 3.0]), gradviz.tensor([0.5]))
+        tensor([0.0000, 0.5000, 1.0000])
+    """
+    _tensors_only("heaviside", input=input, values=values)
+    _heaviside_checks(input, values)
+    return dispatch(_O["heaviside"], input, values)
+
+
+def heaviside_(input: Tensor, values: Tensor) -> Tensor:
+    """In-place :func:`heaviside`."""
+    _tensors_only("heaviside_", values=values)
+    _heaviside_checks(input, values)
+    return dispatch_inplace(_O["heaviside_"], input, values)
+
+
+def _heaviside_checks(input: Tensor, values: Tensor) -> None:
+    # Before dispatch: it casts a 0-dim `values` to the input's dtype, which PyTorch refuses.
+    from gradviz.ops._kernels import heaviside_checks
+
+    heaviside_checks(input._data, values._data)
+
+
+_LERP_SIGNATURES = ("Tensor input, Tensor end, Tensor weight",
+                    "Tensor input, Tensor end, Number weight")
+
+
+def _lerp_row(fn: str, input: Any, end: Any, weight: Any) -> tuple[Any, dict]:
+    if not (isinstance(input, Tensor) and isinstance(end, Tensor)
+            and (isinstance(weight, Tensor) or _is_number(weight))):
+        raise _overloads(fn, (input, end, weight), _LERP_SIGNATURES)
+    # Before dispatch, which casts 0-dim operands: PyTorch refuses a 0-dim `end` of another
+    # dtype (it takes a 0-dim `weight` of any floating dtype).
+    from gradviz.ops._kernels import lerp_checks
+
+    if isinstance(weight, Tensor):
+        checked = {"end": end._data} | ({"weight": weight._data} if weight.ndim else {})
+        lerp_checks("lerp_kernel_tensor", input._data, **checked)
+        return _O["lerp_tensor"], {}
+    lerp_checks("lerp_kernel_scalar", input._data, end=end._data)
+    return _O["lerp"], {"weight": weight}
+
+
+def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+    """``input + weight * (end - input)``, with broadcasting: ``LerpBackward0`` for a number
+    ``weight``, ``LerpBackward1`` for a tensor one. ``input``, ``end`` (and a tensor
+    ``weight``) must share one floating dtype, as in PyTorch.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.lerp(gradviz.tensor([0.0, 10.0]), gradviz.tensor([10.0, 20.0]), 0.25)
+        tensor([ 2.5000, 12.5000])
+    """
+    row, kwargs = _lerp_row("lerp", input, end, weight)
+    if kwargs:
+        return dispatch(row, input, end, **kwargs)
+    return dispatch(row, input, end, weight)
+
+
+def lerp_(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+    """In-place :func:`lerp`."""
+    row, kwargs = _lerp_row("lerp_", input, end, weight)
+    if kwargs:
+        return dispatch_inplace(row, input, end, **kwargs)
+    return dispatch_inplace(row, input, end, weight)
+
+
+def _pointwise_args(fn: str, input: Any, tensor1: Any, tensor2: Any) -> None:
+    _tensors_only(fn, input=input, tensor1=tensor1, tensor2=tensor2)
+
+
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """``input + value * tensor1 * tensor2``, with broadcasting (``AddcmulBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.addcmul(gradviz.ones(2), gradviz.tensor([1.0, 2.0]),
+        ...                 gradviz.tensor([3.0, 4.0]), value=0.5)
+        tensor([2.5000, 5.0000])
+    """
+    _pointwise_args("addcmul", input, tensor1, tensor2)
+    return dispatch(_O["addcmul"], input, tensor1, tensor2, value=value)
+
+
+def addcmul_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """In-place :func:`addcmul` (what Adam-style optimizers call on their moment buffers)."""
+    _tensors_only("addcmul_", tensor1=tensor1, tensor2=tensor2)
+    return dispatch_inplace(_O["addcmul"], input, tensor1, tensor2, value=value)
+
+
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """``input + value * tensor1 / tensor2``, with broadcasting (``AddcdivBackward0``);
+    integer ``tensor1`` and ``tensor2`` are refused, as PyTorch refuses them.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.addcdiv(gradviz.ones(2), gradviz.tensor([1.0, 2.0]),
+        ...                 gradviz.tensor([4.0, 4.0]), value=2)
+        tensor([1.5000, 2.0000])
+    """
+    _pointwise_args("addcdiv", input, tensor1, tensor2)
+    return dispatch(_O["addcdiv"], input, tensor1, tensor2, value=value)
+
+
+def addcdiv_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """In-place :func:`addcdiv`."""
+    _tensors_only("addcdiv_", tensor1=tensor1, tensor2=tensor2)
+    return dispatch_inplace(_O["addcdiv"], input, tensor1, tensor2, value=value)
+
+
+# The Tensor methods of the tensor-only functions above (gradviz/ops/methods.py installs them).
+TENSOR_ONLY_METHODS = {
+    name: _method_form(fn, name, params) for name, fn, params in (
+        ("atan2", atan2, ("other",)), ("atan2_", atan2_, ("other",)),
+        ("arctan2", atan2, ("other",)), ("hypot", hypot, ("other",)),
+        ("hypot_", hypot_, ("other",)), ("fmax", fmax, ("other",)), ("fmin", fmin, ("other",)),
+        ("heaviside", heaviside, ("values",)), ("heaviside_", heaviside_, ("values",)),
+        ("addcmul", addcmul, ("tensor1", "tensor2")),
+        ("addcmul_", addcmul_, ("tensor1", "tensor2")),
+        ("addcdiv", addcdiv, ("tensor1", "tensor2")),
+        ("addcdiv_", addcdiv_, ("tensor1", "tensor2")))}
 
 
 # -- reductions ----------------------------------------------------------------------------------
@@ -2238,3 +2683,574 @@ def constant_pad_nd(input: Tensor, pad: Sequence[int], value: float = 0) -> Tens
                                f"output size, which is invalid. Check dimension {dim} of your "
                                "input.")
     return dispatch(_O["constant_pad_nd"], input, pad=pad, value=value)
+
+
+# -- more ops (opsselect): sorting, selection, triangles and diagonals, rolls and moves -----------
+__all__ += [
+    "topk", "sort", "argsort", "kthvalue", "median", "cumprod", "cummax", "cummin",
+    "tril", "triu", "diagonal", "diag", "diag_embed", "roll", "movedim", "moveaxis", "tile",
+    "repeat_interleave", "masked_select", "take", "nonzero", "argwhere",
+]
+
+
+def _int_arg(fn: str, name: str, pos: int, value: Any) -> int:
+    """An int argument, refused with PyTorch's text when it is not one (a float ``k`` ...)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be int, not "
+                        f"{type(value).__name__}")
+    return int(value)
+
+
+def _named(kind: str, values: Tensor, indices: Tensor) -> Any:
+    from gradviz import return_types
+
+    return getattr(return_types, kind)(values, indices)
+
+
+def _no_bool(kernel: str, input: Tensor) -> None:
+    if input._data.dtype == np.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True  # noqa: A002
+         ) -> Any:
+    """The ``k`` largest (``largest=False``: smallest) elements along ``dim``, as the named tuple
+    ``(values, indices)`` (``TopkBackward0``: each value's gradient goes to its index; the
+    indices carry none). Equal values come in input order; NaN counts as the largest value.
+    gradviz returns them sorted also when ``sorted=False`` (PyTorch leaves that order open).
+
+    Example:
+        >>> import gradviz
+        >>> out = gradviz.tensor([[0.1, 0.7, 0.2], [0.5, 0.3, 0.9]]).topk(2, 1, True, True)
+        >>> out.indices
+        tensor([[1, 2],
+                [2, 0]])
+    """
+    k = _int_arg("topk", "k", 1, k)
+    d = _wrap_dim(dim, input.ndim)
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
+    n = input.shape[d] if input.ndim else 1
+    if not 0 <= k <= n:
+        raise RuntimeError("selected index k out of range")
+    values, indices = dispatch(_O["topk"], input, k=k, dim=d, largest=bool(largest),
+                               sorted=bool(sorted))
+    return _named("topk", values, indices)
+
+
+_UNSET: Any = object()  # sort(stable=None) is still PyTorch's sort.stable overload
+
+
+def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: Any = _UNSET
+         ) -> Any:
+    """Sort along ``dim``: the named tuple ``(values, indices)`` (``SortBackward0``; called with
+    ``stable=``, PyTorch's ``sort.stable`` overload, ``SortBackward1``). Equal values keep their
+    order (gradviz always sorts stably); NaN sorts as the largest value.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.sort(gradviz.tensor([3.0, 1.0, 2.0]), descending=True)
+        gradviz.return_types.sort(
+        values=tensor([3., 2., 1.]),
+        indices=tensor([0, 2, 1]))
+    """
+    d = _wrap_dim(dim, input.ndim)
+    if stable is _UNSET:
+        values, indices = dispatch(_O["sort"], input, dim=d, descending=bool(descending))
+    else:
+        values, indices = dispatch(_O["sort_stable"], input, stable=bool(stable), dim=d,
+                                   descending=bool(descending))
+    return _named("sort", values, indices)
+
+
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False
+            ) -> Tensor:
+    """The indices that sort ``input`` along ``dim``: :func:`sort`'s ``indices`` (not
+    differentiable). Equal values keep their order.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.argsort(gradviz.tensor([2, 1, 2, 1]), descending=True)
+        tensor([0, 2, 1, 3])
+    """
+    if stable:
+        return sort(input, dim, descending, stable=True).indices
+    return sort(input, dim, descending).indices
+
+
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
+    """The ``k``-th smallest element along ``dim`` (counting from 1) and its index, as the named
+    tuple ``(values, indices)`` (``KthvalueBackward0``: the gradient goes to that index).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.kthvalue(gradviz.tensor([4.0, 1.0, 3.0]), 2)
+        gradviz.return_types.kthvalue(
+        values=tensor(3.),
+        indices=tensor(2))
+    """
+    k = _int_arg("kthvalue", "k", 1, k)
+    d = _wrap_dim(dim, input.ndim)
+    _no_bool("kthvalue_cpu", input)
+    n = input.shape[d] if input.ndim else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    values, indices = dispatch(_O["kthvalue"], input, k=k, dim=d, keepdim=bool(keepdim))
+    return _named("kthvalue", values, indices)
+
+
+def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """The median of all elements (``MedianBackward0``; with an even count the lower of the two
+    middle values; NaN if any element is NaN), or along ``dim`` the named tuple
+    ``(values, indices)`` (``MedianBackward1``: the gradient goes to the returned index).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.tensor([[1.0, 4.0, 2.0, 3.0], [9.0, 5.0, 7.0, 6.0]])
+        >>> gradviz.median(x), gradviz.median(x, 1).values
+        (tensor(4.), tensor([2., 6.]))
+    """
+    _no_bool("median_cpu", input)
+    if dim is None:
+        return dispatch(_O["median"], input)
+    d = _wrap_dim(_int_arg("median", "dim", 2, dim), input.ndim)
+    if input.ndim and input.shape[d] == 0:
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    values, indices = dispatch(_O["median_dim"], input, dim=d, keepdim=bool(keepdim))
+    return _named("median", values, indices)
+
+
+def cumprod(input: Tensor, dim: int, *, dtype: _dtype.dtype | None = None) -> Tensor:
+    """Cumulative product along ``dim`` (``CumprodBackward0``, exact also where factors are 0).
+    Integer and bool inputs multiply in int64.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.cumprod(gradviz.tensor([1.0, 2.0, 3.0]), 0)
+        tensor([1., 2., 6.])
+    """
+    d = _wrap_dim(dim, input.ndim)
+    if dtype is not None:
+        input = input.to(dtype)
+    return dispatch(_O["cumprod"], input, dim=d)
+
+
+def _cum_extreme(name: str, input: Tensor, dim: int) -> Any:
+    d = _wrap_dim(dim, input.ndim)
+    values, indices = dispatch(_O[name], input, dim=d)
+    return _named(name, values, indices)
+
+
+def cummax(input: Tensor, dim: int) -> Any:
+    """The running maximum along ``dim`` and the index each value came from (a later equal
+    value takes over), as the named tuple ``(values, indices)`` (``CummaxBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.cummax(gradviz.tensor([1.0, 3.0, 2.0, 3.0]), 0).indices
+        tensor([0, 1, 1, 3])
+    """
+    return _cum_extreme("cummax", input, dim)
+
+
+def cummin(input: Tensor, dim: int) -> Any:
+    """The running minimum along ``dim`` and where it came from (``CumminBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.cummin(gradviz.tensor([2.0, 3.0, 1.0]), 0).values
+        tensor([2., 2., 1.])
+    """
+    return _cum_extreme("cummin", input, dim)
+
+
+def _triangle(name: str, input: Tensor, diagonal: Any) -> int:
+    if input.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    return _int_arg(name, "diagonal", 2, diagonal)
+
+
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The lower triangle of the last two dimensions: elements on and below ``diagonal``, zeros
+    above (``TrilBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.tril(gradviz.ones(3, 3))
+        tensor([[1., 0., 0.],
+                [1., 1., 0.],
+                [1., 1., 1.]])
+    """
+    return dispatch(_O["tril"], input, diagonal=_triangle("tril", input, diagonal))
+
+
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The upper triangle of the last two dimensions: elements on and above ``diagonal``, zeros
+    below (``TriuBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.triu(gradviz.ones(2, 3), 1)
+        tensor([[0., 1., 1.],
+                [0., 0., 1.]])
+    """
+    return dispatch(_O["triu"], input, diagonal=_triangle("triu", input, diagonal))
+
+
+def tril_(input: Tensor, diagonal: int = 0) -> Tensor:
+    """In-place :func:`tril` (``Tensor.tril_``; records ``TrilBackward0``)."""
+    return dispatch_inplace(_O["tril"], input, diagonal=_triangle("tril", input, diagonal))
+
+
+def triu_(input: Tensor, diagonal: int = 0) -> Tensor:
+    """In-place :func:`triu` (``Tensor.triu_``; records ``TriuBackward0``)."""
+    return dispatch_inplace(_O["triu"], input, diagonal=_triangle("triu", input, diagonal))
+
+
+def _diag_dims(input: Tensor, dim1: int, dim2: int, nd: int) -> tuple[int, int]:
+    d1, d2 = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return d1, d2
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The diagonal of dimensions ``dim1`` and ``dim2`` (above it for ``offset > 0``), as a view
+    whose last dimension runs along it (``DiagonalBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.diagonal(gradviz.arange(12.0).reshape(3, 4), 1)
+        tensor([ 1.,  6., 11.])
+    """
+    d1, d2 = _diag_dims(input, dim1, dim2, input.ndim)
+    return dispatch(_O["diagonal"], input, offset=int(offset), dim1=d1, dim2=d2)
+
+
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
+    """A vector's elements on a diagonal of a new square matrix (``DiagEmbedBackward0``), or a
+    matrix's diagonal as a copy (``DiagonalBackward0_copy``, as PyTorch records it).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.diag(gradviz.tensor([1.0, 2.0]))
+        tensor([[1., 0.],
+                [0., 2.]])
+    """
+    if input.ndim not in (1, 2):
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+    offset = _int_arg("diag", "diagonal", 2, diagonal)
+    if input.ndim == 1:
+        return dispatch(_O["diag_embed"], input, offset=offset, dim1=0, dim2=1)
+    return dispatch(_O["diagonal_copy"], input, offset=offset, dim1=0, dim2=1)
+
+
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """Zeros with ``input``'s last dimension written on the diagonal of the output's dimensions
+    ``dim1`` and ``dim2`` (``DiagEmbedBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.diag_embed(gradviz.tensor([[1.0, 2.0]])).shape
+        gradviz.Size([1, 2, 2])
+    """
+    d1, d2 = _diag_dims(input, dim1, dim2, input.ndim + 1)
+    return dispatch(_O["diag_embed"], input, offset=int(offset), dim1=d1, dim2=d2)
+
+
+def _ints_or_int(v: Any) -> tuple[int, ...]:
+    return tuple(int(x) for x in v) if isinstance(v, (tuple, list)) else (int(v),)
+
+
+def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
+    """Shift elements along ``dims`` by ``shifts``, wrapping around; without ``dims``, along the
+    flattened tensor (``RollBackward0``; its gradient rolls back).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.roll(gradviz.tensor([1.0, 2.0, 3.0, 4.0]), 1)
+        tensor([4., 1., 2., 3.])
+    """
+    s = _ints_or_int(shifts)
+    d = () if dims is None else _ints_or_int(dims)
+    if (d and len(s) != len(d)) or (not d and len(s) != 1):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(s)}, dims:{len(d)}")
+    d = tuple(_wrap_dim(x, input.ndim) for x in d)
+    return dispatch(_O["roll"], input, shifts=s, dims=d)
+
+
+def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
+    """Move dimensions ``source`` to positions ``destination``, the others keeping their order:
+    a :func:`permute` (a view, ``PermuteBackward0``), as PyTorch records it.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.movedim(gradviz.zeros(2, 3, 4), 0, -1).shape
+        gradviz.Size([3, 4, 2])
+    """
+    src, dst = _ints_or_int(source), _ints_or_int(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} "
+                           f"dims) should contain the same number of dims as destination "
+                           f"({list(dst)} dims)")
+    nd = input.ndim
+    s = [_wrap_dim(x, nd) for x in src]
+    t = [_wrap_dim(x, nd) for x in dst]
+    for what, raw, norm in (("source", src, s), ("destination", dst, t)):
+        if len(set(norm)) != len(norm):
+            raise RuntimeError(f"movedim: repeated dim in `{what}` ({list(raw)})")
+    order = [-1] * nd
+    for a, b in zip(s, t, strict=True):
+        order[b] = a
+    rest = iter(x for x in range(nd) if x not in s)
+    dims = tuple(x if x != -1 else next(rest) for x in order)
+    return dispatch(_O["permute"], input, dims=dims)
+
+
+moveaxis = movedim
+
+
+def tile(input: Tensor, *dims: Any) -> Tensor:
+    """Repeat the tensor along each dimension, ``dims`` padded with leading 1s to the tensor's
+    dimensions: a :func:`repeat` (``RepeatBackward0``), as PyTorch decomposes it.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.tile(gradviz.tensor([[1, 2]]), (2,))
+        tensor([[1, 2, 1, 2]])
+    """
+    reps = _shape_arg(dims, "tile", "dims")
+    reps = (1,) * (input.ndim - len(reps)) + reps
+    return repeat(input, reps)
+
+
+def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None, *,
+                      output_size: int | None = None) -> Tensor:
+    """Repeat each element ``repeats`` times along ``dim`` (of the flattened tensor when
+    ``dim`` is None), decomposed as PyTorch does: an int repeats is ``unsqueeze``, ``expand``,
+    ``clone``, ``view``; a tensor of repeats an :func:`index_select`. With only a tensor of
+    repeats, ``repeat_interleave(repeats)`` gives ``[0]*repeats[0] + [1]*repeats[1] ...``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.tensor([[1, 2], [3, 4]]).repeat_interleave(2, dim=0)
+        tensor([[1, 2],
+                [1, 2],
+                [3, 4],
+                [3, 4]])
+    """
+    if repeats is None:  # repeat_interleave(repeats): the indices, each repeated
+        counts = input._data.reshape(-1)
+        if (counts < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        return Tensor._make(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
+    if dim is None:
+        input, d = flatten(input), 0
+    else:
+        d = _wrap_dim(dim, input.ndim)
+    if isinstance(repeats, Tensor) and repeats.numel() != 1:
+        counts = repeats._data.reshape(-1)
+        if counts.size != input.shape[d]:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                               f"repeats.size(0) = {counts.size} and input.size({d}) = "
+                               f"{input.shape[d]}")
+        if (counts < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        index = Tensor._make(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
+        return index_select(input, d, index)
+    r = int(repeats.item() if isinstance(repeats, Tensor) else repeats)
+    if r < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    shape = input.shape
+    wide = expand(unsqueeze(input, d + 1), shape[:d + 1] + (r,) + shape[d + 1:])
+    return view(clone(wide), shape[:d] + (shape[d] * r,) + shape[d + 1:])
+
+
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    """The elements of ``input`` where the bool ``mask`` holds (the two broadcast together),
+    as a 1-D tensor (``MaskedSelectBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.tensor([[1.0, -2.0], [3.0, -4.0]])
+        >>> gradviz.masked_select(x, x > 0)
+        tensor([1., 3.])
+    """
+    if not isinstance(mask, Tensor) or mask._data.dtype != np.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    try:
+        np.broadcast_shapes(input.shape, mask.shape)
+    except ValueError:
+        raise RuntimeError(broadcast_message("masked_select", [mask.shape, input.shape])
+                           ) from None
+    return dispatch(_O["masked_select"], input, mask=mask)
+
+
+def take(input: Tensor, index: Tensor) -> Tensor:
+    """The elements of the flattened ``input`` at ``index`` (negative counts from the end), in
+    ``index``'s shape (``TakeBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.take(gradviz.tensor([[4.0, 3.0], [2.0, 1.0]]), gradviz.tensor([0, -1]))
+        tensor([4., 1.])
+    """
+    if not isinstance(index, Tensor) or index._data.dtype != np.int64:
+        got = index.dtype._legacy[:-6] if isinstance(index, Tensor) else type(index).__name__
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {got}")
+    n = input.numel()
+    bad = index._data[(index._data >= n) | (index._data < -n)]
+    if bad.size:
+        raise IndexError(f"out of range: tried to access index {int(bad.reshape(-1)[0])} on a "
+                         f"tensor of {n} elements.")
+    return dispatch(_O["take"], input, index=index)
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
+    """The indices of the non-zero elements, one row per element in row-major order (shape
+    ``(count, ndim)``, int64); with ``as_tuple=True`` one index tensor per dimension.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.nonzero(gradviz.tensor([[0, 1], [2, 0]]))
+        tensor([[0, 1],
+                [1, 0]])
+    """
+    if as_tuple:
+        # PyTorch treats a 0-d tensor as a 1-element vector here.
+        flat = input.reshape(1) if input.ndim == 0 else input
+        rows = dispatch(_O["nonzero"], flat)._data
+        return tuple(Tensor._make(np.ascontiguousarray(rows[:, i])) for i in range(flat.ndim))
+    return dispatch(_O["nonzero"], input)
+
+
+def argwhere(input: Tensor) -> Tensor:
+    """:func:`nonzero`'s ``(count, ndim)`` index rows.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.argwhere(gradviz.tensor([0.0, 3.0, 5.0]))
+        tensor([[1],
+                [2]])
+    """
+    return dispatch(_O["nonzero"], input)
+
+
+__all__ += ["cross", "diff", "kron", "tensordot"]
+
+
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    """The cross product of the 3-vectors along ``dim`` (``LinalgCrossBackward0``; the two
+    inputs broadcast). Without ``dim``, PyTorch's deprecated default: the first dimension of
+    size 3, with its warning.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.cross(gradviz.tensor([1.0, 0.0, 0.0]), gradviz.tensor([0.0, 1.0, 0.0]), dim=0)
+        tensor([0., 0., 1.])
+    """
+    if dim is None:
+        import warnings
+
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease "
+                      "either pass the dim explicitly or simply use torch.linalg.cross.\nThe "
+                      "default value of dim will change to agree with that of linalg.cross in "
+                      "a future release.", UserWarning, stacklevel=2)
+        shape = np.broadcast_shapes(input.shape, other.shape) if input.ndim == other.ndim \
+            else input.shape
+        dim = next((i for i, n in enumerate(shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    if input.ndim != other.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = _wrap_dim(dim, input.ndim)
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[d]} and {other.shape[d]}")
+    return dispatch(_O["linalg_cross"], input, other, dim=d)
+
+
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
+         append: Tensor | None = None) -> Tensor:
+    """The ``n``-th forward difference along ``dim`` (``out[i] = x[i + 1] - x[i]``, ``n``
+    times), ``prepend``/``append`` concatenated first; decomposed as PyTorch does: two
+    :func:`narrow` slices and a subtraction per order (``SubBackward0`` over ``SliceBackward0``);
+    bool tensors give ``!=`` of neighbours.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.diff(gradviz.tensor([1.0, 4.0, 9.0, 16.0]))
+        tensor([3., 5., 7.])
+    """
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    n = _int_arg("diff", "n", 2, n)
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = _wrap_dim(dim, input.ndim)
+    if prepend is not None or append is not None:
+        parts = [p for p in (prepend, input, append) if p is not None]
+        input = cat(parts, d)
+    for _ in range(n):
+        length = input.shape[d]
+        if length == 0:
+            break
+        hi, lo = narrow(input, d, 1, length - 1), narrow(input, d, 0, length - 1)
+        input = ne(hi, lo) if input._data.dtype == np.bool_ else sub(hi, lo)
+    return input
+
+
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product: every element of ``input`` times the whole of ``other``, laid
+    out block by block; decomposed as PyTorch does (``_unsafe_view`` of each input with its
+    dimensions interleaved with 1s, a broadcasting :func:`mul`, ``_unsafe_view`` back).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.kron(gradviz.tensor([1.0, 10.0]), gradviz.tensor([1.0, 2.0]))
+        tensor([ 1.,  2., 10., 20.])
+    """
+    nd = builtins.max(input.ndim, other.ndim)
+    a = (1,) * (nd - input.ndim) + tuple(input.shape)
+    b = (1,) * (nd - other.ndim) + tuple(other.shape)
+    wide_a = dispatch(_O["_unsafe_view"], input, size=tuple(x for s in a for x in (s, 1)))
+    wide_b = dispatch(_O["_unsafe_view"], other, size=tuple(x for s in b for x in (1, s)))
+    out = mul(wide_a, wide_b)
+    return dispatch(_O["_unsafe_view"], out, size=tuple(x * y for x, y in zip(a, b, strict=True)))
+
+
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
+    """Sum the products over the dimensions ``dims`` of ``a`` and ``b`` (an int: the last
+    ``dims`` of ``a`` with the first ``dims`` of ``b``; or two lists), decomposed as PyTorch
+    does: each input permuted (contracted dimensions last in ``a``, first in ``b``) and
+    reshaped to a matrix, one :func:`mm`, a reshape to the free dimensions.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.tensordot(gradviz.ones(2, 3), gradviz.ones(3, 4), dims=1).shape
+        gradviz.Size([2, 4])
+    """
+    if isinstance(dims, (int, np.integer)):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        da, db = list(range(-int(dims), 0)), list(range(int(dims)))
+    else:
+        da, db = ([int(x) for x in _ints_or_int(v)] for v in dims)
+    if len(da) != len(db):
+        raise RuntimeError("both dimension lists should have same length")
+    for x, y in zip(da, db, strict=True):
+        sa, sb = a.shape[_wrap_dim(x, a.ndim)], b.shape[_wrap_dim(y, b.ndim)]
+        if sa != sb:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {sa} "
+                               f"in dim {x} and second has size {sb} in dim {y}")
+    ca = [_wrap_dim(x, a.ndim) for x in da]
+    cb = [_wrap_dim(y, b.ndim) for y in db]
+    free_a = [i for i in range(a.ndim) if i not in ca]
+    free_b = [i for i in range(b.ndim) if i not in cb]
+    size = int(np.prod([a.shape[i] for i in ca], dtype=np.int64))
+    rows = int(np.prod([a.shape[i] for i in free_a], dtype=np.int64))
+    cols = int(np.prod([b.shape[i] for i in free_b], dtype=np.int64))
+    left = reshape(permute(a, free_a + ca), (rows, size))
+    right = reshape(permute(b, cb + free_b), (size, cols))
+    return reshape(mm(left, right), tuple(a.shape[i] for i in free_a)
+                   + tuple(b.shape[i] for i in free_b))

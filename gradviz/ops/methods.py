@@ -123,7 +123,7 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
     _install_library(Tensor)
 
 
-def _random_fill(self: _Tensor, draw: Any, name: str) -> _Tensor:
+def _random_fill(self: _Tensor, draw: Any, name: str, generator: Any = None) -> _Tensor:
     """Overwrite ``self`` with random values in place, from gradviz's generator (not recorded:
     PyTorch's gradient for these is zero, and they are used on parameters' ``.data`` or under
     ``no_grad``)."""
@@ -136,7 +136,7 @@ def _random_fill(self: _Tensor, draw: Any, name: str) -> _Tensor:
                                "operation.")
         raise RuntimeError(f"{name}(): gradviz does not record random in-place fills; call it "
                            "under gradviz.no_grad() or on .data")
-    self._data[...] = draw(_factories.default_generator, self._data.shape)
+    self._data[...] = draw(_factories.rng(generator, name), self._data.shape)
     self._version_counter.version += 1
     return self
 
@@ -151,7 +151,8 @@ def _uniform_(self: _Tensor, from_: float = 0.0, to: float = 1.0, *,
         >>> bool(((x >= -1) & (x < 1)).all())
         True
     """
-    return _random_fill(self, lambda rng, shape: rng.uniform(from_, to, shape), "uniform_")
+    return _random_fill(self, lambda rng, shape: rng.uniform(from_, to, shape), "uniform_",
+                        generator)
 
 
 def _normal_(self: _Tensor, mean: float = 0.0, std: float = 1.0, *,
@@ -163,7 +164,8 @@ def _normal_(self: _Tensor, mean: float = 0.0, std: float = 1.0, *,
         >>> gradviz.zeros(2, 3).normal_(0.0, 0.01).shape
         gradviz.Size([2, 3])
     """
-    return _random_fill(self, lambda rng, shape: rng.normal(mean, std, shape), "normal_")
+    return _random_fill(self, lambda rng, shape: rng.normal(mean, std, shape), "normal_",
+                        generator)
 
 
 # C type names in random_'s bounds errors, as torch prints them.
@@ -209,7 +211,8 @@ def _random_(self: _Tensor, *args: Any, generator: Any = None) -> _Tensor:
                       "release, please fix the code in advance", UserWarning, stacklevel=2)
     elif args and dt.kind != "f" and high - 1 > top:
         raise RuntimeError(f"to - 1 is out of bounds for {name}")
-    return _random_fill(self, lambda rng, shape: rng.integers(low, high, shape), "random_")
+    return _random_fill(self, lambda rng, shape: rng.integers(low, high, shape), "random_",
+                        generator)
 
 
 def _as_method(fn: Any, name: str) -> Any:
@@ -326,13 +329,31 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
              "bmm", "outer", "ger",
              "select", "narrow", "index_select", "gather", "scatter", "scatter_add",
              "masked_fill", "clamp_", "clip_", "masked_fill_", "scatter_", "scatter_add_",
-             "index_put", "index_put_")
+             "index_put", "index_put_", "multinomial")
     for name in names:
+        setattr(Tensor, name, _as_method(getattr(F, name), name))
+    # -- more ops (opsselect)
+    for name in ("topk", "sort", "argsort", "kthvalue", "median", "cumprod", "cummax", "cummin",
+                 "tril", "triu", "tril_", "triu_", "diagonal", "diag", "diag_embed", "roll",
+                 "movedim", "moveaxis", "tile", "repeat_interleave", "masked_select", "take",
+                 "nonzero", "argwhere", "cross", "diff", "kron"):
         setattr(Tensor, name, _as_method(getattr(F, name), name))
     Tensor.is_contiguous = lambda self: bool(self._data.flags.c_contiguous)
     Tensor.__getitem__ = _indexing.getitem
     Tensor.__setitem__ = _indexing.setitem
     Tensor.__iter__ = _iter
+    # -- more elementwise functions (opsmath): the hand-written ones (the rest are generated)
+    for name in ("round", "round_", "fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
+                 "arctanh", "logit", "logit_", "nan_to_num", "nan_to_num_", "atan2", "atan2_",
+                 "arctan2", "hypot", "hypot_", "fmod", "fmod_", "fmax", "fmin", "xlogy",
+                 "xlogy_", "heaviside", "heaviside_", "lerp", "lerp_", "addcmul", "addcmul_",
+                 "addcdiv", "addcdiv_", "asinh_", "acosh_", "atanh_"):
+        fn = F.TENSOR_ONLY_METHODS.get(name) or getattr(F, name)
+        setattr(Tensor, name, _as_method(fn, name))
+    for alias, row in (("fix_", "trunc_"), ("arcsin_", "asin_"), ("arccos_", "acos_"),
+                       ("arctan_", "atan_"), ("arcsinh_", "asinh_"), ("arccosh_", "acosh_"),
+                       ("arctanh_", "atanh_"), ("arctan2_", "atan2_")):
+        setattr(Tensor, alias, getattr(Tensor, row))
 
 
 def _iter(self: Any) -> Any:

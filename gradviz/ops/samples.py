@@ -100,7 +100,8 @@ class Sample:
     kwargs: dict = field(default_factory=dict)
     gg: str | None = None
 
-    def __init__(self, *specs: Any, gg: str | None = None, **kwargs: Any) -> None:
+    # (`self` positional-only: a row's keyword argument may be named `self`, as xlogy's is)
+    def __init__(self, /, *specs: Any, gg: str | None = None, **kwargs: Any) -> None:
         self.specs, self.kwargs, self.gg = specs, kwargs, gg
 
     def build(self, rng: np.random.Generator) -> tuple[tuple, dict]:

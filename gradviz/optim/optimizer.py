@@ -301,3 +301,12 @@ def _scalar_step_dtype() -> np.dtype:
     (PyTorch's ``_get_scalar_dtype``)."""
     d = _dtype.get_default_dtype()
     return np.dtype(np.float64) if d is _dtype.float64 else np.dtype(np.float32)
+
+
+def _lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:
+    """``start.lerp_(end, weight)`` in place, evaluated as PyTorch's lerp kernel does (from the
+    nearer end, so that the rounding matches torch's moving averages bit for bit)."""
+    if abs(weight) < 0.5:
+        start += weight * (end - start)
+    else:
+        start[...] = end - (end - start) * (1 - weight)

@@ -6,29 +6,15 @@ Without torch these tests are deselected (NOTE [parity marker] in conftest.py)."
 
 from __future__ import annotations
 
-import importlib.util
-import os
-from pathlib import Path
-
 import numpy as np
 import pytest
+from _parity import sibling, torch
 
 import gradviz
 
-try:
-    import torch
-except ImportError:
-    if os.environ.get("GRADVIZ_PARITY") == "1" or importlib.util.find_spec("torch") is not None:
-        raise
-    torch = None
-
 pytestmark = pytest.mark.parity
 
-_PATH = Path(__file__).resolve().parents[1] / "test_autograd_functional.py"
-_SPEC = importlib.util.spec_from_file_location("_parity_copy_of_autograd_functional", _PATH)
-assert _SPEC is not None and _SPEC.loader is not None
-CASES = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(CASES)
+CASES = sibling("test_autograd_functional")
 
 
 @pytest.mark.parametrize(("src", "expected"), CASES.CASES, ids=[c[0] for c in CASES.CASES])
@@ -57,3 +43,8 @@ def test_values_match_torch(name: str, make) -> None:
 
     for ours, theirs in zip(result(gradviz), result(torch), strict=True):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize(("src", "expected"), CASES.BATCHED, ids=[c[0] for c in CASES.BATCHED])
+def test_batched_cases_are_torchs(src: str, expected: str) -> None:
+    assert CASES.run_batched(src, torch) == expected

@@ -937,6 +937,26 @@ out.append(repr(y))
 y.sum()
 '''
 
+PROGRAMS["passthrough_non_differentiable"] = '''
+class F(Function):
+    @staticmethod
+    def forward(ctx, *args):
+        ctx.mark_non_differentiable(*[t for t in args if not t.requires_grad])
+        return args
+    @staticmethod
+    def backward(ctx, *grads):
+        return grads
+a = m.tensor([1.0, 2.0], requires_grad=True)
+b = m.tensor([3.0, 4.0])
+pa, pb = F.apply(a, b)
+out.append((pa.grad_fn is pb.grad_fn, pb.requires_grad, pb.grad_fn, pb._is_view()))
+def listed(gs):
+    return [None if g is None else g.tolist() for g in gs]
+pa.grad_fn.register_hook(lambda gi, go: out.append((listed(gi), listed(go))))
+(pa * pb).sum().backward()
+out.append((a.grad.tolist(), b.grad))
+'''
+
 
 def _run(src: str, lib: Any) -> list:
     """Run one program on ``lib``; what it appended to ``out``, then its warnings or error."""

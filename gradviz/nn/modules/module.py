@@ -27,8 +27,9 @@ from typing import Any
 import numpy as np
 
 from gradviz import _dtype
-from gradviz.autograd.events import _listeners, emit
+from gradviz.autograd.events import _listeners, emit_module_enter, emit_module_exit
 from gradviz.autograd.graph import RemovableHandle, _add_hook, _HookDict
+from gradviz.nn.modules._backward_hooks import BackwardHookCall, warn_non_full_hook
 from gradviz.nn.parameter import Parameter, _auto_name
 from gradviz.tensor import Tensor
 
@@ -156,6 +157,9 @@ class Module:
         setattr_("_forward_hooks", _HookDict())
         setattr_("_forward_hooks_with_kwargs", {})
         setattr_("_forward_hooks_always_called", {})
+        setattr_("_backward_pre_hooks", _HookDict())
+        setattr_("_backward_hooks", _HookDict())
+        setattr_("_is_full_backward_hook", None)  # None: no backward hook yet
 
     def forward(self, *input: Any) -> Any:
         """The computation of the module; every subclass overrides it."""
@@ -164,12 +168,13 @@ class Module:
 
     # -- calling -------------------------------------------------------------------------------
     def _call_impl(self, *args: Any, **kwargs: Any) -> Any:
-        if not (self._forward_pre_hooks or self._forward_hooks or _listeners):
+        if not (self._forward_pre_hooks or self._forward_hooks or _listeners
+                or self._backward_hooks or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
         if not _listeners:
             return self._call_with_hooks(args, kwargs)
         qual, display = _scope_names(self)
-        emit("module_enter", {"module": self, "name": display})
+        emit_module_enter(self, display)
         stack = _scopes.stack
         stack.append([self, qual, None])
         result = None
@@ -178,7 +183,7 @@ class Module:
             return result
         finally:
             stack.pop()
-            emit("module_exit", {"module": self, "name": display, "output": result})
+            emit_module_exit(self, display, result)
 
     __call__ = _call_impl
 
@@ -197,6 +202,13 @@ class Module:
                 out = hook(self, args)
                 if out is not None:
                     args = out if isinstance(out, tuple) else (out,)
+        # NOTE [module backward hooks]: the call's inputs and outputs pass through a node each.
+        backward_call = None
+        if self._backward_pre_hooks or (self._backward_hooks and self._is_full_backward_hook):
+            backward_call = BackwardHookCall(
+                self, list(self._backward_hooks.values()) if self._is_full_backward_hook else [],
+                list(self._backward_pre_hooks.values()))
+            args = backward_call.wrap_inputs(args)
         called: set[int] = set()
         result = None
         try:
@@ -210,6 +222,10 @@ class Module:
                     out = hook(self, args, result)
                 if out is not None:
                     result = out
+            if backward_call is not None:
+                result = backward_call.wrap_outputs(result)
+            if self._backward_hooks and self._is_full_backward_hook is False:
+                self._hang_non_full_hooks(args, result)
             return result
         except Exception:
             always = self._forward_hooks_always_called
@@ -272,6 +288,81 @@ class Module:
         if prepend:
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
+
+    def register_full_backward_pre_hook(self, hook: Callable[..., Any], prepend: bool = False
+                                        ) -> RemovableHandle:
+        """Call ``hook(module, grad_output)`` when the gradients with respect to the module's
+        outputs are known, before the rest of the backward pass uses them; a tuple it returns
+        replaces them (NOTE [module backward hooks] in ``_backward_hooks.py``).
+
+        Example:
+            >>> import gradviz
+            >>> from gradviz import nn
+            >>> m = nn.Linear(2, 1)
+            >>> h = m.register_full_backward_pre_hook(lambda mod, go: print(go[0].shape))
+            >>> m(gradviz.ones(3, 2)).sum().backward()
+            gradviz.Size([3, 1])
+        """
+        handle = _add_hook(self._backward_pre_hooks, hook)
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_hook(self, hook: Callable[..., Any], prepend: bool = False
+                                    ) -> RemovableHandle:
+        """Call ``hook(module, grad_input, grad_output)`` once the gradients with respect to
+        the module's inputs are computed (``grad_input`` has one entry per positional
+        argument, None for one that is not a tensor); a tuple it returns replaces
+        ``grad_input``. The call's inputs and outputs each pass through a
+        ``BackwardHookFunctionBackward`` node, as in PyTorch (NOTE [module backward hooks]).
+
+        Example:
+            >>> import gradviz
+            >>> from gradviz import nn
+            >>> m = nn.Linear(2, 1)
+            >>> h = m.register_full_backward_hook(
+            ...     lambda mod, gi, go: print(gi[0].shape, go[0].shape))
+            >>> x = gradviz.ones(3, 2, requires_grad=True)
+            >>> m(x).sum().backward()
+            gradviz.Size([3, 2]) gradviz.Size([3, 1])
+        """
+        if self._is_full_backward_hook is False:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        self._is_full_backward_hook = True
+        handle = _add_hook(self._backward_hooks, hook)
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_backward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Deprecated (use :meth:`register_full_backward_hook`): call ``hook(module,
+        grad_input, grad_output)`` with the gradients of the node that made the module's
+        output, which are the module's own only when its forward is a single op.
+        """
+        if self._is_full_backward_hook is True:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        self._is_full_backward_hook = False
+        return _add_hook(self._backward_hooks, hook)
+
+    def _hang_non_full_hooks(self, args: tuple, result: Any) -> None:
+        """``register_backward_hook``'s hooks, as post hooks of the output's node."""
+        first = result
+        while not isinstance(first, Tensor):
+            if isinstance(first, dict):
+                first = next(iter(first.values()))
+            elif isinstance(first, (tuple, list)) and first:
+                first = first[0]
+            else:
+                return
+        grad_fn = first.grad_fn
+        if grad_fn is None:
+            return
+        for hook in self._backward_hooks.values():
+            grad_fn.register_hook(
+                lambda grad_input, grad_output, hook=hook: hook(self, grad_input, grad_output))
+        warn_non_full_hook(args, result, grad_fn)
 
     # -- registration --------------------------------------------------------------------------
     def register_parameter(self, name: str, param: Parameter | None) -> None:

@@ -1,0 +1,23 @@
+"""nn.utils and the new nn.init functions against torch: tests/test_nn_utils.py's program
+records the same on both libraries, and torch still gives its hard-coded EXPECTED.
+
+Without torch these tests are deselected (NOTE [parity marker] in conftest.py)."""
+
+from __future__ import annotations
+
+import pytest
+from _parity import sibling, torch
+
+import gradviz
+
+pytestmark = pytest.mark.parity
+
+UTILS = sibling("test_nn_utils")
+
+
+def test_expected_is_torchs() -> None:
+    assert UTILS.program(torch) == UTILS.EXPECTED
+
+
+def test_program_matches_torch() -> None:
+    assert UTILS.program(gradviz) == UTILS.program(torch)
