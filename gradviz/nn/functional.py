@@ -1124,16 +1124,8 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
     if log_target:
         out = _F.mul(_F.exp(target), _F.sub(target, input))
     else:
-        if target.requires_grad:
-            raise RuntimeError(
-                "kl_div: a target that requires grad needs PyTorch's XlogyBackward0, which "
-                "gradviz does not record; pass target.detach(), or log-probabilities with "
-                "log_target=True")
-        t = target._data
-        with np.errstate(divide="ignore", invalid="ignore"):
-            # xlogy(t, t): 0 where t == 0, NaN where t is NaN (a constant: t needs no grad)
-            xlogy = np.where(t == 0, 0.0, t * np.log(t)).astype(t.dtype)
-        out = _F.sub(Tensor._make(xlogy), _F.mul(target, input))
+        # xlogy(target, target) records XlogyBackward0 only when the target needs a gradient
+        out = _F.sub(_F.xlogy(target, target), _F.mul(target, input))
     if r == 1:
         out = _F.mean(out)
     elif r == 2:

@@ -93,6 +93,8 @@ CASES: list[tuple[str, Callable[..., Any], tuple]] = [
     ("kl_div batchmean", lambda L, F, x, t: F.kl_div(x, t, reduction="batchmean"), ("r", "p")),
     ("kl_div sum", lambda L, F, x, t: F.kl_div(x, t, reduction="sum"), ("r", "p")),
     ("kl_div none", lambda L, F, x, t: F.kl_div(x, t, reduction="none"), ("r", "p")),
+    ("kl_div target grad", lambda L, F, x, t: F.kl_div(x, t * t + 0.1, reduction="sum"),
+     ("r", "r")),
     ("kl_div log_target", lambda L, F, x, t: F.kl_div(x, t, reduction="batchmean",
                                                       log_target=True), ("r", "r")),
     ("cosine_similarity", lambda L, F, a, b: F.cosine_similarity(a, b), ("r", "c")),
