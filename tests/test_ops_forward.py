@@ -461,6 +461,28 @@ TORCH_SAVED: dict[str, list[str]] = {
     "TakeBackward0": ["index", "self"],
     "LinalgCrossBackward0": ["dim", "other", "self"],
 }
+# -- more (nnact): the activation and loss nodes of gradviz.nn.functional's later additions
+# (tests/parity/test_nn_more_parity.py reads them off torch again).
+TORCH_SAVED.update({
+    "CeluBackward0": ["alpha", "self"],
+    "CeluBackward1": ["alpha", "result"],
+    "GluBackward0": ["dim", "self"],
+    "HardshrinkBackward0": ["lambd", "self"],
+    "HardsigmoidBackward0": ["self"],
+    "HardswishBackward0": ["self"],
+    "HardtanhBackward0": ["max_val", "min_val", "self"],
+    "HuberLossBackward0": ["delta", "reduction", "self", "target"],
+    "LogSigmoidBackward0": ["buffer", "self"],
+    "MishBackward0": ["self"],
+    "NormBackward1": ["dim", "keepdim", "p", "result", "self"],
+    "PreluKernelBackward0": ["self", "weight"],
+    "SmoothL1LossBackward0": ["beta", "reduction", "self", "target"],
+    "SoftMarginLossBackward0": ["reduction", "self", "target"],
+    "SoftshrinkBackward0": ["lambd", "self"],
+    "SubBackward1": [],
+    "ThresholdBackward0": ["self", "threshold"],
+    "ThresholdBackward1": ["self", "threshold"],
+})
 
 # Torch attributes gradviz does not have, and gradviz attributes torch does not expose.
 SAVED_MISSING_OK: dict[str, set[str]] = {

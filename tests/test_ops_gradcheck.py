@@ -557,6 +557,13 @@ CASES["fill_tensor_"].append(c("fill_ with a 0-d tensor", lambda x, v: x.clone()
                                R(3, 2), R()))
 
 
+# -- more (nnact): logsigmoid's row has two outputs (the value, the kernel's buffer), so its
+# case goes through F.logsigmoid; values spread to both sides of 0 and far below it.
+CASES["log_sigmoid_forward"] = [
+    c("logsigmoid", lambda x: NF.logsigmoid(x), R(3, 4)),
+    c("logsigmoid wide", lambda x: NF.logsigmoid(x), W([-30.0, -2.0, 0.5, 3.0, 40.0]))]
+
+
 def _iadd(a: gradviz.Tensor, b: Any) -> gradviz.Tensor:
     a += b
     return a

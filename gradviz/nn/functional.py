@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -26,8 +27,8 @@ from gradviz import _dtype, _factories
 from gradviz.autograd.grad_mode import no_grad
 from gradviz.ops import functional as _F
 from gradviz.ops.derivatives import OPS
-from gradviz.ops.dispatch import dispatch, dispatch_inplace, general_dispatch
-from gradviz.tensor import Tensor, _is_number
+from gradviz.ops.dispatch import broadcast_message, dispatch, dispatch_inplace, general_dispatch
+from gradviz.tensor import Tensor, _is_number, _wrap_dim
 
 __all__ = [
     "relu", "relu_", "sigmoid", "tanh", "gelu", "silu", "leaky_relu", "elu", "softplus",
@@ -751,3 +752,633 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
                            "mode='constant' (value=...) only")
     return _F.constant_pad_nd(input, pad, 0 if value is None else value)
 
+
+
+# -- more (nnact): activations -------------------------------------------------------------------
+__all__ += ["hardtanh", "hardtanh_", "relu6", "selu", "selu_", "celu", "celu_", "mish", "prelu",
+            "glu", "hardswish", "hardsigmoid", "logsigmoid", "softsign", "softshrink",
+            "hardshrink", "tanhshrink", "threshold", "threshold_", "softmin"]
+
+# SELU's constants (Klambauer et al. 2017), as PyTorch writes them into its elu call.
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _run(op_name: str, input: Tensor, inplace: bool, **kwargs: Any) -> Tensor:
+    """The row ``op_name`` on ``input``, written into it with ``inplace=True``."""
+    if inplace:
+        return dispatch_inplace(OPS[op_name], input, **kwargs)
+    return dispatch(OPS[op_name], input, **kwargs)
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
+             ) -> Tensor:
+    """``input`` clamped to ``[min_val, max_val]`` (``HardtanhBackward0``: the gradient passes
+    strictly inside the interval).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.hardtanh(gradviz.tensor([-2.0, 0.5, 3.0]))
+        tensor([-1.0000,  0.5000,  1.0000])
+    """
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _run("hardtanh", input, inplace, min_val=min_val, max_val=max_val)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """In-place :func:`hardtanh`."""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """``min(max(input, 0), 6)``: PyTorch records it as ``hardtanh(input, 0, 6)``
+    (``HardtanhBackward0`` with ``min_val=0``, ``max_val=6``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.relu6(gradviz.tensor([-1.0, 3.0, 8.0]))
+        tensor([0., 3., 6.])
+    """
+    return _run("hardtanh", input, inplace, min_val=0, max_val=6)
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``scale * elu(input, alpha)`` with SELU's fixed constants, recorded as PyTorch records
+    it: ``EluBackward0`` (in place ``EluBackward1``) with ``alpha``, ``scale`` and
+    ``input_scale=1`` saved.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.selu(gradviz.tensor([0.0, 1.0]))
+        tensor([0.0000, 1.0507])
+    """
+    _no_int("selu", input, "elu_cpu")
+    return _run("elu_" if inplace else "elu", input, inplace, alpha=_SELU_ALPHA,
+                scale=_SELU_SCALE, input_scale=1)
+
+
+def selu_(input: Tensor) -> Tensor:
+    """In-place :func:`selu`."""
+    return selu(input, inplace=True)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (``CeluBackward0``; in place,
+    ``CeluBackward1``, which saves the result).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.celu(gradviz.tensor([-1.0, 2.0]), alpha=0.5)
+        tensor([-0.4323,  2.0000])
+    """
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    _no_int("celu", input, "elu_cpu")
+    return _run("celu_" if inplace else "celu", input, inplace, alpha=alpha)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place :func:`celu`."""
+    return celu(input, alpha, inplace=True)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * tanh(softplus(x))`` (``MishBackward0``, in place too).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.mish(gradviz.tensor([0.0, 1.0]))
+        tensor([0.0000, 0.8651])
+    """
+    _no_int("mish", input, "mish_cpu")
+    return _run("mish", input, inplace)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``x`` for positive ``x``, else ``weight * x`` with a learnt ``weight``: one value, or
+    one per channel (dimension 1). As PyTorch: a 1-D ``weight`` is viewed to broadcast
+    (``ViewBackward0``), then ``PreluKernelBackward0`` saves ``self`` and the viewed weight.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.prelu(gradviz.tensor([[-2.0, 3.0]]), gradviz.tensor([0.25]))
+        tensor([[-0.5000,  3.0000]])
+    """
+    if weight.ndim > 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.ndim}")
+    n_weights = int(weight._data.size)
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    if n_weights != 1 and n_weights != channels:
+        raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
+                           f"parameter numbers = {n_weights} and channel size = {channels}.")
+    _no_int("prelu", input, "prelu_cpu")
+    if input.ndim != weight.ndim:
+        shape = [1] * input.ndim
+        if input.ndim >= 2:
+            shape[1] = n_weights
+        weight = _F.view(weight, tuple(shape))
+    return dispatch(OPS["_prelu_kernel"], input, weight)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """The gated linear unit: ``a * sigmoid(b)`` where ``a`` and ``b`` are the two halves of
+    ``input`` along ``dim`` (``GluBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.glu(gradviz.tensor([[1.0, 2.0, 0.0, 100.0]]))
+        tensor([[0.5000, 2.0000]])
+    """
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = _wrap_dim(dim, input.ndim)
+    if input.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
+                           f"{input.shape[d]}")
+    _no_int("glu", input, "glu_cpu")
+    # PyTorch keeps dim as given and shows it read as an unsigned 64-bit number.
+    return dispatch(OPS["glu"], input, dim=dim % 2**64)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * relu6(x + 3) / 6`` (``HardswishBackward0``, in place too).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.hardswish(gradviz.tensor([-1.0, 1.0, 4.0]))
+        tensor([-0.3333,  0.6667,  4.0000])
+    """
+    _no_int("hardswish", input, "hardswish_cpu")
+    return _run("hardswish", input, inplace)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """``relu6(x + 3) / 6`` (``HardsigmoidBackward0``, in place too).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.hardsigmoid(gradviz.tensor([-4.0, 0.0, 4.0]))
+        tensor([0.0000, 0.5000, 1.0000])
+    """
+    _no_int("hardsigmoid", input, "hardsigmoid_cpu")
+    return _run("hardsigmoid", input, inplace)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """``log(sigmoid(x))``, computed stably (``LogSigmoidBackward0``, which saves ``self`` and
+    the kernel's ``buffer``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.logsigmoid(gradviz.tensor([0.0, -200.0]))
+        tensor([  -0.6931, -200.0000])
+    """
+    _no_int("logsigmoid", input, "log_sigmoid_cpu")
+    output, _ = general_dispatch(OPS["log_sigmoid_forward"], input)
+    return output
+
+
+def softsign(input: Tensor) -> Tensor:
+    """``x / (1 + |x|)``, recorded as PyTorch's Python writes it: ``input / (input.abs() + 1)``
+    (``DivBackward0``, ``AddBackward0``, ``AbsBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.softsign(gradviz.tensor([-1.0, 3.0]))
+        tensor([-0.5000,  0.7500])
+    """
+    return _F.div(input, _F.add(_F.abs(input), 1))
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0
+    (``SoftshrinkBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.softshrink(gradviz.tensor([-1.0, 0.2, 2.0]))
+        tensor([-0.5000,  0.0000,  1.5000])
+    """
+    _no_int("softshrink", input, "softshrink_check")
+    if lambd < 0:
+        dt = input._data.dtype
+        raise RuntimeError(f"lambda must be in range [0, {float(np.finfo(dt).max):g}] for input "
+                           f"dtype {input.dtype._legacy[:-6]}, but found {lambd:g}")
+    return dispatch(OPS["softshrink"], input, lambd=lambd)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x`` where ``|x| > lambd``, else 0 (``HardshrinkBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.hardshrink(gradviz.tensor([-1.0, 0.2, 2.0]))
+        tensor([-1.,  0.,  2.])
+    """
+    _no_int("hardshrink", input, "hardshrink_cpu")
+    return dispatch(OPS["hardshrink"], input, lambd=lambd)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """``x - tanh(x)``, recorded as written (``SubBackward0`` over ``TanhBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.tanhshrink(gradviz.tensor([0.0, 1.0]))
+        tensor([0.0000, 0.2384])
+    """
+    return _F.sub(input, _F.tanh(input))
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """``x`` where ``x > threshold``, else ``value`` (``ThresholdBackward0``; in place,
+    ``ThresholdBackward1``; both save the input as it was).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.threshold(gradviz.tensor([0.5, 2.0]), 1.0, 20.0)
+        tensor([20.,  2.])
+    """
+    return _run("threshold_" if inplace else "threshold", input, inplace, threshold=threshold,
+                value=value)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """In-place :func:`threshold`."""
+    return dispatch_inplace(OPS["threshold_"], input, threshold=threshold, value=value)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: _dtype.dtype | None = None) -> Tensor:
+    """``softmax(-input, dim)``, recorded so (``SoftmaxBackward0`` over ``NegBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.softmin(gradviz.tensor([[0.0, 0.0]]), dim=1)
+        tensor([[0.5000, 0.5000]])
+    """
+    if dim is None:
+        dim = _softmax_dim("softmin", input.ndim, _stacklevel)
+    return _F.softmax(_F.neg(input), dim, dtype=dtype)
+
+
+# -- more (nnact): losses and distances ------------------------------------------------------------
+__all__ += ["smooth_l1_loss", "huber_loss", "kl_div", "cosine_similarity", "normalize",
+            "margin_ranking_loss", "soft_margin_loss"]
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """Squared error ``0.5 * d**2 / beta`` below ``beta``, absolute error ``|d| - 0.5 * beta``
+    above (``SmoothL1LossBackward0``). ``beta=0`` is :func:`l1_loss`, recorded as such.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.smooth_l1_loss(gradviz.tensor([0.5, 3.0]), gradviz.zeros(2))
+        tensor(1.3125)
+    """
+    r = _reduction(reduction, size_average, reduce)
+    input, target = _broadcast_pair("smooth_l1_loss", input, target)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0.0:
+        return l1_loss(input, target, reduction={0: "none", 1: "mean", 2: "sum"}[r])
+    _no_int("smooth_l1_loss", input, "smooth_l1_cpu")
+    return dispatch(OPS["smooth_l1_loss"], input, target, reduction=r, beta=beta)
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
+    """Squared error ``0.5 * d**2`` below ``delta``, ``delta * (|d| - 0.5 * delta)`` above
+    (``HuberLossBackward0``); with ``weight``, the unreduced loss times ``weight`` then
+    reduced (``MulBackward0``, ``MeanBackward0``/``SumBackward0``), as PyTorch does.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.huber_loss(gradviz.tensor([0.5, 3.0]), gradviz.zeros(2), delta=2.0)
+        tensor(2.0625)
+    """
+    if weight is not None and weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    if weight is not None and reduction not in _REDUCTIONS:
+        raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', "
+                         "'mean', 'sum'.")
+    r = _reduction(reduction if weight is None else "none")
+    input, target = _broadcast_pair("huber_loss", input, target)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    _no_int("huber_loss", input, "huber_cpu")
+    loss = dispatch(OPS["huber_loss"], input, target, reduction=r, delta=delta)
+    if weight is None:
+        return loss
+    loss = _F.mul(loss, weight)
+    return loss if reduction == "none" else _F.sum(loss) if reduction == "sum" else _F.mean(loss)
+
+
+_KL_MEAN_WARNING = (
+    "reduction: 'mean' divides the total loss by both the batch size and the support size."
+    "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+    "'mean' will be changed to behave the same as 'batchmean' in the next major release.")
+
+
+def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+           reduction: str = "mean", log_target: bool = False) -> Tensor:
+    """The Kullback-Leibler divergence of ``target`` from log-probabilities ``input``,
+    recorded as PyTorch composes it: ``xlogy(target, target) - target * input`` (with
+    ``log_target``, ``exp(target) * (target - input)``), then the reduction;
+    ``'batchmean'`` is the sum divided by the batch size (``DivBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> p = gradviz.tensor([[0.5, 0.5]])
+        >>> F.kl_div(p.log(), p, reduction="batchmean")
+        tensor(0.)
+    """
+    if size_average is not None or reduce is not None:
+        r = _reduction("mean", size_average, reduce)
+    else:
+        if reduction == "mean":
+            warnings.warn(_KL_MEAN_WARNING, stacklevel=2)
+        r = _reduction("sum" if reduction == "batchmean" else reduction)
+    if log_target:
+        out = _F.mul(_F.exp(target), _F.sub(target, input))
+    else:
+        # xlogy(target, target) records XlogyBackward0 only when the target needs a gradient
+        out = _F.sub(_F.xlogy(target, target), _F.mul(target, input))
+    if r == 1:
+        out = _F.mean(out)
+    elif r == 2:
+        out = _F.sum(out)
+    if reduction == "batchmean" and input.ndim != 0:
+        out = out / input.shape[0]
+    return out
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """``sum(x1 * x2) / (|x1| |x2|)`` along ``dim``, recorded as PyTorch computes it: each
+    input divided by its norm (``LinalgVectorNormBackward0``, cloned then clamped to ``eps``
+    without recording), the product summed over ``dim`` (``SumBackward1``). Inputs of
+    different shapes are both expanded first (``ExpandBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.cosine_similarity(gradviz.tensor([[1.0, 0.0]]), gradviz.tensor([[1.0, 1.0]]))
+        tensor([0.7071])
+    """
+    if x1.shape != x2.shape:
+        try:
+            shape = tuple(np.broadcast_shapes(x1.shape, x2.shape))
+        except ValueError:
+            raise RuntimeError(broadcast_message("cosine_similarity",
+                                                 [x1.shape, x2.shape])) from None
+        x1, x2 = _F.expand(x1, shape), _F.expand(x2, shape)
+    d = dim  # as given: PyTorch's nodes save the dim unwrapped
+    n1 = _F.clone(_F.norm(x1, 2, d, keepdim=True))
+    n2 = _F.clone(_F.norm(x2, 2, d, keepdim=True))
+    with no_grad():
+        # the clamp only guards the division: PyTorch does it in place, unrecorded
+        dispatch_inplace(OPS["clamp_min"], n1, min=eps)
+        dispatch_inplace(OPS["clamp_min"], n2, min=eps)
+    return _F.sum(_F.mul(_F.div(x1, n1), _F.div(x2, n2)), d)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Tensor | None = None) -> Tensor:
+    """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``), recorded as
+    PyTorch's Python writes it: ``input.norm(p, dim, keepdim=True).clamp_min(eps)
+    .expand_as(input)`` then ``input / denom``.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.normalize(gradviz.tensor([[3.0, 4.0]]))
+        tensor([[0.6000, 0.8000]])
+    """
+    if out is not None:
+        raise RuntimeError("normalize(out=...): gradviz returns a new tensor; assign the result "
+                           "instead of passing out=")
+    denom = _F.expand(_F.clamp_min(_F.norm(input, p, dim, keepdim=True), eps), input.shape)
+    return _F.div(input, denom)
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                        size_average: Any = None, reduce: Any = None, reduction: str = "mean"
+                        ) -> Tensor:
+    """``max(0, -target * (input1 - input2) + margin)``, reduced, recorded as PyTorch's C++
+    composes it (``SubBackward0``, ``MulBackward0``, ``AddBackward1``, ``ClampMinBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.margin_ranking_loss(gradviz.tensor([1.0, 0.0]), gradviz.tensor([0.0, 1.0]),
+        ...                       gradviz.tensor([1.0, 1.0]), margin=0.5)
+        tensor(0.7500)
+    """
+    r = _reduction(reduction, size_average, reduce)
+    if input1.ndim != input2.ndim or input1.ndim != target.ndim:
+        raise RuntimeError(
+            "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {_size(input1.shape)}, input2: {_size(input2.shape)}, target: "
+            f"{_size(target.shape)} ")
+    out = _F.mul(_F.neg(target), _F.sub(input1, input2))
+    out = dispatch(OPS["add_scalar"], out, other=margin)
+    out = dispatch_inplace(OPS["clamp_min"], out, min=0)
+    return _F.mean(out) if r == 1 else _F.sum(out) if r == 2 else out
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                     reduction: str = "mean") -> Tensor:
+    """``log(1 + exp(-target * input))``, reduced (``SoftMarginLossBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.soft_margin_loss(gradviz.tensor([0.0]), gradviz.tensor([1.0]))
+        tensor(0.6931)
+    """
+    r = _reduction(reduction, size_average, reduce)
+    _no_grad_arg("soft_margin_loss", "target", target)
+    return dispatch(OPS["soft_margin_loss"], input, target, reduction=r)
+
+
+# -- more (nnact): distances and embedding / likelihood losses ------------------------------------
+__all__ += ["pairwise_distance", "hinge_embedding_loss", "cosine_embedding_loss",
+            "poisson_nll_loss", "gaussian_nll_loss"]
+
+
+def _constant(value: float, like: Tensor) -> Tensor:
+    """A C++ Scalar on the left of ``-``: a 0-d constant of ``like``'s dtype (``SubBackward0``
+    then has no edge for it, as in PyTorch)."""
+    return Tensor._make(np.asarray(value, like._data.dtype))
+
+
+def _reduce(loss: Tensor, r: int) -> Tensor:
+    """PyTorch's ``apply_loss_reduction``: ``mean()``, ``sum()`` or the loss itself."""
+    return _F.mean(loss) if r == 1 else _F.sum(loss) if r == 2 else loss
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """The ``p``-norm of ``x1 - x2 + eps`` over the last dimension, recorded as PyTorch's C++
+    computes it (``SubBackward0``, ``AddBackward1``, ``NormBackward1``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.pairwise_distance(gradviz.tensor([[3.0, 4.0]]), gradviz.zeros(1, 2), eps=0.0)
+        tensor([5.])
+    """
+    nd = max(x1.ndim, x2.ndim)
+    diff = dispatch(OPS["add_scalar"], _F.sub(x1, x2), other=eps)
+    return dispatch(OPS["norm_dim"], diff, p=p, dim=(max(nd - 1, 0),), keepdim=bool(keepdim))
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
+                         size_average: Any = None, reduce: Any = None, reduction: str = "mean"
+                         ) -> Tensor:
+    """``input`` where ``target`` is 1, ``max(0, margin - input)`` where it is -1, reduced;
+    recorded as PyTorch's C++ composes it (``SubBackward0``, ``ClampMinBackward0``, two
+    ``WhereBackward0``, ``AddBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.hinge_embedding_loss(gradviz.tensor([0.3, 2.0]), gradviz.tensor([-1.0, 1.0]))
+        tensor(1.3500)
+    """
+    r = _reduction(reduction, size_average, reduce)
+    zeros = _F.zeros_like(input)
+    margin_clamp = dispatch_inplace(OPS["clamp_min"], _F.sub(_constant(margin, input), input),
+                                    min=0)
+    output_margin = _F.where(_F.ne(target, 1), margin_clamp, zeros)
+    output_self = _F.where(_F.ne(target, -1), input, zeros)
+    return _reduce(_F.add(output_margin, output_self), r)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                          size_average: Any = None, reduce: Any = None, reduction: str = "mean"
+                          ) -> Tensor:
+    """``1 - cos(x1, x2)`` where ``target`` is 1, ``max(0, cos(x1, x2) - margin)`` where it is
+    -1, reduced; recorded as PyTorch's C++ composes it (the cosine from sums of products, the
+    norms' product through ``sqrt_``, then ``WhereBackward0`` for each case).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> a, b = gradviz.tensor([[1.0, 0.0]]), gradviz.tensor([[1.0, 1.0]])
+        >>> F.cosine_embedding_loss(a, b, gradviz.tensor([1.0]))
+        tensor(0.2929)
+    """
+    r = _reduction(reduction, size_average, reduce)
+    targ_dim = target.ndim
+    if targ_dim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if targ_dim == 1 and not (input1.ndim == 2 and input2.ndim == 2):
+        raise RuntimeError("1D target tensor expects 2D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+    if targ_dim == 0 and not (input1.ndim == 1 and input2.ndim == 1):
+        raise RuntimeError("0D target tensor expects 1D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+    eps = 1e-12  # PyTorch's EPSILON in Loss.cpp
+    prod_sum = _F.sum(_F.mul(input1, input2), targ_dim)
+    mag_square1 = dispatch(OPS["add_scalar"], _F.sum(_F.mul(input1, input1), targ_dim), other=eps)
+    mag_square2 = dispatch(OPS["add_scalar"], _F.sum(_F.mul(input2, input2), targ_dim), other=eps)
+    denom = dispatch_inplace(OPS["sqrt"], _F.mul(mag_square1, mag_square2))
+    cos = _F.div(prod_sum, denom)
+    zeros = _F.zeros_like(cos)
+    pos = _F.sub(_constant(1, cos), cos)
+    neg = dispatch_inplace(OPS["clamp_min"], dispatch(OPS["sub_scalar"], cos, other=margin),
+                           min=0)
+    output_pos = _F.where(_F.eq(target, 1), pos, zeros)
+    output_neg = _F.where(_F.eq(target, -1), neg, zeros)
+    return _reduce(_F.add(output_pos, output_neg), r)
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
+                     size_average: Any = None, eps: float = 1e-8, reduce: Any = None,
+                     reduction: str = "mean") -> Tensor:
+    """Negative log likelihood of ``target`` under a Poisson distribution: ``exp(input) -
+    target * input`` for a log-rate ``input`` (else ``input - target * log(input + eps)``),
+    plus Stirling's approximation of ``log(target!)`` with ``full``; recorded as PyTorch's
+    C++ composes it.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.poisson_nll_loss(gradviz.tensor([0.0, 1.0]), gradviz.tensor([1.0, 2.0]))
+        tensor(0.8591)
+    """
+    if size_average is not None or reduce is not None:
+        reduction = {0: "none", 1: "mean", 2: "sum"}[_reduction("mean", size_average, reduce)]
+    if reduction not in _REDUCTIONS:
+        raise ValueError(reduction + " is not a valid value for reduction")
+    if log_input:
+        loss = _F.sub(_F.exp(input), _F.mul(target, input))
+    else:
+        loss = _F.sub(input, _F.mul(target, _F.log(dispatch(OPS["add_scalar"], input,
+                                                              other=eps))))
+    if full:
+        if target.requires_grad:
+            raise RuntimeError("poisson_nll_loss(full=True): gradviz computes Stirling's term "
+                               "of a target as a constant; pass target.detach()")
+        t = target._data
+        with np.errstate(divide="ignore", invalid="ignore"):
+            stirling = t * np.log(t) - t + np.log(2 * math.pi * t) / 2
+        stirling = np.where(t <= 1, 0, stirling).astype(loss._data.dtype)
+        loss = _F.add_(loss, Tensor._make(stirling))
+    return _reduce(loss, _REDUCTIONS[reduction])
+
+
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False,
+                      eps: float = 1e-6, reduction: str = "mean") -> Tensor:
+    """Negative log likelihood of ``target`` under normal distributions of mean ``input`` and
+    variance ``var`` (clamped to ``eps`` without recording), ``0.5 * (log(var) + (input -
+    target)**2 / var)``, plus ``0.5 * log(2 pi)`` with ``full``; recorded as PyTorch's Python
+    writes it. ``var`` may have one dimension fewer, or size 1 in the last one.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.gaussian_nll_loss(gradviz.tensor([1.0]), gradviz.tensor([3.0]), gradviz.ones(1))
+        tensor(2.)
+    """
+    if isinstance(var, (int, float)):
+        var = _F.full_like(input, float(var))
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape:
+            var = _F.unsqueeze(var, -1)
+        elif not (input.shape[:-1] == var.shape[:-1] and var.ndim and var.shape[-1] == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(reduction + " is not valid")
+    if var._data.size and (var._data < 0).any():
+        raise ValueError("var has negative entry/entries")
+    var = _F.clone(var)
+    with no_grad():
+        dispatch_inplace(OPS["clamp_min"], var, min=eps)
+    loss = _F.mul(_F.add(_F.log(var), _F.div(_F.pow(_F.sub(input, target), 2), var)), 0.5)
+    if full:
+        loss = _F.add_(loss, 0.5 * math.log(2 * math.pi))
+    return _reduce(loss, _REDUCTIONS[reduction])

@@ -1612,3 +1612,91 @@ def nonzero(a: np.ndarray) -> np.ndarray:
 
 def linalg_cross(a, b, dim=-1):
     return np.cross(a, b, axis=dim)
+
+
+# -- more (nnact) ------------------------------------------------------------------------------
+# The forwards of the activation and loss rows torch.nn.functional added last (hardtanh ...
+# soft_margin_loss). Each keeps its input's dtype, as PyTorch's kernels do.
+def hardtanh(a: np.ndarray, min_val: float = -1.0, max_val: float = 1.0) -> np.ndarray:
+    return np.clip(a, min_val, max_val).astype(a.dtype, copy=False)
+
+
+def mish(a: np.ndarray) -> np.ndarray:
+    return (a * np.tanh(np.logaddexp(0, a))).astype(a.dtype, copy=False)
+
+
+def prelu(a: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    return np.where(a > 0, a, weight * a).astype(a.dtype, copy=False)
+
+
+def glu(a: np.ndarray, dim: int = -1) -> np.ndarray:
+    first, second = np.split(a, 2, axis=_glu_dim(dim))
+    return (first * sigmoid(second)).astype(a.dtype, copy=False)
+
+
+def _glu_dim(dim: int) -> int:
+    """PyTorch's GluBackward0 shows its int64 ``dim`` read as unsigned (-1 is 2**64 - 1): the
+    row keeps that number; this is the signed dimension back."""
+    return dim - 2**64 if dim >= 2**63 else dim
+
+
+def hardswish(a: np.ndarray) -> np.ndarray:
+    return (a * np.clip(a + 3, 0, 6) / 6).astype(a.dtype, copy=False)
+
+
+def hardsigmoid(a: np.ndarray) -> np.ndarray:
+    return (np.clip(a + 3, 0, 6) / 6).astype(a.dtype, copy=False)
+
+
+def log_sigmoid(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(log(sigmoid(a)), buffer)``: PyTorch's CPU kernel keeps ``exp(-|a|)`` as ``buffer``
+    and computes ``min(a, 0) - log1p(buffer)``, which never overflows."""
+    buffer = np.exp(-np.abs(a))
+    return (np.minimum(a, 0) - np.log1p(buffer)).astype(a.dtype, copy=False), buffer
+
+
+def softshrink(a: np.ndarray, lambd: float = 0.5) -> np.ndarray:
+    out = np.where(a > lambd, a - lambd, np.where(a < -lambd, a + lambd, 0))
+    return out.astype(a.dtype, copy=False)
+
+
+def hardshrink(a: np.ndarray, lambd: float = 0.5) -> np.ndarray:
+    return np.where((a >= -lambd) & (a <= lambd), 0, a).astype(a.dtype, copy=False)
+
+
+def threshold(a: np.ndarray, threshold: float, value: float) -> np.ndarray:
+    return np.where(a > threshold, a, value).astype(a.dtype, copy=False)
+
+
+def smooth_l1_loss(a: np.ndarray, target: np.ndarray, reduction: int = 1, beta: float = 1.0
+                   ) -> np.ndarray:
+    z = np.abs(a - target)
+    return reduce(np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta).astype(a.dtype),
+                  reduction)
+
+
+def huber_loss(a: np.ndarray, target: np.ndarray, reduction: int = 1, delta: float = 1.0
+               ) -> np.ndarray:
+    z = np.abs(a - target)
+    return reduce(np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)).astype(a.dtype),
+                  reduction)
+
+
+def soft_margin_loss(a: np.ndarray, target: np.ndarray, reduction: int = 1) -> np.ndarray:
+    return reduce(np.logaddexp(0, -target * a).astype(a.dtype), reduction)
+
+
+def celu(a: np.ndarray, alpha: float = 1.0) -> np.ndarray:
+    """``max(0, a) + min(0, alpha * (exp(a / alpha) - 1))``: PyTorch runs elu's kernel with
+    ``input_scale = 1 / alpha``."""
+    return elu(a, alpha, 1, 1 / alpha)
+
+
+def norm_dim(a: np.ndarray, p: float = 2.0, dim: tuple = (), keepdim: bool = False
+             ) -> np.ndarray:
+    """``at::norm(self, p, dim, keepdim)``, the vector norm that ``pairwise_distance`` calls."""
+    return vector_norm(a, p, dim, keepdim)
+
+
+def sub_scalar(a: np.ndarray, other: float, alpha: float = 1) -> np.ndarray:
+    return a - alpha * other

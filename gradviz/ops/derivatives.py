@@ -40,7 +40,7 @@ import numpy as np
 from gradviz.ops import _formula as f
 from gradviz.ops import _kernels as K
 from gradviz.ops.opinfo import OPS, defop
-from gradviz.ops.samples import A, P, R, Sample, W
+from gradviz.ops.samples import A, C, P, R, Sample, W
 from gradviz.tensor import Tensor
 
 __all__ = ["OPS"]
@@ -699,6 +699,107 @@ defop("log_softmax", "LogSoftmaxBackward0", K.log_softmax, ("self",),
       quiet=True,
       calls=("`gradviz.log_softmax`, `F.log_softmax`", "`.log_softmax()`"),
       self=lambda grad, result, dim: grad - f.exp(result) * f.sum(grad, (dim,), True))
+
+
+# -- more (nnact)
+# hardtanh (relu6 is hardtanh(0, 6)), celu, mish, prelu, glu, hardswish, hardsigmoid, logsigmoid,
+# softshrink, hardshrink, threshold: each its own PyTorch node. selu is EluBackward0/1 (elu's
+# rows with SELU's constants); softsign, tanhshrink and softmin are composites of existing rows
+# (gradviz/nn/functional.py). An in-place call of a row whose formula reads ``self`` records the
+# same row: the dispatch point keeps the input as it was before the write, as PyTorch saves it.
+def _mish_backward(grad, self):
+    t = f.tanh(f.softplus(self))
+    return grad * (t + self * f.sigmoid(self) * (1 - t * t))
+
+
+def _glu_backward(grad, self, dim):
+    d = K._glu_dim(dim) % len(self.shape)
+    n = self.shape[d] // 2
+    first, second = f.slice_dim(self, d, 0, n), f.slice_dim(self, d, n, 2 * n)
+    s = f.sigmoid(second)
+    return f.cat([grad * s, grad * first * s * (1 - s)], d)
+
+
+def _log_sigmoid_backward(grads, self, buffer):
+    g = grads[0]
+    if f.is_tensor(g) or f.is_tensor(self):
+        # create_graph: the derivative sigmoid(-x) written from self, so that it can be
+        # differentiated again (buffer is a constant, not an input)
+        return g * f.sigmoid(-self)
+    # PyTorch's CPU kernel, from buffer = exp(-|x|): 1 / (1 + z) below 0, z / (1 + z) above
+    return g * np.where(self < 0, 1 / (1 + buffer), buffer / (1 + buffer))
+
+
+_ONE_SIXTH_F32 = float(np.float32(1 / 6))
+# Points on every piece of the piecewise activations (hardswish's kinks are at -3 and 3).
+_PIECES = W([[-4.0, -2.5, -0.7, -0.2], [0.3, 0.8, 2.9, 5.0]])
+
+defop("hardtanh", "HardtanhBackward0", K.hardtanh, ("self",),
+      doc="``clamp(input, min_val, max_val)`` with hardtanh's node; ``F.relu6`` is (0, 6)",
+      calls=("`F.hardtanh`, `F.hardtanh_`, `F.relu6`, `nn.Hardtanh`, `nn.ReLU6`", ""),
+      samples=(Sample(_PIECES), Sample(_PIECES, min_val=0, max_val=6),
+               Sample(R(3, 4), min_val=-0.5, max_val=0.25)),
+      self=lambda grad, self, min_val, max_val: f.where((self > min_val) & (self < max_val),
+                                                        grad, 0.0))
+defop("celu", "CeluBackward0", K.celu, ("self",),
+      calls=("`F.celu`, `nn.CELU`", ""),
+      samples=(Sample(A(3, 4)), Sample(A(3, 4), alpha=0.5)),
+      self=lambda grad, self, alpha: f.where(self > 0, grad, grad * f.exp(self * (1 / alpha))))
+defop("celu_", "CeluBackward1", K.celu, ("self",),
+      doc="in-place celu_ (saves the result instead of the input)",
+      calls=("`F.celu(x, inplace=True)`", ""),
+      samples=(Sample(A(3, 4), alpha=0.5),),
+      self=lambda grad, result, alpha: f.where(result > 0, grad,
+                                               grad * (result * (1 / alpha) + 1)))
+defop("mish", "MishBackward0", K.mish, ("self",),
+      calls=("`F.mish`, `nn.Mish`", ""),
+      samples=(Sample(R(3, 4)), Sample(_PIECES)),
+      self=_mish_backward)
+# torch.nn.functional.prelu views a 1-D weight to broadcast over dimension 1, then runs this
+# kernel. One formula serves both inputs in PyTorch, so both are saved whichever needs a grad.
+defop("_prelu_kernel", "PreluKernelBackward0", K.prelu, ("self", "weight"),
+      broadcasts=("weight",),
+      calls=("`F.prelu`, `nn.PReLU`", ""),
+      samples=(Sample(A(3, 4), R(1, 4)), Sample(A(2, 3, 2), R(1, 1, 1))),
+      self=lambda grad, self, weight: f.where(self > 0, grad, grad * weight),
+      weight=lambda grad, self, weight: f.where(self > 0, 0.0, grad * self))
+defop("glu", "GluBackward0", K.glu, ("self",),
+      doc="``a * sigmoid(b)`` of the two halves along ``dim`` (shown unsigned, as PyTorch)",
+      calls=("`F.glu`, `nn.GLU`", ""),
+      samples=(Sample(R(3, 4), dim=2**64 - 1), Sample(R(4, 3), dim=0)),
+      self=_glu_backward)
+defop("hardswish", "HardswishBackward0", K.hardswish, ("self",),
+      calls=("`F.hardswish`, `nn.Hardswish`", ""),
+      samples=(Sample(_PIECES),),
+      self=lambda grad, self: f.where(self < -3, 0.0,
+                                      f.where(self <= 3, grad * (self * (1 / 3) + 0.5), grad)))
+defop("hardsigmoid", "HardsigmoidBackward0", K.hardsigmoid, ("self",),
+      calls=("`F.hardsigmoid`, `nn.Hardsigmoid`", ""),
+      samples=(Sample(_PIECES),),
+      # PyTorch's CPU kernel multiplies by 1/6 rounded to float32, in every dtype: so do we
+      self=lambda grad, self: f.where((self > -3) & (self < 3), grad * _ONE_SIXTH_F32, 0.0))
+defop("log_sigmoid_forward", "LogSigmoidBackward0", K.log_sigmoid, ("self",),
+      outputs=("output", "buffer"), nondiff_outputs=(1,),
+      doc="outputs (log(sigmoid(x)), buffer = exp(-|x|)), the CPU kernel's pair",
+      calls=("`F.logsigmoid`, `nn.LogSigmoid`", ""),
+      self=_log_sigmoid_backward)
+defop("softshrink", "SoftshrinkBackward0", K.softshrink, ("self",),
+      calls=("`F.softshrink`, `nn.Softshrink`", ""),
+      samples=(Sample(_PIECES), Sample(A(3, 4), lambd=0.1)),
+      self=lambda grad, self, lambd: f.where((self >= -lambd) & (self <= lambd), 0.0, grad))
+defop("hardshrink", "HardshrinkBackward0", K.hardshrink, ("self",),
+      calls=("`F.hardshrink`, `nn.Hardshrink`", ""),
+      samples=(Sample(_PIECES), Sample(A(3, 4), lambd=0.1)),
+      self=lambda grad, self, lambd: f.where((self >= -lambd) & (self <= lambd), 0.0, grad))
+defop("threshold", "ThresholdBackward0", K.threshold, ("self",),
+      calls=("`F.threshold`, `nn.Threshold`", ""),
+      samples=(Sample(_PIECES, threshold=0.5, value=20.0),),
+      self=lambda grad, self, threshold: f.where(self <= threshold, 0.0, grad))
+defop("threshold_", "ThresholdBackward1", K.threshold, ("self",),
+      doc="in-place threshold_ (saves the input as it was, as ThresholdBackward0)",
+      calls=("`F.threshold(x, t, v, inplace=True)`, `F.threshold_`", ""),
+      samples=(Sample(_PIECES, threshold=0.5, value=20.0),),
+      self=lambda grad, self, threshold: f.where(self <= threshold, 0.0, grad))
 
 
 # ===============================================================================================
@@ -1494,6 +1595,68 @@ defop("layer_norm", "NativeLayerNormBackward0", K.layer_norm, ("input", "weight"
       bias=lambda grads, input, normalized_shape, result1, result2, weight, bias, eps:
       _layer_norm_backward("bias", grads, input, normalized_shape, result1, result2, weight,
                            bias, eps))
+
+
+# -- more (nnact)
+# smooth_l1_loss, huber_loss, soft_margin_loss: their own nodes. kl_div, cosine_similarity,
+# normalize, margin_ranking_loss are composites of existing rows (gradviz/nn/functional.py).
+def _smooth_l1_grad(grad, self, target, reduction, beta):
+    d = self - target
+    return _loss_scale(grad, self, reduction) * f.where(f.abs(d) < beta, d * (1 / beta),
+                                                        f.sign(d))
+
+
+def _huber_grad(grad, self, target, reduction, delta):
+    d = self - target
+    return _loss_scale(grad, self, reduction) * f.where(f.abs(d) < delta, d,
+                                                        f.sign(d) * delta)
+
+
+def _soft_margin_grad(grad, self, target, reduction):
+    # d/dx log(1 + exp(-y x)) = -y * sigmoid(-y x); PyTorch has no formula for the target
+    return _loss_scale(grad, self, reduction) * -target * f.sigmoid(-(target * self))
+
+
+
+_SIGNS = [[1.0, -1.0, -1.0, 1.0], [-1.0, 1.0, 1.0, 1.0], [1.0, -1.0, 1.0, -1.0]]
+
+defop("smooth_l1_loss", "SmoothL1LossBackward0", K.smooth_l1_loss, ("self", "target"),
+      calls=("`F.smooth_l1_loss` (beta > 0), `nn.SmoothL1Loss`", ""),
+      samples=(Sample(R(3, 4), R(3, 4)), Sample(R(3, 4), R(3, 4), reduction=2, beta=0.3),
+               Sample(R(2, 3), R(2, 3), reduction=0, beta=2.0)),
+      self=lambda grad, self, target, reduction, beta: _smooth_l1_grad(grad, self, target,
+                                                                        reduction, beta),
+      target=lambda grad, self, target, reduction, beta: -_smooth_l1_grad(grad, self, target,
+                                                                         reduction, beta))
+defop("huber_loss", "HuberLossBackward0", K.huber_loss, ("self", "target"),
+      calls=("`F.huber_loss`, `nn.HuberLoss`", ""),
+      samples=(Sample(R(3, 4), R(3, 4)), Sample(R(3, 4), R(3, 4), reduction=2, delta=0.3),
+               Sample(R(2, 3), R(2, 3), reduction=0, delta=2.0)),
+      self=lambda grad, self, target, reduction, delta: _huber_grad(grad, self, target,
+                                                                     reduction, delta),
+      target=lambda grad, self, target, reduction, delta: -_huber_grad(grad, self, target,
+                                                                      reduction, delta))
+defop("soft_margin_loss", "SoftMarginLossBackward0", K.soft_margin_loss, ("self", "target"),
+      calls=("`F.soft_margin_loss`, `nn.SoftMarginLoss`", ""),
+      samples=(Sample(R(3, 4), C(_SIGNS)), Sample(R(3, 4), C(_SIGNS), reduction=0)),
+      self=_soft_margin_grad)
+# The two C++ calls of the composite losses that no other row records: at::norm(x, p, dim)
+# (pairwise_distance) and tensor - Scalar (cosine_embedding_loss).
+defop("norm_dim", "NormBackward1", K.norm_dim, ("self",),
+      quiet=True,
+      doc="at::norm(self, p, dim, keepdim), as F.pairwise_distance calls it",
+      calls=("`F.pairwise_distance`, `nn.PairwiseDistance`", ""),
+      samples=(Sample(A(3, 4), p=2.0, dim=(1,), keepdim=False),
+               Sample(A(3, 4), p=1.0, dim=(0,), keepdim=True),
+               Sample(A(2, 3), p=3.0, dim=(1,), keepdim=False)),
+      self=lambda grad, self, result, p, dim, keepdim: _norm_backward(grad, self, result, p,
+                                                                      dim, keepdim))
+defop("sub_scalar", "SubBackward1", K.sub_scalar, ("self",),
+      promotes=True,
+      doc="tensor - Scalar inside PyTorch's C++ decompositions (cosine_embedding_loss)",
+      calls=("inside `F.cosine_embedding_loss`", ""),
+      samples=(Sample(R(2, 3), other=0.5),),
+      self=lambda grad: grad)
 
 
 # ===============================================================================================

@@ -3,8 +3,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from gradviz import _dtype as _dt
+from gradviz import _factories
 from gradviz.nn import functional as F
-from gradviz.nn.modules.module import Module
+from gradviz.nn import init as _init
+from gradviz.nn.modules.module import Module, _factory_dtype
+from gradviz.nn.parameter import Parameter
 from gradviz.ops import functional as _ops
 from gradviz.tensor import Tensor
 
@@ -203,6 +209,335 @@ class LogSoftmax(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.log_softmax(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+# -- more (nnact) --------------------------------------------------------------------------------
+__all__ += ["Hardtanh", "ReLU6", "SELU", "CELU", "Mish", "PReLU", "GLU", "Hardswish",
+            "Hardsigmoid", "LogSigmoid", "Softsign", "Softshrink", "Hardshrink", "Tanhshrink",
+            "Threshold", "Softmin"]
+
+
+def _inplace_repr(inplace: bool) -> str:
+    return "inplace=True" if inplace else ""
+
+
+class Hardtanh(Module):
+    """Elementwise ``x`` clamped to ``[min_val, max_val]``.
+
+    Example:
+        >>> from gradviz import nn
+        >>> nn.Hardtanh()
+        Hardtanh(min_val=-1.0, max_val=1.0)
+    """
+
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
+                 ) -> None:
+        super().__init__()
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+        if self.max_val <= self.min_val:
+            raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self) -> str:
+        return (f"min_val={self.min_val}, max_val={self.max_val}"
+                + (", inplace=True" if self.inplace else ""))
+
+
+class ReLU6(Hardtanh):
+    """Elementwise ``min(max(x, 0), 6)``: a :class:`Hardtanh` from 0.0 to 6.0 (so its node
+    saves the floats 0.0 and 6.0, where ``F.relu6`` saves the ints, as in PyTorch).
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> nn.ReLU6()(gradviz.tensor([-1.0, 8.0]))
+        tensor([0., 6.])
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(self.inplace)
+
+
+class SELU(Module):
+    """Elementwise ``scale * elu(x, alpha)`` with SELU's fixed constants.
+
+    Example:
+        >>> from gradviz import nn
+        >>> nn.SELU(inplace=True)
+        SELU(inplace=True)
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.selu(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(self.inplace)
+
+
+class CELU(Module):
+    """Elementwise ``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.
+
+    Example:
+        >>> from gradviz import nn
+        >>> nn.CELU(0.5)
+        CELU(alpha=0.5)
+    """
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class Mish(Module):
+    """Elementwise ``x * tanh(softplus(x))``.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> nn.Mish()(gradviz.zeros(2))
+        tensor([0., 0.])
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.mish(input, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(self.inplace)
+
+
+class PReLU(Module):
+    """``x`` for positive ``x``, else ``weight * x``: a learnt slope, one for all channels or
+    one per channel (``num_parameters``), initialised to ``init``.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> m = nn.PReLU(3)
+        >>> m, m.weight.shape
+        (PReLU(num_parameters=3), gradviz.Size([3]))
+    """
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device: Any = None,
+                 dtype: _dt.dtype | None = None) -> None:
+        self.num_parameters = num_parameters
+        super().__init__()
+        self.init = init
+        self.weight = Parameter(_factories.empty(num_parameters,
+                                                 dtype=_factory_dtype(device, dtype)))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Fill the slopes with ``init`` again."""
+        _init.constant_(self.weight, self.init)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class GLU(Module):
+    """The gated linear unit ``a * sigmoid(b)`` of the two halves of the input along ``dim``.
+
+    Example:
+        >>> from gradviz import nn
+        >>> nn.GLU()
+        GLU(dim=-1)
+    """
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Hardswish(Module):
+    """Elementwise ``x * relu6(x + 3) / 6`` (its repr shows no ``inplace``, as PyTorch's).
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> nn.Hardswish()(gradviz.tensor([4.0]))
+        tensor([4.])
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardswish(input, self.inplace)
+
+
+class Hardsigmoid(Module):
+    """Elementwise ``relu6(x + 3) / 6`` (its repr shows no ``inplace``, as PyTorch's).
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> nn.Hardsigmoid()(gradviz.tensor([0.0]))
+        tensor([0.5000])
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardsigmoid(input, self.inplace)
+
+
+class LogSigmoid(Module):
+    """Elementwise ``log(sigmoid(x))``.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> nn.LogSigmoid()(gradviz.tensor([0.0]))
+        tensor([-0.6931])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.logsigmoid(input)
+
+
+class Softsign(Module):
+    """Elementwise ``x / (1 + |x|)``.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> nn.Softsign()(gradviz.tensor([1.0]))
+        tensor([0.5000])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softsign(input)
+
+
+class Softshrink(Module):
+    """Elementwise shrink towards 0 by ``lambd`` (0 inside ``[-lambd, lambd]``).
+
+    Example:
+        >>> from gradviz import nn
+        >>> nn.Softshrink()
+        Softshrink(0.5)
+    """
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return str(self.lambd)
+
+
+class Hardshrink(Module):
+    """Elementwise ``x`` where ``|x| > lambd``, else 0.
+
+    Example:
+        >>> from gradviz import nn
+        >>> nn.Hardshrink(0.25)
+        Hardshrink(0.25)
+    """
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"
+
+
+class Tanhshrink(Module):
+    """Elementwise ``x - tanh(x)``.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> nn.Tanhshrink()(gradviz.zeros(1))
+        tensor([0.])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.tanhshrink(input)
+
+
+class Threshold(Module):
+    """Elementwise ``x`` where ``x > threshold``, else ``value``.
+
+    Example:
+        >>> from gradviz import nn
+        >>> nn.Threshold(0.1, 20)
+        Threshold(threshold=0.1, value=20)
+    """
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        return (f"threshold={self.threshold}, value={self.value}"
+                + (", inplace=True" if self.inplace else ""))
+
+
+class Softmin(Module):
+    """Softmin along ``dim``: the softmax of ``-x``.
+
+    Example:
+        >>> from gradviz import nn
+        >>> nn.Softmin(dim=1)
+        Softmin(dim=1)
+    """
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softmin(input, self.dim, _stacklevel=5)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"

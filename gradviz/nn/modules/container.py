@@ -321,3 +321,202 @@ class ModuleDict(Module):
                 raise ValueError("ModuleDict update sequence element #" + str(j)
                                  + " has length " + str(len(m)) + "; 2 is required")
             self[m[0]] = m[1]
+
+
+# -- more (nnact) --------------------------------------------------------------------------------
+__all__ += ["ParameterList", "ParameterDict"]
+
+
+def _as_parameter(value: Any) -> Any:
+    """A plain tensor stored in a parameter container becomes a Parameter, as in PyTorch."""
+    from gradviz.nn.parameter import Parameter
+
+    if isinstance(value, Tensor) and not isinstance(value, Parameter):
+        return Parameter(value)
+    return value
+
+
+def _param_line(key: Any, p: Any, type_name: str) -> str:
+    """One line of a parameter container's repr: kind, dtype (or type name) and size."""
+    from gradviz.nn.parameter import Parameter
+
+    if not isinstance(p, Tensor):
+        return f"  ({key}): Object of type: {type(p).__name__}"
+    size = "x".join(str(n) for n in p.shape)
+    kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
+    return f"  ({key}): {kind} containing: [{type_name} of size {size}]"
+
+
+class ParameterList(Module):
+    """A list of parameters, registered on the module (named ``0``, ``1`` ...), so that
+    ``parameters()`` and the optimizers find them. Plain tensors are made Parameters.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> ps = nn.ParameterList([nn.Parameter(gradviz.ones(2)), gradviz.zeros(3)])
+        >>> ps
+        ParameterList(
+            (0): Parameter containing: [gradviz.float32 of size 2]
+            (1): Parameter containing: [gradviz.float32 of size 3]
+        )
+        >>> [n for n, _ in ps.named_parameters()]
+        ['0', '1']
+    """
+
+    def __init__(self, values: Iterable[Any] | None = None) -> None:
+        super().__init__()
+        self._size = 0
+        if values is not None:
+            self += values
+
+    def _get_abs_string_index(self, idx: int) -> str:
+        idx = operator.index(idx)
+        if not (-len(self) <= idx < len(self)):
+            raise IndexError(f"index {idx} is out of range")
+        return str(idx + len(self) if idx < 0 else idx)
+
+    def __getitem__(self, idx: int | slice) -> Any:
+        if isinstance(idx, slice):
+            return self.__class__([self[i] for i in range(len(self))[idx]])
+        return getattr(self, self._get_abs_string_index(idx))
+
+    def __setitem__(self, idx: int, param: Any) -> None:
+        setattr(self, self._get_abs_string_index(idx), _as_parameter(param))
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self[i] for i in range(len(self)))
+
+    def __iadd__(self, parameters: Iterable[Any]) -> ParameterList:
+        return self.extend(parameters)
+
+    def append(self, value: Any) -> ParameterList:
+        """Add ``value`` at the end; returns ``self``."""
+        self._size += 1
+        self[self._size - 1] = value
+        return self
+
+    def extend(self, values: Iterable[Any]) -> ParameterList:
+        """Append every value of ``values``; returns ``self``."""
+        if not isinstance(values, Iterable) or isinstance(values, Tensor):
+            raise TypeError("ParameterList.extend should be called with an iterable, but got "
+                            + type(values).__name__)
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self) -> str:
+        return "\n".join(_param_line(k, p, str(p.dtype) if isinstance(p, Tensor) else "")
+                         for k, p in enumerate(self))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("ParameterList should not be called.")
+
+
+class ParameterDict(Module):
+    """An ordered dict of parameters (string keys), registered on the module under their keys.
+    Plain tensors are made Parameters.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> pd = nn.ParameterDict({"scale": gradviz.ones(2)})
+        >>> pd
+        ParameterDict(  (scale): Parameter containing: [gradviz.FloatTensor of size 2])
+        >>> list(pd.keys()), [n for n, _ in pd.named_parameters()]
+        (['scale'], ['scale'])
+    """
+
+    def __init__(self, parameters: Any = None) -> None:
+        super().__init__()
+        self._keys: dict[str, None] = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    @staticmethod
+    def _key(key: Any) -> str:
+        if not isinstance(key, str):
+            raise TypeError("Index given to ParameterDict cannot be used as a key as it is not a "
+                            f"string (type is '{type(key).__name__}'). Open an issue on github "
+                            "if you need non-string keys.")
+        return key
+
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, self._key(key))
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._keys[self._key(key)] = None
+        setattr(self, key, _as_parameter(value))
+
+    def __delitem__(self, key: str) -> None:
+        del self._keys[key]
+        delattr(self, key)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def keys(self) -> Iterable[str]:
+        """The keys, in insertion order."""
+        return self._keys.keys()
+
+    def items(self) -> Iterable[tuple[str, Any]]:
+        """``(key, parameter)`` pairs, in insertion order."""
+        return ((k, self[k]) for k in self._keys)
+
+    def values(self) -> Iterable[Any]:
+        """The parameters, in insertion order."""
+        return (self[k] for k in self._keys)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """``self[key]`` if ``key`` is present, else ``default``."""
+        return self[key] if key in self else default
+
+    def pop(self, key: str) -> Any:
+        """Remove ``key`` and return its parameter."""
+        value = self[key]
+        del self[key]
+        return value
+
+    def clear(self) -> None:
+        """Remove every parameter."""
+        for k in list(self._keys):
+            del self[k]
+
+    def update(self, parameters: Any) -> None:
+        """Add or replace entries from a mapping or an iterable of ``(key, value)`` pairs."""
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            pairs = list(parameters.items())
+        elif isinstance(parameters, Mapping):
+            pairs = sorted(parameters.items())  # a plain mapping is sorted, as in PyTorch
+        elif isinstance(parameters, Iterable):
+            pairs = []
+            for j, p in enumerate(parameters):
+                if not isinstance(p, Iterable):
+                    raise TypeError(f"ParameterDict update sequence element #{j} should be "
+                                    f"Iterable; is{type(p).__name__}")  # sic: torch's text
+                p = tuple(p)
+                if len(p) != 2:
+                    raise ValueError(f"ParameterDict update sequence element #{j} has length "
+                                     f"{len(p)}; 2 is required")
+                pairs.append(p)
+        else:
+            raise TypeError("ParametersDict.update should be called with an iterable of "
+                            "key/value pairs, but got " + type(parameters).__name__)
+        for k, v in pairs:
+            self[k] = v
+
+    def extra_repr(self) -> str:
+        return "\n".join(_param_line(k, p, p.type() if isinstance(p, Tensor) else "")
+                         for k, p in self.items())
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("ParameterDict should not be called.")

@@ -168,3 +168,193 @@ class BCEWithLogitsLoss(_Loss):
         return F.binary_cross_entropy_with_logits(input, target, self.weight,
                                                   pos_weight=self.pos_weight,
                                                   reduction=self.reduction)
+
+
+# -- more (nnact) --------------------------------------------------------------------------------
+__all__ += ["SmoothL1Loss", "HuberLoss", "KLDivLoss", "MarginRankingLoss", "SoftMarginLoss"]
+
+
+class SmoothL1Loss(_Loss):
+    """Squared error below ``beta``, absolute error above (``beta=0``: :class:`L1Loss`).
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> nn.SmoothL1Loss()(gradviz.tensor([0.5, 3.0]), gradviz.zeros(2))
+        tensor(1.3125)
+    """
+
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean", beta: float = 1.0) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """Squared error below ``delta``, ``delta``-scaled absolute error above.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> nn.HuberLoss(delta=2.0)(gradviz.tensor([0.5, 3.0]), gradviz.zeros(2))
+        tensor(2.0625)
+    """
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class KLDivLoss(_Loss):
+    """Kullback-Leibler divergence of ``target`` from log-probabilities ``input``; use
+    ``reduction='batchmean'`` for the mathematical definition.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> p = gradviz.tensor([[0.25, 0.75]])
+        >>> nn.KLDivLoss(reduction="batchmean")(p.log(), p)
+        tensor(0.)
+    """
+
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean", log_target: bool = False) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class MarginRankingLoss(_Loss):
+    """``max(0, -target * (input1 - input2) + margin)``: ``target`` 1 wants ``input1`` ranked
+    higher, -1 ``input2``.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> nn.MarginRankingLoss(0.5)(gradviz.tensor([1.0]), gradviz.tensor([0.0]),
+        ...                           gradviz.tensor([-1.0]))
+        tensor(1.5000)
+    """
+
+    def __init__(self, margin: float = 0.0, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return F.margin_ranking_loss(input1, input2, target, margin=self.margin,
+                                     reduction=self.reduction)
+
+
+class SoftMarginLoss(_Loss):
+    """Two-class logistic loss ``log(1 + exp(-target * input))`` with targets 1 or -1.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> round(nn.SoftMarginLoss()(gradviz.zeros(1), gradviz.ones(1)).item(), 4)
+        0.6931
+    """
+
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+__all__ += ["HingeEmbeddingLoss", "CosineEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss"]
+
+
+class HingeEmbeddingLoss(_Loss):
+    """``input`` where ``target`` is 1, ``max(0, margin - input)`` where it is -1.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> nn.HingeEmbeddingLoss()(gradviz.tensor([0.3, 2.0]), gradviz.tensor([-1.0, 1.0]))
+        tensor(1.3500)
+    """
+
+    def __init__(self, margin: float = 1.0, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.hinge_embedding_loss(input, target, margin=self.margin,
+                                      reduction=self.reduction)
+
+
+class CosineEmbeddingLoss(_Loss):
+    """``1 - cos(x1, x2)`` for pairs marked 1, ``max(0, cos(x1, x2) - margin)`` for -1.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> a = gradviz.tensor([[1.0, 0.0]])
+        >>> nn.CosineEmbeddingLoss()(a, a, gradviz.tensor([-1.0]))
+        tensor(1.)
+    """
+
+    def __init__(self, margin: float = 0.0, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin,
+                                       reduction=self.reduction)
+
+
+class PoissonNLLLoss(_Loss):
+    """Poisson negative log likelihood of ``target`` given rates (log-rates by default).
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> nn.PoissonNLLLoss()(gradviz.zeros(2), gradviz.zeros(2))
+        tensor(1.)
+    """
+
+    def __init__(self, log_input: bool = True, full: bool = False,
+                 size_average: bool | None = None, eps: float = 1e-8, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_input = log_input
+        self.full = full
+        self.eps = eps
+
+    def forward(self, log_input: Tensor, target: Tensor) -> Tensor:
+        return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full,
+                                  eps=self.eps, reduction=self.reduction)
+
+
+class GaussianNLLLoss(_Loss):
+    """Gaussian negative log likelihood of ``target`` given means ``input`` and variances.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> nn.GaussianNLLLoss()(gradviz.ones(2), gradviz.ones(2), gradviz.ones(2))
+        tensor(0.)
+    """
+
+    def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean"
+                 ) -> None:
+        super().__init__(None, None, reduction)
+        self.full = full
+        self.eps = eps
+
+    def forward(self, input: Tensor, target: Tensor, var: Tensor | float) -> Tensor:
+        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps,
+                                   reduction=self.reduction)
