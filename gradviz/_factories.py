@@ -48,9 +48,9 @@ class Generator:
 
     @property
     def device(self) -> Any:
-        from gradviz._device import device
+        from gradviz import _device
 
-        return device("cpu")
+        return _device.device("cpu")
 
     def manual_seed(self, seed: int) -> Generator:
         """Seed it (returns it, so ``Generator().manual_seed(0)`` reads as in PyTorch)."""

@@ -77,19 +77,13 @@ class _Formatter:
 
 
 def _summarized(arr: np.ndarray) -> np.ndarray:
-    """The elements that stay visible when a large tensor is summarised (for the widths)."""
+    """The elements that stay visible when a large tensor is summarised (for the widths): along
+    every dimension longer than ``2 * EDGEITEMS``, its first and last ``EDGEITEMS``."""
     if arr.ndim == 0:
         return arr
-    if arr.ndim == 1:
-        if arr.shape[0] > 2 * EDGEITEMS:
-            return np.concatenate((arr[:EDGEITEMS], arr[-EDGEITEMS:]))
-        return arr
-    if arr.shape[0] > 2 * EDGEITEMS:
-        rows = [arr[i] for i in range(EDGEITEMS)] + [
-            arr[i] for i in range(len(arr) - EDGEITEMS, len(arr))]
-    else:
-        rows = list(arr)
-    return np.stack([_summarized(r) for r in rows])
+    keep = [np.r_[0:EDGEITEMS, n - EDGEITEMS:n] if n > 2 * EDGEITEMS else np.arange(n)
+            for n in arr.shape]
+    return arr[np.ix_(*keep)]
 
 
 def _vector_str(arr: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
@@ -105,19 +99,39 @@ def _vector_str(arr: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) 
 
 
 def _tensor_str(arr: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
-    """Iterative over dimensions would not read better; depth is the tensor's rank only."""
+    """The bracketed text of ``arr``: its vectors (``_vector_str``) joined dimension by
+    dimension, with a stack of the sub-arrays still being written (each with the texts of its
+    rows so far)."""
     if arr.ndim == 0:
         return fmt.format(arr.item())
     if arr.ndim == 1:
         return _vector_str(arr, indent, summarize, fmt)
-    if summarize and arr.shape[0] > 2 * EDGEITEMS:
-        slices = ([_tensor_str(arr[i], indent + 1, summarize, fmt) for i in range(EDGEITEMS)]
-                  + ["..."]
-                  + [_tensor_str(arr[i], indent + 1, summarize, fmt)
-                     for i in range(len(arr) - EDGEITEMS, len(arr))])
-    else:
-        slices = [_tensor_str(arr[i], indent + 1, summarize, fmt) for i in range(arr.shape[0])]
-    return "[" + ("," + "\n" * (arr.ndim - 1) + " " * (indent + 1)).join(slices) + "]"
+
+    def shown(a: np.ndarray) -> list[int | None]:  # the rows written; None: the "..."
+        n = a.shape[0]
+        if summarize and n > 2 * EDGEITEMS:
+            return [*range(EDGEITEMS), None, *range(n - EDGEITEMS, n)]
+        return list(range(n))
+
+    # Each entry: [array, its indent, the rows to write, how many are written, their texts].
+    stack: list[list[Any]] = [[arr, indent, shown(arr), 0, []]]
+    while True:
+        a, ind, rows, done, texts = frame = stack[-1]
+        if done == len(rows):
+            text = "[" + ("," + "\n" * (a.ndim - 1) + " " * (ind + 1)).join(texts) + "]"
+            stack.pop()
+            if not stack:
+                return text
+            stack[-1][4].append(text)
+            continue
+        frame[3] += 1
+        row = rows[done]
+        if row is None:
+            texts.append("...")
+        elif a.ndim == 2:
+            texts.append(_vector_str(a[row], ind + 1, summarize, fmt))
+        else:
+            stack.append([a[row], ind + 1, shown(a[row]), 0, []])
 
 
 def _torch_len(s: str) -> int:

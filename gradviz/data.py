@@ -482,6 +482,27 @@ def default_collate(batch: list[Any]) -> Any:
         [tensor([[1., 1.],
                 [0., 0.]]), tensor([0, 1])]
     """
+    # A stack of (samples of one field, where its batch goes: container and key); a dict or a
+    # sequence of fields puts one entry per field on it.
+    out: list[Any] = [None]
+    stack: list[tuple[list[Any], Any, Any]] = [(list(batch), out, 0)]
+    while stack:
+        samples, into, key = stack.pop()
+        elem = samples[0]
+        if isinstance(elem, dict):
+            into[key] = fields = {k: None for k in elem}
+            stack.extend(([d[k] for d in samples], fields, k) for k in elem)
+        elif isinstance(elem, (tuple, list)):
+            columns = list(zip(*samples, strict=True))
+            into[key] = fields = [None] * len(columns)
+            stack.extend((list(c), fields, i) for i, c in enumerate(columns))
+        else:
+            into[key] = _collate_field(samples)
+    return out[0]
+
+
+def _collate_field(batch: list[Any]) -> Any:
+    """One field of the samples (not a dict or a sequence) as a batch."""
     elem = batch[0]
     if isinstance(elem, Tensor):
         return Tensor._make(np.stack([t._data for t in batch]))
@@ -493,10 +514,6 @@ def default_collate(batch: list[Any]) -> Any:
         return Tensor._make(np.array(batch, dtype=np.int64))
     if isinstance(elem, (float, np.floating)):
         return Tensor._make(np.array(batch, dtype=np.float64))
-    if isinstance(elem, dict):
-        return {k: default_collate([d[k] for d in batch]) for k in elem}
-    if isinstance(elem, (tuple, list)):
-        return [default_collate(list(samples)) for samples in zip(*batch, strict=True)]
     return batch
 
 

@@ -266,17 +266,32 @@ class Optimizer:
         id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
                           chain.from_iterable(g["params"] for g in groups), strict=True))
 
-        def cast(param: Tensor, value: Any, key: Any = None) -> Any:
-            if isinstance(value, Tensor):
-                arr = value._data.copy()
-                if key != "step" and arr.dtype.kind == "f":
-                    arr = arr.astype(param._data.dtype)
-                return Tensor._make(arr)
-            if isinstance(value, dict):
-                return {k: cast(param, v, key=k) for k, v in value.items()}
-            if isinstance(value, (list, tuple)):
-                return type(value)(cast(param, v) for v in value)
-            return copy.deepcopy(value)
+        def cast(param: Tensor, value: Any) -> Any:
+            """A copy of one parameter's state with its float tensors in the parameter's dtype
+            (``step`` excepted), as PyTorch loads it: a stack of what is still to copy, each
+            with the container and slot it goes to and the dict key it sits under."""
+            out: list[Any] = [None]
+            stack: list[tuple[Any, Any, Any, Any]] = [(value, out, 0, None)]
+            sequences: list[tuple[Any, Any, type]] = []  # made as lists, retyped at the end
+            while stack:
+                item, into, slot, key = stack.pop()
+                if isinstance(item, Tensor):
+                    arr = item._data.copy()
+                    if key != "step" and arr.dtype.kind == "f":
+                        arr = arr.astype(param._data.dtype)
+                    into[slot] = Tensor._make(arr)
+                elif isinstance(item, dict):
+                    into[slot] = fields = dict.fromkeys(item)
+                    stack.extend((v, fields, k, k) for k, v in item.items())
+                elif isinstance(item, (list, tuple)):
+                    into[slot] = parts = [None] * len(item)
+                    sequences.append((into, slot, type(item)))
+                    stack.extend((v, parts, i, None) for i, v in enumerate(item))
+                else:
+                    into[slot] = copy.deepcopy(item)
+            for into, slot, kind in reversed(sequences):  # inner ones first
+                into[slot] = kind(into[slot])
+            return out[0]
 
         state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         for k, v in state_dict["state"].items():

@@ -133,24 +133,33 @@ def _clean_attrs(el: ET.Element, prefix: str) -> list[tuple[str, str]]:
     return attrs
 
 
-def _write_svg(el: ET.Element, prefix: str, out: list[str]) -> None:
-    # Recursion depth is the SVG's nesting (graph > cluster > node > a > shape): small.
-    tag = _local(el.tag)[1]
-    attrs = _clean_attrs(el, prefix)
-    if tag == "svg":
-        attrs = [(k, v) for k, v in attrs if k not in ("xmlns", "class")]
-        attrs += [("class", "gv-svg-graph"), ("focusable", "false")]
-    out.append("<" + tag + "".join(f' {k}="{html.escape(v, quote=True)}"' for k, v in attrs))
-    out.append(">")
-    if el.text:
-        out.append(html.escape(el.text, quote=False))
-    for child in el:
-        ns, child_tag = _local(child.tag)
-        if ns in (None, _SVG_NS) and child_tag in _SVG_TAGS:
-            _write_svg(child, prefix, out)
-        if child.tail:
-            out.append(html.escape(child.tail, quote=False))
-    out.append(f"</{tag}>")
+def _write_svg(root: ET.Element, prefix: str, out: list[str]) -> None:
+    """Write ``root`` and the SVG elements inside it, sanitised, to ``out``: a stack of what is
+    still to be written (elements, and text ready to write: tails and closing tags)."""
+    todo: list[ET.Element | str] = [root]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        tag = _local(item.tag)[1]
+        attrs = _clean_attrs(item, prefix)
+        if tag == "svg":
+            attrs = [(k, v) for k, v in attrs if k not in ("xmlns", "class")]
+            attrs += [("class", "gv-svg-graph"), ("focusable", "false")]
+        out.append("<" + tag + "".join(f' {k}="{html.escape(v, quote=True)}"' for k, v in attrs))
+        out.append(">")
+        if item.text:
+            out.append(html.escape(item.text, quote=False))
+        then: list[ET.Element | str] = []
+        for child in item:
+            ns, child_tag = _local(child.tag)
+            if ns in (None, _SVG_NS) and child_tag in _SVG_TAGS:
+                then.append(child)
+            if child.tail:
+                then.append(html.escape(child.tail, quote=False))
+        then.append(f"</{tag}>")
+        todo.extend(reversed(then))
 
 
 def _svgs(trace: Any, run_indices: list[int], uid: str

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
@@ -21,7 +22,7 @@ __all__ = ["SourceLoc", "TensorInfo", "OpRecord", "SavedInfo", "NodeInfo", "Step
            "DoneStep", "STEP_TYPES", "STEP_KINDS", "make_step", "step_to_dict", "step_from_dict",
            "freed_names",
            "BackwardRun", "BackwardGraph", "summarize", "buffer_stats", "snapshot",
-           "expand_snapshot", "scope_key", "packed_summary"]
+           "expand_snapshot", "scope_key", "packed_summary", "map_leaves"]
 
 
 @dataclass
@@ -397,11 +398,32 @@ def _list(arr: np.ndarray) -> Any:
     return _deep_num(out)
 
 
+def map_leaves(value: Any, leaf: Callable[[Any], Any]) -> Any:
+    """``value`` with every item that is not a list or tuple replaced by ``leaf(item)``, lists
+    and tuples becoming lists (a stack of the lists still to fill, no recursion).
+
+    Example:
+        >>> map_leaves([1, (2, [3])], str)
+        ['1', ['2', ['3']]]
+    """
+    if not isinstance(value, (list, tuple)):
+        return leaf(value)
+    top: list[Any] = []
+    stack = [(value, top)]
+    while stack:
+        items, into = stack.pop()
+        for item in items:
+            if isinstance(item, (list, tuple)):
+                inner: list[Any] = []
+                into.append(inner)
+                stack.append((item, inner))
+            else:
+                into.append(leaf(item))
+    return top
+
+
 def _deep_num(x: Any) -> Any:
-    # Iterative-enough: nesting depth equals the tensor's ndim, which is small.
-    if isinstance(x, list):
-        return [_deep_num(v) for v in x]
-    return _num(x)
+    return map_leaves(x, _num)
 
 
 _DTYPE_NAMES: dict[np.dtype, str] = {}

@@ -51,6 +51,7 @@ from gradviz.trace.model import (
     dtype_name,
     expand_snapshot,
     freed_names,
+    map_leaves,
     packed_summary,
     scope_key,
     snapshot,
@@ -150,15 +151,17 @@ def _cell_label(filename: str) -> str | None:
 
 
 def _jsonable(v: Any) -> Any:
-    """Keyword arguments and constants as JSON-safe values."""
+    """Keyword arguments and constants as JSON-safe values (tuples and lists as lists)."""
+    return map_leaves(v, _jsonable_item)
+
+
+def _jsonable_item(v: Any) -> Any:
+    if isinstance(v, (np.integer, np.floating, np.bool_)):
+        v = v.item()
     if isinstance(v, (bool, int, str)) or v is None:
         return v
     if isinstance(v, float):
         return v if math.isfinite(v) else str(v)
-    if isinstance(v, (tuple, list)):
-        return [_jsonable(x) for x in v]
-    if isinstance(v, (np.integer, np.floating, np.bool_)):
-        return _jsonable(v.item())
     if isinstance(v, np.dtype):
         return str(v)
     if isinstance(v, Tensor):
