@@ -6,7 +6,12 @@ from typing import Any
 
 import numpy as np
 
-from gradviz.optim.optimizer import Optimizer, ParamsT, _scalar, _scalar_step_dtype
+from gradviz.optim.optimizer import (
+    Optimizer,
+    ParamsT,
+    _fresh_state,
+    _scalar,
+)
 from gradviz.tensor import Tensor
 
 __all__ = ["Adadelta"]
@@ -77,9 +82,7 @@ class Adadelta(Optimizer):
             g = p._grad._data  # a leaf's .grad (see Optimizer.step)
             state = self.state[p]
             if not state:
-                state["step"] = Tensor._make(np.zeros((), dtype=_scalar_step_dtype()))
-                state["square_avg"] = Tensor._make(np.zeros_like(x))
-                state["acc_delta"] = Tensor._make(np.zeros_like(x))
+                _fresh_state(state, x, "square_avg", "acc_delta")
             state["step"]._data += 1
             g = -g if group["maximize"] else g
             if weight_decay != 0:

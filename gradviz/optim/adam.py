@@ -6,7 +6,13 @@ from typing import Any
 
 import numpy as np
 
-from gradviz.optim.optimizer import Optimizer, ParamsT, _scalar, _scalar_step_dtype
+from gradviz.optim.optimizer import (
+    Optimizer,
+    ParamsT,
+    _check_adam_args,
+    _fresh_state,
+    _scalar,
+)
 from gradviz.tensor import Tensor
 
 __all__ = ["Adam", "AdamW"]
@@ -49,17 +55,7 @@ class Adam(Optimizer):
                  weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False,
                  fused: bool | None = None, decoupled_weight_decay: bool = False) -> None:
-        lr = _scalar(lr)
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        lr = _check_adam_args(lr, eps, betas, weight_decay)
         if differentiable or capturable:
             raise NotImplementedError("gradviz's optimizers are neither differentiable nor "
                                       "capturable")
@@ -87,9 +83,7 @@ class Adam(Optimizer):
             g = -g if group["maximize"] else g
             state = self.state[p]
             if not state:
-                state["step"] = Tensor._make(np.zeros((), dtype=_scalar_step_dtype()))
-                state["exp_avg"] = Tensor._make(np.zeros_like(x))
-                state["exp_avg_sq"] = Tensor._make(np.zeros_like(x))
+                _fresh_state(state, x, "exp_avg", "exp_avg_sq")
                 if amsgrad:
                     state["max_exp_avg_sq"] = Tensor._make(np.zeros_like(x))
             step_t = state["step"]

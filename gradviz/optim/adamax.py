@@ -6,7 +6,14 @@ from typing import Any
 
 import numpy as np
 
-from gradviz.optim.optimizer import Optimizer, ParamsT, _lerp_, _scalar, _scalar_step_dtype
+from gradviz.optim.optimizer import (
+    Optimizer,
+    ParamsT,
+    _check_adam_args,
+    _fresh_state,
+    _lerp_,
+    _scalar,
+)
 from gradviz.tensor import Tensor
 
 __all__ = ["Adamax"]
@@ -46,17 +53,7 @@ class Adamax(Optimizer):
                  weight_decay: float = 0, foreach: bool | None = None, *,
                  maximize: bool = False, differentiable: bool = False,
                  capturable: bool = False) -> None:
-        lr = _scalar(lr)
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        lr = _check_adam_args(lr, eps, betas, weight_decay)
         if differentiable or capturable:
             raise NotImplementedError("gradviz's optimizers are neither differentiable nor "
                                       "capturable")
@@ -79,9 +76,7 @@ class Adamax(Optimizer):
             g = -g if group["maximize"] else g
             state = self.state[p]
             if not state:
-                state["step"] = Tensor._make(np.zeros((), dtype=_scalar_step_dtype()))
-                state["exp_avg"] = Tensor._make(np.zeros_like(x))
-                state["exp_inf"] = Tensor._make(np.zeros_like(x))
+                _fresh_state(state, x, "exp_avg", "exp_inf")
             step_t = state["step"]
             step_t._data += 1
             if weight_decay != 0:

@@ -6,7 +6,14 @@ from typing import Any
 
 import numpy as np
 
-from gradviz.optim.optimizer import Optimizer, ParamsT, _lerp_, _scalar, _scalar_step_dtype
+from gradviz.optim.optimizer import (
+    Optimizer,
+    ParamsT,
+    _check_adam_args,
+    _lerp_,
+    _scalar,
+    _scalar_step_dtype,
+)
 from gradviz.tensor import Tensor
 
 __all__ = ["NAdam"]
@@ -58,17 +65,7 @@ class NAdam(Optimizer):
                  decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False) -> None:
-        lr = _scalar(lr)
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        lr = _check_adam_args(lr, eps, betas, weight_decay)
         if not 0.0 <= momentum_decay:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
         if differentiable or capturable:

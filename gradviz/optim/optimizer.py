@@ -325,3 +325,28 @@ def _lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:
         start += weight * (end - start)
     else:
         start[...] = end - (end - start) * (1 - weight)
+
+
+def _check_adam_args(lr: Any, eps: float, betas: tuple[Any, Any], weight_decay: float) -> float:
+    """The checks Adam and its variants make of their arguments, in PyTorch's order and words;
+    returns ``lr`` as a float."""
+    lr = _scalar(lr)
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+    return lr
+
+
+def _fresh_state(state: dict[str, Any], like: np.ndarray, *names: str) -> None:
+    """A parameter's first state, in PyTorch's key order: ``step`` (a zero scalar of
+    PyTorch's dtype for it), then a zero array like the parameter for each of ``names``."""
+    state["step"] = Tensor._make(np.zeros((), dtype=_scalar_step_dtype()))
+    for name in names:
+        state[name] = Tensor._make(np.zeros_like(like))
