@@ -146,9 +146,6 @@ def initial_seed() -> int:
     return default_generator.initial_seed()
 
 
-def _gen() -> np.random.Generator:
-    return default_generator._np
-
 
 def _np_dtype(dtype: DType | None, fallback: np.dtype | None = None, fn: str = "tensor"
               ) -> np.dtype:

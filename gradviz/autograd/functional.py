@@ -153,6 +153,17 @@ def _grads(outputs: tuple[Tensor, ...], inputs: tuple[Tensor, ...],
     return tuple(out)
 
 
+def _jacobian_times(outputs: tuple[Tensor, ...], inputs: tuple[Tensor, ...],
+                    vs: tuple[Tensor, ...], create_graph: bool, strict: bool,
+                    strict_last: bool = False) -> tuple[Tensor, ...]:
+    """``J v`` for the Jacobian of ``outputs`` with respect to ``inputs``, by the
+    double-backward trick: ``u^T J`` is linear in a placeholder ``u`` (its value does not
+    matter), so its gradient with respect to ``u`` along ``v`` is ``J v``."""
+    us = tuple(F.zeros_like(o).requires_grad_(True) for o in outputs)
+    u_jacobian = _grads(outputs, inputs, us, True, strict)
+    return _grads(u_jacobian, us, vs, create_graph, strict_last)
+
+
 # -- the functions --------------------------------------------------------------------------
 def vjp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
         strict: bool = False) -> tuple[Any, Any]:
@@ -199,10 +210,7 @@ def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
         vs = _input_vector(v, ins, is_tuple, "jvp")
         out_tuple, outs = _as_tuple(func(*ins), "outputs of the user-provided function", "jvp")
         _check_outputs(outs, strict)
-        # u^T J as a function of the placeholder u (its value does not matter: it is linear)
-        us = tuple(F.zeros_like(o).requires_grad_(True) for o in outs)
-        vjps = _grads(outs, ins, us, True, strict)
-        result = _grads(vjps, us, vs, create_graph)
+        result = _jacobian_times(outs, ins, vs, create_graph, strict)
     return (_finish(outs if out_tuple else outs[0], create_graph),
             _finish(result if out_tuple else result[0], create_graph))
 
@@ -338,8 +346,6 @@ def _hessian_product(func: Callable[..., Any], inputs: Any, v: Any, create_graph
         _check_second_order(grads, strict)
         if fn == "vhp":  # v^T H: the gradient's vjp with v
             result = _grads(grads, ins, vs, create_graph, strict)
-        else:  # H v: the gradient's jvp along v, through a placeholder u
-            us = tuple(F.zeros_like(g).requires_grad_(True) for g in grads)
-            inner = _grads(grads, ins, us, True, strict)
-            result = _grads(inner, us, vs, create_graph, strict)
+        else:  # H v: the gradient's jvp along v
+            result = _jacobian_times(grads, ins, vs, create_graph, strict, strict_last=strict)
     return _finish(out, create_graph), _finish(result if is_tuple else result[0], create_graph)

@@ -725,7 +725,7 @@ def power(a, b):
     # raises "Integers to negative integer powers are not allowed".
     dt = np.result_type(a, b)  # before wrapping: a Python int operand stays weakly typed
     if dt == np.bool_:  # a bool tensor (or number) to a bool tensor's power: no kernel
-        raise NotImplementedError(f'"pow" not implemented for \'{_SCALAR_TYPE["bool"]}\'')
+        raise _not_for("pow", dt)
     if dt.kind in "iu" and np.any(np.asarray(b) < 0):
         a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
         out = np.power(a, np.where(b < 0, 0, b))

@@ -730,7 +730,8 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     """
     from gradviz import _factories
 
-    weights = _input_tensor("multinomial", input)._data
+    _tensors_only("multinomial", input=input)
+    weights = input._data
     if weights.dtype.kind != "f":
         from gradviz.ops._kernels import _SCALAR_TYPE
 
@@ -771,7 +772,8 @@ def numel(input: Tensor) -> int:
         >>> gradviz.numel(gradviz.ones(2, 3))
         6
     """
-    return _input_tensor("numel", input).numel()
+    _tensors_only("numel", input=input)
+    return input.numel()
 
 
 def is_floating_point(input: Tensor) -> bool:
@@ -782,7 +784,8 @@ def is_floating_point(input: Tensor) -> bool:
         >>> gradviz.is_floating_point(gradviz.ones(2)), gradviz.is_floating_point(gradviz.arange(2))
         (True, False)
     """
-    return _input_tensor("is_floating_point", input).is_floating_point()
+    _tensors_only("is_floating_point", input=input)
+    return input.is_floating_point()
 
 
 def is_nonzero(input: Tensor) -> bool:
@@ -793,14 +796,8 @@ def is_nonzero(input: Tensor) -> bool:
         >>> gradviz.is_nonzero(gradviz.tensor([1.0]))
         True
     """
-    return bool(_input_tensor("is_nonzero", input))
-
-
-def _input_tensor(fn: str, value: Any) -> Tensor:
-    if not isinstance(value, Tensor):
-        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(value).__name__}")
-    return value
+    _tensors_only("is_nonzero", input=input)
+    return bool(input)
 
 
 def ones_like(input: Tensor, *, dtype: _dtype.dtype | None = None,

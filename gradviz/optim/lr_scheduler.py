@@ -238,8 +238,8 @@ class LRScheduler:
 
     def get_lr(self) -> list[LrT]:
         """The next rates; called by :meth:`step` (calling it directly warns: use
-        :meth:`get_last_lr`)."""
-        raise NotImplementedError
+        :meth:`get_last_lr`). Each scheduler defines its own."""
+        raise NotImplementedError(f"{type(self).__name__} does not define get_lr()")
 
     def step(self, epoch: int | None = None) -> None:
         """Advance the schedule by one epoch and write the new rates into the optimizer. Call it

@@ -4,12 +4,12 @@ from throwing the parameters far away (RNNs, above all)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 
 import numpy as np
 
 from gradviz.autograd.grad_mode import no_grad
+from gradviz.ops import _kernels as K
 from gradviz.tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_"]
@@ -17,18 +17,6 @@ __all__ = ["clip_grad_norm_", "clip_grad_value_"]
 
 def _params(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
     return [parameters] if isinstance(parameters, Tensor) else list(parameters)
-
-
-def _norm(values: np.ndarray, p: float) -> np.ndarray:
-    """The ``p``-norm of a flat array, in its dtype (``inf``: the largest magnitude)."""
-    if values.size == 0:
-        return np.zeros((), values.dtype)
-    mags = np.abs(values)
-    if p == math.inf:
-        return mags.max()
-    if p == 0:
-        return np.asarray(np.count_nonzero(mags), values.dtype)
-    return np.asarray(np.sum(mags ** p) ** (1.0 / p), values.dtype)
 
 
 def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
@@ -53,8 +41,8 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
     if not grads:
         return Tensor._make(np.zeros((), np.float32))
     dtype = np.result_type(*[g._data.dtype for g in grads])
-    norms = np.array([_norm(g._data.reshape(-1), p) for g in grads], dtype=dtype)
-    total = _norm(norms, p)
+    norms = np.array([K.vector_norm(g._data, p) for g in grads], dtype=dtype)
+    total = K.vector_norm(norms, p)
     if error_if_nonfinite and not np.isfinite(total):
         raise RuntimeError(f"The total norm of order {p} for gradients from `parameters` is "
                            "non-finite, so it cannot be clipped. To disable this error and scale "
