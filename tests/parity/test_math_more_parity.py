@@ -7,39 +7,21 @@ Without torch these tests are deselected (NOTE [parity marker] in tests/parity/c
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import warnings
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from _parity import sibling, torch
 
 import gradviz
-
-try:
-    import torch
-except ImportError:
-    if os.environ.get("GRADVIZ_PARITY") == "1" or importlib.util.find_spec("torch") is not None:
-        raise
-    torch = None
 
 pytestmark = pytest.mark.parity
 
 
-def _load_test_module(name: str) -> Any:
-    """A torch-free test module of the suite, loaded under a private name (pytest collects the
-    original)."""
-    path = Path(__file__).resolve().parents[1] / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"_parity_copy_of_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
-MATH = _load_test_module("test_ops_math_more")
+MATH = sibling("test_ops_math_more")
 
 
 @pytest.mark.parametrize(("src", "dtype", "values"), MATH.VALUES, ids=[c[0] for c in MATH.VALUES])

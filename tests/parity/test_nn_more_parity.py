@@ -356,18 +356,11 @@ def test_gaussian_nll_with_a_var_one_dimension_short_matches_torchs_values() -> 
 
 def test_hard_coded_saved_lists_are_torchs() -> None:
     """tests/test_ops_forward.py's TORCH_SAVED entries for these nodes, read off torch."""
-    import importlib.util
-    from pathlib import Path
-
     import torch
     import torch.nn.functional as TF
+    from _parity import sibling
 
-    # the sibling module loaded under a private name (pytest collects the original)
-    path = Path(__file__).resolve().parents[1] / "test_ops_forward.py"
-    spec = importlib.util.spec_from_file_location("_nn_more_copy_of_test_ops_forward", path)
-    assert spec is not None and spec.loader is not None
-    FWD = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(FWD)
+    FWD = sibling("test_ops_forward")
 
     seen: dict[str, list[str]] = {}
     for name, fn, specs in CASES:

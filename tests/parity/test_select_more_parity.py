@@ -12,8 +12,6 @@ Known, deliberate differences, handled explicitly:
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -22,32 +20,18 @@ from typing import Any
 import numpy as np
 import pytest
 from _graphs import sig
+from _parity import sibling, torch
 
 import gradviz
 from gradviz.ops import OPS
 from gradviz.ops.dispatch import dispatch
 
-try:
-    import torch
-except ImportError:
-    if os.environ.get("GRADVIZ_PARITY") == "1" or importlib.util.find_spec("torch") is not None:
-        raise
-    torch = None
-
 pytestmark = pytest.mark.parity
 
 
-def _load_test_module(name: str) -> Any:
-    """A sibling test module, loaded under a private name (pytest collects the original)."""
-    path = Path(__file__).resolve().parents[1] / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"_parity_copy_of_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
-SEL = _load_test_module("test_ops_select_more")
+SEL = sibling("test_ops_select_more")
 
 
 def _signed(saved: dict[str, Any], ndim: int) -> dict[str, Any]:

@@ -13,26 +13,15 @@ Known, deliberate differences are handled explicitly (search for NOTE):
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import warnings
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from _parity import sibling, torch
 
 import gradviz
-
-try:
-    import torch
-except ImportError:
-    # Deselected by conftest.py when torch is not installed; GRADVIZ_PARITY=1 demands it, and
-    # an installed-but-broken torch must not pass for an absent one.
-    if os.environ.get("GRADVIZ_PARITY") == "1" or importlib.util.find_spec("torch") is not None:
-        raise
-    torch = None
 
 pytestmark = pytest.mark.parity
 
@@ -444,19 +433,9 @@ def test_binary_dtype_matches_torch(op: str, lhs: str, rhs: str) -> None:
 
 
 # -- the expectations hard-coded in the torch-free test files, re-derived from torch
-def _load_test_module(name: str) -> Any:
-    """A sibling test module, loaded under a private name (pytest collects the original)."""
-    path = Path(__file__).resolve().parents[1] / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"_parity_copy_of_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-FWD = _load_test_module("test_ops_forward")
-PROMO = _load_test_module("test_type_promotion")
-API = _load_test_module("test_tensor_api")
+FWD = sibling("test_ops_forward")
+PROMO = sibling("test_type_promotion")
+API = sibling("test_tensor_api")
 
 
 @pytest.mark.parametrize(("src", "dtype", "values"), PROMO.CASES, ids=[c[0] for c in PROMO.CASES])
