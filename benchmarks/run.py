@@ -86,8 +86,9 @@ def main(argv: list[str]) -> int:
     torch_too = (lambda *names: list(names)) if have_torch else (lambda *names: [])
     groups = [
         ["chain_gradviz", "chain_numpy", "chain_minimal", "chain_floor", "chain_traced",
-         *torch_too("chain_torch")],
-        ["mlp_gradviz", "mlp_numpy", "mlp_floor", "mlp_traced", *torch_too("mlp_torch")],
+         "chain_recording_floor", *torch_too("chain_torch")],
+        ["mlp_gradviz", "mlp_numpy", "mlp_floor", "mlp_traced", "mlp_recording_floor",
+         *torch_too("mlp_torch")],
         ["cnn_gradviz", *torch_too("cnn_torch")],
     ]
     results: dict[str, dict | None] = {}
@@ -179,6 +180,13 @@ def main(argv: list[str]) -> int:
          ratio(r("chain_floor"), r("chain_torch"))),
         ("MLP step: perfect op layer on gradviz's engine / NumPy",
          ratio(r("mlp_floor"), r("mlp_numpy"))),
+        # The recording floor (trace_floor.py): what recording only the irreducible part of each
+        # event costs over the untraced run. Where a tracing target is below it, no recorder of
+        # gradviz's events written in Python can meet that target.
+        ("tracing overhead floor (recording only), tiny-op chain",
+         ratio(r("chain_recording_floor"), r("chain_gradviz"))),
+        ("tracing overhead floor (recording only), MLP step",
+         ratio(r("mlp_recording_floor"), r("mlp_gradviz"))),
     ]
     if not quick and r("million_floor") and r("million_torch"):
         references.append(("1M chain: perfect op layer on gradviz's engine / PyTorch",

@@ -71,6 +71,24 @@ def chain_traced(repeat: int) -> dict:
     return _timed(run, repeat)
 
 
+def chain_recording_floor(repeat: int) -> dict:
+    """For reference: the chain under the recording floor (trace_floor.py), the least any
+    recorder of gradviz's events in Python pays, where chain_traced runs a real trace."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import trace_floor
+
+    import gradviz as gv
+
+    chain = _chain(gv.tensor(np.linspace(0.1, 0.4, 4), requires_grad=True),
+                   lambda s: s.backward())
+
+    def run() -> None:
+        with trace_floor.recording_floor("small"):
+            chain()
+
+    return _timed(run, repeat)
+
+
 def chain_numpy(repeat: int) -> dict:
     x = np.linspace(0.1, 0.4, 4)
 
@@ -155,6 +173,22 @@ def mlp_gradviz(repeat: int, traced: bool = False) -> dict:
 
 def mlp_traced(repeat: int) -> dict:
     return mlp_gradviz(repeat, traced=True)
+
+
+def mlp_recording_floor(repeat: int) -> dict:
+    """For reference: the MLP step under the recording floor (trace_floor.py)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import trace_floor
+
+    import gradviz as gv
+
+    step = _mlp_step(gv)
+
+    def run() -> None:
+        with trace_floor.recording_floor("small"):
+            step()
+
+    return _timed(run, repeat, warmup=3)
 
 
 def mlp_floor(repeat: int) -> dict:

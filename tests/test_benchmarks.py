@@ -130,3 +130,53 @@ def test_the_chain_floor_computes_gradviz_gradient_through_the_engine(monkeypatc
     assert len(calls) == 2
     np.testing.assert_array_equal(x.grad.numpy(), xg.grad.numpy())
     assert doctest.testmod(chain_floor).failed == 0
+
+
+def test_the_recording_floor_sees_every_event_a_trace_records():
+    # benchmarks/trace_floor.py is a floor of the same work only if it is told of the same
+    # events: as many ops and engine steps of each kind as a real trace records, each op's
+    # output value as it was then (a later in-place op must not change it).
+    import trace_floor
+
+    def program():
+        x = gv.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        u = x * 2
+        y = u.tanh()
+        u.add_(100.0)  # in place: not the value u had when made
+        (y * y + u).sum().backward()
+        return x
+
+    with trace_floor.recording_floor("small") as floor:
+        program()
+    with gv.trace(values="small") as tr:
+        program()
+    kinds = [entry[0] for entry in floor.log]
+    steps = [s.kind for s in tr.steps()]
+    for kind in ("enqueue", "execute", "accumulate", "release_saved"):
+        assert kinds.count(kind) == steps.count(kind) > 0, kind
+    op_names = [k for k in kinds if k not in ("enqueue", "execute", "accumulate",
+                                              "release_saved")]
+    assert op_names == [op.name for op in tr.ops]
+    mul = next(entry for entry in floor.log if entry[0] == "mul")
+    np.testing.assert_array_equal(mul[-1][0], [2.0, 4.0, 6.0])
+    assert mul[6].co_name == "program"  # the user's frame, where the op came from
+
+
+@pytest.mark.parametrize("values", ["small", "none"])
+def test_the_recording_floor_takes_snapshots_by_the_trace_policy(values):
+    import trace_floor
+
+    from gradviz.trace.model import expand_snapshot, summarize
+
+    big = np.arange(10_000, dtype=np.float64)  # beyond the small and medium sizes: stats
+    with trace_floor.recording_floor(values) as floor:
+        out = gv.tensor(big, requires_grad=True) * 3
+    snap = floor.log[0][-1][0]
+    assert expand_snapshot(snap, values) == summarize(out.detach(), values)
+
+
+@pytest.mark.parametrize("name", ["chain_recording_floor", "mlp_recording_floor"])
+def test_the_recording_floor_workloads_run(name, monkeypatch):
+    monkeypatch.setattr(workloads, "CHAIN_OPS", 30)
+    res = getattr(workloads, name)(1)
+    assert set(res) == {"median", "min", "max"} and res["min"] > 0
