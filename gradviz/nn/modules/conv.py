@@ -189,3 +189,51 @@ class ConvTranspose2d(_ConvNd):
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
                                   self._output_padding(input, output_size), self.groups,
                                   self.dilation)
+
+
+# -- more (nnmore) -------------------------------------------------------------------------------
+__all__ += ["ConvTranspose1d"]
+
+
+class ConvTranspose1d(ConvTranspose2d):
+    """The transpose of :class:`Conv1d` (``F.conv_transpose1d``), with ``weight`` of shape
+    (in_channels, out_channels / groups, k). ``forward(input, output_size)`` picks the
+    output_padding that gives ``output_size``.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> up = nn.ConvTranspose1d(4, 2, 3, stride=2); up
+        ConvTranspose1d(4, 2, kernel_size=(3,), stride=(2,))
+        >>> up(gradviz.ones(1, 4, 5)).shape
+        gradviz.Size([1, 2, 11])
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, output_padding: Any = 0, groups: int = 1, bias: bool = True,
+                 dilation: Any = 1, padding_mode: str = "zeros", device: Any = None,
+                 dtype: _dt.dtype | None = None) -> None:
+        if isinstance(padding, str):
+            raise ValueError(f"Only \"zeros\" padding mode and integer padding are supported "
+                             f"for ConvTranspose1d, got padding={padding!r}")
+        _ConvNd.__init__(self, 1, in_channels, out_channels, kernel_size, stride, padding,
+                         dilation, True, output_padding, groups, bias, padding_mode, device,
+                         dtype)
+
+    def _output_padding(self, input: Tensor, output_size: Sequence[int] | None) -> tuple:
+        if output_size is None:
+            return self.output_padding
+        want = tuple(output_size)[-1]
+        n, s, p, d, k = (input.shape[-1], self.stride[0], self.padding[0], self.dilation[0],
+                         self.kernel_size[0])
+        smallest = (n - 1) * s - 2 * p + d * (k - 1) + 1
+        if not 0 <= want - smallest < max(s, d):
+            raise ValueError(f"requested an output size of {[want]}, but valid sizes range "
+                             f"from {[smallest]} to {[smallest + max(s, d) - 1]} (for an "
+                             f"input of {[n]})")
+        return (want - smallest,)
+
+    def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups,
+                                  self.dilation)
