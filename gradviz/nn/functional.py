@@ -1490,7 +1490,7 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | No
                            f"{list(ns)}")
     if eps is None:
         eps = float(np.finfo(input._data.dtype).eps)
-    dims = tuple(range(input.ndim - len(ns), input.ndim))
+    dims = tuple(range(input.ndim - 1, input.ndim - len(ns) - 1, -1))  # last first, as torch
     ms = _F.mean(_F.pow(input, 2), dims, keepdim=True)
     out = _F.mul(input, _F.rsqrt(dispatch(OPS["add_scalar"], ms, other=eps)))
     return out if weight is None else _F.mul(out, weight)
@@ -1664,8 +1664,12 @@ def _pad_nonconstant(input: Tensor, pad: Sequence[int], mode: str, value: float 
         if k == 3 and input.ndim in (4, 5):
             raise NotImplementedError(f"F.pad: 3-D padding with mode='{mode}' is not available "
                                       "in gradviz (1-D and 2-D are)")
-        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {input.ndim}D "
-                                  "input tensor.")
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     if mode == "circular":
         return _pad_circular(input, pad)
     for i in range(k):
