@@ -498,3 +498,21 @@ def test_conv_transpose1d_is_the_adjoint_of_conv1d() -> None:
     np.testing.assert_allclose((y * g).sum().item(), (x * back).sum().item(), rtol=1e-10)
     m = nn.ConvTranspose1d(3, 2, 3, stride=2)
     assert m(gradviz.ones(1, 3, 4), output_size=[10]).shape == (1, 2, 10)
+
+
+def test_conv_padding_modes_pad_first_then_convolve_unpadded() -> None:
+    m = nn.Conv2d(2, 3, 3, padding=1, padding_mode="reflect")
+    assert repr(m) == ("Conv2d(2, 3, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), "
+                       "padding_mode=reflect)")
+    assert m._reversed_padding_repeated_twice == (1, 1, 1, 1)
+    y = m(gradviz.randn(1, 2, 4, 5, requires_grad=True))
+    assert y.shape == (1, 3, 4, 5)
+    assert y.grad_fn.name() == "ConvolutionBackward0" and y.grad_fn._saved_padding == (0, 0)
+    assert y.grad_fn.next_functions[0][0].name() == "ReflectionPad2DBackward0"
+    assert nn.Conv1d(1, 1, 4, padding="same",
+                     padding_mode="circular")._reversed_padding_repeated_twice == [1, 2]
+    with pytest.raises(ValueError, match="padding_mode must be one of"):
+        nn.Conv2d(1, 1, 3, padding_mode="mirror")
+    with pytest.raises(ValueError, match='Only "zeros" padding mode is supported for '
+                                         "ConvTranspose2d"):
+        nn.ConvTranspose2d(1, 1, 3, padding_mode="reflect")

@@ -129,6 +129,14 @@ CASES: list[tuple[str, Callable[..., Any], tuple]] = [
         x, w, groups=2, dilation=2), (("r", (4, 5)), ("r", (4, 1, 2)))),
     ("ConvTranspose1d module", lambda L, F, x: _fixed(L, L.nn.ConvTranspose1d(3, 2, 3))(x),
      (("c", (2, 3, 4)),)),
+    ("Conv2d reflect", lambda L, F, x: _fixed(L, L.nn.Conv2d(2, 3, 3, padding=1,
+                                                           padding_mode="reflect"))(x),
+     (("r", (1, 2, 4, 5)),)),
+    ("Conv1d circular same", lambda L, F, x: _fixed(L, L.nn.Conv1d(
+        2, 2, 4, padding="same", padding_mode="circular"))(x), (("r", (2, 2, 6)),)),
+    ("Conv2d replicate", lambda L, F, x: _fixed(L, L.nn.Conv2d(
+        2, 1, (2, 3), stride=2, padding=(1, 2), padding_mode="replicate"))(x),
+     (("r", (1, 2, 5, 5)),)),
     ("pad reflect 1d", lambda L, F, x: F.pad(x, (2, 3), mode="reflect"), (("r", (2, 3, 5)),)),
     ("pad reflect 2d", lambda L, F, x: F.pad(x, (1, 2, 3, 0), mode="reflect"),
      (("r", (2, 2, 4, 5)),)),
@@ -371,6 +379,8 @@ def _modules(L: Any) -> list:
             m.LPPool2d(1.5, 2, stride=1), m.ConvTranspose1d(4, 3, 2),
             m.ConvTranspose1d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2,
                               bias=False, dilation=2),
+            m.Conv2d(2, 3, 3, padding=1, padding_mode="reflect"),
+            m.Conv1d(2, 3, 4, padding="same", padding_mode="circular"),
             m.ConstantPad1d(2, 3.5), m.ConstantPad2d((1, 2, 3, 4), 0.0), m.ZeroPad1d((1, 2)),
             m.ReflectionPad1d(2), m.ReflectionPad2d((1, 2, 3, 4)), m.ReplicationPad1d((1, 2)),
             m.ReplicationPad2d(1), m.CircularPad1d(1), m.CircularPad2d((1, 2, 0, 1)),

@@ -44,10 +44,12 @@ class _ConvNd(Module):
                                  f"{_PADDING_STRINGS}")
             if padding == "same" and any(s != 1 for s in _ntuple(stride, nd)):
                 raise ValueError("padding='same' is not supported for strided convolutions")
-        if padding_mode != "zeros":
-            # gradviz's F.pad pads with a constant only; the other modes pad before convolving.
-            raise ValueError(f"padding_mode={padding_mode!r} is not available in gradviz; use "
-                             "padding_mode='zeros'")
+        valid_padding_modes = {"zeros", "reflect", "replicate", "circular"}
+        if padding_mode not in valid_padding_modes:
+            raise ValueError(f"padding_mode must be one of {valid_padding_modes}, but got "
+                             f"padding_mode='{padding_mode}'")
+        if transposed and padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = _ntuple(kernel_size, nd)
         self.stride = _ntuple(stride, nd)
@@ -57,6 +59,10 @@ class _ConvNd(Module):
         self.output_padding = _ntuple(output_padding, nd)
         self.groups = groups
         self.padding_mode = padding_mode
+        # (nnmore) The other padding modes pad with F.pad first (last dimension first, each
+        # amount twice, 'same' split as F.conv's own padding splits it), then convolve unpadded.
+        self._reversed_padding_repeated_twice = _reversed_padding(self.padding, self.kernel_size,
+                                                                  self.dilation)
         dt = _factory_dtype(device, dtype)
         shape = ((in_channels, out_channels // groups) if transposed
                  else (out_channels, in_channels // groups)) + self.kernel_size
@@ -117,6 +123,10 @@ class Conv1d(_ConvNd):
                          False, 0, groups, bias, padding_mode, device, dtype)
 
     def forward(self, input: Tensor) -> Tensor:
+        if self.padding_mode != "zeros":  # (nnmore)
+            return F.conv1d(F.pad(input, self._reversed_padding_repeated_twice,
+                                  mode=self.padding_mode), self.weight, self.bias, self.stride,
+                            (0,), self.dilation, self.groups)
         return F.conv1d(input, self.weight, self.bias, self.stride, self.padding,
                         self.dilation, self.groups)
 
@@ -142,6 +152,10 @@ class Conv2d(_ConvNd):
                          False, 0, groups, bias, padding_mode, device, dtype)
 
     def forward(self, input: Tensor) -> Tensor:
+        if self.padding_mode != "zeros":  # (nnmore)
+            return F.conv2d(F.pad(input, self._reversed_padding_repeated_twice,
+                                  mode=self.padding_mode), self.weight, self.bias, self.stride,
+                            (0, 0), self.dilation, self.groups)
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding,
                         self.dilation, self.groups)
 
@@ -237,3 +251,16 @@ class ConvTranspose1d(ConvTranspose2d):
         return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
                                   self._output_padding(input, output_size), self.groups,
                                   self.dilation)
+
+
+def _reversed_padding(padding: Any, kernel: tuple, dilation: tuple) -> Any:
+    """PyTorch's ``_reversed_padding_repeated_twice``: a tuple for int padding, a list for
+    'same' / 'valid' (as PyTorch keeps them)."""
+    if isinstance(padding, str):
+        out = [0, 0] * len(kernel)
+        if padding == "same":
+            for d, k, i in zip(dilation, kernel, range(len(kernel) - 1, -1, -1)):
+                total = d * (k - 1)
+                out[2 * i], out[2 * i + 1] = total // 2, total - total // 2
+        return out
+    return tuple(p for p in reversed(padding) for _ in range(2))
