@@ -516,3 +516,26 @@ def test_conv_padding_modes_pad_first_then_convolve_unpadded() -> None:
     with pytest.raises(ValueError, match='Only "zeros" padding mode is supported for '
                                          "ConvTranspose2d"):
         nn.ConvTranspose2d(1, 1, 3, padding_mode="reflect")
+
+
+def test_cosine_similarity_saves_the_dim_as_given_like_torch() -> None:
+    """torch's SumBackward1 and LinalgVectorNormBackward0 keep dim=-1 as -1 (its Python shows
+    the unsigned reading, 18446744073709551615); a non-negative dim stays as it is."""
+    a = gradviz.randn(3, 5, requires_grad=True)
+    for module, want in ((nn.CosineSimilarity(dim=-1), (-1,)), (nn.CosineSimilarity(), (1,))):
+        out = module(a, a * 2 + 1)
+        nodes, stack = [], [out.grad_fn]
+        while stack:
+            node = stack.pop()
+            if node is not None:
+                nodes.append(node)
+                stack.extend(n for n, _ in node.next_functions)
+        dims = {n.name(): n._saved_dim for n in nodes
+                if n.name() in ("SumBackward1", "LinalgVectorNormBackward0")}
+        assert dims == {"SumBackward1": want, "LinalgVectorNormBackward0": want}
+    out = nn.CosineSimilarity(dim=-1)(a, a * 2 + 1)
+    np.testing.assert_allclose(out.detach().numpy(),
+                               GF.cosine_similarity(a, a * 2 + 1, dim=1).detach().numpy())
+    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of "
+                                         r"\[-2, 1\], but got 2\)"):
+        GF.cosine_similarity(a, a, dim=2)

@@ -490,3 +490,33 @@ def test_hard_coded_saved_lists_are_torchs() -> None:
     assert sorted(seen) == sorted(mine)
     for name in mine:
         assert saved[name] == seen[name], name
+
+
+def test_cosine_similarity_saves_dims_exactly_as_torch() -> None:
+    """Not wrapped: torch's unsigned reading of a negative dim, read back as signed, is what
+    gradviz's nodes hold."""
+    rng = np.random.default_rng(8)
+    for shape, dim in (((3, 5), -1), ((2, 3, 4), -2), ((2, 3, 4), 1), ((4,), 0)):
+        a, b = rng.uniform(-1, 1, shape), rng.uniform(-1, 1, shape)
+        out = gradviz.nn.CosineSimilarity(dim)(gradviz.tensor(a, requires_grad=True),
+                                               gradviz.tensor(b))
+        ref = torch.nn.CosineSimilarity(dim)(torch.tensor(a, requires_grad=True),
+                                             torch.tensor(b))
+        _same(out, ref)
+        pairs, stack = [], [(out.grad_fn, ref.grad_fn)]
+        while stack:
+            g, t = stack.pop()
+            if t is None:
+                continue
+            assert g.name() == t.name()
+            if hasattr(t, "_saved_dim"):
+                signed = tuple(d - 2**64 if d >= 2**63 else d for d in t._saved_dim)
+                pairs.append((g._saved_dim, signed))
+            stack.extend((gn, tn) for (gn, _), (tn, _) in zip(g.next_functions,
+                                                                t.next_functions))
+        assert len(pairs) == 2 and all(ours == theirs for ours, theirs in pairs), pairs
+    with pytest.raises(IndexError) as info:
+        torch.nn.functional.cosine_similarity(torch.ones(3, 5), torch.ones(3, 5), dim=2)
+    with pytest.raises(IndexError) as ours:
+        GF.cosine_similarity(gradviz.ones(3, 5), gradviz.ones(3, 5), dim=2)
+    assert str(ours.value) == str(info.value)
