@@ -1503,9 +1503,10 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | No
 
 # -- more (nnmore): pooling ----------------------------------------------------------------------
 __all__ += ["avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d",
-            "lp_pool1d", "lp_pool2d", "conv_transpose1d"]
+            "lp_pool1d", "lp_pool2d", "conv_transpose1d", "conv3d"]
 
 conv_transpose1d = _F.conv_transpose1d
+conv3d = _F.conv3d
 
 
 def _check_1d(name: str, input: Tensor) -> None:
@@ -1665,6 +1666,8 @@ def _pad_nonconstant(input: Tensor, pad: Sequence[int], mode: str, value: float 
                            f"dimension but got padding length {len(pad)} and input of dimension "
                            f"{input.ndim}")
     k = len(pad) // 2
+    if mode == "circular" and k == 3 and input.ndim in (4, 5):
+        return _pad_circular(input, pad)
     if k not in (1, 2) or input.ndim not in (k + 1, k + 2):
         if k == 3 and input.ndim in (4, 5):
             raise NotImplementedError(f"F.pad: 3-D padding with mode='{mode}' is not available "

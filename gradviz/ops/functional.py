@@ -3254,7 +3254,21 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
 
 
 # -- more (nnmore): torch.conv_transpose1d, torch.pixel_shuffle, torch.pixel_unshuffle ---------
-__all__ += ["conv_transpose1d", "pixel_shuffle", "pixel_unshuffle"]
+__all__ += ["conv_transpose1d", "conv3d", "pixel_shuffle", "pixel_unshuffle"]
+
+
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    """3-D cross-correlation of ``input`` (N, C, D, H, W) or (C, D, H, W) with ``weight``
+    (out_channels, C / groups, kd, kh, kw); ``padding`` may be an int, a tuple, ``'same'`` or
+    ``'valid'``. Records ``ConvolutionBackward0``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.conv3d(gradviz.ones(1, 1, 2, 2, 2), gradviz.ones(1, 1, 2, 2, 2))
+        tensor([[[[[8.]]]]])
+    """
+    return _conv_nd("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
 
 
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,

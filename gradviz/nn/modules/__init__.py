@@ -83,7 +83,7 @@ __all__ += ["Hardtanh", "ReLU6", "SELU", "CELU", "Mish", "PReLU", "GLU", "Hardsw
 
 # -- more (nnmore)
 from gradviz.nn.modules.activation import Softmax2d  # noqa: E402
-from gradviz.nn.modules.conv import ConvTranspose1d  # noqa: E402
+from gradviz.nn.modules.conv import Conv3d, ConvTranspose1d  # noqa: E402
 from gradviz.nn.modules.dropout import (  # noqa: E402
     AlphaDropout,
     Dropout1d,
@@ -123,9 +123,9 @@ from gradviz.nn.modules.upsampling import (  # noqa: E402
 
 __all__ += ["GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "RMSNorm", "MaxPool1d", "AvgPool1d",
             "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d",
-            "LPPool2d", "ConvTranspose1d", "ConstantPad1d", "ConstantPad2d", "ZeroPad1d",
-            "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d",
-            "CircularPad1d", "CircularPad2d", "Upsample", "UpsamplingNearest2d",
-            "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle", "Fold", "Unfold",
-            "Bilinear", "Softmax2d", "Dropout1d", "Dropout3d", "AlphaDropout",
+            "LPPool2d", "ConvTranspose1d", "Conv3d", "ConstantPad1d", "ConstantPad2d",
+            "ZeroPad1d", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d",
+            "ReplicationPad2d", "CircularPad1d", "CircularPad2d", "Upsample",
+            "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
+            "Fold", "Unfold", "Bilinear", "Softmax2d", "Dropout1d", "Dropout3d", "AlphaDropout",
             "FeatureAlphaDropout"]

@@ -206,7 +206,37 @@ class ConvTranspose2d(_ConvNd):
 
 
 # -- more (nnmore) -------------------------------------------------------------------------------
-__all__ += ["ConvTranspose1d"]
+__all__ += ["ConvTranspose1d", "Conv3d"]
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution over (N, C_in, D, H, W) or (C_in, D, H, W): ``F.conv3d`` with a learned
+    ``weight`` (out_channels, in_channels / groups, kd, kh, kw) and ``bias``. Of the padding
+    modes other than zeros, gradviz pads 3-D inputs with 'circular' only.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> conv = nn.Conv3d(1, 2, 3, padding=1); conv
+        Conv3d(1, 2, kernel_size=(3, 3, 3), stride=(1, 1, 1), padding=(1, 1, 1))
+        >>> conv(gradviz.ones(1, 1, 4, 4, 4)).shape
+        gradviz.Size([1, 2, 4, 4, 4])
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None,
+                 dtype: _dt.dtype | None = None) -> None:
+        super().__init__(3, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         False, 0, groups, bias, padding_mode, device, dtype)
+
+    def forward(self, input: Tensor) -> Tensor:
+        if self.padding_mode != "zeros":
+            return F.conv3d(F.pad(input, self._reversed_padding_repeated_twice,
+                                  mode=self.padding_mode), self.weight, self.bias, self.stride,
+                            (0, 0, 0), self.dilation, self.groups)
+        return F.conv3d(input, self.weight, self.bias, self.stride, self.padding,
+                        self.dilation, self.groups)
 
 
 class ConvTranspose1d(ConvTranspose2d):
