@@ -539,3 +539,43 @@ def test_cosine_similarity_saves_the_dim_as_given_like_torch() -> None:
     with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of "
                                          r"\[-2, 1\], but got 2\)"):
         GF.cosine_similarity(a, a, dim=2)
+
+
+# (fn(lib, F, x), x's dtype name, torch's exception type, the start of torch's text)
+DTYPE_ERRORS: list[tuple[Callable[..., Any], str, str, str]] = [
+    (lambda L, F, x: F.group_norm(x, 2), "int64", "NotImplementedError",
+     "\"GroupNormKernelImpl\" not implemented for 'Long'"),
+    (lambda L, F, x: F.instance_norm(x), "int64", "NotImplementedError",
+     "\"batch_norm\" not implemented for 'Long'"),
+    (lambda L, F, x: F.rms_norm(x, (5,)), "bool", "NotImplementedError",
+     "\"rms_norm\" not implemented for 'Bool'"),
+    (lambda L, F, x: F.avg_pool1d(x, 2), "bool", "NotImplementedError",
+     "\"avg_pool2d\" not implemented for 'Bool'"),
+    (lambda L, F, x: F.adaptive_max_pool1d(x, 2), "int64", "NotImplementedError",
+     "\"adaptive_max_pool2d\" not implemented for 'Long'"),
+    (lambda L, F, x: F.pad(x, (1, 1), mode="reflect"), "bool", "NotImplementedError",
+     "\"reflection_pad1d\" not implemented for 'Bool'"),
+    (lambda L, F, x: F.interpolate(x, scale_factor=2), "int64", "NotImplementedError",
+     "\"compute_indices_weights_nearest\" not implemented for 'Long'"),
+    (lambda L, F, x: F.interpolate(x[None], scale_factor=2, mode="bilinear"), "int32",
+     "NotImplementedError", "\"upsample_bilinear2d_channels_last\" not implemented for 'Int'"),
+    (lambda L, F, x: F.unfold(x, 2), "int64", "NotImplementedError",
+     "\"im2col_out_cpu\" not implemented for 'Long'"),
+    (lambda L, F, x: F.dropout1d(x), "int64", "RuntimeError",
+     "result type Float can't be cast to the desired output type Long"),
+    (lambda L, F, x: F.alpha_dropout(x, 0.5, True), "bool", "RuntimeError",
+     "result type Float can't be cast to the desired output type Long"),
+]
+
+
+@pytest.mark.parametrize(("fn", "dtype", "kind", "text"), DTYPE_ERRORS,
+                         ids=[e[3].split('"')[1] if '"' in e[3] else "dropout " + e[1]
+                              for e in DTYPE_ERRORS])
+def test_integer_and_bool_inputs_fail_as_in_torch(fn: Callable[..., Any], dtype: str,
+                                                  kind: str, text: str) -> None:
+    x = gradviz.tensor(np.arange(40).reshape(2, 4, 5) % 3).to(getattr(gradviz, dtype))
+    with pytest.raises(Exception) as info:  # noqa: PT011 - the type is checked below
+        fn(gradviz, GF, x)
+    assert type(info.value).__name__ == kind
+    assert str(info.value).startswith(text)  # gradviz may add what to do after torch's text
+    assert fn(gradviz, GF, x.float()).dtype == gradviz.float32  # float32 stays float32

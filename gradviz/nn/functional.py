@@ -1395,6 +1395,21 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
 __all__ += ["group_norm", "instance_norm", "rms_norm"]
 
 
+def _no_bool(name: str, input: Tensor, kernel: str) -> None:
+    """PyTorch's error for a kernel that takes numbers but not bools."""
+    if input._data.dtype == np.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\' ({name}: input of '
+                                  f"shape {list(input.shape)}; convert it with .float() first)")
+
+
+def _no_int_dropout(input: Tensor, alpha: bool) -> None:
+    """PyTorch's error for a dropout of an integer tensor: the float mask cannot be written
+    into it (alpha dropout's mask arithmetic turns a bool input into Long first)."""
+    if input._data.dtype.kind != "f":
+        shown = "Long" if alpha and input._data.dtype == np.bool_ else input.dtype._legacy[:-6]
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {shown}")
+
+
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalize each sample's channels in ``num_groups`` groups (mean and biased variance
@@ -1410,6 +1425,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     if input.ndim < 2:
         raise RuntimeError("Expected at least 2 dimensions for input tensor but received "
                            f"{input.ndim}")
+    _no_int("group_norm", input, "GroupNormKernelImpl")
     n, c = input.shape[0], input.shape[1]
     per_group = [n * c // num_groups, num_groups] + list(input.shape[2:])
     if per_group[0] * math.prod(per_group[2:]) == 1:
@@ -1454,6 +1470,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
         if math.prod(input.shape[2:]) == 1:  # (the empty product of a 2-D input too)
             raise ValueError("Expected more than 1 spatial element when training, got input "
                              f"size torch.Size({list(input.shape)})")
+    _no_int("instance_norm", input, "batch_norm")
     b, c = input.shape[0], input.shape[1]
     for name, t in (("running_mean", running_mean), ("running_var", running_var),
                     ("weight", weight), ("bias", bias)):
@@ -1493,6 +1510,7 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | No
         raise RuntimeError("Expected weight to be of same shape as normalized_shape, but got "
                            f"weight of shape {list(weight.shape)} and normalized_shape = "
                            f"{list(ns)}")
+    _no_int("rms_norm", input, "rms_norm")
     if eps is None:
         eps = float(np.finfo(input._data.dtype).eps)
     dims = tuple(range(input.ndim - 1, input.ndim - len(ns) - 1, -1))  # last first, as torch
@@ -1537,6 +1555,7 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
         tensor([[[2., 4.]]])
     """
     _check_1d("avg_pool1d", input)
+    _no_bool("avg_pool1d", input, "avg_pool2d")
     k = _one("kernel_size", kernel_size)
     s = k if stride is None or (not _is_number(stride) and len(stride) == 0) else _one(
         "stride", stride)
@@ -1556,6 +1575,7 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
         tensor([[2., 4.]])
     """
     _check_1d("adaptive_avg_pool1d", input)
+    _no_int("adaptive_avg_pool1d", input, "adaptive_avg_pool2d")
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, _one("output_size", output_size))
                                ).squeeze(-2)
 
@@ -1578,6 +1598,7 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     sizes = (output_size, output_size) if _is_number(output_size) else tuple(output_size)
     if len(sizes) != 2:
         raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
+    _no_int("adaptive_max_pool2d", input, "adaptive_max_pool2d")
     out_size = tuple(int(n if o is None else o) for o, n in zip(sizes, input.shape[-2:]))
     for d in (-2, -1):
         if input.shape[d] == 0:
@@ -1680,6 +1701,7 @@ def _pad_nonconstant(input: Tensor, pad: Sequence[int], mode: str, value: float 
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     if mode == "circular":
         return _pad_circular(input, pad)
+    _no_bool(f"F.pad(mode='{mode}')", input, f"{_PAD_ROWS[mode]}{k}d")
     for i in range(k):
         dim = input.ndim - 1 - i
         lo, hi, n = pad[2 * i], pad[2 * i + 1], input.shape[dim]
@@ -1813,6 +1835,12 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                                f"({', '.join(map(str, output_size))})")
     out_size = tuple(output_size)
     scales = tuple(scale_factors) if scale_factors is not None else (None,) * dim
+    kernels = {("nearest", 1): "compute_indices_weights_nearest",
+               ("nearest", 2): "upsample_nearest2d_channels_last",
+               ("linear", 1): "compute_indices_weights_linear",
+               ("bilinear", 2): "upsample_bilinear2d_channels_last"}
+    if (mode, dim) in kernels:
+        _no_int("interpolate", input, kernels[mode, dim])
     if mode == "nearest" and dim in (1, 2):
         if dim == 1:
             return dispatch(OPS["upsample_nearest1d"], input, output_size=out_size,
@@ -1908,6 +1936,8 @@ def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
         tensor([[[0., 1., 2., 3.]]])
     """
     k, d, p, s = _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride)
+    if input._data.dtype.kind in "iu":  # (bools are unfolded, integers are not)
+        _no_int("unfold", input, "im2col_out_cpu")
     if input.ndim not in (3, 4) or any(n == 0 for n in input.shape[1:]):
         raise RuntimeError("Expected 3D or 4D (batch mode) tensor for input with possibly 0 "
                            "batch size and non-zero dimensions for input, but got: "
@@ -1942,6 +1972,8 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, p
     """
     o, k, d = _pair(output_size), _pair(kernel_size), _pair(dilation)
     p, s = _pair(padding), _pair(stride)
+    if input._data.dtype.kind in "iu":  # (bools are folded, integers are not)
+        _no_int("fold", input, "col2im_out_cpu")
     if input.ndim not in (2, 3) or any(n == 0 for n in input.shape[1:]):
         raise RuntimeError("Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
                            "batch size and non-zero dimensions for input, but got: "
@@ -2021,6 +2053,7 @@ def _dropout_impl(input: Tensor, p: float, train: bool, inplace: bool, feature: 
     if p == 1:
         zero = Tensor._make(np.zeros((), dt))
         return _F.mul_(input, zero) if inplace else _F.mul(input, zero)
+    _no_int_dropout(input, alpha)
     shape = (tuple(input.shape[:2]) + (1,) * (input.ndim - 2)) if feature else tuple(
         input.shape)
     keep = (_factories.rng().random(shape) < 1 - p).astype(dt)

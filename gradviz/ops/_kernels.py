@@ -1811,6 +1811,8 @@ def _linear_matrix(n_in: int, n_out: int, align_corners: bool, scale: Any, dt: n
     source position ``s * o`` (align_corners) or ``max(s * (o + 0.5) - 0.5, 0)``, computed in
     the input's float type, split between its two neighbours."""
     ft = np.float32 if dt == np.float32 else np.float64
+    if n_out == n_in:  # PyTorch copies, whatever the scale says
+        return np.eye(n_in, dtype=ft)
     if align_corners:
         s = ft(n_in - 1) / ft(n_out - 1) if n_out > 1 else ft(0)
         src = np.arange(n_out, dtype=ft) * s

@@ -531,3 +531,13 @@ def test_cosine_similarity_saves_dims_exactly_as_torch() -> None:
     with pytest.raises(IndexError) as ours:
         GF.cosine_similarity(gradviz.ones(3, 5), gradviz.ones(3, 5), dim=2)
     assert str(ours.value) == str(info.value)
+
+
+@pytest.mark.parametrize("case", range(len(HERE.DTYPE_ERRORS)))
+def test_dtype_errors_are_torchs(case: int) -> None:
+    import torch.nn.functional as TF
+
+    fn, dtype, kind, text = HERE.DTYPE_ERRORS[case]
+    x = torch.tensor(np.arange(40).reshape(2, 4, 5) % 3).to(getattr(torch, dtype))
+    assert _error(lambda: fn(torch, TF, x)) == (kind, text)
+    assert fn(torch, TF, x.float()).dtype == torch.float32
