@@ -144,6 +144,9 @@ ERRORS: list[tuple[str, Callable[..., Any]]] = [
                                                          align_corners=True)),
     ("interpolate size rank", lambda L, F: F.interpolate(L.ones(2, 4, 5), size=(3, 4))),
     ("interpolate 2-d", lambda L, F: F.interpolate(L.ones(4, 5), size=3)),
+    ("interpolate empty 1-d", lambda L, F: F.interpolate(L.ones(1, 1, 5), scale_factor=0.1)),
+    ("interpolate empty 2-d", lambda L, F: F.interpolate(L.ones(1, 1, 3, 5), scale_factor=(
+        0.1, 1), mode="bilinear")),
     ("pixel_shuffle channels", lambda L, F: F.pixel_shuffle(L.ones(2, 3, 4, 4), 2)),
     ("pixel_shuffle 2-d", lambda L, F: F.pixel_shuffle(L.ones(4, 4), 2)),
     ("pixel_unshuffle height", lambda L, F: F.pixel_unshuffle(L.ones(1, 1, 3, 4), 2)),
@@ -324,6 +327,12 @@ ERROR_TEXTS: dict[str, tuple[str, str]] = {
                         'Input Error: Only 3D, 4D and 5D input Tensors supported (got 2D) for '
                         'the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos '
                         '| area | nearest-exact (got nearest)'),
+    'interpolate empty 1-d': ('RuntimeError',
+                              'Input and output sizes should be greater than 0, but got input '
+                              '(W: 5) and output (W: 0)'),
+    'interpolate empty 2-d': ('RuntimeError',
+                              'Input and output sizes should be greater than 0, but got input '
+                              '(H: 3, W: 5) output (H: 0, W: 5)'),
     'pixel_shuffle channels': ('RuntimeError',
                                "pixel_shuffle expects its input's 'channel' dimension to be "
                                'divisible by the square of upscale_factor, but input.size(-3)=3 '

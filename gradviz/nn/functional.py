@@ -1828,11 +1828,13 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         raise NotImplementedError("F.interpolate: antialias=True is not available in gradviz")
     if output_size is None:  # PyTorch's C++: floor of each size times its factor
         output_size = [int(n * s) for n, s in zip(input.shape[2:], scale_factors)]
-    for n, o in zip(input.shape[2:], output_size):
-        if n <= 0 or o <= 0:
-            raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
-                               f"({', '.join(map(str, input.shape[2:]))}) and output "
-                               f"({', '.join(map(str, output_size))})")
+    if dim in (1, 2) and min(list(input.shape[2:]) + list(output_size)) <= 0:
+        names = ("W",) if dim == 1 else ("H", "W")
+        ins, outs = (", ".join(f"{k}: {v}" for k, v in zip(names, sizes))
+                     for sizes in (input.shape[2:], output_size))
+        sep = " and" if dim == 1 else ""  # (PyTorch's two texts differ by this word)
+        raise RuntimeError("Input and output sizes should be greater than 0, but got input "
+                           f"({ins}){sep} output ({outs})")
     out_size = tuple(output_size)
     scales = tuple(scale_factors) if scale_factors is not None else (None,) * dim
     kernels = {("nearest", 1): "compute_indices_weights_nearest",
