@@ -159,6 +159,9 @@ ERRORS: list[tuple[str, Callable[..., Any]]] = [
     ("bilinear bias", lambda L, F: F.bilinear(L.ones(3, 4), L.ones(3, 5), L.ones(6, 4, 5),
                                               L.ones(5))),
     ("bilinear dims", lambda L, F: F.bilinear(L.ones(3, 4), L.ones(3, 1, 5), L.ones(6, 4, 5))),
+    ("local_response_norm 2-d", lambda L, F: F.local_response_norm(L.ones(3, 4), 2)),
+    ("avg_pool3d 3-d", lambda L, F: F.avg_pool3d(L.ones(3, 4, 5), 2)),
+    ("avg_pool3d pad", lambda L, F: F.avg_pool3d(L.ones(1, 1, 3, 3, 3), 2, padding=2)),
     ("Softmax2d 1-d", lambda L, F: L.nn.Softmax2d()(L.ones(5))),
     ("dropout1d 1-d", lambda L, F: F.dropout1d(L.ones(5))),
     ("alpha_dropout p", lambda L, F: F.alpha_dropout(L.ones(2), 1.5)),
@@ -363,6 +366,13 @@ ERROR_TEXTS: dict[str, tuple[str, str]] = {
     'bilinear bias': ('RuntimeError',
                       'bilinear(): bias size does not match weight size: got 5 but expected 6'),
     'bilinear dims': ('RuntimeError', 'bilinear(): input dimensions do not match: got 2 and 3'),
+    'local_response_norm 2-d': ('ValueError',
+                                'Expected 3D or higher dimensionality                          '
+                                'input (got 2 dimensions)'),
+    'avg_pool3d 3-d': ('RuntimeError', 'non-empty 4D or 5D (batch mode) tensor expected for input'),
+    'avg_pool3d pad': ('RuntimeError',
+                       'pad should be at most half of effective kernel size, but got pad=2, '
+                       'kernel_size=2 and dilation=1'),
     'Softmax2d 1-d': ('ValueError', 'Softmax2d: expected input to be 3D or 4D, got 1D instead'),
     'dropout1d 1-d': ('RuntimeError',
                       'dropout1d: Expected 2D or 3D input, but received a 1D input. Note that '
@@ -411,6 +421,7 @@ def test_errors_are_torchs(name: str, fn: Callable[..., Any]) -> None:
 # The nodes the layers added (tests/test_ops_forward.py's TORCH_SAVED lists their saved names).
 NODES = sorted(
     ["NativeGroupNormBackward0", "TrilinearBackward0", "PixelShuffleBackward0",
+     "AvgPool3DBackward0", "AvgPool3DBackwardBackward0",
      "PixelUnshuffleBackward0", "Im2ColBackward0", "Col2ImBackward0",
      "AdaptiveMaxPool2DBackward0", "AdaptiveMaxPool2DBackwardBackward0"]
     + [f"{kind}Pad{n}DBackward{b}" for kind in ("Reflection", "Replication") for n in (1, 2)

@@ -547,6 +547,10 @@ TORCH_SAVED.update({
     "AdaptiveMaxPool2DBackward0": ["result1", "self"],
     "AdaptiveMaxPool2DBackwardBackward0": ["indices"],
     "TrilinearBackward0": ["expand1", "expand2", "expand3", "i1", "i2", "i3", "sumdim"],
+    "AvgPool3DBackward0": ["ceil_mode", "count_include_pad", "divisor_override", "kernel_size",
+                           "padding", "self", "stride"],
+    "AvgPool3DBackwardBackward0": ["ceil_mode", "count_include_pad", "divisor_override",
+                                   "kernel_size", "padding", "stride"],
 })
 
 

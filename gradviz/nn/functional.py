@@ -2158,3 +2158,84 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
         gradviz.Size([1, 2, 2])
     """
     return _dropout_impl(input, p, training, inplace, feature=True, alpha=True)
+
+
+# -- more (nnmore): avg_pool3d, local_response_norm ----------------------------------------------
+__all__ += ["avg_pool3d", "local_response_norm"]
+
+
+def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
+    """The mean of each window of the last three dimensions (``AvgPool3DBackward0``), with
+    :func:`avg_pool2d`'s options.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.avg_pool3d(gradviz.arange(8.0).view(1, 1, 2, 2, 2), 2)
+        tensor([[[[[3.5000]]]]])
+    """
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    k = _F._ints("kernel_size", kernel_size, 3, "pooling")
+    s = () if stride is None or (not _is_number(stride) and len(stride) == 0) else _F._ints(
+        "stride", stride, 3, "pooling")
+    p = _F._ints("padding", padding, 3, "pooling")
+    if input.ndim not in (4, 5) or input._data.size == 0:
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    _no_bool("avg_pool3d", input, "avg_pool3d_out_frame")
+    if min(k + (s or k)) <= 0:
+        raise RuntimeError(f"avg_pool3d: kernel_size and stride must be greater than zero, got "
+                           f"kernel_size={list(k)}, stride={list(s or k)}")
+    for pp, kk in zip(p, k):
+        if pp > kk // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={pp}, kernel_size={kk} and dilation=1")
+    from gradviz.ops._kernels import pool_out_size
+
+    sizes = tuple(input.shape[-3:])
+    outs = tuple(pool_out_size(n, kk, ss, pp, 1, ceil_mode)
+                 for n, kk, ss, pp in zip(sizes, k, s or k, p))
+    if min(outs) < 1:
+        c = input.shape[-4]
+        raise RuntimeError(f"Given input size: ({c}x{'x'.join(map(str, sizes))}). Calculated "
+                           f"output size: ({c}x{'x'.join(map(str, outs))}). Output size is too "
+                           "small")
+    return dispatch(OPS["avg_pool3d"], input, kernel_size=k, stride=s, padding=p,
+                    ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad),
+                    divisor_override=divisor_override)
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                        k: float = 1.0) -> Tensor:
+    """Divide each element by ``(k + alpha * mean of the squares of the ``size`` neighbouring
+    channels) ** beta``, recorded as PyTorch's Python computes it: the squares padded along
+    the channels (``ConstantPadNdBackward0``) and averaged by ``avg_pool2d`` (3-D input) or
+    ``avg_pool3d`` over a view with one channel (4-D and up).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.local_response_norm(gradviz.ones(1, 2, 1), 2, alpha=1.0, beta=1.0, k=0.0)
+        tensor([[[2.],
+                 [1.]]])
+    """
+    dim = input.ndim
+    if dim < 3:
+        raise ValueError("Expected 3D or higher dimensionality                          input "
+                         f"(got {dim} dimensions)")
+    if input._data.size == 0:
+        return input
+    div = _F.mul(input, input)
+    if dim == 3:
+        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = tuple(input.shape)
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1)
+        div = div.view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return _F.div(input, div)

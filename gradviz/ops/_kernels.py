@@ -2001,3 +2001,67 @@ def upsample_bilinear2d_backward(grad_output: np.ndarray, output_size: tuple = (
                                  scales_h: Any = None, scales_w: Any = None) -> np.ndarray:
     return upsample_linear_backward(grad_output, output_size, input_size, align_corners,
                                     (scales_h, scales_w))
+
+
+def _avg_pool3d_geometry(shape: tuple, kernel_size: Any, stride: Any, padding: Any,
+                         ceil_mode: bool, count_include_pad: bool, divisor_override: Any
+                         ) -> tuple:
+    """3-D average pooling's kernel, stride, padding, output size, right padding (for a last
+    ceil_mode window) and, per output position, its divisor (as :func:`_avg_divisor`)."""
+    k = _per_dim(kernel_size, 3)
+    st = tuple(stride) if isinstance(stride, (tuple, list)) else (stride,)
+    s = _per_dim(st, 3) if st and st[0] is not None else k
+    p = _per_dim(padding, 3)
+    n_out = tuple(pool_out_size(n, kk, ss, pp, 1, ceil_mode)
+                  for n, kk, ss, pp in zip(shape, k, s, p))
+    hi = tuple(max((o - 1) * ss + kk - n - pp, 0) for o, ss, kk, n, pp in zip(n_out, s, k, shape,
+                                                                             p))
+    if divisor_override:
+        return k, s, p, n_out, hi, divisor_override
+    sizes = []
+    for n, kk, ss, pp, o in zip(shape, k, s, p, n_out):
+        start = np.arange(o) * ss - pp
+        end = np.minimum(start + kk, n + pp)
+        if not count_include_pad:
+            start, end = np.maximum(start, 0), np.minimum(end, n)
+        sizes.append(end - start)
+    divisor = sizes[0][:, None, None] * sizes[1][None, :, None] * sizes[2][None, None, :]
+    return k, s, p, n_out, hi, divisor
+
+
+def _window_slices(offset: tuple, n_out: tuple, stride: tuple) -> tuple:
+    """The positions kernel offset ``offset`` reads for every output position: strided."""
+    return (Ellipsis,) + tuple(slice(o, o + (n - 1) * s + 1, s)
+                               for o, n, s in zip(offset, n_out, stride))
+
+
+def avg_pool3d(a: np.ndarray, kernel_size: Any, stride: Any = (), padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: Any = None) -> np.ndarray:
+    """The mean of each window of the last three dimensions: one strided add per kernel
+    offset."""
+    k, s, p, n_out, hi, divisor = _avg_pool3d_geometry(
+        a.shape[-3:], kernel_size, stride, padding, ceil_mode, count_include_pad,
+        divisor_override)
+    padded = _pad_or_crop(a, p, hi)
+    out = np.zeros(a.shape[:-3] + n_out, np.result_type(a.dtype, np.float32))
+    for offset in np.ndindex(*k):
+        out += padded[_window_slices(offset, n_out, s)]
+    return (out / divisor).astype(a.dtype, copy=False)
+
+
+def avg_pool3d_backward(grad_output: np.ndarray, self: np.ndarray, kernel_size: Any,
+                        stride: Any = (), padding: Any = 0, ceil_mode: bool = False,
+                        count_include_pad: bool = True, divisor_override: Any = None
+                        ) -> np.ndarray:
+    """Each output gradient, divided like its window's sum, spread over the window."""
+    k, s, p, n_out, hi, divisor = _avg_pool3d_geometry(
+        self.shape[-3:], kernel_size, stride, padding, ceil_mode, count_include_pad,
+        divisor_override)
+    g = grad_output / divisor
+    d, h, w = self.shape[-3:]
+    out = np.zeros(self.shape[:-3] + (d + p[0] + hi[0], h + p[1] + hi[1], w + p[2] + hi[2]),
+                   grad_output.dtype)
+    for offset in np.ndindex(*k):
+        out[_window_slices(offset, n_out, s)] += g
+    return np.ascontiguousarray(out[..., p[0]:p[0] + d, p[1]:p[1] + h, p[2]:p[2] + w])

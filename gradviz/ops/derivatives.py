@@ -2073,6 +2073,31 @@ defop("_trilinear", "TrilinearBackward0", K.trilinear, ("i1", "i2", "i3"),
           grad, i2, expand2, ((i1, expand1), (i3, expand3)), sumdim),
       i3=lambda grad, i1, i2, i3, expand1, expand2, expand3, sumdim: _trilinear_grad(
           grad, i3, expand3, ((i1, expand1), (i2, expand2)), sumdim))
+defop("avg_pool3d", "AvgPool3DBackward0", K.avg_pool3d, ("self",),
+      doc="``stride`` is saved as () when it was not given (it defaults to the kernel size)",
+      calls=("`F.avg_pool3d`, `nn.AvgPool3d`, `F.local_response_norm` (4-D and up)", ""),
+      samples=(Sample(R(1, 2, 4, 4, 5), kernel_size=(2, 2, 2)),
+               Sample(R(2, 3, 4, 5), kernel_size=(3, 2, 2), stride=(2, 1, 2),
+                      padding=(1, 0, 1), ceil_mode=True, count_include_pad=False),
+               Sample(R(1, 1, 3, 3, 3), kernel_size=(2, 2, 2), stride=(1, 1, 1),
+                      divisor_override=3)),
+      self=lambda grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+      divisor_override: f.op("avg_pool3d_backward", grad, self, kernel_size=kernel_size,
+                             stride=stride, padding=padding, ceil_mode=ceil_mode,
+                             count_include_pad=count_include_pad,
+                             divisor_override=divisor_override))
+defop("avg_pool3d_backward", "AvgPool3DBackwardBackward0", K.avg_pool3d_backward,
+      ("grad_output", "self"),
+      doc="avg_pool3d's backward, recorded under create_graph",
+      calls=("avg_pool3d's backward under `create_graph=True`", ""),
+      samples=(Sample(R(1, 2, 2, 3, 3), R(1, 2, 4, 4, 5), kernel_size=(2, 2, 2),
+                      stride=(2, 2, 2), padding=(0, 1, 1)),),
+      grad_output=lambda grad, kernel_size, stride, padding, ceil_mode, count_include_pad,
+      divisor_override: f.op("avg_pool3d", grad, kernel_size=kernel_size, stride=stride,
+                             padding=padding, ceil_mode=ceil_mode,
+                             count_include_pad=count_include_pad,
+                             divisor_override=divisor_override),
+      self=_shape_only_input)
 
 
 # ===============================================================================================

@@ -147,6 +147,20 @@ CASES: list[tuple[str, Callable[..., Any], tuple]] = [
         2, 1, 3, padding=1, padding_mode="circular"))(x), (("r", (1, 2, 3, 3, 4)),)),
     ("pad circular 3d", lambda L, F, x: F.pad(x, (1, 0, 0, 2, 1, 1), mode="circular"),
      (("r", (1, 2, 3, 3, 4)),)),
+    ("avg_pool3d", lambda L, F, x: F.avg_pool3d(x, 2), (("r", (2, 2, 4, 4, 5)),)),
+    ("avg_pool3d options", lambda L, F, x: F.avg_pool3d(x, (3, 2, 2), (2, 1, 2), (1, 0, 1),
+                                                        ceil_mode=True,
+                                                        count_include_pad=False),
+     (("r", (2, 4, 5, 5)),)),
+    ("avg_pool3d divisor", lambda L, F, x: F.avg_pool3d(x, 2, 1, divisor_override=3),
+     (("r", (1, 1, 3, 3, 3)),)),
+    ("AvgPool3d module", lambda L, F, x: L.nn.AvgPool3d((1, 2, 2), padding=(0, 1, 0))(x),
+     (("r", (1, 2, 3, 4, 4)),)),
+    ("local_response_norm 3-d", lambda L, F, x: F.local_response_norm(x, 3), (("r", (2, 5, 4)),)),
+    ("local_response_norm 4-d", lambda L, F, x: F.local_response_norm(x, 2, 0.1, 0.5, 2.0),
+     (("r", (2, 4, 3, 3)),)),
+    ("LocalResponseNorm 5-d", lambda L, F, x: L.nn.LocalResponseNorm(4)(x),
+     (("r", (1, 5, 2, 2, 3)),)),
     ("pad reflect 1d", lambda L, F, x: F.pad(x, (2, 3), mode="reflect"), (("r", (2, 3, 5)),)),
     ("pad reflect 2d", lambda L, F, x: F.pad(x, (1, 2, 3, 0), mode="reflect"),
      (("r", (2, 2, 4, 5)),)),
@@ -400,8 +414,9 @@ def _modules(L: Any) -> list:
             m.UpsamplingBilinear2d(size=(3, 4)), m.PixelShuffle(2), m.PixelUnshuffle(3),
             m.Unfold(2), m.Unfold((2, 3), dilation=2, padding=1, stride=(1, 2)),
             m.Fold((4, 5), 2), m.Bilinear(4, 5, 6), m.Bilinear(2, 3, 1, bias=False),
-            m.Softmax2d(), m.Dropout1d(), m.Dropout3d(0.2), m.AlphaDropout(0.3),
-            m.FeatureAlphaDropout()]
+            m.AvgPool3d(2), m.AvgPool3d((1, 2, 3), stride=1, padding=(0, 1, 1)),
+            m.LocalResponseNorm(3, alpha=1e-3), m.Softmax2d(), m.Dropout1d(), m.Dropout3d(0.2),
+            m.AlphaDropout(0.3), m.FeatureAlphaDropout()]
 
 
 def test_module_reprs_and_state_match_torch() -> None:
@@ -487,7 +502,8 @@ def test_hard_coded_saved_lists_are_torchs() -> None:
             (TF.pixel_shuffle(x4, 2), x4), (TF.pixel_unshuffle(x4, 2), x4),
             (TF.unfold(x4, 2), x4), (TF.fold(x3, (3, 3), (2, 1)), x3),
             (TF.adaptive_max_pool2d(x4, 3), x4),
-            (TF.bilinear(x4[0, 0, :, :4], x4[0, 1], x4[:, :, 0]), x4)):
+            (TF.bilinear(x4[0, 0, :, :4], x4[0, 1], x4[:, :, 0]), x4),
+            (TF.avg_pool3d(x4, 2), x4)):
         node = out.grad_fn
         while node.name() in ("ViewBackward0", "AddBackward0"):
             node = node.next_functions[0][0]

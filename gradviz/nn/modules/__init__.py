@@ -93,7 +93,11 @@ from gradviz.nn.modules.dropout import (  # noqa: E402
 from gradviz.nn.modules.fold import Fold, Unfold  # noqa: E402
 from gradviz.nn.modules.instancenorm import InstanceNorm1d, InstanceNorm2d  # noqa: E402
 from gradviz.nn.modules.linear import Bilinear  # noqa: E402
-from gradviz.nn.modules.normalization import GroupNorm, RMSNorm  # noqa: E402
+from gradviz.nn.modules.normalization import (  # noqa: E402
+    GroupNorm,
+    LocalResponseNorm,
+    RMSNorm,
+)
 from gradviz.nn.modules.padding import (  # noqa: E402
     CircularPad1d,
     CircularPad2d,
@@ -111,6 +115,7 @@ from gradviz.nn.modules.pooling import (  # noqa: E402
     AdaptiveMaxPool1d,
     AdaptiveMaxPool2d,
     AvgPool1d,
+    AvgPool3d,
     LPPool1d,
     LPPool2d,
     MaxPool1d,
@@ -128,4 +133,4 @@ __all__ += ["GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "RMSNorm", "MaxPool
             "ReplicationPad2d", "CircularPad1d", "CircularPad2d", "Upsample",
             "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
             "Fold", "Unfold", "Bilinear", "Softmax2d", "Dropout1d", "Dropout3d", "AlphaDropout",
-            "FeatureAlphaDropout"]
+            "FeatureAlphaDropout", "AvgPool3d", "LocalResponseNorm"]

@@ -160,3 +160,31 @@ class RMSNorm(Module):
     def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}")
+
+
+__all__ += ["LocalResponseNorm"]
+
+
+class LocalResponseNorm(Module):
+    """``F.local_response_norm``: each element divided by a power of its neighbouring
+    channels' mean square.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> lrn = nn.LocalResponseNorm(2); lrn
+        LocalResponseNorm(2, alpha=0.0001, beta=0.75, k=1.0)
+        >>> lrn(gradviz.ones(1, 3, 2, 2)).shape
+        gradviz.Size([1, 3, 2, 2])
+    """
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0
+                 ) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

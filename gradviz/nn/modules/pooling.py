@@ -255,3 +255,23 @@ class LPPool1d(LPPool2d):
     def forward(self, input: Tensor) -> Tensor:
         return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride,
                            self.ceil_mode)
+
+
+__all__ += ["AvgPool3d"]
+
+
+class AvgPool3d(AvgPool2d):
+    """``F.avg_pool3d`` as a layer; ``stride`` defaults to ``kernel_size``.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> pool = nn.AvgPool3d(2); pool
+        AvgPool3d(kernel_size=2, stride=2, padding=0)
+        >>> pool(gradviz.ones(1, 1, 4, 4, 4)).shape
+        gradviz.Size([1, 1, 2, 2, 2])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
