@@ -432,6 +432,10 @@ TORCH_SAVED: dict[str, list[str]] = {
     "SliceBackward0": ["dim", "end", "self_sym_sizes", "start", "step"],
     "SliceBackwardBackward0": ["dim", "end", "start", "step"],
     "SoftmaxBackward0": ["dim", "result"],
+    "SafeSoftmaxBackward0": ["dim", "result"],
+    "ScaledDotProductFlashAttentionForCpuBackward0": [
+        "attn_mask", "dropout_p", "is_causal", "key", "logsumexp", "output", "query", "scale",
+        "value"],
     "SoftplusBackward0": ["beta", "self", "threshold"],
     "SplitBackward0": ["dim", "self_sym_sizes", "split_size"],
     "SplitWithSizesBackward0": ["dim", "self_sym_sizes", "split_sizes"],
