@@ -92,8 +92,7 @@ def error_of(m: Any, src: str) -> tuple[str, str] | None:
 
 
 # -- the expectations, as PyTorch 2.13 gives them -------------------------------------------------
-# Two places where gradviz knowingly differs from torch, both checked in the parity test:
-# dims are saved normalized (torch shows diag's -2/-1 as 2**64 - 2 / 2**64 - 1), and a shape
+# One place where gradviz knowingly differs from torch, checked in the parity test: a shape
 # error appends the op and the shapes to torch's text.
 VALUES: list[tuple[str, Any]] = [
     ('x.topk(2, 1, True, True)',

@@ -872,7 +872,8 @@ def copy_(input: Tensor, src: Any) -> Tensor:
 
 # =================================================================================================
 # The op library: each function checks its arguments as PyTorch does and calls one table entry
-# (or decomposes exactly as PyTorch does). Dims are saved normalized (non-negative).
+# (or decomposes exactly as PyTorch does). Dims reach the kernels normalized (non-negative), and
+# the nodes read them back as written (NOTE [saved as given] in gradviz/tensor.py).
 # =================================================================================================
 __all__ += [
     "abs", "absolute", "square",
