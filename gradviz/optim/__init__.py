@@ -23,5 +23,12 @@ from gradviz.optim.radam import RAdam
 from gradviz.optim.rmsprop import RMSprop
 from gradviz.optim.sgd import SGD
 
+# -- more (optmore)
+from gradviz.optim.asgd import ASGD  # noqa: E402
+from gradviz.optim.lbfgs import LBFGS  # noqa: E402
+from gradviz.optim.rprop import Rprop  # noqa: E402
+
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "NAdam", "RAdam", "lr_scheduler"]
+           "NAdam", "RAdam", "lr_scheduler",
+           # -- more (optmore)
+           "LBFGS", "Rprop", "ASGD"]
