@@ -1225,10 +1225,10 @@ class CyclicLR(LRScheduler):
         return state
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restore the attributes (and a callable object's saved ``__dict__``)."""
-        state = dict(state_dict)  # leave the caller's dict as it was
-        fn_state = state.pop("_scale_fn_custom")
-        self.__dict__.update(state)
+        """Restore the attributes (and a callable object's saved ``__dict__``). As PyTorch's,
+        it takes ``_scale_fn_custom`` out of ``state_dict``."""
+        fn_state = state_dict.pop("_scale_fn_custom")
+        self.__dict__.update(state_dict)
         if fn_state is not None:
             self._scale_fn_custom.__dict__.update(fn_state)  # type: ignore[union-attr]
         self._init_scale_fn()
