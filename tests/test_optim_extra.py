@@ -570,22 +570,27 @@ def test_state_dict_round_trip_and_copies(name: str) -> None:
     assert again.param_groups[0]["lr"] == 0.05
 
 
-@pytest.mark.parametrize("make,error,text", [
-    (lambda p: optim.Rprop([p], lr=-0.1), ValueError, "Invalid learning rate: -0.1"),
-    (lambda p: optim.Rprop([p], etas=(1.5, 2.0)), ValueError, "Invalid eta values: 1.5, 2.0"),
-    (lambda p: optim.Rprop([p], etas=(0.5, 0.9)), ValueError, "Invalid eta values: 0.5, 0.9"),
-    (lambda p: optim.ASGD([p], lr=-0.1), ValueError, "Invalid learning rate: -0.1"),
-    (lambda p: optim.ASGD([p], weight_decay=-0.1), ValueError,
+BAD_OPTIMIZERS = [
+    (lambda lib, p: lib.optim.Rprop([p], lr=-0.1), ValueError, "Invalid learning rate: -0.1"),
+    (lambda lib, p: lib.optim.Rprop([p], etas=(1.5, 2.0)), ValueError,
+     "Invalid eta values: 1.5, 2.0"),
+    (lambda lib, p: lib.optim.Rprop([p], etas=(0.5, 0.9)), ValueError,
+     "Invalid eta values: 0.5, 0.9"),
+    (lambda lib, p: lib.optim.ASGD([p], lr=-0.1), ValueError, "Invalid learning rate: -0.1"),
+    (lambda lib, p: lib.optim.ASGD([p], weight_decay=-0.1), ValueError,
      "Invalid weight_decay value: -0.1"),
-    (lambda p: optim.LBFGS([p], lr=-1.0), ValueError, "Invalid learning rate: -1.0"),
-    (lambda p: optim.LBFGS([p], lr=gradviz.tensor([0.1, 0.2])), ValueError,
+    (lambda lib, p: lib.optim.LBFGS([p], lr=-1.0), ValueError, "Invalid learning rate: -1.0"),
+    (lambda lib, p: lib.optim.LBFGS([p], lr=lib.tensor([0.1, 0.2])), ValueError,
      "Tensor lr must be 1-element"),
-    (lambda p: optim.Rprop([]), ValueError, "optimizer got an empty parameter list"),
-    (lambda p: optim.ASGD([p * 2]), ValueError, "can't optimize a non-leaf Tensor"),
-])
+    (lambda lib, p: lib.optim.Rprop([]), ValueError, "optimizer got an empty parameter list"),
+    (lambda lib, p: lib.optim.ASGD([p * 2]), ValueError, "can't optimize a non-leaf Tensor"),
+]
+
+
+@pytest.mark.parametrize("make,error,text", BAD_OPTIMIZERS)
 def test_bad_hyperparameters_raise_torchs_errors(make, error: type, text: str) -> None:  # noqa: ANN001
     with pytest.raises(error) as info:
-        make(gradviz.ones(2, requires_grad=True))
+        make(gradviz, gradviz.ones(2, requires_grad=True))
     assert str(info.value) == text
 
 

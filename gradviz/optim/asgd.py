@@ -100,5 +100,7 @@ class ASGD(Optimizer):
             else:
                 ax[...] = x  # before averaging starts, ax just follows p
             step = float(step_t)
-            eta_t[...] = lr / ((1 + lambd * lr * step) ** alpha)
-            mu_t[...] = 1 / max(1, step - t0)
+            # rounded to the scalar dtype even where a loaded state holds them in the
+            # parameter's dtype (PyTorch makes each a new tensor of the default dtype first)
+            eta_t[...] = np.array(lr / ((1 + lambd * lr * step) ** alpha), dtype=scalar)
+            mu_t[...] = np.array(1 / max(1, step - t0), dtype=scalar)
