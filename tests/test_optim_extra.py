@@ -80,10 +80,10 @@ def run_row(lib, row: tuple) -> tuple:  # noqa: ANN001
     return name, kwargs, steps, losses, W.tolist(), b.tolist(), plain(state)
 
 
-def assert_close_tree(got: object, want: object, rtol: float = 1e-12) -> None:
+def assert_close_tree(got: object, want: object, rtol: float = 1e-12, atol: float = 1e-14) -> None:
     """The same nested structure (dict keys in the same order, list lengths, None/int/float
-    kinds) with floats equal to ``rtol``, or 1e-14 apart: LBFGS's history holds differences of
-    close gradients, whose last bits differ with the order of summation."""
+    kinds) with floats equal to ``rtol``, or ``atol`` apart: LBFGS's history holds differences
+    of close gradients, whose last bits differ with the order of summation."""
     stack = [(got, want, "")]
     while stack:
         g, w, where = stack.pop()
@@ -95,7 +95,7 @@ def assert_close_tree(got: object, want: object, rtol: float = 1e-12) -> None:
             stack.extend((gi, wi, f"{where}[{i}]") for i, (gi, wi) in enumerate(zip(g, w)))
         elif isinstance(w, float):
             assert type(g) is float, where
-            np.testing.assert_allclose(g, w, rtol=rtol, atol=1e-14, err_msg=where)
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=where)
         else:
             assert type(g) is type(w) and g == w, where
 

@@ -97,7 +97,8 @@ def test_updates_match_torch_in_float64(case: tuple) -> None:
         for n, v in t_state[k].items():
             if isinstance(v, torch.Tensor):
                 assert str(state[k][n].dtype).split(".")[-1] == str(v.dtype).split(".")[-1], n
-        EXTRA.assert_close_tree(EXTRA.plain(state[k]), EXTRA.plain(t_state[k]))
+        # after 20 steps LBFGS's history vectors (entries ~1e-3) agree to 1e-13
+        EXTRA.assert_close_tree(EXTRA.plain(state[k]), EXTRA.plain(t_state[k]), atol=1e-13)
 
 
 @pytest.mark.parametrize("name", ["LBFGS", "LBFGS-strong_wolfe"])
