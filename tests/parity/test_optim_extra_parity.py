@@ -477,3 +477,37 @@ def test_hard_coded_scheduler_errors_are_torchs(index: int) -> None:
         with pytest.raises(error) as info:
             make(torch.optim.lr_scheduler, EXTRA._opt(lib=torch))
     assert str(info.value) == text
+
+
+def test_schedulers_drive_the_new_optimizers_like_torch() -> None:
+    """A scheduler wraps step(closure) too: StepLR over LBFGS, ExponentialLR over ASGD (its
+    lr enters eta) and PolynomialLR over Rprop (whose lr only starts the step sizes)."""
+    def run(lib, name: str, kwargs: dict, make_sched):  # noqa: ANN001, ANN202
+        W = lib.tensor(W0, dtype=lib.float64, requires_grad=True)
+        x, y = lib.tensor(XS, dtype=lib.float64), lib.tensor(YS[:, 0], dtype=lib.float64)
+        opt = getattr(lib.optim, name)([W], **kwargs)
+        sched = make_sched(lib.optim.lr_scheduler, opt)
+
+        def closure():  # noqa: ANN202
+            opt.zero_grad()
+            loss = (((x @ W.t()).sum(1) - y) ** 2).mean()
+            loss.backward()
+            return loss
+
+        lrs = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # the order check sees optimizer.step() first
+            for _ in range(8):
+                opt.step(closure)
+                sched.step()
+                lrs.append(sched.get_last_lr())
+        return lrs, W.detach().numpy().copy()
+
+    for name, kwargs, make in (
+            ("LBFGS", {"lr": 0.1, "max_iter": 3}, lambda s, o: s.StepLR(o, 3, gamma=0.5)),
+            ("ASGD", {"lr": 0.05, "t0": 2}, lambda s, o: s.ExponentialLR(o, 0.8)),
+            ("Rprop", {"lr": 0.05}, lambda s, o: s.PolynomialLR(o, total_iters=5))):
+        ours, W = run(gradviz, name, kwargs, make)
+        theirs, t_W = run(torch, name, kwargs, make)
+        assert ours == theirs, name
+        np.testing.assert_allclose(W, t_W, rtol=1e-12, atol=0, err_msg=name)
