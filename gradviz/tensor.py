@@ -687,8 +687,9 @@ class Tensor:
 
     def __float__(self) -> float:
         global _float_warned
-        if self._requires_grad and not _float_warned:
-            _float_warned = True  # torch warns once per process (TORCH_WARN_ONCE)
+        if self._requires_grad and _grad_state.enabled and not _float_warned:
+            # torch warns once per process (TORCH_WARN_ONCE), and only with grad mode on
+            _float_warned = True
             warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
                           "unexpected behavior.\nConsider using tensor.detach() first.",
                           UserWarning, stacklevel=2)
