@@ -25,6 +25,7 @@ import numpy as np
 
 from gradviz import _dtype, _factories
 from gradviz.autograd.grad_mode import no_grad
+from gradviz.nn._attention import scaled_dot_product_attention
 from gradviz.ops import functional as _F
 from gradviz.ops.derivatives import OPS
 from gradviz.ops.dispatch import broadcast_message, dispatch, dispatch_inplace, general_dispatch
@@ -36,6 +37,8 @@ __all__ = [
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "dropout", "one_hot",
     "layer_norm", "embedding",
 ]
+
+__all__ += ["scaled_dot_product_attention"]  # gradviz/nn/_attention.py
 
 sigmoid = _F.sigmoid
 tanh = _F.tanh
