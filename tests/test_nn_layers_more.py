@@ -539,10 +539,12 @@ def test_conv_padding_modes_pad_first_then_convolve_unpadded() -> None:
 
 
 def test_cosine_similarity_saves_the_dim_as_given_like_torch() -> None:
-    """torch's SumBackward1 and LinalgVectorNormBackward0 keep dim=-1 as -1 (its Python shows
-    the unsigned reading, 18446744073709551615); a non-negative dim stays as it is."""
+    """torch's SumBackward1 and LinalgVectorNormBackward0 keep dim=-1 as written, which its
+    Python shows as the unsigned reading 18446744073709551615 (NOTE [saved as given]); a
+    non-negative dim stays as it is."""
     a = gradviz.randn(3, 5, requires_grad=True)
-    for module, want in ((nn.CosineSimilarity(dim=-1), (-1,)), (nn.CosineSimilarity(), (1,))):
+    for module, want in ((nn.CosineSimilarity(dim=-1), (2**64 - 1,)),
+                         (nn.CosineSimilarity(), (1,))):
         out = module(a, a * 2 + 1)
         nodes, stack = [], [out.grad_fn]
         while stack:

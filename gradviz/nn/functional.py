@@ -1159,19 +1159,14 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
             raise RuntimeError(broadcast_message("cosine_similarity",
                                                  [x1.shape, x2.shape])) from None
         x1, x2 = _F.expand(x1, shape), _F.expand(x2, shape)
-    # (nnmore) PyTorch's C++ passes the dim on as given, so its nodes (the norms'
-    # LinalgVectorNormBackward0, SumBackward1) save it unwrapped: -1 stays -1 (which torch's
-    # Python shows as its unsigned reading, 2**64 - 1). Checked here, saved as given.
-    _wrap_dim(dim, x1.ndim)
-    d = (int(dim),)
-    n1 = _F.clone(dispatch(OPS["norm"], x1, ord=2, dim=d, keepdim=True))
-    n2 = _F.clone(dispatch(OPS["norm"], x2, ord=2, dim=d, keepdim=True))
+    d = dim  # as given: PyTorch's nodes save the dim unwrapped
+    n1 = _F.clone(_F.norm(x1, 2, d, keepdim=True))
+    n2 = _F.clone(_F.norm(x2, 2, d, keepdim=True))
     with no_grad():
         # the clamp only guards the division: PyTorch does it in place, unrecorded
         dispatch_inplace(OPS["clamp_min"], n1, min=eps)
         dispatch_inplace(OPS["clamp_min"], n2, min=eps)
-    return dispatch(OPS["sum_dim"], _F.mul(_F.div(x1, n1), _F.div(x2, n2)), dim=d,
-                    keepdim=False)
+    return _F.sum(_F.mul(_F.div(x1, n1), _F.div(x2, n2)), d)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
