@@ -30,6 +30,7 @@ from gradviz.nn.modules.activation import (
     Tanhshrink,
     Threshold,
 )
+from gradviz.nn.modules.attention import MultiheadAttention, NonDynamicallyQuantizableLinear
 from gradviz.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
 from gradviz.nn.modules.container import (
     ModuleDict,
@@ -73,6 +74,7 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Line
            "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "Conv1d", "Conv2d",
            "ConvTranspose2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d",
            "BatchNorm2d", "Dropout2d"]
+__all__ += ["MultiheadAttention", "NonDynamicallyQuantizableLinear"]  # modules/attention.py
 __all__ += ["RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "RNNBase", "RNN", "LSTM", "GRU"]
 __all__ += ["Hardtanh", "ReLU6", "SELU", "CELU", "Mish", "PReLU", "GLU", "Hardswish",
             "Hardsigmoid", "LogSigmoid", "Softsign", "Softshrink", "Hardshrink", "Tanhshrink",
