@@ -25,7 +25,7 @@ import numpy as np
 
 from gradviz import _dtype, _factories
 from gradviz.autograd.grad_mode import no_grad
-from gradviz.nn._attention import scaled_dot_product_attention
+from gradviz.nn._attention import multi_head_attention_forward, scaled_dot_product_attention
 from gradviz.ops import functional as _F
 from gradviz.ops.derivatives import OPS
 from gradviz.ops.dispatch import broadcast_message, dispatch, dispatch_inplace, general_dispatch
@@ -38,7 +38,7 @@ __all__ = [
     "layer_norm", "embedding",
 ]
 
-__all__ += ["scaled_dot_product_attention"]  # gradviz/nn/_attention.py
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]  # nn/_attention.py
 
 sigmoid = _F.sigmoid
 tanh = _F.tanh

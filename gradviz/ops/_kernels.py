@@ -511,10 +511,13 @@ def sdpa_flash_cpu(query: np.ndarray, key: np.ndarray, value: np.ndarray,
     top = np.where(nothing, 0, top)
     e = np.exp(scores - top)
     total = np.add.reduce(e, axis=-1, keepdims=True)
-    output = np.matmul(e / np.where(nothing, 1, total), _kv_heads(query, value))
+    # The output is laid out in memory as the query is (PyTorch's kernel allocates it so):
+    # multi-head attention's permute(2, 0, 1, 3) of it is then contiguous, and its reshape a view.
+    output = np.empty_like(query)
+    output[...] = np.matmul(e / np.where(nothing, 1, total), _kv_heads(query, value))
     with np.errstate(divide="ignore"):
         lse = np.where(nothing, 0, top + np.log(total))[..., 0]
-    return output.astype(query.dtype, copy=False), lse.astype(query.dtype, copy=False)
+    return output, lse.astype(query.dtype, copy=False)
 
 
 def sdpa_flash_cpu_backward(grad_out: np.ndarray, query: np.ndarray, key: np.ndarray,
