@@ -354,6 +354,10 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
                        ("arctan_", "atan_"), ("arcsinh_", "asinh_"), ("arccosh_", "acosh_"),
                        ("arctanh_", "atanh_"), ("arctan2_", "atan2_")):
         setattr(Tensor, alias, getattr(Tensor, row))
+    # -- more (opsrand): bernoulli, bernoulli_ and the random in-place fills (exponential_ ...)
+    from gradviz.ops import sampling
+
+    sampling.install(Tensor)
 
 
 def _iter(self: Any) -> Any:
