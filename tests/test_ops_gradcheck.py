@@ -580,6 +580,11 @@ CASES.update({
     "geometric_": [c("geometric_ on clone", _inplace("geometric_", 0.3), R(2, 3))],
     "cauchy_": [c("cauchy_ on clone", _inplace("cauchy_"), R(2, 3))],
     "log_normal_": [c("log_normal_ on clone", _inplace("log_normal_", 0.0, 0.5), R(2, 3))],
+    "uniform_": [c("uniform_ on clone", _inplace("uniform_", -1.0, 1.0), R(2, 3))],
+    "normal_": [c("normal_ on clone", _inplace("normal_", 0.0, 2.0), R(2, 3))],
+    "random_from_": [c("random_(2, 5) on clone", _inplace("random_", 2, 5), R(2, 3))],
+    "random_to_": [c("random_(5) on clone", _inplace("random_", 5), R(2, 3))],
+    "random_": [c("random_() on clone", _inplace("random_"), R(2, 3))],
 })
 
 

@@ -1857,3 +1857,29 @@ def log_normal(a: np.ndarray, mean: float = 1.0, std: float = 2.0, generator: An
     if not std > 0.0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
     return _draw(generator, "log_normal_").lognormal(mean, std, a.shape).astype(a.dtype)
+
+
+def uniform(a: np.ndarray, from_: float = 0.0, to: float = 1.0, generator: Any = None
+            ) -> np.ndarray:
+    """``input.uniform_(from_, to)``: uniform samples from ``[from_, to)``."""
+    _floating_only("check_uniform_bounds", a)
+    if from_ > to:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={from_:g} > to={to:g}")
+    return _draw(generator, "uniform_").uniform(from_, to, a.shape).astype(a.dtype)
+
+
+def normal_fill(a: np.ndarray, mean: float = 0.0, std: float = 1.0, generator: Any = None
+                ) -> np.ndarray:
+    """``input.normal_(mean, std)``: normal samples."""
+    _floating_only("normal_kernel_cpu", a)
+    if not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    return (_draw(generator, "normal_").standard_normal(a.shape) * std + mean).astype(a.dtype)
+
+
+def random_fill(a: np.ndarray, low: int = 0, high: int = 1, generator: Any = None
+                ) -> np.ndarray:
+    """``input.random_(...)``: integers drawn uniformly from ``[low, high)`` (bounds checked by
+    the method, gradviz/ops/methods.py)."""
+    return _draw(generator, "random_").integers(low, high, a.shape).astype(a.dtype)

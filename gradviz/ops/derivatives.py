@@ -1543,6 +1543,19 @@ defop("cauchy_", "CauchyBackward0", K.cauchy, ("self",),
 defop("log_normal_", "LogNormalBackward0", K.log_normal, ("self",),
       random=True, calls=("", "`.log_normal_()`"),
       self=lambda grad: f.zeros_like(grad))
+defop("uniform_", "UniformBackward0", K.uniform, ("self",),
+      random=True, calls=("", "`.uniform_()`"),
+      self=lambda grad: f.zeros_like(grad))
+defop("normal_", "NormalBackward0", K.normal_fill, ("self",),
+      random=True, calls=("", "`.normal_()`"),
+      self=lambda grad: f.zeros_like(grad))
+# random_'s three overloads are three nodes: (from, to), (to), ().
+for _name, _node, _call in (("random_from_", "RandomBackward0", "`.random_(2, 5)`"),
+                            ("random_to_", "RandomBackward1", "`.random_(5)`"),
+                            ("random_", "RandomBackward2", "`.random_()`")):
+    defop(_name, _node, K.random_fill, ("self",),
+          random=True, calls=("", _call),
+          self=lambda grad: f.zeros_like(grad))
 
 
 # ===============================================================================================
