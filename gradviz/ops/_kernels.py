@@ -1743,7 +1743,7 @@ def bernoulli_tensor_(a: np.ndarray, p: np.ndarray, generator: Any = None) -> np
     _floating_only("bernoulli_tensor_cpu_p_", p)
     if p.ndim > a.ndim:
         raise RuntimeError(
-            f"expand(torch.{_SCALAR_TYPE.get(p.dtype.name, p.dtype.name)}Tensor{{{list(p.shape)}"
+            f"expand(gradviz.{_SCALAR_TYPE.get(p.dtype.name, p.dtype.name)}Tensor{{{list(p.shape)}"
             f"}}, size={list(a.shape)}): the number of sizes provided ({a.ndim}) must be greater "
             f"or equal to the number of dimensions in the tensor ({p.ndim})")
     lead = (1,) * (a.ndim - p.ndim) + p.shape

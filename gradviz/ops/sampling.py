@@ -117,7 +117,7 @@ _NORMAL_SIGNATURES = (
     "gradviz.device device = None, bool pin_memory = False, bool requires_grad = False)\n")
 
 
-def normal(mean: Any, std: Any = 1.0, size: Sequence[int] | None = None, *,
+def normal(mean: Any = None, std: Any = 1.0, size: Sequence[int] | None = None, *,
            generator: Any = None, dtype: _dtype.dtype | None = None,
            requires_grad: bool = False, device: Any = None) -> Tensor:
     """Samples of a normal distribution, in PyTorch's four forms:
@@ -136,6 +136,8 @@ def normal(mean: Any, std: Any = 1.0, size: Sequence[int] | None = None, *,
         >>> gradviz.normal(gradviz.tensor([0.0, 10.0]), 0.0, generator=g)
         tensor([ 0., 10.])
     """
+    if mean is None and size is not None:
+        raise TypeError('normal() missing 1 required positional arguments: "mean"')
     tm, ts = isinstance(mean, Tensor), isinstance(std, Tensor)
     if size is None and tm and ts:
         try:
@@ -157,7 +159,7 @@ def normal(mean: Any, std: Any = 1.0, size: Sequence[int] | None = None, *,
         z = _factories.rng(generator, "normal").standard_normal(shape).astype(np_dt)
         return _factories._finish((z * np_dt.type(std) + np_dt.type(mean)).astype(np_dt),
                                   requires_grad)
-    args = (mean, std) if size is None else (mean, std, size)
+    args = () if mean is None else (mean, std) if size is None else (mean, std, size)
     raise TypeError(f"normal() received an invalid combination of arguments - got "
                     f"({_type_names(*args)}), but expected one of:\n" + _NORMAL_SIGNATURES)
 
@@ -197,12 +199,16 @@ def randint_like(input: Tensor, low: Any = 0, high: Any = None, *, generator: An
     if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
                for v in (low, high)):
         given = (input, high) if low == 0 else (input, low, high)
+        rest = ("gradviz.memory_format memory_format = None, gradviz.dtype dtype = None, "
+                "gradviz.layout layout = None, gradviz.device device = None, "
+                "bool pin_memory = False, bool requires_grad = False)\n")
+        first = ("Tensor input, int low, int high", "Tensor input, Tensor high",
+                 "Tensor input, int high")
         raise TypeError(
             f"randint_like() received an invalid combination of arguments - got "
             f"({_type_names(*given)}), but expected one of:\n"
-            " * (Tensor input, int low, int high, *, gradviz.Generator generator, ...)\n"
-            " * (Tensor input, Tensor high, *, gradviz.Generator generator, ...)\n"
-            " * (Tensor input, int high, *, gradviz.Generator generator, ...)\n")
+            + "".join(f" * ({a}, *, gradviz.Generator generator, {rest} * ({a}, *, {rest}"
+                      for a in first))
     np_dt = _factories._np_dtype(dtype, input._data.dtype, fn="randint_like")
     out = Tensor._make(np.zeros(input.shape, np_dt))
     out.random_(int(low), int(high), generator=generator)  # random_'s checks and texts
