@@ -270,6 +270,17 @@ ERRORS = [
      "bernoulli() received an invalid combination of arguments - got (Tensor, Tensor), but "
      f"expected one of:\n * (Tensor input, *, {_OPT}, Tensor out = None)\n"
      f" * (Tensor input, float p, *, {_OPT})\n"),
+    ("m.bernoulli(f, generator='seed')", "TypeError",
+     "bernoulli() received an invalid combination of arguments - got (Tensor, generator=str), "
+     f"but expected one of:\n * (Tensor input, *, {_OPT}, Tensor out = None)\n"
+     f" * (Tensor input, float p, *, {_OPT})\n"),
+    ("m.normal(x, 1.0, generator='seed')", "TypeError", "normal() received an invalid "
+     "combination of arguments - got (Tensor, float, generator=str), but expected one of:\n"
+     + NORMAL_SIGNATURES),
+    ("m.poisson(f, 'seed')", "TypeError",
+     "poisson(): argument 'generator' (position 2) must be gradviz.Generator, not str"),
+    ("f.exponential_(generator='seed')", "TypeError",
+     "exponential_(): argument 'generator' must be gradviz.Generator, not str"),
     ("f.bernoulli(m.rand(3))", "TypeError",
      "bernoulli() received an invalid combination of arguments - got (Tensor), but expected "
      f"one of:\n * (*, {_OPT})\n * (float p, *, {_OPT})\n"),
@@ -470,11 +481,6 @@ def test_a_generator_leaves_the_default_one_alone(src: str) -> None:
     names["g"] = gradviz.Generator().manual_seed(3)
     run(src, names=names)
     assert gradviz.rand(4).tolist() == before
-
-
-def test_a_wrong_generator_is_refused() -> None:
-    with pytest.raises(TypeError, match="argument 'generator' must be gradviz.Generator, not str"):
-        gradviz.bernoulli(gradviz.rand(2), generator="seed")
 
 
 def test_samples_are_the_generators_numbers() -> None:

@@ -28,13 +28,17 @@ from gradviz.tensor import Tensor, _is_number
 __all__ = ["bernoulli", "normal", "poisson", "randint_like", "dropout", "dropout_"]
 
 
-def _gen(generator: Any) -> dict:
+def _gen(generator: Any, fn: str) -> dict:
     """``generator=`` for the row's forward, only when one is given (so that a traced op's
     keyword arguments stay those the user wrote), checked as the factories check it."""
     if generator is None:
         return {}
-    _factories.rng(generator)  # a wrong type fails here, with PyTorch's text
+    _factories.rng(generator, fn)  # a wrong type fails here, with PyTorch's text
     return {"generator": generator}
+
+
+def _bad_generator(generator: Any) -> bool:
+    return generator is not None and not isinstance(generator, _factories.Generator)
 
 
 def _type_names(*args: Any, **kwargs: Any) -> str:
@@ -66,14 +70,16 @@ def bernoulli(input: Tensor, p: float | None = None, *, generator: Any = None) -
         >>> gradviz.bernoulli(gradviz.tensor([0.0, 1.0, 1.0]), generator=g)
         tensor([0., 1., 1.])
     """
-    if not isinstance(input, Tensor) or (p is not None and not _float(p)):
+    if (not isinstance(input, Tensor) or (p is not None and not _float(p))
+            or _bad_generator(generator)):
         args = (input,) if p is None else (input, p)
+        kw = {} if generator is None else {"generator": generator}
         raise TypeError(f"bernoulli() received an invalid combination of arguments - got "
-                        f"({_type_names(*args)}), but expected one of:\n"
+                        f"({_type_names(*args, **kw)}), but expected one of:\n"
                         + _BERNOULLI_SIGNATURES)
     if p is None:
-        return dispatch(OPS["bernoulli"], input, **_gen(generator))
-    return dispatch(OPS["bernoulli_p"], input, p=float(p), **_gen(generator))
+        return dispatch(OPS["bernoulli"], input, **_gen(generator, "bernoulli"))
+    return dispatch(OPS["bernoulli_p"], input, p=float(p), **_gen(generator, "bernoulli"))
 
 
 def _bernoulli_method(self: Tensor, p: float | None = None, *, generator: Any = None
@@ -98,14 +104,15 @@ def _bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
         tensor([1., 1., 1.])
     """
     if isinstance(p, Tensor):
-        return dispatch_inplace(OPS["bernoulli_tensor_"], self, p, **_gen(generator))
+        return dispatch_inplace(OPS["bernoulli_tensor_"], self, p,
+                                **_gen(generator, "bernoulli_"))
     if not _float(p):
         raise TypeError(
             f"bernoulli_() received an invalid combination of arguments - got "
             f"({_type_names(p)}), but expected one of:\n"
             " * (Tensor p, *, gradviz.Generator generator = None)\n"
             " * (float p = 0.5, *, gradviz.Generator generator = None)\n")
-    return dispatch_inplace(OPS["bernoulli_"], self, p=float(p), **_gen(generator))
+    return dispatch_inplace(OPS["bernoulli_"], self, p=float(p), **_gen(generator, "bernoulli_"))
 
 
 _NORMAL_SIGNATURES = (
@@ -139,18 +146,22 @@ def normal(mean: Any = None, std: Any = 1.0, size: Sequence[int] | None = None, 
     if mean is None and size is not None:
         raise TypeError('normal() missing 1 required positional arguments: "mean"')
     tm, ts = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if _bad_generator(generator):
+        tm = ts = False  # no overload takes it: the error below
     if size is None and tm and ts:
         try:
             np.broadcast_shapes(mean.shape, std.shape)
         except ValueError:
             raise RuntimeError(broadcast_message("normal", [tuple(mean.shape), tuple(std.shape)])
                                ) from None
-        return dispatch(OPS["normal_tensor_tensor"], mean, std, **_gen(generator))
+        return dispatch(OPS["normal_tensor_tensor"], mean, std, **_gen(generator, "normal"))
     if size is None and tm and _float(std):
-        return dispatch(OPS["normal_tensor_float"], mean, std=float(std), **_gen(generator))
+        return dispatch(OPS["normal_tensor_float"], mean, std=float(std),
+                        **_gen(generator, "normal"))
     if size is None and ts and _float(mean):
-        return dispatch(OPS["normal_float_tensor"], std, mean=float(mean), **_gen(generator))
-    if size is not None and _float(mean) and _float(std):
+        return dispatch(OPS["normal_float_tensor"], std, mean=float(mean),
+                        **_gen(generator, "normal"))
+    if size is not None and _float(mean) and _float(std) and not _bad_generator(generator):
         check_device(device, "normal")
         shape = _factories._size((size,), "normal")
         np_dt = _factories._np_dtype(dtype, fn="normal")
@@ -160,8 +171,10 @@ def normal(mean: Any = None, std: Any = 1.0, size: Sequence[int] | None = None, 
         return _factories._finish((z * np_dt.type(std) + np_dt.type(mean)).astype(np_dt),
                                   requires_grad)
     args = () if mean is None else (mean, std) if size is None else (mean, std, size)
+    kw = {"generator": generator} if _bad_generator(generator) else {}
     raise TypeError(f"normal() received an invalid combination of arguments - got "
-                    f"({_type_names(*args)}), but expected one of:\n" + _NORMAL_SIGNATURES)
+                    f"({_type_names(*args, **kw)}), but expected one of:\n"
+                    + _NORMAL_SIGNATURES)
 
 
 def poisson(input: Tensor, generator: Any = None) -> Tensor:
@@ -176,7 +189,10 @@ def poisson(input: Tensor, generator: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise TypeError(f"poisson(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
-    return dispatch(OPS["poisson"], input, **_gen(generator))
+    if _bad_generator(generator):
+        raise TypeError(f"poisson(): argument 'generator' (position 2) must be "
+                        f"gradviz.Generator, not {type(generator).__name__}")
+    return dispatch(OPS["poisson"], input, **_gen(generator, "poisson"))
 
 
 def randint_like(input: Tensor, low: Any = 0, high: Any = None, *, generator: Any = None,
@@ -288,7 +304,8 @@ def _exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) ->
         >>> bool((gradviz.empty(5).exponential_(2.0) >= 0).all())
         True
     """
-    return dispatch_inplace(OPS["exponential_"], self, lambd=float(lambd), **_gen(generator))
+    return dispatch_inplace(OPS["exponential_"], self, lambd=float(lambd),
+                            **_gen(generator, "exponential_"))
 
 
 def _geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
@@ -300,7 +317,7 @@ def _geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
         >>> bool((gradviz.empty(5).geometric_(0.5) >= 1).all())
         True
     """
-    return dispatch_inplace(OPS["geometric_"], self, p=float(p), **_gen(generator))
+    return dispatch_inplace(OPS["geometric_"], self, p=float(p), **_gen(generator, "geometric_"))
 
 
 def _cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
@@ -314,7 +331,7 @@ def _cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
         gradviz.Size([2, 3])
     """
     return dispatch_inplace(OPS["cauchy_"], self, median=float(median), sigma=float(sigma),
-                            **_gen(generator))
+                            **_gen(generator, "cauchy_"))
 
 
 def _log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
@@ -328,7 +345,7 @@ def _log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
         True
     """
     return dispatch_inplace(OPS["log_normal_"], self, mean=float(mean), std=float(std),
-                            **_gen(generator))
+                            **_gen(generator, "log_normal_"))
 
 
 def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
