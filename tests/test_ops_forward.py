@@ -432,6 +432,10 @@ TORCH_SAVED: dict[str, list[str]] = {
     "SliceBackward0": ["dim", "end", "self_sym_sizes", "start", "step"],
     "SliceBackwardBackward0": ["dim", "end", "start", "step"],
     "SoftmaxBackward0": ["dim", "result"],
+    "SafeSoftmaxBackward0": ["dim", "result"],
+    "ScaledDotProductFlashAttentionForCpuBackward0": [
+        "attn_mask", "dropout_p", "is_causal", "key", "logsumexp", "output", "query", "scale",
+        "value"],
     "SoftplusBackward0": ["beta", "self", "threshold"],
     "SplitBackward0": ["dim", "self_sym_sizes", "split_size"],
     "SplitWithSizesBackward0": ["dim", "self_sym_sizes", "split_sizes"],
@@ -575,7 +579,8 @@ def test_saved_values() -> None:
     assert fn._saved_self is None  # only what the needed gradients use is saved
     assert fn._saved_other is e["c"]
     fn = x.sum((0, -1), keepdim=True).grad_fn
-    assert fn._saved_dim == (0, 1) and fn._saved_keepdim is True
+    # Dims as written, -1 read back as uint64 (NOTE [saved as given] in gradviz/tensor.py).
+    assert fn._saved_dim == (0, 2**64 - 1) and fn._saved_keepdim is True
     assert fn._saved_self_sym_sizes == (2, 3)
     fn = x.mean(1).grad_fn
     assert fn._saved_self_sym_numel == 6 and fn._saved_dim == (1,)
@@ -589,12 +594,10 @@ def test_saved_values() -> None:
     np.testing.assert_allclose(fn._saved_result.detach().numpy(), np.exp(X))
     fn = x.permute(1, 0).grad_fn
     assert tuple(fn._saved_dims) == (1, 0)
-    # Difference kept: torch saves dims as given, so a negative one reads back as 2**64 - k
-    # (transpose(-1, 0) gives _saved_dim0 == 18446744073709551615); gradviz saves them wrapped.
     fn = x.transpose(-1, 0).grad_fn
-    assert (fn._saved_dim0, fn._saved_dim1) == (1, 0)
+    assert (fn._saved_dim0, fn._saved_dim1) == (18446744073709551615, 0)
     fn = x.unsqueeze(-1).grad_fn
-    assert fn._saved_dim == 2
+    assert fn._saved_dim == 18446744073709551615
     fn = x.unsqueeze(0).squeeze(0).grad_fn
     assert fn._saved_dim == 0 and fn._saved_self_sym_sizes == (1, 2, 3)
     fn = (v @ x.t()).grad_fn

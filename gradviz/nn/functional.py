@@ -25,6 +25,7 @@ import numpy as np
 
 from gradviz import _dtype, _factories
 from gradviz.autograd.grad_mode import no_grad
+from gradviz.nn._attention import multi_head_attention_forward, scaled_dot_product_attention
 from gradviz.ops import functional as _F
 from gradviz.ops import sampling  # (opsrand) dropout's mask
 from gradviz.ops.derivatives import OPS
@@ -37,6 +38,8 @@ __all__ = [
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "dropout", "one_hot",
     "layer_norm", "embedding",
 ]
+
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]  # nn/_attention.py
 
 sigmoid = _F.sigmoid
 tanh = _F.tanh

@@ -457,6 +457,94 @@ def log_softmax(a: np.ndarray, dim: int) -> np.ndarray:
     return np.subtract(s, lse, out=s) if a.ndim else s - lse
 
 
+# -- attention -------------------------------------------------------------------------------------
+def safe_softmax(a: np.ndarray, dim: int) -> np.ndarray:
+    """:func:`softmax`, except that a slice whose entries are all ``-inf`` (a query that may
+    attend to nothing) gives zeros instead of NaN: PyTorch's ``_safe_softmax``."""
+    if not a.size:
+        return a.copy()
+    top = _MAX_R(a, axis=dim, keepdims=True)
+    nothing = top == -np.inf
+    e = np.exp(a - np.where(nothing, 0, top))  # exp(-inf) = 0 on those slices
+    total = np.add.reduce(e, axis=dim, keepdims=True)
+    return np.divide(e, np.where(nothing, 1, total), out=e) if a.ndim else e / total
+
+
+def _causal_scores(scores: np.ndarray) -> np.ndarray:
+    """``scores`` (..., L, S) with every key after its query's position set to ``-inf``: the
+    top-left triangle of ``is_causal=True``."""
+    length, source = scores.shape[-2:]
+    allowed = np.tril(np.ones((length, source), dtype=bool))
+    return np.where(allowed, scores, -np.inf).astype(scores.dtype, copy=False)
+
+
+def _kv_heads(query: np.ndarray, kv: np.ndarray) -> np.ndarray:
+    """A key or value with as many heads (dimension 1) as ``query``: grouped-query attention
+    lets each of its Hkv heads serve Hq / Hkv consecutive query heads."""
+    group = query.shape[1] // kv.shape[1]
+    return kv if group == 1 else np.repeat(kv, group, axis=1)
+
+
+def _flash_scores(query: np.ndarray, key: np.ndarray, attn_mask: Any, is_causal: bool,
+                  scale: float | None) -> np.ndarray:
+    """The attention scores ``query @ key^T * scale`` (+ the mask, causal) of the CPU flash
+    kernel, in the inputs' dtype (``key`` with as many heads as ``query``)."""
+    s = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    scores = np.matmul(query, np.swapaxes(key, -1, -2)) * query.dtype.type(s)
+    if attn_mask is not None:
+        scores = scores + arr(attn_mask).astype(scores.dtype, copy=False)
+    if is_causal:
+        scores = _causal_scores(scores)
+    return scores
+
+
+def sdpa_flash_cpu(query: np.ndarray, key: np.ndarray, value: np.ndarray,
+                   dropout_p: float = 0.0, is_causal: bool = False, attn_mask: Any = None,
+                   scale: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(output, logsumexp)`` of ``softmax(query @ key^T * scale + mask) @ value`` over 4-d
+    (batch, heads, length, features) inputs, as PyTorch's CPU flash-attention kernel returns
+    them: ``logsumexp`` (batch, heads, length) is what backward needs to rebuild the softmax
+    (0 for a query that may attend to nothing, whose output is 0)."""
+    scores = _flash_scores(query, _kv_heads(query, key), attn_mask, is_causal, scale)
+    top = np.maximum.reduce(scores, axis=-1, keepdims=True)
+    nothing = top == -np.inf
+    top = np.where(nothing, 0, top)
+    e = np.exp(scores - top)
+    total = np.add.reduce(e, axis=-1, keepdims=True)
+    # The output is laid out in memory as the query is (PyTorch's kernel allocates it so):
+    # multi-head attention's permute(2, 0, 1, 3) of it is then contiguous, and its reshape a view.
+    output = np.empty_like(query)
+    output[...] = np.matmul(e / np.where(nothing, 1, total), _kv_heads(query, value))
+    with np.errstate(divide="ignore"):
+        lse = np.where(nothing, 0, top + np.log(total))[..., 0]
+    return output, lse.astype(query.dtype, copy=False)
+
+
+def sdpa_flash_cpu_backward(grad_out: np.ndarray, query: np.ndarray, key: np.ndarray,
+                            value: np.ndarray, output: np.ndarray, logsumexp: np.ndarray,
+                            dropout_p: float = 0.0, is_causal: bool = False,
+                            attn_mask: Any = None, scale: float | None = None
+                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The gradients of :func:`sdpa_flash_cpu` for (query, key, value), from the saved output
+    and logsumexp: the softmax ``P`` is rebuilt as ``exp(scores - logsumexp)``; then
+    ``dV = P^T dO``, ``dS = P * (dO V^T - rowsum(dO * O))``, ``dQ = dS K * scale`` and
+    ``dK = dS^T Q * scale``."""
+    s = query.dtype.type(1.0 / math.sqrt(query.shape[-1]) if scale is None else scale)
+    k, v = _kv_heads(query, key), _kv_heads(query, value)
+    scores = _flash_scores(query, k, attn_mask, is_causal, scale)
+    p = np.exp(scores - logsumexp[..., None]).astype(query.dtype, copy=False)  # 0 where masked
+    grad_value = np.matmul(np.swapaxes(p, -1, -2), grad_out)
+    dp = np.matmul(grad_out, np.swapaxes(v, -1, -2))
+    ds = p * (dp - np.add.reduce(grad_out * output, axis=-1, keepdims=True))
+    grad_query = np.matmul(ds, k) * s
+    grad_key = np.matmul(np.swapaxes(ds, -1, -2), query) * s
+    if key.shape[1] != query.shape[1]:  # a shared key/value head sums its query heads' parts
+        n, h = key.shape[:2]
+        grad_key = grad_key.reshape(n, h, -1, *grad_key.shape[2:]).sum(axis=2)
+        grad_value = grad_value.reshape(n, h, -1, *grad_value.shape[2:]).sum(axis=2)
+    return grad_query, grad_key, grad_value
+
+
 # -- shapes and indexing ---------------------------------------------------------------------------
 def select(a: np.ndarray, dim: int, index: int) -> np.ndarray:
     # The trailing Ellipsis keeps a 0-d result a view (a[0] of a 1-d array is a scalar copy).

@@ -750,6 +750,60 @@ defop("log_softmax", "LogSoftmaxBackward0", K.log_softmax, ("self",),
       self=lambda grad, result, dim: grad - f.exp(result) * f.sum(grad, (dim,), True))
 
 
+# Attention (F.scaled_dot_product_attention, gradviz/nn/_attention.py). Its math path records
+# _safe_softmax among matmuls; 4-d inputs that the CPU flash kernel takes record one node, whose
+# backward PyTorch cannot differentiate again (a NotImplemented node under create_graph).
+defop("_safe_softmax", "SafeSoftmaxBackward0", K.safe_softmax, ("self",),
+      quiet=True,
+      doc="softmax that gives 0 for a slice of only -inf (a query masked from every key)",
+      calls=("inside `F.scaled_dot_product_attention` (math path)", ""),
+      samples=(Sample(R(2, 3, 4), dim=2), Sample(R(3, 4), dim=0)),
+      self=lambda grad, result, dim: (grad - f.sum(grad * result, (dim,), True)) * result)
+
+
+_NO_FLASH_GG = "PyTorch's CPU flash attention kernel has no double backward (NotImplemented)"
+
+
+def _flash_backward(which: int):
+    def formula(grads, query, key, value, output, logsumexp, dropout_p, is_causal, attn_mask,
+                scale):
+        return f.op("_scaled_dot_product_flash_attention_for_cpu_backward", grads[0], query,
+                    key, value, output, logsumexp, dropout_p=dropout_p, is_causal=is_causal,
+                    attn_mask=attn_mask, scale=scale)[which]
+    return formula
+
+
+defop("_scaled_dot_product_flash_attention_for_cpu",
+      "ScaledDotProductFlashAttentionForCpuBackward0", K.sdpa_flash_cpu,
+      ("query", "key", "value"),
+      outputs=("output", "logsumexp"), nondiff_outputs=(1,),
+      doc="outputs (output, logsumexp); 4-d inputs of equal batch, heads and features, "
+          "no dropout, a mask that needs no gradient",
+      calls=("`F.scaled_dot_product_attention` (4-d)", ""),
+      samples=(Sample(R(1, 2, 3, 4), R(1, 2, 5, 4), R(1, 2, 5, 4), gg=_NO_FLASH_GG),
+               Sample(R(2, 1, 4, 3), R(2, 1, 4, 3), R(2, 1, 4, 3), is_causal=True, scale=0.7,
+                      gg=_NO_FLASH_GG),
+               Sample(R(1, 1, 2, 3), R(1, 1, 4, 3), R(1, 1, 4, 3), gg=_NO_FLASH_GG,
+                      attn_mask=Tensor._make(np.array([[0.0, -1.0, 0.5, -np.inf],
+                                                       [0.3, 0.0, -np.inf, -0.2]]))),
+               Sample(R(1, 4, 2, 3), R(1, 2, 3, 3), R(1, 2, 3, 3), gg=_NO_FLASH_GG)),
+      query=_flash_backward(0), key=_flash_backward(1), value=_flash_backward(2))
+
+
+def _flash_backward_not_implemented(grads):
+    raise RuntimeError("derivative for aten::_scaled_dot_product_flash_attention_for_cpu_"
+                       "backward is not implemented")
+
+
+defop("_scaled_dot_product_flash_attention_for_cpu_backward", "NotImplemented",
+      K.sdpa_flash_cpu_backward, ("grad_out", "query", "key", "value", "out", "logsumexp"),
+      outputs=("grad_query", "grad_key", "grad_value"),
+      doc="the flash kernel's backward, recorded under create_graph (no derivative)",
+      calls=("the flash kernel's backward under `create_graph=True`", ""),
+      grad_out=_flash_backward_not_implemented, query=_flash_backward_not_implemented,
+      key=_flash_backward_not_implemented, value=_flash_backward_not_implemented,
+      out=_flash_backward_not_implemented, logsumexp=_flash_backward_not_implemented)
+
 # -- more (nnact)
 # hardtanh (relu6 is hardtanh(0, 6)), celu, mish, prelu, glu, hardswish, hardsigmoid, logsigmoid,
 # softshrink, hardshrink, threshold: each its own PyTorch node. selu is EluBackward0/1 (elu's

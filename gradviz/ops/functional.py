@@ -18,7 +18,7 @@ from gradviz._factories import int_list, invalid_combination
 from gradviz.ops import _args
 from gradviz.ops.derivatives import OPS
 from gradviz.ops.dispatch import broadcast_message, dispatch, dispatch_inplace
-from gradviz.tensor import Tensor, _is_number, _wrap_dim
+from gradviz.tensor import Tensor, _AsGiven, _is_number, _wrap_dim
 
 __all__ = [
     "add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide",
@@ -872,7 +872,8 @@ def copy_(input: Tensor, src: Any) -> Tensor:
 
 # =================================================================================================
 # The op library: each function checks its arguments as PyTorch does and calls one table entry
-# (or decomposes exactly as PyTorch does). Dims are saved normalized (non-negative).
+# (or decomposes exactly as PyTorch does). Dims reach the kernels normalized (non-negative), and
+# the nodes read them back as written (NOTE [saved as given] in gradviz/tensor.py).
 # =================================================================================================
 __all__ += [
     "abs", "absolute", "square",
@@ -2006,7 +2007,7 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     if not -n <= i < n:
         raise IndexError(f"select(): index {i} out of range for tensor of size "
                          f"{list(input.shape)} at dimension {d}")
-    return dispatch(_O["select"], input, dim=d, index=i + n if i < 0 else i)
+    return dispatch(_O["select"], input, dim=d, index=_AsGiven(i + n, i) if i < 0 else i)
 
 
 def _slice(input: Tensor, dim: int, start: int, end: int, step: int = 1) -> Tensor:
@@ -2938,7 +2939,9 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
     offset = _int_arg("diag", "diagonal", 2, diagonal)
     if input.ndim == 1:
-        return dispatch(_O["diag_embed"], input, offset=offset, dim1=0, dim2=1)
+        # torch runs diag_embed with its default dims, -2 and -1 (NOTE [saved as given])
+        return dispatch(_O["diag_embed"], input, offset=offset, dim1=_AsGiven(0, -2),
+                        dim2=_AsGiven(1, -1))
     return dispatch(_O["diagonal_copy"], input, offset=offset, dim1=0, dim2=1)
 
 
@@ -2991,8 +2994,8 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
                            f"dims) should contain the same number of dims as destination "
                            f"({list(dst)} dims)")
     nd = input.ndim
-    s = [_wrap_dim(x, nd) for x in src]
-    t = [_wrap_dim(x, nd) for x in dst]
+    s = [int(_wrap_dim(x, nd)) for x in src]  # computed dims: saved normalized, as torch
+    t = [int(_wrap_dim(x, nd)) for x in dst]
     for what, raw, norm in (("source", src, s), ("destination", dst, t)):
         if len(set(norm)) != len(norm):
             raise RuntimeError(f"movedim: repeated dim in `{what}` ({list(raw)})")
