@@ -520,6 +520,16 @@ TORCH_SAVED.update({
     "AddcdivBackward0": ["tensor1", "tensor2", "value"],
 })
 
+# -- more (opsrand): the random sampling nodes, read off torch 2.13.0 as above
+TORCH_SAVED.update({
+    "BernoulliBackward0": [], "BernoulliBackward1": [], "BernoulliBackward2": [],
+    "NormalBackward0": [], "NormalBackward1": ["mean_sym_sizes"],
+    "NormalBackward2": ["std_sym_sizes"], "NormalBackward3": ["mean_sym_sizes", "std_sym_sizes"],
+    "PoissonBackward0": [], "ExponentialBackward0": [], "GeometricBackward0": [],
+    "CauchyBackward0": [], "LogNormalBackward0": [], "UniformBackward0": [],
+    "RandomBackward0": [], "RandomBackward1": [], "RandomBackward2": [],
+})
+
 
 def _saved_names(node: Any) -> set[str]:
     return {a[len("_saved_"):] for a in dir(node) if a.startswith("_saved_")}

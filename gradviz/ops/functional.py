@@ -3254,3 +3254,16 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     right = reshape(permute(b, cb + free_b), (size, cols))
     return reshape(mm(left, right), tuple(a.shape[i] for i in free_a)
                    + tuple(b.shape[i] for i in free_b))
+
+
+# -- more (opsrand): random sampling (gradviz/ops/sampling.py; NOTE [random rows])
+from gradviz.ops.sampling import (  # noqa: E402 - after the functions sampling.py calls back
+    bernoulli,
+    dropout,
+    dropout_,
+    normal,
+    poisson,
+    randint_like,
+)
+
+__all__ += ["bernoulli", "normal", "poisson", "randint_like", "dropout", "dropout_"]
