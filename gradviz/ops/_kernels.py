@@ -1782,9 +1782,10 @@ def linalg_solve_ex(a: np.ndarray, b: np.ndarray, left: bool = True
     lu, piv = lu_factor(a)
     info = _first_zero_pivot(lu)
     vector = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])
-    if info.any():
-        raise RuntimeError("torch.linalg.solve: The solver failed because the input matrix is "
-                           "singular.")
+    if info.any():  # what LAPACK leaves is not specified: NaNs say "no solution"
+        shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-1 if vector else -2])
+        x = np.full(shape + b.shape[-1 if vector else -2:], np.nan, a.dtype)
+        return x, lu, piv, info
     if not left:  # X A = B is A^T X^T = B^T
         x = np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)), -1, -2)
     elif vector:
@@ -1880,3 +1881,9 @@ def cdist(x1: np.ndarray, x2: np.ndarray, p: float = 2.0) -> np.ndarray:
     """The p-norm distance between each row of ``x1`` and each row of ``x2`` (batched)."""
     diff = x1[..., :, None, :] - x2[..., None, :, :]
     return vector_norm(diff, p, (-1,))
+
+
+def euclidean_dist(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
+    """``cdist`` with p=2 for many rows: PyTorch's ``_euclidean_dist`` (it computes it through
+    a matrix product; the distances are the same)."""
+    return cdist(x1, x2, 2.0)

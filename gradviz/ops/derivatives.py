@@ -1608,6 +1608,12 @@ defop("cdist", "CdistBackward0", K.cdist, ("x1", "x2"),
       samples=(Sample(R(3, 4), R(2, 4)), Sample(R(2, 3, 4), R(2, 5, 4), p=1.0),
                Sample(R(3, 2), R(4, 2), p=3.0)),
       x1=_cdist_x1, x2=_cdist_x2)
+defop("_euclidean_dist", "EuclideanDistBackward0", K.euclidean_dist, ("x1", "x2"),
+      doc="cdist with p=2 when either input has more than 25 rows (PyTorch's mm path)",
+      calls=("`gradviz.cdist`", ""),
+      samples=(Sample(R(30, 2), R(3, 2)),),
+      x1=lambda grad, x1, x2, result: _cdist_x1(grad, x1, x2, 2.0, result),
+      x2=lambda grad, x1, x2, result: _cdist_x2(grad, x1, x2, 2.0, result))
 
 
 # ===============================================================================================
