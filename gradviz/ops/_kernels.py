@@ -1704,6 +1704,13 @@ def sub_scalar(a: np.ndarray, other: float, alpha: float = 1) -> np.ndarray:
 
 # -- more (einlin): linear algebra. NumPy's LAPACK does the factorizations; what PyTorch returns
 # beside them (LU and pivots, info) is computed here in PyTorch's layout.
+def lapack_layout(x: np.ndarray) -> np.ndarray:
+    """``x`` with each matrix stored column by column (Fortran order), the batch outermost: the
+    layout PyTorch's LAPACK-backed results have (``inv(A).stride()`` is ``(1, n)``), so that
+    ``view`` and ``reshape`` of them behave (and record) as in PyTorch."""
+    return np.swapaxes(np.ascontiguousarray(np.swapaxes(x, -1, -2)), -1, -2)
+
+
 def lu_factor(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(LU, pivots)`` of ``a`` (``..., n, n``) by partial pivoting, as LAPACK's getrf packs
     them: the unit lower factor below the diagonal, the upper factor on and above it, and
@@ -1737,12 +1744,12 @@ def linalg_inv_ex(a: np.ndarray, check_errors: bool = False) -> tuple[np.ndarray
     lu, _ = lu_factor(a)
     info = _first_zero_pivot(lu)
     if not info.any():
-        return np.linalg.inv(a), info
+        return lapack_layout(np.linalg.inv(a)), info
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.stack([np.linalg.inv(m) if i == 0 else _inv_singular(m)
                         for m, i in zip(a.reshape(-1, *a.shape[-2:]), info.reshape(-1),
                                         strict=True)])
-    return out.reshape(a.shape), info
+    return lapack_layout(out.reshape(a.shape)), info
 
 
 def _inv_singular(m: np.ndarray) -> np.ndarray:
@@ -1791,7 +1798,7 @@ def linalg_solve_ex(a: np.ndarray, b: np.ndarray, left: bool = True
     elif vector:
         x = np.linalg.solve(a, b[..., None])[..., 0]
     else:
-        x = np.linalg.solve(a, b)
+        x = lapack_layout(np.linalg.solve(a, b))
     return x.astype(a.dtype, copy=False), lu, piv, info
 
 
@@ -1813,8 +1820,8 @@ def linalg_cholesky_ex(a: np.ndarray, upper: bool = False, check_errors: bool = 
                            if np.linalg.eigvalsh(m[:k, :k]).min() <= 0)
     out = out.reshape(a.shape)
     if upper:
-        out = np.swapaxes(out, -1, -2).copy()
-    return out, info.reshape(a.shape[:-2])
+        out = np.swapaxes(out, -1, -2)
+    return lapack_layout(out), info.reshape(a.shape[:-2])
 
 
 def linalg_qr(a: np.ndarray, mode: str = "reduced") -> tuple[np.ndarray, np.ndarray]:
@@ -1822,21 +1829,22 @@ def linalg_qr(a: np.ndarray, mode: str = "reduced") -> tuple[np.ndarray, np.ndar
     if mode == "r":
         return np.zeros((0,), a.dtype), np.linalg.qr(a, mode="r").astype(a.dtype, copy=False)
     q, r = np.linalg.qr(a, mode=mode)
-    return q.astype(a.dtype, copy=False), r.astype(a.dtype, copy=False)
+    return lapack_layout(q.astype(a.dtype, copy=False)), lapack_layout(r.astype(a.dtype,
+                                                                               copy=False))
 
 
 def linalg_eigh(a: np.ndarray, UPLO: str = "L") -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
     """``(eigenvalues, eigenvectors)`` in ascending order, read from one triangle."""
     w, v = np.linalg.eigh(a, UPLO=UPLO)
-    return w.astype(a.dtype, copy=False), v.astype(a.dtype, copy=False)
+    return w.astype(a.dtype, copy=False), lapack_layout(v.astype(a.dtype, copy=False))
 
 
 def linalg_svd(a: np.ndarray, full_matrices: bool = True
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(U, S, Vh)``, singular values in descending order."""
     u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
-    return (u.astype(a.dtype, copy=False), s.astype(a.dtype, copy=False),
-            vh.astype(a.dtype, copy=False))
+    return (lapack_layout(u.astype(a.dtype, copy=False)), s.astype(a.dtype, copy=False),
+            lapack_layout(vh.astype(a.dtype, copy=False)))
 
 
 def linalg_pinv(a: np.ndarray, atol: float | None = None, rtol: float | None = None,

@@ -744,17 +744,20 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
         tensor(5.)
     """
     F._tensors_only("dist", input=input, other=other)
-    if not _broadcastable(input, other):
-        F.add(input, other)  # PyTorch's broadcasting error
+    _broadcast_check(input, other)
     return _row("dist", input, other, p=p)
 
 
-def _broadcastable(a: Tensor, b: Tensor) -> bool:
-    try:
-        np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
-    except ValueError:
-        return False
-    return True
+def _broadcast_check(a: Tensor, b: Tensor) -> None:
+    """PyTorch's error for shapes that do not broadcast (the first clash from the right)."""
+    sa, sb = tuple(a.shape), tuple(b.shape)
+    nd = builtins.max(len(sa), len(sb))
+    for i in range(1, nd + 1):
+        x = sa[-i] if i <= len(sa) else 1
+        y = sb[-i] if i <= len(sb) else 1
+        if x != y and 1 not in (x, y):
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b "
+                               f"({y}) at non-singleton dimension {nd - i}")
 
 
 def vdot(input: Tensor, other: Tensor) -> Tensor:
@@ -903,7 +906,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     if compute_mode not in _COMPUTE_MODES:
-        raise RuntimeError(f"{compute_mode} is not a valid value for compute_mode")
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     for t in (x1, x2):
         _floating("cdist", t)
     mode = _COMPUTE_MODES[compute_mode]
