@@ -16,7 +16,8 @@ products it is made of. gradviz takes the same steps, so a learner sees the same
    the product replaces the pair at the front.
 4. ``sumproduct_pair``: no contracted label is a ``mul``; otherwise each side is permuted to
    ``(batch, own, contracted)``/``(batch, contracted, own)``, reshaped to 3-D, multiplied with
-   ``bmm``, viewed back and permuted to the label order.
+   ``bmm``, viewed back and permuted to the label order. The two sides swap places when all of
+   the right side's own labels come before the left side's in the output (``'ij,jk->ki'``).
 5. **Finish**: a single operand sums its contracted labels (``SumBackward1``); a product views
    its size-1 contracted dimensions away (``ViewBackward0``).
 
@@ -112,6 +113,10 @@ def _sumproduct_pair(left: Tensor, right: Tensor, sum_dims: list[int]) -> Tensor
         else:
             ro.append(i)
             ro_size *= right.shape[i]
+    if lo and ro and ro[-1] < lo[0]:
+        # Every right-only dimension comes before every left-only one in the output: with the
+        # sides swapped, bmm writes the result in the output's order (PyTorch swaps too).
+        left, right, lo, ro, lo_size, ro_size = right, left, ro, lo, ro_size, lo_size
     out_size = ([left.shape[d] for d in lro] + [left.shape[d] for d in lo]
                 + [1] * len(sum_dims) + [right.shape[d] for d in ro])
     lperm = lro + lo + sum_dims + ro
