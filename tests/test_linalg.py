@@ -105,6 +105,10 @@ VALUE_SOURCES = [
     "m.dist(a, s)", "m.dist(a, v, p=1)", "m.dist(a, s, inf)", "m.inner(t, a)", "m.inner(v, v)",
     "m.vdot(v, v)", "m.baddbmm(a, b, b, beta=0.5, alpha=2)", "m.addbmm(v, b, b)",
     "m.cdist(t, a)", "m.cdist(t, a, p=1)", "m.cdist(t.repeat(8, 1), a)",
+    "m.linalg.det(m.ones(0, 0))",
+    "m.einsum('ij,jk->ik', m.ones(2, 3, dtype=m.int32), m.ones(3, 4, dtype=m.int32))",
+    "m.einsum(',i->i', m.tensor(2.0), v)", "m.einsum('ij,jk->ik', m.ones(2, 0), m.ones(0, 4))",
+    "m.linalg.inv(m.eye(3, dtype=m.float32) * 2)", "m.linalg.svdvals(m.eye(2, dtype=m.float32))",
     "a.det() + a.logdet() + a.matrix_power(2).sum() + a.inverse().sum()",
     "t.pinverse().sum() + a.dist(s) + v.inner(v) + v.vdot(v)",
 ]
@@ -137,6 +141,8 @@ ERROR_SOURCES = [
     "m.addbmm(a, b, m.zeros(3, 3, 3, dtype=m.float64))", "m.cdist(t, t[:, :2])",
     "m.cdist(v, a)", "m.cdist(t, a, p=-1.0)", "m.cdist(t, a, compute_mode='fast')",
     "m.linalg.inv(a).view(-1)",  # LAPACK's results are column-major, as torch's
+    "m.einsum('ij,jk->ik', a, m.ones(3, 2))", "m.baddbmm(b, b, m.ones(2, 3, 3))",
+    "m.dist(m.ones(3, dtype=m.int64), m.zeros(3, dtype=m.int64))",
 ]
 
 GRAPH_SOURCES = [
@@ -339,6 +345,15 @@ VALUES = [("m.einsum('ij,jk->ik', a, t.T)", 'float64',
    [2.6267851073127395, 4.065710270051224, 1.7804493814764855],
    [1.6401219466856727, 2.956349099818896, 0.5999999999999999],
    [2.5099800796022267, 2.5826343140289914, 1.5264337522473748]]),
+ ('m.linalg.det(m.ones(0, 0))', 'float32', 1.0),
+ ("m.einsum('ij,jk->ik', m.ones(2, 3, dtype=m.int32), m.ones(3, 4, dtype=m.int32))", 'int32',
+  [[3, 3, 3, 3], [3, 3, 3, 3]]),
+ ("m.einsum(',i->i', m.tensor(2.0), v)", 'float64', [1.0, -2.0, 4.0]),
+ ("m.einsum('ij,jk->ik', m.ones(2, 0), m.ones(0, 4))", 'float32',
+  [[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]),
+ ('m.linalg.inv(m.eye(3, dtype=m.float32) * 2)', 'float32',
+  [[0.5, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, 0.5]]),
+ ('m.linalg.svdvals(m.eye(2, dtype=m.float32))', 'float32', [1.0, 1.0]),
  ('a.det() + a.logdet() + a.matrix_power(2).sum() + a.inverse().sum()', 'float64',
   45.012287181880744),
  ('t.pinverse().sum() + a.dist(s) + v.inner(v) + v.vdot(v)', 'float64', 14.345049979921427)]
@@ -532,7 +547,16 @@ ERRORS = [("m.einsum('ij')",
  ('m.linalg.inv(a).view(-1)',
   'RuntimeError',
   "view size is not compatible with input tensor's size and stride (at least one dimension spans "
-  'across two contiguous subspaces). Use .reshape(...) instead.')]
+  'across two contiguous subspaces). Use .reshape(...) instead.'),
+ ("m.einsum('ij,jk->ik', a, m.ones(3, 2))",
+  'RuntimeError',
+  'expected scalar type Double but found Float'),
+ ('m.baddbmm(b, b, m.ones(2, 3, 3))',
+  'RuntimeError',
+  'expected scalar type Double but found Float'),
+ ('m.dist(m.ones(3, dtype=m.int64), m.zeros(3, dtype=m.int64))',
+  'RuntimeError',
+  'norm(): input dtype should be either floating point or complex. Got Long instead.')]
 # (source, node name, saved names)
 GRAPHS = [('m.linalg.inv(a)', 'LinalgInvExBackward0', ['inverse']),
  ('m.linalg.det(a)', 'LinalgDetBackward0', ['A', 'LU', 'pivots', 'result']),
@@ -1035,7 +1059,7 @@ def test_torch_cholesky_warns() -> None:
 
 
 def test_in_place_baddbmm_and_addbmm() -> None:
-    b = gradviz.tensor([A, S], requires_grad=True)
+    b = gradviz.tensor([A, S], dtype=gradviz.float64, requires_grad=True)
     out = gradviz.zeros(2, 3, 3, dtype=gradviz.float64)
     out.baddbmm_(b, b)
     assert out.grad_fn.name() == "BaddbmmBackward0" and out._version == 1

@@ -124,6 +124,9 @@ def _sumproduct_pair(left: Tensor, right: Tensor, sum_dims: list[int]) -> Tensor
     operm = [-1] * len(out_size)
     for pos, d in enumerate(lro + lo + sum_dims + ro):
         operm[d] = pos
+    if left._data.dtype != right._data.dtype:  # bmm's check, in PyTorch's words
+        raise RuntimeError(f"expected scalar type {left.dtype._legacy[:-6]} but found "
+                           f"{right.dtype._legacy[:-6]}")
     left = F.reshape(F.permute(left, lperm), (lro_size, lo_size, sum_size))
     right = F.reshape(F.permute(right, rperm), (lro_size, sum_size, ro_size))
     result = F.bmm(left, right)

@@ -1716,7 +1716,8 @@ def lu_factor(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     them: the unit lower factor below the diagonal, the upper factor on and above it, and
     ``pivots`` (int32, 1-based): row ``k`` was swapped with row ``pivots[k] - 1``."""
     n = a.shape[-1]
-    lu = np.array(a, dtype=a.dtype, copy=True).reshape(-1, n, n)
+    batch = int(np.prod(a.shape[:-2], dtype=np.int64))
+    lu = np.array(a, dtype=a.dtype, copy=True).reshape(batch, n, n)
     piv = np.zeros((lu.shape[0], n), np.int32)
     rows = np.arange(lu.shape[0])
     for k in range(n):  # one column at a time, over the whole batch at once

@@ -744,6 +744,10 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
         tensor(5.)
     """
     F._tensors_only("dist", input=input, other=other)
+    for t in (input, other):
+        if t._data.dtype.kind != "f":
+            raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
+                               f"Got {_type_name(t)} instead.")
     _broadcast_check(input, other)
     return _row("dist", input, other, p=p)
 
@@ -806,6 +810,10 @@ def inner(input: Tensor, other: Tensor) -> Tensor:
 
 def _bmm_args(fn: str, input: Tensor, batch1: Tensor, batch2: Tensor) -> None:
     F._tensors_only(fn, input=input, batch1=batch1, batch2=batch2)
+    for t in (batch1, batch2):
+        if t._data.dtype != input._data.dtype:
+            raise RuntimeError(f"expected scalar type {_type_name(input)} but found "
+                               f"{_type_name(t)}")
     for name, t in (("batch1", batch1), ("batch2", batch2)):
         if t.ndim != 3:
             raise RuntimeError(f"{name} must be a 3D tensor")
