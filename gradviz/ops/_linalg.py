@@ -169,6 +169,13 @@ def slogdet(A: Tensor) -> Any:  # noqa: N803
 
 
 def _torch_slogdet(input: Tensor) -> Any:
+    """``torch.slogdet``: :func:`slogdet`, as a ``return_types.slogdet``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.slogdet(gradviz.eye(2) * 2).logabsdet
+        tensor(1.3863)
+    """
     sign, logabsdet = slogdet(input)
     return return_types.slogdet(sign, logabsdet)
 
