@@ -35,6 +35,7 @@ for _op in OPS.values():
 from gradviz.ops import _linalg  # noqa: E402
 
 for _name, _fn in _linalg.TORCH_NAMESPACE.items():
+    _fn.__name__ = _fn.__qualname__ = _name  # torch.svd is _linalg.torch_svd
     setattr(functional, _name, _fn)
     functional.__all__.append(_name)
 methods.install(Tensor)
