@@ -557,6 +557,33 @@ TORCH_SAVED.update({
                                    "kernel_size", "padding", "stride"],
 })
 
+# -- more (opsrand): the random sampling nodes, read off torch 2.13.0 as above
+TORCH_SAVED.update({
+    "BernoulliBackward0": [], "BernoulliBackward1": [], "BernoulliBackward2": [],
+    "NormalBackward0": [], "NormalBackward1": ["mean_sym_sizes"],
+    "NormalBackward2": ["std_sym_sizes"], "NormalBackward3": ["mean_sym_sizes", "std_sym_sizes"],
+    "PoissonBackward0": [], "ExponentialBackward0": [], "GeometricBackward0": [],
+    "CauchyBackward0": [], "LogNormalBackward0": [], "UniformBackward0": [],
+    "RandomBackward0": [], "RandomBackward1": [], "RandomBackward2": [],
+})
+
+# -- more (einlin): linear algebra, read off torch 2.13.0 as above
+TORCH_SAVED.update({
+    "LinalgInvExBackward0": ["inverse"], "LinalgDetBackward0": ["A", "LU", "pivots", "result"],
+    "LinalgSlogdetBackward0": ["A", "LU", "pivots", "sign"],
+    "LinalgSolveExBackward0": ["A", "LU", "left", "pivots", "result"],
+    "LinalgCholeskyExBackward0": ["L", "upper"], "CholeskyBackward0": ["result", "upper"],
+    "LinalgQrBackward0": ["Q", "R", "mode"],
+    "LinalgEighBackward0": ["eigenvalues", "eigenvectors"],
+    "LinalgSvdBackward0": ["S", "S_sym_argsize_minus_1", "U", "Vh", "full_matrices"],
+    "LinalgPinvBackward0": ["result", "self"], "DistBackward0": ["other", "p", "result", "self"],
+    "VdotBackward0": ["other", "self"], "BaddbmmBackward0": ["alpha", "batch1", "batch2", "beta"],
+    "AddbmmBackward0": ["alpha", "batch1", "batch1_sym_argsize_0", "batch1_sym_argsize_1",
+                        "batch2", "batch2_sym_argsize_2", "beta"],
+    "CdistBackward0": ["p", "result", "x1", "x2"],
+    "EuclideanDistBackward0": ["result", "x1", "x2"],
+})
+
 
 def _saved_names(node: Any) -> set[str]:
     return {a[len("_saved_"):] for a in dir(node) if a.startswith("_saved_")}

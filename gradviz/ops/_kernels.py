@@ -2153,3 +2153,382 @@ def avg_pool3d_backward(grad_output: np.ndarray, self: np.ndarray, kernel_size: 
     for offset in np.ndindex(*k):
         out[_window_slices(offset, n_out, s)] += g
     return np.ascontiguousarray(out[..., p[0]:p[0] + d, p[1]:p[1] + h, p[2]:p[2] + w])
+
+
+# -- more (opsrand) -----------------------------------------------------------------------------
+# The forwards of the random sampling rows (NOTE [random rows] in gradviz/ops/opinfo.py): each
+# draws from gradviz's generator (`generator=`, else the default one) and checks its arguments
+# with PyTorch's texts. Numbers in those texts print as C++ streams print a double (`{:g}`).
+
+def _draw(generator: Any, fn: str) -> np.random.Generator:
+    from gradviz import _factories  # the core layer's generator (the ops layer sits above it)
+
+    return _factories.rng(generator, fn)
+
+
+_P_IN_RANGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+               "message be improved?  If so, please report an enhancement request to PyTorch.)")
+
+
+def _floating_only(kernel: str, a: np.ndarray) -> None:
+    if a.dtype.kind != "f":
+        raise _not_for(kernel, a.dtype)
+
+
+def bernoulli(p: np.ndarray, generator: Any = None) -> np.ndarray:
+    """``torch.bernoulli(p)``: 1 with probability ``p`` (each element), else 0, in p's dtype."""
+    _floating_only("bernoulli_tensor_cpu_p_", p)
+    if not np.all((p >= 0) & (p <= 1)):  # NaN fails too
+        raise RuntimeError(_P_IN_RANGE)
+    return (_draw(generator, "bernoulli").random(p.shape) < p).astype(p.dtype)
+
+
+def bernoulli_p(a: np.ndarray, p: float = 0.5, generator: Any = None) -> np.ndarray:
+    """``torch.bernoulli(input, p)`` and ``input.bernoulli_(p)``: 1 with probability ``p``
+    (a number), else 0, in input's shape and dtype (any dtype, bool too)."""
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+    return (_draw(generator, "bernoulli_").random(a.shape) < p).astype(a.dtype)
+
+
+def bernoulli_tensor_(a: np.ndarray, p: np.ndarray, generator: Any = None) -> np.ndarray:
+    """``input.bernoulli_(p)`` with a tensor ``p`` broadcast to input's shape."""
+    _floating_only("bernoulli_tensor_cpu_p_", p)
+    if p.ndim > a.ndim:
+        raise RuntimeError(
+            f"expand(gradviz.{_SCALAR_TYPE.get(p.dtype.name, p.dtype.name)}Tensor{{{list(p.shape)}"
+            f"}}, size={list(a.shape)}): the number of sizes provided ({a.ndim}) must be greater "
+            f"or equal to the number of dimensions in the tensor ({p.ndim})")
+    lead = (1,) * (a.ndim - p.ndim) + p.shape
+    for i, (n, m) in enumerate(zip(a.shape, lead)):
+        if m not in (1, n):
+            raise RuntimeError(
+                f"The expanded size of the tensor ({n}) must match the existing size ({m}) at "
+                f"non-singleton dimension {i}.  Target sizes: {list(a.shape)}.  Tensor sizes: "
+                f"{list(p.shape)}")
+    if not np.all((p >= 0) & (p <= 1)):
+        raise RuntimeError(_P_IN_RANGE)
+    return (_draw(generator, "bernoulli_").random(a.shape) < p).astype(a.dtype)
+
+
+def _standard_normal(shape: tuple, dt: np.dtype, generator: Any, fn: str) -> np.ndarray:
+    return _draw(generator, fn).standard_normal(shape).astype(dt)
+
+
+def normal_tensor_float(mean: np.ndarray, std: float = 1.0, generator: Any = None
+                        ) -> np.ndarray:
+    """``torch.normal(mean, std)`` with a number ``std``: ``mean + std * z``."""
+    _floating_only("normal_kernel_cpu", mean)
+    if not std >= 0.0:  # NaN fails too
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    z = _standard_normal(mean.shape, mean.dtype, generator, "normal")
+    return (z * mean.dtype.type(std) + mean).astype(mean.dtype)
+
+
+def normal_float_tensor(std: np.ndarray, mean: float = 0.0, generator: Any = None
+                        ) -> np.ndarray:
+    """``torch.normal(mean, std)`` with a number ``mean``: ``mean + std * z``."""
+    _floating_only("normal_kernel_cpu", std)
+    if not np.all(std >= 0.0):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    z = _standard_normal(std.shape, std.dtype, generator, "normal")
+    return (z * std + std.dtype.type(mean)).astype(std.dtype)
+
+
+def normal_tensor_tensor(mean: np.ndarray, std: np.ndarray, generator: Any = None
+                         ) -> np.ndarray:
+    """``torch.normal(mean, std)``, both tensors (broadcast): ``z * std + mean`` in mean's
+    dtype, as PyTorch's ``normal_out_impl`` computes it."""
+    _floating_only("normal_kernel_cpu", mean)
+    _floating_only("normal_kernel_cpu", std)
+    if not np.all(std >= 0.0):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    shape = np.broadcast_shapes(mean.shape, std.shape)
+    z = _standard_normal(shape, mean.dtype, generator, "normal")
+    return (z * std.astype(mean.dtype) + mean).astype(mean.dtype)
+
+
+def poisson(rates: np.ndarray, generator: Any = None) -> np.ndarray:
+    """``torch.poisson(rates)``: a Poisson count per element, in the rates' (float) dtype."""
+    _floating_only("poisson_cpu", rates)
+    if not np.all(rates >= 0):
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    # NumPy refuses rates above ~9.2e18 (and inf), where PyTorch's sampler overflows to
+    # INT64_MIN.
+    big = ~np.isfinite(rates) | (rates >= 9.2e18)
+    out = np.full(rates.shape, float(-2**63))
+    out[~big] = _draw(generator, "poisson").poisson(rates[~big])
+    return out.astype(rates.dtype)
+
+
+def _continuous(name: str, a: np.ndarray, c_names: bool = False) -> None:
+    if a.dtype.kind != "f":
+        kind = (_C_TYPE.get(a.dtype.name, a.dtype.name) if c_names
+                else _SCALAR_TYPE.get(a.dtype.name, a.dtype.name))
+        raise RuntimeError(f"{name} distribution is a continuous probability distribution. "
+                           f"dtype must be a floating point but you specified {kind}")
+
+
+# The C++ type names some of PyTorch's dtype errors print (cauchy_'s).
+_C_TYPE = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+           "int32": "int", "int64": "long int", "float16": "c10::Half", "float32": "float",
+           "float64": "double"}
+
+
+def exponential(a: np.ndarray, lambd: float = 1.0, generator: Any = None) -> np.ndarray:
+    """``input.exponential_(lambd)``: samples of density ``lambd * exp(-lambd * x)``."""
+    _continuous("Exponential", a)
+    if not lambd > 0.0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+    return _draw(generator, "exponential_").exponential(1.0 / lambd, a.shape).astype(a.dtype)
+
+
+def geometric(a: np.ndarray, p: float, generator: Any = None) -> np.ndarray:
+    """``input.geometric_(p)``: the number of Bernoulli(p) trials up to the first success
+    (1, 2, ...); integer tensors too."""
+    if a.dtype == np.bool_:
+        raise _not_for("geometric_cpu", a.dtype)
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    return _draw(generator, "geometric_").geometric(p, a.shape).astype(a.dtype)
+
+
+def cauchy(a: np.ndarray, median: float = 0.0, sigma: float = 1.0, generator: Any = None
+           ) -> np.ndarray:
+    """``input.cauchy_(median, sigma)``: Cauchy (Lorentz) samples."""
+    _continuous("Cauchy", a, c_names=True)
+    if not sigma > 0.0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
+    z = _draw(generator, "cauchy_").standard_cauchy(a.shape)
+    return (median + sigma * z).astype(a.dtype)
+
+
+def log_normal(a: np.ndarray, mean: float = 1.0, std: float = 2.0, generator: Any = None
+               ) -> np.ndarray:
+    """``input.log_normal_(mean, std)``: ``exp`` of normal samples of that mean and std."""
+    _floating_only("log_normal_cpu", a)
+    if not std > 0.0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+    return _draw(generator, "log_normal_").lognormal(mean, std, a.shape).astype(a.dtype)
+
+
+def uniform(a: np.ndarray, from_: float = 0.0, to: float = 1.0, generator: Any = None
+            ) -> np.ndarray:
+    """``input.uniform_(from_, to)``: uniform samples from ``[from_, to)``."""
+    _floating_only("check_uniform_bounds", a)
+    if from_ > to:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={from_:g} > to={to:g}")
+    return _draw(generator, "uniform_").uniform(from_, to, a.shape).astype(a.dtype)
+
+
+def normal_fill(a: np.ndarray, mean: float = 0.0, std: float = 1.0, generator: Any = None
+                ) -> np.ndarray:
+    """``input.normal_(mean, std)``: normal samples."""
+    _floating_only("normal_kernel_cpu", a)
+    if not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    return (_draw(generator, "normal_").standard_normal(a.shape) * std + mean).astype(a.dtype)
+
+
+def random_fill(a: np.ndarray, low: int = 0, high: int = 1, generator: Any = None
+                ) -> np.ndarray:
+    """``input.random_(...)``: integers drawn uniformly from ``[low, high)`` (bounds checked by
+    the method, gradviz/ops/methods.py)."""
+    return _draw(generator, "random_").integers(low, high, a.shape).astype(a.dtype)
+
+
+# -- more (einlin): linear algebra. NumPy's LAPACK does the factorizations; what PyTorch returns
+# beside them (LU and pivots, info) is computed here in PyTorch's layout.
+def lapack_layout(x: np.ndarray) -> np.ndarray:
+    """``x`` with each matrix stored column by column (Fortran order), the batch outermost: the
+    layout PyTorch's LAPACK-backed results have (``inv(A).stride()`` is ``(1, n)``), so that
+    ``view`` and ``reshape`` of them behave (and record) as in PyTorch."""
+    return np.swapaxes(np.ascontiguousarray(np.swapaxes(x, -1, -2)), -1, -2)
+
+
+def lu_factor(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(LU, pivots)`` of ``a`` (``..., n, n``) by partial pivoting, as LAPACK's getrf packs
+    them: the unit lower factor below the diagonal, the upper factor on and above it, and
+    ``pivots`` (int32, 1-based): row ``k`` was swapped with row ``pivots[k] - 1``."""
+    n = a.shape[-1]
+    batch = int(np.prod(a.shape[:-2], dtype=np.int64))
+    lu = np.array(a, dtype=a.dtype, copy=True).reshape(batch, n, n)
+    piv = np.zeros((lu.shape[0], n), np.int32)
+    rows = np.arange(lu.shape[0])
+    for k in range(n):  # one column at a time, over the whole batch at once
+        p = k + np.argmax(np.abs(lu[:, k:, k]), axis=1)
+        piv[:, k] = p + 1
+        top = lu[rows, k].copy()
+        lu[rows, k] = lu[rows, p]
+        lu[rows, p] = top
+        pivot = lu[:, k, k]
+        scale = np.where(pivot == 0, 0.0, 1.0 / np.where(pivot == 0, 1.0, pivot))
+        lu[:, k + 1:, k] *= scale[:, None]
+        lu[:, k + 1:, k + 1:] -= lu[:, k + 1:, k:k + 1] * lu[:, k:k + 1, k + 1:]
+    return lu.reshape(a.shape), piv.reshape(a.shape[:-1])
+
+
+def _first_zero_pivot(lu: np.ndarray) -> np.ndarray:
+    """LAPACK's ``info`` of a factorization: 1 + the index of the first zero on the diagonal,
+    0 where there is none (int32, one per matrix)."""
+    zero = np.diagonal(lu, axis1=-2, axis2=-1) == 0
+    return np.where(zero.any(-1), zero.argmax(-1) + 1, 0).astype(np.int32)
+
+
+def linalg_inv_ex(a: np.ndarray, check_errors: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``(inverse, info)``; a singular matrix gives ``info > 0`` and infinities, as LAPACK's."""
+    lu, _ = lu_factor(a)
+    info = _first_zero_pivot(lu)
+    if not info.any():
+        return lapack_layout(np.linalg.inv(a)), info
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.stack([np.linalg.inv(m) if i == 0 else _inv_singular(m)
+                        for m, i in zip(a.reshape(-1, *a.shape[-2:]), info.reshape(-1),
+                                        strict=True)])
+    return lapack_layout(out.reshape(a.shape)), info
+
+
+def _inv_singular(m: np.ndarray) -> np.ndarray:
+    # Gauss-Jordan without the LinAlgError: the zero pivot turns into infinities and NaNs.
+    lu, piv = lu_factor(m)
+    n = m.shape[-1]
+    perm = np.arange(n)
+    for k, p in enumerate(piv - 1):
+        perm[[k, p]] = perm[[p, k]]
+    lower = np.tril(lu, -1) + np.eye(n, dtype=m.dtype)
+    upper = np.triu(lu)
+    y = np.linalg.solve(lower, np.eye(n, dtype=m.dtype)[perm])
+    x = np.zeros_like(y)
+    for i in range(n - 1, -1, -1):
+        x[i] = (y[i] - upper[i, i + 1:] @ x[i + 1:]) / upper[i, i]
+    return x
+
+
+def linalg_det(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(det, LU, pivots)``: PyTorch's ``_linalg_det`` keeps the factorization for backward."""
+    lu, piv = lu_factor(a)
+    return np.asarray(np.linalg.det(a), a.dtype), lu, piv
+
+
+def linalg_slogdet(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(sign, logabsdet, LU, pivots)`` (PyTorch's ``_linalg_slogdet``)."""
+    lu, piv = lu_factor(a)
+    with np.errstate(divide="ignore"):
+        sign, logabs = np.linalg.slogdet(a)
+    return np.asarray(sign, a.dtype), np.asarray(logabs, a.dtype), lu, piv
+
+
+def linalg_solve_ex(a: np.ndarray, b: np.ndarray, left: bool = True
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(result, LU, pivots, info)`` of ``A X = B`` (``X A = B`` when not ``left``); ``B`` is a
+    batch of vectors when it has one dimension less than ``A`` (PyTorch's rule)."""
+    lu, piv = lu_factor(a)
+    info = _first_zero_pivot(lu)
+    vector = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])
+    if info.any():  # what LAPACK leaves is not specified: NaNs say "no solution"
+        shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-1 if vector else -2])
+        x = np.full(shape + b.shape[-1 if vector else -2:], np.nan, a.dtype)
+        return x, lu, piv, info
+    if not left:  # X A = B is A^T X^T = B^T
+        x = np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)), -1, -2)
+    elif vector:
+        x = np.linalg.solve(a, b[..., None])[..., 0]
+    else:
+        x = lapack_layout(np.linalg.solve(a, b))
+    return x.astype(a.dtype, copy=False), lu, piv, info
+
+
+def linalg_cholesky_ex(a: np.ndarray, upper: bool = False, check_errors: bool = False
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """``(L, info)``: the lower (or upper) factor of a symmetric positive definite matrix, read
+    from its lower triangle; ``info`` is the order of the first leading minor that is not
+    positive definite (0 when all are)."""
+    n = a.shape[-1]
+    sym = np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2)
+    flat = sym.reshape(-1, n, n)
+    out = np.zeros_like(flat)
+    info = np.zeros(flat.shape[0], np.int32)
+    for i, m in enumerate(flat):
+        try:
+            out[i] = np.linalg.cholesky(m)
+        except np.linalg.LinAlgError:
+            info[i] = next(k for k in range(1, n + 1)
+                           if np.linalg.eigvalsh(m[:k, :k]).min() <= 0)
+    out = out.reshape(a.shape)
+    if upper:
+        out = np.swapaxes(out, -1, -2)
+    return lapack_layout(out), info.reshape(a.shape[:-2])
+
+
+def linalg_qr(a: np.ndarray, mode: str = "reduced") -> tuple[np.ndarray, np.ndarray]:
+    """``(Q, R)``; ``mode='r'`` gives an empty Q, as PyTorch."""
+    if mode == "r":
+        return np.zeros((0,), a.dtype), np.linalg.qr(a, mode="r").astype(a.dtype, copy=False)
+    q, r = np.linalg.qr(a, mode=mode)
+    return lapack_layout(q.astype(a.dtype, copy=False)), lapack_layout(r.astype(a.dtype,
+                                                                               copy=False))
+
+
+def linalg_eigh(a: np.ndarray, UPLO: str = "L") -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
+    """``(eigenvalues, eigenvectors)`` in ascending order, read from one triangle."""
+    w, v = np.linalg.eigh(a, UPLO=UPLO)
+    return w.astype(a.dtype, copy=False), lapack_layout(v.astype(a.dtype, copy=False))
+
+
+def linalg_svd(a: np.ndarray, full_matrices: bool = True
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(U, S, Vh)``, singular values in descending order."""
+    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    return (lapack_layout(u.astype(a.dtype, copy=False)), s.astype(a.dtype, copy=False),
+            lapack_layout(vh.astype(a.dtype, copy=False)))
+
+
+def linalg_pinv(a: np.ndarray, atol: float | None = None, rtol: float | None = None,
+                hermitian: bool = False) -> np.ndarray:
+    """The pseudo-inverse, singular values below ``max(atol, rtol * largest)`` treated as zero
+    (PyTorch's default: ``rtol = eps * max(m, n)`` when neither is given)."""
+    if atol is None and rtol is None:
+        rtol = np.finfo(a.dtype).eps * max(a.shape[-2:])
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    largest = s.max(-1, keepdims=True) if s.shape[-1] else s
+    cut = np.maximum(atol or 0.0, (rtol or 0.0) * largest)
+    inv_s = np.where(s > cut, 1 / np.where(s > cut, s, 1), 0)
+    out = np.swapaxes(vh, -1, -2) @ (inv_s[..., :, None] * np.swapaxes(u, -1, -2))
+    return out.astype(a.dtype, copy=False)
+
+
+def dist(a: np.ndarray, b: np.ndarray, p: float = 2) -> np.ndarray:
+    return vector_norm(a - b, p)
+
+
+def vdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.asarray(np.vdot(a, b), np.result_type(a, b))
+
+
+def baddbmm(a: np.ndarray, batch1: np.ndarray, batch2: np.ndarray, beta: float = 1,
+            alpha: float = 1) -> np.ndarray:
+    prod = np.matmul(batch1, batch2)
+    out = prod if alpha == 1 else alpha * prod
+    if beta == 0:  # beta=0 ignores self, NaNs included (PyTorch's rule)
+        return np.broadcast_to(out, np.broadcast_shapes(a.shape, out.shape)).astype(
+            batch1.dtype, copy=True)
+    return (out + (a if beta == 1 else beta * a)).astype(batch1.dtype, copy=False)
+
+
+def addbmm(a: np.ndarray, batch1: np.ndarray, batch2: np.ndarray, beta: float = 1,
+           alpha: float = 1) -> np.ndarray:
+    return baddbmm(a, batch1.transpose(1, 0, 2).reshape(batch1.shape[1], -1),
+                   batch2.reshape(-1, batch2.shape[2]), beta, alpha)
+
+
+def cdist(x1: np.ndarray, x2: np.ndarray, p: float = 2.0) -> np.ndarray:
+    """The p-norm distance between each row of ``x1`` and each row of ``x2`` (batched)."""
+    diff = x1[..., :, None, :] - x2[..., None, :, :]
+    return vector_norm(diff, p, (-1,))
+
+
+def euclidean_dist(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
+    """``cdist`` with p=2 for many rows: PyTorch's ``_euclidean_dist`` (it computes it through
+    a matrix product; the distances are the same)."""
+    return cdist(x1, x2, 2.0)

@@ -3352,3 +3352,36 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
                                f"downscale_factor, but input.size({dim})={input.shape[dim]} is "
                                f"not divisible by {r}")
     return dispatch(_O["pixel_unshuffle"], input, downscale_factor=r)
+
+
+# -- more (opsrand): random sampling (gradviz/ops/sampling.py; NOTE [random rows])
+from gradviz.ops.sampling import (  # noqa: E402 - after the functions sampling.py calls back
+    bernoulli,
+    dropout,
+    dropout_,
+    normal,
+    poisson,
+    randint_like,
+)
+
+__all__ += ["bernoulli", "normal", "poisson", "randint_like", "dropout", "dropout_"]
+
+
+# -- more (einlin): einsum (gradviz/ops/_einsum.py) and linear algebra (gradviz/ops/_linalg.py) ---
+# Those modules build on this one, so these entry points import them when first called.
+__all__ += ["einsum"]
+
+
+def einsum(*args: Any) -> Tensor:
+    """Sum of products over the labels an equation contracts (``'ij,jk->ik'``,
+    ``'bhqd,bhkd->bhqk'``, ``'ii->'``): :func:`gradviz.ops._einsum.einsum`, recorded as
+    PyTorch decomposes it (views, permutes, ``bmm``, ``mul``, ``sum``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.einsum('i,j->ij', gradviz.ones(2), gradviz.ones(3)).shape
+        gradviz.Size([2, 3])
+    """
+    from gradviz.ops import _einsum
+
+    return _einsum.einsum(*args)

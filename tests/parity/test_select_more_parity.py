@@ -137,6 +137,8 @@ def test_every_opsselect_row_is_compared() -> None:
     text = (Path(gradviz.__file__).parent / "ops" / "derivatives.py").read_text()
     names = []
     for part in text.split("# -- more ops (opsselect)")[1:]:
-        names += [line.split('"')[1] for line in part.split("# ====")[0].splitlines()
+        # (up to the section's end, or another helper's "# -- more (<name>)" rows after these)
+        section = part.split("# ====")[0].split("\n# -- more (")[0]
+        names += [line.split('"')[1] for line in section.splitlines()
                   if line.startswith("defop(")]
     assert sorted(n for n in names if OPS[n].samples) == sorted(ROWS)
