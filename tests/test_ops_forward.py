@@ -520,6 +520,43 @@ TORCH_SAVED.update({
     "AddcdivBackward0": ["tensor1", "tensor2", "value"],
 })
 
+# -- more (nnmore): the normalization, padding, resampling, fold and pooling nodes of the later
+# nn layers (tests/parity/test_nn_layers_more_parity.py reads them off torch again).
+TORCH_SAVED.update({
+    "NativeGroupNormBackward0": ["C", "HxW", "N", "eps", "group", "input", "result1", "result2",
+                                 "weight"],
+    "ReflectionPad1DBackward0": ["padding", "self"],
+    "ReflectionPad1DBackwardBackward0": ["padding"],
+    "ReflectionPad2DBackward0": ["padding", "self"],
+    "ReflectionPad2DBackwardBackward0": ["padding"],
+    "ReplicationPad1DBackward0": ["padding", "self"],
+    "ReplicationPad1DBackwardBackward0": ["padding"],
+    "ReplicationPad2DBackward0": ["padding", "self"],
+    "ReplicationPad2DBackwardBackward0": ["padding"],
+    "UpsampleNearest1DBackward0": ["output_size", "scales", "self_sym_sizes"],
+    "UpsampleNearest1DBackwardBackward0": ["output_size", "scales"],
+    "UpsampleNearest2DBackward0": ["output_size", "scales_h", "scales_w", "self_sym_sizes"],
+    "UpsampleNearest2DBackwardBackward0": ["output_size", "scales_h", "scales_w"],
+    "UpsampleLinear1DBackward0": ["align_corners", "output_size", "scales", "self_sym_sizes"],
+    "UpsampleLinear1DBackwardBackward0": ["align_corners", "output_size", "scales"],
+    "UpsampleBilinear2DBackward0": ["align_corners", "output_size", "scales_h", "scales_w",
+                                    "self_sym_sizes"],
+    "UpsampleBilinear2DBackwardBackward0": ["align_corners", "output_size", "scales_h",
+                                            "scales_w"],
+    "PixelShuffleBackward0": ["upscale_factor"],
+    "PixelUnshuffleBackward0": ["downscale_factor"],
+    "Im2ColBackward0": ["dilation", "kernel_size", "padding", "self_sym_argsize_minus_1",
+                        "self_sym_argsize_minus_2", "stride"],
+    "Col2ImBackward0": ["dilation", "kernel_size", "padding", "stride"],
+    "AdaptiveMaxPool2DBackward0": ["result1", "self"],
+    "AdaptiveMaxPool2DBackwardBackward0": ["indices"],
+    "TrilinearBackward0": ["expand1", "expand2", "expand3", "i1", "i2", "i3", "sumdim"],
+    "AvgPool3DBackward0": ["ceil_mode", "count_include_pad", "divisor_override", "kernel_size",
+                           "padding", "self", "stride"],
+    "AvgPool3DBackwardBackward0": ["ceil_mode", "count_include_pad", "divisor_override",
+                                   "kernel_size", "padding", "stride"],
+})
+
 # -- more (opsrand): the random sampling nodes, read off torch 2.13.0 as above
 TORCH_SAVED.update({
     "BernoulliBackward0": [], "BernoulliBackward1": [], "BernoulliBackward2": [],

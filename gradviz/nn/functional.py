@@ -738,7 +738,10 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
         ) -> Tensor:
     """Pad the last ``len(pad) // 2`` dimensions; ``pad`` is ``(left, right, top, bottom,
     ...)`` from the last dimension backwards. ``mode='constant'`` fills with ``value``
-    (negative amounts crop; ``ConstantPadNdBackward0``).
+    (negative amounts crop; ``ConstantPadNdBackward0``); ``'reflect'`` mirrors without the
+    edge (``ReflectionPad1DBackward0``/``2D``), ``'replicate'`` repeats the edge
+    (``ReplicationPad1DBackward0``/``2D``), ``'circular'`` wraps around (PyTorch's copies
+    into slices of a new tensor: ``CopySlices``).
 
     Example:
         >>> import gradviz
@@ -747,8 +750,7 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
         tensor([[0.5000, 1.0000, 1.0000, 0.5000]])
     """
     if mode != "constant":
-        raise RuntimeError(f"F.pad: mode '{mode}' is not available in gradviz; it pads with "
-                           "mode='constant' (value=...) only")
+        return _pad_nonconstant(input, pad, mode, value)  # (nnmore)
     return _F.constant_pad_nd(input, pad, 0 if value is None else value)
 
 
@@ -1381,3 +1383,853 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
     if full:
         loss = _F.add_(loss, 0.5 * math.log(2 * math.pi))
     return _reduce(loss, _REDUCTIONS[reduction])
+
+
+# -- more (nnmore): normalization ----------------------------------------------------------------
+__all__ += ["group_norm", "instance_norm", "rms_norm"]
+
+
+def _no_bool(name: str, input: Tensor, kernel: str) -> None:
+    """PyTorch's error for a kernel that takes numbers but not bools."""
+    if input._data.dtype == np.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\' ({name}: input of '
+                                  f"shape {list(input.shape)}; convert it with .float() first)")
+
+
+def _no_int_dropout(input: Tensor, alpha: bool) -> None:
+    """PyTorch's error for a dropout of an integer tensor: the float mask cannot be written
+    into it (alpha dropout's mask arithmetic turns a bool input into Long first)."""
+    if input._data.dtype.kind != "f":
+        shown = "Long" if alpha and input._data.dtype == np.bool_ else input.dtype._legacy[:-6]
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {shown}")
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalize each sample's channels in ``num_groups`` groups (mean and biased variance
+    over a group's channels and positions), then scale by ``weight`` and shift by ``bias`` per
+    channel (``NativeGroupNormBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.group_norm(gradviz.tensor([[1.0, 3.0, 5.0, 7.0]]), 2, eps=0.0)
+        tensor([[-1.,  1., -1.,  1.]])
+    """
+    if input.ndim < 2:
+        raise RuntimeError("Expected at least 2 dimensions for input tensor but received "
+                           f"{input.ndim}")
+    _no_int("group_norm", input, "GroupNormKernelImpl")
+    n, c = input.shape[0], input.shape[1]
+    per_group = [n * c // num_groups, num_groups] + list(input.shape[2:])
+    if per_group[0] * math.prod(per_group[2:]) == 1:
+        raise ValueError("Expected more than 1 value per channel when training, got input "
+                         f"size {per_group}")
+    if c % num_groups:
+        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, "
+                           f"but got input of shape {list(input.shape)} and num_groups="
+                           f"{num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.ndim != 1 or t.shape[0] != c):
+            # PyTorch's text for the bias shows the weight's shape ([0] when there is none).
+            shown = list(weight.shape) if weight is not None else [0]
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape "
+                               f"{list(t.shape) if name == 'weight' else shown} and input of "
+                               f"shape {list(input.shape)}")
+    hxw = math.prod(input.shape[2:])
+    out, _, _ = dispatch(OPS["native_group_norm"], input, weight, bias, N=int(n), C=int(c),
+                         HxW=int(hxw), group=int(num_groups), eps=float(eps))
+    return out
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalize each (sample, channel) plane by its own statistics, recorded as PyTorch
+    computes it: the input viewed as one sample of N * C channels (``ViewBackward0``),
+    ``batch_norm`` in training mode (``NativeBatchNormBackward0``, with ``weight``/``bias``
+    repeated N times: ``RepeatBackward0``), viewed back. Running statistics, if given, get the
+    mean over the batch of the updated per-sample ones.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.instance_norm(gradviz.tensor([[[1.0, 3.0], [2.0, 6.0]]]), eps=0.0)
+        tensor([[[-1.,  1.],
+                 [-1.,  1.]]])
+    """
+    if use_input_stats:
+        if math.prod(input.shape[2:]) == 1:  # (the empty product of a 2-D input too)
+            raise ValueError("Expected more than 1 spatial element when training, got input "
+                             f"size torch.Size({list(input.shape)})")
+    _no_int("instance_norm", input, "batch_norm")
+    b, c = input.shape[0], input.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is not None and t._data.size != c:
+            raise RuntimeError(f"{name} should contain {b * c} elements not {t._data.size * b}")
+    weight_, bias_ = (None if t is None else t.repeat(b) for t in (weight, bias))
+    rm_, rv_ = (None if t is None else t.repeat(b) for t in (running_mean, running_var))
+    reshaped = input.contiguous().view((1, b * c) + tuple(input.shape[2:]))
+    out = _F.batch_norm(reshaped, weight_, bias_, rm_, rv_, use_input_stats, momentum, eps)
+    with no_grad():  # PyTorch copies the batch's mean of the updated statistics back
+        for t, t_ in ((running_mean, rm_), (running_var, rv_)):
+            if t is not None:
+                t.copy_(t_.view(b, c).mean(0))
+    return out.view(input.shape)
+
+
+def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
+    """Divide by the root mean square over the last ``len(normalized_shape)`` dimensions
+    (plus ``eps``, by default the dtype's machine epsilon), then scale by ``weight``. Recorded
+    as PyTorch's composite: ``pow``, ``mean``, ``+ eps`` (``AddBackward1``), ``rsqrt``, two
+    ``mul``.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.rms_norm(gradviz.tensor([[3.0, 4.0]]), (2,), eps=0.0)
+        tensor([[0.8485, 1.1314]])
+    """
+    ns = (int(normalized_shape),) if _is_number(normalized_shape) else tuple(
+        int(s) for s in normalized_shape)
+    if input.ndim < len(ns) or tuple(input.shape[input.ndim - len(ns):]) != ns:
+        raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape "
+                           f"[*{', '.join(map(str, ns))}], but got input of size"
+                           f"{list(input.shape)}")
+    if weight is not None and tuple(weight.shape) != ns:
+        raise RuntimeError("Expected weight to be of same shape as normalized_shape, but got "
+                           f"weight of shape {list(weight.shape)} and normalized_shape = "
+                           f"{list(ns)}")
+    _no_int("rms_norm", input, "rms_norm")
+    if eps is None:
+        eps = float(np.finfo(input._data.dtype).eps)
+    dims = tuple(range(input.ndim - 1, input.ndim - len(ns) - 1, -1))  # last first, as torch
+    ms = _F.mean(_F.pow(input, 2), dims, keepdim=True)
+    out = _F.mul(input, _F.rsqrt(dispatch(OPS["add_scalar"], ms, other=eps)))
+    return out if weight is None else _F.mul(out, weight)
+
+
+# -- more (nnmore): pooling ----------------------------------------------------------------------
+__all__ += ["avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d",
+            "lp_pool1d", "lp_pool2d", "conv_transpose1d", "conv3d"]
+
+conv_transpose1d = _F.conv_transpose1d
+conv3d = _F.conv3d
+
+
+def _check_1d(name: str, input: Tensor) -> None:
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor "
+                           f"for argument #1 'self' (while checking arguments for {name})")
+
+
+def _one(name: str, v: Any) -> int:
+    """An int or a 1-sequence, as 1-D pooling takes its sizes."""
+    if _is_number(v):
+        return int(v)
+    v = tuple(v)
+    if len(v) != 1:
+        raise RuntimeError(f"{name} must be a single int, or a tuple of one int")
+    return int(v[0])
+
+
+def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
+    """The mean of each window of the last dimension, recorded as PyTorch records it:
+    ``avg_pool2d`` over a height of 1 between ``unsqueeze(-2)`` and ``squeeze(-2)``.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.avg_pool1d(gradviz.tensor([[[1.0, 3.0, 2.0, 6.0]]]), 2)
+        tensor([[[2., 4.]]])
+    """
+    _check_1d("avg_pool1d", input)
+    _no_bool("avg_pool1d", input, "avg_pool2d")
+    k = _one("kernel_size", kernel_size)
+    s = k if stride is None or (not _is_number(stride) and len(stride) == 0) else _one(
+        "stride", stride)
+    out = avg_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, _one("padding", padding)),
+                     ceil_mode, count_include_pad)
+    return out.squeeze(-2)
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    """Average pooling of the last dimension to ``output_size``: ``adaptive_avg_pool2d`` over
+    a height of 1, between ``unsqueeze(-2)`` and ``squeeze(-2)`` (as PyTorch).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.adaptive_avg_pool1d(gradviz.tensor([[1.0, 3.0, 2.0, 6.0]]), 2)
+        tensor([[2., 4.]])
+    """
+    _check_1d("adaptive_avg_pool1d", input)
+    _no_int("adaptive_avg_pool1d", input, "adaptive_avg_pool2d")
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, _one("output_size", output_size))
+                               ).squeeze(-2)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """The maximum of each adaptive window (window ``i`` of a side ``n`` covers
+    ``[floor(i * n / o), ceil((i + 1) * n / o))``; ``None`` keeps that side). Records
+    ``AdaptiveMaxPool2DBackward0``, which saves the indices (flat positions in each H*W plane)
+    as ``_saved_result1``.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.adaptive_max_pool2d(gradviz.arange(6.0).view(1, 2, 3), (1, 2))
+        tensor([[[4., 5.]]])
+    """
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
+                           f"{list(input.shape)}")
+    sizes = (output_size, output_size) if _is_number(output_size) else tuple(output_size)
+    if len(sizes) != 2:
+        raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
+    _no_int("adaptive_max_pool2d", input, "adaptive_max_pool2d")
+    out_size = tuple(int(n if o is None else o) for o, n in zip(sizes, input.shape[-2:]))
+    for d in (-2, -1):
+        if input.shape[d] == 0:
+            raise RuntimeError("adaptive_max_pool2d(): Expected input to have non-zero size for "
+                               f"non-batch dimensions, but input has sizes {list(input.shape)} "
+                               f"with dimension {input.ndim + d} being empty")
+    out, indices = dispatch(OPS["adaptive_max_pool2d"], input, output_size=out_size)
+    return (out, indices) if return_indices else out
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """The maximum of each adaptive window of the last dimension: ``adaptive_max_pool2d`` over
+    a height of 1, between ``unsqueeze(-2)`` and ``squeeze(-2)`` (as PyTorch).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.adaptive_max_pool1d(gradviz.tensor([[1.0, 3.0, 2.0, 6.0]]), 2)
+        tensor([[3., 6.]])
+    """
+    _check_1d("adaptive_max_pool1d", input)
+    out, indices = adaptive_max_pool2d(input.unsqueeze(-2),
+                                       (1, _one("output_size", output_size)), True)
+    out, indices = out.squeeze(-2), indices.squeeze(-2)
+    return (out, indices) if return_indices else out
+
+
+def _lp_tail(out: Tensor, norm_type: float, window: int) -> Tensor:
+    # PyTorch's Python: (sign(out) * relu(abs(out))).mul(window).pow(1 / norm_type)
+    return _F.pow(_F.mul(_F.mul(_F.sign(out), relu(_F.abs(out))), window), 1.0 / norm_type)
+
+
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride: Any = None,
+              ceil_mode: bool = False) -> Tensor:
+    """The ``norm_type``-norm of each window of the last dimension: ``avg_pool1d`` of
+    ``input ** p``, times the window size, to the power ``1 / p`` (PyTorch's composite).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.lp_pool1d(gradviz.tensor([[[3.0, 4.0]]]), 2, 2)
+        tensor([[[5.]]])
+    """
+    out = avg_pool1d(_F.pow(input, norm_type), kernel_size, stride, 0, ceil_mode)
+    return _lp_tail(out, norm_type, _one("kernel_size", kernel_size))
+
+
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
+              ceil_mode: bool = False) -> Tensor:
+    """The ``norm_type``-norm of each window of the last two dimensions: ``avg_pool2d`` of
+    ``input ** p``, times the window size, to the power ``1 / p`` (PyTorch's composite).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.lp_pool2d(gradviz.tensor([[[[1.0, 1.0], [1.0, 1.0]]]]), 1, 2)
+        tensor([[[[4.]]]])
+    """
+    kh, kw = (kernel_size, kernel_size) if _is_number(kernel_size) else tuple(kernel_size)
+    out = avg_pool2d(_F.pow(input, norm_type), kernel_size, stride, 0, ceil_mode)
+    return _lp_tail(out, norm_type, int(kh) * int(kw))
+
+
+# -- more (nnmore): padding modes, resampling, unfold / fold -------------------------------------
+__all__ += ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
+            "pixel_unshuffle", "unfold", "fold"]
+
+pixel_shuffle = _F.pixel_shuffle
+pixel_unshuffle = _F.pixel_unshuffle
+
+_PAD_ROWS = {"reflect": "reflection_pad", "replicate": "replication_pad"}
+
+
+def _pad_nonconstant(input: Tensor, pad: Sequence[int], mode: str, value: float | None
+                     ) -> Tensor:
+    """F.pad's 'reflect', 'replicate' and 'circular' modes, with PyTorch's checks and texts."""
+    pad = tuple(int(p) for p in pad)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.ndim:
+        raise RuntimeError("Padding length should be less than or equal to two times the input "
+                           f"dimension but got padding length {len(pad)} and input of dimension "
+                           f"{input.ndim}")
+    k = len(pad) // 2
+    if mode == "circular" and k == 3 and input.ndim in (4, 5):
+        return _pad_circular(input, pad)
+    if k not in (1, 2) or input.ndim not in (k + 1, k + 2):
+        if k == 3 and input.ndim in (4, 5):
+            raise NotImplementedError(f"F.pad: 3-D padding with mode='{mode}' is not available "
+                                      "in gradviz (1-D and 2-D are)")
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    if mode == "circular":
+        return _pad_circular(input, pad)
+    _no_bool(f"F.pad(mode='{mode}')", input, f"{_PAD_ROWS[mode]}{k}d")
+    for i in range(k):
+        dim = input.ndim - 1 - i
+        lo, hi, n = pad[2 * i], pad[2 * i + 1], input.shape[dim]
+        if mode == "reflect" and (lo >= n or hi >= n):
+            raise RuntimeError("Argument #4: Padding size should be less than the corresponding "
+                               f"input dimension, but got: padding ({lo}, {hi}) at dimension "
+                               f"{dim} of input {list(input.shape)}")
+        if n + lo + hi < 1:
+            raise RuntimeError(f"input (W: {n}) is too small. Calculated output W: {n + lo + hi}"
+                               if k == 1 else f"input is too small at dimension {dim}: "
+                               f"calculated output size {n + lo + hi}")
+    return dispatch(OPS[f"{_PAD_ROWS[mode]}{k}d"], input, padding=pad)
+
+
+def _pad_circular(input: Tensor, pad: tuple) -> Tensor:
+    """PyTorch's ``_pad_circular``: a new tensor; the input copied into its middle; then, per
+    padded dimension (the last first), its left border copied from the right end of the
+    middle and its right border from the left end. Every copy is an in-place write into a
+    slice (``CopySlices``), the corners written twice, as in PyTorch."""
+    k = len(pad) // 2
+    lead = input.ndim - k
+    out_shape = list(input.shape)
+    for i in range(k):
+        lo, hi = pad[2 * (k - 1 - i)], pad[2 * (k - 1 - i) + 1]
+        size = input.shape[lead + i]
+        out_shape[lead + i] = size + lo + hi
+        if lo > size or hi > size:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if out_shape[lead + i] < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension.")
+    out = input.new_empty(tuple(out_shape))
+    out_slice, in_slice = out, input
+    for i in range(k):
+        dim = input.ndim - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        start = max(lo, 0)
+        out_slice = out_slice.narrow(dim, start, out_shape[dim] - max(hi, 0) - start)
+        start = max(-lo, 0)
+        in_slice = in_slice.narrow(dim, start, input.shape[dim] - max(-hi, 0) - start)
+    out_slice.copy_(in_slice)
+    for i in range(k):
+        dim = input.ndim - 1 - i
+        lo, hi, n = pad[2 * i], pad[2 * i + 1], out_shape[dim]
+        if lo > 0:
+            out.narrow(dim, 0, lo).copy_(out.narrow(dim, n - lo - max(hi, 0), lo))
+        if hi > 0:
+            out.narrow(dim, n - hi, hi).copy_(out.narrow(dim, max(lo, 0), hi))
+    return out
+
+
+_INTERP_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
+
+
+def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
+                mode: str = "nearest", align_corners: bool | None = None,
+                recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
+    """Resample the spatial dimensions (after N and C) to ``size`` or by ``scale_factor``.
+    ``mode='nearest'`` (3-D or 4-D input: ``UpsampleNearest1DBackward0``/``2D``),
+    ``'linear'`` (3-D) and ``'bilinear'`` (4-D) (``UpsampleLinear1DBackward0``,
+    ``UpsampleBilinear2DBackward0``, with ``align_corners``), ``'area'``
+    (``adaptive_avg_pool1d``/``2d``). Each node saves ``output_size`` and the scales as given
+    (None when ``size`` was).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.interpolate(gradviz.tensor([[[1.0, 2.0]]]), scale_factor=2)
+        tensor([[[1., 1., 2., 2.]]])
+        >>> F.interpolate(gradviz.tensor([[[1.0, 2.0]]]), size=3, mode="linear",
+        ...               align_corners=True)
+        tensor([[[1.0000, 1.5000, 2.0000]]])
+    """
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating "
+                             "modes: linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    dim = input.ndim - 2
+    scale_factors: list | None = None
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError(
+                    "Input and output must have the same number of spatial dimensions, but got "
+                    f"input with spatial dimensions of {list(input.shape[2:])} and output size "
+                    f"of {size}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
+                    "and output size in (o1, o2, ...,oK) format.")
+            if not all(isinstance(x, (int, np.integer)) for x in size):
+                raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] "
+                                "or Tuple[int, int, int], but got size with types "
+                                f"{[type(x) for x in size]}")
+            output_size: list | None = [int(x) for x in size]
+        else:
+            output_size = [int(size)] * dim
+    elif scale_factor is not None:
+        output_size = None
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError(
+                    "Input and scale_factor must have the same number of spatial dimensions, "
+                    f"but got input with spatial dimensions of {list(input.shape[2:])} and "
+                    f"scale_factor of shape {scale_factor}. Please provide input tensor in (N, "
+                    "C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format.")
+            scale_factors = [float(s) for s in scale_factor]
+        else:
+            scale_factors = [float(scale_factor)] * dim
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if mode == "area" and output_size is None:
+        recompute_scale_factor = True
+    if recompute_scale_factor:
+        output_size = [math.floor(float(input.shape[i + 2]) * scale_factors[i])
+                       for i in range(dim)]
+        scale_factors = None
+    if antialias and not (mode in ("bilinear", "bicubic") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and "
+                         "requires a 4-D tensor as input")
+    if antialias:
+        raise NotImplementedError("F.interpolate: antialias=True is not available in gradviz")
+    if output_size is None:  # PyTorch's C++: floor of each size times its factor
+        output_size = [int(n * s) for n, s in zip(input.shape[2:], scale_factors)]
+    if dim in (1, 2) and min(list(input.shape[2:]) + list(output_size)) <= 0:
+        names = ("W",) if dim == 1 else ("H", "W")
+        ins, outs = (", ".join(f"{k}: {v}" for k, v in zip(names, sizes))
+                     for sizes in (input.shape[2:], output_size))
+        sep = " and" if dim == 1 else ""  # (PyTorch's two texts differ by this word)
+        raise RuntimeError("Input and output sizes should be greater than 0, but got input "
+                           f"({ins}){sep} output ({outs})")
+    out_size = tuple(output_size)
+    scales = tuple(scale_factors) if scale_factors is not None else (None,) * dim
+    kernels = {("nearest", 1): "compute_indices_weights_nearest",
+               ("nearest", 2): "upsample_nearest2d_channels_last",
+               ("linear", 1): "compute_indices_weights_linear",
+               ("bilinear", 2): "upsample_bilinear2d_channels_last"}
+    if (mode, dim) in kernels:
+        _no_int("interpolate", input, kernels[mode, dim])
+    if mode == "nearest" and dim in (1, 2):
+        if dim == 1:
+            return dispatch(OPS["upsample_nearest1d"], input, output_size=out_size,
+                            scales=scales[0])
+        return dispatch(OPS["upsample_nearest2d"], input, output_size=out_size,
+                        scales_h=scales[0], scales_w=scales[1])
+    if mode == "area" and dim in (1, 2):
+        pool = adaptive_avg_pool1d if dim == 1 else adaptive_avg_pool2d
+        return pool(input, out_size)
+    if mode == "linear" and dim == 1:
+        return dispatch(OPS["upsample_linear1d"], input, output_size=out_size,
+                        align_corners=bool(align_corners), scales=scales[0])
+    if mode == "bilinear" and dim == 2:
+        return dispatch(OPS["upsample_bilinear2d"], input, output_size=out_size,
+                        align_corners=bool(align_corners), scales_h=scales[0],
+                        scales_w=scales[1])
+    needs = {"linear": 3, "bilinear": 4, "trilinear": 5}
+    if mode in needs and input.ndim in (3, 4, 5):
+        raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
+                                  f"{needs[mode]}D input")
+    if input.ndim in (3, 4, 5) and mode in _INTERP_MODES.split(" | "):
+        raise NotImplementedError(f"F.interpolate: mode '{mode}' on {input.ndim}D input is not "
+                                  "available in gradviz (nearest, linear, bilinear and area on "
+                                  "3D/4D input are)")
+    raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
+                              f"{input.ndim}D) for the modes: {_INTERP_MODES} (got {mode})")
+
+
+def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:
+    """Deprecated in PyTorch in favour of :func:`interpolate`, which it calls (with its
+    warning).
+
+    Example:
+        >>> import warnings, gradviz
+        >>> import gradviz.nn.functional as F
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     F.upsample(gradviz.tensor([[[1.0, 2.0]]]), scale_factor=2)
+        tensor([[[1., 1., 2., 2.]]])
+    """
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """Deprecated in PyTorch: ``interpolate(mode='nearest')`` (with its warning).
+
+    Example:
+        >>> import warnings, gradviz
+        >>> import gradviz.nn.functional as F
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     F.upsample_nearest(gradviz.tensor([[[1.0, 2.0]]]), 3).shape
+        gradviz.Size([1, 1, 3])
+    """
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """Deprecated in PyTorch: ``interpolate(mode='bilinear', align_corners=True)`` (with its
+    warning).
+
+    Example:
+        >>> import warnings, gradviz
+        >>> import gradviz.nn.functional as F
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     F.upsample_bilinear(gradviz.ones(1, 1, 2, 2), 3).shape
+        gradviz.Size([1, 1, 3, 3])
+    """
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def _pair(v: Any) -> tuple[int, int]:
+    return (int(v), int(v)) if _is_number(v) else tuple(int(x) for x in v)
+
+
+def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+           stride: Any = 1) -> Tensor:
+    """Every sliding ``kernel_size`` block of a (N, C, H, W) or (C, H, W) input as a column:
+    (N, C * kh * kw, L) (``Im2ColBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.unfold(gradviz.arange(4.0).view(1, 1, 2, 2), 1)
+        tensor([[[0., 1., 2., 3.]]])
+    """
+    k, d, p, s = _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride)
+    if input._data.dtype.kind in "iu":  # (bools are unfolded, integers are not)
+        _no_int("unfold", input, "im2col_out_cpu")
+    if input.ndim not in (3, 4) or any(n == 0 for n in input.shape[1:]):
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor for input with possibly 0 "
+                           "batch size and non-zero dimensions for input, but got: "
+                           f"{list(input.shape)}")
+    for name, v in (("kernel", k), ("stride", s), ("dilation", d)):
+        if min(v) <= 0:
+            raise RuntimeError(f"{name} should be greater than zero, but got {name}_height: "
+                               f"{v[0]} {name}_width: {v[1]}")
+    h, w = input.shape[-2:]
+    oh, ow = ((n + 2 * pp - dd * (kk - 1) - 1) // ss + 1
+              for n, kk, dd, pp, ss in zip((h, w), k, d, p, s))
+    if oh < 1 or ow < 1:
+        raise RuntimeError(f"Given input with spatial size ({h}, {w}), kernel_size={k}, "
+                           f"dilation={d}, padding={p}, calculated shape of the array of "
+                           f"sliding blocks as ({oh}, {ow}), but its components must be at "
+                           "least one.")
+    return dispatch(OPS["im2col"], input, kernel_size=k, dilation=d, padding=p, stride=s)
+
+
+def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+         stride: Any = 1) -> Tensor:
+    """The inverse arrangement of :func:`unfold`: each column of (N, C * kh * kw, L) added back
+    at its block of a (N, C, *output_size) tensor, overlaps summed (``Col2ImBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.fold(gradviz.ones(1, 4, 4), (3, 3), 2)
+        tensor([[[[1., 2., 1.],
+                  [2., 4., 2.],
+                  [1., 2., 1.]]]])
+    """
+    o, k, d = _pair(output_size), _pair(kernel_size), _pair(dilation)
+    p, s = _pair(padding), _pair(stride)
+    if input._data.dtype.kind in "iu":  # (bools are folded, integers are not)
+        _no_int("fold", input, "col2im_out_cpu")
+    if input.ndim not in (2, 3) or any(n == 0 for n in input.shape[1:]):
+        raise RuntimeError("Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
+                           "batch size and non-zero dimensions for input, but got: "
+                           f"{list(input.shape)}")
+    c_k, length = input.shape[-2:]
+    if c_k % (k[0] * k[1]):
+        raise RuntimeError("Expected size of input's dimension 1 to be divisible by the product "
+                           f"of kernel_size, but got input.size(1)={c_k} and kernel_size={k}.")
+    blocks = [(n + 2 * pp - dd * (kk - 1) - 1) // ss + 1 for n, kk, dd, pp, ss in zip(o, k, d, p,
+                                                                                        s)]
+    if blocks[0] * blocks[1] != length:
+        raise RuntimeError(f"Given output_size={o}, kernel_size={k}, dilation={d}, padding={p}, "
+                           f"stride={s}, expected size of input's dimension 2 to match the "
+                           f"calculated number of sliding blocks {blocks[0]} * {blocks[1]} = "
+                           f"{blocks[0] * blocks[1]}, but got input.size(2)={length}.")
+    return dispatch(OPS["col2im"], input, output_size=o, kernel_size=k, dilation=d, padding=p,
+                    stride=s)
+
+
+# -- more (nnmore): bilinear, dropout variants -----------------------------------------------------
+__all__ += ["bilinear", "dropout1d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None
+             ) -> Tensor:
+    """``y[..., o] = sum_ij input1[..., i] * weight[o, i, j] * input2[..., j] (+ bias[o])``,
+    recorded as PyTorch's C++ computes it: both inputs flattened to 2-D (``ViewBackward0``),
+    ``_trilinear`` (``TrilinearBackward0``), the result viewed back, then ``+ bias``.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.bilinear(gradviz.ones(1, 2), gradviz.ones(1, 3), gradviz.ones(4, 2, 3))
+        tensor([[6., 6., 6., 6.]])
+    """
+    if input1.ndim != input2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and "
+                           f"{input2.ndim}")
+    for i in range(input1.ndim - 1):
+        if input1.shape[i] != input2.shape[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: "
+                               f"got {input1.shape[i]} and {input2.shape[i]}")
+    if input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got "
+                           f"{input1.shape[-1]} but expected {weight.shape[1]}")
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got "
+                           f"{input2.shape[-1]} but expected {weight.shape[2]}")
+    if bias is not None and bias.shape[0] != weight.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
+                           f"{bias.shape[0]} but expected {weight.shape[0]}")
+    out_shape = tuple(input1.shape[:-1]) + (weight.shape[0],)
+    a = input1.reshape(-1, input1.shape[-1])
+    b = input2.reshape(-1, input2.shape[-1])
+    out = dispatch(OPS["_trilinear"], a, weight, b, expand1=(1, 3), expand2=(0,),
+                   expand3=(1, 2), sumdim=(2, 3), unroll_dim=1).reshape(out_shape)
+    return out if bias is None else _F.add(out, bias)
+
+
+# SELU's alpha (the negative saturation value), which alpha dropout drops to.
+_ALPHA_DROPOUT_ALPHA = 1.7580993408473766
+
+
+def _dropout_impl(input: Tensor, p: float, train: bool, inplace: bool, feature: bool,
+                  alpha: bool) -> Tensor:
+    """PyTorch's ``_dropout_impl``: a random keep mask of the input's shape, or, for the
+    feature forms, of (N, C, 1, ...); plain dropout scales the kept entries by 1 / (1 - p)
+    (one ``mul``); alpha dropout keeps SELU's mean and variance: ``input * a * mask + b``
+    (``mul`` then an in-place ``add``), dropped entries at ``-alpha * a + b``."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not train or input._data.size == 0:
+        return input
+    if feature and input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    dt = input._data.dtype
+    if p == 1:
+        zero = Tensor._make(np.zeros((), dt))
+        return _F.mul_(input, zero) if inplace else _F.mul(input, zero)
+    _no_int_dropout(input, alpha)
+    shape = (tuple(input.shape[:2]) + (1,) * (input.ndim - 2)) if feature else tuple(
+        input.shape)
+    keep = (_factories.rng().random(shape) < 1 - p).astype(dt)
+    if not alpha:
+        mask = Tensor._make((keep / (1 - p)).astype(dt))
+        return _F.mul_(input, mask) if inplace else _F.mul(input, mask)
+    a = 1.0 / math.sqrt((_ALPHA_DROPOUT_ALPHA ** 2 * p + 1) * (1 - p))
+    b = Tensor._make(((keep - 1) * (_ALPHA_DROPOUT_ALPHA * a)
+                      + _ALPHA_DROPOUT_ALPHA * a * p).astype(dt))
+    noise = Tensor._make((keep * a).astype(dt))
+    out = _F.mul_(input, noise) if inplace else _F.mul(input, noise)
+    return out.add_(b)
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+              ) -> Tensor:
+    """Zero whole channels of a (N, C, L) or (C, L) input with probability ``p``, scaling the
+    others by ``1 / (1 - p)``: a multiplication by a (N, C, 1) mask (``MulBackward0``), an
+    unbatched input unsqueezed first and squeezed after (as PyTorch).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.dropout1d(gradviz.ones(2, 3), training=False)
+        tensor([[1., 1., 1.],
+                [1., 1., 1.]])
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    nd = input.ndim
+    if nd not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {nd}D input. "
+                           "Note that dropout1d exists to provide channel-wise dropout on inputs "
+                           "with 1 spatial dimension, a channel dimension, and an optional batch "
+                           "dimension (i.e. 2D or 3D inputs).")
+    batched = nd == 3
+    if not batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    out = _dropout_impl(input, p, training, inplace, feature=True, alpha=False)
+    if not batched:
+        out = out.squeeze_(0) if inplace else out.squeeze(0)
+    return out
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+              ) -> Tensor:
+    """Zero whole channels of a (N, C, D, H, W) or (C, D, H, W) input with probability ``p``,
+    scaling the others by ``1 / (1 - p)``: a multiplication by a (N, C, 1, 1, 1) mask
+    (``MulBackward0``), an unbatched input unsqueezed first and squeezed after.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.dropout3d(gradviz.ones(1, 2, 1, 1, 1), training=False).flatten()
+        tensor([1., 1.])
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    nd = input.ndim
+    if nd not in (4, 5):
+        warnings.warn(
+            f"dropout3d: Received a {nd}-D input to dropout3d, which is deprecated and will "
+            "result in an error in a future release. To retain the behavior and silence this "
+            "warning, please use dropout instead. Note that dropout3d exists to provide "
+            "channel-wise dropout on inputs with 3 spatial dimensions, a channel dimension, and "
+            "an optional batch dimension (i.e. 4D or 5D inputs).", stacklevel=2)
+    batched = nd == 5
+    if not batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    out = _dropout_impl(input, p, training, inplace, feature=True, alpha=False)
+    if not batched:
+        out = out.squeeze_(0) if inplace else out.squeeze(0)
+    return out
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False
+                  ) -> Tensor:
+    """Dropout for SELU networks: dropped entries go to SELU's saturation value and the
+    result is rescaled so that mean and variance are kept; recorded as ``input * noise``
+    (``MulBackward0``) then ``+ b`` in place (``AddBackward0``). Note ``training`` defaults
+    to False here, as in PyTorch.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.alpha_dropout(gradviz.ones(3), 0.5)
+        tensor([1., 1., 1.])
+    """
+    return _dropout_impl(input, p, training, inplace, feature=False, alpha=True)
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
+                          inplace: bool = False) -> Tensor:
+    """:func:`alpha_dropout` of whole channels: one random draw per (sample, channel).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.feature_alpha_dropout(gradviz.ones(1, 2, 2), 0.5).shape
+        gradviz.Size([1, 2, 2])
+    """
+    return _dropout_impl(input, p, training, inplace, feature=True, alpha=True)
+
+
+# -- more (nnmore): avg_pool3d, local_response_norm ----------------------------------------------
+__all__ += ["avg_pool3d", "local_response_norm"]
+
+
+def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
+    """The mean of each window of the last three dimensions (``AvgPool3DBackward0``), with
+    :func:`avg_pool2d`'s options.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.avg_pool3d(gradviz.arange(8.0).view(1, 1, 2, 2, 2), 2)
+        tensor([[[[[3.5000]]]]])
+    """
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    k = _F._ints("kernel_size", kernel_size, 3, "pooling")
+    s = () if stride is None or (not _is_number(stride) and len(stride) == 0) else _F._ints(
+        "stride", stride, 3, "pooling")
+    p = _F._ints("padding", padding, 3, "pooling")
+    if input.ndim not in (4, 5) or input._data.size == 0:
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    _no_bool("avg_pool3d", input, "avg_pool3d_out_frame")
+    if min(k + (s or k)) <= 0:
+        raise RuntimeError(f"avg_pool3d: kernel_size and stride must be greater than zero, got "
+                           f"kernel_size={list(k)}, stride={list(s or k)}")
+    for pp, kk in zip(p, k):
+        if pp > kk // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={pp}, kernel_size={kk} and dilation=1")
+    from gradviz.ops._kernels import pool_out_size
+
+    sizes = tuple(input.shape[-3:])
+    outs = tuple(pool_out_size(n, kk, ss, pp, 1, ceil_mode)
+                 for n, kk, ss, pp in zip(sizes, k, s or k, p))
+    if min(outs) < 1:
+        c = input.shape[-4]
+        raise RuntimeError(f"Given input size: ({c}x{'x'.join(map(str, sizes))}). Calculated "
+                           f"output size: ({c}x{'x'.join(map(str, outs))}). Output size is too "
+                           "small")
+    return dispatch(OPS["avg_pool3d"], input, kernel_size=k, stride=s, padding=p,
+                    ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad),
+                    divisor_override=divisor_override)
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                        k: float = 1.0) -> Tensor:
+    """Divide each element by ``(k + alpha * mean of the squares of the ``size`` neighbouring
+    channels) ** beta``, recorded as PyTorch's Python computes it: the squares padded along
+    the channels (``ConstantPadNdBackward0``) and averaged by ``avg_pool2d`` (3-D input) or
+    ``avg_pool3d`` over a view with one channel (4-D and up).
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.local_response_norm(gradviz.ones(1, 2, 1), 2, alpha=1.0, beta=1.0, k=0.0)
+        tensor([[[2.],
+                 [1.]]])
+    """
+    dim = input.ndim
+    if dim < 3:
+        raise ValueError("Expected 3D or higher dimensionality                          input "
+                         f"(got {dim} dimensions)")
+    if input._data.size == 0:
+        return input
+    div = _F.mul(input, input)
+    if dim == 3:
+        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = tuple(input.shape)
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1)
+        div = div.view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return _F.div(input, div)

@@ -1790,6 +1790,371 @@ def sub_scalar(a: np.ndarray, other: float, alpha: float = 1) -> np.ndarray:
     return a - alpha * other
 
 
+# -- more (nnmore) ---------------------------------------------------------------------------------
+# The forwards of group norm, the reflection/replication pads, upsampling, pixel (un)shuffle,
+# im2col/col2im, adaptive max pooling and _trilinear (nn.Bilinear). Index maps along one axis
+# (a pad, a nearest or linear resampling) are applied as (n_out, n_in) matrices: the backward
+# is the same product with the matrix transposed, so each op is one table and two directions.
+def native_group_norm(input: np.ndarray, weight: Any, bias: Any, N: int = 0, C: int = 0,
+                      HxW: int = 0, group: int = 1, eps: float = 1e-5
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(y, mean, rstd)``, the statistics of shape (N, group), each over a group's
+    ``C / group * HxW`` elements (the variance biased)."""
+    x = input.reshape(N, group, -1)
+    mean = x.mean(axis=2)
+    centred = x - mean[..., None]
+    rstd = 1 / np.sqrt((centred * centred).mean(axis=2) + eps)
+    out = (centred * rstd[..., None]).reshape(input.shape)
+    shape = (1, C) + (1,) * (input.ndim - 2)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    dt = input.dtype
+    return out.astype(dt, copy=False), mean.astype(dt), rstd.astype(dt)
+
+
+def _along_axes(a: np.ndarray, mats: tuple, transpose: bool = False) -> np.ndarray:
+    """``a`` with the matrix ``mats[i]`` (n_out, n_in) applied along its ``i``-th of the last
+    ``len(mats)`` axes (``transpose``: the matrices' transposes, the backward direction)."""
+    nd = len(mats)
+    for i, m in enumerate(mats):
+        ax = a.ndim - nd + i
+        m = m.astype(a.dtype, copy=False)
+        a = np.moveaxis(np.moveaxis(a, ax, -1) @ (m if transpose else m.T), -1, ax)
+    return np.ascontiguousarray(a)
+
+
+def _index_matrix(index: np.ndarray, n_in: int) -> np.ndarray:
+    """(len(index), n_in): row o is one-hot at ``index[o]`` (a gather as a matrix)."""
+    m = np.zeros((len(index), n_in))
+    m[np.arange(len(index)), index] = 1.0
+    return m
+
+
+def _pad_index(n: int, lo: int, hi: int, mode: str) -> np.ndarray:
+    """Where each padded position reads from: mirrored without the edge (``reflect``) or the
+    nearest edge (``replicate``); negative amounts crop."""
+    i = np.arange(-lo, n + hi)
+    if mode == "reflect":
+        period = 2 * (n - 1)
+        i = np.abs(i) % period if period else np.zeros_like(i)
+        return np.where(i >= n, period - i, i)
+    return np.clip(i, 0, n - 1)
+
+
+def _pad_maps(shape: tuple, padding: tuple, mode: str) -> list[np.ndarray]:
+    """One index map per padded dimension, first dimension first (``padding`` is PyTorch's
+    order: the last dimension's (left, right) first)."""
+    k = len(padding) // 2
+    return [_pad_index(shape[len(shape) - k + i], padding[2 * (k - 1 - i)],
+                       padding[2 * (k - 1 - i) + 1], mode) for i in range(k)]
+
+
+def _pad_nd(a: np.ndarray, padding: tuple, mode: str) -> np.ndarray:
+    maps = _pad_maps(a.shape, padding, mode)
+    return np.ascontiguousarray(a[(Ellipsis,) + np.ix_(*maps)])
+
+
+def _pad_nd_backward(grad: np.ndarray, self: np.ndarray, padding: tuple, mode: str
+                     ) -> np.ndarray:
+    maps = _pad_maps(self.shape, padding, mode)
+    mats = tuple(_index_matrix(m, n) for m, n in zip(maps, self.shape[self.ndim - len(maps):]))
+    return _along_axes(grad, mats, transpose=True)
+
+
+def reflection_pad(a: np.ndarray, padding: tuple = ()) -> np.ndarray:
+    return _pad_nd(a, padding, "reflect")
+
+
+def reflection_pad_backward(grad_output: np.ndarray, self: np.ndarray, padding: tuple = ()
+                            ) -> np.ndarray:
+    return _pad_nd_backward(grad_output, self, padding, "reflect")
+
+
+def replication_pad(a: np.ndarray, padding: tuple = ()) -> np.ndarray:
+    return _pad_nd(a, padding, "replicate")
+
+
+def replication_pad_backward(grad_output: np.ndarray, self: np.ndarray, padding: tuple = ()
+                             ) -> np.ndarray:
+    return _pad_nd_backward(grad_output, self, padding, "replicate")
+
+
+def _nearest_index(n_in: int, n_out: int, scale: Any) -> np.ndarray:
+    """PyTorch's ``nearest_idx``: ``floor(o * s)`` in float32 with ``s = 1 / scale`` (or
+    ``n_in / n_out``), clamped to the last input position."""
+    if n_out == n_in:
+        return np.arange(n_out)
+    if n_out == 2 * n_in:
+        return np.arange(n_out) >> 1
+    s = np.float32(1.0 / scale) if scale else np.float32(n_in) / np.float32(n_out)
+    return np.minimum(np.floor(np.arange(n_out, dtype=np.float32) * s).astype(np.int64),
+                      n_in - 1)
+
+
+def _linear_matrix(n_in: int, n_out: int, align_corners: bool, scale: Any, dt: np.dtype
+                   ) -> np.ndarray:
+    """(n_out, n_in) weights of PyTorch's linear interpolation (``area_pixel_compute_*``): the
+    source position ``s * o`` (align_corners) or ``max(s * (o + 0.5) - 0.5, 0)``, computed in
+    the input's float type, split between its two neighbours."""
+    ft = np.float32 if dt == np.float32 else np.float64
+    if n_out == n_in:  # PyTorch copies, whatever the scale says
+        return np.eye(n_in, dtype=ft)
+    if align_corners:
+        s = ft(n_in - 1) / ft(n_out - 1) if n_out > 1 else ft(0)
+        src = np.arange(n_out, dtype=ft) * s
+    else:
+        s = ft(1.0 / scale) if scale else ft(n_in) / ft(n_out)
+        src = np.maximum(s * (np.arange(n_out, dtype=ft) + ft(0.5)) - ft(0.5), ft(0))
+    i0 = src.astype(np.int64)
+    i1 = i0 + (i0 < n_in - 1)
+    l1 = src - i0.astype(ft)
+    m = np.zeros((n_out, n_in), ft)
+    rows = np.arange(n_out)
+    np.add.at(m, (rows, i0), ft(1) - l1)
+    np.add.at(m, (rows, i1), l1)
+    return m
+
+
+def _upsample_mats(in_sizes: tuple, output_size: tuple, scales: tuple, mode: str,
+                   align_corners: bool, dt: np.dtype) -> tuple:
+    if mode == "nearest":
+        return tuple(_index_matrix(_nearest_index(n, o, s), n)
+                     for n, o, s in zip(in_sizes, output_size, scales))
+    return tuple(_linear_matrix(n, o, align_corners, s, dt)
+                 for n, o, s in zip(in_sizes, output_size, scales))
+
+
+def upsample_nearest(a: np.ndarray, output_size: tuple = (), scales: tuple = ()) -> np.ndarray:
+    """Nearest-neighbour resampling of the last ``len(output_size)`` dimensions (a gather)."""
+    nd = len(output_size)
+    maps = [_nearest_index(n, o, s) for n, o, s in zip(a.shape[a.ndim - nd:], output_size,
+                                                         scales)]
+    return np.ascontiguousarray(a[(Ellipsis,) + np.ix_(*maps)])
+
+
+def upsample_nearest_backward(grad_output: np.ndarray, output_size: tuple = (),
+                              input_size: tuple = (), scales: tuple = ()) -> np.ndarray:
+    nd = len(output_size)
+    mats = _upsample_mats(tuple(input_size[-nd:]), output_size, scales, "nearest", False,
+                          grad_output.dtype)
+    return _along_axes(grad_output, mats, transpose=True)
+
+
+def upsample_linear(a: np.ndarray, output_size: tuple = (), align_corners: bool = False,
+                    scales: tuple = ()) -> np.ndarray:
+    """(Bi)linear resampling of the last ``len(output_size)`` dimensions, separable."""
+    nd = len(output_size)
+    mats = _upsample_mats(a.shape[a.ndim - nd:], output_size, scales, "linear", align_corners,
+                          a.dtype)
+    return _along_axes(a, mats).astype(a.dtype, copy=False)
+
+
+def upsample_linear_backward(grad_output: np.ndarray, output_size: tuple = (),
+                             input_size: tuple = (), align_corners: bool = False,
+                             scales: tuple = ()) -> np.ndarray:
+    nd = len(output_size)
+    mats = _upsample_mats(tuple(input_size[-nd:]), output_size, scales, "linear",
+                          align_corners, grad_output.dtype)
+    return _along_axes(grad_output, mats, transpose=True).astype(grad_output.dtype, copy=False)
+
+
+def pixel_shuffle(a: np.ndarray, upscale_factor: int = 1) -> np.ndarray:
+    """(*, C * r * r, H, W) -> (*, C, H * r, W * r)."""
+    r = upscale_factor
+    *lead, c, h, w = a.shape
+    x = a.reshape(tuple(lead) + (c // (r * r), r, r, h, w))
+    n = len(lead)
+    x = x.transpose(tuple(range(n)) + (n, n + 3, n + 1, n + 4, n + 2))
+    return np.ascontiguousarray(x).reshape(tuple(lead) + (c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(a: np.ndarray, downscale_factor: int = 1) -> np.ndarray:
+    """(*, C, H * r, W * r) -> (*, C * r * r, H, W), the inverse of :func:`pixel_shuffle`."""
+    r = downscale_factor
+    *lead, c, h, w = a.shape
+    x = a.reshape(tuple(lead) + (c, h // r, r, w // r, r))
+    n = len(lead)
+    x = x.transpose(tuple(range(n)) + (n, n + 2, n + 4, n + 1, n + 3))
+    return np.ascontiguousarray(x).reshape(tuple(lead) + (c * r * r, h // r, w // r))
+
+
+def _unfold_out(size: tuple, kernel: tuple, dilation: tuple, padding: tuple, stride: tuple
+                ) -> tuple:
+    return tuple((n + 2 * p - d * (k - 1) - 1) // s + 1
+                 for n, k, d, p, s in zip(size, kernel, dilation, padding, stride))
+
+
+def im2col(a: np.ndarray, kernel_size: tuple = (), dilation: tuple = (), padding: tuple = (),
+           stride: tuple = ()) -> np.ndarray:
+    """(N, C, H, W) -> (N, C * kh * kw, L): every window as a column (NOTE [im2col])."""
+    batched = a.ndim == 4
+    x = a if batched else a[None]
+    n_out = _unfold_out(x.shape[2:], kernel_size, dilation, padding, stride)
+    cols = _im2col(_pad_or_crop(x, padding, padding), kernel_size, stride, dilation, n_out)
+    return np.ascontiguousarray(cols if batched else cols[0])
+
+
+def col2im(a: np.ndarray, output_size: tuple = (), kernel_size: tuple = (),
+           dilation: tuple = (), padding: tuple = (), stride: tuple = ()) -> np.ndarray:
+    """(N, C * kh * kw, L) -> (N, C, H, W): each column added back at its window (overlaps
+    sum), one strided add per kernel offset."""
+    batched = a.ndim == 3
+    x = a if batched else a[None]
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = kernel_size, dilation, padding, stride
+    oh, ow = _unfold_out(output_size, kernel_size, dilation, padding, stride)
+    n, c = x.shape[0], x.shape[1] // (kh * kw)
+    cols = x.reshape(n, c, kh, kw, oh, ow)
+    h, w = output_size
+    out = np.zeros((n, c, h + 2 * ph, w + 2 * pw), a.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            out[:, :, i * dh:i * dh + (oh - 1) * sh + 1:sh,
+                j * dw:j * dw + (ow - 1) * sw + 1:sw] += cols[:, :, i, j]
+    out = np.ascontiguousarray(out[:, :, ph:ph + h, pw:pw + w])
+    return out if batched else out[0]
+
+
+def adaptive_max_pool2d(a: np.ndarray, output_size: tuple = ()) -> tuple[np.ndarray, np.ndarray]:
+    """Each adaptive window's maximum (windows as in :func:`adaptive_avg_pool2d`) and its
+    first position in the H*W plane (a NaN wins)."""
+    (h, w), (oh, ow) = a.shape[-2:], output_size
+    lead = a.shape[:-2]
+    values = np.empty(lead + (oh, ow), a.dtype)
+    index = np.empty(lead + (oh, ow), np.int64)
+    for i in range(oh):
+        r0, r1 = (i * h) // oh, -((-(i + 1) * h) // oh)
+        for j in range(ow):
+            c0, c1 = (j * w) // ow, -((-(j + 1) * w) // ow)
+            win = a[..., r0:r1, c0:c1].reshape(lead + (-1,))
+            nan = np.isnan(win) if a.dtype.kind == "f" else np.zeros(win.shape, bool)
+            k = np.where(nan.any(-1), nan.argmax(-1), win.argmax(-1))
+            values[..., i, j] = np.take_along_axis(win, k[..., None], -1)[..., 0]
+            index[..., i, j] = (r0 + k // (c1 - c0)) * w + c0 + k % (c1 - c0)
+    return values, index
+
+
+def trilinear(i1: np.ndarray, i2: np.ndarray, i3: np.ndarray, expand1: tuple = (),
+              expand2: tuple = (), expand3: tuple = (), sumdim: tuple = (),
+              unroll_dim: int = 1) -> np.ndarray:
+    """``at::_trilinear``: each input unsqueezed at its ``expand`` dims, the three multiplied
+    (broadcasting) and summed over ``sumdim``."""
+    prod = (np.expand_dims(i1, expand1) * np.expand_dims(i2, expand2)
+            * np.expand_dims(i3, expand3))
+    return np.ascontiguousarray(prod.sum(axis=tuple(sumdim)))
+
+
+# The upsampling rows' forwards, with PyTorch's argument names (its nodes save them by name).
+def upsample_nearest1d(a: np.ndarray, output_size: tuple = (), scales: Any = None
+                       ) -> np.ndarray:
+    return upsample_nearest(a, output_size, (scales,))
+
+
+def upsample_nearest1d_backward(grad_output: np.ndarray, output_size: tuple = (),
+                                input_size: tuple = (), scales: Any = None) -> np.ndarray:
+    return upsample_nearest_backward(grad_output, output_size, input_size, (scales,))
+
+
+def upsample_nearest2d(a: np.ndarray, output_size: tuple = (), scales_h: Any = None,
+                       scales_w: Any = None) -> np.ndarray:
+    return upsample_nearest(a, output_size, (scales_h, scales_w))
+
+
+def upsample_nearest2d_backward(grad_output: np.ndarray, output_size: tuple = (),
+                                input_size: tuple = (), scales_h: Any = None,
+                                scales_w: Any = None) -> np.ndarray:
+    return upsample_nearest_backward(grad_output, output_size, input_size, (scales_h, scales_w))
+
+
+def upsample_linear1d(a: np.ndarray, output_size: tuple = (), align_corners: bool = False,
+                      scales: Any = None) -> np.ndarray:
+    return upsample_linear(a, output_size, align_corners, (scales,))
+
+
+def upsample_linear1d_backward(grad_output: np.ndarray, output_size: tuple = (),
+                               input_size: tuple = (), align_corners: bool = False,
+                               scales: Any = None) -> np.ndarray:
+    return upsample_linear_backward(grad_output, output_size, input_size, align_corners,
+                                    (scales,))
+
+
+def upsample_bilinear2d(a: np.ndarray, output_size: tuple = (), align_corners: bool = False,
+                        scales_h: Any = None, scales_w: Any = None) -> np.ndarray:
+    return upsample_linear(a, output_size, align_corners, (scales_h, scales_w))
+
+
+def upsample_bilinear2d_backward(grad_output: np.ndarray, output_size: tuple = (),
+                                 input_size: tuple = (), align_corners: bool = False,
+                                 scales_h: Any = None, scales_w: Any = None) -> np.ndarray:
+    return upsample_linear_backward(grad_output, output_size, input_size, align_corners,
+                                    (scales_h, scales_w))
+
+
+def _avg_pool3d_geometry(shape: tuple, kernel_size: Any, stride: Any, padding: Any,
+                         ceil_mode: bool, count_include_pad: bool, divisor_override: Any
+                         ) -> tuple:
+    """3-D average pooling's kernel, stride, padding, output size, right padding (for a last
+    ceil_mode window) and, per output position, its divisor (as :func:`_avg_divisor`)."""
+    k = _per_dim(kernel_size, 3)
+    st = tuple(stride) if isinstance(stride, (tuple, list)) else (stride,)
+    s = _per_dim(st, 3) if st and st[0] is not None else k
+    p = _per_dim(padding, 3)
+    n_out = tuple(pool_out_size(n, kk, ss, pp, 1, ceil_mode)
+                  for n, kk, ss, pp in zip(shape, k, s, p))
+    hi = tuple(max((o - 1) * ss + kk - n - pp, 0) for o, ss, kk, n, pp in zip(n_out, s, k, shape,
+                                                                             p))
+    if divisor_override:
+        return k, s, p, n_out, hi, divisor_override
+    sizes = []
+    for n, kk, ss, pp, o in zip(shape, k, s, p, n_out):
+        start = np.arange(o) * ss - pp
+        end = np.minimum(start + kk, n + pp)
+        if not count_include_pad:
+            start, end = np.maximum(start, 0), np.minimum(end, n)
+        sizes.append(end - start)
+    divisor = sizes[0][:, None, None] * sizes[1][None, :, None] * sizes[2][None, None, :]
+    return k, s, p, n_out, hi, divisor
+
+
+def _window_slices(offset: tuple, n_out: tuple, stride: tuple) -> tuple:
+    """The positions kernel offset ``offset`` reads for every output position: strided."""
+    return (Ellipsis,) + tuple(slice(o, o + (n - 1) * s + 1, s)
+                               for o, n, s in zip(offset, n_out, stride))
+
+
+def avg_pool3d(a: np.ndarray, kernel_size: Any, stride: Any = (), padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: Any = None) -> np.ndarray:
+    """The mean of each window of the last three dimensions: one strided add per kernel
+    offset."""
+    k, s, p, n_out, hi, divisor = _avg_pool3d_geometry(
+        a.shape[-3:], kernel_size, stride, padding, ceil_mode, count_include_pad,
+        divisor_override)
+    padded = _pad_or_crop(a, p, hi)
+    out = np.zeros(a.shape[:-3] + n_out, np.result_type(a.dtype, np.float32))
+    for offset in np.ndindex(*k):
+        out += padded[_window_slices(offset, n_out, s)]
+    return (out / divisor).astype(a.dtype, copy=False)
+
+
+def avg_pool3d_backward(grad_output: np.ndarray, self: np.ndarray, kernel_size: Any,
+                        stride: Any = (), padding: Any = 0, ceil_mode: bool = False,
+                        count_include_pad: bool = True, divisor_override: Any = None
+                        ) -> np.ndarray:
+    """Each output gradient, divided like its window's sum, spread over the window."""
+    k, s, p, n_out, hi, divisor = _avg_pool3d_geometry(
+        self.shape[-3:], kernel_size, stride, padding, ceil_mode, count_include_pad,
+        divisor_override)
+    g = grad_output / divisor
+    d, h, w = self.shape[-3:]
+    out = np.zeros(self.shape[:-3] + (d + p[0] + hi[0], h + p[1] + hi[1], w + p[2] + hi[2]),
+                   grad_output.dtype)
+    for offset in np.ndindex(*k):
+        out[_window_slices(offset, n_out, s)] += g
+    return np.ascontiguousarray(out[..., p[0]:p[0] + d, p[1]:p[1] + h, p[2]:p[2] + w])
+
+
 # -- more (opsrand) -----------------------------------------------------------------------------
 # The forwards of the random sampling rows (NOTE [random rows] in gradviz/ops/opinfo.py): each
 # draws from gradviz's generator (`generator=`, else the default one) and checks its arguments

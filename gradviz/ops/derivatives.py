@@ -2072,6 +2072,47 @@ defop("sub_scalar", "SubBackward1", K.sub_scalar, ("self",),
       self=lambda grad: grad)
 
 
+# -- more (nnmore)
+# native_group_norm: its own node (NativeGroupNormBackward0, which shows eps). instance_norm is
+# batch_norm over a (1, N * C, ...) view and rms_norm a composite of existing rows
+# (gradviz/nn/functional.py).
+def _group_norm_backward(which, grads, input, weight, result1, result2, N, C, HxW, group, eps):
+    g = grads[0]
+    nd = len(input.shape)
+    reduce_dims = (0,) + tuple(range(2, nd))
+    xg = input.reshape((N, group, -1))
+    mean, rstd = f.layer_norm_stats(xg, (2,), eps, result1.reshape((N, group, 1)),
+                                    result2.reshape((N, group, 1)))
+    xhat = (xg - mean) * rstd
+    if which == "bias":
+        return f.sum(g, reduce_dims)
+    if which == "weight":
+        return f.sum(g * xhat.reshape(tuple(input.shape)), reduce_dims)
+    gw = g if weight is None else g * weight.reshape((1, C) + (1,) * (nd - 2))
+    gw = gw.reshape((N, group, -1))
+    gx = rstd * (gw - f.mean(gw, (2,)) - xhat * f.mean(gw * xhat, (2,)))
+    return gx.reshape(tuple(input.shape))
+
+
+defop("native_group_norm", "NativeGroupNormBackward0", K.native_group_norm,
+      ("input", "weight", "bias"),
+      outputs=("result0", "result1", "result2"), nondiff_outputs=(1, 2),
+      doc="outputs (y, mean, rstd), the statistics of shape (N, group)",
+      calls=("`F.group_norm`, `nn.GroupNorm`", ""),
+      samples=(Sample(R(2, 4, 3), R(4), R(4), N=2, C=4, HxW=3, group=2, eps=1e-5),
+               Sample(R(3, 6, 2, 2), None, None, N=3, C=6, HxW=4, group=3, eps=1e-3),
+               Sample(R(2, 3, 4), R(3), None, N=2, C=3, HxW=4, group=1, eps=1e-5)),
+      input=lambda grads, input, weight, result1, result2, N, C, HxW, group, eps:
+      _group_norm_backward("input", grads, input, weight, result1, result2, N, C, HxW, group,
+                           eps),
+      weight=lambda grads, input, weight, result1, result2, N, C, HxW, group, eps:
+      _group_norm_backward("weight", grads, input, weight, result1, result2, N, C, HxW, group,
+                           eps),
+      bias=lambda grads, input, weight, result1, result2, N, C, HxW, group, eps:
+      _group_norm_backward("bias", grads, input, weight, result1, result2, N, C, HxW, group,
+                           eps))
+
+
 # ===============================================================================================
 # Convolution, pooling and batch normalization
 # ===============================================================================================
@@ -2261,6 +2302,215 @@ defop("constant_pad_nd", "ConstantPadNdBackward0", K.constant_pad_nd, ("self",),
       calls=("`gradviz.constant_pad_nd`, `F.pad`", ""),
       samples=(Sample(R(2, 3, 4), pad=(1, 2, 0, 1)), Sample(R(2, 4), pad=(-1, 2), value=1.5)),
       self=lambda grad, pad: f.op("constant_pad_nd", grad, pad=tuple(-p for p in pad)))
+
+
+# -- more (nnmore)
+# The reflection and replication pads, upsampling (nearest, linear), pixel (un)shuffle,
+# im2col / col2im (F.unfold / F.fold), adaptive max pooling and _trilinear (F.bilinear): each
+# its own PyTorch node. A backward that create_graph records is a row too, whose own gradient
+# is the forward again (a pad's backward folds the border back, its gradient pads again).
+def _pad_rows(kind: str, nd: int, samples: tuple, back_sample: Sample) -> None:
+    title, mode = ("Reflection", "reflect") if kind == "reflection" else ("Replication",
+                                                                          "replicate")
+    name = f"{kind}_pad{nd}d"
+    forward, backward = ((K.reflection_pad, K.reflection_pad_backward) if kind == "reflection"
+                         else (K.replication_pad, K.replication_pad_backward))
+    defop(name, f"{title}Pad{nd}DBackward0", forward, ("self",),
+          doc=f"``padding`` as F.pad takes it, the last dimension's (left, right) first; {nd}-D",
+          calls=(f"`F.pad(mode='{mode}')`, `nn.{title}Pad{nd}d`", ""),
+          samples=samples,
+          self=lambda grad, self, padding: f.op(f"{name}_backward", grad, self,
+                                                  padding=padding))
+    defop(f"{name}_backward", f"{title}Pad{nd}DBackwardBackward0", backward,
+          ("grad_output", "self"),
+          doc=f"{name}'s backward, recorded under create_graph",
+          calls=(f"{name}'s backward under `create_graph=True`", ""),
+          samples=(back_sample,),
+          grad_output=lambda grad, padding: f.op(name, grad, padding=padding),
+          self=_shape_only_input)
+
+
+_pad_rows("reflection", 1, (Sample(R(2, 3, 5), padding=(2, 3)), Sample(R(3, 4), padding=(1, 0))),
+          Sample(R(2, 3, 10), R(2, 3, 5), padding=(2, 3)))
+_pad_rows("reflection", 2, (Sample(R(2, 2, 4, 5), padding=(1, 2, 3, 0)),
+                            Sample(R(2, 3, 3), padding=(2, 2, 1, 1))),
+          Sample(R(2, 2, 7, 8), R(2, 2, 4, 5), padding=(1, 2, 3, 0)))
+_pad_rows("replication", 1, (Sample(R(2, 3, 4), padding=(3, 1)), Sample(R(3, 2), padding=(0, 2))),
+          Sample(R(2, 3, 8), R(2, 3, 4), padding=(3, 1)))
+_pad_rows("replication", 2, (Sample(R(2, 2, 3, 4), padding=(2, 1, 0, 3)),
+                             Sample(R(1, 2, 2), padding=(1, 1, 2, 2))),
+          Sample(R(2, 2, 6, 7), R(2, 2, 3, 4), padding=(2, 1, 0, 3)))
+
+defop("upsample_nearest1d", "UpsampleNearest1DBackward0", K.upsample_nearest1d, ("self",),
+      doc="``scales`` as F.interpolate passes it (None: from the sizes)",
+      calls=("`F.interpolate(mode='nearest')` on 3-D input, `nn.Upsample`", ""),
+      samples=(Sample(R(2, 3, 4), output_size=(9,)), Sample(R(1, 2, 3), output_size=(6,),
+                                                            scales=2.0)),
+      self=lambda grad, self_sym_sizes, output_size, scales: f.op(
+          "upsample_nearest1d_backward", grad, output_size=output_size,
+          input_size=self_sym_sizes, scales=scales))
+defop("upsample_nearest1d_backward", "UpsampleNearest1DBackwardBackward0",
+      K.upsample_nearest1d_backward, ("grad_output",),
+      doc="upsample_nearest1d's backward, recorded under create_graph",
+      calls=("upsample_nearest1d's backward under `create_graph=True`", ""),
+      samples=(Sample(R(2, 3, 9), output_size=(9,), input_size=(2, 3, 4)),),
+      grad_output=lambda grad, output_size, scales: f.op(
+          "upsample_nearest1d", grad, output_size=output_size, scales=scales))
+defop("upsample_nearest2d", "UpsampleNearest2DBackward0", K.upsample_nearest2d, ("self",),
+      doc="``scales_h``/``scales_w`` as F.interpolate passes them (None: from the sizes)",
+      calls=("`F.interpolate(mode='nearest')` on 4-D input, `nn.Upsample`, "
+             "`nn.UpsamplingNearest2d`", ""),
+      samples=(Sample(R(2, 2, 3, 4), output_size=(5, 8)),
+               Sample(R(1, 2, 2, 3), output_size=(4, 6), scales_h=2.0, scales_w=2.0)),
+      self=lambda grad, self_sym_sizes, output_size, scales_h, scales_w: f.op(
+          "upsample_nearest2d_backward", grad, output_size=output_size,
+          input_size=self_sym_sizes, scales_h=scales_h, scales_w=scales_w))
+defop("upsample_nearest2d_backward", "UpsampleNearest2DBackwardBackward0",
+      K.upsample_nearest2d_backward, ("grad_output",),
+      doc="upsample_nearest2d's backward, recorded under create_graph",
+      calls=("upsample_nearest2d's backward under `create_graph=True`", ""),
+      samples=(Sample(R(2, 2, 5, 8), output_size=(5, 8), input_size=(2, 2, 3, 4)),),
+      grad_output=lambda grad, output_size, scales_h, scales_w: f.op(
+          "upsample_nearest2d", grad, output_size=output_size, scales_h=scales_h,
+          scales_w=scales_w))
+defop("upsample_linear1d", "UpsampleLinear1DBackward0", K.upsample_linear1d, ("self",),
+      doc="``align_corners`` and ``scales`` as F.interpolate passes them",
+      calls=("`F.interpolate(mode='linear')`, `nn.Upsample(mode='linear')`", ""),
+      samples=(Sample(R(2, 3, 4), output_size=(7,), align_corners=False),
+               Sample(R(1, 2, 5), output_size=(3,), align_corners=True),
+               Sample(R(1, 2, 3), output_size=(6,), align_corners=False, scales=2.0)),
+      self=lambda grad, self_sym_sizes, output_size, align_corners, scales: f.op(
+          "upsample_linear1d_backward", grad, output_size=output_size,
+          input_size=self_sym_sizes, align_corners=align_corners, scales=scales))
+defop("upsample_linear1d_backward", "UpsampleLinear1DBackwardBackward0",
+      K.upsample_linear1d_backward, ("grad_output",),
+      doc="upsample_linear1d's backward, recorded under create_graph",
+      calls=("upsample_linear1d's backward under `create_graph=True`", ""),
+      samples=(Sample(R(2, 3, 7), output_size=(7,), input_size=(2, 3, 4), align_corners=False),),
+      grad_output=lambda grad, output_size, align_corners, scales: f.op(
+          "upsample_linear1d", grad, output_size=output_size, align_corners=align_corners,
+          scales=scales))
+defop("upsample_bilinear2d", "UpsampleBilinear2DBackward0", K.upsample_bilinear2d, ("self",),
+      doc="``align_corners`` and ``scales_h``/``scales_w`` as F.interpolate passes them",
+      calls=("`F.interpolate(mode='bilinear')`, `nn.Upsample(mode='bilinear')`, "
+             "`nn.UpsamplingBilinear2d`", ""),
+      samples=(Sample(R(2, 2, 3, 4), output_size=(5, 7), align_corners=False),
+               Sample(R(1, 2, 4, 3), output_size=(2, 6), align_corners=True),
+               Sample(R(1, 1, 2, 3), output_size=(4, 6), align_corners=False, scales_h=2.0,
+                      scales_w=2.0)),
+      self=lambda grad, self_sym_sizes, output_size, align_corners, scales_h, scales_w: f.op(
+          "upsample_bilinear2d_backward", grad, output_size=output_size,
+          input_size=self_sym_sizes, align_corners=align_corners, scales_h=scales_h,
+          scales_w=scales_w))
+defop("upsample_bilinear2d_backward", "UpsampleBilinear2DBackwardBackward0",
+      K.upsample_bilinear2d_backward, ("grad_output",),
+      doc="upsample_bilinear2d's backward, recorded under create_graph",
+      calls=("upsample_bilinear2d's backward under `create_graph=True`", ""),
+      samples=(Sample(R(2, 2, 5, 7), output_size=(5, 7), input_size=(2, 2, 3, 4),
+                      align_corners=False),),
+      grad_output=lambda grad, output_size, align_corners, scales_h, scales_w: f.op(
+          "upsample_bilinear2d", grad, output_size=output_size, align_corners=align_corners,
+          scales_h=scales_h, scales_w=scales_w))
+defop("pixel_shuffle", "PixelShuffleBackward0", K.pixel_shuffle, ("self",),
+      doc="(*, C r², H, W) -> (*, C, H r, W r)",
+      calls=("`F.pixel_shuffle`, `nn.PixelShuffle`", ""),
+      samples=(Sample(R(2, 8, 2, 3), upscale_factor=2), Sample(R(9, 1, 2), upscale_factor=3)),
+      self=lambda grad, upscale_factor: f.op("pixel_unshuffle", grad,
+                                             downscale_factor=upscale_factor))
+defop("pixel_unshuffle", "PixelUnshuffleBackward0", K.pixel_unshuffle, ("self",),
+      doc="(*, C, H r, W r) -> (*, C r², H, W)",
+      calls=("`F.pixel_unshuffle`, `nn.PixelUnshuffle`", ""),
+      samples=(Sample(R(2, 2, 4, 6), downscale_factor=2), Sample(R(1, 3, 3), downscale_factor=3)),
+      self=lambda grad, downscale_factor: f.op("pixel_shuffle", grad,
+                                               upscale_factor=downscale_factor))
+defop("im2col", "Im2ColBackward0", K.im2col, ("self",),
+      doc="(N, C, H, W) -> (N, C kh kw, L): every window as a column (F.unfold)",
+      calls=("`F.unfold`, `nn.Unfold`", ""),
+      samples=(Sample(R(2, 2, 4, 5), kernel_size=(2, 3), dilation=(1, 1), padding=(1, 0),
+                      stride=(1, 2)),
+               Sample(R(1, 5, 5), kernel_size=(2, 2), dilation=(2, 1), padding=(0, 1),
+                      stride=(2, 2))),
+      self=lambda grad, self_sym_argsize_minus_2, self_sym_argsize_minus_1, kernel_size,
+      dilation, padding, stride: f.op(
+          "col2im", grad, output_size=(self_sym_argsize_minus_2, self_sym_argsize_minus_1),
+          kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride))
+defop("col2im", "Col2ImBackward0", K.col2im, ("self",),
+      doc="(N, C kh kw, L) -> (N, C, H, W): the columns added back at their windows (F.fold)",
+      calls=("`F.fold`, `nn.Fold`", ""),
+      samples=(Sample(R(2, 12, 6), output_size=(3, 4), kernel_size=(2, 2), dilation=(1, 1),
+                      padding=(0, 0), stride=(1, 1)),
+               Sample(R(6, 6), output_size=(4, 5), kernel_size=(2, 3), dilation=(1, 1),
+                      padding=(1, 0), stride=(2, 2))),
+      self=lambda grad, kernel_size, dilation, padding, stride: f.op(
+          "im2col", grad, kernel_size=kernel_size, dilation=dilation, padding=padding,
+          stride=stride))
+defop("adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0", K.adaptive_max_pool2d, ("self",),
+      outputs=("result0", "result1"), nondiff_outputs=(1,),
+      doc="outputs (values, indices); indices are flat positions in each H*W plane",
+      calls=("`F.adaptive_max_pool2d`, `F.adaptive_max_pool1d`, `nn.AdaptiveMaxPool2d`", ""),
+      samples=(Sample(R(2, 2, 5, 4), output_size=(3, 2)), Sample(R(3, 4, 4), output_size=(4, 3))),
+      self=lambda grads, self, result1: f.op("adaptive_max_pool2d_backward", grads[0], self,
+                                             indices=result1))
+defop("adaptive_max_pool2d_backward", "AdaptiveMaxPool2DBackwardBackward0",
+      K.max_pool2d_with_indices_backward, ("grad_output", "self"),
+      doc="adaptive_max_pool2d's backward, recorded under create_graph",
+      calls=("adaptive_max_pool2d's backward under `create_graph=True`", ""),
+      samples=(Sample(R(2, 1, 2, 2), R(2, 1, 4, 3),
+                      indices=Tensor._make(np.array([[[[0, 5], [7, 11]]], [[[1, 4], [6, 9]]]]))),),
+      grad_output=lambda grad, indices: _max_pool_gather(grad, indices),
+      self=_shape_only_input)
+
+
+def _trilinear_grad(grad, mine, expand, others, sumdim):
+    """One input's gradient: the output gradient unsqueezed at ``sumdim`` times the other two
+    inputs (unsqueezed at theirs), summed back to this input's unsqueezed shape."""
+    full = f.unsqueeze_dims(grad, tuple(sumdim))
+    for x, ex in others:
+        full = full * f.unsqueeze_dims(x, tuple(ex))
+    shape = tuple(np.expand_dims(np.empty(tuple(mine.shape), np.bool_), tuple(expand)).shape)
+    full = f.expand(full, tuple(np.broadcast_shapes(tuple(full.shape), shape)))
+    return f.sum_to(full, shape).reshape(tuple(mine.shape))
+
+
+defop("_trilinear", "TrilinearBackward0", K.trilinear, ("i1", "i2", "i3"),
+      doc="each input unsqueezed at its ``expand`` dims, multiplied, summed over ``sumdim`` "
+          "(what F.bilinear runs)",
+      calls=("`F.bilinear`, `nn.Bilinear`", ""),
+      samples=(Sample(R(3, 4), R(2, 4, 5), R(3, 5), expand1=(1, 3), expand2=(0,),
+                      expand3=(1, 2), sumdim=(2, 3)),
+               Sample(R(1, 2), R(3, 2, 2), R(1, 2), expand1=(1, 3), expand2=(0,),
+                      expand3=(1, 2), sumdim=(2, 3))),
+      i1=lambda grad, i1, i2, i3, expand1, expand2, expand3, sumdim: _trilinear_grad(
+          grad, i1, expand1, ((i2, expand2), (i3, expand3)), sumdim),
+      i2=lambda grad, i1, i2, i3, expand1, expand2, expand3, sumdim: _trilinear_grad(
+          grad, i2, expand2, ((i1, expand1), (i3, expand3)), sumdim),
+      i3=lambda grad, i1, i2, i3, expand1, expand2, expand3, sumdim: _trilinear_grad(
+          grad, i3, expand3, ((i1, expand1), (i2, expand2)), sumdim))
+defop("avg_pool3d", "AvgPool3DBackward0", K.avg_pool3d, ("self",),
+      doc="``stride`` is saved as () when it was not given (it defaults to the kernel size)",
+      calls=("`F.avg_pool3d`, `nn.AvgPool3d`, `F.local_response_norm` (4-D and up)", ""),
+      samples=(Sample(R(1, 2, 4, 4, 5), kernel_size=(2, 2, 2)),
+               Sample(R(2, 3, 4, 5), kernel_size=(3, 2, 2), stride=(2, 1, 2),
+                      padding=(1, 0, 1), ceil_mode=True, count_include_pad=False),
+               Sample(R(1, 1, 3, 3, 3), kernel_size=(2, 2, 2), stride=(1, 1, 1),
+                      divisor_override=3)),
+      self=lambda grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+      divisor_override: f.op("avg_pool3d_backward", grad, self, kernel_size=kernel_size,
+                             stride=stride, padding=padding, ceil_mode=ceil_mode,
+                             count_include_pad=count_include_pad,
+                             divisor_override=divisor_override))
+defop("avg_pool3d_backward", "AvgPool3DBackwardBackward0", K.avg_pool3d_backward,
+      ("grad_output", "self"),
+      doc="avg_pool3d's backward, recorded under create_graph",
+      calls=("avg_pool3d's backward under `create_graph=True`", ""),
+      samples=(Sample(R(1, 2, 2, 3, 3), R(1, 2, 4, 4, 5), kernel_size=(2, 2, 2),
+                      stride=(2, 2, 2), padding=(0, 1, 1)),),
+      grad_output=lambda grad, kernel_size, stride, padding, ceil_mode, count_include_pad,
+      divisor_override: f.op("avg_pool3d", grad, kernel_size=kernel_size, stride=stride,
+                             padding=padding, ceil_mode=ceil_mode,
+                             count_include_pad=count_include_pad,
+                             divisor_override=divisor_override),
+      self=_shape_only_input)
 
 
 # ===============================================================================================

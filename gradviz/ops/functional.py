@@ -3256,6 +3256,104 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
                    + tuple(b.shape[i] for i in free_b))
 
 
+# -- more (nnmore): torch.conv_transpose1d, torch.pixel_shuffle, torch.pixel_unshuffle ---------
+__all__ += ["conv_transpose1d", "conv3d", "pixel_shuffle", "pixel_unshuffle"]
+
+
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    """3-D cross-correlation of ``input`` (N, C, D, H, W) or (C, D, H, W) with ``weight``
+    (out_channels, C / groups, kd, kh, kw); ``padding`` may be an int, a tuple, ``'same'`` or
+    ``'valid'``. Records ``ConvolutionBackward0``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.conv3d(gradviz.ones(1, 1, 2, 2, 2), gradviz.ones(1, 1, 2, 2, 2))
+        tensor([[[[[8.]]]]])
+    """
+    return _conv_nd("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
+                     groups: int = 1, dilation: Any = 1) -> Tensor:
+    """The transpose (adjoint) of :func:`conv1d`: ``weight`` is (in_channels,
+    out_channels / groups, k); the output length is
+    ``(n - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1``. Records
+    ``ConvolutionBackward0`` with ``_saved_transposed == True``, as PyTorch.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.conv_transpose1d(gradviz.ones(1, 1, 2), gradviz.ones(1, 1, 2))
+        tensor([[[1., 2., 1.]]])
+    """
+    if input.ndim not in (2, 3):
+        raise RuntimeError("Expected 2D (unbatched) or 3D (batched) input to conv_transpose1d, "
+                           f"but got input of size: {list(input.shape)}")
+    unbatched = input.ndim == 2
+    if unbatched:
+        input = input.unsqueeze(0)
+    stride, padding = _ints("stride", stride, 1), _ints("padding", padding, 1)
+    output_padding, dilation = (_ints("output_padding", output_padding, 1),
+                                _ints("dilation", dilation, 1))
+    if output_padding[0] >= stride[0] and output_padding[0] >= dilation[0]:
+        # PyTorch checks a 1-D call as a 2-D one of height 1, and says so.
+        raise RuntimeError(
+            "output padding must be smaller than either stride or dilation, but got "
+            f"output_padding_height: 0 output_padding_width: {output_padding[0]} stride_height: "
+            f"1 stride_width: {stride[0]} dilation_height: 1 dilation_width: {dilation[0]}")
+    out = convolution(input, weight, bias, stride, padding, dilation, True, output_padding,
+                      groups)
+    return out.squeeze(0) if unbatched else out
+
+
+def _shuffle_checks(name: str, input: Tensor, factor: int) -> None:
+    if input.ndim < 3:
+        raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got input "
+                           f"with {input.ndim} dimension(s)")
+    if factor <= 0:
+        what = "upscale_factor" if name == "pixel_shuffle" else "downscale_factor"
+        raise RuntimeError(f"{name} expects a positive {what}, but got {factor}")
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """Rearrange (*, C * r * r, H, W) into (*, C, H * r, W * r) (``PixelShuffleBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.pixel_shuffle(gradviz.arange(4.0).view(1, 4, 1, 1), 2)
+        tensor([[[[0., 1.],
+                  [2., 3.]]]])
+    """
+    r = int(upscale_factor)
+    _shuffle_checks("pixel_shuffle", input, r)
+    c = input.shape[-3]
+    if c % (r * r):
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be "
+                           f"divisible by the square of upscale_factor, but input.size(-3)={c} "
+                           f"is not divisible by {r * r}")
+    return dispatch(_O["pixel_shuffle"], input, upscale_factor=r)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """Rearrange (*, C, H * r, W * r) into (*, C * r * r, H, W), the inverse of
+    :func:`pixel_shuffle` (``PixelUnshuffleBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.pixel_unshuffle(gradviz.arange(4.0).view(1, 1, 2, 2), 2).flatten()
+        tensor([0., 1., 2., 3.])
+    """
+    r = int(downscale_factor)
+    _shuffle_checks("pixel_unshuffle", input, r)
+    for what, dim in (("height", -2), ("width", -1)):
+        if input.shape[dim] % r:
+            raise RuntimeError(f"pixel_unshuffle expects {what} to be divisible by "
+                               f"downscale_factor, but input.size({dim})={input.shape[dim]} is "
+                               f"not divisible by {r}")
+    return dispatch(_O["pixel_unshuffle"], input, downscale_factor=r)
+
+
 # -- more (opsrand): random sampling (gradviz/ops/sampling.py; NOTE [random rows])
 from gradviz.ops.sampling import (  # noqa: E402 - after the functions sampling.py calls back
     bernoulli,

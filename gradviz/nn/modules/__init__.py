@@ -91,3 +91,57 @@ __all__ += ["Hardtanh", "ReLU6", "SELU", "CELU", "Mish", "PReLU", "GLU", "Hardsw
             "SoftMarginLoss", "CosineSimilarity", "Unflatten", "ZeroPad2d", "ParameterList",
             "ParameterDict", "PairwiseDistance", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
             "PoissonNLLLoss", "GaussianNLLLoss"]
+
+# -- more (nnmore)
+from gradviz.nn.modules.activation import Softmax2d  # noqa: E402
+from gradviz.nn.modules.conv import Conv3d, ConvTranspose1d  # noqa: E402
+from gradviz.nn.modules.dropout import (  # noqa: E402
+    AlphaDropout,
+    Dropout1d,
+    Dropout3d,
+    FeatureAlphaDropout,
+)
+from gradviz.nn.modules.fold import Fold, Unfold  # noqa: E402
+from gradviz.nn.modules.instancenorm import InstanceNorm1d, InstanceNorm2d  # noqa: E402
+from gradviz.nn.modules.linear import Bilinear  # noqa: E402
+from gradviz.nn.modules.normalization import (  # noqa: E402
+    GroupNorm,
+    LocalResponseNorm,
+    RMSNorm,
+)
+from gradviz.nn.modules.padding import (  # noqa: E402
+    CircularPad1d,
+    CircularPad2d,
+    ConstantPad1d,
+    ConstantPad2d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ZeroPad1d,
+)
+from gradviz.nn.modules.pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: E402
+from gradviz.nn.modules.pooling import (  # noqa: E402
+    AdaptiveAvgPool1d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool3d,
+    LPPool1d,
+    LPPool2d,
+    MaxPool1d,
+)
+from gradviz.nn.modules.upsampling import (  # noqa: E402
+    Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
+)
+
+__all__ += ["GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "RMSNorm", "MaxPool1d", "AvgPool1d",
+            "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d",
+            "LPPool2d", "ConvTranspose1d", "Conv3d", "ConstantPad1d", "ConstantPad2d",
+            "ZeroPad1d", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d",
+            "ReplicationPad2d", "CircularPad1d", "CircularPad2d", "Upsample",
+            "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
+            "Fold", "Unfold", "Bilinear", "Softmax2d", "Dropout1d", "Dropout3d", "AlphaDropout",
+            "FeatureAlphaDropout", "AvgPool3d", "LocalResponseNorm"]

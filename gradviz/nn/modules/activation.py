@@ -541,3 +541,25 @@ class Softmin(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+# -- more (nnmore) -------------------------------------------------------------------------------
+__all__ += ["Softmax2d"]
+
+
+class Softmax2d(Module):
+    """Softmax over the channels (dimension -3) of each position of a (N, C, H, W) or
+    (C, H, W) input (``SoftmaxBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> nn.Softmax2d()(gradviz.zeros(2, 1, 1)).flatten()
+        tensor([0.5000, 0.5000])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.ndim not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D "
+                             "instead")
+        return F.softmax(input, -3, _stacklevel=5)

@@ -44,10 +44,12 @@ class _ConvNd(Module):
                                  f"{_PADDING_STRINGS}")
             if padding == "same" and any(s != 1 for s in _ntuple(stride, nd)):
                 raise ValueError("padding='same' is not supported for strided convolutions")
-        if padding_mode != "zeros":
-            # gradviz's F.pad pads with a constant only; the other modes pad before convolving.
-            raise ValueError(f"padding_mode={padding_mode!r} is not available in gradviz; use "
-                             "padding_mode='zeros'")
+        valid_padding_modes = {"zeros", "reflect", "replicate", "circular"}
+        if padding_mode not in valid_padding_modes:
+            raise ValueError(f"padding_mode must be one of {valid_padding_modes}, but got "
+                             f"padding_mode='{padding_mode}'")
+        if transposed and padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = _ntuple(kernel_size, nd)
         self.stride = _ntuple(stride, nd)
@@ -57,6 +59,10 @@ class _ConvNd(Module):
         self.output_padding = _ntuple(output_padding, nd)
         self.groups = groups
         self.padding_mode = padding_mode
+        # (nnmore) The other padding modes pad with F.pad first (last dimension first, each
+        # amount twice, 'same' split as F.conv's own padding splits it), then convolve unpadded.
+        self._reversed_padding_repeated_twice = _reversed_padding(self.padding, self.kernel_size,
+                                                                  self.dilation)
         dt = _factory_dtype(device, dtype)
         shape = ((in_channels, out_channels // groups) if transposed
                  else (out_channels, in_channels // groups)) + self.kernel_size
@@ -117,6 +123,10 @@ class Conv1d(_ConvNd):
                          False, 0, groups, bias, padding_mode, device, dtype)
 
     def forward(self, input: Tensor) -> Tensor:
+        if self.padding_mode != "zeros":  # (nnmore)
+            return F.conv1d(F.pad(input, self._reversed_padding_repeated_twice,
+                                  mode=self.padding_mode), self.weight, self.bias, self.stride,
+                            (0,), self.dilation, self.groups)
         return F.conv1d(input, self.weight, self.bias, self.stride, self.padding,
                         self.dilation, self.groups)
 
@@ -142,6 +152,10 @@ class Conv2d(_ConvNd):
                          False, 0, groups, bias, padding_mode, device, dtype)
 
     def forward(self, input: Tensor) -> Tensor:
+        if self.padding_mode != "zeros":  # (nnmore)
+            return F.conv2d(F.pad(input, self._reversed_padding_repeated_twice,
+                                  mode=self.padding_mode), self.weight, self.bias, self.stride,
+                            (0, 0), self.dilation, self.groups)
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding,
                         self.dilation, self.groups)
 
@@ -189,3 +203,94 @@ class ConvTranspose2d(_ConvNd):
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
                                   self._output_padding(input, output_size), self.groups,
                                   self.dilation)
+
+
+# -- more (nnmore) -------------------------------------------------------------------------------
+__all__ += ["ConvTranspose1d", "Conv3d"]
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution over (N, C_in, D, H, W) or (C_in, D, H, W): ``F.conv3d`` with a learned
+    ``weight`` (out_channels, in_channels / groups, kd, kh, kw) and ``bias``. Of the padding
+    modes other than zeros, gradviz pads 3-D inputs with 'circular' only.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> conv = nn.Conv3d(1, 2, 3, padding=1); conv
+        Conv3d(1, 2, kernel_size=(3, 3, 3), stride=(1, 1, 1), padding=(1, 1, 1))
+        >>> conv(gradviz.ones(1, 1, 4, 4, 4)).shape
+        gradviz.Size([1, 2, 4, 4, 4])
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None,
+                 dtype: _dt.dtype | None = None) -> None:
+        super().__init__(3, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         False, 0, groups, bias, padding_mode, device, dtype)
+
+    def forward(self, input: Tensor) -> Tensor:
+        if self.padding_mode != "zeros":
+            return F.conv3d(F.pad(input, self._reversed_padding_repeated_twice,
+                                  mode=self.padding_mode), self.weight, self.bias, self.stride,
+                            (0, 0, 0), self.dilation, self.groups)
+        return F.conv3d(input, self.weight, self.bias, self.stride, self.padding,
+                        self.dilation, self.groups)
+
+
+class ConvTranspose1d(ConvTranspose2d):
+    """The transpose of :class:`Conv1d` (``F.conv_transpose1d``), with ``weight`` of shape
+    (in_channels, out_channels / groups, k). ``forward(input, output_size)`` picks the
+    output_padding that gives ``output_size``.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> up = nn.ConvTranspose1d(4, 2, 3, stride=2); up
+        ConvTranspose1d(4, 2, kernel_size=(3,), stride=(2,))
+        >>> up(gradviz.ones(1, 4, 5)).shape
+        gradviz.Size([1, 2, 11])
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, output_padding: Any = 0, groups: int = 1, bias: bool = True,
+                 dilation: Any = 1, padding_mode: str = "zeros", device: Any = None,
+                 dtype: _dt.dtype | None = None) -> None:
+        if isinstance(padding, str):
+            raise ValueError(f"Only \"zeros\" padding mode and integer padding are supported "
+                             f"for ConvTranspose1d, got padding={padding!r}")
+        _ConvNd.__init__(self, 1, in_channels, out_channels, kernel_size, stride, padding,
+                         dilation, True, output_padding, groups, bias, padding_mode, device,
+                         dtype)
+
+    def _output_padding(self, input: Tensor, output_size: Sequence[int] | None) -> tuple:
+        if output_size is None:
+            return self.output_padding
+        want = tuple(output_size)[-1]
+        n, s, p, d, k = (input.shape[-1], self.stride[0], self.padding[0], self.dilation[0],
+                         self.kernel_size[0])
+        smallest = (n - 1) * s - 2 * p + d * (k - 1) + 1
+        if not 0 <= want - smallest < max(s, d):
+            raise ValueError(f"requested an output size of {[want]}, but valid sizes range "
+                             f"from {[smallest]} to {[smallest + max(s, d) - 1]} (for an "
+                             f"input of {[n]})")
+        return (want - smallest,)
+
+    def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups,
+                                  self.dilation)
+
+
+def _reversed_padding(padding: Any, kernel: tuple, dilation: tuple) -> Any:
+    """PyTorch's ``_reversed_padding_repeated_twice``: a tuple for int padding, a list for
+    'same' / 'valid' (as PyTorch keeps them)."""
+    if isinstance(padding, str):
+        out = [0, 0] * len(kernel)
+        if padding == "same":
+            for d, k, i in zip(dilation, kernel, range(len(kernel) - 1, -1, -1)):
+                total = d * (k - 1)
+                out[2 * i], out[2 * i + 1] = total // 2, total - total // 2
+        return out
+    return tuple(p for p in reversed(padding) for _ in range(2))

@@ -52,3 +52,71 @@ class Dropout2d(Dropout):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+# -- more (nnmore) -------------------------------------------------------------------------------
+__all__ += ["Dropout1d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
+
+
+class Dropout1d(Dropout):
+    """In training mode, zero whole channels of (N, C, L) or (C, L) inputs with probability
+    ``p`` and scale the others by ``1 / (1 - p)`` (``F.dropout1d``); in evaluation mode, the
+    identity.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> drop = nn.Dropout1d(0.2); drop
+        Dropout1d(p=0.2, inplace=False)
+        >>> drop.eval()(gradviz.ones(1, 2, 3)).sum()
+        tensor(6.)
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(Dropout):
+    """In training mode, zero whole channels of (N, C, D, H, W) or (C, D, H, W) inputs with
+    probability ``p`` and scale the others by ``1 / (1 - p)`` (``F.dropout3d``).
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> drop = nn.Dropout3d(); drop
+        Dropout3d(p=0.5, inplace=False)
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(Dropout):
+    """Dropout that keeps SELU's self-normalizing mean and variance (``F.alpha_dropout``) in
+    training mode; the identity in evaluation mode.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> drop = nn.AlphaDropout(0.2); drop
+        AlphaDropout(p=0.2, inplace=False)
+        >>> drop.eval()(gradviz.ones(3))
+        tensor([1., 1., 1.])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(Dropout):
+    """:class:`AlphaDropout` of whole channels (``F.feature_alpha_dropout``).
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> nn.FeatureAlphaDropout()
+        FeatureAlphaDropout(p=0.5, inplace=False)
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.feature_alpha_dropout(input, self.p, self.training)

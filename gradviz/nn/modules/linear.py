@@ -86,3 +86,50 @@ class Linear(Module):
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+# -- more (nnmore) -------------------------------------------------------------------------------
+__all__ += ["Bilinear"]
+
+
+class Bilinear(Module):
+    """``y = x1^T A x2 + b`` per output feature (``F.bilinear``), with ``weight`` of shape
+    (out_features, in1_features, in2_features), both it and ``bias`` drawn from
+    ``U(-1/sqrt(in1_features), 1/sqrt(in1_features))`` as PyTorch does.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> m = nn.Bilinear(2, 3, 4); m
+        Bilinear(in1_features=2, in2_features=3, out_features=4, bias=True)
+        >>> m(gradviz.ones(5, 2), gradviz.ones(5, 3)).shape
+        gradviz.Size([5, 4])
+    """
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int,
+                 bias: bool = True, device: Any = None, dtype: _dt.dtype | None = None) -> None:
+        super().__init__()
+        dt = _factory_dtype(device, dtype)
+        self.in1_features, self.in2_features = in1_features, in2_features
+        self.out_features = out_features
+        self.weight = Parameter(_factories.empty(out_features, in1_features, in2_features,
+                                                 dtype=dt))
+        if bias:
+            self.bias = Parameter(_factories.empty(out_features, dtype=dt))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """``U(-1/sqrt(in1_features), 1/sqrt(in1_features))`` for the weight and the bias."""
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
