@@ -516,6 +516,16 @@ TORCH_SAVED.update({
     "AddcdivBackward0": ["tensor1", "tensor2", "value"],
 })
 
+# -- more (opsmore): read off torch 2.13.0 as above (tests/parity/test_ops_more_parity.py reads
+# them off torch again)
+TORCH_SAVED.update({
+    "ErfcBackward0": ["self"], "ErfinvBackward0": ["self"], "LgammaBackward0": ["self"],
+    "DigammaBackward0": ["self"], "PolygammaBackward0": ["n", "self"],
+    "SincBackward0": ["self"], "SgnBackward0": ["result", "self"],
+    "CopysignBackward0": ["result", "self"], "CopysignBackward1": ["result", "self"],
+    "LogaddexpBackward0": ["other", "self"], "Logaddexp2Backward0": ["other", "self"],
+})
+
 
 def _saved_names(node: Any) -> set[str]:
     return {a[len("_saved_"):] for a in dir(node) if a.startswith("_saved_")}

@@ -1700,3 +1700,141 @@ def norm_dim(a: np.ndarray, p: float = 2.0, dim: tuple = (), keepdim: bool = Fal
 
 def sub_scalar(a: np.ndarray, other: float, alpha: float = 1) -> np.ndarray:
     return a - alpha * other
+
+
+# -- more (opsmore) -------------------------------------------------------------------------------
+def _lgamma1(x: float) -> float:
+    try:
+        return math.lgamma(x)
+    except ValueError:  # a pole (0, -1, -2 ...): PyTorch gives +inf there
+        return math.inf
+
+
+_ERFC = np.frompyfunc(math.erfc, 1, 1)
+_LGAMMA = np.frompyfunc(_lgamma1, 1, 1)
+
+
+def _float64_of(a: np.ndarray, fn: Any) -> np.ndarray:
+    """``fn`` (float64 in, float64 out) computed in float64 and returned in the input's float
+    type (float64 for integers and bools: ``promotes`` then gives the default float)."""
+    a = np.asarray(a)
+    out = np.asarray(fn(a.astype(np.float64)), dtype=np.float64)
+    return out.astype(_out_dtype(a), copy=False)
+
+
+def erfc(a: np.ndarray) -> np.ndarray:
+    return _float64_of(a, _ERFC)
+
+
+def lgamma(a: np.ndarray) -> np.ndarray:
+    return _float64_of(a, _LGAMMA)
+
+
+def _erfinv64(y: np.ndarray) -> np.ndarray:
+    # A first guess from the log form of Giles' approximation, then Newton steps on
+    # erf(x) - y (erf' = 2/sqrt(pi) exp(-x^2)): double precision in four steps.
+    with np.errstate(all="ignore"):
+        w = -np.log((1.0 - y) * (1.0 + y))
+        c = 2 / (math.pi * 0.147) - w / 2
+        x = np.sign(y) * np.sqrt(np.sqrt(c * c + w / 0.147) - c)
+        inside = np.abs(y) < 1
+        x = np.where(inside, x, 0.0)
+        for _ in range(4):
+            x = x - (np.asarray(_ERF(x), dtype=np.float64) - y) / (
+                2 / math.sqrt(math.pi) * np.exp(-x * x))
+        x = np.where(np.abs(y) == 1, np.sign(y) * math.inf, x)
+        return np.where(inside | (np.abs(y) == 1), x, math.nan)  # NaN outside [-1, 1]
+
+
+def erfinv(a: np.ndarray) -> np.ndarray:
+    return _float64_of(a, _erfinv64)
+
+
+# Bernoulli numbers B2, B4 ... B12 for the asymptotic series of digamma and polygamma.
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730)
+
+
+def _digamma64(x: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        zero, pole = x == 0, (x < 0) & (x == np.floor(x))
+        # Reflection for x < 0: psi(x) = psi(1 - x) - pi / tan(pi x).
+        neg = x < 0
+        shift = np.where(neg, math.pi / np.tan(math.pi * x), 0.0)
+        x = np.where(neg, 1 - x, x)
+        acc = np.zeros_like(x)
+        for _ in range(10):  # psi(x) = psi(x + 1) - 1 / x, up to x >= 10
+            small = x < 10
+            acc = acc - np.where(small, 1 / np.where(small, x, 1.0), 0.0)
+            x = np.where(small, x + 1, x)
+        x2 = 1 / (x * x)
+        series = sum(b / (2 * (j + 1)) * x2 ** (j + 1) for j, b in enumerate(_BERNOULLI))
+        out = np.log(x) - 0.5 / x - series + acc - shift
+        # PyTorch: -inf at 0, NaN at the other poles (the negative integers).
+        return np.where(zero, -math.inf, np.where(pole, math.nan, out))
+
+
+def digamma(a: np.ndarray) -> np.ndarray:
+    return _float64_of(a, _digamma64)
+
+
+def _polygamma64(n: int, x: np.ndarray) -> np.ndarray:
+    """``psi^(n)(x) = (-1)^(n+1) n! sum_k 1 / (x + k)^(n+1)`` for n >= 1: the first terms
+    added up to ``x >= 20``, the tail by Euler-Maclaurin."""
+    m = n + 1
+    with np.errstate(all="ignore"):
+        acc = np.zeros_like(x)
+        steps = int(max(0.0, 20 - float(np.nanmin(x, initial=20.0))))
+        for _ in range(steps + 1):
+            small = x < 20
+            acc = acc + np.where(small, np.where(small, x, 1.0) ** -m, 0.0)
+            x = np.where(small, x + 1, x)
+        tail = x ** (1 - m) / (m - 1) + 0.5 * x ** -m
+        rising, k = float(m), m  # (m)_(2j-1): m (m+1) ... (m+2j-2)
+        for j, b in enumerate(_BERNOULLI, 1):
+            tail = tail + b / math.factorial(2 * j) * rising * x ** (-m - 2 * j + 1)
+            rising *= (k + 1) * (k + 2)
+            k += 2
+        return (-1) ** (n + 1) * math.factorial(n) * (acc + tail)
+
+
+def polygamma(a: np.ndarray, n: int = 1) -> np.ndarray:
+    if n == 0:
+        return digamma(a)
+    return _float64_of(a, lambda x: _polygamma64(n, x))
+
+
+def sinc(a: np.ndarray) -> np.ndarray:
+    def f(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            px = math.pi * x
+            return np.where(x == 0, 1.0, np.sin(px) / np.where(x == 0, 1.0, px))
+    return _float64_of(a, f)
+
+
+def sgn(a: np.ndarray) -> np.ndarray:
+    return a.copy() if a.dtype == np.bool_ else np.sign(a)
+
+
+def copysign(a: Any, b: Any) -> np.ndarray:
+    a, b = _float_operands(a, b)
+    return np.copysign(a, b)
+
+
+def copysign_scalar(a: np.ndarray, other: float = 1.0) -> np.ndarray:
+    a = as_float(a)
+    return np.copysign(a, a.dtype.type(other))
+
+
+def logaddexp(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.logaddexp(a, b)
+
+
+def logaddexp2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.logaddexp2(a, b)
+
+
+def isclose(a: np.ndarray, b: np.ndarray, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> np.ndarray:
+    if a.dtype == np.bool_:  # (NumPy's isclose subtracts, which bools refuse)
+        a, b = a.astype(np.int64), b.astype(np.int64)
+    return np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)

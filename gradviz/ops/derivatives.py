@@ -642,6 +642,102 @@ defop("addcdiv", "AddcdivBackward0", K.addcdiv, ("self", "tensor1", "tensor2"),
                                                              / (tensor2 * tensor2)))
 
 
+
+# -- more (opsmore)
+_SQRT_PI = math.sqrt(math.pi)
+
+
+def _sinc_backward(grad, self):
+    # d sinc(x)/dx = (pi x cos(pi x) - sin(pi x)) / (pi x^2), and 0 at x = 0 (PyTorch's).
+    zero = self == 0
+    px = f.where(zero, 1.0, self * math.pi)
+    slope = (px * f.cos(px) - f.sin(px)) / (px * f.where(zero, 1.0, self))
+    return grad * f.where(zero, 0.0, slope)
+
+
+def _sgn_backward(grad, self, result):
+    # PyTorch's sgn_backward for real tensors: (grad - grad * result * result) / |self|, 0 at 0,
+    # which is 0 everywhere (sgn is piecewise constant), written as PyTorch writes it.
+    zero = self == 0
+    return f.where(zero, 0.0, (grad - grad * result * result) / f.where(zero, 1.0, f.abs(self)))
+
+
+def _copysign_backward(grad, self, result):
+    # result / self is +-1: where copysign flipped the sign, the gradient flips; 0 at self == 0.
+    zero = self == 0
+    return grad * f.where(zero, 0.0, result / f.where(zero, 1.0, self))
+
+
+for _name, _node, _kernel, _doc, _example, _formula in (
+        ("erfc", "ErfcBackward0", K.erfc, "The complementary error function ``1 - erf(input)``.",
+         "gradviz.erfc(gradviz.tensor([0.0]))\ntensor([1.])",
+         lambda grad, self: grad * (-2 / _SQRT_PI) * f.exp(-(self * self))),
+        ("erfinv", "ErfinvBackward0", K.erfinv, "The inverse error function (NaN outside [-1, 1], "
+         "+-inf at +-1).", "gradviz.erfinv(gradviz.tensor([0.0, 0.5]))\ntensor([0.0000, 0.4769])",
+         lambda grad, self: grad * (0.5 * _SQRT_PI) * f.exp(f.op("erfinv", self) ** 2)),
+        ("lgamma", "LgammaBackward0", K.lgamma,
+         "``log|Gamma(input)|`` (+inf at the poles 0, -1 ...).",
+         "gradviz.lgamma(gradviz.tensor([1.0, 3.0]))\ntensor([0.0000, 0.6931])",
+         lambda grad, self: grad * f.op("digamma", self)),
+        ("digamma", "DigammaBackward0", K.digamma, "``d/dx log Gamma(x)`` (-inf at 0, NaN at the "
+         "negative integers).", "gradviz.digamma(gradviz.tensor([1.0]))\ntensor([-0.5772])",
+         lambda grad, self: grad * f.op("polygamma", self, n=1)),
+        ("sinc", "SincBackward0", K.sinc, "The normalized sinc ``sin(pi x) / (pi x)``, 1 at 0.",
+         "gradviz.sinc(gradviz.tensor([0.0, 0.5]))\ntensor([1.0000, 0.6366])", _sinc_backward)):
+    defop(_name, _node, _kernel, ("self",),
+          promotes=True, quiet=True, function=_name, method=True, inplace=True, doc=_doc,
+          example=_example,
+          samples=((Sample(W([[0.3, -0.6, 0.1], [0.8, -0.2, 0.5]])),) if _name == "erfinv"
+                   else (Sample(P(2, 3)), Sample(P())) if _name in ("lgamma", "digamma")
+                   else (Sample(R(2, 3)), Sample(R()))),
+          self=_formula)
+defop("polygamma", "PolygammaBackward0", K.polygamma, ("self",),
+      promotes=True, quiet=True,
+      doc="the ``n``-th derivative of digamma",
+      calls=("`gradviz.polygamma(n, x)`", "`.polygamma(n)`, `.polygamma_(n)`"),
+      samples=(Sample(P(2, 3), n=1), Sample(P(3), n=2)),
+      self=lambda grad, n, self: grad * f.op("polygamma", self, n=n + 1))
+defop("sgn", "SgnBackward0", K.sgn, ("self",),
+      function="sgn", method=True, inplace=True,
+      doc="The sign of each element (-1, 0 or 1); ``sign`` extended to complex numbers, which "
+          "gradviz does not have.",
+      example="gradviz.sgn(gradviz.tensor([-2.0, 0.0, 3.0]))\ntensor([-1.,  0.,  1.])",
+      samples=(Sample(A(2, 3)),),
+      self=_sgn_backward)
+defop("copysign", "CopysignBackward0", K.copysign, ("self", "other"),
+      broadcasts=True, promotes=True,
+      doc="``|input|`` with the sign of ``other`` (a tensor), the sign bit of -0.0 included.",
+      calls=("`gradviz.copysign(x, y)`", "`.copysign()`, `.copysign_()`"),
+      samples=(Sample(A(2, 3), R(2, 3)), Sample(A(2, 3), R(3))),
+      self=_copysign_backward,
+      other=lambda grad: f.zeros_like(grad))
+defop("copysign_scalar", "CopysignBackward1", K.copysign_scalar, ("self",),
+      promotes=True,
+      doc="``|input|`` with the sign of a number ``other``.",
+      calls=("`gradviz.copysign(x, -1.0)`", "`.copysign()`, `.copysign_()`"),
+      samples=(Sample(A(2, 3), other=-1.0), Sample(A(3), other=2.0)),
+      self=_copysign_backward)
+defop("logaddexp", "LogaddexpBackward0", K.logaddexp, ("self", "other"),
+      broadcasts=True,
+      doc="``log(exp(input) + exp(other))`` without overflow.",
+      calls=("`gradviz.logaddexp`", "`.logaddexp()`"),
+      samples=(Sample(R(2, 3), R(2, 3)), Sample(R(2, 3), R(3))),
+      self=lambda grad, self, other: grad / (1 + f.exp(other - self)),
+      other=lambda grad, self, other: grad / (1 + f.exp(self - other)))
+defop("logaddexp2", "Logaddexp2Backward0", K.logaddexp2, ("self", "other"),
+      broadcasts=True,
+      doc="``log2(2 ** input + 2 ** other)`` without overflow.",
+      calls=("`gradviz.logaddexp2`", "`.logaddexp2()`"),
+      samples=(Sample(R(2, 3), R(2, 3)), Sample(R(2, 3), R(3))),
+      self=lambda grad, self, other: grad / (1 + 2 ** (other - self)),
+      other=lambda grad, self, other: grad / (1 + 2 ** (self - other)))
+defop("signbit", None, np.signbit, ("self",),
+      doc="whether the sign bit is set (True for -0.0)",
+      calls=("`gradviz.signbit`", "`.signbit()`"))
+defop("isclose", None, K.isclose, ("self", "other"),
+      doc="``|input - other| <= atol + rtol * |other|``, elementwise",
+      calls=("`gradviz.isclose`", "`.isclose()`"))
+
 # ===============================================================================================
 # Activations (torch.nn.functional)
 # ===============================================================================================

@@ -3251,3 +3251,174 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     right = reshape(permute(b, cb + free_b), (size, cols))
     return reshape(mm(left, right), tuple(a.shape[i] for i in free_a)
                    + tuple(b.shape[i] for i in free_b))
+
+
+# -- more (opsmore): PyTorch's tensor functions gradviz lacked -----------------------------------
+__all__ += [
+    "polygamma", "copysign", "logaddexp", "logaddexp2", "signbit", "isclose", "float_power",
+]
+
+
+def _float_only(kernel: str, *tensors: Tensor) -> None:
+    """PyTorch's NotImplementedError for an integer or bool tensor where only floats are
+    taken (``"logaddexp_cpu" not implemented for 'Long'``)."""
+    from gradviz.ops._kernels import _not_for
+
+    for t in tensors:
+        if t._data.dtype.kind != "f":
+            raise _not_for(kernel, t._data.dtype)
+
+
+def polygamma(n: int, input: Tensor) -> Tensor:
+    """The ``n``-th derivative of :func:`digamma` (``PolygammaBackward0``; ``n = 0`` is
+    digamma itself, recorded as ``PolygammaBackward0`` too).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.polygamma(1, gradviz.tensor([1.0]))
+        tensor([1.6449])
+    """
+    n = _int_arg("polygamma", "n", 1, n)
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return dispatch(_O["polygamma"], input, n=n)
+
+
+def _polygamma_method(self: Tensor, n: int) -> Tensor:
+    """``x.polygamma(n)``: :func:`polygamma` with the order first, as torch's method takes it."""
+    return polygamma(n, self)
+
+
+def _polygamma_(self: Tensor, n: int) -> Tensor:
+    """In-place :func:`polygamma` (``x.polygamma_(n)``)."""
+    n = _int_arg("polygamma_", "n", 1, n)
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return dispatch_inplace(_O["polygamma"], self, n=n)
+
+
+def copysign(input: Tensor, other: Any) -> Tensor:
+    """``|input|`` with the sign of ``other`` (a tensor, ``CopysignBackward0``, or a number,
+    ``CopysignBackward1``); integers give the default float type.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.copysign(gradviz.tensor([1.0, -2.0]), -1)
+        tensor([-1., -2.])
+    """
+    if isinstance(other, Tensor):
+        return dispatch(_O["copysign"], input, other)
+    return dispatch(_O["copysign_scalar"], input, other=other)
+
+
+def copysign_(input: Tensor, other: Any) -> Tensor:
+    """In-place :func:`copysign`."""
+    if isinstance(other, Tensor):
+        return dispatch_inplace(_O["copysign"], input, other)
+    return dispatch_inplace(_O["copysign_scalar"], input, other=other)
+
+
+def _logaddexp(name: str, input: Tensor, other: Tensor) -> Tensor:
+    _tensors_only(name, input=input, other=other)
+    _float_only(f"{name}_cpu", input, other)
+    return dispatch(_O[name], input, other)
+
+
+def logaddexp(input: Tensor, other: Tensor) -> Tensor:
+    """``log(exp(input) + exp(other))``, computed without overflow (``LogaddexpBackward0``);
+    floating point tensors only, as in PyTorch.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.logaddexp(gradviz.tensor([0.0]), gradviz.tensor([0.0]))
+        tensor([0.6931])
+    """
+    return _logaddexp("logaddexp", input, other)
+
+
+def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
+    """``log2(2 ** input + 2 ** other)`` (``Logaddexp2Backward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.logaddexp2(gradviz.tensor([1.0]), gradviz.tensor([1.0]))
+        tensor([2.])
+    """
+    return _logaddexp("logaddexp2", input, other)
+
+
+def signbit(input: Tensor) -> Tensor:
+    """Whether each element's sign bit is set: True for negatives and for -0.0 (bool, not
+    differentiable).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.signbit(gradviz.tensor([-0.0, 0.0, -1.0]))
+        tensor([ True, False,  True])
+    """
+    return dispatch(_O["signbit"], input)
+
+
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` (bool); both tensors of one
+    dtype, as PyTorch asks.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.isclose(gradviz.tensor([1.0, 2.0]), gradviz.tensor([1.0 + 1e-9, 2.1]))
+        tensor([ True, False])
+    """
+    _tensors_only("isclose", input=input, other=other)
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"{_dtype_word(input)} did not match {_dtype_word(other)}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    return dispatch(_O["isclose"], input, other, rtol=float(rtol), atol=float(atol),
+                    equal_nan=bool(equal_nan))
+
+
+def _dtype_word(t: Tensor) -> str:
+    """PyTorch's scalar type name of a tensor's dtype (``Float``, ``Long`` ...)."""
+    from gradviz.ops._kernels import _SCALAR_TYPE
+
+    return _SCALAR_TYPE.get(t._data.dtype.name, t._data.dtype.name)
+
+
+def float_power(input: Any, exponent: Any) -> Tensor:
+    """``input ** exponent`` in float64, whatever the operands' dtypes: PyTorch converts both to
+    double first (``ToCopyBackward0`` for a float32 tensor that requires grad), then records
+    ``pow`` (``PowBackward0``/``1``/``2``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.float_power(gradviz.tensor([2, 3]), 2)
+        tensor([4., 9.], dtype=gradviz.float64)
+    """
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise _overloads("float_power", (input, exponent), (
+            "Tensor input, Tensor exponent", "Number self, Tensor exponent",
+            "Tensor input, Number exponent"))
+    if isinstance(input, Tensor) and input.dtype != _dtype.float64:
+        input = input.to(_dtype.float64)
+    if isinstance(exponent, Tensor) and exponent.dtype != _dtype.float64:
+        exponent = exponent.to(_dtype.float64)
+    if not isinstance(input, Tensor):
+        input = builtins.float(input)
+    if not isinstance(exponent, Tensor):
+        exponent = builtins.float(exponent)
+    return pow(input, exponent)
+
+
+def float_power_(input: Tensor, exponent: Any) -> Tensor:
+    """In-place :func:`float_power`: ``input`` must already be float64."""
+    if input.dtype != _dtype.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {_dtype_word(input)} but "
+                           "the operation's result requires dtype Double")
+    if isinstance(exponent, Tensor) and exponent.dtype != _dtype.float64:
+        exponent = exponent.to(_dtype.float64)
+    if isinstance(exponent, Tensor):
+        return dispatch_inplace(_O["pow_tensor"], input, exponent)
+    return dispatch_inplace(_O["pow"], input, exponent=builtins.float(exponent))
