@@ -524,6 +524,8 @@ TORCH_SAVED.update({
     "SincBackward0": ["self"], "SgnBackward0": ["result", "self"],
     "CopysignBackward0": ["result", "self"], "CopysignBackward1": ["result", "self"],
     "LogaddexpBackward0": ["other", "self"], "Logaddexp2Backward0": ["other", "self"],
+    "Rot90Backward0": ["dims", "k"], "BlockDiagBackward0": [],
+    "UnfoldBackward0": ["dimension", "self_sym_sizes", "size", "step"],
 })
 
 

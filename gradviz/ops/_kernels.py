@@ -1838,3 +1838,31 @@ def isclose(a: np.ndarray, b: np.ndarray, rtol: float = 1e-05, atol: float = 1e-
     if a.dtype == np.bool_:  # (NumPy's isclose subtracts, which bools refuse)
         a, b = a.astype(np.int64), b.astype(np.int64)
     return np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def rot90(a: np.ndarray, k: int = 1, dims: tuple = (0, 1)) -> np.ndarray:
+    return np.rot90(a, k, axes=dims).copy()
+
+
+def block_diag(*arrays: np.ndarray) -> np.ndarray:
+    """The tensors (0-d as 1x1, 1-D as one row) on the diagonal of a matrix of zeros."""
+    mats = [a.reshape(1, -1) if a.ndim < 2 else a for a in arrays]
+    mats = [m.reshape(1, 1) if a.ndim == 0 else m for a, m in zip(arrays, mats, strict=True)]
+    rows, cols = sum(m.shape[0] for m in mats), sum(m.shape[1] for m in mats)
+    out = np.zeros((rows, cols), np.result_type(*arrays))
+    r = c = 0
+    for m in mats:
+        out[r:r + m.shape[0], c:c + m.shape[1]] = m
+        r, c = r + m.shape[0], c + m.shape[1]
+    return out
+
+
+def unfold(a: np.ndarray, dimension: int = 0, size: int = 1, step: int = 1) -> np.ndarray:
+    """Every window of ``size`` along ``dimension``, ``step`` apart: that dimension becomes the
+    window count and the window is a new last dimension (a copy; PyTorch's is a view)."""
+    if a.ndim == 0:
+        return a.reshape(1)[:size].copy()
+    win = np.lib.stride_tricks.sliding_window_view(a, size, axis=dimension)
+    idx = [slice(None)] * win.ndim
+    idx[dimension] = slice(None, None, step)
+    return win[tuple(idx)].copy()

@@ -1381,6 +1381,60 @@ defop("roll", "RollBackward0", K.roll, ("self",),
       self=lambda grad, shifts, dims: f.roll(grad, tuple(-s for s in shifts), dims))
 
 
+
+# -- more (opsmore)
+def _block_diag_backward(grad, tensors_args_sizes):
+    """Each tensor's block cut out of the gradient, in the tensor's own shape (0-d, 1-D)."""
+    out, r, c = [], 0, 0
+    for sizes in tensors_args_sizes:
+        rows, cols = (1, 1) if len(sizes) == 0 else (1, sizes[0]) if len(sizes) == 1 else sizes
+        block = f.slice_dim(f.slice_dim(grad, 0, r, r + rows), 1, c, c + cols)
+        out.append(block.reshape(tuple(sizes)))
+        r, c = r + rows, c + cols
+    return out
+
+
+def _unfold_backward(grad, self_sym_sizes, dimension, size, step):
+    """Each window's gradient added back where the window came from (PyTorch's
+    ``unfold_backward``): one slice_backward per window, so it is differentiable again."""
+    if not len(self_sym_sizes):
+        return grad.reshape(())
+    nd = len(self_sym_sizes)
+    order = tuple(range(dimension)) + (nd,) + tuple(range(dimension, nd))
+    total = None
+    for i in range(grad.shape[dimension]):
+        # window i: (..., size) with the window last; its dimension back in place
+        w = f.permute(f.select(grad, dimension, i), order[:dimension] + (nd - 1,) + tuple(
+            range(dimension, nd - 1)))
+        part = f.slice_backward(w, tuple(self_sym_sizes), dimension, i * step,
+                                i * step + size, 1)
+        total = part if total is None else total + part
+    if total is None:  # no window fits: nothing flows back
+        return f.new_zeros(tuple(self_sym_sizes), f.dtype_of(grad), f.is_tensor(grad))
+    return total
+
+
+defop("rot90", "Rot90Backward0", K.rot90, ("self",),
+      doc="rotate by 90 degrees ``k`` times, from the first of ``dims`` toward the second",
+      calls=("`gradviz.rot90`", "`.rot90()`"),
+      samples=(Sample(R(3, 4), k=1, dims=(0, 1)), Sample(R(2, 3, 4), k=2, dims=(2, 0)),
+               Sample(R(3, 4), k=-1, dims=(0, 1)), Sample(R(3, 2), k=4, dims=(1, 0))),
+      self=lambda grad, dims, k: f.op("rot90", grad, k=-k, dims=dims))
+defop("block_diag", "BlockDiagBackward0", K.block_diag, ("tensors",),
+      variadic=True, hidden=("tensors_args_sizes",),
+      doc="the tensors on the diagonal of a zero matrix (one edge per tensor)",
+      calls=("`gradviz.block_diag`", ""),
+      samples=(Sample(R(2, 3), R(3), R()), Sample(R(1, 2), R(2, 2))),
+      tensors=_block_diag_backward)
+defop("unfold", "UnfoldBackward0", K.unfold, ("self",),
+      doc="every window of ``size`` along ``dimension``, ``step`` apart, as a new last "
+          "dimension (gradviz copies; PyTorch's result is a view)",
+      calls=("", "`.unfold()`"),
+      samples=(Sample(R(3, 5), dimension=1, size=2, step=1),
+               Sample(R(7), dimension=0, size=3, step=2),
+               Sample(R(4, 2, 3), dimension=0, size=2, step=3)),
+      self=_unfold_backward)
+
 # ===============================================================================================
 # Linear algebra
 # ===============================================================================================

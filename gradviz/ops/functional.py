@@ -3422,3 +3422,425 @@ def float_power_(input: Tensor, exponent: Any) -> Tensor:
     if isinstance(exponent, Tensor):
         return dispatch_inplace(_O["pow_tensor"], input, exponent)
     return dispatch_inplace(_O["pow"], input, exponent=builtins.float(exponent))
+
+
+# -- more (opsmore): stacking, splitting and reshaping -------------------------------------------
+__all__ += [
+    "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack",
+    "column_stack", "tensor_split", "hsplit", "vsplit", "dsplit", "unflatten", "swapdims",
+    "rot90", "block_diag", "cartesian_prod", "meshgrid", "msort", "detach",
+]
+
+
+def _atleast(input: Tensor, nd: int) -> Tensor:
+    """PyTorch's ``atleast_<nd>d`` of one tensor: a 0-d tensor reshaped (``ViewBackward0``),
+    a 1-D one unsqueezed in front (and for 3-D also behind), a 2-D one behind for 3-D."""
+    if input.ndim >= nd:
+        return input
+    if input.ndim == 0:
+        return reshape(input, *([1] * nd))
+    if nd == 2 or input.ndim == 2:  # (n) -> (1, n); (m, n) -> (m, n, 1)
+        out = unsqueeze(input, 0) if input.ndim == 1 else input
+        return out if nd == 2 else unsqueeze(out, -1)
+    return unsqueeze(unsqueeze(input, 0), -1)  # (n) -> (1, n, 1)
+
+
+def _atleast_fn(nd: int) -> Any:
+    def fn(*tensors: Any) -> Any:
+        ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
+        out = [_atleast(t, nd) for t in ts]
+        return out[0] if len(tensors) == 1 and isinstance(tensors[0], Tensor) else tuple(out)
+
+    fn.__name__ = fn.__qualname__ = f"atleast_{nd}d"
+    fn.__doc__ = (f"Each tensor with at least {nd} dimensions (a tensor for one tensor, a tuple "
+                  f"for several).\n\n    Example:\n        >>> import gradviz\n        >>> "
+                  f"gradviz.atleast_{nd}d(gradviz.tensor(1.0)).shape\n        gradviz.Size("
+                  f"{[1] * nd})\n    ")
+    return fn
+
+
+atleast_1d, atleast_2d, atleast_3d = _atleast_fn(1), _atleast_fn(2), _atleast_fn(3)
+
+
+def _stack_list(name: str, tensors: Any) -> list[Tensor]:
+    ts = _tensor_list(name, tensors)
+    if not ts:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return ts
+
+
+def hstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Concatenate column-wise: along dim 0 for 1-D tensors, else dim 1 (``CatBackward0``;
+    0-d tensors become 1-D first).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.hstack([gradviz.tensor([1, 2]), gradviz.tensor([3])])
+        tensor([1, 2, 3])
+    """
+    ts = [_atleast(t, 1) for t in _stack_list("hstack", tensors)]
+    return cat(ts, 0 if ts[0].ndim == 1 else 1)
+
+
+def vstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Concatenate row-wise (dim 0) after making every tensor at least 2-D (``CatBackward0``;
+    a 1-D tensor becomes one row, ``UnsqueezeBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.vstack([gradviz.tensor([1, 2]), gradviz.tensor([3, 4])])
+        tensor([[1, 2],
+                [3, 4]])
+    """
+    return cat([_atleast(t, 2) for t in _stack_list("vstack", tensors)], 0)
+
+
+row_stack = vstack
+
+
+def dstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Concatenate depth-wise (dim 2) after making every tensor at least 3-D.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.dstack([gradviz.tensor([1, 2]), gradviz.tensor([3, 4])]).shape
+        gradviz.Size([1, 2, 2])
+    """
+    return cat([_atleast(t, 3) for t in _stack_list("dstack", tensors)], 2)
+
+
+def column_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """Tensors as columns side by side: 0-d and 1-D tensors become columns (``reshape(n, 1)``),
+    then :func:`hstack`.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.column_stack([gradviz.tensor([1, 2]), gradviz.tensor([3, 4])])
+        tensor([[1, 3],
+                [2, 4]])
+    """
+    ts = [reshape(t, t.numel(), 1) if t.ndim <= 1 else t
+          for t in _stack_list("column_stack", tensors)]
+    return cat(ts, 1)
+
+
+_TENSOR_SPLIT_SIGNATURES = ("Tensor input, tuple of ints indices, int dim = 0",
+                            "Tensor input, Tensor tensor_indices_or_sections, int dim = 0",
+                            "Tensor input, int sections, int dim = 0")
+
+
+def _split_at(input: Tensor, bounds: list[int], d: int) -> tuple[Tensor, ...]:
+    """The slices between consecutive ``bounds`` along ``d`` (``SliceBackward0`` each), clamped
+    to the dimension as Python slicing clamps."""
+    n = input.shape[d]
+    edges = [0, *bounds, n]
+    out = []
+    for start, end in zip(edges, edges[1:]):
+        start, end = builtins.min(builtins.max(start, 0), n), builtins.min(builtins.max(end, 0), n)
+        out.append(_slice(input, d, start, builtins.max(start, end)))
+    return tuple(out)
+
+
+def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """Split into ``sections`` nearly equal parts (the first ``n % sections`` one longer) or at
+    the given ``indices``, along ``dim``: views, ``SliceBackward0`` each.
+
+    Example:
+        >>> import gradviz
+        >>> [t.tolist() for t in gradviz.tensor_split(gradviz.arange(7), 3)]
+        [[0, 1, 2], [3, 4], [5, 6]]
+    """
+    ios = indices_or_sections
+    if isinstance(ios, Tensor):
+        if ios._data.dtype.kind not in "iu" or ios.ndim > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have "
+                               "integer dtype and be a 0-D or 1-D tensor")
+        ios = int(ios.item()) if ios.ndim == 0 else [int(i) for i in ios.tolist()]
+    if isinstance(ios, bool) or not (isinstance(ios, (int, np.integer)) or (
+            isinstance(ios, (list, tuple)) and builtins.all(
+                isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in ios))):
+        raise _overloads("tensor_split", (input, ios), _TENSOR_SPLIT_SIGNATURES)
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
+    d = _wrap_dim(dim, input.ndim)
+    if isinstance(ios, (list, tuple)):
+        return _split_at(input, [int(i) for i in ios], d)
+    sections = int(ios)
+    if sections <= 0:
+        raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+    n = input.shape[d]
+    size, extra = divmod(n, sections)
+    bounds, at = [], 0
+    for i in range(sections - 1):
+        at += size + (1 if i < extra else 0)
+        bounds.append(at)
+    return _split_at(input, bounds, d)
+
+
+def _dim_split(name: str, input: Tensor, ios: Any, d: int, need: int) -> tuple[Tensor, ...]:
+    if input.ndim < need:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {need} dimension, but "
+                           f"got a tensor with {input.ndim} dimensions!")
+    if isinstance(ios, (int, np.integer)) and not isinstance(ios, bool):
+        if ios == 0 or input.shape[d] % ios:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {d}, but the "
+                               f"size of the dimension {input.shape[d]} is not divisible by "
+                               f"the split_size {ios}!")
+        return tensor_split(input, int(ios), d)
+    if not (isinstance(ios, (list, tuple)) and builtins.all(
+            isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in ios)):
+        kind = type(ios).__name__
+        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, "
+                        f"{kind}), but expected one of:\n * (Tensor input, int sections)\n * "
+                        "(Tensor input, tuple of ints indices)\n")
+    return tensor_split(input, list(ios), d)
+
+
+def hsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """:func:`tensor_split` along dim 1 (dim 0 for a 1-D tensor); ``sections`` must divide it.
+
+    Example:
+        >>> import gradviz
+        >>> [t.shape for t in gradviz.hsplit(gradviz.zeros(2, 4), 2)]
+        [gradviz.Size([2, 2]), gradviz.Size([2, 2])]
+    """
+    return _dim_split("hsplit", input, indices_or_sections, 0 if input.ndim == 1 else 1, 1)
+
+
+def vsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """:func:`tensor_split` along dim 0 of a tensor with at least 2 dimensions.
+
+    Example:
+        >>> import gradviz
+        >>> [t.shape for t in gradviz.vsplit(gradviz.zeros(4, 2), [1])]
+        [gradviz.Size([1, 2]), gradviz.Size([3, 2])]
+    """
+    return _dim_split("vsplit", input, indices_or_sections, 0, 2)
+
+
+def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """:func:`tensor_split` along dim 2 of a tensor with at least 3 dimensions.
+
+    Example:
+        >>> import gradviz
+        >>> len(gradviz.dsplit(gradviz.zeros(1, 2, 6), 3))
+        3
+    """
+    return _dim_split("dsplit", input, indices_or_sections, 2, 3)
+
+
+def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
+    """Dimension ``dim`` viewed as ``sizes`` (one may be -1): ``ViewBackward0``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.unflatten(gradviz.zeros(2, 6), 1, (2, 3)).shape
+        gradviz.Size([2, 2, 3])
+    """
+    sizes = [int(s) for s in sizes]
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d] if input.ndim else 1
+    known = int(np.prod([s for s in sizes if s != -1], dtype=np.int64))
+    if sizes.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if (-1 not in sizes and known != n) or (-1 in sizes and (known == 0 or n % known)):
+        raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of "
+                           f"dim {d} ({n}) in the input tensor")
+    shape = list(input.shape)
+    return view(input, *shape[:d], *sizes, *shape[d + 1:])
+
+
+def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """:func:`transpose` under NumPy's other name (``TransposeBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.swapdims(gradviz.zeros(2, 3), 0, 1).shape
+        gradviz.Size([3, 2])
+    """
+    return transpose(input, dim0, dim1)
+
+
+def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
+    """Rotate by 90 degrees ``k`` times in the plane of ``dims``, from the first toward the
+    second (``Rot90Backward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.rot90(gradviz.tensor([[1, 2], [3, 4]]))
+        tensor([[2, 4],
+                [1, 3]])
+    """
+    dims = [int(d) for d in dims]
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
+    d0, d1 = _wrap_dim(dims[0], input.ndim), _wrap_dim(dims[1], input.ndim)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
+                           f"dim1 = {d1}")
+    return dispatch(_O["rot90"], input, k=_int_arg("rot90", "k", 2, k), dims=(d0, d1))
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """The tensors on the diagonal of a zero matrix: 0-d ones as 1x1, 1-D ones as a row
+    (``BlockDiagBackward0``, one edge per tensor).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.block_diag(gradviz.tensor([[1, 2]]), gradviz.tensor(3))
+        tensor([[1, 2, 0],
+                [0, 0, 3]])
+    """
+    ts = _tensor_list("block_diag", tensors)
+    for i, t in enumerate(ts):
+        if t.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
+                               f"dimensions. Input {i} has {t.ndim} dimensions")
+    if not ts:
+        return Tensor._make(np.zeros((1, 0), _dtype.get_default_dtype().np))
+    return dispatch(_O["block_diag"], *ts)
+
+
+_MESHGRID_WARNING = ("torch.meshgrid: in an upcoming release, it will be required to pass the "
+                     "indexing argument.")
+
+
+def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
+    """Coordinate grids from 1-D tensors: the i-th output varies along dim i (``indexing="ij"``,
+    the default, with PyTorch's warning when not given) or, with ``"xy"``, the first two
+    inputs run along dims 1 and 0.
+    Each output is a view then an expand (``ViewBackward0``, ``ExpandBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> xs, ys = gradviz.meshgrid(gradviz.tensor([1, 2]), gradviz.tensor([3, 4, 5]),
+        ...                           indexing="ij")
+        >>> xs.shape, ys[0]
+        (gradviz.Size([2, 3]), tensor([3, 4, 5]))
+    """
+    import warnings
+
+    ts = list(tensors[0]) if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) \
+        else list(tensors)
+    ts = _tensor_list("meshgrid", ts)
+    if indexing is None:
+        warnings.warn(_MESHGRID_WARNING, UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError('torch.meshgrid: indexing must be one of "xy" or "ij", but received: '
+                           f"{indexing}")
+    if not ts:
+        raise RuntimeError("torch.meshgrid expects a non-empty TensorList")
+    for t in ts:
+        if t.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list "
+                               f"but got: {t}")
+    for t in ts[1:]:
+        if t.dtype != ts[0].dtype:
+            raise RuntimeError("torch.meshgrid: Expected all tensors in the tensor list to "
+                               "have the same dtype.")
+    # "xy": the first two axes trade places, in the grid's shape and in where each input runs.
+    place = list(range(len(ts)))
+    if indexing == "xy" and len(ts) >= 2:
+        place[0], place[1] = 1, 0
+    shape = [0] * len(ts)
+    for i, t in enumerate(ts):
+        shape[place[i]] = t.numel()
+    out = []
+    for i, t in enumerate(ts):
+        view_shape = [1] * len(ts)
+        view_shape[place[i]] = -1
+        out.append(expand(view(t, *view_shape), *shape))
+    return tuple(out)
+
+
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """Every combination of the 1-D tensors' elements, one per row (``itertools.product``):
+    :func:`meshgrid`, each grid flattened, stacked as columns (``StackBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.cartesian_prod(gradviz.tensor([1, 2]), gradviz.tensor([3, 4]))
+        tensor([[1, 3],
+                [1, 4],
+                [2, 3],
+                [2, 4]])
+    """
+    ts = _tensor_list("cartesian_prod", tensors)
+    for t in ts:
+        if t.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    if len(ts) == 1:
+        return ts[0]
+    return stack([flatten(g) for g in meshgrid(*ts, indexing="ij")], 1)
+
+
+def msort(input: Tensor) -> Tensor:
+    """``sort(input, dim=0).values`` (``SortBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.msort(gradviz.tensor([[3, 1], [2, 4]]))
+        tensor([[2, 1],
+                [3, 4]])
+    """
+    return sort(input, 0).values
+
+
+def detach(input: Tensor) -> Tensor:
+    """``input.detach()``: the same data, cut from the graph.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.detach(gradviz.ones(2, requires_grad=True)).requires_grad
+        False
+    """
+    return input.detach()
+
+
+def _unfold_method(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """``x.unfold(dimension, size, step)``: every window of ``size`` along ``dimension``,
+    ``step`` apart, as a new last dimension (``UnfoldBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.arange(5).unfold(0, 2, 2)
+        tensor([[0, 1],
+                [2, 3]])
+    """
+    d = _wrap_dim(dimension, self.ndim)
+    n = self.shape[d] if self.ndim else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    return dispatch(_O["unfold"], self, dimension=d, size=int(size), step=int(step))
+
+
+def _sum_to_size(self: Tensor, *size: Any) -> Tensor:
+    """``x.sum_to_size(*size)``: ``x`` summed down to ``size``, the shape it was broadcast from
+    (``SumBackward1`` with ``keepdim=True``, then ``ViewBackward0`` to drop the leading dims).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.ones(2, 3).sum_to_size(1, 3)
+        tensor([[2., 2., 2.]])
+    """
+    shape = tuple(int_list("sum_to_size", size))
+    have = tuple(self.shape)
+    lead = len(have) - len(shape)
+    if lead < 0 or builtins.any(s not in (1, h) for s, h in zip(shape, have[lead:])):
+        raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(have)}}}.")
+    if shape == have:
+        return self
+    dims = list(range(lead)) + [lead + i for i, (s, h) in enumerate(zip(shape, have[lead:]))
+                                if s == 1 and h != 1]
+    out = sum(self, dims, keepdim=True)
+    return view(out, *shape) if lead else out

@@ -358,6 +358,10 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
     for name in ("copysign", "copysign_", "logaddexp", "logaddexp2", "signbit", "isclose",
                  "float_power", "float_power_"):
         setattr(Tensor, name, _as_method(getattr(F, name), name))
+    for name in ("unflatten", "swapdims", "rot90", "msort", "tensor_split", "hsplit", "vsplit",
+                 "dsplit"):
+        setattr(Tensor, name, _as_method(getattr(F, name), name))
+    Tensor.unfold, Tensor.sum_to_size = F._unfold_method, F._sum_to_size
     Tensor.polygamma = F._polygamma_method
     Tensor.polygamma_ = F._polygamma_
     Tensor.true_divide, Tensor.true_divide_ = Tensor.div, Tensor.div_
