@@ -42,3 +42,17 @@ kthvalue = _structseq("kthvalue")
 median = _structseq("median")
 cummax = _structseq("cummax")
 cummin = _structseq("cummin")
+
+
+# -- more (opsmore)
+__all__ += ["mode", "aminmax"]
+mode = _structseq("mode")
+
+
+class aminmax(namedtuple("aminmax", ["min", "max"])):  # noqa: N801, PYI024 - PyTorch's name
+    """``(min, max)`` of ``gradviz.aminmax(x)``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"gradviz.return_types.aminmax(\nmin={self[0]!r},\nmax={self[1]!r})"

@@ -526,6 +526,12 @@ TORCH_SAVED.update({
     "LogaddexpBackward0": ["other", "self"], "Logaddexp2Backward0": ["other", "self"],
     "Rot90Backward0": ["dims", "k"], "BlockDiagBackward0": [],
     "UnfoldBackward0": ["dimension", "self_sym_sizes", "size", "step"],
+    "VarMeanBackward0": ["correction", "dim", "keepdim", "self"],
+    "StdMeanBackward0": ["correction", "dim", "keepdim", "result0", "self"],
+    "LogcumsumexpBackward0": ["dim", "result", "self"],
+    "NansumBackward0": ["dim", "keepdim", "self"],
+    "AminmaxBackward0": ["dim", "keepdim", "max", "min", "self"],
+    "ModeBackward0": ["dim", "indices", "keepdim", "self_sym_sizes"],
 })
 
 

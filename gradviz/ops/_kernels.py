@@ -1866,3 +1866,93 @@ def unfold(a: np.ndarray, dimension: int = 0, size: int = 1, step: int = 1) -> n
     idx = [slice(None)] * win.ndim
     idx[dimension] = slice(None, None, step)
     return win[tuple(idx)].copy()
+
+
+def var_mean(a: np.ndarray, dim: tuple | None = None, correction: float | None = None,
+             keepdim: bool = False) -> tuple:
+    return (var(a, dim, correction, keepdim, "var_mean"),
+            np.asarray(np.mean(a, axis=_axis(dim, a), keepdims=keepdim)))
+
+
+def std_mean(a: np.ndarray, dim: tuple | None = None, correction: float | None = None,
+             keepdim: bool = False) -> tuple:
+    v, m = var_mean(a, dim, correction, keepdim)
+    return np.sqrt(v), m
+
+
+def logcumsumexp(a: np.ndarray, dim: int = 0) -> np.ndarray:
+    if a.ndim == 0:
+        return a.copy()
+    # A running log-sum-exp, shifted by the running maximum so that nothing overflows.
+    out = np.empty_like(a)
+    src, dst = np.moveaxis(a, dim, 0), np.moveaxis(out, dim, 0)
+    acc = src[0].copy()
+    dst[0] = acc
+    with np.errstate(invalid="ignore", over="ignore"):
+        for i in range(1, src.shape[0]):
+            hi, lo = np.maximum(acc, src[i]), np.minimum(acc, src[i])
+            # exp(lo - hi) is NaN only when both are -inf (or inf): then the sum is hi
+            acc = np.where(np.isneginf(hi) | (hi == lo) & np.isinf(hi), hi,
+                           hi + np.log1p(np.exp(lo - hi)))
+            dst[i] = acc
+    return out
+
+
+def nansum(a: np.ndarray, dim: tuple | None = None, keepdim: bool = False) -> np.ndarray:
+    out = np.nansum(a, axis=_axis(dim, a), keepdims=keepdim)
+    return np.asarray(out).astype(np.int64 if a.dtype.kind in "biu" else a.dtype, copy=False)
+
+
+def aminmax(a: np.ndarray, dim: int | None = None, keepdim: bool = False) -> tuple:
+    axis = None if dim is None or a.ndim == 0 else dim
+    if dim is None and keepdim and a.ndim:  # all dims kept as 1s
+        return (np.amin(a, axis=None, keepdims=True), np.amax(a, axis=None, keepdims=True))
+    return (np.asarray(np.amin(a, axis=axis, keepdims=keepdim)),
+            np.asarray(np.amax(a, axis=axis, keepdims=keepdim)))
+
+
+def mode(a: np.ndarray, dim: int = -1, keepdim: bool = False) -> tuple:
+    """The most frequent value along ``dim`` (the smallest of equally frequent ones, as
+    PyTorch's sort-based kernel gives) and the index of its last occurrence."""
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    moved = np.moveaxis(a, dim, -1)
+    flat = moved.reshape(-1, moved.shape[-1])
+    values = np.empty(flat.shape[0], a.dtype)
+    indices = np.empty(flat.shape[0], np.int64)
+    for r, row in enumerate(flat):
+        uniq, counts = np.unique(row, return_counts=True)
+        v = uniq[np.argmax(counts)]  # np.unique sorts: argmax takes the smallest of ties
+        values[r] = v
+        indices[r] = np.flatnonzero(row == v)[-1]
+    shape = moved.shape[:-1]
+    values, indices = values.reshape(shape), indices.reshape(shape)
+    if keepdim:
+        values, indices = np.expand_dims(values, dim), np.expand_dims(indices, dim)
+    return values, indices
+
+
+def count_nonzero(a: np.ndarray, dim: tuple | None = None) -> np.ndarray:
+    return np.asarray(np.count_nonzero(a, axis=_axis(dim, a))).astype(np.int64)
+
+
+def bincount(a: np.ndarray, weights: Any = None, minlength: int = 0) -> np.ndarray:
+    w = None if weights is None else arr(weights)
+    out = np.bincount(a, weights=w, minlength=minlength)
+    if w is None:
+        return out.astype(np.int64)
+    # PyTorch: float weights keep their type; anything else counts in float64
+    return out.astype(w.dtype if w.dtype.kind == "f" else np.float64)
+
+
+def histc(a: np.ndarray, bins: int = 100, min: float = 0, max: float = 0  # noqa: A002
+          ) -> np.ndarray:
+    lo, hi = float(min), float(max)
+    if lo == hi and a.size:
+        lo, hi = float(a.min()), float(a.max())
+    if lo == hi:  # PyTorch widens an empty range by 1 on each side
+        lo, hi = lo - 1, hi + 1
+    inside = a[(a >= lo) & (a <= hi)].astype(np.float64)
+    # bin i holds [lo + i w, lo + (i+1) w); the top edge belongs to the last bin
+    idx = np.minimum(((inside - lo) * bins / (hi - lo)).astype(np.int64), bins - 1)
+    return np.bincount(idx, minlength=bins).astype(a.dtype)

@@ -1191,6 +1191,100 @@ defop("cummin", "CumminBackward0", K.cummin, ("self",),
                                                            grads[0]))
 
 
+
+# -- more (opsmore)
+def _mean_part(grad, self, dim, keepdim):
+    """The mean's share of var_mean/std_mean's gradient: ``grad`` spread evenly."""
+    dims = _all_dims(self, dim)
+    if dim is not None:
+        grad = _restore(grad, dims, keepdim)
+    return f.expand(grad, tuple(self.shape)) / _reduced_count(tuple(self.shape), dims)
+
+
+def _var_mean_backward(grads, self, dim, correction, keepdim):
+    return (_var_backward(grads[0], self, dim, correction, keepdim)
+            + _mean_part(grads[1], self, dim, keepdim))
+
+
+def _std_mean_backward(grads, self, dim, correction, keepdim, result0):
+    return (_std_backward(grads[0], self, result0, dim, correction, keepdim)
+            + _mean_part(grads[1], self, dim, keepdim))
+
+
+def _logcumsumexp_backward(grad, self, dim, result):
+    """``d r_j / d x_i = exp(x_i - r_j)`` for ``j >= i``: ``exp(x_i)`` times a reverse
+    cumulative sum of ``grad_j exp(-r_j)``, both shifted by the largest ``x`` (a constant)
+    so that they stay finite."""
+    if not len(self.shape):
+        return grad
+    m = np.amax(np.asarray(f.data(self)), axis=dim, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0).astype(f.dtype_of(grad))
+    return f.exp(self - m) * _reverse_cumsum(grad * f.exp(-(result - m)), dim)
+
+
+def _nansum_backward(grad, self, dim, keepdim):
+    dims = _all_dims(self, dim)
+    if dim is not None:
+        grad = _restore(grad, dims, keepdim)
+    return f.where(self != self, 0.0, f.expand(grad, tuple(self.shape)))
+
+
+def _aminmax_backward(grads, self, dim, keepdim, min, max):  # noqa: A002 - PyTorch's names
+    dims = _all_dims(self, None if dim is None else (dim,))
+    return (_even_share(grads[0], self, min, dims, keepdim)
+            + _even_share(grads[1], self, max, dims, keepdim))
+
+
+defop("var_mean", "VarMeanBackward0", K.var_mean, ("self",),
+      outputs=("result0", "result1"), quiet=True,
+      doc="``(var, mean)`` over ``dim`` in one node",
+      calls=("`gradviz.var_mean`", ""),
+      samples=(Sample(R(3, 4)), Sample(R(3, 4), dim=(1,), correction=1),
+               Sample(R(2, 3, 4), dim=(0, 2), correction=0, keepdim=True)),
+      self=_var_mean_backward)
+defop("std_mean", "StdMeanBackward0", K.std_mean, ("self",),
+      outputs=("result0", "result1"), quiet=True,
+      doc="``(std, mean)`` over ``dim`` in one node",
+      calls=("`gradviz.std_mean`", ""),
+      samples=(Sample(R(3, 4)), Sample(R(3, 4), dim=(1,), correction=1),
+               Sample(R(2, 3, 4), dim=(0, 2), correction=0, keepdim=True)),
+      self=_std_mean_backward)
+defop("logcumsumexp", "LogcumsumexpBackward0", K.logcumsumexp, ("self",),
+      quiet=True,
+      doc="``log(cumsum(exp(input)))`` along ``dim``, without overflow",
+      calls=("`gradviz.logcumsumexp`", "`.logcumsumexp()`"),
+      samples=(Sample(R(3, 4), dim=1), Sample(R(4, 2), dim=0), Sample(R(), dim=0)),
+      self=_logcumsumexp_backward)
+defop("nansum", "NansumBackward0", K.nansum, ("self",),
+      doc="the sum with NaN counted as 0 (and given no gradient)",
+      calls=("`gradviz.nansum`, `gradviz.nanmean`", "`.nansum()`, `.nanmean()`"),
+      samples=(Sample(R(3, 4)), Sample(R(3, 4), dim=(1,)),
+               Sample(W([[1.0, math.nan, 0.5], [0.2, -0.3, math.nan]]), dim=(0,),
+                      keepdim=True)),
+      self=_nansum_backward)
+defop("aminmax", "AminmaxBackward0", K.aminmax, ("self",),
+      outputs=("min", "max"),
+      doc="``(min, max)`` in one node; ties share the gradient evenly",
+      calls=("`gradviz.aminmax`", "`.aminmax()`"),
+      samples=(Sample(R(3, 4)), Sample(R(3, 4), dim=1), Sample(R(3, 4), dim=0, keepdim=True)),
+      self=_aminmax_backward)
+defop("mode", "ModeBackward0", K.mode, ("self",),
+      outputs=("values", "indices"), nondiff_outputs=(1,),
+      doc="the most frequent value along ``dim`` and its last index",
+      calls=("`gradviz.mode`", "`.mode()`"),
+      # (distinct values: a tie would move under gradcheck's nudges)
+      samples=(Sample(R(2, 3), dim=1), Sample(R(3, 4), dim=0, keepdim=True)),
+      self=_value_selecting_backward)
+defop("count_nonzero", None, K.count_nonzero, ("self",),
+      doc="how many elements are not zero (int64)",
+      calls=("`gradviz.count_nonzero`", "`.count_nonzero()`"))
+defop("bincount", None, K.bincount, ("self",),
+      doc="how often each non-negative integer occurs (or the sum of its weights)",
+      calls=("`gradviz.bincount`", "`.bincount()`"))
+defop("histc", None, K.histc, ("self",),
+      doc="a histogram of ``bins`` equal bins between ``min`` and ``max``",
+      calls=("`gradviz.histc`", "`.histc()`"))
+
 # ===============================================================================================
 # Shapes and views
 # ===============================================================================================

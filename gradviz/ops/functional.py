@@ -3844,3 +3844,186 @@ def _sum_to_size(self: Tensor, *size: Any) -> Tensor:
                                 if s == 1 and h != 1]
     out = sum(self, dims, keepdim=True)
     return view(out, *shape) if lead else out
+
+
+# -- more (opsmore): reductions and statistics ---------------------------------------------------
+__all__ += [
+    "var_mean", "std_mean", "logcumsumexp", "nansum", "nanmean", "aminmax", "mode",
+    "count_nonzero", "bincount", "histc",
+]
+
+
+def _var_mean_args(name: str, input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
+                   correction: Any) -> dict:
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
+    return _var_args(name, input, dim, unbiased, keepdim, correction)
+
+
+def var_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None,
+             keepdim: bool = False, *, correction: float | None = None) -> tuple[Tensor, Tensor]:
+    """``(var, mean)`` over ``dim`` with one node, ``VarMeanBackward0`` (arguments as
+    :func:`var`).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.var_mean(gradviz.tensor([1.0, 2.0, 3.0]))
+        (tensor(1.), tensor(2.))
+    """
+    return tuple(dispatch(_O["var_mean"], input, **_var_mean_args(
+        "var_mean", input, dim, unbiased, keepdim, correction)))
+
+
+def std_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None,
+             keepdim: bool = False, *, correction: float | None = None) -> tuple[Tensor, Tensor]:
+    """``(std, mean)`` over ``dim`` with one node, ``StdMeanBackward0``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.std_mean(gradviz.tensor([1.0, 3.0]))
+        (tensor(1.4142), tensor(2.))
+    """
+    return tuple(dispatch(_O["std_mean"], input, **_var_mean_args(
+        "std_mean", input, dim, unbiased, keepdim, correction)))
+
+
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+    """``log(cumsum(exp(input), dim))`` computed without overflow (``LogcumsumexpBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.logcumsumexp(gradviz.tensor([0.0, 0.0]), 0)
+        tensor([0.0000, 0.6931])
+    """
+    _float_only("logcumsumexp_out_cpu", input)
+    return dispatch(_O["logcumsumexp"], input, dim=_wrap_dim(_int_arg(
+        "logcumsumexp", "dim", 2, dim), input.ndim))
+
+
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *,
+           dtype: _dtype.dtype | None = None) -> Tensor:
+    """The sum with NaN counted as zero (``NansumBackward0``: NaN elements get no gradient).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.nansum(gradviz.tensor([1.0, float("nan"), 2.0]))
+        tensor(3.)
+    """
+    if dtype is not None:
+        input = input.to(dtype)
+    dims = None if dim is None or dim == () else _dims(dim, input.ndim)
+    return dispatch(_O["nansum"], input, dim=dims, keepdim=bool(keepdim))
+
+
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
+            dtype: _dtype.dtype | None = None) -> Tensor:
+    """The mean of the elements that are not NaN: :func:`nansum` divided by their count, as
+    PyTorch computes it (``DivBackward0`` over ``NansumBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.nanmean(gradviz.tensor([1.0, float("nan"), 3.0]))
+        tensor(2.)
+    """
+    if input._data.dtype.kind != "f":
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {_dtype_word(input)}")
+    count = sum(logical_not(isnan(input)), dim, keepdim=keepdim)
+    return div(nansum(input, dim, keepdim, dtype=dtype), count)
+
+
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:
+    """The minimum and maximum, of all elements or along ``dim``, as the named tuple
+    ``(min, max)`` with one node (``AminmaxBackward0``; ties share the gradient evenly).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.aminmax(gradviz.tensor([3.0, 1.0, 2.0]))
+        gradviz.return_types.aminmax(
+        min=tensor(1.),
+        max=tensor(3.))
+    """
+    from gradviz import return_types
+
+    if dim is not None:
+        dim = _wrap_dim(_int_arg("aminmax", "dim", 2, dim), input.ndim)
+    empty = input.numel() == 0 if dim is None else (input.ndim and input.shape[dim] == 0)
+    if empty:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity.")
+    lo, hi = dispatch(_O["aminmax"], input, dim=dim, keepdim=bool(keepdim))
+    return return_types.aminmax(lo, hi)
+
+
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
+    """The most frequent value along ``dim`` (the smallest of equally frequent ones) and the
+    index of its last occurrence, as the named tuple ``(values, indices)``
+    (``ModeBackward0``: the gradient goes to that index).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.mode(gradviz.tensor([3.0, 1.0, 3.0, 1.0, 2.0]))
+        gradviz.return_types.mode(
+        values=tensor(1.),
+        indices=tensor(3))
+    """
+    d = _wrap_dim(_int_arg("mode", "dim", 2, dim), input.ndim)
+    if input.ndim and input.shape[d] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    values, indices = dispatch(_O["mode"], input, dim=d, keepdim=bool(keepdim))
+    return _named("mode", values, indices)
+
+
+def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
+    """How many elements are not zero, in all or along ``dim`` (int64, not differentiable).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.count_nonzero(gradviz.tensor([[0, 1], [2, 0]]), 0)
+        tensor([1, 1])
+    """
+    dims = None if dim is None else _dims(dim, input.ndim)
+    return dispatch(_O["count_nonzero"], input, dim=dims)
+
+
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+    """How often each value ``0 .. max(input)`` occurs in a 1-D tensor of non-negative integers
+    (or the sum of the ``weights`` at its positions); at least ``minlength`` bins.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.bincount(gradviz.tensor([1, 1, 3]))
+        tensor([0, 2, 0, 1])
+    """
+    from gradviz.ops._kernels import _not_for
+
+    if input._data.dtype.kind not in "iub":
+        raise _not_for("bincount_cpu", input._data.dtype)
+    if input.ndim != 1 or (input.numel() and input._data.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is not None and (weights.ndim != 1 or weights.shape[0] != input.shape[0]):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    return dispatch(_O["bincount"], input, weights=weights, minlength=int(minlength))
+
+
+def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0  # noqa: A002
+          ) -> Tensor:
+    """A histogram of ``bins`` equal-width bins from ``min`` to ``max`` (the data's range
+    when both are 0); elements outside are ignored (not differentiable).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.histc(gradviz.tensor([1.0, 2.0, 1.0]), bins=4, min=0, max=3)
+        tensor([0., 2., 1., 0.])
+    """
+    from gradviz.ops._kernels import _not_for
+
+    if input._data.dtype.kind != "f":
+        raise _not_for("histogram_cpu", input._data.dtype)
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    if min > max:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    return dispatch(_O["histc"], input, bins=int(bins), min=float(min), max=float(max))

@@ -361,6 +361,9 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
     for name in ("unflatten", "swapdims", "rot90", "msort", "tensor_split", "hsplit", "vsplit",
                  "dsplit"):
         setattr(Tensor, name, _as_method(getattr(F, name), name))
+    for name in ("logcumsumexp", "nansum", "nanmean", "aminmax", "mode", "count_nonzero",
+                 "bincount", "histc"):
+        setattr(Tensor, name, _as_method(getattr(F, name), name))
     Tensor.unfold, Tensor.sum_to_size = F._unfold_method, F._sum_to_size
     Tensor.polygamma = F._polygamma_method
     Tensor.polygamma_ = F._polygamma_
