@@ -532,6 +532,13 @@ TORCH_SAVED.update({
     "NansumBackward0": ["dim", "keepdim", "self"],
     "AminmaxBackward0": ["dim", "keepdim", "max", "min", "self"],
     "ModeBackward0": ["dim", "indices", "keepdim", "self_sym_sizes"],
+    "IndexAddBackward0": ["alpha", "dim", "index", "source", "source_dim"],
+    "IndexCopyBackward0": ["dim", "index", "source", "source_dim"],
+    "IndexFillBackward0": ["dim", "index"], "IndexFillBackward1": ["dim", "index"],
+    "ScatterReduceBackward0": ["dim", "include_self", "index", "reduce", "result", "self",
+                               "src"],
+    "PutBackward0": ["accumulate", "index", "source"],
+    "Unique2Backward0": [], "UniqueDimBackward0": [],
 })
 
 

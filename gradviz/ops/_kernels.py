@@ -1956,3 +1956,123 @@ def histc(a: np.ndarray, bins: int = 100, min: float = 0, max: float = 0  # noqa
     # bin i holds [lo + i w, lo + (i+1) w); the top edge belongs to the last bin
     idx = np.minimum(((inside - lo) * bins / (hi - lo)).astype(np.int64), bins - 1)
     return np.bincount(idx, minlength=bins).astype(a.dtype)
+
+
+def _dim_first(a: np.ndarray, dim: int) -> np.ndarray:
+    """``a`` with ``dim`` moved first (a view; a 0-d tensor as one element)."""
+    return a.reshape(1) if a.ndim == 0 else np.moveaxis(a, dim, 0)
+
+
+def index_add(a: np.ndarray, source: np.ndarray, dim: int = 0, index: Any = None,
+              alpha: Any = 1, source_dim: int = 0) -> np.ndarray:
+    out = a.copy()
+    src = _dim_first(np.asarray(source), dim) if np.ndim(source) else np.reshape(source, 1)
+    np.add.at(_dim_first(out, dim), arr(index).reshape(-1), (src * alpha).astype(a.dtype))
+    return out
+
+
+def index_copy(a: np.ndarray, source: np.ndarray, dim: int = 0, index: Any = None,
+               source_dim: int = 0) -> np.ndarray:
+    out = a.copy()
+    src = _dim_first(np.asarray(source), dim) if np.ndim(source) else np.reshape(source, 1)
+    _dim_first(out, dim)[arr(index).reshape(-1)] = src  # a repeated index: the last copy wins
+    return out
+
+
+def index_fill(a: np.ndarray, dim: int = 0, index: Any = None, value: Any = 0) -> np.ndarray:
+    out = a.copy()
+    _dim_first(out, dim)[arr(index).reshape(-1)] = value
+    return out
+
+
+def index_fill_tensor(a: np.ndarray, value: np.ndarray, dim: int = 0, index: Any = None
+                      ) -> np.ndarray:
+    return index_fill(a, dim, index, value)
+
+
+def _scatter_count(shape: tuple, dim: int, idx: np.ndarray) -> np.ndarray:
+    """How many elements of ``src`` scatter_reduce sends to each position of the result."""
+    count = np.zeros(shape, np.int64)
+    np.add.at(count, _grid(idx, dim), 1)
+    return count
+
+
+def scatter_reduce(a: np.ndarray, src: np.ndarray, dim: int = 0, index: Any = None,
+                   reduce: str = "sum", include_self: bool = True) -> np.ndarray:
+    idx = arr(index)
+    if a.ndim == 0:
+        a, src, idx = a.reshape(1), np.reshape(src, 1), idx.reshape(1)
+        return scatter_reduce(a, src, 0, idx, reduce, include_self).reshape(())
+    grid = _grid(idx, dim)
+    part = src[tuple(slice(0, n) for n in idx.shape)]
+    out = a.copy()
+    if reduce in ("sum", "mean"):
+        if not include_self:
+            out[grid] = 0
+        np.add.at(out, grid, part)
+        if reduce == "mean":
+            n = _scatter_count(a.shape, dim, idx) + (1 if include_self else 0)
+            n = np.maximum(n, 1)
+            out = (out // n if out.dtype.kind in "iu" else out / n).astype(a.dtype)
+            return np.where(_scatter_count(a.shape, dim, idx) > 0, out, a)
+        return out
+    ufunc = {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce]
+    if not include_self:  # start from the reduction's identity where anything arrives
+        if reduce == "prod":
+            out[grid] = 1
+        else:
+            big = np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).max
+            out[grid] = -big if reduce == "amax" else big
+    ufunc.at(out, grid, part)
+    return out
+
+
+def put(a: np.ndarray, source: np.ndarray, index: Any = None, accumulate: bool = False
+        ) -> np.ndarray:
+    flat = a.reshape(-1).copy()
+    idx = arr(index).reshape(-1)
+    values = np.asarray(source).reshape(-1)
+    if accumulate:
+        np.add.at(flat, idx, values)
+    else:
+        flat[idx] = values
+    return flat.reshape(a.shape)
+
+
+def searchsorted(sorted_sequence: np.ndarray, values: Any, right: bool = False,
+                 out_int32: bool = False, sorter: Any = None) -> np.ndarray:
+    """PyTorch's searchsorted: a 1-D ``sorted_sequence`` for all values, or one row per leading
+    index (rows searched separately)."""
+    side = "right" if right else "left"
+    seq, vals = np.asarray(sorted_sequence), np.asarray(values)
+    order = None if sorter is None else arr(sorter)
+    if seq.ndim == 1:
+        out = np.searchsorted(seq, vals, side=side, sorter=order)
+    else:
+        rows_s = seq.reshape(-1, seq.shape[-1])
+        rows_v = vals.reshape(-1, vals.shape[-1])
+        rows_o = None if order is None else order.reshape(-1, order.shape[-1])
+        out = np.stack([np.searchsorted(s, v, side=side,
+                                        sorter=None if rows_o is None else rows_o[i])
+                        for i, (s, v) in enumerate(zip(rows_s, rows_v, strict=True))])
+        out = out.reshape(vals.shape)
+    return np.asarray(out).astype(np.int32 if out_int32 else np.int64)
+
+
+def bucketize(a: np.ndarray, boundaries: Any, out_int32: bool = False, right: bool = False
+              ) -> np.ndarray:
+    return searchsorted(arr(boundaries), a, right, out_int32)
+
+
+def unique(a: np.ndarray, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+           return_counts: bool = False, dim: int | None = None) -> tuple:
+    """``(values, inverse, counts)``, always sorted (as PyTorch's CPU kernel gives them)."""
+    if dim is None:
+        values, inverse, counts = np.unique(a.reshape(-1), return_inverse=True,
+                                            return_counts=True)
+        inverse = inverse.reshape(a.shape)
+    else:
+        values, inverse, counts = np.unique(a, return_inverse=True, return_counts=True,
+                                            axis=dim)
+        inverse = inverse.reshape(-1)
+    return values, inverse.astype(np.int64), counts.astype(np.int64)

@@ -1696,6 +1696,174 @@ defop("nonzero", None, K.nonzero, ("self",),
       calls=("`gradviz.nonzero`, `gradviz.argwhere`", "`.nonzero()`, `.argwhere()`"))
 
 
+
+# -- more (opsmore)
+def _index_select(grad, dim, index):
+    """``grad.index_select(dim, index)`` (differentiable under create_graph)."""
+    if not len(grad.shape):
+        return grad
+    idx = np.asarray(f.data(index)).reshape(-1)
+    return f.index(grad, (None,) * dim + (idx,))
+
+
+def _index_fill_zeros(grad, dim, index):
+    """``grad.index_fill(dim, index, 0)``: what the overwritten positions give back."""
+    return f.op("index_fill", grad, dim=dim, index=index, value=0.0)
+
+
+def _as_source(g, source, source_dim):
+    """The selected slices in ``source``'s shape (PyTorch's ``expand_as(source)``; a 0-d
+    source was one slice, and gets it back 0-d)."""
+    return g.reshape(()) if source_dim == 0 else f.expand(g, tuple(source.shape))
+
+
+def _scatter_mask(shape, dim, index):
+    """Where scatter_reduce sends something (a constant bool array)."""
+    return K._scatter_count(tuple(shape), dim, np.asarray(f.data(index))) > 0
+
+
+def _scatter_reduce_grads(grad, self, src, dim, index, reduce, include_self, result):
+    """PyTorch's ``scatter_reduce_backward``: both inputs' gradients at once."""
+    idx = np.asarray(f.data(index))
+    shape = tuple(self.shape)
+    hit = _scatter_mask(shape, dim, idx)
+    dt = f.dtype_of(grad)
+    gi = Tensor._make(idx) if f.is_tensor(grad) else idx  # (gather takes a tensor index)
+    if reduce == "sum":
+        g_self, g_src = grad, f.gather(grad, dim, gi)
+    elif reduce == "mean":
+        n = K._scatter_count(shape, dim, idx) + (1 if include_self else 0)
+        g_self = grad / np.maximum(n, 1).astype(dt)
+        g_src = f.gather(g_self, dim, gi)
+    elif reduce == "prod":
+        # d/dx of a product is the product of the others: result / x (no zeros among them)
+        g_self = grad * result / self
+        g_src = f.gather(grad * result, dim, gi) / _src_part(src, idx.shape)
+    else:  # amax, amin: the gradient is shared evenly among the elements equal to the result
+        value = np.asarray(f.data(K.gather(np.asarray(f.data(result)), dim, idx)))
+        self_wins = (np.asarray(f.data(self)) == np.asarray(f.data(result)))
+        src_part = np.asarray(f.data(src))[tuple(slice(0, k) for k in idx.shape)]
+        src_wins = src_part == value
+        # PyTorch counts self's ties also with include_self=False (its formula does)
+        n = K.scatter_add(self_wins.astype(np.int64), src_wins.astype(np.int64), dim, idx)
+        shared = grad / np.maximum(n, 1).astype(dt)
+        g_self = shared * self_wins.astype(dt)
+        g_src = f.gather(shared, dim, gi) * src_wins.astype(dt)
+    if not include_self:  # what arrives replaces self's own value there
+        g_self = f.where(hit, 0.0, g_self)
+    g_src = _pad_to(g_src, tuple(src.shape))
+    return g_self, g_src
+
+
+def _src_part(src, shape):
+    """``src[:shape[0], :shape[1], ...]``: the part of ``src`` that ``index`` reaches."""
+    for d, k in enumerate(shape):
+        if src.shape[d] != k:
+            src = f.slice_dim(src, d, 0, k)
+    return src
+
+
+def _pad_to(g, shape):
+    """A gradient of ``src[:index.shape]`` put back in ``src``'s shape (zeros elsewhere)."""
+    if tuple(g.shape) == shape:
+        return g
+    z = f.new_zeros(shape, f.dtype_of(g), f.is_tensor(g))
+    idx = tuple(np.arange(k).reshape((-1,) + (1,) * (len(g.shape) - d - 1))
+                for d, k in enumerate(g.shape))
+    return f.index_put(z, idx, g, True)
+
+
+def _put_self_backward(grad, index, source, accumulate):
+    if accumulate:
+        return grad
+    return f.op("put", grad, np.zeros(tuple(source.shape), f.dtype_of(grad)), index=index,
+                accumulate=False)
+
+
+defop("index_add", "IndexAddBackward0", K.index_add, ("self", "source"),
+      doc="``input`` with ``alpha * source`` added at ``index`` along ``dim`` (repeats add up)",
+      calls=("`gradviz.index_add`", "`.index_add()`, `.index_add_()`"),
+      samples=(Sample(R(3, 4), R(2, 4), dim=0, index=Tensor._make(np.array([0, 2])),
+                      source_dim=2),
+               Sample(R(3, 4), R(3, 3), dim=1, index=Tensor._make(np.array([1, 1, 3])),
+                      alpha=2.0, source_dim=2)),
+      self=lambda grad: grad,
+      source=lambda grad, dim, index, source, source_dim, alpha: _as_source(
+          _index_select(grad, dim, index) * alpha if alpha != 1
+          else _index_select(grad, dim, index), source, source_dim))
+defop("index_copy", "IndexCopyBackward0", K.index_copy, ("self", "source"),
+      doc="``input`` with the slices of ``source`` copied to ``index`` along ``dim``",
+      calls=("`gradviz.index_copy`", "`.index_copy()`, `.index_copy_()`"),
+      samples=(Sample(R(3, 4), R(2, 4), dim=0, index=Tensor._make(np.array([2, 0])),
+                      source_dim=2),
+               Sample(R(2, 5), R(2, 2), dim=1, index=Tensor._make(np.array([4, 1])),
+                      source_dim=2)),
+      self=lambda grad, dim, index: _index_fill_zeros(grad, dim, index),
+      source=lambda grad, dim, index, source, source_dim: _as_source(
+          _index_select(grad, dim, index), source, source_dim))
+defop("index_fill", "IndexFillBackward0", K.index_fill, ("self",),
+      doc="``input`` with ``value`` (a number) written at ``index`` along ``dim``",
+      calls=("`gradviz.index_fill`", "`.index_fill()`, `.index_fill_()`"),
+      samples=(Sample(R(3, 4), dim=1, index=Tensor._make(np.array([0, 2])), value=-1.0),),
+      self=lambda grad, dim, index: _index_fill_zeros(grad, dim, index))
+defop("index_fill_tensor", "IndexFillBackward1", K.index_fill_tensor, ("self", "value"),
+      doc="``index_fill`` with a 0-d tensor ``value``",
+      calls=("`gradviz.index_fill(x, dim, index, tensor)`", "`.index_fill()`, `.index_fill_()`"),
+      samples=(Sample(R(3, 4), W(0.5), dim=0, index=Tensor._make(np.array([1]))),),
+      self=lambda grad, dim, index: _index_fill_zeros(grad, dim, index),
+      value=lambda grad, dim, index: f.sum(_index_select(grad, dim, index),
+                                           tuple(range(len(grad.shape)))))
+defop("scatter_reduce", "ScatterReduceBackward0", K.scatter_reduce, ("self", "src"),
+      doc="``src`` reduced into ``input`` at ``index`` along ``dim``: sum, prod, mean, amax or "
+          "amin, with or without ``input``'s own values (``include_self``)",
+      calls=("`gradviz.scatter_reduce`", "`.scatter_reduce()`, `.scatter_reduce_()`"),
+      samples=tuple(Sample(R(3, 4), P(3, 2) if r == "prod" else R(3, 2), dim=1,
+                           index=Tensor._make(np.array([[0, 0], [1, 3], [3, 3]])), reduce=r,
+                           include_self=inc)
+                    for r in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False)),
+      self=lambda grad, self, src, dim, index, reduce, include_self, result:
+          _scatter_reduce_grads(grad, self, src, dim, index, reduce, include_self, result)[0],
+      src=lambda grad, self, src, dim, index, reduce, include_self, result:
+          _scatter_reduce_grads(grad, self, src, dim, index, reduce, include_self, result)[1])
+defop("put", "PutBackward0", K.put, ("self", "source"),
+      doc="``source`` written (or with ``accumulate``, added) at ``index`` of the flattened "
+          "``input``",
+      calls=("`gradviz.put`", "`.put()`, `.put_()`"),
+      samples=(Sample(R(3, 4), R(2), index=Tensor._make(np.array([1, -1])), accumulate=False),
+               Sample(R(3, 4), R(2, 2), index=Tensor._make(np.array([[0, 5], [5, 7]])),
+                      accumulate=True)),
+      self=_put_self_backward,
+      source=lambda grad, index, source: f.op("take", grad, index=index).reshape(
+          tuple(source.shape)))
+
+
+def _no_derivative(aten: str):
+    """The formula of a node PyTorch records but has no derivative for (``Unique2Backward0``):
+    its backward fails with PyTorch's text."""
+    def formula(grads):
+        raise NotImplementedError(f"the derivative for '{aten}' is not implemented.")
+    formula.not_implemented = True  # (the generic gradcheck suite has nothing to check)
+    return formula
+
+
+defop("unique", "Unique2Backward0", K.unique, ("self",),
+      outputs=("output", "inverse", "counts"), nondiff_outputs=(1, 2),
+      doc="the sorted distinct values (with ``return_inverse``/``return_counts``); recorded "
+          "but not differentiable, as in PyTorch",
+      calls=("`gradviz.unique`", "`.unique()`"),
+      self=_no_derivative("_unique2"))
+defop("unique_dim", "UniqueDimBackward0", K.unique, ("self",),
+      outputs=("output", "inverse", "counts"), nondiff_outputs=(1, 2),
+      doc="``unique(dim=d)``: the distinct slices along ``d`` (not differentiable)",
+      calls=("`gradviz.unique(x, dim=0)`", "`.unique(dim=0)`"),
+      self=_no_derivative("unique_dim"))
+defop("searchsorted", None, K.searchsorted, ("sorted_sequence",),
+      doc="where each value would go in the sorted last dimension (int64 indices)",
+      calls=("`gradviz.searchsorted`", ""))
+defop("bucketize", None, K.bucketize, ("self",),
+      doc="the bucket of each element among sorted 1-D ``boundaries``",
+      calls=("`gradviz.bucketize`", ""))
+
 # ===============================================================================================
 # In-place-only nodes
 # ===============================================================================================

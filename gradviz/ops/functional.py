@@ -4027,3 +4027,339 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0  # noqa
     if min > max:
         raise RuntimeError("torch.histc: max must be larger than min")
     return dispatch(_O["histc"], input, bins=int(bins), min=float(min), max=float(max))
+
+
+# -- more (opsmore): indexing ---------------------------------------------------------------------
+__all__ += [
+    "index_add", "index_copy", "index_fill", "scatter_reduce", "put", "searchsorted",
+    "bucketize", "unique",
+]
+
+
+def _index_args(name: str, input: Tensor, dim: int, index: Any, source: Any = None) -> int:
+    """PyTorch's checks of index_add/index_copy/index_fill: an int64/int32 vector ``index``
+    inside ``dim``, and a ``source`` of matching shape and dtype."""
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): argument 'index' (position 2) must be Tensor, not "
+                        f"{type(index).__name__}")
+    d = _wrap_dim(dim, input.ndim)
+    if index._data.dtype.kind not in "iu":
+        raise RuntimeError(f"{name}_(): Expected dtype int32/int64 for index but got: "
+                           f"{_dtype_word(index)}")
+    if index.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar" if name == "index_fill" else
+                           f"{name}_(): Index is supposed to be a vector")
+    n = input.shape[d] if input.ndim else 1
+    idx = index._data.reshape(-1)
+    for i in idx:
+        if not -n <= i < n or (name != "index_fill" and i < 0):
+            raise (IndexError if name == "index_copy" else RuntimeError)(
+                f"index {int(i)} is out of bounds for dimension {d} with size {n}")
+    if isinstance(source, Tensor):
+        if source.dtype != input.dtype:
+            raise RuntimeError(f"{name}_(): self and source expected to have the same dtype, "
+                               f"but got (self) {_dtype_word(input)} and (source) "
+                               f"{_dtype_word(source)}")
+        m = source.shape[d] if source.ndim else 1
+        if m != idx.size:
+            raise RuntimeError(f"{name}_(): Number of indices ({idx.size}) should be equal to "
+                               f"source.size(dim): ({m}), for dim: {d}")
+    return d
+
+
+def _index_add_call(inplace: bool, input: Tensor, dim: int, index: Tensor, source: Tensor,
+                    alpha: Any) -> Tensor:
+    d = _index_args("index_add", input, dim, index, source)
+    run = dispatch_inplace if inplace else dispatch
+    return run(_O["index_add"], input, source, dim=d, index=index, alpha=alpha,
+               source_dim=source.ndim)
+
+
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1
+              ) -> Tensor:
+    """``input`` with ``alpha * source`` added at ``index`` along ``dim``; repeated indices
+    add up (``IndexAddBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.index_add(gradviz.zeros(3), 0, gradviz.tensor([0, 0, 2]),
+        ...                   gradviz.tensor([1.0, 2.0, 3.0]))
+        tensor([3., 0., 3.])
+    """
+    return _index_add_call(False, input, dim, index, source, alpha)
+
+
+def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1
+               ) -> Tensor:
+    """In-place :func:`index_add`."""
+    return _index_add_call(True, input, dim, index, source, alpha)
+
+
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """``input`` with the slices of ``source`` copied to ``index`` along ``dim``
+    (``IndexCopyBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.index_copy(gradviz.zeros(3), 0, gradviz.tensor([2]), gradviz.tensor([5.0]))
+        tensor([0., 0., 5.])
+    """
+    d = _index_args("index_copy", input, dim, index, source)
+    return dispatch(_O["index_copy"], input, source, dim=d, index=index,
+                    source_dim=source.ndim)
+
+
+def index_copy_(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """In-place :func:`index_copy`."""
+    d = _index_args("index_copy", input, dim, index, source)
+    return dispatch_inplace(_O["index_copy"], input, source, dim=d, index=index,
+                            source_dim=source.ndim)
+
+
+def _index_fill_call(inplace: bool, input: Tensor, dim: int, index: Tensor, value: Any
+                     ) -> Tensor:
+    d = _index_args("index_fill", input, dim, index)
+    run = dispatch_inplace if inplace else dispatch
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but "
+                               f"got tensor with {value.ndim} dimension(s).")
+        return run(_O["index_fill_tensor"], input, value, dim=d, index=index)
+    return run(_O["index_fill"], input, dim=d, index=index, value=value)
+
+
+def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """``input`` with ``value`` written at ``index`` along ``dim`` (``IndexFillBackward0``; a
+    0-d tensor ``value`` records ``IndexFillBackward1`` and gets a gradient too).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.index_fill(gradviz.zeros(2, 3), 1, gradviz.tensor([0, 2]), -1.0)
+        tensor([[-1.,  0., -1.],
+                [-1.,  0., -1.]])
+    """
+    return _index_fill_call(False, input, dim, index, value)
+
+
+def index_fill_(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """In-place :func:`index_fill`."""
+    return _index_fill_call(True, input, dim, index, value)
+
+
+_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _scatter_reduce_call(inplace: bool, input: Tensor, dim: int, index: Tensor, src: Tensor,
+                         reduce: str, include_self: bool) -> Tensor:
+    if reduce not in _REDUCTIONS:
+        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    _index_tensor("scatter_reduce", index)
+    d = _wrap_dim(dim, input.ndim)
+    _check_gather("scatter_reduce", input, d, index, src)
+    if src.dtype != input.dtype:
+        raise RuntimeError("scatter_reduce(): Expected self.dtype to be equal to src.dtype")
+    run = dispatch_inplace if inplace else dispatch
+    return run(_O["scatter_reduce"], input, src, dim=d, index=index, reduce=reduce,
+               include_self=bool(include_self))
+
+
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                   include_self: bool = True) -> Tensor:
+    """Reduce ``src`` into ``input`` at ``index`` along ``dim`` with ``"sum"``, ``"prod"``,
+    ``"mean"``, ``"amax"`` or ``"amin"``, counting ``input``'s own values unless
+    ``include_self=False`` (``ScatterReduceBackward0``; amax/amin share the gradient among
+    ties; prod's gradient assumes no zero factors).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.scatter_reduce(gradviz.zeros(2), 0, gradviz.tensor([0, 0, 1]),
+        ...                        gradviz.tensor([1.0, 5.0, 2.0]), "amax")
+        tensor([5., 2.])
+    """
+    return _scatter_reduce_call(False, input, dim, index, src, reduce, include_self)
+
+
+def scatter_reduce_(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                    include_self: bool = True) -> Tensor:
+    """In-place :func:`scatter_reduce`."""
+    return _scatter_reduce_call(True, input, dim, index, src, reduce, include_self)
+
+
+def _put_call(inplace: bool, input: Tensor, index: Tensor, source: Tensor, accumulate: bool
+              ) -> Tensor:
+    _index_tensor("put", index, "iu")
+    n = input.numel()
+    if source.numel() != index.numel():
+        raise IndexError(f"put_(): Expected source and index to have the same number of "
+                         f"elements, but got source.numel() = {source.numel()}, "
+                         f"index.numel() = {index.numel()}")
+    for i in index._data.reshape(-1):
+        if not -n <= i < n:
+            raise IndexError(f"out of range: tried to access index {int(i)} on a tensor of {n} "
+                             "elements.")
+    run = dispatch_inplace if inplace else dispatch
+    return run(_O["put"], input, source, index=index, accumulate=bool(accumulate))
+
+
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """``source`` written at ``index`` of the flattened ``input`` (added with ``accumulate``):
+    ``PutBackward0``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.put(gradviz.zeros(2, 2), gradviz.tensor([0, -1]), gradviz.tensor([1.0, 2.0]))
+        tensor([[1., 0.],
+                [0., 2.]])
+    """
+    return _put_call(False, input, index, source, accumulate)
+
+
+def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """In-place :func:`put`."""
+    return _put_call(True, input, index, source, accumulate)
+
+
+def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False,
+                 right: bool = False, side: str | None = None, sorter: Tensor | None = None
+                 ) -> Tensor:
+    """Where each value of ``input`` would be inserted in the sorted last dimension of
+    ``sorted_sequence`` to keep it sorted (the leftmost place, or with ``right=True`` /
+    ``side="right"`` the rightmost); int64 indices, not differentiable.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.searchsorted(gradviz.tensor([1, 3, 5]), gradviz.tensor([3, 6]))
+        tensor([1, 3])
+    """
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but "
+                               f"got {side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
+                               "got side of left while right was True")
+        right = side == "right"
+    scalar = not isinstance(input, Tensor)
+    values = Tensor._make(np.asarray(input)) if scalar else input
+    seq = sorted_sequence
+    if seq.ndim > 1 and (scalar or tuple(seq.shape[:-1]) != tuple(values.shape[:-1])):
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the "
+                           "first N-1 dimensions of boundaries tensor and input value tensor "
+                           f"must match, but we got boundaries tensor {list(seq.shape)} and "
+                           f"input value tensor {list(values.shape)}")
+    return dispatch(_O["searchsorted"], seq, values=values._data, right=bool(right),
+                    out_int32=bool(out_int32), sorter=sorter)
+
+
+def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False
+              ) -> Tensor:
+    """The bucket of each element among the sorted 1-D ``boundaries``: the ``i`` with
+    ``boundaries[i-1] < x <= boundaries[i]`` (``right=True``: ``boundaries[i-1] <= x <
+    boundaries[i]``); int64, not differentiable.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.bucketize(gradviz.tensor([1, 5, 3]), gradviz.tensor([1, 3, 5]))
+        tensor([0, 2, 1])
+    """
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    values = input if isinstance(input, Tensor) else Tensor._make(np.asarray(input))
+    return dispatch(_O["bucketize"], values, boundaries=boundaries, out_int32=bool(out_int32),
+                    right=bool(right))
+
+
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+           return_counts: bool = False, dim: int | None = None) -> Any:
+    """The distinct elements (or, with ``dim``, distinct slices along ``dim``), sorted;
+    with ``return_inverse`` also where each element went, with ``return_counts`` how often
+    each occurs. Recorded as ``Unique2Backward0`` (``UniqueDimBackward0``), whose backward
+    fails: unique has no derivative in PyTorch.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.unique(gradviz.tensor([3, 1, 3, 2]), return_counts=True)
+        (tensor([1, 2, 3]), tensor([1, 1, 2]))
+    """
+    if dim is None:
+        values, inverse, counts = dispatch(_O["unique"], input, sorted=bool(sorted),
+                                           return_inverse=bool(return_inverse),
+                                           return_counts=bool(return_counts))
+    else:
+        d = _wrap_dim(dim, input.ndim)
+        values, inverse, counts = dispatch(_O["unique_dim"], input, sorted=bool(sorted),
+                                           return_inverse=bool(return_inverse),
+                                           return_counts=bool(return_counts), dim=d)
+    out = (values,) + ((inverse,) if return_inverse else ()) + (
+        (counts,) if return_counts else ())
+    return out[0] if len(out) == 1 else out
+
+
+# -- more (opsmore): factories --------------------------------------------------------------------
+__all__ += ["logspace", "tril_indices", "triu_indices"]
+
+
+def _factory_result(values: np.ndarray, dtype: _dtype.dtype | None, requires_grad: bool
+                    ) -> Tensor:
+    out = Tensor._make(values.astype(dtype.np if dtype is not None else values.dtype))
+    return out.requires_grad_() if requires_grad else out
+
+
+def logspace(start: float, end: float, steps: int, base: float = 10.0, *,
+             dtype: _dtype.dtype | None = None, requires_grad: bool = False,
+             device: Any = None) -> Tensor:
+    """``steps`` values ``base ** linspace(start, end, steps)``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.logspace(0, 2, 3)
+        tensor([  1.,  10., 100.])
+    """
+    check_device(device, "logspace")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    values = np.power(float(base), np.linspace(start, end, steps))
+    target = dtype or _dtype.get_default_dtype()
+    if target.np.kind in "iu":  # PyTorch rounds a float power down to the integer dtype
+        values = np.floor(values + 1e-9)
+    return _factory_result(values, target, requires_grad)
+
+
+def _triangle_indices(name: str, row: int, col: int, offset: int, lower: bool,
+                      dtype: _dtype.dtype | None) -> Tensor:
+    for what, v in (("row", row), ("col", col)):
+        if v < 0:
+            raise RuntimeError(f"{what} must be non-negative, got{v}")
+    r, c = np.indices((row, col)).reshape(2, -1)
+    keep = (c - r <= offset) if lower else (c - r >= offset)
+    return _factory_result(np.stack([r[keep], c[keep]]), dtype or _dtype.int64, False)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: _dtype.dtype | None = None,
+                 device: Any = None) -> Tensor:
+    """The (row, column) indices of the lower triangle of a ``row`` x ``col`` matrix (on and
+    below diagonal ``offset``), as a 2 x N tensor, row by row.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.tril_indices(3, 3)
+        tensor([[0, 1, 1, 2, 2, 2],
+                [0, 0, 1, 0, 1, 2]])
+    """
+    check_device(device, "tril_indices")
+    return _triangle_indices("tril_indices", row, col, offset, True, dtype)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: _dtype.dtype | None = None,
+                 device: Any = None) -> Tensor:
+    """The (row, column) indices of the upper triangle (on and above diagonal ``offset``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.triu_indices(2, 3, 1)
+        tensor([[0, 0, 1],
+                [1, 2, 2]])
+    """
+    check_device(device, "triu_indices")
+    return _triangle_indices("triu_indices", row, col, offset, False, dtype)
