@@ -539,6 +539,7 @@ TORCH_SAVED.update({
                                "src"],
     "PutBackward0": ["accumulate", "index", "source"],
     "Unique2Backward0": [], "UniqueDimBackward0": [],
+    "UnsqueezeBackward1": ["dim"], "TransposeBackward1": ["dim0", "dim1"],
 })
 
 

@@ -1508,6 +1508,17 @@ def _unfold_backward(grad, self_sym_sizes, dimension, size, step):
     return total
 
 
+# In-place unsqueeze_/transpose_ (PyTorch's own calls inside quantile record them).
+defop("unsqueeze_", "UnsqueezeBackward1", K.unsqueeze, ("self",),
+      doc="in-place ``unsqueeze_(dim)``: inside ``quantile`` with a tensor ``q``, as in PyTorch",
+      calls=("inside `gradviz.quantile(x, q_tensor)`", ""),
+      samples=(Sample(R(2, 3), dim=0), Sample(R(3), dim=1)),
+      self=lambda grad, dim: grad.squeeze(dim))
+defop("transpose_", "TransposeBackward1", K.transpose, ("self",),
+      doc="in-place ``transpose_(dim0, dim1)``: inside ``quantile`` with a tensor ``q``",
+      calls=("inside `gradviz.quantile(x, q_tensor)`", ""),
+      samples=(Sample(R(2, 3, 1), dim0=0, dim1=2),),
+      self=lambda grad, dim0, dim1: f.transpose(grad, dim0, dim1))
 defop("rot90", "Rot90Backward0", K.rot90, ("self",),
       doc="rotate by 90 degrees ``k`` times, from the first of ``dims`` toward the second",
       calls=("`gradviz.rot90`", "`.rot90()`"),

@@ -4363,3 +4363,97 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype: _dtype.dtype | N
     """
     check_device(device, "triu_indices")
     return _triangle_indices("triu_indices", row, col, offset, False, dtype)
+
+
+# -- more (opsmore): quantiles --------------------------------------------------------------------
+__all__ += ["quantile", "nanquantile"]
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(name: str, input: Tensor, q: Any, dim: int | None, keepdim: bool,
+              interpolation: str, ignore_nan: bool) -> Tensor:
+    """PyTorch's ``quantile_compute``, step by step, so that the graph is torch's: sort (after
+    flattening, or with ``dim`` moved last), view as ``(*, n)``, gather the values below and
+    above each rank, ``lerp`` between them, squeeze."""
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if input.numel() == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest, but got {interpolation}")
+    if isinstance(q, Tensor):
+        if q.ndim > 1:
+            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+        if q.dtype != input.dtype:
+            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+        scalar_q, qs = q.ndim == 0, q._data.astype(np.float64).reshape(-1)
+    else:
+        scalar_q, qs = True, np.array([float(q)])
+    for v in qs:
+        if not 0 <= v <= 1:
+            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {v:g}"
+                               if not isinstance(q, Tensor) else
+                               f"{name}() q values must be in the range [0, 1]")
+    if dim is None:
+        sorted_ = sort(flatten(input)).values
+        out_shape = [1] * input.ndim if keepdim else []
+    else:
+        d = _wrap_dim(dim, input.ndim)
+        moved = input if d == input.ndim - 1 else transpose(unsqueeze(input, -1), d, -1)
+        sorted_ = sort(moved).values
+        out_shape = list(input.shape)
+        if keepdim:
+            out_shape[d] = 1
+        else:
+            del out_shape[d]
+    in_shape = out_shape + [sorted_.shape[-1]]
+    sorted_ = view(sorted_, *in_shape)
+    data = sorted_._data
+    last = data.shape[-1] - 1
+    if ignore_nan:  # ranks among the values that are not NaN
+        ranks = qs * (np.sum(~np.isnan(data), axis=-1, keepdims=True) - 1)
+        ranks = np.where(ranks < 0, 0.0, ranks)
+    else:  # a NaN anywhere makes the quantile NaN: rank it last, where sort put the NaN
+        ranks = np.where(np.isnan(data).any(axis=-1, keepdims=True), float(last), qs * last)
+    ranks = {"lower": np.floor, "higher": np.ceil, "nearest": np.round}.get(
+        interpolation, lambda r: r)(ranks)
+    below = ranks.astype(np.int64)
+    out = gather(sorted_, -1, Tensor._make(below))
+    if interpolation in ("linear", "midpoint"):
+        weights = np.full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
+        above = gather(sorted_, -1, Tensor._make(np.ceil(ranks).astype(np.int64)))
+        out = lerp(out, above, Tensor._make(weights.astype(data.dtype)))
+    if not scalar_q:  # the quantiles first: unsqueeze_(0).transpose_(0, -1)
+        out = dispatch(_O["unsqueeze_"], out, dim=0)
+        out = dispatch(_O["transpose_"], out, dim0=0, dim1=out.ndim - 1)
+    return dispatch(_O["squeeze_dim_"], out, dim=out.ndim - 1)
+
+
+def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
+             interpolation: str = "linear") -> Tensor:
+    """The ``q``-th quantiles (``q`` a number or a 1-D tensor in [0, 1]) of all elements or
+    along ``dim``, interpolating ``"linear"`` (default), ``"lower"``, ``"higher"``,
+    ``"midpoint"`` or ``"nearest"`` between the two closest values; NaN if a NaN is among
+    them. Records PyTorch's chain: ``SortBackward0``, ``ViewBackward0``, ``GatherBackward0``,
+    ``LerpBackward1``, ``SqueezeBackward4``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.quantile(gradviz.tensor([1.0, 2.0, 3.0, 4.0]), 0.5)
+        tensor(2.5000)
+    """
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
+
+
+def nanquantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
+                interpolation: str = "linear") -> Tensor:
+    """:func:`quantile` of the values that are not NaN.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.nanquantile(gradviz.tensor([1.0, float("nan"), 3.0]), 0.5)
+        tensor(2.)
+    """
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
