@@ -521,6 +521,7 @@ TORCH_SAVED.update({
 TORCH_SAVED.update({
     "ErfcBackward0": ["self"], "ErfinvBackward0": ["self"], "LgammaBackward0": ["self"],
     "DigammaBackward0": ["self"], "PolygammaBackward0": ["n", "self"],
+    "PolygammaBackward1": ["n", "self"],
     "SincBackward0": ["self"], "SgnBackward0": ["result", "self"],
     "CopysignBackward0": ["result", "self"], "CopysignBackward1": ["result", "self"],
     "LogaddexpBackward0": ["other", "self"], "Logaddexp2Backward0": ["other", "self"],

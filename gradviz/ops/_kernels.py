@@ -1849,7 +1849,7 @@ def block_diag(*arrays: np.ndarray) -> np.ndarray:
     mats = [a.reshape(1, -1) if a.ndim < 2 else a for a in arrays]
     mats = [m.reshape(1, 1) if a.ndim == 0 else m for a, m in zip(arrays, mats, strict=True)]
     rows, cols = sum(m.shape[0] for m in mats), sum(m.shape[1] for m in mats)
-    out = np.zeros((rows, cols), np.result_type(*arrays))
+    out = np.zeros((rows, cols), _torch_result_type(*arrays))  # (float32 with int64: float32)
     r = c = 0
     for m in mats:
         out[r:r + m.shape[0], c:c + m.shape[1]] = m

@@ -697,6 +697,12 @@ defop("polygamma", "PolygammaBackward0", K.polygamma, ("self",),
       calls=("`gradviz.polygamma(n, x)`", "`.polygamma(n)`, `.polygamma_(n)`"),
       samples=(Sample(P(2, 3), n=1), Sample(P(3), n=2)),
       self=lambda grad, n, self: grad * f.op("polygamma", self, n=n + 1))
+defop("polygamma_", "PolygammaBackward1", K.polygamma, ("self",),
+      promotes=True, quiet=True,
+      doc="in-place ``polygamma_(n)`` (its own node in PyTorch)",
+      calls=("", "`.polygamma_(n)`"),
+      samples=(Sample(P(2, 3), n=1),),
+      self=lambda grad, n, self: grad * f.op("polygamma", self, n=n + 1))
 defop("sgn", "SgnBackward0", K.sgn, ("self",),
       function="sgn", method=True, inplace=True,
       doc="The sign of each element (-1, 0 or 1); ``sign`` extended to complex numbers, which "
@@ -1212,14 +1218,22 @@ def _std_mean_backward(grads, self, dim, correction, keepdim, result0):
 
 
 def _logcumsumexp_backward(grad, self, dim, result):
-    """``d r_j / d x_i = exp(x_i - r_j)`` for ``j >= i``: ``exp(x_i)`` times a reverse
-    cumulative sum of ``grad_j exp(-r_j)``, both shifted by the largest ``x`` (a constant)
-    so that they stay finite."""
+    """``grad_i = sum_{j >= i} grad_j exp(x_i - r_j)``. Every exponent is <= 0 (``r_j`` sums
+    ``x_i`` among others), so with ``dim`` moved last the (n, n) matrix of them is computed
+    directly: nothing overflows, however far apart the values (PyTorch gets the same in log
+    space), and it is smooth, so differentiable again. O(n^2) per slice."""
     if not len(self.shape):
         return grad
-    m = np.amax(np.asarray(f.data(self)), axis=dim, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0.0).astype(f.dtype_of(grad))
-    return f.exp(self - m) * _reverse_cumsum(grad * f.exp(-(result - m)), dim)
+    nd, n = len(self.shape), self.shape[dim]
+    order = tuple(i for i in range(nd) if i != dim) + (dim,)
+    x, r, g = f.permute(self, order), f.permute(result, order), f.permute(grad, order)
+    k = np.arange(n)
+    # [i, j]: j >= i, and x_i not -inf (then r_j is not either: no -inf - -inf)
+    valid = (k[None, :] >= k[:, None]) & (np.asarray(f.data(x))[..., :, None] > -math.inf)
+    expo = f.where(valid, f.unsqueeze_dims(x, (nd,)) - f.unsqueeze_dims(r, (nd - 1,)),
+                   -math.inf)
+    out = f.sum(f.exp(expo) * f.unsqueeze_dims(g, (nd - 1,)), (nd,))
+    return f.permute(out, tuple(np.argsort(order)))
 
 
 def _nansum_backward(grad, self, dim, keepdim):

@@ -3294,7 +3294,7 @@ def _polygamma_(self: Tensor, n: int) -> Tensor:
     n = _int_arg("polygamma_", "n", 1, n)
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
-    return dispatch_inplace(_O["polygamma"], self, n=n)
+    return dispatch_inplace(_O["polygamma_"], self, n=n)
 
 
 def copysign(input: Tensor, other: Any) -> Tensor:
@@ -3529,6 +3529,14 @@ _TENSOR_SPLIT_SIGNATURES = ("Tensor input, tuple of ints indices, int dim = 0",
                             "Tensor input, int sections, int dim = 0")
 
 
+def _no_out_overloads(fn: str, args: tuple, signatures: tuple[str, ...]) -> TypeError:
+    """torch's "invalid combination of arguments" error for a function without ``out=``."""
+    got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
+    listed = "".join(f" * ({s})\n" for s in signatures)
+    return TypeError(f"{fn}() received an invalid combination of arguments - got ({got}), but "
+                     f"expected one of:\n{listed}")
+
+
 def _split_at(input: Tensor, bounds: list[int], d: int) -> tuple[Tensor, ...]:
     """The slices between consecutive ``bounds`` along ``d`` (``SliceBackward0`` each), clamped
     to the dimension as Python slicing clamps."""
@@ -3559,7 +3567,7 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
     if isinstance(ios, bool) or not (isinstance(ios, (int, np.integer)) or (
             isinstance(ios, (list, tuple)) and builtins.all(
                 isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in ios))):
-        raise _overloads("tensor_split", (input, ios), _TENSOR_SPLIT_SIGNATURES)
+        raise _no_out_overloads("tensor_split", (input, ios), _TENSOR_SPLIT_SIGNATURES)
     if input.ndim == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
                            "tensor with 0 dims")
@@ -4051,10 +4059,14 @@ def _index_args(name: str, input: Tensor, dim: int, index: Any, source: Any = No
                            f"{name}_(): Index is supposed to be a vector")
     n = input.shape[d] if input.ndim else 1
     idx = index._data.reshape(-1)
-    for i in idx:
+    for i in idx:  # (each op words it its own way, as in PyTorch)
         if not -n <= i < n or (name != "index_fill" and i < 0):
-            raise (IndexError if name == "index_copy" else RuntimeError)(
-                f"index {int(i)} is out of bounds for dimension {d} with size {n}")
+            if name == "index_add" and input.ndim <= 1:
+                raise IndexError("index out of range in self")
+            text = f"index {int(i)} is out of bounds for dimension {d} with size {n}"
+            if name == "index_add":
+                raise RuntimeError(text)
+            raise IndexError(f"index_copy_(): {text}" if name == "index_copy" else text)
     if isinstance(source, Tensor):
         if source.dtype != input.dtype:
             raise RuntimeError(f"{name}_(): self and source expected to have the same dtype, "
