@@ -704,10 +704,9 @@ defop("polygamma_", "PolygammaBackward1", K.polygamma, ("self",),
       samples=(Sample(P(2, 3), n=1),),
       self=lambda grad, n, self: grad * f.op("polygamma", self, n=n + 1))
 defop("sgn", "SgnBackward0", K.sgn, ("self",),
-      function="sgn", method=True, inplace=True,
-      doc="The sign of each element (-1, 0 or 1); ``sign`` extended to complex numbers, which "
-          "gradviz does not have.",
-      example="gradviz.sgn(gradviz.tensor([-2.0, 0.0, 3.0]))\ntensor([-1.,  0.,  1.])",
+      doc="the sign of each element (-1, 0 or 1): ``sign`` extended to complex numbers, which "
+          "gradviz does not have",
+      calls=("`gradviz.sgn`", "`.sgn()`, `.sgn_()`"),
       samples=(Sample(A(2, 3)),),
       self=_sgn_backward)
 defop("copysign", "CopysignBackward0", K.copysign, ("self", "other"),

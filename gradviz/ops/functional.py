@@ -3256,6 +3256,7 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
 # -- more (opsmore): PyTorch's tensor functions gradviz lacked -----------------------------------
 __all__ += [
     "polygamma", "copysign", "logaddexp", "logaddexp2", "signbit", "isclose", "float_power",
+    "sgn",
 ]
 
 
@@ -3295,6 +3296,24 @@ def _polygamma_(self: Tensor, n: int) -> Tensor:
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     return dispatch_inplace(_O["polygamma_"], self, n=n)
+
+
+def sgn(input: Tensor) -> Tensor:
+    """The sign of each element, -1, 0 or 1 (``SgnBackward0``; torch's ``sign`` extended to
+    complex numbers, which gradviz does not have). Its gradient is zero, as torch's is
+    (torch hands back a ZeroTensor, gradviz plain zeros).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.sgn(gradviz.tensor([-2.0, 0.0, 3.0]))
+        tensor([-1.,  0.,  1.])
+    """
+    return dispatch(_O["sgn"], input)
+
+
+def sgn_(input: Tensor) -> Tensor:
+    """In-place :func:`sgn`."""
+    return dispatch_inplace(_O["sgn"], input)
 
 
 def copysign(input: Tensor, other: Any) -> Tensor:

@@ -356,7 +356,7 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
         setattr(Tensor, alias, getattr(Tensor, row))
     # -- more (opsmore): PyTorch's tensor functions gradviz lacked
     for name in ("copysign", "copysign_", "logaddexp", "logaddexp2", "signbit", "isclose",
-                 "float_power", "float_power_"):
+                 "float_power", "float_power_", "sgn", "sgn_"):
         setattr(Tensor, name, _as_method(getattr(F, name), name))
     for name in ("unflatten", "swapdims", "rot90", "msort", "tensor_split", "hsplit", "vsplit",
                  "dsplit"):
