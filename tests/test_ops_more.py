@@ -7,7 +7,7 @@ a NaN). The expectations are torch 2.13.0's (CPU), read off it for the same sour
 ``tests/parity/test_ops_more_parity.py`` derives them again from a live torch and compares
 random programs with it. ``m`` is the module (gradviz here, torch there); ``x``, ``y`` (2x3),
 ``v`` (3), ``p`` (2x3, positive), ``s`` (0-d) and ``z`` (signed zeros) are float64 leaves that
-require grad (:func:`env`).
+require grad, ``w`` a float64 constant (:func:`env`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ def env(m: Any = gradviz) -> dict[str, Any]:
     return {"m": m, "math": math, "x": leaf([[0.3, -0.7, 0.2], [0.9, -0.1, 0.5]]),
             "y": leaf([[0.5, 0.9, -0.4], [0.1, 0.6, -0.3]]), "v": leaf([0.25, -0.5, 0.75]),
             "p": leaf([[0.5, 1.5, 2.0], [0.8, 1.2, 3.0]]), "s": leaf(0.4),
-            "z": leaf([-0.0, 0.0, 2.0, -3.0])}
+            "z": leaf([-0.0, 0.0, 2.0, -3.0]),
+            "w": m.tensor([[1.0, 2.0, 3.0, 4.0]], dtype=m.float64)}
 
 
 def run(src: str, m: Any = gradviz, leaves: dict[str, Any] | None = None) -> Any:
@@ -634,7 +635,17 @@ GRADS = [('m.sinc(m.tensor([0.0, 0.5, -1.5], dtype=m.float64, requires_grad=True
   [[5.0, 3.0, 1.0], [6.0, 4.0, 2.0]]),
  ('x.unfold(1, 2, 1)', 'x', [[1.0, 2.0, 1.0], [1.0, 2.0, 1.0]]),
  ('m.block_diag(x, v, s)', 's', 1.0), ('m.cartesian_prod(v, v[:2])', 'v', [5.0, 5.0, 2.0]),
- ('x.sum_to_size(3) * v', 'x', [[0.25, -0.5, 0.75], [0.25, -0.5, 0.75]])]
+ ('x.sum_to_size(3) * v', 'x', [[0.25, -0.5, 0.75], [0.25, -0.5, 0.75]]),
+ ('m.scatter_reduce(m.tensor([[1.0, 0.0, 3.0, 2.0]], dtype=m.float64, requires_grad=True), 1, '
+  "m.tensor([[0, 0, 1, 3]]), m.tensor([[5.0, 0.0, 0.0, 4.0]], dtype=m.float64) * w, 'prod')",
+  None, [[0.0, 0.0, 1.0, 16.0]]),
+ ('m.scatter_reduce(m.tensor([[1.0, 0.0, 3.0, 2.0]], dtype=m.float64), 1, m.tensor([[0, 0, 1, '
+  "3]]), m.tensor([[5.0, 0.0, 0.0, 4.0]], dtype=m.float64, requires_grad=True), 'prod')",
+  None, [[0.0, 5.0, 0.0, 2.0]]),
+ ('m.scatter_reduce(m.tensor([[0.0, 2.0, 3.0, 2.0]], dtype=m.float64), 1, m.tensor([[0, 0, 1, '
+  "1]]), m.tensor([[5.0, 2.0, 0.0, 3.0]], dtype=m.float64, requires_grad=True), 'prod', "
+  'include_self=False)',
+  None, [[2.0, 5.0, 3.0, 0.0]])]
 
 
 @pytest.mark.parametrize(("src", "dtype", "values"), VALUES, ids=[c[0] for c in VALUES])

@@ -1760,9 +1760,7 @@ def _scatter_reduce_grads(grad, self, src, dim, index, reduce, include_self, res
         g_self = grad / np.maximum(n, 1).astype(dt)
         g_src = f.gather(g_self, dim, gi)
     elif reduce == "prod":
-        # d/dx of a product is the product of the others: result / x (no zeros among them)
-        g_self = grad * result / self
-        g_src = f.gather(grad * result, dim, gi) / _src_part(src, idx.shape)
+        g_self, g_src = _scatter_prod_grads(grad, self, src, dim, idx, gi, include_self, result)
     else:  # amax, amin: the gradient is shared evenly among the elements equal to the result
         value = np.asarray(f.data(K.gather(np.asarray(f.data(result)), dim, idx)))
         self_wins = (np.asarray(f.data(self)) == np.asarray(f.data(result)))
@@ -1776,6 +1774,32 @@ def _scatter_reduce_grads(grad, self, src, dim, index, reduce, include_self, res
     if not include_self:  # what arrives replaces self's own value there
         g_self = f.where(hit, 0.0, g_self)
     g_src = _pad_to(g_src, tuple(src.shape))
+    return g_self, g_src
+
+
+def _scatter_prod_grads(grad, self, src, dim, idx, gi, include_self, result):
+    """Each factor's gradient is the product of the others, also where some are 0 (PyTorch's
+    rule): ``self``'s is the product reduced into its place with ``self`` taken as 1; a
+    ``src`` element that is the only zero sent to its place gets the product of the others
+    (``src`` there taken as 1); any other element ``result / x``, with zeros taken as 1."""
+    def reduced(into, values):
+        return f.op("scatter_reduce", into, values, dim=dim, index=gi, reduce="prod",
+                    include_self=include_self)
+
+    masked_self = f.where(self == 0, 1.0, self)
+    g_self = grad * reduced(masked_self, src) / masked_self
+    part = _src_part(src, idx.shape)
+    zero = np.asarray(f.data(part)) == 0
+    zeros_there = K.gather(K.scatter_add(np.zeros(tuple(self.shape)), zero.astype(np.float64),
+                                         dim, idx), dim, idx)
+    single = zero & (zeros_there == 1)
+    if not single.any():
+        return g_self, f.gather(grad * result, dim, gi) / f.where(zero, 1.0, part)
+    single_full = np.zeros(tuple(src.shape), bool)
+    single_full[tuple(slice(0, k) for k in idx.shape)] = single
+    with_one = reduced(self, f.where(single_full, 1.0, src))
+    g_src = f.where(single, f.gather(grad * with_one, dim, gi),
+                    f.gather(grad * result, dim, gi) / f.where(zero, 1.0, part))
     return g_self, g_src
 
 
@@ -1844,7 +1868,10 @@ defop("scatter_reduce", "ScatterReduceBackward0", K.scatter_reduce, ("self", "sr
       samples=tuple(Sample(R(3, 4), P(3, 2) if r == "prod" else R(3, 2), dim=1,
                            index=Tensor._make(np.array([[0, 0], [1, 3], [3, 3]])), reduce=r,
                            include_self=inc)
-                    for r in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False)),
+                    for r in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False))
+      # prod with zero factors, one per place (PyTorch has no second derivative for more)
+      + (Sample(W([[1.0, 0.0, 3.0, 2.0]]), W([[5.0, 0.5, 0.0, 4.0]]), dim=1,
+                index=Tensor._make(np.array([[0, 0, 1, 3]])), reduce="prod", include_self=True),),
       self=lambda grad, self, src, dim, index, reduce, include_self, result:
           _scatter_reduce_grads(grad, self, src, dim, index, reduce, include_self, result)[0],
       src=lambda grad, self, src, dim, index, reduce, include_self, result:

@@ -4200,7 +4200,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     """Reduce ``src`` into ``input`` at ``index`` along ``dim`` with ``"sum"``, ``"prod"``,
     ``"mean"``, ``"amax"`` or ``"amin"``, counting ``input``'s own values unless
     ``include_self=False`` (``ScatterReduceBackward0``; amax/amin share the gradient among
-    ties; prod's gradient assumes no zero factors).
+    ties; prod's gradient is exact also with zero factors, as PyTorch's).
 
     Example:
         >>> import gradviz
