@@ -2018,9 +2018,9 @@ def _scatter_count(shape: tuple, dim: int, idx: np.ndarray) -> np.ndarray:
 def scatter_reduce(a: np.ndarray, src: np.ndarray, dim: int = 0, index: Any = None,
                    reduce: str = "sum", include_self: bool = True) -> np.ndarray:
     idx = arr(index)
-    if a.ndim == 0:
+    shape = a.shape
+    if a.ndim == 0:  # one element: as a 1-D tensor of one, reshaped back at the end
         a, src, idx = a.reshape(1), np.reshape(src, 1), idx.reshape(1)
-        return scatter_reduce(a, src, 0, idx, reduce, include_self).reshape(())
     grid = _grid(idx, dim)
     part = src[tuple(slice(0, n) for n in idx.shape)]
     out = a.copy()
@@ -2032,8 +2032,8 @@ def scatter_reduce(a: np.ndarray, src: np.ndarray, dim: int = 0, index: Any = No
             n = _scatter_count(a.shape, dim, idx) + (1 if include_self else 0)
             n = np.maximum(n, 1)
             out = (out // n if out.dtype.kind in "iu" else out / n).astype(a.dtype)
-            return np.where(_scatter_count(a.shape, dim, idx) > 0, out, a)
-        return out
+            out = np.where(_scatter_count(a.shape, dim, idx) > 0, out, a)
+        return out.reshape(shape)
     ufunc = {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce]
     if not include_self:  # start from the reduction's identity where anything arrives
         if reduce == "prod":
@@ -2042,7 +2042,7 @@ def scatter_reduce(a: np.ndarray, src: np.ndarray, dim: int = 0, index: Any = No
             big = np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).max
             out[grid] = -big if reduce == "amax" else big
     ufunc.at(out, grid, part)
-    return out
+    return out.reshape(shape)
 
 
 def put(a: np.ndarray, source: np.ndarray, index: Any = None, accumulate: bool = False

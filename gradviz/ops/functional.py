@@ -4352,7 +4352,9 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *,
         raise RuntimeError("number of steps must be non-negative")
     values = np.power(float(base), np.linspace(start, end, steps))
     target = dtype or _dtype.get_default_dtype()
-    if target.np.kind in "iu":  # PyTorch rounds a float power down to the integer dtype
+    if target.np.kind in "iu":
+        # PyTorch truncates the float powers to the integer dtype; the 1e-9 keeps a power
+        # that lands a hair under an integer (99.99999...) at that integer.
         values = np.floor(values + 1e-9)
     return _factory_result(values, target, requires_grad)
 
