@@ -687,8 +687,9 @@ class Tensor:
 
     def __float__(self) -> float:
         global _float_warned
-        if self._requires_grad and not _float_warned:
-            _float_warned = True  # torch warns once per process (TORCH_WARN_ONCE)
+        if self._requires_grad and _grad_state.enabled and not _float_warned:
+            # torch warns once per process (TORCH_WARN_ONCE), and only with grad mode on
+            _float_warned = True
             warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
                           "unexpected behavior.\nConsider using tensor.detach() first.",
                           UserWarning, stacklevel=2)
@@ -767,13 +768,43 @@ def _rebuild(arr: np.ndarray, requires_grad: bool) -> Tensor:
     return Tensor._make(arr, requires_grad)
 
 
+class _AsGiven(int):
+    """A dimension or index made non-negative for the kernels and formulas, that remembers the
+    negative value the caller wrote (``given``).
+
+    NOTE [saved as given] PyTorch's nodes save ``dim=-1``, ``x[-3:]``'s start or ``select``'s
+    index as the caller wrote them, and its ``_saved_*`` attributes show a negative integer as
+    the unsigned 64-bit number it is stored as (``-1`` reads ``18446744073709551615``). gradviz
+    normalizes such values once, where the call is parsed, so that every kernel and formula
+    sees a plain non-negative int; this int is that value, and the node's ``_saved_*`` reads
+    ``given`` (see gradviz/ops/dispatch.py, ``_as_pytorch_shows``). Only a negative value is
+    wrapped: a non-negative one is saved as the plain int it already is.
+
+    Example:
+        >>> d = _wrap_dim(-1, 3)
+        >>> d, d.given, d + 1
+        (2, -1, 3)
+    """
+
+    def __new__(cls, value: int, given: int) -> _AsGiven:
+        self = super().__new__(cls, value)
+        self.given = given
+        return self
+
+    def __reduce__(self) -> tuple:
+        return (_AsGiven, (int(self), self.given))
+
+
 def _wrap_dim(dim: int, ndim: int) -> int:
-    """Normalise a possibly negative dimension, with PyTorch's IndexError when out of range."""
+    """Normalise a possibly negative dimension, with PyTorch's IndexError when out of range
+    (a negative one as an :class:`_AsGiven`, NOTE [saved as given])."""
     lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
     if not lo <= dim <= hi:
         raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but "
                          f"got {dim})")
-    return dim + ndim if dim < 0 and ndim else (0 if ndim == 0 else dim)
+    if dim < 0:
+        return _AsGiven(dim + ndim if ndim else 0, int(dim))
+    return 0 if ndim == 0 else dim
 
 
 def _wrap_grad(g: Any) -> Tensor:

@@ -50,6 +50,11 @@ CALLS = [
     ("select", lambda: (leaf(2, 3),), {"dim": 1, "index": 2}),
     ("slice", lambda: (leaf(4, 3),), {"dim": 0, "start": 1, "end": 3, "step": 1}),
     ("unsqueeze", lambda: (leaf(3),), {"dim": 0}),
+    # -- more (opsrand): random rows, both paths under the same seed (NOTE [random rows])
+    ("bernoulli", lambda: (leaf(2, 3) / 2,), {}),
+    ("normal_tensor_float", lambda: (leaf(2, 3),), {"std": 0.5}),
+    ("normal_tensor_tensor", lambda: (leaf(2, 3), leaf(2, 3)), {}),
+    ("poisson", lambda: (leaf(4),), {"generator": gradviz.Generator()}),
 ]
 
 
@@ -65,6 +70,9 @@ def _saved(node: Any) -> dict[str, Any]:
 
 def _run(call: Any, row: str, args: tuple, kwargs: dict) -> tuple:
     seen: list = []
+    if OPS[row].random:  # the same draws on both paths (NOTE [random rows])
+        gen = kwargs.get("generator", gradviz.default_generator)
+        gen.manual_seed(0)
     listener = events.add_listener(lambda ev, data: seen.append((ev, data)))
     try:
         out = call(OPS[row], *args, **kwargs)

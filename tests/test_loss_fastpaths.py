@@ -60,7 +60,8 @@ def test_nll_node_saves_what_the_general_record_saves():
     loss = F.cross_entropy(x, target)
     node = loss.grad_fn
     assert node.name() == "NllLossBackward0"
-    assert node._saved_reduction == 1 and node._saved_ignore_index == -100
+    # ignore_index=-100 read back as uint64, as in torch (NOTE [saved as given])
+    assert node._saved_reduction == 1 and node._saved_ignore_index == 2**64 - 100
     assert node._saved_weight is None
     assert node._saved_target is target
     assert float(node._saved_total_weight) == 4.0

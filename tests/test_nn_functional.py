@@ -106,7 +106,8 @@ def test_cross_entropy_is_log_softmax_then_nll_loss() -> None:
     assert nll.name() == "NllLossBackward0"
     (lsm, _), = nll.next_functions
     assert lsm.name() == "LogSoftmaxBackward0" and lsm._saved_dim == 1
-    assert (nll._saved_reduction, nll._saved_ignore_index, nll._saved_weight) == (1, -100, None)
+    assert (nll._saved_reduction, nll._saved_ignore_index, nll._saved_weight) == (
+        1, 18446744073709551516, None)  # ignore_index -100 read back as uint64, as in torch
     assert nll._saved_total_weight.item() == 4.0
     assert nll._saved_target.tolist() == [0, 2, 1, 4]
     lse = XA - np.log(np.exp(XA).sum(1, keepdims=True))

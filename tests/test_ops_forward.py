@@ -432,6 +432,10 @@ TORCH_SAVED: dict[str, list[str]] = {
     "SliceBackward0": ["dim", "end", "self_sym_sizes", "start", "step"],
     "SliceBackwardBackward0": ["dim", "end", "start", "step"],
     "SoftmaxBackward0": ["dim", "result"],
+    "SafeSoftmaxBackward0": ["dim", "result"],
+    "ScaledDotProductFlashAttentionForCpuBackward0": [
+        "attn_mask", "dropout_p", "is_causal", "key", "logsumexp", "output", "query", "scale",
+        "value"],
     "SoftplusBackward0": ["beta", "self", "threshold"],
     "SplitBackward0": ["dim", "self_sym_sizes", "split_size"],
     "SplitWithSizesBackward0": ["dim", "self_sym_sizes", "split_sizes"],
@@ -543,6 +547,16 @@ TORCH_SAVED.update({
     "UnsqueezeBackward1": ["dim"], "TransposeBackward1": ["dim0", "dim1"],
 })
 
+# -- more (opsrand): the random sampling nodes, read off torch 2.13.0 as above
+TORCH_SAVED.update({
+    "BernoulliBackward0": [], "BernoulliBackward1": [], "BernoulliBackward2": [],
+    "NormalBackward0": [], "NormalBackward1": ["mean_sym_sizes"],
+    "NormalBackward2": ["std_sym_sizes"], "NormalBackward3": ["mean_sym_sizes", "std_sym_sizes"],
+    "PoissonBackward0": [], "ExponentialBackward0": [], "GeometricBackward0": [],
+    "CauchyBackward0": [], "LogNormalBackward0": [], "UniformBackward0": [],
+    "RandomBackward0": [], "RandomBackward1": [], "RandomBackward2": [],
+})
+
 
 def _saved_names(node: Any) -> set[str]:
     return {a[len("_saved_"):] for a in dir(node) if a.startswith("_saved_")}
@@ -592,7 +606,8 @@ def test_saved_values() -> None:
     assert fn._saved_self is None  # only what the needed gradients use is saved
     assert fn._saved_other is e["c"]
     fn = x.sum((0, -1), keepdim=True).grad_fn
-    assert fn._saved_dim == (0, 1) and fn._saved_keepdim is True
+    # Dims as written, -1 read back as uint64 (NOTE [saved as given] in gradviz/tensor.py).
+    assert fn._saved_dim == (0, 2**64 - 1) and fn._saved_keepdim is True
     assert fn._saved_self_sym_sizes == (2, 3)
     fn = x.mean(1).grad_fn
     assert fn._saved_self_sym_numel == 6 and fn._saved_dim == (1,)
@@ -606,12 +621,10 @@ def test_saved_values() -> None:
     np.testing.assert_allclose(fn._saved_result.detach().numpy(), np.exp(X))
     fn = x.permute(1, 0).grad_fn
     assert tuple(fn._saved_dims) == (1, 0)
-    # Difference kept: torch saves dims as given, so a negative one reads back as 2**64 - k
-    # (transpose(-1, 0) gives _saved_dim0 == 18446744073709551615); gradviz saves them wrapped.
     fn = x.transpose(-1, 0).grad_fn
-    assert (fn._saved_dim0, fn._saved_dim1) == (1, 0)
+    assert (fn._saved_dim0, fn._saved_dim1) == (18446744073709551615, 0)
     fn = x.unsqueeze(-1).grad_fn
-    assert fn._saved_dim == 2
+    assert fn._saved_dim == 18446744073709551615
     fn = x.unsqueeze(0).squeeze(0).grad_fn
     assert fn._saved_dim == 0 and fn._saved_self_sym_sizes == (1, 2, 3)
     fn = (v @ x.t()).grad_fn

@@ -648,6 +648,28 @@ GRADS = [('m.sinc(m.tensor([0.0, 0.5, -1.5], dtype=m.float64, requires_grad=True
   None, [[2.0, 5.0, 3.0, 0.0]])]
 
 
+U = 2**64  # a negative saved integer -k reads back as U - k (NOTE [saved as given])
+# (source, attribute of its grad_fn, what it reads back as), read off torch 2.13.0
+SAVED_VALUES = [
+    ("m.logcumsumexp(x, -1)", "_saved_dim", U - 1),
+    ("m.quantile(x, 0.3, dim=1)", "_saved_dim", U - 1),  # torch squeezes dim -1
+    ("m.tensor_split(x, 2, dim=-1)[1]", "_saved_dim", 1),  # its slices save it normalized
+    ("m.rot90(x, 1, [-1, 0])", "_saved_dims", (U - 1, 0)),
+    ("x.unfold(-1, 2, 1)", "_saved_dimension", U - 1),
+    ("m.aminmax(x, dim=-1).min", "_saved_dim", U - 1),
+    ("m.index_add(x, -1, m.tensor([0]), y[:, :1])", "_saved_dim", U - 1),
+    ("m.mode(x).values", "_saved_dim", U - 1),
+    ("m.var_mean(x, -1)[0]", "_saved_dim", (U - 1,)),
+]
+
+
+@pytest.mark.parametrize(("src", "attr", "expected"), SAVED_VALUES,
+                         ids=[c[0] for c in SAVED_VALUES])
+def test_saved_arguments_read_back_as_torch_shows_them(src: str, attr: str, expected: Any
+                                                       ) -> None:
+    assert getattr(run(src).grad_fn, attr) == expected
+
+
 @pytest.mark.parametrize(("src", "dtype", "values"), VALUES, ids=[c[0] for c in VALUES])
 def test_values_and_dtype(src: str, dtype: str | None, values: Any) -> None:
     got_dtype, got = plain(run(src))

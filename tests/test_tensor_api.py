@@ -703,6 +703,10 @@ def test_float_of_a_tensor_that_requires_grad_warns_once_as_torch(monkeypatch) -
         assert int(c) == 2 and c.item() == 2.5  # neither warns in torch
         monkeypatch.setattr(module, "_float_warned", False)
         assert float(c.detach()) == 2.5
+        with gradviz.no_grad():  # torch warns only with grad mode on
+            assert float(c) == 2.5
+    with pytest.warns(UserWarning):  # ... and the warning is still to come
+        float(c)
 
 
 # (expression with ``m`` the library, its value in torch 2.13)

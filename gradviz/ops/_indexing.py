@@ -30,7 +30,7 @@ from gradviz.ops import functional as F
 from gradviz.ops._kernels import INT64_MAX
 from gradviz.ops.derivatives import OPS
 from gradviz.ops.dispatch import dispatch, dispatch_inplace
-from gradviz.tensor import Tensor, _is_number
+from gradviz.tensor import Tensor, _AsGiven, _is_number
 
 __all__ = ["getitem", "setitem"]
 
@@ -104,8 +104,9 @@ def _consumed(i: Any) -> int:
 
 
 def _slice_args(s: slice, n: int) -> tuple[int, int, int, bool]:
-    """``(start, end, step, whole)`` as PyTorch saves them (open ends: 0 and 2**63-1; negative
-    bounds wrapped), and whether the slice covers the whole dimension."""
+    """``(start, end, step, whole)`` as the kernels use them (open ends: 0 and 2**63-1; negative
+    bounds wrapped, remembering what was written: NOTE [saved as given] in gradviz/tensor.py),
+    and whether the slice covers the whole dimension."""
     if s.step is not None and s.step == 0:
         raise ValueError("slice step cannot be zero")
     step = 1 if s.step is None else int(s.step)
@@ -114,10 +115,10 @@ def _slice_args(s: slice, n: int) -> tuple[int, int, int, bool]:
     start = 0 if s.start is None else int(s.start)
     end = INT64_MAX if s.stop is None else int(s.stop)
     whole = start == 0 and step == 1 and end >= n
-    if start < 0:
-        start = max(start + n, 0)
+    if start < 0:  # kept as written for the node (NOTE [saved as given])
+        start = _AsGiven(max(start + n, 0), start)
     if end < 0:
-        end = max(end + n, 0)
+        end = _AsGiven(max(end + n, 0), end)
     return start, end, step, whole
 
 

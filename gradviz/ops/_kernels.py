@@ -457,6 +457,94 @@ def log_softmax(a: np.ndarray, dim: int) -> np.ndarray:
     return np.subtract(s, lse, out=s) if a.ndim else s - lse
 
 
+# -- attention -------------------------------------------------------------------------------------
+def safe_softmax(a: np.ndarray, dim: int) -> np.ndarray:
+    """:func:`softmax`, except that a slice whose entries are all ``-inf`` (a query that may
+    attend to nothing) gives zeros instead of NaN: PyTorch's ``_safe_softmax``."""
+    if not a.size:
+        return a.copy()
+    top = _MAX_R(a, axis=dim, keepdims=True)
+    nothing = top == -np.inf
+    e = np.exp(a - np.where(nothing, 0, top))  # exp(-inf) = 0 on those slices
+    total = np.add.reduce(e, axis=dim, keepdims=True)
+    return np.divide(e, np.where(nothing, 1, total), out=e) if a.ndim else e / total
+
+
+def _causal_scores(scores: np.ndarray) -> np.ndarray:
+    """``scores`` (..., L, S) with every key after its query's position set to ``-inf``: the
+    top-left triangle of ``is_causal=True``."""
+    length, source = scores.shape[-2:]
+    allowed = np.tril(np.ones((length, source), dtype=bool))
+    return np.where(allowed, scores, -np.inf).astype(scores.dtype, copy=False)
+
+
+def _kv_heads(query: np.ndarray, kv: np.ndarray) -> np.ndarray:
+    """A key or value with as many heads (dimension 1) as ``query``: grouped-query attention
+    lets each of its Hkv heads serve Hq / Hkv consecutive query heads."""
+    group = query.shape[1] // kv.shape[1]
+    return kv if group == 1 else np.repeat(kv, group, axis=1)
+
+
+def _flash_scores(query: np.ndarray, key: np.ndarray, attn_mask: Any, is_causal: bool,
+                  scale: float | None) -> np.ndarray:
+    """The attention scores ``query @ key^T * scale`` (+ the mask, causal) of the CPU flash
+    kernel, in the inputs' dtype (``key`` with as many heads as ``query``)."""
+    s = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    scores = np.matmul(query, np.swapaxes(key, -1, -2)) * query.dtype.type(s)
+    if attn_mask is not None:
+        scores = scores + arr(attn_mask).astype(scores.dtype, copy=False)
+    if is_causal:
+        scores = _causal_scores(scores)
+    return scores
+
+
+def sdpa_flash_cpu(query: np.ndarray, key: np.ndarray, value: np.ndarray,
+                   dropout_p: float = 0.0, is_causal: bool = False, attn_mask: Any = None,
+                   scale: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(output, logsumexp)`` of ``softmax(query @ key^T * scale + mask) @ value`` over 4-d
+    (batch, heads, length, features) inputs, as PyTorch's CPU flash-attention kernel returns
+    them: ``logsumexp`` (batch, heads, length) is what backward needs to rebuild the softmax
+    (0 for a query that may attend to nothing, whose output is 0)."""
+    scores = _flash_scores(query, _kv_heads(query, key), attn_mask, is_causal, scale)
+    top = np.maximum.reduce(scores, axis=-1, keepdims=True)
+    nothing = top == -np.inf
+    top = np.where(nothing, 0, top)
+    e = np.exp(scores - top)
+    total = np.add.reduce(e, axis=-1, keepdims=True)
+    # The output is laid out in memory as the query is (PyTorch's kernel allocates it so):
+    # multi-head attention's permute(2, 0, 1, 3) of it is then contiguous, and its reshape a view.
+    output = np.empty_like(query)
+    output[...] = np.matmul(e / np.where(nothing, 1, total), _kv_heads(query, value))
+    with np.errstate(divide="ignore"):
+        lse = np.where(nothing, 0, top + np.log(total))[..., 0]
+    return output, lse.astype(query.dtype, copy=False)
+
+
+def sdpa_flash_cpu_backward(grad_out: np.ndarray, query: np.ndarray, key: np.ndarray,
+                            value: np.ndarray, output: np.ndarray, logsumexp: np.ndarray,
+                            dropout_p: float = 0.0, is_causal: bool = False,
+                            attn_mask: Any = None, scale: float | None = None
+                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The gradients of :func:`sdpa_flash_cpu` for (query, key, value), from the saved output
+    and logsumexp: the softmax ``P`` is rebuilt as ``exp(scores - logsumexp)``; then
+    ``dV = P^T dO``, ``dS = P * (dO V^T - rowsum(dO * O))``, ``dQ = dS K * scale`` and
+    ``dK = dS^T Q * scale``."""
+    s = query.dtype.type(1.0 / math.sqrt(query.shape[-1]) if scale is None else scale)
+    k, v = _kv_heads(query, key), _kv_heads(query, value)
+    scores = _flash_scores(query, k, attn_mask, is_causal, scale)
+    p = np.exp(scores - logsumexp[..., None]).astype(query.dtype, copy=False)  # 0 where masked
+    grad_value = np.matmul(np.swapaxes(p, -1, -2), grad_out)
+    dp = np.matmul(grad_out, np.swapaxes(v, -1, -2))
+    ds = p * (dp - np.add.reduce(grad_out * output, axis=-1, keepdims=True))
+    grad_query = np.matmul(ds, k) * s
+    grad_key = np.matmul(np.swapaxes(ds, -1, -2), query) * s
+    if key.shape[1] != query.shape[1]:  # a shared key/value head sums its query heads' parts
+        n, h = key.shape[:2]
+        grad_key = grad_key.reshape(n, h, -1, *grad_key.shape[2:]).sum(axis=2)
+        grad_value = grad_value.reshape(n, h, -1, *grad_value.shape[2:]).sum(axis=2)
+    return grad_query, grad_key, grad_value
+
+
 # -- shapes and indexing ---------------------------------------------------------------------------
 def select(a: np.ndarray, dim: int, index: int) -> np.ndarray:
     # The trailing Ellipsis keeps a 0-d result a view (a[0] of a 1-d array is a scalar copy).
@@ -2094,3 +2182,184 @@ def unique(a: np.ndarray, sorted: bool = True, return_inverse: bool = False,  # 
                                             axis=dim)
         inverse = inverse.reshape(-1)
     return values, inverse.astype(np.int64), counts.astype(np.int64)
+# -- more (opsrand) -----------------------------------------------------------------------------
+# The forwards of the random sampling rows (NOTE [random rows] in gradviz/ops/opinfo.py): each
+# draws from gradviz's generator (`generator=`, else the default one) and checks its arguments
+# with PyTorch's texts. Numbers in those texts print as C++ streams print a double (`{:g}`).
+
+def _draw(generator: Any, fn: str) -> np.random.Generator:
+    from gradviz import _factories  # the core layer's generator (the ops layer sits above it)
+
+    return _factories.rng(generator, fn)
+
+
+_P_IN_RANGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+               "message be improved?  If so, please report an enhancement request to PyTorch.)")
+
+
+def _floating_only(kernel: str, a: np.ndarray) -> None:
+    if a.dtype.kind != "f":
+        raise _not_for(kernel, a.dtype)
+
+
+def bernoulli(p: np.ndarray, generator: Any = None) -> np.ndarray:
+    """``torch.bernoulli(p)``: 1 with probability ``p`` (each element), else 0, in p's dtype."""
+    _floating_only("bernoulli_tensor_cpu_p_", p)
+    if not np.all((p >= 0) & (p <= 1)):  # NaN fails too
+        raise RuntimeError(_P_IN_RANGE)
+    return (_draw(generator, "bernoulli").random(p.shape) < p).astype(p.dtype)
+
+
+def bernoulli_p(a: np.ndarray, p: float = 0.5, generator: Any = None) -> np.ndarray:
+    """``torch.bernoulli(input, p)`` and ``input.bernoulli_(p)``: 1 with probability ``p``
+    (a number), else 0, in input's shape and dtype (any dtype, bool too)."""
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+    return (_draw(generator, "bernoulli_").random(a.shape) < p).astype(a.dtype)
+
+
+def bernoulli_tensor_(a: np.ndarray, p: np.ndarray, generator: Any = None) -> np.ndarray:
+    """``input.bernoulli_(p)`` with a tensor ``p`` broadcast to input's shape."""
+    _floating_only("bernoulli_tensor_cpu_p_", p)
+    if p.ndim > a.ndim:
+        raise RuntimeError(
+            f"expand(gradviz.{_SCALAR_TYPE.get(p.dtype.name, p.dtype.name)}Tensor{{{list(p.shape)}"
+            f"}}, size={list(a.shape)}): the number of sizes provided ({a.ndim}) must be greater "
+            f"or equal to the number of dimensions in the tensor ({p.ndim})")
+    lead = (1,) * (a.ndim - p.ndim) + p.shape
+    for i, (n, m) in enumerate(zip(a.shape, lead)):
+        if m not in (1, n):
+            raise RuntimeError(
+                f"The expanded size of the tensor ({n}) must match the existing size ({m}) at "
+                f"non-singleton dimension {i}.  Target sizes: {list(a.shape)}.  Tensor sizes: "
+                f"{list(p.shape)}")
+    if not np.all((p >= 0) & (p <= 1)):
+        raise RuntimeError(_P_IN_RANGE)
+    return (_draw(generator, "bernoulli_").random(a.shape) < p).astype(a.dtype)
+
+
+def _standard_normal(shape: tuple, dt: np.dtype, generator: Any, fn: str) -> np.ndarray:
+    return _draw(generator, fn).standard_normal(shape).astype(dt)
+
+
+def normal_tensor_float(mean: np.ndarray, std: float = 1.0, generator: Any = None
+                        ) -> np.ndarray:
+    """``torch.normal(mean, std)`` with a number ``std``: ``mean + std * z``."""
+    _floating_only("normal_kernel_cpu", mean)
+    if not std >= 0.0:  # NaN fails too
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    z = _standard_normal(mean.shape, mean.dtype, generator, "normal")
+    return (z * mean.dtype.type(std) + mean).astype(mean.dtype)
+
+
+def normal_float_tensor(std: np.ndarray, mean: float = 0.0, generator: Any = None
+                        ) -> np.ndarray:
+    """``torch.normal(mean, std)`` with a number ``mean``: ``mean + std * z``."""
+    _floating_only("normal_kernel_cpu", std)
+    if not np.all(std >= 0.0):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    z = _standard_normal(std.shape, std.dtype, generator, "normal")
+    return (z * std + std.dtype.type(mean)).astype(std.dtype)
+
+
+def normal_tensor_tensor(mean: np.ndarray, std: np.ndarray, generator: Any = None
+                         ) -> np.ndarray:
+    """``torch.normal(mean, std)``, both tensors (broadcast): ``z * std + mean`` in mean's
+    dtype, as PyTorch's ``normal_out_impl`` computes it."""
+    _floating_only("normal_kernel_cpu", mean)
+    _floating_only("normal_kernel_cpu", std)
+    if not np.all(std >= 0.0):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    shape = np.broadcast_shapes(mean.shape, std.shape)
+    z = _standard_normal(shape, mean.dtype, generator, "normal")
+    return (z * std.astype(mean.dtype) + mean).astype(mean.dtype)
+
+
+def poisson(rates: np.ndarray, generator: Any = None) -> np.ndarray:
+    """``torch.poisson(rates)``: a Poisson count per element, in the rates' (float) dtype."""
+    _floating_only("poisson_cpu", rates)
+    if not np.all(rates >= 0):
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    # NumPy refuses rates above ~9.2e18 (and inf), where PyTorch's sampler overflows to
+    # INT64_MIN.
+    big = ~np.isfinite(rates) | (rates >= 9.2e18)
+    out = np.full(rates.shape, float(-2**63))
+    out[~big] = _draw(generator, "poisson").poisson(rates[~big])
+    return out.astype(rates.dtype)
+
+
+def _continuous(name: str, a: np.ndarray, c_names: bool = False) -> None:
+    if a.dtype.kind != "f":
+        kind = (_C_TYPE.get(a.dtype.name, a.dtype.name) if c_names
+                else _SCALAR_TYPE.get(a.dtype.name, a.dtype.name))
+        raise RuntimeError(f"{name} distribution is a continuous probability distribution. "
+                           f"dtype must be a floating point but you specified {kind}")
+
+
+# The C++ type names some of PyTorch's dtype errors print (cauchy_'s).
+_C_TYPE = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+           "int32": "int", "int64": "long int", "float16": "c10::Half", "float32": "float",
+           "float64": "double"}
+
+
+def exponential(a: np.ndarray, lambd: float = 1.0, generator: Any = None) -> np.ndarray:
+    """``input.exponential_(lambd)``: samples of density ``lambd * exp(-lambd * x)``."""
+    _continuous("Exponential", a)
+    if not lambd > 0.0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+    return _draw(generator, "exponential_").exponential(1.0 / lambd, a.shape).astype(a.dtype)
+
+
+def geometric(a: np.ndarray, p: float, generator: Any = None) -> np.ndarray:
+    """``input.geometric_(p)``: the number of Bernoulli(p) trials up to the first success
+    (1, 2, ...); integer tensors too."""
+    if a.dtype == np.bool_:
+        raise _not_for("geometric_cpu", a.dtype)
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    return _draw(generator, "geometric_").geometric(p, a.shape).astype(a.dtype)
+
+
+def cauchy(a: np.ndarray, median: float = 0.0, sigma: float = 1.0, generator: Any = None
+           ) -> np.ndarray:
+    """``input.cauchy_(median, sigma)``: Cauchy (Lorentz) samples."""
+    _continuous("Cauchy", a, c_names=True)
+    if not sigma > 0.0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
+    z = _draw(generator, "cauchy_").standard_cauchy(a.shape)
+    return (median + sigma * z).astype(a.dtype)
+
+
+def log_normal(a: np.ndarray, mean: float = 1.0, std: float = 2.0, generator: Any = None
+               ) -> np.ndarray:
+    """``input.log_normal_(mean, std)``: ``exp`` of normal samples of that mean and std."""
+    _floating_only("log_normal_cpu", a)
+    if not std > 0.0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+    return _draw(generator, "log_normal_").lognormal(mean, std, a.shape).astype(a.dtype)
+
+
+def uniform(a: np.ndarray, from_: float = 0.0, to: float = 1.0, generator: Any = None
+            ) -> np.ndarray:
+    """``input.uniform_(from_, to)``: uniform samples from ``[from_, to)``."""
+    _floating_only("check_uniform_bounds", a)
+    if from_ > to:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={from_:g} > to={to:g}")
+    return _draw(generator, "uniform_").uniform(from_, to, a.shape).astype(a.dtype)
+
+
+def normal_fill(a: np.ndarray, mean: float = 0.0, std: float = 1.0, generator: Any = None
+                ) -> np.ndarray:
+    """``input.normal_(mean, std)``: normal samples."""
+    _floating_only("normal_kernel_cpu", a)
+    if not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    return (_draw(generator, "normal_").standard_normal(a.shape) * std + mean).astype(a.dtype)
+
+
+def random_fill(a: np.ndarray, low: int = 0, high: int = 1, generator: Any = None
+                ) -> np.ndarray:
+    """``input.random_(...)``: integers drawn uniformly from ``[low, high)`` (bounds checked by
+    the method, gradviz/ops/methods.py)."""
+    return _draw(generator, "random_").integers(low, high, a.shape).astype(a.dtype)

@@ -743,6 +743,56 @@ defop("isclose", None, K.isclose, ("self", "other"),
       doc="``|input - other| <= atol + rtol * |other|``, elementwise",
       calls=("`gradviz.isclose`", "`.isclose()`"))
 
+
+# -- more (opsrand): random sampling (NOTE [random rows] in gradviz/ops/opinfo.py). PyTorch
+# records a node for them but defines the gradient as zero: the sample is not differentiated.
+def _zeros_sized(grad, sizes):
+    return f.new_zeros(tuple(sizes), f.dtype_of(grad), f.is_tensor(grad))
+
+
+# Probabilities in (0, 1), away from both ends: finite differences never flip a seeded draw.
+_PROBS = [[0.15, 0.5, 0.85], [0.3, 0.7, 0.45]]
+_NORMAL_FD = ("the seeded sample moves with mean and std; PyTorch defines both gradients as "
+              "zero (tests/test_ops_random.py checks them)")
+
+defop("bernoulli", "BernoulliBackward0", K.bernoulli, ("self",),
+      random=True,
+      doc="1 with probability ``input`` (each element), else 0; gradient zero.",
+      calls=("`gradviz.bernoulli(p)`", "`.bernoulli()`"),
+      samples=(Sample(W(_PROBS)), Sample(W(0.4))),
+      self=lambda grad: f.zeros_like(grad))
+defop("bernoulli_p", "NotImplemented", K.bernoulli_p, ("self",),
+      random=True,
+      doc="1 with probability ``p`` (a number), in input's shape and dtype (no derivative).",
+      calls=("`gradviz.bernoulli(x, 0.3)`", "`.bernoulli(0.3)`"),
+      self=_not_implemented("bernoulli"))
+defop("normal_tensor_float", "NormalBackward1", K.normal_tensor_float, ("mean",),
+      random=True,
+      doc="samples of mean ``mean`` (a tensor) and std ``std`` (a number); gradient zero.",
+      calls=("`gradviz.normal(mean, 2.0)`, `gradviz.normal(mean)`", ""),
+      samples=(Sample(R(2, 3), std=0.5, fd=_NORMAL_FD),),
+      mean=lambda grad, mean_sym_sizes: _zeros_sized(grad, mean_sym_sizes))
+defop("normal_float_tensor", "NormalBackward2", K.normal_float_tensor, ("std",),
+      random=True,
+      doc="samples of mean ``mean`` (a number) and std ``std`` (a tensor); gradient zero.",
+      calls=("`gradviz.normal(1.0, std)`", ""),
+      samples=(Sample(P(2, 3), mean=1.5, fd=_NORMAL_FD),),
+      std=lambda grad, std_sym_sizes: _zeros_sized(grad, std_sym_sizes))
+defop("normal_tensor_tensor", "NormalBackward3", K.normal_tensor_tensor, ("mean", "std"),
+      random=True,
+      doc="samples of mean ``mean`` and std ``std`` (tensors, broadcast); gradients zero.",
+      calls=("`gradviz.normal(mean, std)`", ""),
+      samples=(Sample(R(2, 3), P(2, 3), fd=_NORMAL_FD), Sample(R(2, 1), P(3), fd=_NORMAL_FD)),
+      mean=lambda grad, mean_sym_sizes: _zeros_sized(grad, mean_sym_sizes),
+      std=lambda grad, std_sym_sizes: _zeros_sized(grad, std_sym_sizes))
+defop("poisson", "PoissonBackward0", K.poisson, ("self",),
+      random=True,
+      doc="a Poisson count of rate ``input`` (each element); gradient zero.",
+      calls=("`gradviz.poisson`", ""),
+      samples=(Sample(P(2, 3)),),
+      self=lambda grad: f.zeros_like(grad))
+
+
 # ===============================================================================================
 # Activations (torch.nn.functional)
 # ===============================================================================================
@@ -801,6 +851,60 @@ defop("log_softmax", "LogSoftmaxBackward0", K.log_softmax, ("self",),
       calls=("`gradviz.log_softmax`, `F.log_softmax`", "`.log_softmax()`"),
       self=lambda grad, result, dim: grad - f.exp(result) * f.sum(grad, (dim,), True))
 
+
+# Attention (F.scaled_dot_product_attention, gradviz/nn/_attention.py). Its math path records
+# _safe_softmax among matmuls; 4-d inputs that the CPU flash kernel takes record one node, whose
+# backward PyTorch cannot differentiate again (a NotImplemented node under create_graph).
+defop("_safe_softmax", "SafeSoftmaxBackward0", K.safe_softmax, ("self",),
+      quiet=True,
+      doc="softmax that gives 0 for a slice of only -inf (a query masked from every key)",
+      calls=("inside `F.scaled_dot_product_attention` (math path)", ""),
+      samples=(Sample(R(2, 3, 4), dim=2), Sample(R(3, 4), dim=0)),
+      self=lambda grad, result, dim: (grad - f.sum(grad * result, (dim,), True)) * result)
+
+
+_NO_FLASH_GG = "PyTorch's CPU flash attention kernel has no double backward (NotImplemented)"
+
+
+def _flash_backward(which: int):
+    def formula(grads, query, key, value, output, logsumexp, dropout_p, is_causal, attn_mask,
+                scale):
+        return f.op("_scaled_dot_product_flash_attention_for_cpu_backward", grads[0], query,
+                    key, value, output, logsumexp, dropout_p=dropout_p, is_causal=is_causal,
+                    attn_mask=attn_mask, scale=scale)[which]
+    return formula
+
+
+defop("_scaled_dot_product_flash_attention_for_cpu",
+      "ScaledDotProductFlashAttentionForCpuBackward0", K.sdpa_flash_cpu,
+      ("query", "key", "value"),
+      outputs=("output", "logsumexp"), nondiff_outputs=(1,),
+      doc="outputs (output, logsumexp); 4-d inputs of equal batch, heads and features, "
+          "no dropout, a mask that needs no gradient",
+      calls=("`F.scaled_dot_product_attention` (4-d)", ""),
+      samples=(Sample(R(1, 2, 3, 4), R(1, 2, 5, 4), R(1, 2, 5, 4), gg=_NO_FLASH_GG),
+               Sample(R(2, 1, 4, 3), R(2, 1, 4, 3), R(2, 1, 4, 3), is_causal=True, scale=0.7,
+                      gg=_NO_FLASH_GG),
+               Sample(R(1, 1, 2, 3), R(1, 1, 4, 3), R(1, 1, 4, 3), gg=_NO_FLASH_GG,
+                      attn_mask=Tensor._make(np.array([[0.0, -1.0, 0.5, -np.inf],
+                                                       [0.3, 0.0, -np.inf, -0.2]]))),
+               Sample(R(1, 4, 2, 3), R(1, 2, 3, 3), R(1, 2, 3, 3), gg=_NO_FLASH_GG)),
+      query=_flash_backward(0), key=_flash_backward(1), value=_flash_backward(2))
+
+
+def _flash_backward_not_implemented(grads):
+    raise RuntimeError("derivative for aten::_scaled_dot_product_flash_attention_for_cpu_"
+                       "backward is not implemented")
+
+
+defop("_scaled_dot_product_flash_attention_for_cpu_backward", "NotImplemented",
+      K.sdpa_flash_cpu_backward, ("grad_out", "query", "key", "value", "out", "logsumexp"),
+      outputs=("grad_query", "grad_key", "grad_value"),
+      doc="the flash kernel's backward, recorded under create_graph (no derivative)",
+      calls=("the flash kernel's backward under `create_graph=True`", ""),
+      grad_out=_flash_backward_not_implemented, query=_flash_backward_not_implemented,
+      key=_flash_backward_not_implemented, value=_flash_backward_not_implemented,
+      out=_flash_backward_not_implemented, logsumexp=_flash_backward_not_implemented)
 
 # -- more (nnact)
 # hardtanh (relu6 is hardtanh(0, 6)), celu, mish, prelu, glu, hardswish, hardsigmoid, logsigmoid,
@@ -1935,6 +2039,41 @@ defop("copy_", "CopyBackwards", K.copy, ("self", "src"),
       calls=("`x[...] = y`", "`.copy_()`"),
       self=lambda grad: f.zeros_like(grad),
       src=lambda grad, src_sym_sizes: f.sum_to(grad, src_sym_sizes))
+# -- more (opsrand): the random in-place fills (NOTE [random rows] in gradviz/ops/opinfo.py);
+# their gradient is zero, as fill_'s. (Their cases: tests/test_ops_gradcheck.py.)
+defop("bernoulli_", "BernoulliBackward2", K.bernoulli_p, ("self",),
+      random=True, calls=("", "`.bernoulli_(0.3)`"),
+      self=lambda grad: f.zeros_like(grad))
+defop("bernoulli_tensor_", "BernoulliBackward1", K.bernoulli_tensor_, ("self", "p"),
+      random=True, calls=("", "`.bernoulli_(p)` with a tensor `p`"),
+      hidden=("p_sym_sizes",),  # torch keeps p's type and size (`p_info`), not as `_saved_`
+      self=lambda grad: f.zeros_like(grad),
+      p=lambda grad, p_sym_sizes: _zeros_sized(grad, p_sym_sizes))
+defop("exponential_", "ExponentialBackward0", K.exponential, ("self",),
+      random=True, calls=("", "`.exponential_()`"),
+      self=lambda grad: f.zeros_like(grad))
+defop("geometric_", "GeometricBackward0", K.geometric, ("self",),
+      random=True, calls=("", "`.geometric_(p)`"),
+      self=lambda grad: f.zeros_like(grad))
+defop("cauchy_", "CauchyBackward0", K.cauchy, ("self",),
+      random=True, calls=("", "`.cauchy_()`"),
+      self=lambda grad: f.zeros_like(grad))
+defop("log_normal_", "LogNormalBackward0", K.log_normal, ("self",),
+      random=True, calls=("", "`.log_normal_()`"),
+      self=lambda grad: f.zeros_like(grad))
+defop("uniform_", "UniformBackward0", K.uniform, ("self",),
+      random=True, calls=("", "`.uniform_()`"),
+      self=lambda grad: f.zeros_like(grad))
+defop("normal_", "NormalBackward0", K.normal_fill, ("self",),
+      random=True, calls=("", "`.normal_()`"),
+      self=lambda grad: f.zeros_like(grad))
+# random_'s three overloads are three nodes: (from, to), (to), ().
+for _name, _node, _call in (("random_from_", "RandomBackward0", "`.random_(2, 5)`"),
+                            ("random_to_", "RandomBackward1", "`.random_(5)`"),
+                            ("random_", "RandomBackward2", "`.random_()`")):
+    defop(_name, _node, K.random_fill, ("self",),
+          random=True, calls=("", _call),
+          self=lambda grad: f.zeros_like(grad))
 
 
 # ===============================================================================================

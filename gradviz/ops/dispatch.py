@@ -33,7 +33,7 @@ from gradviz.autograd.graph import (
 )
 from gradviz.ops import _formula, fastpath
 from gradviz.ops.opinfo import OpInfo, saved_for
-from gradviz.tensor import Tensor, _is_number, _type_name
+from gradviz.tensor import Tensor, _AsGiven, _is_number, _type_name
 
 __all__ = ["dispatch", "general_dispatch", "specialise", "dispatch_inplace", "OpNode",
            "node_source",
@@ -261,6 +261,40 @@ def _value(node: Node, saved: dict, name: str, create_graph: bool) -> Any:
     return v
 
 
+_UINT64 = 2 ** 64
+# Saved arguments PyTorch declares as integers (int64_t, SymInt and lists of them), whose
+# negative values its ``_saved_*`` reads back as unsigned; a Scalar argument (``alpha``,
+# ``min``, ``negative_slope``, ``correction`` ...) reads back signed.
+_INTEGER_ARGS = frozenset((
+    "dim", "dims", "dim0", "dim1", "dim2", "dimension", "index", "start", "end", "step",
+    "offset", "diagonal", "shifts", "pad", "padding", "stride", "dilation", "output_padding",
+    "kernel_size", "groups", "repeats", "size", "sizes", "split_size", "split_sizes", "chunks",
+    "ignore_index", "k", "output_size", "source", "destination"))
+
+
+def _as_pytorch_shows(name: str, v: Any) -> Any:
+    """A saved argument as PyTorch's ``_saved_<name>`` shows it: an integer as the caller wrote
+    it (NOTE [saved as given] in gradviz/tensor.py), and a negative integer argument read as the
+    unsigned 64-bit number it is stored as (``-1`` is ``18446744073709551615``).
+
+    Example:
+        >>> _as_pytorch_shows("dim", (-1, 0)), _as_pytorch_shows("alpha", -2)
+        ((18446744073709551615, 0), -2)
+    """
+    integer = name in _INTEGER_ARGS
+    if type(v) is tuple:
+        return tuple(_shown_int(x, integer) for x in v)
+    return _shown_int(v, integer)
+
+
+def _shown_int(v: Any, integer: bool) -> Any:
+    if type(v) is _AsGiven:
+        v = v.given
+    if integer and type(v) is int and v < 0:
+        return v + _UINT64
+    return v
+
+
 def _saved_property(name: str) -> property:
     def get(self: OpNode) -> Any:
         if name not in self._store:
@@ -274,7 +308,7 @@ def _saved_property(name: str) -> property:
             return v.unpack(self)
         if _is_number(v) and name in self._op.inputs:
             return Tensor._make(np.asarray(v))  # PyTorch wraps a scalar operand in a tensor
-        return v
+        return _as_pytorch_shows(name, v)
 
     get.__name__ = f"_saved_{name}"
     return property(get, doc=f"The value saved for backward as ``{name}``.")

@@ -18,7 +18,7 @@ from gradviz._factories import int_list, invalid_combination
 from gradviz.ops import _args
 from gradviz.ops.derivatives import OPS
 from gradviz.ops.dispatch import broadcast_message, dispatch, dispatch_inplace
-from gradviz.tensor import Tensor, _is_number, _wrap_dim
+from gradviz.tensor import Tensor, _AsGiven, _is_number, _wrap_dim
 
 __all__ = [
     "add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide",
@@ -872,7 +872,8 @@ def copy_(input: Tensor, src: Any) -> Tensor:
 
 # =================================================================================================
 # The op library: each function checks its arguments as PyTorch does and calls one table entry
-# (or decomposes exactly as PyTorch does). Dims are saved normalized (non-negative).
+# (or decomposes exactly as PyTorch does). Dims reach the kernels normalized (non-negative), and
+# the nodes read them back as written (NOTE [saved as given] in gradviz/tensor.py).
 # =================================================================================================
 __all__ += [
     "abs", "absolute", "square",
@@ -2006,7 +2007,7 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     if not -n <= i < n:
         raise IndexError(f"select(): index {i} out of range for tensor of size "
                          f"{list(input.shape)} at dimension {d}")
-    return dispatch(_O["select"], input, dim=d, index=i + n if i < 0 else i)
+    return dispatch(_O["select"], input, dim=d, index=_AsGiven(i + n, i) if i < 0 else i)
 
 
 def _slice(input: Tensor, dim: int, start: int, end: int, step: int = 1) -> Tensor:
@@ -2938,7 +2939,9 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
     offset = _int_arg("diag", "diagonal", 2, diagonal)
     if input.ndim == 1:
-        return dispatch(_O["diag_embed"], input, offset=offset, dim1=0, dim2=1)
+        # torch runs diag_embed with its default dims, -2 and -1 (NOTE [saved as given])
+        return dispatch(_O["diag_embed"], input, offset=offset, dim1=_AsGiven(0, -2),
+                        dim2=_AsGiven(1, -1))
     return dispatch(_O["diagonal_copy"], input, offset=offset, dim1=0, dim2=1)
 
 
@@ -2991,8 +2994,8 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
                            f"dims) should contain the same number of dims as destination "
                            f"({list(dst)} dims)")
     nd = input.ndim
-    s = [_wrap_dim(x, nd) for x in src]
-    t = [_wrap_dim(x, nd) for x in dst]
+    s = [int(_wrap_dim(x, nd)) for x in src]  # computed dims: saved normalized, as torch
+    t = [int(_wrap_dim(x, nd)) for x in dst]
     for what, raw, norm in (("source", src, s), ("destination", dst, t)):
         if len(set(norm)) != len(norm):
             raise RuntimeError(f"movedim: repeated dim in `{what}` ({list(raw)})")
@@ -3590,7 +3593,7 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
     if input.ndim == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
                            "tensor with 0 dims")
-    d = _wrap_dim(dim, input.ndim)
+    d = int(_wrap_dim(dim, input.ndim))  # (its slices save the dim normalized, as torch's)
     if isinstance(ios, (list, tuple)):
         return _split_at(input, [int(i) for i in ios], d)
     sections = int(ios)
@@ -4460,8 +4463,8 @@ def _quantile(name: str, input: Tensor, q: Any, dim: int | None, keepdim: bool,
         out = lerp(out, above, Tensor._make(weights.astype(data.dtype)))
     if not scalar_q:  # the quantiles first: unsqueeze_(0).transpose_(0, -1)
         out = dispatch(_O["unsqueeze_"], out, dim=0)
-        out = dispatch(_O["transpose_"], out, dim0=0, dim1=out.ndim - 1)
-    return dispatch(_O["squeeze_dim_"], out, dim=out.ndim - 1)
+        out = dispatch(_O["transpose_"], out, dim0=0, dim1=_wrap_dim(-1, out.ndim))
+    return dispatch(_O["squeeze_dim_"], out, dim=_wrap_dim(-1, out.ndim))  # (dim -1, as torch)
 
 
 def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
@@ -4490,3 +4493,14 @@ def nanquantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = F
         tensor(2.)
     """
     return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
+# -- more (opsrand): random sampling (gradviz/ops/sampling.py; NOTE [random rows])
+from gradviz.ops.sampling import (  # noqa: E402 - after the functions sampling.py calls back
+    bernoulli,
+    dropout,
+    dropout_,
+    normal,
+    poisson,
+    randint_like,
+)
+
+__all__ += ["bernoulli", "normal", "poisson", "randint_like", "dropout", "dropout_"]

@@ -123,22 +123,16 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
     _install_library(Tensor)
 
 
-def _random_fill(self: _Tensor, draw: Any, name: str, generator: Any = None) -> _Tensor:
-    """Overwrite ``self`` with random values in place, from gradviz's generator (not recorded:
-    PyTorch's gradient for these is zero, and they are used on parameters' ``.data`` or under
-    ``no_grad``)."""
-    from gradviz import _factories
-    from gradviz.autograd.grad_mode import is_grad_enabled
+def _random_fill(self: _Tensor, row: str, generator: Any = None, **kwargs: Any) -> _Tensor:
+    """Overwrite ``self`` with random values in place, from gradviz's generator, through the
+    row ``row`` (recorded as PyTorch records it: ``UniformBackward0`` ..., gradient zero; a
+    leaf that requires grad is refused as every in-place op refuses it)."""
+    from gradviz.ops.derivatives import OPS
+    from gradviz.ops.dispatch import dispatch_inplace
 
-    if self._requires_grad and is_grad_enabled():
-        if self.grad_fn is None:
-            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                               "operation.")
-        raise RuntimeError(f"{name}(): gradviz does not record random in-place fills; call it "
-                           "under gradviz.no_grad() or on .data")
-    self._data[...] = draw(_factories.rng(generator, name), self._data.shape)
-    self._version_counter.version += 1
-    return self
+    if generator is not None:  # (only when given: a traced op keeps the keywords written)
+        kwargs["generator"] = generator
+    return dispatch_inplace(OPS[row], self, **kwargs)
 
 
 def _uniform_(self: _Tensor, from_: float = 0.0, to: float = 1.0, *,
@@ -151,8 +145,7 @@ def _uniform_(self: _Tensor, from_: float = 0.0, to: float = 1.0, *,
         >>> bool(((x >= -1) & (x < 1)).all())
         True
     """
-    return _random_fill(self, lambda rng, shape: rng.uniform(from_, to, shape), "uniform_",
-                        generator)
+    return _random_fill(self, "uniform_", generator, from_=float(from_), to=float(to))
 
 
 def _normal_(self: _Tensor, mean: float = 0.0, std: float = 1.0, *,
@@ -164,8 +157,7 @@ def _normal_(self: _Tensor, mean: float = 0.0, std: float = 1.0, *,
         >>> gradviz.zeros(2, 3).normal_(0.0, 0.01).shape
         gradviz.Size([2, 3])
     """
-    return _random_fill(self, lambda rng, shape: rng.normal(mean, std, shape), "normal_",
-                        generator)
+    return _random_fill(self, "normal_", generator, mean=float(mean), std=float(std))
 
 
 # C type names in random_'s bounds errors, as torch prints them.
@@ -211,8 +203,8 @@ def _random_(self: _Tensor, *args: Any, generator: Any = None) -> _Tensor:
                       "release, please fix the code in advance", UserWarning, stacklevel=2)
     elif args and dt.kind != "f" and high - 1 > top:
         raise RuntimeError(f"to - 1 is out of bounds for {name}")
-    return _random_fill(self, lambda rng, shape: rng.integers(low, high, shape), "random_",
-                        generator)
+    row = ("random_", "random_to_", "random_from_")[len(args)]
+    return _random_fill(self, row, generator, low=low, high=high)
 
 
 def _as_method(fn: Any, name: str) -> Any:
@@ -375,6 +367,10 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
     for name, dt in (("half", _dtype.float16), ("byte", _dtype.uint8), ("char", _dtype.int8),
                      ("short", _dtype.int16)):
         setattr(Tensor, name, _cast_method(name, dt))
+    # -- more (opsrand): bernoulli, bernoulli_ and the random in-place fills (exponential_ ...)
+    from gradviz.ops import sampling
+
+    sampling.install(Tensor)
 
 
 def _cast_method(name: str, dt: Any) -> Any:

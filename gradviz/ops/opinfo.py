@@ -63,9 +63,25 @@ class OpInfo:
     example: str = ""  # the generated function's doctest: a call, then its printed result
     calls: tuple[str, str] = ("", "")  # other functional forms and methods that record the row
     samples: tuple = ()  # gradviz.ops.samples.Sample: inputs for the generic gradcheck tests
+    # The forward draws random numbers (bernoulli, normal ...): NOTE [random rows].
+    random: bool = False
 
 
 OPS: dict[str, OpInfo] = {}
+
+# NOTE [random rows]
+# A row whose forward samples (bernoulli, normal, poisson, exponential_ ...) draws from
+# gradviz's generator (``generator=``, else the default one), so two runs of it on the same
+# inputs differ. The generic suites run a row's forward several times and compare the results
+# (gradcheck's finite differences, fast path against general path), so they honour the flag:
+# for a ``random`` row they re-seed the default generator (``gradviz.manual_seed``) before each
+# forward, which makes the row a deterministic function of its inputs. Its formulas are
+# PyTorch's, which for these ops define the gradient as zero (``zeros_like(grad)``): the
+# sample is not differentiated through. Where finite differences of the seeded forward are
+# not zero (``normal``'s output moves with ``mean``), the sample says so with ``fd=`` and is
+# checked against torch's zero gradient instead (tests/test_ops_random.py); parity tests
+# compare such rows' graphs, saved values, gradients and the moments of their samples, since
+# torch draws other numbers from the same seed.
 
 
 def saved_for(op: OpInfo, bits: int) -> list[str]:
@@ -106,7 +122,7 @@ def defop(name: str, node: str | None, forward: Callable[..., Any], inputs: tupl
           outputs: tuple[str, ...] = (), nondiff_outputs: tuple[int, ...] = (),
           variadic: bool = False, hidden: tuple[str, ...] = (), function: str | None = None,
           method: bool = False, inplace: bool = False, example: str = "",
-          calls: tuple[str, str] = ("", ""), samples: tuple = (),
+          calls: tuple[str, str] = ("", ""), samples: tuple = (), random: bool = False,
           **grads: Callable[..., Any]) -> OpInfo:
     """Declare an op: its forward, its node name, and one backward formula per input name.
 
@@ -116,7 +132,8 @@ def defop(name: str, node: str | None, forward: Callable[..., Any], inputs: tupl
     ``function``/``method``/``inplace`` ask for the public function and methods to be generated
     (by :func:`gradviz.ops.defop`, or at import for the table's own rows), with ``doc`` and
     ``example`` as the docstring; ``calls`` documents the hand-written ways to reach the row;
-    ``samples`` are the inputs its generic tests use.
+    ``samples`` are the inputs its generic tests use; ``random`` marks a forward that draws
+    from gradviz's generator (NOTE [random rows]).
 
     Example:
         >>> import numpy as np
@@ -158,7 +175,7 @@ def defop(name: str, node: str | None, forward: Callable[..., Any], inputs: tupl
     op.broadcast_idx = tuple(i for i, n in enumerate(inputs)
                              if broadcasts is True or (broadcasts and n in broadcasts))
     op.function, op.method, op.inplace, op.example = function, method, inplace, example
-    op.calls, op.samples = calls, tuple(samples)
+    op.calls, op.samples, op.random = calls, tuple(samples), random
     if name in OPS:
         raise ValueError(f"op {name!r} declared twice")
     OPS[name] = op

@@ -93,16 +93,20 @@ class Sample:
     """One call of an op: positional input specs and keyword arguments.
 
     ``gg`` is None when gradgradcheck applies, else the reason it does not (as PyTorch marks ops
-    without a double backward).
+    without a double backward). ``fd`` is None when finite differences check the gradient,
+    else the reason they cannot: a random row whose seeded sample moves with its input although
+    PyTorch defines its gradient as zero (NOTE [random rows] in gradviz/ops/opinfo.py).
     """
 
     specs: tuple
     kwargs: dict = field(default_factory=dict)
     gg: str | None = None
+    fd: str | None = None
 
     # (`self` positional-only: a row's keyword argument may be named `self`, as xlogy's is)
-    def __init__(self, /, *specs: Any, gg: str | None = None, **kwargs: Any) -> None:
-        self.specs, self.kwargs, self.gg = specs, kwargs, gg
+    def __init__(self, /, *specs: Any, gg: str | None = None, fd: str | None = None,
+                 **kwargs: Any) -> None:
+        self.specs, self.kwargs, self.gg, self.fd = specs, kwargs, gg, fd
 
     def build(self, rng: np.random.Generator) -> tuple[tuple, dict]:
         """Fresh inputs: ``(args, kwargs)``, tensors made from the specs with ``rng``."""

@@ -34,7 +34,7 @@ import weakref
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from functools import wraps
+from functools import partial, wraps
 from typing import Any, Literal, SupportsFloat
 
 from gradviz.optim.optimizer import Optimizer, _scalar
@@ -44,6 +44,8 @@ __all__ = [
     "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
     "ExponentialLR", "SequentialLR", "CosineAnnealingLR", "ChainedScheduler",
     "ReduceLROnPlateau", "OneCycleLR", "LRScheduler",
+    # -- more (optmore)
+    "PolynomialLR", "CyclicLR", "CosineAnnealingWarmRestarts",
 ]
 
 EPOCH_DEPRECATION_WARNING = (
@@ -1033,3 +1035,296 @@ def _phase(end_step: float, start_lr: str, end_lr: str, start_momentum: str,
     """One phase of OneCycleLR, in PyTorch's dict layout (it is part of state_dict())."""
     return {"end_step": end_step, "start_lr": start_lr, "end_lr": end_lr,
             "start_momentum": start_momentum, "end_momentum": end_momentum}
+
+
+# -- more (optmore) --------------------------------------------------------------------------------
+class PolynomialLR(LRScheduler):
+    """Decay the rate to 0 over ``total_iters`` epochs along a polynomial of degree ``power``:
+    ``base_lr * (1 - epoch / total_iters) ** power`` (linear with the default ``power=1``),
+    then keep it at 0.
+
+    Each step multiplies the current rate by the ratio of consecutive values (see NOTE
+    [chainable form]).
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import optim
+        >>> opt = optim.SGD([gradviz.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = optim.lr_scheduler.PolynomialLR(opt, total_iters=4, power=2.0)
+        >>> lrs = [sched.get_last_lr()[0]]
+        >>> for _ in range(5):
+        ...     opt.step(); sched.step(); lrs.append(sched.get_last_lr()[0])
+        >>> lrs
+        [1.0, 0.5625, 0.25, 0.0625, 0.0, 0.0]
+    """
+
+    def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0,
+                 last_epoch: int = -1) -> None:
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[LrT]:
+        """The current rates times ``(remaining fraction / previous remaining fraction) **
+        power``; unchanged at the initial step and after ``total_iters``."""
+        _warn_get_lr_called_within_step(self)
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return _group_values(self.optimizer, "lr")
+        decay = ((1.0 - self.last_epoch / self.total_iters)
+                 / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        return [g["lr"] * decay for g in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self) -> list[LrT]:
+        return [base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters)
+                ** self.power for base_lr in self.base_lrs]
+
+
+class CyclicLR(LRScheduler):
+    """Cycle the rate between ``base_lr`` and ``max_lr`` (Smith's cyclical learning rates),
+    stepped once per *batch*: up over ``step_size_up`` steps, down over ``step_size_down``
+    (default: the same). ``mode`` scales each cycle's amplitude: ``"triangular"`` keeps it,
+    ``"triangular2"`` halves it every cycle, ``"exp_range"`` multiplies it by
+    ``gamma ** step``; or give your own ``scale_fn`` of the cycle number (``scale_mode="cycle"``)
+    or of the step (``"iterations"``).
+
+    With ``cycle_momentum`` (default) the momentum (SGD's ``momentum``, Adam's ``beta1``) moves
+    the opposite way, from ``max_momentum`` at the bottom of the rate to ``base_momentum`` at
+    its top; the groups receive ``max_momentum`` and ``base_momentum`` entries, as in PyTorch.
+    The constructor sets every group's rate to ``base_lr``.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import optim
+        >>> opt = optim.SGD([gradviz.zeros(1, requires_grad=True)], lr=0.1, momentum=0.9)
+        >>> sched = optim.lr_scheduler.CyclicLR(opt, base_lr=0.1, max_lr=0.5, step_size_up=2,
+        ...                                     mode="triangular2")
+        >>> lrs = [sched.get_last_lr()[0]]
+        >>> for _ in range(8):
+        ...     opt.step(); sched.step(); lrs.append(round(sched.get_last_lr()[0], 6))
+        >>> lrs
+        [0.1, 0.3, 0.5, 0.3, 0.1, 0.2, 0.3, 0.2, 0.1]
+        >>> round(opt.param_groups[0]["momentum"], 6)  # back at the bottom: max_momentum
+        0.9
+    """
+
+    def __init__(self, optimizer: Optimizer, base_lr: float | list[float],
+                 max_lr: float | list[float], step_size_up: int = 2000,
+                 step_size_down: int | None = None,
+                 mode: Literal["triangular", "triangular2", "exp_range"] = "triangular",
+                 gamma: float = 1.0, scale_fn: Callable[[float], float] | None = None,
+                 scale_mode: Literal["cycle", "iterations"] = "cycle",
+                 cycle_momentum: bool = True, base_momentum: float | list[float] = 0.8,
+                 max_momentum: float | list[float] = 0.9, last_epoch: int = -1) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        base_lrs = _per_group("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups, strict=True):
+                _set_group_value(group, "lr", lr)
+        self.max_lrs = _per_group("max_lr", optimizer, max_lr)
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.total_size = up + down
+        self.step_ratio = up / self.total_size  # the rising fraction of a cycle
+        if mode not in ["triangular", "triangular2", "exp_range"] and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode = mode
+        self.gamma = gamma
+        self._scale_fn_ref: Callable[[float], float]
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode
+        self._init_scale_fn()
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum or beta1 with "
+                                 "`cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in optimizer.defaults
+            self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                for m_max, m_base, group in zip(self.max_momentums, self.base_momentums,
+                                                optimizer.param_groups, strict=True):
+                    self._set_momentum(group, m_max)
+                    group["max_momentum"] = m_max
+                    group["base_momentum"] = m_base
+        # The constructor's step computes with base_lrs = the groups' initial_lr (as in
+        # PyTorch); the cycle's own base_lr replaces them afterwards.
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def _set_momentum(self, group: dict[str, Any], momentum: float) -> None:
+        if self.use_beta1:
+            group["betas"] = (momentum, *group["betas"][1:])
+        else:
+            group["momentum"] = momentum
+
+    def _init_scale_fn(self) -> None:
+        """The built-in scale function of ``mode`` (and its scale mode), unless a custom
+        ``scale_fn`` was given. Not saved in state_dict(): load_state_dict() calls it again."""
+        if self._scale_fn_custom is not None:
+            return
+        if self.mode == "triangular":
+            self._scale_fn_ref = self._triangular_scale_fn
+            self.scale_mode = "cycle"
+        elif self.mode == "triangular2":
+            self._scale_fn_ref = self._triangular2_scale_fn
+            self.scale_mode = "cycle"
+        elif self.mode == "exp_range":
+            self._scale_fn_ref = partial(self._exp_range_scale_fn, self.gamma)
+            self.scale_mode = "iterations"
+
+    def scale_fn(self, x: float) -> float:
+        """The amplitude's scale at cycle (or step) ``x``: the custom ``scale_fn`` if given,
+        else the one of ``mode``."""
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        return self._scale_fn_ref(x)
+
+    @staticmethod
+    def _triangular_scale_fn(x: float) -> float:
+        return 1.0
+
+    @staticmethod
+    def _triangular2_scale_fn(x: float) -> float:
+        return 1 / (2.0 ** (x - 1))
+
+    @staticmethod
+    def _exp_range_scale_fn(gamma: float, x: float) -> float:
+        return gamma**x
+
+    def get_lr(self) -> list[LrT]:
+        """The rates at step ``last_epoch`` (a closed formula, not chainable); also sets the
+        momentum when cycling it."""
+        _warn_get_lr_called_within_step(self)
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle  # the position in the cycle, [0, 1)
+        if x <= self.step_ratio:
+            height = x / self.step_ratio  # rising
+        else:
+            height = (x - 1) / (self.step_ratio - 1)  # falling
+        scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
+        lrs = [base_lr + (max_lr - base_lr) * height * scale
+               for base_lr, max_lr in zip(self.base_lrs, self.max_lrs, strict=True)]
+        if self.cycle_momentum:
+            for group, m_base, m_max in zip(self.optimizer.param_groups, self.base_momentums,
+                                            self.max_momentums, strict=True):
+                self._set_momentum(group, m_max - (m_max - m_base) * height * scale)
+        return lrs
+
+    def state_dict(self) -> dict[str, Any]:
+        """The attributes except the optimizer and the built-in scale function; a custom
+        ``scale_fn`` is saved as ``None`` (a function) or its ``__dict__`` (a callable
+        object)."""
+        state = {k: v for k, v in self.__dict__.items()
+                 if k not in ("optimizer", "_scale_fn_ref", "_scale_fn_custom")}
+        fn = self._scale_fn_custom
+        state["_scale_fn_custom"] = (None if fn is None or isinstance(fn, types.FunctionType)
+                                     else fn.__dict__.copy())
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore the attributes (and a callable object's saved ``__dict__``). As PyTorch's,
+        it takes ``_scale_fn_custom`` out of ``state_dict``."""
+        fn_state = state_dict.pop("_scale_fn_custom")
+        self.__dict__.update(state_dict)
+        if fn_state is not None:
+            self._scale_fn_custom.__dict__.update(fn_state)  # type: ignore[union-attr]
+        self._init_scale_fn()
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    r"""Cosine annealing with warm restarts (SGDR): the rate falls from ``base_lr`` to
+    ``eta_min`` along half a cosine over ``T_0`` epochs, jumps back to ``base_lr``, and falls
+    again over ``T_0 * T_mult`` epochs, then ``T_0 * T_mult**2`` ...:
+
+    ``lr = eta_min + (base_lr - eta_min) * (1 + cos(pi * T_cur / T_i)) / 2``
+
+    where ``T_cur`` counts the epochs since the last restart and ``T_i`` is the current
+    period. ``step(epoch)`` accepts a fractional epoch, to anneal within an epoch, batch by
+    batch: ``sched.step(epoch + i / iters)`` (no deprecation warning here, unlike the other
+    schedulers).
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import optim
+        >>> opt = optim.SGD([gradviz.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=2)
+        >>> lrs = [sched.get_last_lr()[0]]
+        >>> for _ in range(6):
+        ...     opt.step(); sched.step(); lrs.append(round(sched.get_last_lr()[0], 4))
+        >>> lrs  # restarts at epochs 2 and 6
+        [1.0, 0.5, 1.0, 0.8536, 0.5, 0.1464, 1.0]
+        >>> sched.step(6.5); round(sched.get_last_lr()[0], 4)  # a fractional epoch
+        0.9904
+    """
+
+    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1,  # noqa: N803
+                 eta_min: float = 0.0, last_epoch: int = -1) -> None:
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type "
+                             f"{type(eta_min)}")
+        self.T_0 = T_0
+        self.T_i = T_0
+        self.T_mult = T_mult
+        self.eta_min = eta_min
+        self.T_cur: float = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[LrT]:
+        """The cosine's value at ``T_cur`` of the current period ``T_i``."""
+        _warn_get_lr_called_within_step(self)
+        return [self.eta_min + (base_lr - self.eta_min)
+                * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+                for base_lr in self.base_lrs]
+
+    def step(self, epoch: float | None = None) -> None:
+        """Advance one epoch, or go to ``epoch`` (may be fractional, e.g. ``epoch + i /
+        iters`` after batch ``i``). Unlike :meth:`LRScheduler.step` it neither warns nor
+        counts ``_step_count``, as in PyTorch.
+
+        Example:
+            >>> import gradviz
+            >>> from gradviz import optim
+            >>> opt = optim.SGD([gradviz.zeros(1, requires_grad=True)], lr=1.0)
+            >>> sched = optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=4)
+            >>> sched.step(5.0); sched.T_cur, sched.T_i, sched.last_epoch
+            (1.0, 4, 5)
+        """
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:  # a restart
+                self.T_cur = self.T_cur % self.T_i
+                self.T_i = self.T_i * self.T_mult
+        else:
+            if epoch < 0:
+                raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+            if epoch >= self.T_0:
+                if self.T_mult == 1:
+                    self.T_cur = epoch % self.T_0
+                else:
+                    # the number n of completed periods: T_0 * (T_mult**n - 1) / (T_mult - 1)
+                    # epochs lie before period n
+                    n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+                    self.T_cur = epoch - self.T_0 * (self.T_mult**n - 1) / (self.T_mult - 1)
+                    self.T_i = self.T_0 * self.T_mult**n
+            else:
+                self.T_i = self.T_0
+                self.T_cur = epoch
+        self.last_epoch = math.floor(epoch)
+        self._get_lr_called_within_step = True
+        try:
+            values = self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
+            _set_group_value(group, "lr", lr)
+        self._last_lr = _group_values(self.optimizer, "lr")

@@ -159,6 +159,10 @@ def _jsonable_item(v: Any) -> Any:
     if isinstance(v, (np.integer, np.floating, np.bool_)):
         v = v.item()
     if isinstance(v, (bool, int, str)) or v is None:
+        # An int subclass (a dim remembering how it was written: NOTE [saved as given] in
+        # gradviz/tensor.py) becomes the plain int it stands for: the trace is plain data.
+        if type(v) is not int and isinstance(v, int) and not isinstance(v, bool):
+            return int(v)
         return v
     if isinstance(v, float):
         return v if math.isfinite(v) else str(v)

@@ -51,6 +51,12 @@ def test_hard_coded_gradients_are_torchs(src: str, leaf: str | None, grad: Any) 
                                rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.parametrize(("src", "attr", "expected"), MORE.SAVED_VALUES,
+                         ids=[c[0] for c in MORE.SAVED_VALUES])
+def test_hard_coded_saved_arguments_are_torchs(src: str, attr: str, expected: Any) -> None:
+    assert getattr(MORE.run(src, torch).grad_fn, attr) == expected
+
+
 # The nodes this set added, and a torch call that records each.
 NODES = {
     "ErfcBackward0": "m.erfc(x)", "ErfinvBackward0": "m.erfinv(x * 0.5)",

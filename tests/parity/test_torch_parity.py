@@ -5,8 +5,6 @@ Without torch these tests are deselected (NOTE [parity marker] in conftest.py); 
 ``GRADVIZ_PARITY=1`` a missing torch fails loudly at import, below.
 
 Known, deliberate differences are handled explicitly (search for NOTE):
-* NOTE [saved dims]: torch saves dims as given (negative ones read back as ``2**64 - k``); gradviz
-  saves them wrapped to non-negative.
 * NOTE [saved extras]: attributes only gradviz exposes (gradviz's
   ``ToCopyBackward0._saved_self_dtype``, ``CopyBackwards._saved_src_sym_sizes``) are not compared.
 """
@@ -195,15 +193,6 @@ def _edges(node: Any) -> list:
     return list(node.next_functions)
 
 
-def _wrap_dim(v: Any, ndim: int) -> Any:
-    # NOTE [saved dims]: torch's uint64 view of a negative dim, wrapped like gradviz wraps it.
-    if isinstance(v, int) and not isinstance(v, bool):
-        if v >= 2**63:
-            v -= 2**64
-        return v % ndim if v < 0 and ndim else v
-    return v
-
-
 # NOTE [saved extras]: attributes only gradviz exposes (it keeps the dtype and the source's
 # sizes where PyTorch's C++ node reads them from elsewhere).
 _GRADVIZ_EXTRAS = {("ToCopyBackward0", "_saved_self_dtype"),
@@ -229,13 +218,7 @@ def _compare_saved(tn: Any, gn: Any, where: str) -> None:
             np.testing.assert_allclose(gv.detach().numpy(), tv.detach().numpy(), err_msg=label,
                                        **TOL)
             continue
-        if attr in ("_saved_dim", "_saved_dims", "_saved_dim0", "_saved_dim1"):
-            sizes = getattr(gn, "_saved_self_sym_sizes", None)
-            ndim = len(sizes) if sizes is not None else len(gn._out_meta[0][0])
-            if isinstance(tv, tuple):
-                tv = tuple(_wrap_dim(v, ndim) for v in tv)
-            else:
-                tv = _wrap_dim(tv, ndim)
+        # Dims as written, negative ones read back as uint64, in both (NOTE [saved as given]).
         if isinstance(tv, (tuple, list)):
             assert tuple(tv) == tuple(gv), label
         else:

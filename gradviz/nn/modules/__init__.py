@@ -30,6 +30,7 @@ from gradviz.nn.modules.activation import (
     Tanhshrink,
     Threshold,
 )
+from gradviz.nn.modules.attention import MultiheadAttention, NonDynamicallyQuantizableLinear
 from gradviz.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
 from gradviz.nn.modules.container import (
     ModuleDict,
@@ -66,6 +67,13 @@ from gradviz.nn.modules.padding import ZeroPad2d
 from gradviz.nn.modules.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from gradviz.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from gradviz.nn.modules.sparse import Embedding
+from gradviz.nn.modules.transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Linear", "ReLU",
            "LeakyReLU", "ELU", "SiLU", "GELU", "Softplus", "Tanh", "Sigmoid", "Softmax",
@@ -73,6 +81,9 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Line
            "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "Conv1d", "Conv2d",
            "ConvTranspose2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d",
            "BatchNorm2d", "Dropout2d"]
+__all__ += ["MultiheadAttention", "NonDynamicallyQuantizableLinear"]  # modules/attention.py
+__all__ += ["Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
+            "TransformerDecoderLayer"]  # modules/transformer.py
 __all__ += ["RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "RNNBase", "RNN", "LSTM", "GRU"]
 __all__ += ["Hardtanh", "ReLU6", "SELU", "CELU", "Mish", "PReLU", "GLU", "Hardswish",
             "Hardsigmoid", "LogSigmoid", "Softsign", "Softshrink", "Hardshrink", "Tanhshrink",
