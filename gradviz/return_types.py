@@ -56,3 +56,29 @@ class aminmax(namedtuple("aminmax", ["min", "max"])):  # noqa: N801, PYI024 - Py
 
     def __repr__(self) -> str:
         return f"gradviz.return_types.aminmax(\nmin={self[0]!r},\nmax={self[1]!r})"
+
+
+# -- more (einlin): the named tuples of torch.linalg (and torch.slogdet, torch.svd)
+def _fields(name: str, fields: tuple[str, ...]) -> type:
+    base = namedtuple(name, fields)  # noqa: PYI024
+
+    def __repr__(self: tuple) -> str:
+        body = ",\n".join(f"{k}={v!r}" for k, v in zip(fields, self, strict=True))
+        return f"gradviz.return_types.{name}(\n{body})"
+
+    return type(name, (base,), {"__slots__": (), "__repr__": __repr__,
+                                "__module__": "gradviz.return_types",
+                                "__doc__": f"``({', '.join(fields)})`` of ``{name}``."})
+
+
+__all__ += ["linalg_inv_ex", "linalg_slogdet", "slogdet", "linalg_solve_ex", "linalg_cholesky_ex",
+            "linalg_qr", "linalg_eigh", "linalg_svd", "svd"]
+linalg_inv_ex = _fields("linalg_inv_ex", ("inverse", "info"))
+linalg_slogdet = _fields("linalg_slogdet", ("sign", "logabsdet"))
+slogdet = _fields("slogdet", ("sign", "logabsdet"))
+linalg_solve_ex = _fields("linalg_solve_ex", ("result", "info"))
+linalg_cholesky_ex = _fields("linalg_cholesky_ex", ("L", "info"))
+linalg_qr = _fields("linalg_qr", ("Q", "R"))
+linalg_eigh = _fields("linalg_eigh", ("eigenvalues", "eigenvectors"))
+linalg_svd = _fields("linalg_svd", ("U", "S", "Vh"))
+svd = _fields("svd", ("U", "S", "V"))

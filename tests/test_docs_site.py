@@ -75,7 +75,7 @@ def test_every_page_is_built(site):
     for page in ["index.html", "engine.html", "ops.html", "gallery.html", "site.html",
                  "tutorials/index.html", "tutorials/CONCEPTS.html", "tutorials/solutions.py",
                  "api/gradviz.html", "api/nn.html", "api/autograd.html", "api/trace.html",
-                 "api/render.html"]:
+                 "api/render.html", "api/linalg.html"]:
         assert (site / page).is_file(), page
     tutorials = sorted(p.name for p in (ROOT / "tutorials").glob("[0-9][0-9]_*.ipynb"))
     for name in tutorials:

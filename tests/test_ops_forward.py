@@ -557,6 +557,23 @@ TORCH_SAVED.update({
     "RandomBackward0": [], "RandomBackward1": [], "RandomBackward2": [],
 })
 
+# -- more (einlin): linear algebra, read off torch 2.13.0 as above
+TORCH_SAVED.update({
+    "LinalgInvExBackward0": ["inverse"], "LinalgDetBackward0": ["A", "LU", "pivots", "result"],
+    "LinalgSlogdetBackward0": ["A", "LU", "pivots", "sign"],
+    "LinalgSolveExBackward0": ["A", "LU", "left", "pivots", "result"],
+    "LinalgCholeskyExBackward0": ["L", "upper"], "CholeskyBackward0": ["result", "upper"],
+    "LinalgQrBackward0": ["Q", "R", "mode"],
+    "LinalgEighBackward0": ["eigenvalues", "eigenvectors"],
+    "LinalgSvdBackward0": ["S", "S_sym_argsize_minus_1", "U", "Vh", "full_matrices"],
+    "LinalgPinvBackward0": ["result", "self"], "DistBackward0": ["other", "p", "result", "self"],
+    "VdotBackward0": ["other", "self"], "BaddbmmBackward0": ["alpha", "batch1", "batch2", "beta"],
+    "AddbmmBackward0": ["alpha", "batch1", "batch1_sym_argsize_0", "batch1_sym_argsize_1",
+                        "batch2", "batch2_sym_argsize_2", "beta"],
+    "CdistBackward0": ["p", "result", "x1", "x2"],
+    "EuclideanDistBackward0": ["result", "x1", "x2"],
+})
+
 
 def _saved_names(node: Any) -> set[str]:
     return {a[len("_saved_"):] for a in dir(node) if a.startswith("_saved_")}

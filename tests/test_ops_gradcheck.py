@@ -16,6 +16,7 @@ records the node of the op it is filed under. The input specs (``R``, ``P``, ``A
 
 from __future__ import annotations
 
+import warnings
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -586,6 +587,37 @@ CASES.update({
     "random_to_": [c("random_(5) on clone", _inplace("random_", 5), R(2, 3))],
     "random_": [c("random_() on clone", _inplace("random_"), R(2, 3))],
 })
+
+
+# -- more (einlin): eigh and cholesky read one triangle of a symmetric matrix, so a perturbation
+# of the other one changes nothing: their cases build the symmetric (positive definite) matrix
+# from a free one, as PyTorch's own tests do. Eigenvectors enter squared (V * V), which does not
+# depend on each column's sign.
+def _spd(x: gradviz.Tensor) -> gradviz.Tensor:
+    return x @ x.transpose(-2, -1) + 3 * gradviz.eye(x.shape[-1], dtype=gradviz.float64)
+
+
+def _eigh(x: gradviz.Tensor, uplo: str = "L") -> tuple:
+    w, v = gradviz.linalg.eigh(x + x.transpose(-2, -1), UPLO=uplo)
+    return w, v * v
+
+
+def _torch_cholesky(x: gradviz.Tensor, upper: bool = False) -> gradviz.Tensor:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return gradviz.cholesky(_spd(x), upper)
+
+
+CASES["linalg_eigh"] = [c("eigh of x + xT", _eigh, R(3, 3)),
+                        c("eigh batched, upper", lambda x: _eigh(x, "U"), R(2, 4, 4)),
+                        c("eigvalsh", lambda x: gradviz.linalg.eigvalsh(x + x.transpose(0, 1)),
+                          R(3, 3))]
+CASES["linalg_cholesky_ex"] = [
+    c("cholesky of x xT + 3I", lambda x: gradviz.linalg.cholesky(_spd(x)), R(3, 3)),
+    c("cholesky upper, batched", lambda x: gradviz.linalg.cholesky(_spd(x), upper=True),
+      R(2, 3, 3))]
+CASES["cholesky"] = [c("torch.cholesky", _torch_cholesky, R(3, 3)),
+                     c("torch.cholesky upper", lambda x: _torch_cholesky(x, True), R(3, 3))]
 
 
 def _iadd(a: gradviz.Tensor, b: Any) -> gradviz.Tensor:

@@ -30,6 +30,14 @@ __all__ = ["OPS", "OpInfo", "defop", "remove_op", "derivatives", "functional", "
 for _op in OPS.values():
     dispatch.specialise(_op)
     api.publish(_op)
+# -- more (einlin): torch's linear algebra functions (gradviz/ops/_linalg.py builds on functional,
+# so it is loaded after it and adds its functions to it here, before the methods refer to them).
+from gradviz.ops import _linalg  # noqa: E402
+
+for _name, _fn in _linalg.TORCH_NAMESPACE.items():
+    _fn.__name__ = _fn.__qualname__ = _name  # torch.svd is _linalg.torch_svd
+    setattr(functional, _name, _fn)
+    functional.__all__.append(_name)
 methods.install(Tensor)
 
 

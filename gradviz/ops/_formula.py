@@ -424,3 +424,35 @@ def cross(a: Any, b: Any, dim: int) -> Any:
         return _F().cross(a if _is_t(a) else Tensor._make(a), b if _is_t(b) else Tensor._make(b),
                           dim=dim)
     return np.cross(a, b, axis=dim)
+
+
+# -- more (einlin): linear algebra ----------------------------------------------------------------
+def mT(x: Any) -> Any:  # noqa: N802 - PyTorch's name
+    """The transpose of the last two dimensions (``Tensor.mT``)."""
+    return x.transpose(-2, -1) if _is_t(x) else np.swapaxes(x, -1, -2)
+
+
+def inv(x: Any) -> Any:
+    """The inverse of a (batch of) square matrices: ``linalg_inv_ex``'s row, so that under
+    create_graph the inverse in a formula is recorded and differentiated again."""
+    return op("linalg_inv_ex", x)[0]
+
+
+def eye_like(x: Any, n: int) -> np.ndarray:
+    """The ``n x n`` identity in ``x``'s dtype (a constant)."""
+    return np.eye(n, dtype=dtype_of(x))
+
+
+def as_rows(v: Any) -> Any:
+    """``v[..., None, :]``: a vector per matrix, broadcast over its rows."""
+    return unsqueeze_dims(v, (len(v.shape) - 1,))
+
+
+def as_cols(v: Any) -> Any:
+    """``v[..., :, None]``: a vector per matrix, broadcast over its columns."""
+    return unsqueeze_dims(v, (len(v.shape),))
+
+
+def diag_embed(v: Any) -> Any:
+    """A (batch of) diagonal matrices with ``v`` on the diagonal."""
+    return as_cols(v) * eye_like(v, v.shape[-1])

@@ -1713,6 +1713,281 @@ defop("linalg_cross", "LinalgCrossBackward0", K.linalg_cross, ("self", "other"),
       other=lambda grad, self, dim: f.cross(grad, self, dim))
 
 
+# -- more (einlin)
+# torch.linalg's decompositions and solvers. Their formulas use only `@`, the transposes and the
+# inverse of gradviz/ops/_formula.py, so that under create_graph they are recorded again. Where
+# PyTorch's gradient is undefined (a singular matrix for inv/det/solve, repeated eigenvalues or
+# singular values for eigh/svd) gradviz's formulas give infinities, as the maths does; PyTorch
+# also returns a finite det gradient for singular matrices, gradviz does not.
+# LU and pivots are outputs of det/slogdet/solve that no gradient flows into: PyTorch keeps them
+# for its backward and shows them as `_saved_LU` and `_saved_pivots`.
+def _batch_unsqueeze(x, n):
+    """``x[..., None, None]`` for a per-matrix scalar ``x`` (``n`` batch dimensions)."""
+    return f.unsqueeze_dims(x, (n, n + 1))
+
+
+def _det_backward(grads, A, LU, pivots, result):
+    # d det(A) = det(A) tr(A^{-1} dA): the gradient is det(A) A^{-T}
+    nb = len(A.shape) - 2
+    return _batch_unsqueeze(grads[0] * result, nb) * f.mT(f.inv(A))
+
+
+def _slogdet_backward(grads, A, LU, pivots, sign):
+    # d log|det A| = tr(A^{-1} dA); the sign is locally constant (no gradient for real A)
+    return _batch_unsqueeze(grads[1], len(A.shape) - 2) * f.mT(f.inv(A))
+
+
+def _solve_vector(A, result):
+    return len(result.shape) == len(A.shape) - 1
+
+
+def _solve_B_backward(grads, A, LU, pivots, left):  # noqa: N802 - PyTorch's names
+    # X = A^{-1} B: gB = A^{-T} gX (X = B A^{-1}: gB = gX A^{-T}), a solve with A^T
+    return f.op("linalg_solve_ex", f.mT(A), grads[0], left=left)[0]
+
+
+def _solve_A_backward(grads, A, LU, pivots, left, result):
+    gB = _solve_B_backward(grads, A, LU, pivots, left)
+    if _solve_vector(A, result):
+        return -(f.as_cols(gB) * f.as_rows(result))
+    return -(gB @ f.mT(result)) if left else -(f.mT(result) @ gB)
+
+
+def _cholesky_backward(gL, L, upper):
+    # Murray (2016), as PyTorch writes it: gA = L^{-T} Φ(L^T gL) L^{-1}, Φ taking the lower
+    # triangle with its diagonal halved and mirroring the strict part (PyTorch's 0.5 (X + ..)).
+    if upper:
+        L, gL = f.mT(L), f.mT(gL)
+    P = f.tril(f.mT(L) @ gL, 0)
+    P = (P + f.mT(f.tril(P, -1))) * 0.5
+    Linv = f.inv(L)
+    return f.mT(Linv) @ P @ Linv
+
+
+def _qr_backward(grads, Q, R, mode):
+    """The gradient of A = QR (Q with orthonormal columns, R upper triangular), after Liao et
+    al. (2019): for m >= n, gA = (gQ + Q copyltu(M)) R^{-T}, M = R gR^T - gQ^T Q, where
+    copyltu(M) is the symmetric matrix with M's lower triangle. A wide A = [X | Y] (m < n) is
+    X = Q R1, Y = Q R2: Y's gradient flows back through Q as gQ += Y gR2^T."""
+    gQ, gR = grads
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when "
+                           "mode='r'. Please use linalg.qr(A, mode='reduced') if you are going "
+                           "to differentiate through linalg.qr.")
+    m, n = Q.shape[-2], R.shape[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and "
+                           "nrows > ncols.")
+    nd = len(R.shape)
+    gY = None
+    if m < n:
+        R2, gR2 = f.slice_dim(R, nd - 1, m, n), f.slice_dim(gR, nd - 1, m, n)
+        R, gR = f.slice_dim(R, nd - 1, 0, m), f.slice_dim(gR, nd - 1, 0, m)
+        gQ = gQ + (Q @ R2) @ f.mT(gR2)
+        gY = Q @ gR2
+    M = R @ f.mT(gR) - f.mT(gQ) @ Q
+    low = f.tril(M, -1)
+    sym = low + f.mT(low) + f.diag_embed(f.diagonal(M, 0, -2, -1))
+    gX = (gQ + Q @ sym) @ f.mT(f.inv(R))
+    return gX if gY is None else f.cat([gX, gY], nd - 1)
+
+
+def _eigh_backward(grads, eigenvalues, eigenvectors):
+    # gA = V (diag(gL) + skew(V^T gV) / E) V^T, E_ij = L_j - L_i (1 on the diagonal, where the
+    # skew part is 0): PyTorch's linalg_eig_backward for Hermitian input.
+    gL, gV = grads
+    V, L = eigenvectors, eigenvalues
+    VtgV = f.mT(V) @ gV
+    skew = (VtgV - f.mT(VtgV)) * 0.5
+    E = f.as_rows(L) - f.as_cols(L) + f.eye_like(L, L.shape[-1])
+    return V @ (skew / E + f.diag_embed(gL)) @ f.mT(V)
+
+
+def _svd_backward(grads, U, S, Vh, full_matrices, S_sym_argsize_minus_1):  # noqa: N803
+    """The gradient of A = U diag(S) Vh (Townsend, 2016, real case):
+    gA = U [(F∘(J - Jᵀ)) S + S (F∘(K - Kᵀ)) + diag(gS)] Vh
+         + (I - U Uᵀ) gU S⁻¹ Vh + U S⁻¹ gVh (I - Vhᵀ Vh),
+    J = Uᵀ gU, K = Vh gVhᵀ, F_ij = 1 / (S_j² - S_i²) off the diagonal, 0 on it. With
+    ``full_matrices`` only the first k = min(m, n) singular vectors count, as in PyTorch."""
+    gU, gS, gVh = grads
+    k = S_sym_argsize_minus_1
+    nd = len(U.shape)
+    if full_matrices:
+        U, gU = f.slice_dim(U, nd - 1, 0, k), f.slice_dim(gU, nd - 1, 0, k)
+        Vh, gVh = f.slice_dim(Vh, nd - 2, 0, k), f.slice_dim(gVh, nd - 2, 0, k)
+    eye = f.eye_like(S, k)
+    S2 = S * S
+    F = (1 / (f.as_rows(S2) - f.as_cols(S2) + eye)) * (1 - eye)  # (a tensor first: create_graph)
+    J = f.mT(U) @ gU
+    K = Vh @ f.mT(gVh)
+    inner = ((J - f.mT(J)) * F) * f.as_rows(S) + f.as_cols(S) * ((K - f.mT(K)) * F) \
+        + f.diag_embed(gS)
+    gA = U @ inner @ Vh
+    gU_s = gU / f.as_rows(S)
+    gA = gA + (gU_s - U @ (f.mT(U) @ gU_s)) @ Vh
+    gVh_s = gVh / f.as_cols(S)
+    return gA + U @ (gVh_s - (gVh_s @ f.mT(Vh)) @ Vh)
+
+
+def _pinv_backward(grad, self, result):
+    # dP = -P dA P + P Pᵀ dAᵀ (I - A P) + (I - P A) dAᵀ Pᵀ P (Golub & Pereyra), so
+    # gA = -Pᵀ G Pᵀ + (I - A P) Gᵀ P Pᵀ + Pᵀ P Gᵀ (I - P A)
+    A, P, G = self, result, grad
+    Pt, Gt = f.mT(P), f.mT(G)
+    AP, PA = A @ P, P @ A
+    return -(Pt @ G @ Pt) + (Gt - AP @ Gt) @ (P @ Pt) + (Pt @ P) @ (Gt - Gt @ PA)
+
+
+def _cdist_weights(x1, x2, p, result):
+    """d result_ij / d x1_i: the per-pair vector the gradient scales."""
+    diff = f.unsqueeze_dims(x1, (len(x1.shape) - 1,)) - f.unsqueeze_dims(x2, (len(x2.shape) - 2,))
+    d = f.unsqueeze_dims(result, (len(result.shape),))
+    if p == 0:
+        return f.zeros_like(diff)
+    if p == 1:
+        return f.sign(diff)
+    if p == math.inf:
+        return f.sign(diff) * (f.abs(diff) == d)
+    safe = f.where(d == 0, 1.0, d)
+    if p == 2:
+        return diff / safe
+    return f.sign(diff) * f.abs(diff) ** (p - 1) / safe ** (p - 1)
+
+
+def _cdist_x1(grad, x1, x2, p, result):
+    w = _cdist_weights(x1, x2, p, result)
+    return f.sum(f.unsqueeze_dims(grad, (len(grad.shape),)) * w, (len(w.shape) - 2,))
+
+
+def _cdist_x2(grad, x1, x2, p, result):
+    w = _cdist_weights(x1, x2, p, result)
+    return -f.sum(f.unsqueeze_dims(grad, (len(grad.shape),)) * w, (len(w.shape) - 3,))
+
+
+def _addbmm_grad(grad, batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2):
+    """``grad`` repeated for every batch: addbmm sums the batch's products."""
+    g = f.unsqueeze_dims(grad, (0,))
+    return f.expand(g, (batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2))
+
+
+def _times(g, alpha):
+    return g if alpha == 1 else g * alpha
+
+
+_SQUARE = (Sample(R(3, 3)), Sample(R(2, 4, 4)))
+defop("linalg_inv_ex", "LinalgInvExBackward0", K.linalg_inv_ex, ("A",),
+      outputs=("inverse", "info"), nondiff_outputs=(1,),
+      doc="``(inverse, info)`` of a (batch of) square matrices",
+      calls=("`gradviz.linalg.inv`, `gradviz.linalg.inv_ex`, `gradviz.inverse`",
+             "`.inverse()`"),
+      samples=_SQUARE,
+      A=lambda grads, inverse: -(f.mT(inverse) @ grads[0] @ f.mT(inverse)))
+defop("linalg_det", "LinalgDetBackward0", K.linalg_det, ("A",),
+      outputs=("result", "LU", "pivots"), nondiff_outputs=(1, 2),
+      doc="the determinant (LU and pivots kept for backward)",
+      calls=("`gradviz.linalg.det`, `gradviz.det`", "`.det()`"),
+      samples=_SQUARE,
+      A=_det_backward)
+defop("linalg_slogdet", "LinalgSlogdetBackward0", K.linalg_slogdet, ("A",),
+      outputs=("sign", "logabsdet", "LU", "pivots"), nondiff_outputs=(2, 3),
+      doc="``(sign, logabsdet)`` of the determinant",
+      calls=("`gradviz.linalg.slogdet`, `gradviz.slogdet`, `gradviz.logdet`",
+             "`.slogdet()`, `.logdet()`"),
+      samples=_SQUARE,
+      A=_slogdet_backward)
+defop("linalg_solve_ex", "LinalgSolveExBackward0", K.linalg_solve_ex, ("A", "B"),
+      outputs=("result", "LU", "pivots", "info"), nondiff_outputs=(1, 2, 3),
+      doc="X with A X = B (X A = B when ``left=False``); B may be a (batch of) vectors",
+      calls=("`gradviz.linalg.solve`, `gradviz.linalg.solve_ex`", ""),
+      samples=(Sample(R(3, 3), R(3, 2)), Sample(R(3, 3), R(3)), Sample(R(2, 3, 3), R(2, 3, 4)),
+               Sample(R(3, 3), R(2, 3), left=False)),
+      A=_solve_A_backward, B=_solve_B_backward)
+defop("linalg_cholesky_ex", "LinalgCholeskyExBackward0", K.linalg_cholesky_ex, ("self",),
+      outputs=("L", "info"), nondiff_outputs=(1,),
+      doc="``(L, info)``: L Lᵀ = A for a symmetric positive definite A (its lower triangle read)",
+      calls=("`gradviz.linalg.cholesky`, `gradviz.linalg.cholesky_ex`", ""),
+      self=lambda grads, L, upper: _cholesky_backward(grads[0], L, upper))
+defop("cholesky", "CholeskyBackward0", lambda a, upper=False: K.linalg_cholesky_ex(a, upper)[0],
+      ("self",),
+      doc="the deprecated torch.cholesky: L (or U with ``upper``)",
+      calls=("`gradviz.cholesky`", "`.cholesky()`"),
+      self=lambda grad, result, upper: _cholesky_backward(grad, result, upper))
+defop("linalg_qr", "LinalgQrBackward0", K.linalg_qr, ("A",),
+      outputs=("Q", "R"),
+      doc="``(Q, R)``: Q with orthonormal columns, R upper triangular",
+      calls=("`gradviz.linalg.qr`", ""),
+      samples=(Sample(R(4, 3)), Sample(R(3, 3)), Sample(R(2, 5, 3)), Sample(R(3, 5))),
+      A=_qr_backward)
+defop("linalg_eigh", "LinalgEighBackward0", K.linalg_eigh, ("A",),
+      outputs=("eigenvalues", "eigenvectors"),
+      doc="eigenvalues (ascending) and eigenvectors of a symmetric matrix (one triangle read)",
+      calls=("`gradviz.linalg.eigh`, `gradviz.linalg.eigvalsh`", ""),
+      A=_eigh_backward)
+defop("linalg_svd", "LinalgSvdBackward0", K.linalg_svd, ("A",),
+      outputs=("U", "S", "Vh"),
+      doc="``(U, S, Vh)``, singular values descending",
+      calls=("`gradviz.linalg.svd`, `gradviz.linalg.svdvals`, `gradviz.svd`", "`.svd()`"),
+      samples=(Sample(R(4, 3), full_matrices=False), Sample(R(3, 4), full_matrices=False),
+               Sample(R(3, 3), full_matrices=True), Sample(R(2, 4, 3), full_matrices=False)),
+      A=_svd_backward)
+defop("linalg_pinv", "LinalgPinvBackward0", K.linalg_pinv, ("self",),
+      doc="the Moore-Penrose pseudo-inverse",
+      calls=("`gradviz.linalg.pinv`, `gradviz.pinverse`", "`.pinverse()`"),
+      samples=(Sample(R(4, 3)), Sample(R(3, 4)), Sample(R(2, 3, 3))),
+      self=_pinv_backward)
+defop("dist", "DistBackward0", K.dist, ("self", "other"),
+      broadcasts=True,
+      doc="the p-norm of ``self - other``",
+      calls=("`gradviz.dist`", "`.dist()`"),
+      samples=(Sample(R(2, 3), R(2, 3)), Sample(R(2, 3), R(3), p=1),
+               Sample(R(4), R(4), p=3), Sample(A(3), C([0.1, 0.2, 0.3]), p=math.inf)),
+      self=lambda grad, self, other, p, result: _norm_backward(grad, self - other, result, p,
+                                                               None, False),
+      other=lambda grad, self, other, p, result: -_norm_backward(grad, self - other, result, p,
+                                                                 None, False))
+defop("vdot", "VdotBackward0", K.vdot, ("self", "other"),
+      doc="the dot product of two 1-D tensors (conjugating the first: the same for real ones)",
+      calls=("`gradviz.vdot`", "`.vdot()`"),
+      samples=(Sample(R(4), R(4)),),
+      self=lambda grad, other: grad * other,
+      other=lambda grad, self: grad * self)
+defop("baddbmm", "BaddbmmBackward0", K.baddbmm, ("self", "batch1", "batch2"),
+      broadcasts=("self",),
+      doc="beta * self + alpha * batch1 @ batch2, batch by batch",
+      calls=("`gradviz.baddbmm`", "`.baddbmm()`, `.baddbmm_()`"),
+      samples=(Sample(R(2, 3, 4), R(2, 3, 5), R(2, 5, 4)),
+               Sample(R(3, 4), R(2, 3, 5), R(2, 5, 4), beta=0.5, alpha=2.0)),
+      self=lambda grad, beta: _times(grad, beta),
+      batch1=lambda grad, batch2, alpha: _times(f.bmm(grad, f.mT(batch2)), alpha),
+      batch2=lambda grad, batch1, alpha: _times(f.bmm(f.mT(batch1), grad), alpha))
+defop("addbmm", "AddbmmBackward0", K.addbmm, ("self", "batch1", "batch2"),
+      broadcasts=("self",),
+      doc="beta * self + alpha * the sum over the batch of batch1 @ batch2",
+      calls=("`gradviz.addbmm`", "`.addbmm()`, `.addbmm_()`"),
+      samples=(Sample(R(3, 4), R(2, 3, 5), R(2, 5, 4)),
+               Sample(R(4), R(2, 3, 5), R(2, 5, 4), beta=0.5, alpha=2.0)),
+      self=lambda grad, beta: _times(grad, beta),
+      batch1=lambda grad, batch2, batch1_sym_argsize_0, batch1_sym_argsize_1,
+      batch2_sym_argsize_2, alpha: _times(f.bmm(_addbmm_grad(
+          grad, batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2),
+          f.mT(batch2)), alpha),
+      batch2=lambda grad, batch1, batch1_sym_argsize_0, batch1_sym_argsize_1,
+      batch2_sym_argsize_2, alpha: _times(f.bmm(f.mT(batch1), _addbmm_grad(
+          grad, batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2)), alpha))
+defop("cdist", "CdistBackward0", K.cdist, ("x1", "x2"),
+      doc="the p-norm distance between each row of x1 and each row of x2",
+      calls=("`gradviz.cdist`", ""),
+      samples=(Sample(R(3, 4), R(2, 4)), Sample(R(2, 3, 4), R(2, 5, 4), p=1.0),
+               Sample(R(3, 2), R(4, 2), p=3.0)),
+      x1=_cdist_x1, x2=_cdist_x2)
+defop("_euclidean_dist", "EuclideanDistBackward0", K.euclidean_dist, ("x1", "x2"),
+      doc="cdist with p=2 when either input has more than 25 rows (PyTorch's mm path)",
+      calls=("`gradviz.cdist`", ""),
+      samples=(Sample(R(30, 2), R(3, 2)),),
+      x1=lambda grad, x1, x2, result: _cdist_x1(grad, x1, x2, 2.0, result),
+      x2=lambda grad, x1, x2, result: _cdist_x2(grad, x1, x2, 2.0, result))
+
+
 # ===============================================================================================
 # Indexing and selection
 # ===============================================================================================

@@ -879,6 +879,10 @@ def _save_general(op: OpInfo, name: str, args: tuple, arrays: list, kwargs: dict
     if name in op.outputs:
         k = op.outputs.index(name)
         return SavedVariable(results[k], is_output=k not in op.nondiff_outputs)
+    out, sep, k = name.partition("_sym_argsize_")
+    if sep and out in op.outputs:  # an output's size (linalg_svd's S_sym_argsize_minus_1)
+        dim = -int(k[6:]) if k.startswith("minus_") else int(k)
+        return int(results[op.outputs.index(out)]._data.shape[dim])
     return _save(op, name, args, arrays, kwargs, results[0])
 
 

@@ -4504,3 +4504,23 @@ from gradviz.ops.sampling import (  # noqa: E402 - after the functions sampling.
 )
 
 __all__ += ["bernoulli", "normal", "poisson", "randint_like", "dropout", "dropout_"]
+
+
+# -- more (einlin): einsum (gradviz/ops/_einsum.py) and linear algebra (gradviz/ops/_linalg.py) ---
+# Those modules build on this one, so these entry points import them when first called.
+__all__ += ["einsum"]
+
+
+def einsum(*args: Any) -> Tensor:
+    """Sum of products over the labels an equation contracts (``'ij,jk->ik'``,
+    ``'bhqd,bhkd->bhqk'``, ``'ii->'``): :func:`gradviz.ops._einsum.einsum`, recorded as
+    PyTorch decomposes it (views, permutes, ``bmm``, ``mul``, ``sum``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.einsum('i,j->ij', gradviz.ones(2), gradviz.ones(3)).shape
+        gradviz.Size([2, 3])
+    """
+    from gradviz.ops import _einsum
+
+    return _einsum.einsum(*args)

@@ -371,6 +371,14 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
     from gradviz.ops import sampling
 
     sampling.install(Tensor)
+    # -- more (einlin): linear algebra (gradviz/ops/_linalg.py, installed in functional)
+    for name in ("inverse", "det", "logdet", "slogdet", "cholesky", "matrix_power", "dist",
+                 "inner", "vdot", "baddbmm", "addbmm", "svd", "pinverse"):
+        setattr(Tensor, name, _as_method(getattr(F, name), name))
+    from gradviz.ops import _linalg
+
+    Tensor.baddbmm_ = _as_method(_linalg.baddbmm_, "baddbmm_")
+    Tensor.addbmm_ = _as_method(_linalg.addbmm_, "addbmm_")
 
 
 def _cast_method(name: str, dt: Any) -> Any:

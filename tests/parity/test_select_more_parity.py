@@ -137,7 +137,8 @@ def test_every_opsselect_row_is_compared() -> None:
     text = (Path(gradviz.__file__).parent / "ops" / "derivatives.py").read_text()
     names = []
     for part in text.split("# -- more ops (opsselect)")[1:]:
-        # (up to the section's end, or to a later helper's "# -- more (...)" block after it)
-        block = part.split("# ====")[0].split("# -- more (")[0]
-        names += [line.split('"')[1] for line in block.splitlines() if line.startswith("defop(")]
+        # (up to the section's end, or another helper's "# -- more (<name>)" rows after these)
+        section = part.split("# ====")[0].split("\n# -- more (")[0]
+        names += [line.split('"')[1] for line in section.splitlines()
+                  if line.startswith("defop(")]
     assert sorted(n for n in names if OPS[n].samples) == sorted(ROWS)
