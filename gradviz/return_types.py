@@ -44,6 +44,20 @@ cummax = _structseq("cummax")
 cummin = _structseq("cummin")
 
 
+# -- more (opsmore)
+__all__ += ["mode", "aminmax"]
+mode = _structseq("mode")
+
+
+class aminmax(namedtuple("aminmax", ["min", "max"])):  # noqa: N801, PYI024 - PyTorch's name
+    """``(min, max)`` of ``gradviz.aminmax(x)``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"gradviz.return_types.aminmax(\nmin={self[0]!r},\nmax={self[1]!r})"
+
+
 # -- more (einlin): the named tuples of torch.linalg (and torch.slogdet, torch.svd)
 def _fields(name: str, fields: tuple[str, ...]) -> type:
     base = namedtuple(name, fields)  # noqa: PYI024

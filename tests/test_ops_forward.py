@@ -557,6 +557,33 @@ TORCH_SAVED.update({
                                    "kernel_size", "padding", "stride"],
 })
 
+# -- more (opsmore): read off torch 2.13.0 as above (tests/parity/test_ops_more_parity.py reads
+# them off torch again)
+TORCH_SAVED.update({
+    "ErfcBackward0": ["self"], "ErfinvBackward0": ["self"], "LgammaBackward0": ["self"],
+    "DigammaBackward0": ["self"], "PolygammaBackward0": ["n", "self"],
+    "PolygammaBackward1": ["n", "self"],
+    "SincBackward0": ["self"], "SgnBackward0": ["result", "self"],
+    "CopysignBackward0": ["result", "self"], "CopysignBackward1": ["result", "self"],
+    "LogaddexpBackward0": ["other", "self"], "Logaddexp2Backward0": ["other", "self"],
+    "Rot90Backward0": ["dims", "k"], "BlockDiagBackward0": [],
+    "UnfoldBackward0": ["dimension", "self_sym_sizes", "size", "step"],
+    "VarMeanBackward0": ["correction", "dim", "keepdim", "self"],
+    "StdMeanBackward0": ["correction", "dim", "keepdim", "result0", "self"],
+    "LogcumsumexpBackward0": ["dim", "result", "self"],
+    "NansumBackward0": ["dim", "keepdim", "self"],
+    "AminmaxBackward0": ["dim", "keepdim", "max", "min", "self"],
+    "ModeBackward0": ["dim", "indices", "keepdim", "self_sym_sizes"],
+    "IndexAddBackward0": ["alpha", "dim", "index", "source", "source_dim"],
+    "IndexCopyBackward0": ["dim", "index", "source", "source_dim"],
+    "IndexFillBackward0": ["dim", "index"], "IndexFillBackward1": ["dim", "index"],
+    "ScatterReduceBackward0": ["dim", "include_self", "index", "reduce", "result", "self",
+                               "src"],
+    "PutBackward0": ["accumulate", "index", "source"],
+    "Unique2Backward0": [], "UniqueDimBackward0": [],
+    "UnsqueezeBackward1": ["dim"], "TransposeBackward1": ["dim0", "dim1"],
+})
+
 # -- more (opsrand): the random sampling nodes, read off torch 2.13.0 as above
 TORCH_SAVED.update({
     "BernoulliBackward0": [], "BernoulliBackward1": [], "BernoulliBackward2": [],

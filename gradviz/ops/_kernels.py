@@ -2155,6 +2155,398 @@ def avg_pool3d_backward(grad_output: np.ndarray, self: np.ndarray, kernel_size: 
     return np.ascontiguousarray(out[..., p[0]:p[0] + d, p[1]:p[1] + h, p[2]:p[2] + w])
 
 
+# -- more (opsmore) -------------------------------------------------------------------------------
+def _lgamma1(x: float) -> float:
+    try:
+        return math.lgamma(x)
+    except ValueError:  # a pole (0, -1, -2 ...): PyTorch gives +inf there
+        return math.inf
+
+
+_ERFC = np.frompyfunc(math.erfc, 1, 1)
+_LGAMMA = np.frompyfunc(_lgamma1, 1, 1)
+
+
+def _float64_of(a: np.ndarray, fn: Any) -> np.ndarray:
+    """``fn`` (float64 in, float64 out) computed in float64 and returned in the input's float
+    type (float64 for integers and bools: ``promotes`` then gives the default float)."""
+    a = np.asarray(a)
+    out = np.asarray(fn(a.astype(np.float64)), dtype=np.float64)
+    return out.astype(_out_dtype(a), copy=False)
+
+
+def erfc(a: np.ndarray) -> np.ndarray:
+    return _float64_of(a, _ERFC)
+
+
+def lgamma(a: np.ndarray) -> np.ndarray:
+    return _float64_of(a, _LGAMMA)
+
+
+def _erfinv64(y: np.ndarray) -> np.ndarray:
+    # A first guess from the log form of Giles' approximation, then Newton steps on
+    # erf(x) - y (erf' = 2/sqrt(pi) exp(-x^2)): double precision in four steps.
+    with np.errstate(all="ignore"):
+        w = -np.log((1.0 - y) * (1.0 + y))
+        c = 2 / (math.pi * 0.147) - w / 2
+        x = np.sign(y) * np.sqrt(np.sqrt(c * c + w / 0.147) - c)
+        inside = np.abs(y) < 1
+        x = np.where(inside, x, 0.0)
+        for _ in range(4):
+            x = x - (np.asarray(_ERF(x), dtype=np.float64) - y) / (
+                2 / math.sqrt(math.pi) * np.exp(-x * x))
+        x = np.where(np.abs(y) == 1, np.sign(y) * math.inf, x)
+        return np.where(inside | (np.abs(y) == 1), x, math.nan)  # NaN outside [-1, 1]
+
+
+def erfinv(a: np.ndarray) -> np.ndarray:
+    return _float64_of(a, _erfinv64)
+
+
+# Bernoulli numbers B2, B4 ... B12 for the asymptotic series of digamma and polygamma.
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730)
+
+
+def _digamma64(x: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        zero, pole = x == 0, (x < 0) & (x == np.floor(x))
+        # Reflection for x < 0: psi(x) = psi(1 - x) - pi / tan(pi x).
+        neg = x < 0
+        shift = np.where(neg, math.pi / np.tan(math.pi * x), 0.0)
+        x = np.where(neg, 1 - x, x)
+        acc = np.zeros_like(x)
+        for _ in range(10):  # psi(x) = psi(x + 1) - 1 / x, up to x >= 10
+            small = x < 10
+            acc = acc - np.where(small, 1 / np.where(small, x, 1.0), 0.0)
+            x = np.where(small, x + 1, x)
+        x2 = 1 / (x * x)
+        series = sum(b / (2 * (j + 1)) * x2 ** (j + 1) for j, b in enumerate(_BERNOULLI))
+        out = np.log(x) - 0.5 / x - series + acc - shift
+        # PyTorch: -inf at 0, NaN at the other poles (the negative integers).
+        return np.where(zero, -math.inf, np.where(pole, math.nan, out))
+
+
+def digamma(a: np.ndarray) -> np.ndarray:
+    return _float64_of(a, _digamma64)
+
+
+def _polygamma64(n: int, x: np.ndarray) -> np.ndarray:
+    """``psi^(n)(x) = (-1)^(n+1) n! sum_k 1 / (x + k)^(n+1)`` for n >= 1: the first terms
+    added up to ``x >= 20``, the tail by Euler-Maclaurin."""
+    m = n + 1
+    with np.errstate(all="ignore"):
+        acc = np.zeros_like(x)
+        steps = int(max(0.0, 20 - float(np.nanmin(x, initial=20.0))))
+        for _ in range(steps + 1):
+            small = x < 20
+            acc = acc + np.where(small, np.where(small, x, 1.0) ** -m, 0.0)
+            x = np.where(small, x + 1, x)
+        tail = x ** (1 - m) / (m - 1) + 0.5 * x ** -m
+        rising, k = float(m), m  # (m)_(2j-1): m (m+1) ... (m+2j-2)
+        for j, b in enumerate(_BERNOULLI, 1):
+            tail = tail + b / math.factorial(2 * j) * rising * x ** (-m - 2 * j + 1)
+            rising *= (k + 1) * (k + 2)
+            k += 2
+        return (-1) ** (n + 1) * math.factorial(n) * (acc + tail)
+
+
+def _trigamma64(x: np.ndarray) -> np.ndarray:
+    """PyTorch's trigamma (``polygamma(1, x)``, digamma's derivative), step for step, so that
+    gradients through digamma agree with torch's to the last digits (it is good to ~1e-9):
+    reflection below 1/2, six steps of the recurrence, then a short asymptotic series."""
+    with np.errstate(all="ignore"):
+        sign = np.where(x < 0.5, -1.0, 1.0)
+        result = np.where(x < 0.5, -(math.pi ** 2) / np.sin(math.pi * x) ** 2, 0.0)
+        x = np.where(x < 0.5, 1 - x, x)
+        for _ in range(6):
+            result = result + 1 / (x * x)
+            x = x + 1
+        ixx = 1 / (x * x)
+        result = result + (1 + 1 / (2 * x) + ixx * (1 / 6 - ixx * (1 / 30 - ixx * (1 / 42)))) / x
+        return sign * result
+
+
+def polygamma(a: np.ndarray, n: int = 1) -> np.ndarray:
+    if n == 0:
+        return digamma(a)
+    if n == 1:
+        return _float64_of(a, _trigamma64)
+    return _float64_of(a, lambda x: _polygamma64(n, x))
+
+
+def sinc(a: np.ndarray) -> np.ndarray:
+    def f(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            px = math.pi * x
+            return np.where(x == 0, 1.0, np.sin(px) / np.where(x == 0, 1.0, px))
+    return _float64_of(a, f)
+
+
+def sgn(a: np.ndarray) -> np.ndarray:
+    return a.copy() if a.dtype == np.bool_ else np.sign(a)
+
+
+def copysign(a: Any, b: Any) -> np.ndarray:
+    a, b = _float_operands(a, b)
+    return np.copysign(a, b)
+
+
+def copysign_scalar(a: np.ndarray, other: float = 1.0) -> np.ndarray:
+    a = as_float(a)
+    return np.copysign(a, a.dtype.type(other))
+
+
+def logaddexp(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.logaddexp(a, b)
+
+
+def logaddexp2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.logaddexp2(a, b)
+
+
+def isclose(a: np.ndarray, b: np.ndarray, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> np.ndarray:
+    if a.dtype == np.bool_:  # (NumPy's isclose subtracts, which bools refuse)
+        a, b = a.astype(np.int64), b.astype(np.int64)
+    return np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def rot90(a: np.ndarray, k: int = 1, dims: tuple = (0, 1)) -> np.ndarray:
+    return np.rot90(a, k, axes=dims).copy()
+
+
+def block_diag(*arrays: np.ndarray) -> np.ndarray:
+    """The tensors (0-d as 1x1, 1-D as one row) on the diagonal of a matrix of zeros."""
+    mats = [a.reshape(1, -1) if a.ndim < 2 else a for a in arrays]
+    mats = [m.reshape(1, 1) if a.ndim == 0 else m for a, m in zip(arrays, mats, strict=True)]
+    rows, cols = sum(m.shape[0] for m in mats), sum(m.shape[1] for m in mats)
+    out = np.zeros((rows, cols), _torch_result_type(*arrays))  # (float32 with int64: float32)
+    r = c = 0
+    for m in mats:
+        out[r:r + m.shape[0], c:c + m.shape[1]] = m
+        r, c = r + m.shape[0], c + m.shape[1]
+    return out
+
+
+def unfold(a: np.ndarray, dimension: int = 0, size: int = 1, step: int = 1) -> np.ndarray:
+    """Every window of ``size`` along ``dimension``, ``step`` apart: that dimension becomes the
+    window count and the window is a new last dimension (a copy; PyTorch's is a view)."""
+    if a.ndim == 0:
+        return a.reshape(1)[:size].copy()
+    win = np.lib.stride_tricks.sliding_window_view(a, size, axis=dimension)
+    idx = [slice(None)] * win.ndim
+    idx[dimension] = slice(None, None, step)
+    return win[tuple(idx)].copy()
+
+
+def var_mean(a: np.ndarray, dim: tuple | None = None, correction: float | None = None,
+             keepdim: bool = False) -> tuple:
+    return (var(a, dim, correction, keepdim, "var_mean"),
+            np.asarray(np.mean(a, axis=_axis(dim, a), keepdims=keepdim)))
+
+
+def std_mean(a: np.ndarray, dim: tuple | None = None, correction: float | None = None,
+             keepdim: bool = False) -> tuple:
+    v, m = var_mean(a, dim, correction, keepdim)
+    return np.sqrt(v), m
+
+
+def logcumsumexp(a: np.ndarray, dim: int = 0) -> np.ndarray:
+    if a.ndim == 0:
+        return a.copy()
+    # A running log-sum-exp, shifted by the running maximum so that nothing overflows.
+    out = np.empty_like(a)
+    src, dst = np.moveaxis(a, dim, 0), np.moveaxis(out, dim, 0)
+    acc = src[0].copy()
+    dst[0] = acc
+    with np.errstate(invalid="ignore", over="ignore"):
+        for i in range(1, src.shape[0]):
+            hi, lo = np.maximum(acc, src[i]), np.minimum(acc, src[i])
+            # exp(lo - hi) is NaN only when both are -inf (or inf): then the sum is hi
+            acc = np.where(np.isneginf(hi) | (hi == lo) & np.isinf(hi), hi,
+                           hi + np.log1p(np.exp(lo - hi)))
+            dst[i] = acc
+    return out
+
+
+def nansum(a: np.ndarray, dim: tuple | None = None, keepdim: bool = False) -> np.ndarray:
+    out = np.nansum(a, axis=_axis(dim, a), keepdims=keepdim)
+    return np.asarray(out).astype(np.int64 if a.dtype.kind in "biu" else a.dtype, copy=False)
+
+
+def aminmax(a: np.ndarray, dim: int | None = None, keepdim: bool = False) -> tuple:
+    axis = None if dim is None or a.ndim == 0 else dim
+    if dim is None and keepdim and a.ndim:  # all dims kept as 1s
+        return (np.amin(a, axis=None, keepdims=True), np.amax(a, axis=None, keepdims=True))
+    return (np.asarray(np.amin(a, axis=axis, keepdims=keepdim)),
+            np.asarray(np.amax(a, axis=axis, keepdims=keepdim)))
+
+
+def mode(a: np.ndarray, dim: int = -1, keepdim: bool = False) -> tuple:
+    """The most frequent value along ``dim`` (the smallest of equally frequent ones, as
+    PyTorch's sort-based kernel gives) and the index of its last occurrence."""
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    moved = np.moveaxis(a, dim, -1)
+    flat = moved.reshape(-1, moved.shape[-1])
+    values = np.empty(flat.shape[0], a.dtype)
+    indices = np.empty(flat.shape[0], np.int64)
+    for r, row in enumerate(flat):
+        uniq, counts = np.unique(row, return_counts=True)
+        v = uniq[np.argmax(counts)]  # np.unique sorts: argmax takes the smallest of ties
+        values[r] = v
+        indices[r] = np.flatnonzero(row == v)[-1]
+    shape = moved.shape[:-1]
+    values, indices = values.reshape(shape), indices.reshape(shape)
+    if keepdim:
+        values, indices = np.expand_dims(values, dim), np.expand_dims(indices, dim)
+    return values, indices
+
+
+def count_nonzero(a: np.ndarray, dim: tuple | None = None) -> np.ndarray:
+    return np.asarray(np.count_nonzero(a, axis=_axis(dim, a))).astype(np.int64)
+
+
+def bincount(a: np.ndarray, weights: Any = None, minlength: int = 0) -> np.ndarray:
+    w = None if weights is None else arr(weights)
+    out = np.bincount(a, weights=w, minlength=minlength)
+    if w is None:
+        return out.astype(np.int64)
+    # PyTorch: float weights keep their type; anything else counts in float64
+    return out.astype(w.dtype if w.dtype.kind == "f" else np.float64)
+
+
+def histc(a: np.ndarray, bins: int = 100, min: float = 0, max: float = 0  # noqa: A002
+          ) -> np.ndarray:
+    lo, hi = float(min), float(max)
+    if lo == hi and a.size:
+        lo, hi = float(a.min()), float(a.max())
+    if lo == hi:  # PyTorch widens an empty range by 1 on each side
+        lo, hi = lo - 1, hi + 1
+    inside = a[(a >= lo) & (a <= hi)].astype(np.float64)
+    # bin i holds [lo + i w, lo + (i+1) w); the top edge belongs to the last bin
+    idx = np.minimum(((inside - lo) * bins / (hi - lo)).astype(np.int64), bins - 1)
+    return np.bincount(idx, minlength=bins).astype(a.dtype)
+
+
+def _dim_first(a: np.ndarray, dim: int) -> np.ndarray:
+    """``a`` with ``dim`` moved first (a view; a 0-d tensor as one element)."""
+    return a.reshape(1) if a.ndim == 0 else np.moveaxis(a, dim, 0)
+
+
+def index_add(a: np.ndarray, source: np.ndarray, dim: int = 0, index: Any = None,
+              alpha: Any = 1, source_dim: int = 0) -> np.ndarray:
+    out = a.copy()
+    src = _dim_first(np.asarray(source), dim) if np.ndim(source) else np.reshape(source, 1)
+    np.add.at(_dim_first(out, dim), arr(index).reshape(-1), (src * alpha).astype(a.dtype))
+    return out
+
+
+def index_copy(a: np.ndarray, source: np.ndarray, dim: int = 0, index: Any = None,
+               source_dim: int = 0) -> np.ndarray:
+    out = a.copy()
+    src = _dim_first(np.asarray(source), dim) if np.ndim(source) else np.reshape(source, 1)
+    _dim_first(out, dim)[arr(index).reshape(-1)] = src  # a repeated index: the last copy wins
+    return out
+
+
+def index_fill(a: np.ndarray, dim: int = 0, index: Any = None, value: Any = 0) -> np.ndarray:
+    out = a.copy()
+    _dim_first(out, dim)[arr(index).reshape(-1)] = value
+    return out
+
+
+def index_fill_tensor(a: np.ndarray, value: np.ndarray, dim: int = 0, index: Any = None
+                      ) -> np.ndarray:
+    return index_fill(a, dim, index, value)
+
+
+def _scatter_count(shape: tuple, dim: int, idx: np.ndarray) -> np.ndarray:
+    """How many elements of ``src`` scatter_reduce sends to each position of the result."""
+    count = np.zeros(shape, np.int64)
+    np.add.at(count, _grid(idx, dim), 1)
+    return count
+
+
+def scatter_reduce(a: np.ndarray, src: np.ndarray, dim: int = 0, index: Any = None,
+                   reduce: str = "sum", include_self: bool = True) -> np.ndarray:
+    idx = arr(index)
+    shape = a.shape
+    if a.ndim == 0:  # one element: as a 1-D tensor of one, reshaped back at the end
+        a, src, idx = a.reshape(1), np.reshape(src, 1), idx.reshape(1)
+    grid = _grid(idx, dim)
+    part = src[tuple(slice(0, n) for n in idx.shape)]
+    out = a.copy()
+    if reduce in ("sum", "mean"):
+        if not include_self:
+            out[grid] = 0
+        np.add.at(out, grid, part)
+        if reduce == "mean":
+            n = _scatter_count(a.shape, dim, idx) + (1 if include_self else 0)
+            n = np.maximum(n, 1)
+            out = (out // n if out.dtype.kind in "iu" else out / n).astype(a.dtype)
+            out = np.where(_scatter_count(a.shape, dim, idx) > 0, out, a)
+        return out.reshape(shape)
+    ufunc = {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce]
+    if not include_self:  # start from the reduction's identity where anything arrives
+        if reduce == "prod":
+            out[grid] = 1
+        else:
+            big = np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).max
+            out[grid] = -big if reduce == "amax" else big
+    ufunc.at(out, grid, part)
+    return out.reshape(shape)
+
+
+def put(a: np.ndarray, source: np.ndarray, index: Any = None, accumulate: bool = False
+        ) -> np.ndarray:
+    flat = a.reshape(-1).copy()
+    idx = arr(index).reshape(-1)
+    values = np.asarray(source).reshape(-1)
+    if accumulate:
+        np.add.at(flat, idx, values)
+    else:
+        flat[idx] = values
+    return flat.reshape(a.shape)
+
+
+def searchsorted(sorted_sequence: np.ndarray, values: Any, right: bool = False,
+                 out_int32: bool = False, sorter: Any = None) -> np.ndarray:
+    """PyTorch's searchsorted: a 1-D ``sorted_sequence`` for all values, or one row per leading
+    index (rows searched separately)."""
+    side = "right" if right else "left"
+    seq, vals = np.asarray(sorted_sequence), np.asarray(values)
+    order = None if sorter is None else arr(sorter)
+    if seq.ndim == 1:
+        out = np.searchsorted(seq, vals, side=side, sorter=order)
+    else:
+        rows_s = seq.reshape(-1, seq.shape[-1])
+        rows_v = vals.reshape(-1, vals.shape[-1])
+        rows_o = None if order is None else order.reshape(-1, order.shape[-1])
+        out = np.stack([np.searchsorted(s, v, side=side,
+                                        sorter=None if rows_o is None else rows_o[i])
+                        for i, (s, v) in enumerate(zip(rows_s, rows_v, strict=True))])
+        out = out.reshape(vals.shape)
+    return np.asarray(out).astype(np.int32 if out_int32 else np.int64)
+
+
+def bucketize(a: np.ndarray, boundaries: Any, out_int32: bool = False, right: bool = False
+              ) -> np.ndarray:
+    return searchsorted(arr(boundaries), a, right, out_int32)
+
+
+def unique(a: np.ndarray, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+           return_counts: bool = False, dim: int | None = None) -> tuple:
+    """``(values, inverse, counts)``, always sorted (as PyTorch's CPU kernel gives them)."""
+    if dim is None:
+        values, inverse, counts = np.unique(a.reshape(-1), return_inverse=True,
+                                            return_counts=True)
+        inverse = inverse.reshape(a.shape)
+    else:
+        values, inverse, counts = np.unique(a, return_inverse=True, return_counts=True,
+                                            axis=dim)
+        inverse = inverse.reshape(-1)
+    return values, inverse.astype(np.int64), counts.astype(np.int64)
 # -- more (opsrand) -----------------------------------------------------------------------------
 # The forwards of the random sampling rows (NOTE [random rows] in gradviz/ops/opinfo.py): each
 # draws from gradviz's generator (`generator=`, else the default one) and checks its arguments

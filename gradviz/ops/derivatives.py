@@ -642,6 +642,108 @@ defop("addcdiv", "AddcdivBackward0", K.addcdiv, ("self", "tensor1", "tensor2"),
                                                              / (tensor2 * tensor2)))
 
 
+
+# -- more (opsmore)
+_SQRT_PI = math.sqrt(math.pi)
+
+
+def _sinc_backward(grad, self):
+    # d sinc(x)/dx = (pi x cos(pi x) - sin(pi x)) / (pi x^2), and 0 at x = 0 (PyTorch's).
+    zero = self == 0
+    px = f.where(zero, 1.0, self * math.pi)
+    slope = (px * f.cos(px) - f.sin(px)) / (px * f.where(zero, 1.0, self))
+    return grad * f.where(zero, 0.0, slope)
+
+
+def _sgn_backward(grad, self, result):
+    # PyTorch's sgn_backward for real tensors: (grad - grad * result * result) / |self|, 0 at 0,
+    # which is 0 everywhere (sgn is piecewise constant), written as PyTorch writes it.
+    zero = self == 0
+    return f.where(zero, 0.0, (grad - grad * result * result) / f.where(zero, 1.0, f.abs(self)))
+
+
+def _copysign_backward(grad, self, result):
+    # result / self is +-1: where copysign flipped the sign, the gradient flips; 0 at self == 0.
+    zero = self == 0
+    return grad * f.where(zero, 0.0, result / f.where(zero, 1.0, self))
+
+
+for _name, _node, _kernel, _doc, _example, _formula in (
+        ("erfc", "ErfcBackward0", K.erfc, "The complementary error function ``1 - erf(input)``.",
+         "gradviz.erfc(gradviz.tensor([0.0]))\ntensor([1.])",
+         lambda grad, self: grad * (-2 / _SQRT_PI) * f.exp(-(self * self))),
+        ("erfinv", "ErfinvBackward0", K.erfinv, "The inverse error function (NaN outside [-1, 1], "
+         "+-inf at +-1).", "gradviz.erfinv(gradviz.tensor([0.0, 0.5]))\ntensor([0.0000, 0.4769])",
+         lambda grad, self: grad * (0.5 * _SQRT_PI) * f.exp(f.op("erfinv", self) ** 2)),
+        ("lgamma", "LgammaBackward0", K.lgamma,
+         "``log|Gamma(input)|`` (+inf at the poles 0, -1 ...).",
+         "gradviz.lgamma(gradviz.tensor([1.0, 3.0]))\ntensor([0.0000, 0.6931])",
+         lambda grad, self: grad * f.op("digamma", self)),
+        ("digamma", "DigammaBackward0", K.digamma, "``d/dx log Gamma(x)`` (-inf at 0, NaN at the "
+         "negative integers).", "gradviz.digamma(gradviz.tensor([1.0]))\ntensor([-0.5772])",
+         lambda grad, self: grad * f.op("polygamma", self, n=1)),
+        ("sinc", "SincBackward0", K.sinc, "The normalized sinc ``sin(pi x) / (pi x)``, 1 at 0.",
+         "gradviz.sinc(gradviz.tensor([0.0, 0.5]))\ntensor([1.0000, 0.6366])", _sinc_backward)):
+    defop(_name, _node, _kernel, ("self",),
+          promotes=True, quiet=True, function=_name, method=True, inplace=True, doc=_doc,
+          example=_example,
+          samples=((Sample(W([[0.3, -0.6, 0.1], [0.8, -0.2, 0.5]])),) if _name == "erfinv"
+                   else (Sample(P(2, 3)), Sample(P())) if _name in ("lgamma", "digamma")
+                   else (Sample(R(2, 3)), Sample(R()))),
+          self=_formula)
+defop("polygamma", "PolygammaBackward0", K.polygamma, ("self",),
+      promotes=True, quiet=True,
+      doc="the ``n``-th derivative of digamma",
+      calls=("`gradviz.polygamma(n, x)`", "`.polygamma(n)`, `.polygamma_(n)`"),
+      samples=(Sample(P(2, 3), n=1), Sample(P(3), n=2)),
+      self=lambda grad, n, self: grad * f.op("polygamma", self, n=n + 1))
+defop("polygamma_", "PolygammaBackward1", K.polygamma, ("self",),
+      promotes=True, quiet=True,
+      doc="in-place ``polygamma_(n)`` (its own node in PyTorch)",
+      calls=("", "`.polygamma_(n)`"),
+      samples=(Sample(P(2, 3), n=1),),
+      self=lambda grad, n, self: grad * f.op("polygamma", self, n=n + 1))
+defop("sgn", "SgnBackward0", K.sgn, ("self",),
+      doc="the sign of each element (-1, 0 or 1): ``sign`` extended to complex numbers, which "
+          "gradviz does not have",
+      calls=("`gradviz.sgn`", "`.sgn()`, `.sgn_()`"),
+      samples=(Sample(A(2, 3)),),
+      self=_sgn_backward)
+defop("copysign", "CopysignBackward0", K.copysign, ("self", "other"),
+      broadcasts=True, promotes=True,
+      doc="``|input|`` with the sign of ``other`` (a tensor), the sign bit of -0.0 included.",
+      calls=("`gradviz.copysign(x, y)`", "`.copysign()`, `.copysign_()`"),
+      samples=(Sample(A(2, 3), R(2, 3)), Sample(A(2, 3), R(3))),
+      self=_copysign_backward,
+      other=lambda grad: f.zeros_like(grad))
+defop("copysign_scalar", "CopysignBackward1", K.copysign_scalar, ("self",),
+      promotes=True,
+      doc="``|input|`` with the sign of a number ``other``.",
+      calls=("`gradviz.copysign(x, -1.0)`", "`.copysign()`, `.copysign_()`"),
+      samples=(Sample(A(2, 3), other=-1.0), Sample(A(3), other=2.0)),
+      self=_copysign_backward)
+defop("logaddexp", "LogaddexpBackward0", K.logaddexp, ("self", "other"),
+      broadcasts=True,
+      doc="``log(exp(input) + exp(other))`` without overflow.",
+      calls=("`gradviz.logaddexp`", "`.logaddexp()`"),
+      samples=(Sample(R(2, 3), R(2, 3)), Sample(R(2, 3), R(3))),
+      self=lambda grad, self, other: grad / (1 + f.exp(other - self)),
+      other=lambda grad, self, other: grad / (1 + f.exp(self - other)))
+defop("logaddexp2", "Logaddexp2Backward0", K.logaddexp2, ("self", "other"),
+      broadcasts=True,
+      doc="``log2(2 ** input + 2 ** other)`` without overflow.",
+      calls=("`gradviz.logaddexp2`", "`.logaddexp2()`"),
+      samples=(Sample(R(2, 3), R(2, 3)), Sample(R(2, 3), R(3))),
+      self=lambda grad, self, other: grad / (1 + 2 ** (other - self)),
+      other=lambda grad, self, other: grad / (1 + 2 ** (self - other)))
+defop("signbit", None, np.signbit, ("self",),
+      doc="whether the sign bit is set (True for -0.0)",
+      calls=("`gradviz.signbit`", "`.signbit()`"))
+defop("isclose", None, K.isclose, ("self", "other"),
+      doc="``|input - other| <= atol + rtol * |other|``, elementwise",
+      calls=("`gradviz.isclose`", "`.isclose()`"))
+
+
 # -- more (opsrand): random sampling (NOTE [random rows] in gradviz/ops/opinfo.py). PyTorch
 # records a node for them but defines the gradient as zero: the sample is not differentiated.
 def _zeros_sized(grad, sizes):
@@ -1198,6 +1300,108 @@ defop("cummin", "CumminBackward0", K.cummin, ("self",),
                                                            grads[0]))
 
 
+
+# -- more (opsmore)
+def _mean_part(grad, self, dim, keepdim):
+    """The mean's share of var_mean/std_mean's gradient: ``grad`` spread evenly."""
+    dims = _all_dims(self, dim)
+    if dim is not None:
+        grad = _restore(grad, dims, keepdim)
+    return f.expand(grad, tuple(self.shape)) / _reduced_count(tuple(self.shape), dims)
+
+
+def _var_mean_backward(grads, self, dim, correction, keepdim):
+    return (_var_backward(grads[0], self, dim, correction, keepdim)
+            + _mean_part(grads[1], self, dim, keepdim))
+
+
+def _std_mean_backward(grads, self, dim, correction, keepdim, result0):
+    return (_std_backward(grads[0], self, result0, dim, correction, keepdim)
+            + _mean_part(grads[1], self, dim, keepdim))
+
+
+def _logcumsumexp_backward(grad, self, dim, result):
+    """``grad_i = sum_{j >= i} grad_j exp(x_i - r_j)``. Every exponent is <= 0 (``r_j`` sums
+    ``x_i`` among others), so with ``dim`` moved last the (n, n) matrix of them is computed
+    directly: nothing overflows, however far apart the values (PyTorch gets the same in log
+    space), and it is smooth, so differentiable again. O(n^2) per slice."""
+    if not len(self.shape):
+        return grad
+    nd, n = len(self.shape), self.shape[dim]
+    order = tuple(i for i in range(nd) if i != dim) + (dim,)
+    x, r, g = f.permute(self, order), f.permute(result, order), f.permute(grad, order)
+    k = np.arange(n)
+    # [i, j]: j >= i, and x_i not -inf (then r_j is not either: no -inf - -inf)
+    valid = (k[None, :] >= k[:, None]) & (np.asarray(f.data(x))[..., :, None] > -math.inf)
+    expo = f.where(valid, f.unsqueeze_dims(x, (nd,)) - f.unsqueeze_dims(r, (nd - 1,)),
+                   -math.inf)
+    out = f.sum(f.exp(expo) * f.unsqueeze_dims(g, (nd - 1,)), (nd,))
+    return f.permute(out, tuple(np.argsort(order)))
+
+
+def _nansum_backward(grad, self, dim, keepdim):
+    dims = _all_dims(self, dim)
+    if dim is not None:
+        grad = _restore(grad, dims, keepdim)
+    return f.where(self != self, 0.0, f.expand(grad, tuple(self.shape)))
+
+
+def _aminmax_backward(grads, self, dim, keepdim, min, max):  # noqa: A002 - PyTorch's names
+    dims = _all_dims(self, None if dim is None else (dim,))
+    return (_even_share(grads[0], self, min, dims, keepdim)
+            + _even_share(grads[1], self, max, dims, keepdim))
+
+
+defop("var_mean", "VarMeanBackward0", K.var_mean, ("self",),
+      outputs=("result0", "result1"), quiet=True,
+      doc="``(var, mean)`` over ``dim`` in one node",
+      calls=("`gradviz.var_mean`", ""),
+      samples=(Sample(R(3, 4)), Sample(R(3, 4), dim=(1,), correction=1),
+               Sample(R(2, 3, 4), dim=(0, 2), correction=0, keepdim=True)),
+      self=_var_mean_backward)
+defop("std_mean", "StdMeanBackward0", K.std_mean, ("self",),
+      outputs=("result0", "result1"), quiet=True,
+      doc="``(std, mean)`` over ``dim`` in one node",
+      calls=("`gradviz.std_mean`", ""),
+      samples=(Sample(R(3, 4)), Sample(R(3, 4), dim=(1,), correction=1),
+               Sample(R(2, 3, 4), dim=(0, 2), correction=0, keepdim=True)),
+      self=_std_mean_backward)
+defop("logcumsumexp", "LogcumsumexpBackward0", K.logcumsumexp, ("self",),
+      quiet=True,
+      doc="``log(cumsum(exp(input)))`` along ``dim``, without overflow",
+      calls=("`gradviz.logcumsumexp`", "`.logcumsumexp()`"),
+      samples=(Sample(R(3, 4), dim=1), Sample(R(4, 2), dim=0), Sample(R(), dim=0)),
+      self=_logcumsumexp_backward)
+defop("nansum", "NansumBackward0", K.nansum, ("self",),
+      doc="the sum with NaN counted as 0 (and given no gradient)",
+      calls=("`gradviz.nansum`, `gradviz.nanmean`", "`.nansum()`, `.nanmean()`"),
+      samples=(Sample(R(3, 4)), Sample(R(3, 4), dim=(1,)),
+               Sample(W([[1.0, math.nan, 0.5], [0.2, -0.3, math.nan]]), dim=(0,),
+                      keepdim=True)),
+      self=_nansum_backward)
+defop("aminmax", "AminmaxBackward0", K.aminmax, ("self",),
+      outputs=("min", "max"),
+      doc="``(min, max)`` in one node; ties share the gradient evenly",
+      calls=("`gradviz.aminmax`", "`.aminmax()`"),
+      samples=(Sample(R(3, 4)), Sample(R(3, 4), dim=1), Sample(R(3, 4), dim=0, keepdim=True)),
+      self=_aminmax_backward)
+defop("mode", "ModeBackward0", K.mode, ("self",),
+      outputs=("values", "indices"), nondiff_outputs=(1,),
+      doc="the most frequent value along ``dim`` and its last index",
+      calls=("`gradviz.mode`", "`.mode()`"),
+      # (distinct values: a tie would move under gradcheck's nudges)
+      samples=(Sample(R(2, 3), dim=1), Sample(R(3, 4), dim=0, keepdim=True)),
+      self=_value_selecting_backward)
+defop("count_nonzero", None, K.count_nonzero, ("self",),
+      doc="how many elements are not zero (int64)",
+      calls=("`gradviz.count_nonzero`", "`.count_nonzero()`"))
+defop("bincount", None, K.bincount, ("self",),
+      doc="how often each non-negative integer occurs (or the sum of its weights)",
+      calls=("`gradviz.bincount`", "`.bincount()`"))
+defop("histc", None, K.histc, ("self",),
+      doc="a histogram of ``bins`` equal bins between ``min`` and ``max``",
+      calls=("`gradviz.histc`", "`.histc()`"))
+
 # ===============================================================================================
 # Shapes and views
 # ===============================================================================================
@@ -1387,6 +1591,71 @@ defop("roll", "RollBackward0", K.roll, ("self",),
                Sample(R(2, 3, 4), shifts=(1, -2), dims=(0, 2))),
       self=lambda grad, shifts, dims: f.roll(grad, tuple(-s for s in shifts), dims))
 
+
+
+# -- more (opsmore)
+def _block_diag_backward(grad, tensors_args_sizes):
+    """Each tensor's block cut out of the gradient, in the tensor's own shape (0-d, 1-D)."""
+    out, r, c = [], 0, 0
+    for sizes in tensors_args_sizes:
+        rows, cols = (1, 1) if len(sizes) == 0 else (1, sizes[0]) if len(sizes) == 1 else sizes
+        block = f.slice_dim(f.slice_dim(grad, 0, r, r + rows), 1, c, c + cols)
+        out.append(block.reshape(tuple(sizes)))
+        r, c = r + rows, c + cols
+    return out
+
+
+def _unfold_backward(grad, self_sym_sizes, dimension, size, step):
+    """Each window's gradient added back where the window came from (PyTorch's
+    ``unfold_backward``): one slice_backward per window, so it is differentiable again."""
+    if not len(self_sym_sizes):
+        return grad.reshape(())
+    nd = len(self_sym_sizes)
+    order = tuple(range(dimension)) + (nd,) + tuple(range(dimension, nd))
+    total = None
+    for i in range(grad.shape[dimension]):
+        # window i: (..., size) with the window last; its dimension back in place
+        w = f.permute(f.select(grad, dimension, i), order[:dimension] + (nd - 1,) + tuple(
+            range(dimension, nd - 1)))
+        part = f.slice_backward(w, tuple(self_sym_sizes), dimension, i * step,
+                                i * step + size, 1)
+        total = part if total is None else total + part
+    if total is None:  # no window fits: nothing flows back
+        return f.new_zeros(tuple(self_sym_sizes), f.dtype_of(grad), f.is_tensor(grad))
+    return total
+
+
+# In-place unsqueeze_/transpose_ (PyTorch's own calls inside quantile record them).
+defop("unsqueeze_", "UnsqueezeBackward1", K.unsqueeze, ("self",),
+      doc="in-place ``unsqueeze_(dim)``: inside ``quantile`` with a tensor ``q``, as in PyTorch",
+      calls=("inside `gradviz.quantile(x, q_tensor)`", ""),
+      samples=(Sample(R(2, 3), dim=0), Sample(R(3), dim=1)),
+      self=lambda grad, dim: grad.squeeze(dim))
+defop("transpose_", "TransposeBackward1", K.transpose, ("self",),
+      doc="in-place ``transpose_(dim0, dim1)``: inside ``quantile`` with a tensor ``q``",
+      calls=("inside `gradviz.quantile(x, q_tensor)`", ""),
+      samples=(Sample(R(2, 3, 1), dim0=0, dim1=2),),
+      self=lambda grad, dim0, dim1: f.transpose(grad, dim0, dim1))
+defop("rot90", "Rot90Backward0", K.rot90, ("self",),
+      doc="rotate by 90 degrees ``k`` times, from the first of ``dims`` toward the second",
+      calls=("`gradviz.rot90`", "`.rot90()`"),
+      samples=(Sample(R(3, 4), k=1, dims=(0, 1)), Sample(R(2, 3, 4), k=2, dims=(2, 0)),
+               Sample(R(3, 4), k=-1, dims=(0, 1)), Sample(R(3, 2), k=4, dims=(1, 0))),
+      self=lambda grad, dims, k: f.op("rot90", grad, k=-k, dims=dims))
+defop("block_diag", "BlockDiagBackward0", K.block_diag, ("tensors",),
+      variadic=True, hidden=("tensors_args_sizes",),
+      doc="the tensors on the diagonal of a zero matrix (one edge per tensor)",
+      calls=("`gradviz.block_diag`", ""),
+      samples=(Sample(R(2, 3), R(3), R()), Sample(R(1, 2), R(2, 2))),
+      tensors=_block_diag_backward)
+defop("unfold", "UnfoldBackward0", K.unfold, ("self",),
+      doc="every window of ``size`` along ``dimension``, ``step`` apart, as a new last "
+          "dimension (gradviz copies; PyTorch's result is a view)",
+      calls=("", "`.unfold()`"),
+      samples=(Sample(R(3, 5), dimension=1, size=2, step=1),
+               Sample(R(7), dimension=0, size=3, step=2),
+               Sample(R(4, 2, 3), dimension=0, size=2, step=3)),
+      self=_unfold_backward)
 
 # ===============================================================================================
 # Linear algebra
@@ -1829,6 +2098,201 @@ defop("nonzero", None, K.nonzero, ("self",),
       doc="the indices of the non-zero elements, one row each (not differentiable)",
       calls=("`gradviz.nonzero`, `gradviz.argwhere`", "`.nonzero()`, `.argwhere()`"))
 
+
+
+# -- more (opsmore)
+def _index_select(grad, dim, index):
+    """``grad.index_select(dim, index)`` (differentiable under create_graph)."""
+    if not len(grad.shape):
+        return grad
+    idx = np.asarray(f.data(index)).reshape(-1)
+    return f.index(grad, (None,) * dim + (idx,))
+
+
+def _index_fill_zeros(grad, dim, index):
+    """``grad.index_fill(dim, index, 0)``: what the overwritten positions give back."""
+    return f.op("index_fill", grad, dim=dim, index=index, value=0.0)
+
+
+def _as_source(g, source, source_dim):
+    """The selected slices in ``source``'s shape (PyTorch's ``expand_as(source)``; a 0-d
+    source was one slice, and gets it back 0-d)."""
+    return g.reshape(()) if source_dim == 0 else f.expand(g, tuple(source.shape))
+
+
+def _scatter_mask(shape, dim, index):
+    """Where scatter_reduce sends something (a constant bool array)."""
+    return K._scatter_count(tuple(shape), dim, np.asarray(f.data(index))) > 0
+
+
+def _scatter_reduce_grads(grad, self, src, dim, index, reduce, include_self, result):
+    """PyTorch's ``scatter_reduce_backward``: both inputs' gradients at once."""
+    idx = np.asarray(f.data(index))
+    shape = tuple(self.shape)
+    hit = _scatter_mask(shape, dim, idx)
+    dt = f.dtype_of(grad)
+    gi = Tensor._make(idx) if f.is_tensor(grad) else idx  # (gather takes a tensor index)
+    if reduce == "sum":
+        g_self, g_src = grad, f.gather(grad, dim, gi)
+    elif reduce == "mean":
+        n = K._scatter_count(shape, dim, idx) + (1 if include_self else 0)
+        g_self = grad / np.maximum(n, 1).astype(dt)
+        g_src = f.gather(g_self, dim, gi)
+    elif reduce == "prod":
+        g_self, g_src = _scatter_prod_grads(grad, self, src, dim, idx, gi, include_self, result)
+    else:  # amax, amin: the gradient is shared evenly among the elements equal to the result
+        value = np.asarray(f.data(K.gather(np.asarray(f.data(result)), dim, idx)))
+        self_wins = (np.asarray(f.data(self)) == np.asarray(f.data(result)))
+        src_part = np.asarray(f.data(src))[tuple(slice(0, k) for k in idx.shape)]
+        src_wins = src_part == value
+        # PyTorch counts self's ties also with include_self=False (its formula does)
+        n = K.scatter_add(self_wins.astype(np.int64), src_wins.astype(np.int64), dim, idx)
+        shared = grad / np.maximum(n, 1).astype(dt)
+        g_self = shared * self_wins.astype(dt)
+        g_src = f.gather(shared, dim, gi) * src_wins.astype(dt)
+    if not include_self:  # what arrives replaces self's own value there
+        g_self = f.where(hit, 0.0, g_self)
+    g_src = _pad_to(g_src, tuple(src.shape))
+    return g_self, g_src
+
+
+def _scatter_prod_grads(grad, self, src, dim, idx, gi, include_self, result):
+    """Each factor's gradient is the product of the others, also where some are 0 (PyTorch's
+    rule): ``self``'s is the product reduced into its place with ``self`` taken as 1; a
+    ``src`` element that is the only zero sent to its place gets the product of the others
+    (``src`` there taken as 1); any other element ``result / x``, with zeros taken as 1."""
+    def reduced(into, values):
+        return f.op("scatter_reduce", into, values, dim=dim, index=gi, reduce="prod",
+                    include_self=include_self)
+
+    masked_self = f.where(self == 0, 1.0, self)
+    g_self = grad * reduced(masked_self, src) / masked_self
+    part = _src_part(src, idx.shape)
+    zero = np.asarray(f.data(part)) == 0
+    zeros_there = K.gather(K.scatter_add(np.zeros(tuple(self.shape)), zero.astype(np.float64),
+                                         dim, idx), dim, idx)
+    single = zero & (zeros_there == 1)
+    if not single.any():
+        return g_self, f.gather(grad * result, dim, gi) / f.where(zero, 1.0, part)
+    single_full = np.zeros(tuple(src.shape), bool)
+    single_full[tuple(slice(0, k) for k in idx.shape)] = single
+    with_one = reduced(self, f.where(single_full, 1.0, src))
+    g_src = f.where(single, f.gather(grad * with_one, dim, gi),
+                    f.gather(grad * result, dim, gi) / f.where(zero, 1.0, part))
+    return g_self, g_src
+
+
+def _src_part(src, shape):
+    """``src[:shape[0], :shape[1], ...]``: the part of ``src`` that ``index`` reaches."""
+    for d, k in enumerate(shape):
+        if src.shape[d] != k:
+            src = f.slice_dim(src, d, 0, k)
+    return src
+
+
+def _pad_to(g, shape):
+    """A gradient of ``src[:index.shape]`` put back in ``src``'s shape (zeros elsewhere)."""
+    if tuple(g.shape) == shape:
+        return g
+    z = f.new_zeros(shape, f.dtype_of(g), f.is_tensor(g))
+    idx = tuple(np.arange(k).reshape((-1,) + (1,) * (len(g.shape) - d - 1))
+                for d, k in enumerate(g.shape))
+    return f.index_put(z, idx, g, True)
+
+
+def _put_self_backward(grad, index, source, accumulate):
+    if accumulate:
+        return grad
+    return f.op("put", grad, np.zeros(tuple(source.shape), f.dtype_of(grad)), index=index,
+                accumulate=False)
+
+
+defop("index_add", "IndexAddBackward0", K.index_add, ("self", "source"),
+      doc="``input`` with ``alpha * source`` added at ``index`` along ``dim`` (repeats add up)",
+      calls=("`gradviz.index_add`", "`.index_add()`, `.index_add_()`"),
+      samples=(Sample(R(3, 4), R(2, 4), dim=0, index=Tensor._make(np.array([0, 2])),
+                      source_dim=2),
+               Sample(R(3, 4), R(3, 3), dim=1, index=Tensor._make(np.array([1, 1, 3])),
+                      alpha=2.0, source_dim=2)),
+      self=lambda grad: grad,
+      source=lambda grad, dim, index, source, source_dim, alpha: _as_source(
+          _index_select(grad, dim, index) * alpha if alpha != 1
+          else _index_select(grad, dim, index), source, source_dim))
+defop("index_copy", "IndexCopyBackward0", K.index_copy, ("self", "source"),
+      doc="``input`` with the slices of ``source`` copied to ``index`` along ``dim``",
+      calls=("`gradviz.index_copy`", "`.index_copy()`, `.index_copy_()`"),
+      samples=(Sample(R(3, 4), R(2, 4), dim=0, index=Tensor._make(np.array([2, 0])),
+                      source_dim=2),
+               Sample(R(2, 5), R(2, 2), dim=1, index=Tensor._make(np.array([4, 1])),
+                      source_dim=2)),
+      self=lambda grad, dim, index: _index_fill_zeros(grad, dim, index),
+      source=lambda grad, dim, index, source, source_dim: _as_source(
+          _index_select(grad, dim, index), source, source_dim))
+defop("index_fill", "IndexFillBackward0", K.index_fill, ("self",),
+      doc="``input`` with ``value`` (a number) written at ``index`` along ``dim``",
+      calls=("`gradviz.index_fill`", "`.index_fill()`, `.index_fill_()`"),
+      samples=(Sample(R(3, 4), dim=1, index=Tensor._make(np.array([0, 2])), value=-1.0),),
+      self=lambda grad, dim, index: _index_fill_zeros(grad, dim, index))
+defop("index_fill_tensor", "IndexFillBackward1", K.index_fill_tensor, ("self", "value"),
+      doc="``index_fill`` with a 0-d tensor ``value``",
+      calls=("`gradviz.index_fill(x, dim, index, tensor)`", "`.index_fill()`, `.index_fill_()`"),
+      samples=(Sample(R(3, 4), W(0.5), dim=0, index=Tensor._make(np.array([1]))),),
+      self=lambda grad, dim, index: _index_fill_zeros(grad, dim, index),
+      value=lambda grad, dim, index: f.sum(_index_select(grad, dim, index),
+                                           tuple(range(len(grad.shape)))))
+defop("scatter_reduce", "ScatterReduceBackward0", K.scatter_reduce, ("self", "src"),
+      doc="``src`` reduced into ``input`` at ``index`` along ``dim``: sum, prod, mean, amax or "
+          "amin, with or without ``input``'s own values (``include_self``)",
+      calls=("`gradviz.scatter_reduce`", "`.scatter_reduce()`, `.scatter_reduce_()`"),
+      samples=tuple(Sample(R(3, 4), P(3, 2) if r == "prod" else R(3, 2), dim=1,
+                           index=Tensor._make(np.array([[0, 0], [1, 3], [3, 3]])), reduce=r,
+                           include_self=inc)
+                    for r in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False))
+      # prod with zero factors, one per place (PyTorch has no second derivative for more)
+      + (Sample(W([[1.0, 0.0, 3.0, 2.0]]), W([[5.0, 0.5, 0.0, 4.0]]), dim=1,
+                index=Tensor._make(np.array([[0, 0, 1, 3]])), reduce="prod", include_self=True),),
+      self=lambda grad, self, src, dim, index, reduce, include_self, result:
+          _scatter_reduce_grads(grad, self, src, dim, index, reduce, include_self, result)[0],
+      src=lambda grad, self, src, dim, index, reduce, include_self, result:
+          _scatter_reduce_grads(grad, self, src, dim, index, reduce, include_self, result)[1])
+defop("put", "PutBackward0", K.put, ("self", "source"),
+      doc="``source`` written (or with ``accumulate``, added) at ``index`` of the flattened "
+          "``input``",
+      calls=("`gradviz.put`", "`.put()`, `.put_()`"),
+      samples=(Sample(R(3, 4), R(2), index=Tensor._make(np.array([1, -1])), accumulate=False),
+               Sample(R(3, 4), R(2, 2), index=Tensor._make(np.array([[0, 5], [5, 7]])),
+                      accumulate=True)),
+      self=_put_self_backward,
+      source=lambda grad, index, source: f.op("take", grad, index=index).reshape(
+          tuple(source.shape)))
+
+
+def _no_derivative(aten: str):
+    """The formula of a node PyTorch records but has no derivative for (``Unique2Backward0``):
+    its backward fails with PyTorch's text."""
+    def formula(grads):
+        raise NotImplementedError(f"the derivative for '{aten}' is not implemented.")
+    formula.not_implemented = True  # (the generic gradcheck suite has nothing to check)
+    return formula
+
+
+defop("unique", "Unique2Backward0", K.unique, ("self",),
+      outputs=("output", "inverse", "counts"), nondiff_outputs=(1, 2),
+      doc="the sorted distinct values (with ``return_inverse``/``return_counts``); recorded "
+          "but not differentiable, as in PyTorch",
+      calls=("`gradviz.unique`", "`.unique()`"),
+      self=_no_derivative("_unique2"))
+defop("unique_dim", "UniqueDimBackward0", K.unique, ("self",),
+      outputs=("output", "inverse", "counts"), nondiff_outputs=(1, 2),
+      doc="``unique(dim=d)``: the distinct slices along ``d`` (not differentiable)",
+      calls=("`gradviz.unique(x, dim=0)`", "`.unique(dim=0)`"),
+      self=_no_derivative("unique_dim"))
+defop("searchsorted", None, K.searchsorted, ("sorted_sequence",),
+      doc="where each value would go in the sorted last dimension (int64 indices)",
+      calls=("`gradviz.searchsorted`", ""))
+defop("bucketize", None, K.bucketize, ("self",),
+      doc="the bucket of each element among sorted 1-D ``boundaries``",
+      calls=("`gradviz.bucketize`", ""))
 
 # ===============================================================================================
 # In-place-only nodes

@@ -3354,6 +3354,1243 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     return dispatch(_O["pixel_unshuffle"], input, downscale_factor=r)
 
 
+# -- more (opsmore): PyTorch's tensor functions gradviz lacked -----------------------------------
+__all__ += [
+    "polygamma", "copysign", "logaddexp", "logaddexp2", "signbit", "isclose", "float_power",
+    "sgn",
+]
+
+
+def _float_only(kernel: str, *tensors: Tensor) -> None:
+    """PyTorch's NotImplementedError for an integer or bool tensor where only floats are
+    taken (``"logaddexp_cpu" not implemented for 'Long'``)."""
+    from gradviz.ops._kernels import _not_for
+
+    for t in tensors:
+        if t._data.dtype.kind != "f":
+            raise _not_for(kernel, t._data.dtype)
+
+
+def polygamma(n: int, input: Tensor) -> Tensor:
+    """The ``n``-th derivative of :func:`digamma` (``PolygammaBackward0``; ``n = 0`` is
+    digamma itself, recorded as ``PolygammaBackward0`` too).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.polygamma(1, gradviz.tensor([1.0]))
+        tensor([1.6449])
+    """
+    n = _int_arg("polygamma", "n", 1, n)
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return dispatch(_O["polygamma"], input, n=n)
+
+
+def _polygamma_method(self: Tensor, n: int) -> Tensor:
+    """``x.polygamma(n)``: :func:`polygamma` with the order first, as torch's method takes it."""
+    return polygamma(n, self)
+
+
+def _polygamma_(self: Tensor, n: int) -> Tensor:
+    """In-place :func:`polygamma` (``x.polygamma_(n)``)."""
+    n = _int_arg("polygamma_", "n", 1, n)
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return dispatch_inplace(_O["polygamma_"], self, n=n)
+
+
+def sgn(input: Tensor) -> Tensor:
+    """The sign of each element, -1, 0 or 1 (``SgnBackward0``; torch's ``sign`` extended to
+    complex numbers, which gradviz does not have). Its gradient is zero, as torch's is
+    (torch hands back a ZeroTensor, gradviz plain zeros).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.sgn(gradviz.tensor([-2.0, 0.0, 3.0]))
+        tensor([-1.,  0.,  1.])
+    """
+    return dispatch(_O["sgn"], input)
+
+
+def sgn_(input: Tensor) -> Tensor:
+    """In-place :func:`sgn`."""
+    return dispatch_inplace(_O["sgn"], input)
+
+
+def copysign(input: Tensor, other: Any) -> Tensor:
+    """``|input|`` with the sign of ``other`` (a tensor, ``CopysignBackward0``, or a number,
+    ``CopysignBackward1``); integers give the default float type.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.copysign(gradviz.tensor([1.0, -2.0]), -1)
+        tensor([-1., -2.])
+    """
+    if isinstance(other, Tensor):
+        return dispatch(_O["copysign"], input, other)
+    return dispatch(_O["copysign_scalar"], input, other=other)
+
+
+def copysign_(input: Tensor, other: Any) -> Tensor:
+    """In-place :func:`copysign`."""
+    if isinstance(other, Tensor):
+        return dispatch_inplace(_O["copysign"], input, other)
+    return dispatch_inplace(_O["copysign_scalar"], input, other=other)
+
+
+def _logaddexp(name: str, input: Tensor, other: Tensor) -> Tensor:
+    _tensors_only(name, input=input, other=other)
+    _float_only(f"{name}_cpu", input, other)
+    return dispatch(_O[name], input, other)
+
+
+def logaddexp(input: Tensor, other: Tensor) -> Tensor:
+    """``log(exp(input) + exp(other))``, computed without overflow (``LogaddexpBackward0``);
+    floating point tensors only, as in PyTorch.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.logaddexp(gradviz.tensor([0.0]), gradviz.tensor([0.0]))
+        tensor([0.6931])
+    """
+    return _logaddexp("logaddexp", input, other)
+
+
+def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
+    """``log2(2 ** input + 2 ** other)`` (``Logaddexp2Backward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.logaddexp2(gradviz.tensor([1.0]), gradviz.tensor([1.0]))
+        tensor([2.])
+    """
+    return _logaddexp("logaddexp2", input, other)
+
+
+def signbit(input: Tensor) -> Tensor:
+    """Whether each element's sign bit is set: True for negatives and for -0.0 (bool, not
+    differentiable).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.signbit(gradviz.tensor([-0.0, 0.0, -1.0]))
+        tensor([ True, False,  True])
+    """
+    return dispatch(_O["signbit"], input)
+
+
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` (bool); both tensors of one
+    dtype, as PyTorch asks.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.isclose(gradviz.tensor([1.0, 2.0]), gradviz.tensor([1.0 + 1e-9, 2.1]))
+        tensor([ True, False])
+    """
+    _tensors_only("isclose", input=input, other=other)
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"{_dtype_word(input)} did not match {_dtype_word(other)}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    return dispatch(_O["isclose"], input, other, rtol=float(rtol), atol=float(atol),
+                    equal_nan=bool(equal_nan))
+
+
+def _dtype_word(t: Tensor) -> str:
+    """PyTorch's scalar type name of a tensor's dtype (``Float``, ``Long`` ...)."""
+    from gradviz.ops._kernels import _SCALAR_TYPE
+
+    return _SCALAR_TYPE.get(t._data.dtype.name, t._data.dtype.name)
+
+
+def float_power(input: Any, exponent: Any) -> Tensor:
+    """``input ** exponent`` in float64, whatever the operands' dtypes: PyTorch converts both to
+    double first (``ToCopyBackward0`` for a float32 tensor that requires grad), then records
+    ``pow`` (``PowBackward0``/``1``/``2``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.float_power(gradviz.tensor([2, 3]), 2)
+        tensor([4., 9.], dtype=gradviz.float64)
+    """
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise _overloads("float_power", (input, exponent), (
+            "Tensor input, Tensor exponent", "Number self, Tensor exponent",
+            "Tensor input, Number exponent"))
+    if isinstance(input, Tensor) and input.dtype != _dtype.float64:
+        input = input.to(_dtype.float64)
+    if isinstance(exponent, Tensor) and exponent.dtype != _dtype.float64:
+        exponent = exponent.to(_dtype.float64)
+    if not isinstance(input, Tensor):
+        input = builtins.float(input)
+    if not isinstance(exponent, Tensor):
+        exponent = builtins.float(exponent)
+    return pow(input, exponent)
+
+
+def float_power_(input: Tensor, exponent: Any) -> Tensor:
+    """In-place :func:`float_power`: ``input`` must already be float64."""
+    if input.dtype != _dtype.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {_dtype_word(input)} but "
+                           "the operation's result requires dtype Double")
+    if isinstance(exponent, Tensor) and exponent.dtype != _dtype.float64:
+        exponent = exponent.to(_dtype.float64)
+    if isinstance(exponent, Tensor):
+        return dispatch_inplace(_O["pow_tensor"], input, exponent)
+    return dispatch_inplace(_O["pow"], input, exponent=builtins.float(exponent))
+
+
+# -- more (opsmore): stacking, splitting and reshaping -------------------------------------------
+__all__ += [
+    "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack",
+    "column_stack", "tensor_split", "hsplit", "vsplit", "dsplit", "unflatten", "swapdims",
+    "rot90", "block_diag", "cartesian_prod", "meshgrid", "msort", "detach",
+]
+
+
+def _atleast(input: Tensor, nd: int) -> Tensor:
+    """PyTorch's ``atleast_<nd>d`` of one tensor: a 0-d tensor reshaped (``ViewBackward0``),
+    a 1-D one unsqueezed in front (and for 3-D also behind), a 2-D one behind for 3-D."""
+    if input.ndim >= nd:
+        return input
+    if input.ndim == 0:
+        return reshape(input, *([1] * nd))
+    if nd == 2 or input.ndim == 2:  # (n) -> (1, n); (m, n) -> (m, n, 1)
+        out = unsqueeze(input, 0) if input.ndim == 1 else input
+        return out if nd == 2 else unsqueeze(out, -1)
+    return unsqueeze(unsqueeze(input, 0), -1)  # (n) -> (1, n, 1)
+
+
+def _atleast_fn(nd: int) -> Any:
+    def fn(*tensors: Any) -> Any:
+        ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
+        out = [_atleast(t, nd) for t in ts]
+        return out[0] if len(tensors) == 1 and isinstance(tensors[0], Tensor) else tuple(out)
+
+    fn.__name__ = fn.__qualname__ = f"atleast_{nd}d"
+    fn.__doc__ = (f"Each tensor with at least {nd} dimensions (a tensor for one tensor, a tuple "
+                  f"for several).\n\n    Example:\n        >>> import gradviz\n        >>> "
+                  f"gradviz.atleast_{nd}d(gradviz.tensor(1.0)).shape\n        gradviz.Size("
+                  f"{[1] * nd})\n    ")
+    return fn
+
+
+atleast_1d, atleast_2d, atleast_3d = _atleast_fn(1), _atleast_fn(2), _atleast_fn(3)
+
+
+def _stack_list(name: str, tensors: Any) -> list[Tensor]:
+    ts = _tensor_list(name, tensors)
+    if not ts:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return ts
+
+
+def hstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Concatenate column-wise: along dim 0 for 1-D tensors, else dim 1 (``CatBackward0``;
+    0-d tensors become 1-D first).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.hstack([gradviz.tensor([1, 2]), gradviz.tensor([3])])
+        tensor([1, 2, 3])
+    """
+    ts = [_atleast(t, 1) for t in _stack_list("hstack", tensors)]
+    return cat(ts, 0 if ts[0].ndim == 1 else 1)
+
+
+def vstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Concatenate row-wise (dim 0) after making every tensor at least 2-D (``CatBackward0``;
+    a 1-D tensor becomes one row, ``UnsqueezeBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.vstack([gradviz.tensor([1, 2]), gradviz.tensor([3, 4])])
+        tensor([[1, 2],
+                [3, 4]])
+    """
+    return cat([_atleast(t, 2) for t in _stack_list("vstack", tensors)], 0)
+
+
+row_stack = vstack
+
+
+def dstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Concatenate depth-wise (dim 2) after making every tensor at least 3-D.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.dstack([gradviz.tensor([1, 2]), gradviz.tensor([3, 4])]).shape
+        gradviz.Size([1, 2, 2])
+    """
+    return cat([_atleast(t, 3) for t in _stack_list("dstack", tensors)], 2)
+
+
+def column_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """Tensors as columns side by side: 0-d and 1-D tensors become columns (``reshape(n, 1)``),
+    then :func:`hstack`.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.column_stack([gradviz.tensor([1, 2]), gradviz.tensor([3, 4])])
+        tensor([[1, 3],
+                [2, 4]])
+    """
+    ts = [reshape(t, t.numel(), 1) if t.ndim <= 1 else t
+          for t in _stack_list("column_stack", tensors)]
+    return cat(ts, 1)
+
+
+_TENSOR_SPLIT_SIGNATURES = ("Tensor input, tuple of ints indices, int dim = 0",
+                            "Tensor input, Tensor tensor_indices_or_sections, int dim = 0",
+                            "Tensor input, int sections, int dim = 0")
+
+
+def _no_out_overloads(fn: str, args: tuple, signatures: tuple[str, ...]) -> TypeError:
+    """torch's "invalid combination of arguments" error for a function without ``out=``."""
+    got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
+    listed = "".join(f" * ({s})\n" for s in signatures)
+    return TypeError(f"{fn}() received an invalid combination of arguments - got ({got}), but "
+                     f"expected one of:\n{listed}")
+
+
+def _split_at(input: Tensor, bounds: list[int], d: int) -> tuple[Tensor, ...]:
+    """The slices between consecutive ``bounds`` along ``d`` (``SliceBackward0`` each), clamped
+    to the dimension as Python slicing clamps."""
+    n = input.shape[d]
+    edges = [0, *bounds, n]
+    out = []
+    for start, end in zip(edges, edges[1:]):
+        start, end = builtins.min(builtins.max(start, 0), n), builtins.min(builtins.max(end, 0), n)
+        out.append(_slice(input, d, start, builtins.max(start, end)))
+    return tuple(out)
+
+
+def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """Split into ``sections`` nearly equal parts (the first ``n % sections`` one longer) or at
+    the given ``indices``, along ``dim``: views, ``SliceBackward0`` each.
+
+    Example:
+        >>> import gradviz
+        >>> [t.tolist() for t in gradviz.tensor_split(gradviz.arange(7), 3)]
+        [[0, 1, 2], [3, 4], [5, 6]]
+    """
+    ios = indices_or_sections
+    if isinstance(ios, Tensor):
+        if ios._data.dtype.kind not in "iu" or ios.ndim > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have "
+                               "integer dtype and be a 0-D or 1-D tensor")
+        ios = int(ios.item()) if ios.ndim == 0 else [int(i) for i in ios.tolist()]
+    if isinstance(ios, bool) or not (isinstance(ios, (int, np.integer)) or (
+            isinstance(ios, (list, tuple)) and builtins.all(
+                isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in ios))):
+        raise _no_out_overloads("tensor_split", (input, ios), _TENSOR_SPLIT_SIGNATURES)
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
+    d = int(_wrap_dim(dim, input.ndim))  # (its slices save the dim normalized, as torch's)
+    if isinstance(ios, (list, tuple)):
+        return _split_at(input, [int(i) for i in ios], d)
+    sections = int(ios)
+    if sections <= 0:
+        raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+    n = input.shape[d]
+    size, extra = divmod(n, sections)
+    bounds, at = [], 0
+    for i in range(sections - 1):
+        at += size + (1 if i < extra else 0)
+        bounds.append(at)
+    return _split_at(input, bounds, d)
+
+
+def _dim_split(name: str, input: Tensor, ios: Any, d: int, need: int) -> tuple[Tensor, ...]:
+    if input.ndim < need:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {need} dimension, but "
+                           f"got a tensor with {input.ndim} dimensions!")
+    if isinstance(ios, (int, np.integer)) and not isinstance(ios, bool):
+        if ios == 0 or input.shape[d] % ios:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {d}, but the "
+                               f"size of the dimension {input.shape[d]} is not divisible by "
+                               f"the split_size {ios}!")
+        return tensor_split(input, int(ios), d)
+    if not (isinstance(ios, (list, tuple)) and builtins.all(
+            isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in ios)):
+        kind = type(ios).__name__
+        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, "
+                        f"{kind}), but expected one of:\n * (Tensor input, int sections)\n * "
+                        "(Tensor input, tuple of ints indices)\n")
+    return tensor_split(input, list(ios), d)
+
+
+def hsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """:func:`tensor_split` along dim 1 (dim 0 for a 1-D tensor); ``sections`` must divide it.
+
+    Example:
+        >>> import gradviz
+        >>> [t.shape for t in gradviz.hsplit(gradviz.zeros(2, 4), 2)]
+        [gradviz.Size([2, 2]), gradviz.Size([2, 2])]
+    """
+    return _dim_split("hsplit", input, indices_or_sections, 0 if input.ndim == 1 else 1, 1)
+
+
+def vsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """:func:`tensor_split` along dim 0 of a tensor with at least 2 dimensions.
+
+    Example:
+        >>> import gradviz
+        >>> [t.shape for t in gradviz.vsplit(gradviz.zeros(4, 2), [1])]
+        [gradviz.Size([1, 2]), gradviz.Size([3, 2])]
+    """
+    return _dim_split("vsplit", input, indices_or_sections, 0, 2)
+
+
+def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """:func:`tensor_split` along dim 2 of a tensor with at least 3 dimensions.
+
+    Example:
+        >>> import gradviz
+        >>> len(gradviz.dsplit(gradviz.zeros(1, 2, 6), 3))
+        3
+    """
+    return _dim_split("dsplit", input, indices_or_sections, 2, 3)
+
+
+def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
+    """Dimension ``dim`` viewed as ``sizes`` (one may be -1): ``ViewBackward0``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.unflatten(gradviz.zeros(2, 6), 1, (2, 3)).shape
+        gradviz.Size([2, 2, 3])
+    """
+    sizes = [int(s) for s in sizes]
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d] if input.ndim else 1
+    known = int(np.prod([s for s in sizes if s != -1], dtype=np.int64))
+    if sizes.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if (-1 not in sizes and known != n) or (-1 in sizes and (known == 0 or n % known)):
+        raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of "
+                           f"dim {d} ({n}) in the input tensor")
+    shape = list(input.shape)
+    return view(input, *shape[:d], *sizes, *shape[d + 1:])
+
+
+def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """:func:`transpose` under NumPy's other name (``TransposeBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.swapdims(gradviz.zeros(2, 3), 0, 1).shape
+        gradviz.Size([3, 2])
+    """
+    return transpose(input, dim0, dim1)
+
+
+def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
+    """Rotate by 90 degrees ``k`` times in the plane of ``dims``, from the first toward the
+    second (``Rot90Backward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.rot90(gradviz.tensor([[1, 2], [3, 4]]))
+        tensor([[2, 4],
+                [1, 3]])
+    """
+    dims = [int(d) for d in dims]
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
+    d0, d1 = _wrap_dim(dims[0], input.ndim), _wrap_dim(dims[1], input.ndim)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
+                           f"dim1 = {d1}")
+    return dispatch(_O["rot90"], input, k=_int_arg("rot90", "k", 2, k), dims=(d0, d1))
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """The tensors on the diagonal of a zero matrix: 0-d ones as 1x1, 1-D ones as a row
+    (``BlockDiagBackward0``, one edge per tensor).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.block_diag(gradviz.tensor([[1, 2]]), gradviz.tensor(3))
+        tensor([[1, 2, 0],
+                [0, 0, 3]])
+    """
+    ts = _tensor_list("block_diag", tensors)
+    for i, t in enumerate(ts):
+        if t.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
+                               f"dimensions. Input {i} has {t.ndim} dimensions")
+    if not ts:
+        return Tensor._make(np.zeros((1, 0), _dtype.get_default_dtype().np))
+    return dispatch(_O["block_diag"], *ts)
+
+
+_MESHGRID_WARNING = ("torch.meshgrid: in an upcoming release, it will be required to pass the "
+                     "indexing argument.")
+
+
+def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
+    """Coordinate grids from 1-D tensors: the i-th output varies along dim i (``indexing="ij"``,
+    the default, with PyTorch's warning when not given) or, with ``"xy"``, the first two
+    inputs run along dims 1 and 0.
+    Each output is a view then an expand (``ViewBackward0``, ``ExpandBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> xs, ys = gradviz.meshgrid(gradviz.tensor([1, 2]), gradviz.tensor([3, 4, 5]),
+        ...                           indexing="ij")
+        >>> xs.shape, ys[0]
+        (gradviz.Size([2, 3]), tensor([3, 4, 5]))
+    """
+    import warnings
+
+    ts = list(tensors[0]) if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) \
+        else list(tensors)
+    ts = _tensor_list("meshgrid", ts)
+    if indexing is None:
+        warnings.warn(_MESHGRID_WARNING, UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError('torch.meshgrid: indexing must be one of "xy" or "ij", but received: '
+                           f"{indexing}")
+    if not ts:
+        raise RuntimeError("torch.meshgrid expects a non-empty TensorList")
+    for t in ts:
+        if t.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list "
+                               f"but got: {t}")
+    for t in ts[1:]:
+        if t.dtype != ts[0].dtype:
+            raise RuntimeError("torch.meshgrid: Expected all tensors in the tensor list to "
+                               "have the same dtype.")
+    # "xy": the first two axes trade places, in the grid's shape and in where each input runs.
+    place = list(range(len(ts)))
+    if indexing == "xy" and len(ts) >= 2:
+        place[0], place[1] = 1, 0
+    shape = [0] * len(ts)
+    for i, t in enumerate(ts):
+        shape[place[i]] = t.numel()
+    out = []
+    for i, t in enumerate(ts):
+        view_shape = [1] * len(ts)
+        view_shape[place[i]] = -1
+        out.append(expand(view(t, *view_shape), *shape))
+    return tuple(out)
+
+
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """Every combination of the 1-D tensors' elements, one per row (``itertools.product``):
+    :func:`meshgrid`, each grid flattened, stacked as columns (``StackBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.cartesian_prod(gradviz.tensor([1, 2]), gradviz.tensor([3, 4]))
+        tensor([[1, 3],
+                [1, 4],
+                [2, 3],
+                [2, 4]])
+    """
+    ts = _tensor_list("cartesian_prod", tensors)
+    for t in ts:
+        if t.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    if len(ts) == 1:
+        return ts[0]
+    return stack([flatten(g) for g in meshgrid(*ts, indexing="ij")], 1)
+
+
+def msort(input: Tensor) -> Tensor:
+    """``sort(input, dim=0).values`` (``SortBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.msort(gradviz.tensor([[3, 1], [2, 4]]))
+        tensor([[2, 1],
+                [3, 4]])
+    """
+    return sort(input, 0).values
+
+
+def detach(input: Tensor) -> Tensor:
+    """``input.detach()``: the same data, cut from the graph.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.detach(gradviz.ones(2, requires_grad=True)).requires_grad
+        False
+    """
+    return input.detach()
+
+
+def _unfold_method(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """``x.unfold(dimension, size, step)``: every window of ``size`` along ``dimension``,
+    ``step`` apart, as a new last dimension (``UnfoldBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.arange(5).unfold(0, 2, 2)
+        tensor([[0, 1],
+                [2, 3]])
+    """
+    d = _wrap_dim(dimension, self.ndim)
+    n = self.shape[d] if self.ndim else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    return dispatch(_O["unfold"], self, dimension=d, size=int(size), step=int(step))
+
+
+def _sum_to_size(self: Tensor, *size: Any) -> Tensor:
+    """``x.sum_to_size(*size)``: ``x`` summed down to ``size``, the shape it was broadcast from
+    (``SumBackward1`` with ``keepdim=True``, then ``ViewBackward0`` to drop the leading dims).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.ones(2, 3).sum_to_size(1, 3)
+        tensor([[2., 2., 2.]])
+    """
+    shape = tuple(int_list("sum_to_size", size))
+    have = tuple(self.shape)
+    lead = len(have) - len(shape)
+    if lead < 0 or builtins.any(s not in (1, h) for s, h in zip(shape, have[lead:])):
+        raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(have)}}}.")
+    if shape == have:
+        return self
+    dims = list(range(lead)) + [lead + i for i, (s, h) in enumerate(zip(shape, have[lead:]))
+                                if s == 1 and h != 1]
+    out = sum(self, dims, keepdim=True)
+    return view(out, *shape) if lead else out
+
+
+# -- more (opsmore): reductions and statistics ---------------------------------------------------
+__all__ += [
+    "var_mean", "std_mean", "logcumsumexp", "nansum", "nanmean", "aminmax", "mode",
+    "count_nonzero", "bincount", "histc",
+]
+
+
+def _var_mean_args(name: str, input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
+                   correction: Any) -> dict:
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
+    return _var_args(name, input, dim, unbiased, keepdim, correction)
+
+
+def var_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None,
+             keepdim: bool = False, *, correction: float | None = None) -> tuple[Tensor, Tensor]:
+    """``(var, mean)`` over ``dim`` with one node, ``VarMeanBackward0`` (arguments as
+    :func:`var`).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.var_mean(gradviz.tensor([1.0, 2.0, 3.0]))
+        (tensor(1.), tensor(2.))
+    """
+    return tuple(dispatch(_O["var_mean"], input, **_var_mean_args(
+        "var_mean", input, dim, unbiased, keepdim, correction)))
+
+
+def std_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None,
+             keepdim: bool = False, *, correction: float | None = None) -> tuple[Tensor, Tensor]:
+    """``(std, mean)`` over ``dim`` with one node, ``StdMeanBackward0``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.std_mean(gradviz.tensor([1.0, 3.0]))
+        (tensor(1.4142), tensor(2.))
+    """
+    return tuple(dispatch(_O["std_mean"], input, **_var_mean_args(
+        "std_mean", input, dim, unbiased, keepdim, correction)))
+
+
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+    """``log(cumsum(exp(input), dim))`` computed without overflow (``LogcumsumexpBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.logcumsumexp(gradviz.tensor([0.0, 0.0]), 0)
+        tensor([0.0000, 0.6931])
+    """
+    _float_only("logcumsumexp_out_cpu", input)
+    return dispatch(_O["logcumsumexp"], input, dim=_wrap_dim(_int_arg(
+        "logcumsumexp", "dim", 2, dim), input.ndim))
+
+
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *,
+           dtype: _dtype.dtype | None = None) -> Tensor:
+    """The sum with NaN counted as zero (``NansumBackward0``: NaN elements get no gradient).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.nansum(gradviz.tensor([1.0, float("nan"), 2.0]))
+        tensor(3.)
+    """
+    if dtype is not None:
+        input = input.to(dtype)
+    dims = None if dim is None or dim == () else _dims(dim, input.ndim)
+    return dispatch(_O["nansum"], input, dim=dims, keepdim=bool(keepdim))
+
+
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
+            dtype: _dtype.dtype | None = None) -> Tensor:
+    """The mean of the elements that are not NaN: :func:`nansum` divided by their count, as
+    PyTorch computes it (``DivBackward0`` over ``NansumBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.nanmean(gradviz.tensor([1.0, float("nan"), 3.0]))
+        tensor(2.)
+    """
+    if input._data.dtype.kind != "f":
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {_dtype_word(input)}")
+    count = sum(logical_not(isnan(input)), dim, keepdim=keepdim)
+    return div(nansum(input, dim, keepdim, dtype=dtype), count)
+
+
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:
+    """The minimum and maximum, of all elements or along ``dim``, as the named tuple
+    ``(min, max)`` with one node (``AminmaxBackward0``; ties share the gradient evenly).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.aminmax(gradviz.tensor([3.0, 1.0, 2.0]))
+        gradviz.return_types.aminmax(
+        min=tensor(1.),
+        max=tensor(3.))
+    """
+    from gradviz import return_types
+
+    if dim is not None:
+        dim = _wrap_dim(_int_arg("aminmax", "dim", 2, dim), input.ndim)
+    empty = input.numel() == 0 if dim is None else (input.ndim and input.shape[dim] == 0)
+    if empty:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity.")
+    lo, hi = dispatch(_O["aminmax"], input, dim=dim, keepdim=bool(keepdim))
+    return return_types.aminmax(lo, hi)
+
+
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
+    """The most frequent value along ``dim`` (the smallest of equally frequent ones) and the
+    index of its last occurrence, as the named tuple ``(values, indices)``
+    (``ModeBackward0``: the gradient goes to that index).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.mode(gradviz.tensor([3.0, 1.0, 3.0, 1.0, 2.0]))
+        gradviz.return_types.mode(
+        values=tensor(1.),
+        indices=tensor(3))
+    """
+    d = _wrap_dim(_int_arg("mode", "dim", 2, dim), input.ndim)
+    if input.ndim and input.shape[d] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    values, indices = dispatch(_O["mode"], input, dim=d, keepdim=bool(keepdim))
+    return _named("mode", values, indices)
+
+
+def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
+    """How many elements are not zero, in all or along ``dim`` (int64, not differentiable).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.count_nonzero(gradviz.tensor([[0, 1], [2, 0]]), 0)
+        tensor([1, 1])
+    """
+    dims = None if dim is None else _dims(dim, input.ndim)
+    return dispatch(_O["count_nonzero"], input, dim=dims)
+
+
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+    """How often each value ``0 .. max(input)`` occurs in a 1-D tensor of non-negative integers
+    (or the sum of the ``weights`` at its positions); at least ``minlength`` bins.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.bincount(gradviz.tensor([1, 1, 3]))
+        tensor([0, 2, 0, 1])
+    """
+    from gradviz.ops._kernels import _not_for
+
+    if input._data.dtype.kind not in "iub":
+        raise _not_for("bincount_cpu", input._data.dtype)
+    if input.ndim != 1 or (input.numel() and input._data.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is not None and (weights.ndim != 1 or weights.shape[0] != input.shape[0]):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    return dispatch(_O["bincount"], input, weights=weights, minlength=int(minlength))
+
+
+def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0  # noqa: A002
+          ) -> Tensor:
+    """A histogram of ``bins`` equal-width bins from ``min`` to ``max`` (the data's range
+    when both are 0); elements outside are ignored (not differentiable).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.histc(gradviz.tensor([1.0, 2.0, 1.0]), bins=4, min=0, max=3)
+        tensor([0., 2., 1., 0.])
+    """
+    from gradviz.ops._kernels import _not_for
+
+    if input._data.dtype.kind != "f":
+        raise _not_for("histogram_cpu", input._data.dtype)
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    if min > max:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    return dispatch(_O["histc"], input, bins=int(bins), min=float(min), max=float(max))
+
+
+# -- more (opsmore): indexing ---------------------------------------------------------------------
+__all__ += [
+    "index_add", "index_copy", "index_fill", "scatter_reduce", "put", "searchsorted",
+    "bucketize", "unique",
+]
+
+
+def _index_args(name: str, input: Tensor, dim: int, index: Any, source: Any = None) -> int:
+    """PyTorch's checks of index_add/index_copy/index_fill: an int64/int32 vector ``index``
+    inside ``dim``, and a ``source`` of matching shape and dtype."""
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): argument 'index' (position 2) must be Tensor, not "
+                        f"{type(index).__name__}")
+    d = _wrap_dim(dim, input.ndim)
+    if index._data.dtype.kind not in "iu":
+        raise RuntimeError(f"{name}_(): Expected dtype int32/int64 for index but got: "
+                           f"{_dtype_word(index)}")
+    if index.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar" if name == "index_fill" else
+                           f"{name}_(): Index is supposed to be a vector")
+    n = input.shape[d] if input.ndim else 1
+    idx = index._data.reshape(-1)
+    for i in idx:  # (each op words it its own way, as in PyTorch)
+        if not -n <= i < n or (name != "index_fill" and i < 0):
+            if name == "index_add" and input.ndim <= 1:
+                raise IndexError("index out of range in self")
+            text = f"index {int(i)} is out of bounds for dimension {d} with size {n}"
+            if name == "index_add":
+                raise RuntimeError(text)
+            raise IndexError(f"index_copy_(): {text}" if name == "index_copy" else text)
+    if isinstance(source, Tensor):
+        if source.dtype != input.dtype:
+            raise RuntimeError(f"{name}_(): self and source expected to have the same dtype, "
+                               f"but got (self) {_dtype_word(input)} and (source) "
+                               f"{_dtype_word(source)}")
+        m = source.shape[d] if source.ndim else 1
+        if m != idx.size:
+            raise RuntimeError(f"{name}_(): Number of indices ({idx.size}) should be equal to "
+                               f"source.size(dim): ({m}), for dim: {d}")
+    return d
+
+
+def _index_add_call(inplace: bool, input: Tensor, dim: int, index: Tensor, source: Tensor,
+                    alpha: Any) -> Tensor:
+    d = _index_args("index_add", input, dim, index, source)
+    run = dispatch_inplace if inplace else dispatch
+    return run(_O["index_add"], input, source, dim=d, index=index, alpha=alpha,
+               source_dim=source.ndim)
+
+
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1
+              ) -> Tensor:
+    """``input`` with ``alpha * source`` added at ``index`` along ``dim``; repeated indices
+    add up (``IndexAddBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.index_add(gradviz.zeros(3), 0, gradviz.tensor([0, 0, 2]),
+        ...                   gradviz.tensor([1.0, 2.0, 3.0]))
+        tensor([3., 0., 3.])
+    """
+    return _index_add_call(False, input, dim, index, source, alpha)
+
+
+def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1
+               ) -> Tensor:
+    """In-place :func:`index_add`."""
+    return _index_add_call(True, input, dim, index, source, alpha)
+
+
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """``input`` with the slices of ``source`` copied to ``index`` along ``dim``
+    (``IndexCopyBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.index_copy(gradviz.zeros(3), 0, gradviz.tensor([2]), gradviz.tensor([5.0]))
+        tensor([0., 0., 5.])
+    """
+    d = _index_args("index_copy", input, dim, index, source)
+    return dispatch(_O["index_copy"], input, source, dim=d, index=index,
+                    source_dim=source.ndim)
+
+
+def index_copy_(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """In-place :func:`index_copy`."""
+    d = _index_args("index_copy", input, dim, index, source)
+    return dispatch_inplace(_O["index_copy"], input, source, dim=d, index=index,
+                            source_dim=source.ndim)
+
+
+def _index_fill_call(inplace: bool, input: Tensor, dim: int, index: Tensor, value: Any
+                     ) -> Tensor:
+    d = _index_args("index_fill", input, dim, index)
+    run = dispatch_inplace if inplace else dispatch
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but "
+                               f"got tensor with {value.ndim} dimension(s).")
+        return run(_O["index_fill_tensor"], input, value, dim=d, index=index)
+    return run(_O["index_fill"], input, dim=d, index=index, value=value)
+
+
+def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """``input`` with ``value`` written at ``index`` along ``dim`` (``IndexFillBackward0``; a
+    0-d tensor ``value`` records ``IndexFillBackward1`` and gets a gradient too).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.index_fill(gradviz.zeros(2, 3), 1, gradviz.tensor([0, 2]), -1.0)
+        tensor([[-1.,  0., -1.],
+                [-1.,  0., -1.]])
+    """
+    return _index_fill_call(False, input, dim, index, value)
+
+
+def index_fill_(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """In-place :func:`index_fill`."""
+    return _index_fill_call(True, input, dim, index, value)
+
+
+_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _scatter_reduce_call(inplace: bool, input: Tensor, dim: int, index: Tensor, src: Tensor,
+                         reduce: str, include_self: bool) -> Tensor:
+    if reduce not in _REDUCTIONS:
+        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    _index_tensor("scatter_reduce", index)
+    d = _wrap_dim(dim, input.ndim)
+    _check_gather("scatter_reduce", input, d, index, src)
+    if src.dtype != input.dtype:
+        raise RuntimeError("scatter_reduce(): Expected self.dtype to be equal to src.dtype")
+    run = dispatch_inplace if inplace else dispatch
+    return run(_O["scatter_reduce"], input, src, dim=d, index=index, reduce=reduce,
+               include_self=bool(include_self))
+
+
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                   include_self: bool = True) -> Tensor:
+    """Reduce ``src`` into ``input`` at ``index`` along ``dim`` with ``"sum"``, ``"prod"``,
+    ``"mean"``, ``"amax"`` or ``"amin"``, counting ``input``'s own values unless
+    ``include_self=False`` (``ScatterReduceBackward0``; amax/amin share the gradient among
+    ties; prod's gradient is exact also with zero factors, as PyTorch's).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.scatter_reduce(gradviz.zeros(2), 0, gradviz.tensor([0, 0, 1]),
+        ...                        gradviz.tensor([1.0, 5.0, 2.0]), "amax")
+        tensor([5., 2.])
+    """
+    return _scatter_reduce_call(False, input, dim, index, src, reduce, include_self)
+
+
+def scatter_reduce_(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                    include_self: bool = True) -> Tensor:
+    """In-place :func:`scatter_reduce`."""
+    return _scatter_reduce_call(True, input, dim, index, src, reduce, include_self)
+
+
+def _put_call(inplace: bool, input: Tensor, index: Tensor, source: Tensor, accumulate: bool
+              ) -> Tensor:
+    _index_tensor("put", index, "iu")
+    n = input.numel()
+    if source.numel() != index.numel():
+        raise IndexError(f"put_(): Expected source and index to have the same number of "
+                         f"elements, but got source.numel() = {source.numel()}, "
+                         f"index.numel() = {index.numel()}")
+    for i in index._data.reshape(-1):
+        if not -n <= i < n:
+            raise IndexError(f"out of range: tried to access index {int(i)} on a tensor of {n} "
+                             "elements.")
+    run = dispatch_inplace if inplace else dispatch
+    return run(_O["put"], input, source, index=index, accumulate=bool(accumulate))
+
+
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """``source`` written at ``index`` of the flattened ``input`` (added with ``accumulate``):
+    ``PutBackward0``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.put(gradviz.zeros(2, 2), gradviz.tensor([0, -1]), gradviz.tensor([1.0, 2.0]))
+        tensor([[1., 0.],
+                [0., 2.]])
+    """
+    return _put_call(False, input, index, source, accumulate)
+
+
+def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """In-place :func:`put`."""
+    return _put_call(True, input, index, source, accumulate)
+
+
+def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False,
+                 right: bool = False, side: str | None = None, sorter: Tensor | None = None
+                 ) -> Tensor:
+    """Where each value of ``input`` would be inserted in the sorted last dimension of
+    ``sorted_sequence`` to keep it sorted (the leftmost place, or with ``right=True`` /
+    ``side="right"`` the rightmost); int64 indices, not differentiable.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.searchsorted(gradviz.tensor([1, 3, 5]), gradviz.tensor([3, 6]))
+        tensor([1, 3])
+    """
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but "
+                               f"got {side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
+                               "got side of left while right was True")
+        right = side == "right"
+    scalar = not isinstance(input, Tensor)
+    values = Tensor._make(np.asarray(input)) if scalar else input
+    seq = sorted_sequence
+    if seq.ndim > 1 and (scalar or tuple(seq.shape[:-1]) != tuple(values.shape[:-1])):
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the "
+                           "first N-1 dimensions of boundaries tensor and input value tensor "
+                           f"must match, but we got boundaries tensor {list(seq.shape)} and "
+                           f"input value tensor {list(values.shape)}")
+    return dispatch(_O["searchsorted"], seq, values=values._data, right=bool(right),
+                    out_int32=bool(out_int32), sorter=sorter)
+
+
+def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False
+              ) -> Tensor:
+    """The bucket of each element among the sorted 1-D ``boundaries``: the ``i`` with
+    ``boundaries[i-1] < x <= boundaries[i]`` (``right=True``: ``boundaries[i-1] <= x <
+    boundaries[i]``); int64, not differentiable.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.bucketize(gradviz.tensor([1, 5, 3]), gradviz.tensor([1, 3, 5]))
+        tensor([0, 2, 1])
+    """
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    values = input if isinstance(input, Tensor) else Tensor._make(np.asarray(input))
+    return dispatch(_O["bucketize"], values, boundaries=boundaries, out_int32=bool(out_int32),
+                    right=bool(right))
+
+
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+           return_counts: bool = False, dim: int | None = None) -> Any:
+    """The distinct elements (or, with ``dim``, distinct slices along ``dim``), sorted;
+    with ``return_inverse`` also where each element went, with ``return_counts`` how often
+    each occurs. Recorded as ``Unique2Backward0`` (``UniqueDimBackward0``), whose backward
+    fails: unique has no derivative in PyTorch.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.unique(gradviz.tensor([3, 1, 3, 2]), return_counts=True)
+        (tensor([1, 2, 3]), tensor([1, 1, 2]))
+    """
+    if dim is None:
+        values, inverse, counts = dispatch(_O["unique"], input, sorted=bool(sorted),
+                                           return_inverse=bool(return_inverse),
+                                           return_counts=bool(return_counts))
+    else:
+        d = _wrap_dim(dim, input.ndim)
+        values, inverse, counts = dispatch(_O["unique_dim"], input, sorted=bool(sorted),
+                                           return_inverse=bool(return_inverse),
+                                           return_counts=bool(return_counts), dim=d)
+    out = (values,) + ((inverse,) if return_inverse else ()) + (
+        (counts,) if return_counts else ())
+    return out[0] if len(out) == 1 else out
+
+
+# -- more (opsmore): factories --------------------------------------------------------------------
+__all__ += ["logspace", "tril_indices", "triu_indices"]
+
+
+def _factory_result(values: np.ndarray, dtype: _dtype.dtype | None, requires_grad: bool
+                    ) -> Tensor:
+    out = Tensor._make(values.astype(dtype.np if dtype is not None else values.dtype))
+    return out.requires_grad_() if requires_grad else out
+
+
+def logspace(start: float, end: float, steps: int, base: float = 10.0, *,
+             dtype: _dtype.dtype | None = None, requires_grad: bool = False,
+             device: Any = None) -> Tensor:
+    """``steps`` values ``base ** linspace(start, end, steps)``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.logspace(0, 2, 3)
+        tensor([  1.,  10., 100.])
+    """
+    check_device(device, "logspace")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    values = np.power(float(base), np.linspace(start, end, steps))
+    target = dtype or _dtype.get_default_dtype()
+    if target.np.kind in "iu":
+        # PyTorch truncates the float powers to the integer dtype; the 1e-9 keeps a power
+        # that lands a hair under an integer (99.99999...) at that integer.
+        values = np.floor(values + 1e-9)
+    return _factory_result(values, target, requires_grad)
+
+
+def _triangle_indices(name: str, row: int, col: int, offset: int, lower: bool,
+                      dtype: _dtype.dtype | None) -> Tensor:
+    for what, v in (("row", row), ("col", col)):
+        if v < 0:
+            raise RuntimeError(f"{what} must be non-negative, got{v}")
+    r, c = np.indices((row, col)).reshape(2, -1)
+    keep = (c - r <= offset) if lower else (c - r >= offset)
+    return _factory_result(np.stack([r[keep], c[keep]]), dtype or _dtype.int64, False)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: _dtype.dtype | None = None,
+                 device: Any = None) -> Tensor:
+    """The (row, column) indices of the lower triangle of a ``row`` x ``col`` matrix (on and
+    below diagonal ``offset``), as a 2 x N tensor, row by row.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.tril_indices(3, 3)
+        tensor([[0, 1, 1, 2, 2, 2],
+                [0, 0, 1, 0, 1, 2]])
+    """
+    check_device(device, "tril_indices")
+    return _triangle_indices("tril_indices", row, col, offset, True, dtype)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: _dtype.dtype | None = None,
+                 device: Any = None) -> Tensor:
+    """The (row, column) indices of the upper triangle (on and above diagonal ``offset``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.triu_indices(2, 3, 1)
+        tensor([[0, 0, 1],
+                [1, 2, 2]])
+    """
+    check_device(device, "triu_indices")
+    return _triangle_indices("triu_indices", row, col, offset, False, dtype)
+
+
+# -- more (opsmore): quantiles --------------------------------------------------------------------
+__all__ += ["quantile", "nanquantile"]
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(name: str, input: Tensor, q: Any, dim: int | None, keepdim: bool,
+              interpolation: str, ignore_nan: bool) -> Tensor:
+    """PyTorch's ``quantile_compute``, step by step, so that the graph is torch's: sort (after
+    flattening, or with ``dim`` moved last), view as ``(*, n)``, gather the values below and
+    above each rank, ``lerp`` between them, squeeze."""
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if input.numel() == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest, but got {interpolation}")
+    if isinstance(q, Tensor):
+        if q.ndim > 1:
+            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+        if q.dtype != input.dtype:
+            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+        scalar_q, qs = q.ndim == 0, q._data.astype(np.float64).reshape(-1)
+    else:
+        scalar_q, qs = True, np.array([float(q)])
+    for v in qs:
+        if not 0 <= v <= 1:
+            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {v:g}"
+                               if not isinstance(q, Tensor) else
+                               f"{name}() q values must be in the range [0, 1]")
+    if dim is None:
+        sorted_ = sort(flatten(input)).values
+        out_shape = [1] * input.ndim if keepdim else []
+    else:
+        d = _wrap_dim(dim, input.ndim)
+        moved = input if d == input.ndim - 1 else transpose(unsqueeze(input, -1), d, -1)
+        sorted_ = sort(moved).values
+        out_shape = list(input.shape)
+        if keepdim:
+            out_shape[d] = 1
+        else:
+            del out_shape[d]
+    in_shape = out_shape + [sorted_.shape[-1]]
+    sorted_ = view(sorted_, *in_shape)
+    data = sorted_._data
+    last = data.shape[-1] - 1
+    if ignore_nan:  # ranks among the values that are not NaN
+        ranks = qs * (np.sum(~np.isnan(data), axis=-1, keepdims=True) - 1)
+        ranks = np.where(ranks < 0, 0.0, ranks)
+    else:  # a NaN anywhere makes the quantile NaN: rank it last, where sort put the NaN
+        ranks = np.where(np.isnan(data).any(axis=-1, keepdims=True), float(last), qs * last)
+    ranks = {"lower": np.floor, "higher": np.ceil, "nearest": np.round}.get(
+        interpolation, lambda r: r)(ranks)
+    below = ranks.astype(np.int64)
+    out = gather(sorted_, -1, Tensor._make(below))
+    if interpolation in ("linear", "midpoint"):
+        weights = np.full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
+        above = gather(sorted_, -1, Tensor._make(np.ceil(ranks).astype(np.int64)))
+        out = lerp(out, above, Tensor._make(weights.astype(data.dtype)))
+    if not scalar_q:  # the quantiles first: unsqueeze_(0).transpose_(0, -1)
+        out = dispatch(_O["unsqueeze_"], out, dim=0)
+        out = dispatch(_O["transpose_"], out, dim0=0, dim1=_wrap_dim(-1, out.ndim))
+    return dispatch(_O["squeeze_dim_"], out, dim=_wrap_dim(-1, out.ndim))  # (dim -1, as torch)
+
+
+def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
+             interpolation: str = "linear") -> Tensor:
+    """The ``q``-th quantiles (``q`` a number or a 1-D tensor in [0, 1]) of all elements or
+    along ``dim``, interpolating ``"linear"`` (default), ``"lower"``, ``"higher"``,
+    ``"midpoint"`` or ``"nearest"`` between the two closest values; NaN if a NaN is among
+    them. Records PyTorch's chain: ``SortBackward0``, ``ViewBackward0``, ``GatherBackward0``,
+    ``LerpBackward1``, ``SqueezeBackward4``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.quantile(gradviz.tensor([1.0, 2.0, 3.0, 4.0]), 0.5)
+        tensor(2.5000)
+    """
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
+
+
+def nanquantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
+                interpolation: str = "linear") -> Tensor:
+    """:func:`quantile` of the values that are not NaN.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.nanquantile(gradviz.tensor([1.0, float("nan"), 3.0]), 0.5)
+        tensor(2.)
+    """
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
 # -- more (opsrand): random sampling (gradviz/ops/sampling.py; NOTE [random rows])
 from gradviz.ops.sampling import (  # noqa: E402 - after the functions sampling.py calls back
     bernoulli,

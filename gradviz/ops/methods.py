@@ -346,6 +346,27 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
                        ("arctan_", "atan_"), ("arcsinh_", "asinh_"), ("arccosh_", "acosh_"),
                        ("arctanh_", "atanh_"), ("arctan2_", "atan2_")):
         setattr(Tensor, alias, getattr(Tensor, row))
+    # -- more (opsmore): PyTorch's tensor functions gradviz lacked
+    for name in ("copysign", "copysign_", "logaddexp", "logaddexp2", "signbit", "isclose",
+                 "float_power", "float_power_", "sgn", "sgn_"):
+        setattr(Tensor, name, _as_method(getattr(F, name), name))
+    for name in ("unflatten", "swapdims", "rot90", "msort", "tensor_split", "hsplit", "vsplit",
+                 "dsplit"):
+        setattr(Tensor, name, _as_method(getattr(F, name), name))
+    for name in ("logcumsumexp", "nansum", "nanmean", "aminmax", "mode", "count_nonzero",
+                 "bincount", "histc"):
+        setattr(Tensor, name, _as_method(getattr(F, name), name))
+    for name in ("index_add", "index_add_", "index_copy", "index_copy_", "index_fill",
+                 "index_fill_", "scatter_reduce", "scatter_reduce_", "put", "put_", "unique",
+                 "quantile", "nanquantile"):
+        setattr(Tensor, name, _as_method(getattr(F, name), name))
+    Tensor.unfold, Tensor.sum_to_size = F._unfold_method, F._sum_to_size
+    Tensor.polygamma = F._polygamma_method
+    Tensor.polygamma_ = F._polygamma_
+    Tensor.true_divide, Tensor.true_divide_ = Tensor.div, Tensor.div_
+    for name, dt in (("half", _dtype.float16), ("byte", _dtype.uint8), ("char", _dtype.int8),
+                     ("short", _dtype.int16)):
+        setattr(Tensor, name, _cast_method(name, dt))
     # -- more (opsrand): bernoulli, bernoulli_ and the random in-place fills (exponential_ ...)
     from gradviz.ops import sampling
 
@@ -358,6 +379,16 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
 
     Tensor.baddbmm_ = _as_method(_linalg.baddbmm_, "baddbmm_")
     Tensor.addbmm_ = _as_method(_linalg.addbmm_, "addbmm_")
+
+
+def _cast_method(name: str, dt: Any) -> Any:
+    """``x.half()``, ``x.byte()`` ...: ``x.to(dtype)`` (``ToCopyBackward0`` where it converts)."""
+    def cast(self: Any) -> Any:
+        return self.to(dt)
+
+    cast.__name__ = cast.__qualname__ = name
+    cast.__doc__ = f"``self.to(gradviz.{dt.name})``."
+    return cast
 
 
 def _iter(self: Any) -> Any:
