@@ -194,6 +194,7 @@ def chain(rounds: int, n: int, values: str) -> None:
 
 
 def mlp(rounds: int, values: str) -> None:
+    import breakdown
     import workloads
 
     step = workloads._mlp_step(gv)
@@ -207,19 +208,7 @@ def mlp(rounds: int, values: str) -> None:
             step()
 
     steps = {"untraced": step, "floor": floor_step, "traced": traced_step}
-    for fn in steps.values():
-        for _ in range(3):
-            fn()
-    per: dict[str, list[float]] = {k: [] for k in steps}
-    for _ in range(rounds):
-        for name, fn in steps.items():
-            gc.collect()
-            times = []
-            for _ in range(5):
-                t0 = time.perf_counter()
-                fn()
-                times.append(time.perf_counter() - t0)
-            per[name].append(statistics.median(times))
+    per = breakdown._rounds(steps, rounds)  # warmed up, then each step's median of 5 per round
     print(f"MLP step, values={values!r}, median of {rounds} interleaved rounds of 5 (ms; "
           "ratios: medians of the rounds' ratios to untraced)")
     print("| | ms | / untraced |")

@@ -781,14 +781,7 @@ def vdot(input: Tensor, other: Tensor) -> Tensor:
         tensor(11.)
     """
     F._tensors_only("vdot", input=input, other=other)
-    if input.ndim != 1 or other.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D "
-                           "tensors")
-    if input.shape[0] != other.shape[0]:
-        raise RuntimeError(
-            f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
-            f"[{other.shape[0]}] to have the same number of elements, but got "
-            f"{input.shape[0]} and {other.shape[0]} elements respectively")
+    F._check_dot(input, other)
     if input._data.dtype != other._data.dtype:
         raise RuntimeError(f"expected both vectors to have same dtype, but found "
                            f"{_type_name(input)} and {_type_name(other)}")

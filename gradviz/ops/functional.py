@@ -582,15 +582,20 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
         >>> gradviz.dot(gradviz.tensor([1.0, 2.0]), gradviz.tensor([3.0, 4.0]))
         tensor(11.)
     """
-    if input.ndim != 1 or tensor.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D "
+    _check_dot(input, tensor)
+    return dispatch(_O["dot"], input, tensor)
+
+
+def _check_dot(input: Tensor, other: Tensor) -> None:
+    """dot's and vdot's shape checks, with PyTorch's texts: two 1-D tensors of one length."""
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D "
                            "tensors")
-    if input.shape[0] != tensor.shape[0]:
+    if input.shape[0] != other.shape[0]:
         raise RuntimeError(
             f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
-            f"[{tensor.shape[0]}] to have the same number of elements, but got "
-            f"{input.shape[0]} and {tensor.shape[0]} elements respectively")
-    return dispatch(_O["dot"], input, tensor)
+            f"[{other.shape[0]}] to have the same number of elements, but got "
+            f"{input.shape[0]} and {other.shape[0]} elements respectively")
 
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:

@@ -17,6 +17,29 @@ from gradviz.tensor import Tensor
 __all__ = ["LayerNorm"]
 
 
+def _affine_parameters(module: Module, shape: Any, affine: bool, bias: bool,
+                       dt: _dt.dtype) -> None:
+    """``module.weight`` and ``module.bias`` of ``shape`` (uninitialised; ``bias=False``: no
+    bias), or both registered as None without ``affine``: LayerNorm's and GroupNorm's."""
+    if affine:
+        module.weight = Parameter(_factories.empty(shape, dtype=dt))
+        if bias:
+            module.bias = Parameter(_factories.empty(shape, dtype=dt))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
+def _reset_affine(module: Module, affine: bool) -> None:
+    """``weight`` to ones, ``bias`` (if any) to zeros."""
+    if affine:
+        init.ones_(module.weight)
+        if module.bias is not None:
+            init.zeros_(module.bias)
+
+
 class LayerNorm(Module):
     """Normalise over the last ``len(normalized_shape)`` dimensions to zero mean and unit
     variance (biased), then scale by ``weight`` (ones) and shift by ``bias`` (zeros).
@@ -40,23 +63,12 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(_factories.empty(self.normalized_shape, dtype=dt))
-            if bias:
-                self.bias = Parameter(_factories.empty(self.normalized_shape, dtype=dt))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, self.normalized_shape, elementwise_affine, bias, dt)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """``weight`` to ones, ``bias`` to zeros."""
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self, self.elementwise_affine)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -93,23 +105,12 @@ class GroupNorm(Module):
         dt = _factory_dtype(device, dtype)
         self.num_groups, self.num_channels = num_groups, num_channels
         self.eps, self.affine = eps, affine
-        if affine:
-            self.weight = Parameter(_factories.empty(num_channels, dtype=dt))
-            if bias:
-                self.bias = Parameter(_factories.empty(num_channels, dtype=dt))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, (num_channels,), affine, bias, dt)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """``weight`` to ones, ``bias`` to zeros."""
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self, self.affine)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
