@@ -94,6 +94,13 @@ from gradviz.trace import compare_engines, graph_of, load_trace, trace
 # here: the list is functional.__all__, so a new row with `function=` needs no edit in this file.
 globals().update({_name: getattr(_functional, _name) for _name in _functional.__all__})
 
+# torch.* names that are the very functions of torch.nn.functional (same arguments, same graph:
+# torch.selu(x) and F.selu(x) record one node); PyTorch's code uses both spellings.
+_SAME_AS_F = ("selu", "celu", "prelu", "hardshrink", "threshold", "cosine_similarity",
+              "pairwise_distance", "bilinear", "avg_pool1d", "adaptive_avg_pool1d", "rms_norm",
+              "group_norm", "layer_norm")
+globals().update({_name: getattr(nn.functional, _name) for _name in _SAME_AS_F})
+
 __all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]
 
 
