@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 
-from gradviz import _factories
 from gradviz.ops import _kernels as K
 from gradviz.ops import functional as _F
 from gradviz.ops.derivatives import OPS
@@ -137,13 +136,8 @@ def _math(query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None, dropou
     if mask is not None:
         attn = attn + mask
     attn = dispatch(OPS["_safe_softmax"], attn, dim=_wrap_dim(-1, attn.ndim))
-    if dropout_p > 0.0:  # F.dropout's mask, drawn the same way
-        if dropout_p >= 1.0:
-            noise = np.zeros(attn.shape, attn._data.dtype)
-        else:
-            keep = _factories.rng().random(attn.shape) < 1.0 - dropout_p
-            noise = (keep / (1.0 - dropout_p)).astype(attn._data.dtype)
-        attn = attn * Tensor._make(noise)
+    if dropout_p > 0.0:
+        attn = _F.dropout(attn, dropout_p, True)  # torch.dropout: a MulBackward0 by its mask
     return _F.matmul(attn, value)
 
 

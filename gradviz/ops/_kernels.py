@@ -485,12 +485,16 @@ def _kv_heads(query: np.ndarray, kv: np.ndarray) -> np.ndarray:
     return kv if group == 1 else np.repeat(kv, group, axis=1)
 
 
+def _flash_scale(query: np.ndarray, scale: float | None) -> Any:
+    """The scores' factor in the query's dtype: ``scale``, or ``1 / sqrt(features)``."""
+    return query.dtype.type(1.0 / math.sqrt(query.shape[-1]) if scale is None else scale)
+
+
 def _flash_scores(query: np.ndarray, key: np.ndarray, attn_mask: Any, is_causal: bool,
                   scale: float | None) -> np.ndarray:
     """The attention scores ``query @ key^T * scale`` (+ the mask, causal) of the CPU flash
     kernel, in the inputs' dtype (``key`` with as many heads as ``query``)."""
-    s = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
-    scores = np.matmul(query, np.swapaxes(key, -1, -2)) * query.dtype.type(s)
+    scores = np.matmul(query, np.swapaxes(key, -1, -2)) * _flash_scale(query, scale)
     if attn_mask is not None:
         scores = scores + arr(attn_mask).astype(scores.dtype, copy=False)
     if is_causal:
@@ -529,7 +533,7 @@ def sdpa_flash_cpu_backward(grad_out: np.ndarray, query: np.ndarray, key: np.nda
     and logsumexp: the softmax ``P`` is rebuilt as ``exp(scores - logsumexp)``; then
     ``dV = P^T dO``, ``dS = P * (dO V^T - rowsum(dO * O))``, ``dQ = dS K * scale`` and
     ``dK = dS^T Q * scale``."""
-    s = query.dtype.type(1.0 / math.sqrt(query.shape[-1]) if scale is None else scale)
+    s = _flash_scale(query, scale)
     k, v = _kv_heads(query, key), _kv_heads(query, value)
     scores = _flash_scores(query, k, attn_mask, is_causal, scale)
     p = np.exp(scores - logsumexp[..., None]).astype(query.dtype, copy=False)  # 0 where masked

@@ -2324,29 +2324,19 @@ defop("bernoulli_tensor_", "BernoulliBackward1", K.bernoulli_tensor_, ("self", "
       hidden=("p_sym_sizes",),  # torch keeps p's type and size (`p_info`), not as `_saved_`
       self=lambda grad: f.zeros_like(grad),
       p=lambda grad, p_sym_sizes: _zeros_sized(grad, p_sym_sizes))
-defop("exponential_", "ExponentialBackward0", K.exponential, ("self",),
-      random=True, calls=("", "`.exponential_()`"),
-      self=lambda grad: f.zeros_like(grad))
-defop("geometric_", "GeometricBackward0", K.geometric, ("self",),
-      random=True, calls=("", "`.geometric_(p)`"),
-      self=lambda grad: f.zeros_like(grad))
-defop("cauchy_", "CauchyBackward0", K.cauchy, ("self",),
-      random=True, calls=("", "`.cauchy_()`"),
-      self=lambda grad: f.zeros_like(grad))
-defop("log_normal_", "LogNormalBackward0", K.log_normal, ("self",),
-      random=True, calls=("", "`.log_normal_()`"),
-      self=lambda grad: f.zeros_like(grad))
-defop("uniform_", "UniformBackward0", K.uniform, ("self",),
-      random=True, calls=("", "`.uniform_()`"),
-      self=lambda grad: f.zeros_like(grad))
-defop("normal_", "NormalBackward0", K.normal_fill, ("self",),
-      random=True, calls=("", "`.normal_()`"),
-      self=lambda grad: f.zeros_like(grad))
+# The in-place random fills: the result does not depend on the input, so no gradient flows.
 # random_'s three overloads are three nodes: (from, to), (to), ().
-for _name, _node, _call in (("random_from_", "RandomBackward0", "`.random_(2, 5)`"),
-                            ("random_to_", "RandomBackward1", "`.random_(5)`"),
-                            ("random_", "RandomBackward2", "`.random_()`")):
-    defop(_name, _node, K.random_fill, ("self",),
+for _name, _node, _fill, _call in (
+        ("exponential_", "ExponentialBackward0", K.exponential, "`.exponential_()`"),
+        ("geometric_", "GeometricBackward0", K.geometric, "`.geometric_(p)`"),
+        ("cauchy_", "CauchyBackward0", K.cauchy, "`.cauchy_()`"),
+        ("log_normal_", "LogNormalBackward0", K.log_normal, "`.log_normal_()`"),
+        ("uniform_", "UniformBackward0", K.uniform, "`.uniform_()`"),
+        ("normal_", "NormalBackward0", K.normal_fill, "`.normal_()`"),
+        ("random_from_", "RandomBackward0", K.random_fill, "`.random_(2, 5)`"),
+        ("random_to_", "RandomBackward1", K.random_fill, "`.random_(5)`"),
+        ("random_", "RandomBackward2", K.random_fill, "`.random_()`")):
+    defop(_name, _node, _fill, ("self",),
           random=True, calls=("", _call),
           self=lambda grad: f.zeros_like(grad))
 

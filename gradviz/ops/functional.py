@@ -1358,10 +1358,6 @@ def lerp_(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     return dispatch_inplace(row, input, end, weight)
 
 
-def _pointwise_args(fn: str, input: Any, tensor1: Any, tensor2: Any) -> None:
-    _tensors_only(fn, input=input, tensor1=tensor1, tensor2=tensor2)
-
-
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     """``input + value * tensor1 * tensor2``, with broadcasting (``AddcmulBackward0``).
 
@@ -1371,7 +1367,7 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
         ...                 gradviz.tensor([3.0, 4.0]), value=0.5)
         tensor([2.5000, 5.0000])
     """
-    _pointwise_args("addcmul", input, tensor1, tensor2)
+    _tensors_only("addcmul", input=input, tensor1=tensor1, tensor2=tensor2)
     return dispatch(_O["addcmul"], input, tensor1, tensor2, value=value)
 
 
@@ -1391,7 +1387,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
         ...                 gradviz.tensor([4.0, 4.0]), value=2)
         tensor([1.5000, 2.0000])
     """
-    _pointwise_args("addcdiv", input, tensor1, tensor2)
+    _tensors_only("addcdiv", input=input, tensor1=tensor1, tensor2=tensor2)
     return dispatch(_O["addcdiv"], input, tensor1, tensor2, value=value)
 
 

@@ -11,12 +11,11 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from gradviz import _dtype as _dt
 from gradviz import _factories
 from gradviz.nn import functional as F
 from gradviz.nn import init
+from gradviz.nn._attention import _float_mask
 from gradviz.nn.modules.attention import MultiheadAttention
 from gradviz.nn.modules.container import ModuleList
 from gradviz.nn.modules.dropout import Dropout
@@ -61,15 +60,6 @@ def _activation(activation: Activation) -> tuple[Callable[[Tensor], Tensor], int
     if activation is F.gelu or isinstance(activation, GELU):
         return activation, 2
     return activation, 0
-
-
-def _float_mask(mask: Tensor | None, name: str, dtype: Any) -> Tensor | None:
-    """A bool mask (True: may not attend) as the float mask it stands for."""
-    if mask is None or mask._data.dtype != np.bool_:
-        if mask is not None and mask._data.dtype.kind != "f":
-            raise AssertionError(f"only bool and floating types of {name} are supported")
-        return mask
-    return Tensor._make(np.where(mask._data, -np.inf, 0.0).astype(dtype))
 
 
 def _seq_len(src: Tensor, batch_first: bool) -> int:
