@@ -12,18 +12,20 @@ import gradviz
 
 # Scripts that run on import, not modules with examples.
 SKIP = ("gradviz.examples.", "gradviz.__main__")
+# Modules whose examples run real PyTorch: tests/parity/test_doctests_parity.py runs them.
+NEEDS_TORCH = ("gradviz.trace.torch_source",)
 MODULES = sorted(
     m.name for m in pkgutil.walk_packages(gradviz.__path__, "gradviz.")
-    if not m.name.startswith(SKIP) and m.name not in SKIP)
+    if not m.name.startswith(SKIP) and m.name not in SKIP + NEEDS_TORCH)
 
 
-# Modules whose examples run real PyTorch: parity tests (deselected without torch, conftest.py).
-NEEDS_TORCH = {"gradviz.trace.torch_source"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(m, marks=pytest.mark.parity) if m in NEEDS_TORCH
-                                  else m for m in MODULES])
+@pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name: str) -> None:
+    run_docstring_examples(name)
+
+
+def run_docstring_examples(name: str) -> None:
+    """Run every ``>>>`` example of module ``name``; fail with the count of those that failed."""
     module = importlib.import_module(name)
     finder = doctest.DocTestFinder(exclude_empty=True)
     runner = doctest.DocTestRunner(

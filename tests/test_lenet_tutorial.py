@@ -1,26 +1,17 @@
 """The network of PyTorch's "Neural Networks" tutorial (a LeNet: two convolutions with max
 pooling, three linear layers, an MSE loss and one SGD step), written once against a
 ``torch``-like module and run with ``gradviz`` in its place; under parity the same program runs
-on torch with the same weights and every number is compared."""
+on torch with the same weights and every number is compared
+(tests/parity/test_lenet_tutorial_parity.py)."""
 
 from __future__ import annotations
 
-import importlib.util
-import os
 from types import ModuleType
 from typing import Any
 
 import numpy as np
-import pytest
 
 import gradviz
-
-try:
-    import torch
-except ImportError:  # the parity test is deselected without torch (tests/parity/conftest.py)
-    if os.environ.get("GRADVIZ_PARITY") == "1" or importlib.util.find_spec("torch") is not None:
-        raise
-    torch = None
 
 
 def lenet_program(torch: ModuleType, init: dict[str, np.ndarray] | None = None) -> dict[str, Any]:
@@ -91,29 +82,3 @@ def test_lenet_runs_on_gradviz() -> None:
     assert all(np.abs(g).sum() > 0 for g in r["grads"].values())
     assert r["new_loss"] < r["loss"]  # one SGD step down the gradient
     assert "(conv1): Conv2d(1, 6, kernel_size=(5, 5), stride=(1, 1))" in r["repr"]
-
-
-def _shared_weights() -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(7)
-    shapes = {"conv1.weight": (6, 1, 5, 5), "conv1.bias": (6,), "conv2.weight": (16, 6, 5, 5),
-              "conv2.bias": (16,), "fc1.weight": (120, 400), "fc1.bias": (120,),
-              "fc2.weight": (84, 120), "fc2.bias": (84,), "fc3.weight": (10, 84),
-              "fc3.bias": (10,)}
-    return {k: rng.uniform(-0.2, 0.2, s).astype(np.float32) for k, s in shapes.items()}
-
-
-@pytest.mark.parity
-def test_lenet_matches_torch_with_the_same_weights() -> None:
-    weights = _shared_weights()
-    t, g = lenet_program(torch, weights), lenet_program(gradviz, weights)
-    assert g["params"] == t["params"]
-    assert g["chain"] == t["chain"]
-    assert g["repr"] == t["repr"]
-    np.testing.assert_allclose(g["out"], t["out"], rtol=1e-4, atol=1e-6)
-    assert g["loss"] == pytest.approx(t["loss"], rel=1e-5)
-    for name in weights:
-        np.testing.assert_allclose(g["grads"][name], t["grads"][name], rtol=1e-3, atol=1e-6,
-                                   err_msg=name)
-        np.testing.assert_allclose(g["weights"][name], t["weights"][name], rtol=1e-5,
-                                   atol=1e-7, err_msg=name)
-    assert g["new_loss"] == pytest.approx(t["new_loss"], rel=1e-5)

@@ -31,16 +31,14 @@ import sys
 import time
 from pathlib import Path
 
+import ipykernel  # noqa: F401 - the kernel the notebooks run in (the test extra installs it)
+import jupytext
+import nbclient
+import nbformat
 import pytest
-
-nbformat = pytest.importorskip("nbformat")
-nbclient = pytest.importorskip("nbclient")
-jupytext = pytest.importorskip("jupytext")
-pytest.importorskip("ipykernel")
-
-from jupyter_client.kernelspec import NATIVE_KERNEL_NAME, KernelSpecManager  # noqa: E402
-from jupyter_client.manager import AsyncKernelManager  # noqa: E402
-from traitlets import default  # noqa: E402
+from jupyter_client.kernelspec import NATIVE_KERNEL_NAME, KernelSpecManager
+from jupyter_client.manager import AsyncKernelManager
+from traitlets import default
 
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIALS = ROOT / "tutorials"

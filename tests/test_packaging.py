@@ -51,14 +51,13 @@ SOURCE_ROOTS = {"gradviz": "gradviz", "cli": "gradviz_cli"}
 # Never copied into the build tree: environments, VCS data and earlier build output.
 COPY_IGNORE = shutil.ignore_patterns(
     ".git",
-    ".venv",
+    ".venv*",  # .venv, and .venv-3.13 etc. (another Python: .ci/run)
     "venv",
     "build",
     "dist",
     "*.egg-info",
     "__pycache__",
     "*.pyc",
-    "kernel-ipc-*",  # a Jupyter kernel's sockets (`make docs` runs kernels over ipc)
     ".pytest_cache",
     ".ruff_cache",
     ".hypothesis",

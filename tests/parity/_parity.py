@@ -1,26 +1,17 @@
-"""What parity test files share: ``torch`` (None where it is not installed and not demanded:
-NOTE [parity marker] in conftest.py then deselects the tests) and :func:`sibling`, the
-torch-free test module whose hard-coded expectations a parity file derives again from torch.
+"""What parity test files share: :func:`sibling`, the torch-free test module whose hard-coded
+expectations a parity file derives again from torch.
 
-Parity files sit next to this one, which pytest puts on ``sys.path`` (its default
-``prepend`` import mode), so they ``from _parity import sibling, torch``.
+Parity files sit next to this one, which pytest puts on ``sys.path`` (its default ``prepend``
+import mode), so they ``from _parity import sibling``.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import os
 from pathlib import Path
 from types import ModuleType
 
-try:
-    import torch
-except ImportError:
-    if os.environ.get("GRADVIZ_PARITY") == "1" or importlib.util.find_spec("torch") is not None:
-        raise
-    torch = None
-
-__all__ = ["torch", "sibling"]
+__all__ = ["sibling"]
 
 _TESTS = Path(__file__).resolve().parents[1]
 

@@ -1,18 +1,16 @@
 """torch.autograd.functional against gradviz.autograd.functional: the hard-coded CASES of
 tests/test_autograd_functional.py derived again from torch, and the same functions of random
 inputs compared value for value.
-
-Without torch these tests are deselected (NOTE [parity marker] in conftest.py)."""
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from _parity import sibling, torch
+import torch
+from _parity import sibling
 
 import gradviz
-
-pytestmark = pytest.mark.parity
 
 CASES = sibling("test_autograd_functional")
 

@@ -4,27 +4,17 @@
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
+import torch
 
 import gradviz
 
-try:
-    import torch
-except ImportError:
-    if os.environ.get("GRADVIZ_PARITY") == "1" or importlib.util.find_spec("torch") is not None:
-        raise
-    torch = None
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bad_input  # noqa: E402 - the corpus lives next to this file
-
-pytestmark = pytest.mark.parity
 
 _CPU = "deliberate: gradviz computes on the CPU only and says so (docs/ops.md, differences)"
 _NORM = "deliberate: norm is a vector norm; no matrix norms such as 'nuc' (docs/ops.md, scope)"

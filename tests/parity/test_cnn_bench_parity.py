@@ -6,15 +6,12 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 import gradviz as gv
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 import workloads  # noqa: E402
-
-pytestmark = pytest.mark.parity
 
 
 def test_the_cnn_step_workload_runs_on_torch():

@@ -8,8 +8,6 @@ from pathlib import Path
 import pytest
 from _cli import run, write
 
-pytestmark = pytest.mark.parity
-
 TUTORIAL = """
     import torch
     a = torch.tensor([2., 3.], requires_grad=True)

@@ -5,24 +5,14 @@ ceil_mode and dilation, and its backward with overlapping windows."""
 
 from __future__ import annotations
 
-import importlib.util
-import os
 from typing import Any
 
 import numpy as np
 import pytest
+import torch
 
 import gradviz
 from gradviz.ops import _kernels as K
-
-try:
-    import torch
-except ImportError:  # deselected without torch (tests/parity/conftest.py), unless demanded
-    if os.environ.get("GRADVIZ_PARITY") == "1" or importlib.util.find_spec("torch") is not None:
-        raise
-    torch = None
-
-pytestmark = pytest.mark.parity
 
 # (spatial size, kernel, stride, padding, dilation, output_padding, groups), per dimension count
 CONV_CASES = [

@@ -4,29 +4,20 @@ options; the modules' initialisation, state_dict, repr and BatchNorm's train/eva
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import os
 import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
+import torch
 from _graphs import graph_nodes
 
 import gradviz
 from gradviz import nn
 
-try:
-    import torch
-except ImportError:  # deselected without torch (tests/parity/conftest.py), unless demanded
-    if os.environ.get("GRADVIZ_PARITY") == "1" or importlib.util.find_spec("torch") is not None:
-        raise
-    torch = None
-
-pytestmark = pytest.mark.parity
-TF = torch.nn.functional if torch is not None else None
+TF = torch.nn.functional
 GF = gradviz.nn.functional
 
 

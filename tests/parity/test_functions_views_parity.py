@@ -3,7 +3,6 @@ on both libraries (``m`` is the library, ``Function`` and ``once_differentiable`
 appends what it sees to ``out``; the two lists must be equal: values, node names, next_functions,
 reprs, warnings and error texts.
 
-Without torch these tests are deselected (NOTE [parity marker] in conftest.py).
 
 Differences allowed, with their reason:
 * gradviz appends to some of PyTorch's error texts what op and shapes failed (the expanded-tensor
@@ -14,24 +13,14 @@ Differences allowed, with their reason:
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import re
 import warnings
 from typing import Any
 
 import pytest
+import torch
 
 import gradviz
-
-try:
-    import torch
-except ImportError:
-    if os.environ.get("GRADVIZ_PARITY") == "1" or importlib.util.find_spec("torch") is not None:
-        raise
-    torch = None
-
-pytestmark = pytest.mark.parity
 
 PROGRAMS: dict[str, str] = {}
 

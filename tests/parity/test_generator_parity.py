@@ -1,16 +1,14 @@
 """gradviz.Generator's API against torch.Generator (tests/test_generator.py's api()); the
 numbers drawn differ by design (NumPy's generator), the seeds, states' shape and errors not.
-
-Without torch these tests are deselected (NOTE [parity marker] in conftest.py)."""
+"""
 
 from __future__ import annotations
 
 import pytest
-from _parity import sibling, torch
+import torch
+from _parity import sibling
 
 import gradviz
-
-pytestmark = pytest.mark.parity
 
 GEN = sibling("test_generator")
 

@@ -7,14 +7,10 @@ with the warnings raised meanwhile (category and first line). Texts are compared
 :func:`_norm`: gradviz says ``gradviz.`` where torch says ``torch.``, torch's C++ warnings end
 with "(Triggered internally at ...)", and gradviz may add detail after torch's text (the shapes
 of a hook's wrong result), so gradviz's text must *start with* torch's.
-
-Without torch these tests are deselected (NOTE [parity marker] in conftest.py).
 """
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import re
 import textwrap
 import warnings
@@ -22,17 +18,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+import torch
 
 import gradviz
-
-try:
-    import torch
-except ImportError:
-    if os.environ.get("GRADVIZ_PARITY") == "1" or importlib.util.find_spec("torch") is not None:
-        raise
-    torch = None
-
-pytestmark = pytest.mark.parity
 
 _PRELUDE = '''
 def f64(v, rg=True):

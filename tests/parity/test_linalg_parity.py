@@ -2,8 +2,6 @@
 tests/test_linalg.py derived again from torch, einsum's whole recorded graph compared with
 torch's for many equations, and values, gradients and node names of random programs compared
 with torch's in float64.
-
-Without torch these tests are deselected (NOTE [parity marker] in tests/parity/conftest.py).
 """
 
 from __future__ import annotations
@@ -13,11 +11,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _parity import sibling, torch
+import torch
+from _parity import sibling
 
 import gradviz
-
-pytestmark = pytest.mark.parity
 
 LIN = sibling("test_linalg")
 

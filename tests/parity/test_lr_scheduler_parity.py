@@ -3,7 +3,6 @@ optimizer on the same problem for 20 steps; the rates (bit for bit), the paramet
 optimizer's groups, the scheduler's state_dict, the warnings and the error texts must match.
 
 The hard-coded expectations of tests/test_lr_scheduler.py are derived again from torch here.
-Without torch these tests are deselected (NOTE [parity marker] in conftest.py).
 """
 
 from __future__ import annotations
@@ -13,11 +12,10 @@ import warnings
 
 import numpy as np
 import pytest
-from _parity import sibling, torch
+import torch
+from _parity import sibling
 
 import gradviz
-
-pytestmark = pytest.mark.parity
 
 RNG = np.random.default_rng(7)
 W0 = RNG.standard_normal((3, 4))

@@ -1,8 +1,6 @@
 """The elementwise math ops against a live torch: the expectations hard-coded in
 tests/test_ops_math_more.py derived again from torch, and values, gradients and second
 derivatives of random programs compared with torch's.
-
-Without torch these tests are deselected (NOTE [parity marker] in tests/parity/conftest.py).
 """
 
 from __future__ import annotations
@@ -12,14 +10,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _parity import sibling, torch
+import torch
+from _parity import sibling
 
 import gradviz
-
-pytestmark = pytest.mark.parity
-
-
-
 
 MATH = sibling("test_ops_math_more")
 

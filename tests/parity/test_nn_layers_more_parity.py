@@ -15,12 +15,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _parity import sibling, torch
+import torch
+from _parity import sibling
 
 import gradviz
 import gradviz.nn.functional as GF
-
-pytestmark = pytest.mark.parity
 
 HERE = sibling("test_nn_layers_more")
 _DIM_NAMES = ("_saved_dim", "_saved_dims")

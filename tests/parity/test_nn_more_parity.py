@@ -17,8 +17,6 @@ import pytest
 import gradviz
 import gradviz.nn.functional as GF
 
-pytestmark = pytest.mark.parity
-
 
 def _chain(out: Any) -> list[tuple]:
     """The graph from ``out.grad_fn``, depth first: (depth, name, saved name -> shape or value)."""

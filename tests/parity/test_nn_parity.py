@@ -10,12 +10,9 @@ import math
 from collections import OrderedDict
 
 import numpy as np
-import pytest
 
 import gradviz
 from gradviz import nn
-
-pytestmark = pytest.mark.parity
 
 
 def _build(lib_nn):  # noqa: ANN001, ANN202

@@ -1,16 +1,13 @@
 """nn.utils and the new nn.init functions against torch: tests/test_nn_utils.py's program
 records the same on both libraries, and torch still gives its hard-coded EXPECTED.
-
-Without torch these tests are deselected (NOTE [parity marker] in conftest.py)."""
+"""
 
 from __future__ import annotations
 
-import pytest
-from _parity import sibling, torch
+import torch
+from _parity import sibling
 
 import gradviz
-
-pytestmark = pytest.mark.parity
 
 UTILS = sibling("test_nn_utils")
 

@@ -3,8 +3,6 @@ tests/test_ops_more.py derived again from torch (values, error texts, node chain
 names, gradients), torch's ``_saved_`` lists for the new nodes (tests/test_ops_forward.py's
 TORCH_SAVED), and random programs compared with torch: values, gradients and second
 derivatives in float64.
-
-Without torch these tests are deselected (NOTE [parity marker] in tests/parity/conftest.py).
 """
 
 from __future__ import annotations
@@ -14,11 +12,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _parity import sibling, torch
+import torch
+from _parity import sibling
 
 import gradviz
-
-pytestmark = pytest.mark.parity
 
 MORE = sibling("test_ops_more")
 FORWARD = sibling("test_ops_forward")

@@ -4,8 +4,6 @@ draw-free values, dtypes, error texts, moments), then gradviz and torch side by 
 inputs. Torch's generator draws other numbers than gradviz's from the same seed, so drawn values
 are compared through their distributions (the same statistics, within the same tolerances) and
 everything else exactly.
-
-Without torch these tests are deselected (NOTE [parity marker] in tests/parity/conftest.py).
 """
 
 from __future__ import annotations
@@ -14,11 +12,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _parity import sibling, torch
+import torch
+from _parity import sibling
 
 import gradviz
-
-pytestmark = pytest.mark.parity
 
 RAND = sibling("test_ops_random")
 

@@ -5,7 +5,6 @@ state (names, order, kinds, values), state_dict layout and error texts; the sche
 steps, bit for bit, with their groups, state_dict, warnings and errors.
 
 The hard-coded expectations of tests/test_optim_extra.py are derived again from torch here.
-Without torch these tests are deselected (NOTE [parity marker] in conftest.py).
 """
 
 from __future__ import annotations
@@ -14,11 +13,10 @@ import warnings
 
 import numpy as np
 import pytest
-from _parity import sibling, torch
+import torch
+from _parity import sibling
 
 import gradviz
-
-pytestmark = pytest.mark.parity
 
 EXTRA = sibling("test_optim_extra")
 

@@ -3,7 +3,6 @@ hyperparameters, 20 steps; parameters and state to rtol 1e-12 in float64, the st
 the groups' hyperparameters and the error texts.
 
 The hard-coded expectations of tests/test_optim_more.py are derived again from torch here.
-Without torch these tests are deselected (NOTE [parity marker] in conftest.py).
 """
 
 from __future__ import annotations
@@ -12,11 +11,10 @@ import warnings
 
 import numpy as np
 import pytest
-from _parity import sibling, torch
+import torch
+from _parity import sibling
 
 import gradviz
-
-pytestmark = pytest.mark.parity
 
 RNG = np.random.default_rng(4321)
 W0 = RNG.standard_normal((3, 4))

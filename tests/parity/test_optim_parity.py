@@ -14,8 +14,6 @@ import pytest
 import gradviz
 from gradviz import optim
 
-pytestmark = pytest.mark.parity
-
 RNG = np.random.default_rng(1234)
 W0 = RNG.standard_normal((3, 4))
 B0 = RNG.standard_normal(3)

@@ -6,7 +6,6 @@ For each program: every recorded backward run is PyTorch's engine (``engine == "
 nodes the trace says ran, over all runs in order, are the nodes torch's own autograd logging saw
 run (an observer independent of the tracer: tests/parity/test_torch_trace.py's ``_Observer``),
 nothing was noted as unfaithful, and the program prints exactly what it prints untraced.
-Without torch these tests are deselected (NOTE [parity marker] in conftest.py).
 """
 
 from __future__ import annotations
@@ -21,12 +20,10 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 import gradviz
 from gradviz.trace.model import ExecuteStep
-
-torch = pytest.importorskip("torch")  # deselected before this runs when torch is missing
-pytestmark = pytest.mark.parity
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_torch_trace import _Observer  # noqa: E402

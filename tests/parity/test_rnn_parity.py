@@ -21,8 +21,6 @@ import pytest
 import gradviz
 from gradviz import nn
 
-pytestmark = pytest.mark.parity
-
 CELLS = ["RNNCell", "LSTMCell", "GRUCell"]
 SEQUENCES = ["RNN", "LSTM", "GRU"]
 

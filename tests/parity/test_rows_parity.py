@@ -4,24 +4,14 @@ sample: values, gradients, the node's name and its ``_saved_*`` names, for the f
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import zlib
 
 import numpy as np
 import pytest
+import torch
 
 import gradviz
 from gradviz.ops import OPS
-
-try:
-    import torch
-except ImportError:
-    if os.environ.get("GRADVIZ_PARITY") == "1" or importlib.util.find_spec("torch") is not None:
-        raise
-    torch = None
-
-pytestmark = pytest.mark.parity
 
 # (row, style) for every form a row generates.
 FORMS = [(name, style) for name, op in sorted(OPS.items()) if op.function and op.samples

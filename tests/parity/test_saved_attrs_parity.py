@@ -5,24 +5,14 @@ saved-tensor hooks see the same tensors in the same order."""
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
-import os
 from typing import Any
 
 import numpy as np
 import pytest
+import torch
 
 import gradviz
-
-try:
-    import torch
-except ImportError:
-    if os.environ.get("GRADVIZ_PARITY") == "1" or importlib.util.find_spec("torch") is not None:
-        raise
-    torch = None
-
-pytestmark = pytest.mark.parity
 
 RNG = np.random.default_rng(7)
 ARRAYS = {"b": RNG.standard_normal(4), "A": RNG.standard_normal((2, 3)),

@@ -17,17 +17,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+import torch
 from _graphs import sig
-from _parity import sibling, torch
+from _parity import sibling
 
 import gradviz
 from gradviz.ops import OPS
 from gradviz.ops.dispatch import dispatch
-
-pytestmark = pytest.mark.parity
-
-
-
 
 SEL = sibling("test_ops_select_more")
 

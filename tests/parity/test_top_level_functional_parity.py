@@ -7,8 +7,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+import torch
 from _graphs import sig
-from _parity import sibling, torch
+from _parity import sibling
 
 import gradviz
 

@@ -2,7 +2,6 @@
 installed, with the same checks every other notebook gets in tests/test_notebooks.py (no error,
 its pictures and player shown, each exercise stub reported as not done), and its exercises'
 reference answers pass their checks while the stubs fail them.
-Without torch these tests are deselected (NOTE [parity marker] in conftest.py).
 """
 
 from __future__ import annotations
@@ -12,10 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
-pytest.importorskip("torch")  # deselected before this runs when torch is missing
-pytest.importorskip("jupytext")
-pytestmark = pytest.mark.parity
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the notebook test helpers
 import test_notebooks as nbt  # noqa: E402

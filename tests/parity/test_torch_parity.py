@@ -1,9 +1,6 @@
 """gradviz against a live torch: random programs give the same values, gradients, graphs and
 saved values; the op-level expectations hard-coded elsewhere in the suite are re-derived here.
 
-Without torch these tests are deselected (NOTE [parity marker] in conftest.py); with
-``GRADVIZ_PARITY=1`` a missing torch fails loudly at import, below.
-
 Known, deliberate differences are handled explicitly (search for NOTE):
 * NOTE [saved extras]: attributes only gradviz exposes (gradviz's
   ``ToCopyBackward0._saved_self_dtype``, ``CopyBackwards._saved_src_sym_sizes``) are not compared.
@@ -17,11 +14,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _parity import sibling, torch
+import torch
+from _parity import sibling
 
 import gradviz
-
-pytestmark = pytest.mark.parity
 
 TOL = dict(rtol=1e-10, atol=1e-10)
 N_PROGRAMS = 150

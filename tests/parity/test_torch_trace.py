@@ -6,7 +6,6 @@ The results (values, ``.grad``, ``autograd.grad`` results, what user hooks saw) 
 the recorded execution order must equal the order seen by an independent observer (torch's own
 autograd logging, which puts a pre-hook on every node of each backward call: torch's code, not
 ours), and every recorded leaf gradient and captured gradient must equal torch's.
-Without torch these tests are deselected (NOTE [parity marker] in conftest.py).
 """
 
 from __future__ import annotations
@@ -21,12 +20,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+import torch
 
 import gradviz
 from gradviz.trace.model import AccumulateStep, ExecuteStep, LeafGradStep
-
-torch = pytest.importorskip("torch")  # deselected before this runs when torch is missing
-pytestmark = pytest.mark.parity
 
 EXAMPLES = Path(gradviz.__file__).parent / "examples"
 

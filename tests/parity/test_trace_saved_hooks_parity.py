@@ -1,21 +1,12 @@
 """The traced saved-tensor hook steps follow PyTorch's order: the same program on torch, with
 hooks that log what they were given, packs and unpacks in the order the trace records them.
-
-Without torch these tests are deselected (NOTE [parity marker] in conftest.py).
 """
 
 from __future__ import annotations
 
-import pytest
+import torch
 
 import gradviz
-
-try:
-    import torch
-except ImportError:  # deselected without torch (NOTE [parity marker])
-    torch = None
-
-pytestmark = pytest.mark.parity
 
 
 def _program(m, pack, unpack):
