@@ -4,6 +4,10 @@
   which griffe's Google-style parser reads as an admonition, so the ``>>>`` lines would render
   as nested block quotes. Renaming the heading to ``Examples:`` when the docstring is loaded
   makes griffe parse it as an examples section, rendered as a Python console block.
+* ``on_config``, an MkDocs hook: the tutorials execute in kernels of the Python running MkDocs
+  (the kernelspec says ``python``, so its folder goes first on ``PATH``), with the Jupyter
+  settings in ``docs/jupyter/`` (local sockets, a start-up limit for a busy machine). Set here,
+  ``mkdocs build`` needs no wrapper: ``make docs`` and the site test build the same way.
 * ``on_page_markdown``, an MkDocs hook: the guides link source files the way GitHub shows them
   (``[engine.py](../gradviz/autograd/engine.py)``). The site holds no source files, so such a
   link becomes the path in code style instead of a link that would lead nowhere.
@@ -17,7 +21,9 @@
 from __future__ import annotations
 
 import html as html_lib
+import os
 import re
+import sys
 from typing import Any
 
 import griffe
@@ -36,6 +42,15 @@ class ExampleSections(griffe.Extension):
     def on_instance(self, *, obj: griffe.Object, **kwargs: Any) -> None:
         if obj.docstring is not None and "Example:" in obj.docstring.value:
             obj.docstring.value = _EXAMPLE_HEADING.sub(r"\1Examples:", obj.docstring.value)
+
+
+def on_config(config: Any, **kwargs: Any) -> Any:
+    """MkDocs hook: the tutorials' kernels run this Python, with docs/jupyter/'s settings."""
+    docs_jupyter = os.path.join(os.path.dirname(config.config_file_path), "docs", "jupyter")
+    os.environ["JUPYTER_CONFIG_PATH"] = docs_jupyter
+    os.environ["PATH"] = os.pathsep.join([os.path.dirname(sys.executable),
+                                          os.environ.get("PATH", "")])
+    return config
 
 
 def on_page_markdown(markdown: str, **kwargs: Any) -> str:
