@@ -67,6 +67,22 @@ def visible(text: str, keep_newlines: bool = False) -> str:
     return _UNSAFE.sub(_escape_char, text)
 
 
+def print_verbatim(text: str, end: str = "\n") -> None:
+    """Print a program's own text on stderr line for line: a traceback, what a run printed.
+
+    Control characters are escaped (``visible``) but line breaks kept; no markup, no
+    highlighting, and no re-wrapping at the console's width, which would break the user's source
+    lines in two. Nothing is printed if stderr is closed (the traced script may close it).
+
+    Example:
+        >>> print_verbatim("Traceback (most recent call last):\\n  ...")  # doctest: +SKIP
+    """
+    if sys.stderr is None or getattr(sys.stderr, "closed", False):
+        return
+    err_console().print(visible(text, keep_newlines=True), end=end, markup=False,
+                        highlight=False, soft_wrap=True)
+
+
 def fail(message: str, code: ExitCode = ExitCode.FAILURE) -> NoReturn:
     """Print ``error: <message>`` on stderr and exit with ``code``.
 

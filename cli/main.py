@@ -21,6 +21,9 @@ from .commands import trace as trace_cmd
 app = typer.Typer(
     name="gradviz",
     no_args_is_help=True,
+    # Help from docstrings as Markdown: paragraphs refilled to the terminal's width, and square
+    # brackets (`gradviz[torch]`) are text, where rich markup would read them as a style tag.
+    rich_markup_mode="markdown",
     add_completion=True,
     # Commands report their own errors on stderr; keep typer's tracebacks short when one escapes.
     pretty_exceptions_show_locals=False,

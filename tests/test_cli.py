@@ -57,6 +57,42 @@ def test_every_command_has_help_from_its_docstring(name: str) -> None:
     assert doc.split()[0] in result.stdout
 
 
+def _words(text: str) -> str:
+    """``text``'s words in order: line breaks, box borders and Markdown's backticks dropped."""
+    return " ".join(text.replace("│", " ").replace("`", "").split())
+
+
+@pytest.mark.parametrize("width", [60, 100, 160])
+@pytest.mark.parametrize("name", command_names())
+def test_help_shows_every_word_of_the_docstring_wrapped_to_the_terminal(name: str,
+                                                                         width: int) -> None:
+    """Each paragraph of a command's docstring is in its help, word for word (no markup eats
+    ``gradviz[torch]``), and refilled to the terminal's width, not cut at the source's breaks."""
+    info = next(i for i in cli_main.app.registered_commands
+                if (i.name or getattr(i.callback, "__name__", None)) == name)
+    doc = (info.callback.__doc__ or "").strip()
+    result = runner.invoke(cli_main.app, [name, "--help"], env={"COLUMNS": str(width)})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= width
+    paragraphs = [p for p in doc.split("\n\n") if p.strip()]
+    for paragraph in paragraphs:
+        assert _words(paragraph) in _words(result.stdout), (paragraph, result.stdout)
+    # Refilled: in the description (the text before the first panel), a line that is not the
+    # last of its paragraph leaves no room for the next word.
+    description = lines[:next(i for i, line in enumerate(lines) if line.startswith("╭"))]
+    for line, following in zip(description, description[1:]):
+        if line.strip() and following.strip():
+            assert len(line.rstrip()) + 1 + len(following.split()[0]) > width - 2, (line,
+                                                                                   following)
+
+
+def test_trace_help_names_the_torch_extra() -> None:
+    result = runner.invoke(cli_main.app, ["trace", "--help"], env={"COLUMNS": "200"})
+    assert "pip install gradviz[torch]" in result.stdout
+    assert "gradviz-out/<script name>/" in result.stdout
+
+
 def test_unknown_command_is_a_usage_error() -> None:
     result = runner.invoke(cli_main.app, ["no-such-command"])
     assert result.exit_code == 2

@@ -83,6 +83,27 @@ def test_failing_script_still_writes_the_trace_and_exits_1(tmp_path: Path) -> No
     assert tr.runs[-1].error["type"] == "RuntimeError"
 
 
+def test_a_traceback_keeps_the_scripts_lines_whole_on_a_narrow_terminal(tmp_path: Path) -> None:
+    """The script's source lines and its error message are printed as Python prints them,
+    never re-wrapped at the terminal's width (a wrapped source line reads as two lines)."""
+    long_line = ("total = torch.ones(2, requires_grad=True).sum() + torch.ones(3).sum() * "
+                 "torch.tensor(2.0); total.backward(); raise ValueError('a message longer than "
+                 "this terminal is wide, on one line')")
+    write(tmp_path / "long.py", "import gradviz as torch\n" + long_line + "\n")
+    proc = run("trace", "--out", "o", "long.py", cwd=tmp_path, columns=60)
+    assert proc.returncode == 1
+    lines = proc.stderr.splitlines()
+    assert "    " + long_line in lines, proc.stderr
+    assert ("ValueError: a message longer than this terminal is wide, on one line"
+            in lines), proc.stderr
+
+    write(tmp_path / "bad.py", "x = [" + ", ".join(str(i) for i in range(40)) + "\n")
+    proc = run("trace", "--out", "o", "bad.py", cwd=tmp_path, columns=60)
+    assert proc.returncode == 1
+    assert any(line.strip().startswith("x = [0, 1, 2") and line.rstrip().endswith("38, 39")
+               for line in proc.stderr.splitlines()), proc.stderr
+
+
 def test_sys_exit_is_honoured(tmp_path: Path) -> None:
     script = write(tmp_path / "exits.py", """
         import sys

@@ -22,7 +22,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .._console import ExitCode, err_console, fail, visible
+from .._console import ExitCode, fail, print_verbatim, visible
 from ._common import Values
 from .trace import CONTEXT, SCRIPT_RAISED, _resolve_script, locked, warn_options_after_script
 
@@ -42,7 +42,7 @@ def compare(
         help="Arguments for the script (everything after SCRIPT).", show_default=False)
     ] = None,
     out: Annotated[Path | None, typer.Option(
-        "--out", "-o", help="Output folder (default: gradviz-out/<script name>-compare/).",
+        "--out", "-o", help="Output folder (default: `gradviz-out/<script name>-compare/`).",
         show_default=False)] = None,
     seed: Annotated[int, typer.Option(
         "--seed", help="manual_seed(SEED) on each engine before the script runs.")] = 0,
@@ -138,9 +138,7 @@ def script_error(trace: Any) -> str:
 def _explain_failed_run(run: dict[str, Any]) -> None:
     """A run left no trace: say which engine, and show what it printed on stderr."""
     lines = [line for line in run["stderr"].splitlines() if not line.startswith("Fontconfig")]
-    if sys.stderr is not None and not getattr(sys.stderr, "closed", False):
-        err_console().print(visible("\n".join(lines), keep_newlines=True), markup=False,
-                            highlight=False)
+    print_verbatim("\n".join(lines))
     fail(f"the {run['engine']} run (exit code {run['code']}) recorded nothing to compare; see "
          "its messages above", ExitCode(run["code"]) if run["code"] in (
              ExitCode.UNAVAILABLE, ExitCode.BUSY) else ExitCode.FAILURE)

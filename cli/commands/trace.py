@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .._console import ExitCode, err_console, fail, visible
+from .._console import ExitCode, err_console, fail, print_verbatim, visible
 from ..engines import Engine
 from ._common import Detail, Format, Values, formats_with_svg, print_summary
 
@@ -59,7 +59,7 @@ def trace(
         help="Arguments for the script (everything after SCRIPT).", show_default=False)
     ] = None,
     out: Annotated[Path | None, typer.Option(
-        "--out", "-o", help="Output folder (default: gradviz-out/<script name>/).",
+        "--out", "-o", help="Output folder (default: `gradviz-out/<script name>/`).",
         show_default=False)] = None,
     formats: Annotated[list[Format] | None, typer.Option(
         "--format", "-f", help="Also write the drawings in this format (repeatable).")] = None,
@@ -205,9 +205,7 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
     try:
         code = runner.compile_script(path)
     except (SyntaxError, ValueError) as e:  # ValueError: a NUL byte, before Python 3.12
-        if runner.stream_usable(sys.stderr):
-            err_console().print(visible(runner.syntax_error_text(e), keep_newlines=True),
-                                end="", markup=False, highlight=False)
+        print_verbatim(runner.syntax_error_text(e), end="")
         fail(f"{path.name} does not compile, so it never ran: nothing was traced and no file "
              "was written", ExitCode.FAILURE)
     from .. import engines
@@ -225,9 +223,8 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
         keep_run = run - 1 if run is not None and run > 0 and keep_runs is None else None
         with recording(chosen, path, values, keep_runs, name, seed, keep_run) as tr:
             result = runner.run_script(path, args, argv0=argv0, code=code)
-        if result.traceback_text and runner.stream_usable(sys.stderr):
-            err_console().print(visible(result.traceback_text, keep_newlines=True), end="",
-                                markup=False, highlight=False)
+        if result.traceback_text:
+            print_verbatim(result.traceback_text, end="")
         recorded = bool(tr.ops or tr.nodes or tr.runs)
         if recorded and result.error is not None and result.signal is None:
             # Kept in trace.json: how the script ended is part of what it did (gradviz compare
