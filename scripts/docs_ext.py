@@ -1,4 +1,4 @@
-"""Three small adapters for the documentation site (mkdocs.yml loads them).
+"""Four small adapters for the documentation site (mkdocs.yml loads them).
 
 * ``ExampleSections``, a griffe extension: gradviz's docstrings write ``Example:`` (singular),
   which griffe's Google-style parser reads as an admonition, so the ``>>>`` lines would render
@@ -6,8 +6,9 @@
   makes griffe parse it as an examples section, rendered as a Python console block.
 * ``on_config``, an MkDocs hook: the tutorials execute in kernels of the Python running MkDocs
   (the kernelspec says ``python``, so its folder goes first on ``PATH``), with the Jupyter
-  settings in ``docs/jupyter/`` (local sockets, a start-up limit for a busy machine). Set here,
-  ``mkdocs build`` needs no wrapper: ``make docs`` and the site test build the same way.
+  settings in ``docs/jupyter/`` (local sockets in a private folder made here, a start-up limit
+  for a busy machine). Set here, ``mkdocs build`` needs no wrapper: ``make docs`` and the site
+  test build the same way.
 * ``on_page_markdown``, an MkDocs hook: the guides link source files the way GitHub shows them
   (``[engine.py](../gradviz/autograd/engine.py)``). The site holds no source files, so such a
   link becomes the path in code style instead of a link that would lead nowhere.
@@ -20,10 +21,13 @@
 
 from __future__ import annotations
 
+import atexit
 import html as html_lib
 import os
 import re
+import shutil
 import sys
+import tempfile
 from typing import Any
 
 import griffe
@@ -50,6 +54,10 @@ def on_config(config: Any, **kwargs: Any) -> Any:
     os.environ["JUPYTER_CONFIG_PATH"] = docs_jupyter
     os.environ["PATH"] = os.pathsep.join([os.path.dirname(sys.executable),
                                           os.environ.get("PATH", "")])
+    if "GRADVIZ_DOCS_KERNEL_SOCKETS" not in os.environ:  # `mkdocs serve` calls this per build
+        sockets = tempfile.mkdtemp(prefix="gradviz-docs-kernels-")
+        atexit.register(shutil.rmtree, sockets, ignore_errors=True)
+        os.environ["GRADVIZ_DOCS_KERNEL_SOCKETS"] = os.path.join(sockets, "kernel")
     return config
 
 
