@@ -158,9 +158,13 @@ def defop(name: str, node: str | None, forward: Callable[..., Any], inputs: tupl
             if n not in saved:
                 saved.append(n)
     defaults = {}
-    # A NumPy ufunc's keywords (out=, where= ...) are NumPy's, not the op's.
+    # A NumPy ufunc's keywords (out=, where= ...) are NumPy's, not the op's; a C function
+    # without a signature (np.dot before NumPy 2.3, which Python 3.10 gets) has no defaults.
     if not isinstance(forward, np.ufunc):
-        params = inspect.signature(forward).parameters.values()
+        try:
+            params = inspect.signature(forward).parameters.values()
+        except ValueError:
+            params = ()
         defaults = {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
     derived = ("_sym_sizes", "_sym_numel", "_dtype", "_args_sizes", "_sym_sizes_opt",
                "_sym_strides")
