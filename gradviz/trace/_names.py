@@ -149,7 +149,8 @@ def store_target(code: CodeType, lasti: int) -> Target | None:
 
     Example:
         >>> code = compile("b = a * 3", "<demo>", "exec")
-        >>> mul = next(i.offset for i in dis.get_instructions(code) if i.opname == "BINARY_OP")
+        >>> mul = next(i.offset for i in dis.get_instructions(code)
+        ...            if i.opname.startswith("BINARY_"))  # BINARY_MULTIPLY before 3.11
         >>> store_target(code, mul).slots
         (('STORE_NAME', 'b'),)
     """
