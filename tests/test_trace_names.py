@@ -139,6 +139,30 @@ def test_comprehension_elements_are_named_after_the_list():
     assert [names[tr.known_tensor_id(y)] for y in ys] == ["ys[0]", "ys[1]", "ys[2]"]
 
 
+def _comprehensions_in_a_function():
+    with gradviz.trace() as tr:
+        a = gradviz.ones(2, requires_grad=True)
+        ys = [(a * i).exp() for i in range(2)]  # two ops per element: the last one is the list's
+        zs = [a * i * j for i in range(3) if i for j in range(2)]
+        a.sum()
+    return tr, ys, zs
+
+
+def test_comprehensions_with_several_ops_and_loops_name_each_element():
+    # Python 3.12+ runs a comprehension inline (PEP 709): the elements are named after the list
+    # there too, however many ops and `for`s it has, at module level and in a function.
+    scope: dict = {"gradviz": gradviz}
+    exec(compile("with gradviz.trace() as tr:\n"
+                 "    a = gradviz.ones(2, requires_grad=True)\n"
+                 "    ys = [(a * i).exp() for i in range(2)]\n"
+                 "    zs = [a * i * j for i in range(3) if i for j in range(2)]\n"
+                 "    a.sum()\n", "<module>", "exec"), scope)
+    for tr, ys, zs in [_comprehensions_in_a_function(), (scope["tr"], scope["ys"], scope["zs"])]:
+        names = _names(tr)
+        assert [names[tr.known_tensor_id(y)] for y in ys] == ["ys[0]", "ys[1]"]
+        assert [names[tr.known_tensor_id(z)] for z in zs] == [f"zs[{k}]" for k in range(4)]
+
+
 def make():
     w = gradviz.ones(2, requires_grad=True)
     out = (w * 2).exp()

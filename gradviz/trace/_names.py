@@ -11,8 +11,9 @@ names the ``+`` result ``b``, even if ``b`` is never used. How, cheaply:
    ``LOAD outs; LOAD_CONST 0; STORE_SUBSCR`` to ``outs[0]``; ``RETURN_VALUE`` (or a tuple of
    it and simple loads, then return) means the caller's instruction decides, so
    :func:`binding` walks up to the next user frame (gradviz's own frames, a module's
-   ``__call__``, pass a value through); ``LIST_APPEND`` in a comprehension means the list the
-   comprehension's caller stores, element by element.
+   ``__call__``, pass a value through); ``LIST_APPEND`` in a comprehension means the list that
+   is stored once the comprehension ends, element by element: by the comprehension's caller
+   before Python 3.12, by the same code since (comprehensions run inline, PEP 709).
 2. That only says where the value *might* go: ``pred = model(x)`` runs every op of the model at
    that one instruction. So the outputs are only *candidates* of a :class:`Pending` binding, and
    the name is given once the instruction has finished (the next op event finds the frame, the
@@ -61,6 +62,9 @@ class Target:
     kind: str
     slots: tuple[Any, ...] = ()
     index: int | None = None
+    # "list" made inline (Python 3.12+): the offsets of the comprehension's loop, [start, end).
+    # While the frame runs there the list is being built: its name is given after it.
+    span: tuple[int, int] | None = None
     # How each slot reads (slot_name), worked out once per code location: NOTE [perf].
     names: tuple[str | None, ...] = field(init=False, repr=False, compare=False)
 
@@ -200,7 +204,7 @@ def _analyse(ins: list[dis.Instruction], k: int | None) -> Target | None:
     if op in ("RETURN_VALUE",):
         return Target("return")
     if op == "LIST_APPEND":
-        return Target("append")
+        return _comprehension_target(ins, j)
     if op in _SIMPLE_LOADS or op == "BUILD_TUPLE":  # return value, x, ...: its place in the tuple
         m = j
         while m < len(ins) and ins[m].opname in _SIMPLE_LOADS:
@@ -213,6 +217,38 @@ def _analyse(ins: list[dis.Instruction], k: int | None) -> Target | None:
                 return Target("return", index=size - 1 - later)
     one = _slot(ins, j)
     return None if one is None else Target("names", (one[0],))
+
+
+def _comprehension_target(ins: list[dis.Instruction], j: int) -> Target:
+    """Where the list that ``ins[j]`` (a ``LIST_APPEND``) appends to goes once it is built.
+
+    Since Python 3.12 a comprehension runs inline in its code (PEP 709): its loops end in the
+    same code, which then stores the list (``Target("list")``: ``ys[0]``, ``ys[1]`` ...). Before,
+    it is a function of its own that returns the list to its caller (``Target("append")``, for
+    :func:`binding` to follow).
+    """
+    at = {i.offset: k for k, i in enumerate(ins)}
+    k = j + 1
+    for _ in range(16):  # out of one loop per `for` of the comprehension
+        if k >= len(ins) or ins[k].opname != "JUMP_BACKWARD":
+            return Target("append")
+        loop = at.get(ins[k].argval)
+        if loop is None or ins[loop].opname != "FOR_ITER" or ins[loop].argval not in at:
+            return Target("append")
+        start = ins[loop].offset
+        k = at[ins[loop].argval]
+        while k < len(ins) and ins[k].opname in ("END_FOR", "POP_TOP"):
+            k += 1
+        if k >= len(ins) or ins[k].opname != "JUMP_BACKWARD":
+            break
+    else:
+        return Target("append")
+    if k < len(ins) and ins[k].opname == "SWAP":  # SWAP n, then n - 1 loop variables restored
+        k += ins[k].arg or 1
+    one = _slot(ins, k)
+    if one is None or k >= len(ins):
+        return Target("append")
+    return Target("list", (one[0],), span=(start, ins[k].offset))
 
 
 def _is_comprehension(code: CodeType) -> bool:
@@ -250,7 +286,7 @@ def binding(frame: FrameType, is_internal: Any) -> tuple[FrameType, int, Target,
                     return None
                 return frame, frame.f_lasti, Target("list", outer.slots), None
             continue
-        if target.kind != "names":
+        if target.kind not in ("names", "list"):
             return None
         return frame, frame.f_lasti, target, element
     return None

@@ -313,11 +313,16 @@ class _TensorIds:
         ref = ids[id(obj)] = _TRef(obj)  # replaces an older version's entry
         ref.ident = ident
         if len(ids) >= self._sweep_at:
-            live = [(k, r) for k, r in ids.items() if r() is not None]
-            ids.clear()
-            ids.update(live)
-            self._sweep_at = max(1024, 2 * len(ids))
+            self.sweep()
         return ident
+
+    def sweep(self) -> None:
+        """Drop the entries of dead tensors (done by :meth:`new` when the map has doubled)."""
+        ids = self._ids
+        live = [(k, r) for k, r in ids.items() if r() is not None]
+        ids.clear()
+        ids.update(live)
+        self._sweep_at = max(1024, 2 * len(ids))
 
 
 class _VRef(weakref.ref):
@@ -1144,6 +1149,9 @@ class Trace:
             if f is None:  # its frame has returned: the last value it made is what it bound
                 self._guess(pending.pop())
                 continue
+            span = top.target.span
+            if span is not None and span[0] <= f.f_lasti < span[1] and not final:
+                return  # an inline comprehension still building its list (Python 3.12+)
             same = f.f_lasti == top.lasti
             # Whether its names can be given without the frame: one op ran at the instruction,
             # so once the instruction has finished, that op's result is what it stored.
