@@ -10,8 +10,10 @@ is still written. What is guaranteed (atomic files, signals, concurrent runs) is
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
+import stat
 import sys
 import traceback
 from collections.abc import Iterator
@@ -210,6 +212,51 @@ class OutputBusy(OSError):
                          "finish or choose another --out")
 
 
+class NotALockFile(OSError):
+    """Something that gradviz did not make stands where the lock file goes: it is left alone."""
+
+    def __init__(self, path: Path, what: str) -> None:
+        super().__init__(f"{path} is {what}, not a lock file of gradviz's: it is left as it is; "
+                         "remove it or choose another --out")
+
+
+def _open_lock_file(path: Path) -> int:
+    """Open ``path`` for the lock, creating it, or raise :class:`NotALockFile`.
+
+    NOTE [lock file] The folder may come from someone else (an unpacked archive), so nothing at
+    the lock's path is trusted: it is created exclusively (``O_EXCL`` never follows a link); an
+    existing one is opened without following a link (``O_NOFOLLOW``) and used only if it is a
+    regular file of this user's, with no other name (a hard link to ``~/.bashrc`` would be), that
+    holds a process id or nothing (what a killed command leaves). Anything else is refused, and
+    nothing is created, truncated or written outside the folder.
+    """
+    flags = os.O_RDWR | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        return os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        pass
+    try:  # O_NONBLOCK: opening a FIFO must not wait for a writer
+        fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise NotALockFile(path, "a symbolic link") from None
+        raise
+    st = os.fstat(fd)
+    what = None
+    if not stat.S_ISREG(st.st_mode):
+        what = "not a regular file"
+    elif st.st_nlink != 1:
+        what = "a file with other names (hard links)"
+    elif hasattr(os, "geteuid") and st.st_uid != os.geteuid():
+        what = "another user's file"
+    elif st.st_size > 20 or not os.read(fd, 21).strip().isdigit() and st.st_size:
+        what = "a file that holds something else than a process id"
+    if what is not None:
+        os.close(fd)
+        raise NotALockFile(path, what)
+    return fd
+
+
 @contextlib.contextmanager
 def out_dir_lock(out: Path) -> Iterator[None]:
     """Create ``out`` and hold its lock file while inside; raise :class:`OutputBusy` if held.
@@ -219,7 +266,8 @@ def out_dir_lock(out: Path) -> Iterator[None]:
     lock (``.gradviz.lock``, an advisory ``flock``, released by the OS even if the process is
     killed) before running anything, and the second command fails at once with exit code 75
     instead of waiting. Creating the lock file also proves the folder is writable. Where
-    ``fcntl`` does not exist (Windows) there is no lock; each file is still atomic.
+    ``fcntl`` does not exist (Windows) there is no lock; each file is still atomic. What may
+    stand at the lock's path is NOTE [lock file]: anything else raises :class:`NotALockFile`.
 
     Example:
         >>> import tempfile
@@ -227,20 +275,23 @@ def out_dir_lock(out: Path) -> Iterator[None]:
         ...     pass
     """
     out.mkdir(parents=True, exist_ok=True)
+    path = out / LOCK_NAME
     try:
         import fcntl
     except ImportError:  # no advisory locks: only the per-file guarantee holds
-        probe = out / LOCK_NAME
-        probe.write_text("")
-        probe.unlink()
+        os.close(_open_lock_file(path))
+        path.unlink()
         yield
         return
-    path = out / LOCK_NAME
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fd = _open_lock_file(path)
+        except FileNotFoundError:  # removed by its holder between our two opens: try again
+            continue
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            os.lseek(fd, 0, os.SEEK_SET)
             holder = os.read(fd, 32).decode("ascii", "replace").strip()
             os.close(fd)
             raise OutputBusy(out, holder) from None
@@ -250,7 +301,7 @@ def out_dir_lock(out: Path) -> Iterator[None]:
         # The holder before us may have removed the file after we opened it: then our lock is
         # on a file nobody else will open, so start again with the file now at that path.
         try:
-            same = os.path.samestat(os.fstat(fd), os.stat(path))
+            same = os.path.samestat(os.fstat(fd), os.lstat(path))
         except FileNotFoundError:
             same = False
         if same:
@@ -258,7 +309,7 @@ def out_dir_lock(out: Path) -> Iterator[None]:
         os.close(fd)
     try:
         os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode("ascii"))
+        os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
         yield
     finally:
         with contextlib.suppress(OSError):

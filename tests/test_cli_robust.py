@@ -188,3 +188,46 @@ def test_two_runs_into_one_folder_never_mix(tmp_path: Path) -> None:
     assert again.returncode == 0, again.stderr
     _outputs_complete(tmp_path / "shared")
     assert load_trace(tmp_path / "shared" / "trace.json").name == "s.py"
+
+
+def _lock_refused(tmp_path: Path, what: str) -> None:
+    """``gradviz trace --out d`` where d's lock path holds something not ours: exit 2, d unchanged."""
+    before = sorted(p.name for p in (tmp_path / "d").iterdir())
+    proc = run("trace", "--out", "d", str(write(tmp_path / "s.py", SEED)), cwd=tmp_path)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert f".gradviz.lock is {what}, not a lock file of gradviz's" in " ".join(
+        proc.stderr.split()), proc.stderr
+    assert sorted(p.name for p in (tmp_path / "d").iterdir()) == before
+
+
+def test_a_lock_path_that_links_elsewhere_is_never_written_through(tmp_path: Path) -> None:
+    # A folder from someone's archive: its lock path is a link to a file of the user's, or to
+    # a file that does not exist yet. Neither is opened, truncated or created.
+    (tmp_path / "d").mkdir()
+    victim = tmp_path / "bashrc"
+    victim.write_text("export PATH=...\n")
+    (tmp_path / "d" / ".gradviz.lock").symlink_to(victim)
+    _lock_refused(tmp_path, "a symbolic link")
+    assert victim.read_text() == "export PATH=...\n"
+
+    (tmp_path / "d" / ".gradviz.lock").unlink()
+    (tmp_path / "d" / ".gradviz.lock").symlink_to(tmp_path / "created")
+    _lock_refused(tmp_path, "a symbolic link")
+    assert not (tmp_path / "created").exists()
+
+
+def test_a_lock_path_holding_something_else_is_left_alone(tmp_path: Path) -> None:
+    (tmp_path / "d").mkdir()
+    lock = tmp_path / "d" / ".gradviz.lock"
+    victim = tmp_path / "notes.txt"
+    victim.write_text("12")  # a hard link: the same file under another name
+    os.link(victim, lock)
+    _lock_refused(tmp_path, "a file with other names (hard links)")
+    assert victim.read_text() == "12"
+    lock.unlink()
+    lock.write_text("my notes")
+    _lock_refused(tmp_path, "a file that holds something else than a process id")
+    assert lock.read_text() == "my notes"
+    lock.unlink()
+    os.mkfifo(lock)
+    _lock_refused(tmp_path, "not a regular file")
