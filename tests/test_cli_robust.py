@@ -191,7 +191,7 @@ def test_two_runs_into_one_folder_never_mix(tmp_path: Path) -> None:
 
 
 def _lock_refused(tmp_path: Path, what: str) -> None:
-    """``gradviz trace --out d`` where d's lock path holds something not ours: exit 2, d unchanged."""
+    """`gradviz trace --out d` where d's lock path is not ours: exit 2, d left unchanged."""
     before = sorted(p.name for p in (tmp_path / "d").iterdir())
     proc = run("trace", "--out", "d", str(write(tmp_path / "s.py", SEED)), cwd=tmp_path)
     assert proc.returncode == 2, (proc.stdout, proc.stderr)

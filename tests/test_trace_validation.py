@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import gradviz
 from gradviz.trace import TraceFormatError, load_trace
+from gradviz.trace import io as _io
 from gradviz.trace.io import MAX_DEPTH, trace_from_dict
 from gradviz_cli.commands.examples import example_names, example_path
 from gradviz_cli.runner import write_outputs
@@ -204,6 +205,21 @@ def test_nesting_deeper_than_a_trace_needs_is_refused_without_recursion(
                         rf"{MAX_DEPTH}", msg), msg
     # Brackets inside strings are text, not nesting.
     assert _load(tmp_path, text.replace('"@X@"', json.dumps("[" * 5000)))
+
+
+def test_a_file_cut_off_inside_a_string_is_scanned_once(base: dict[str, Any],
+                                                         tmp_path: Path) -> None:
+    # A real trace cut off inside a long message full of escaped quotes (a traceback note).
+    text = json.dumps(_mutate(base, "notes", ['say \\"hi\\" ' * 4000]))
+    for cut in (text[:-10], text[:-10] + "\\"):
+        msg = _error(tmp_path, cut)
+        assert re.fullmatch(r"line 1, column \d+: not valid JSON \(Unterminated string "
+                            r"starting at\)", msg), msg
+        # Bounded by construction: the scan that empties strings matches at every quote, so no
+        # attempt fails and the text after a quote is never read again (the cause of the time
+        # quadratic in the string's length that a 64 KB file took 25 s for).
+        quotes = [i for i, c in enumerate(cut) if c == '"']
+        assert all(_io._STRING.match(cut, i) for i in quotes)
 
 
 def test_strings_json_escapes_and_bytes_that_are_not_utf8(base: dict[str, Any],

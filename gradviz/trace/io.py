@@ -349,7 +349,10 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str = 
 #   3. references: every tensor, op, node and run id the file mentions, it defines.
 MAX_DEPTH = 100  # a trace nests ~10 levels plus a tensor's dimensions (NumPy allows 64)
 MAX_DIGITS = 4300  # Python's default int_max_str_digits, whatever the process has set
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+# A JSON string, or an unterminated one running to the end (a file cut off inside a message).
+# Matching from every quote, it never fails and so never scans the rest of the text again from
+# a later quote: one pass, where requiring the closing quote took time quadratic in the length.
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)', re.DOTALL)
 _SUSPECT = re.compile(rf"NaN|Infinity|[0-9]{{{MAX_DIGITS + 1}}}|[eE][+-]?[0-9]{{3}}")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
