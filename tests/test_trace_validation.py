@@ -187,6 +187,9 @@ def test_numbers_json_has_not_and_python_cannot_read_are_refused(base: dict[str,
         ("1e999", r"tensors\[0\]\.value\.values\[0\]: 1e999 is too large for a float"),
         ("9" * 5000, r"tensors\[0\]\.value\.values\[0\]: an integer of 5000 digits \(at most "
                      r"4300\)$"),
+        # A float overflows with a long mantissa as well as with a long exponent.
+        ("1" + "0" * 400 + ".5", r"tensors\[0\]\.value\.values\[0\]: 1000000000000000000"
+                                 r"0 is too large for a float"),
     ]:
         assert re.match(message, _error(tmp_path, text.replace('"@X@"', token))), token
     # 4,300 digits is Python's limit: a number that long is read, then refused by the schema
@@ -237,6 +240,34 @@ def _error_bytes(tmp_path: Path, raw: bytes) -> str:
     with pytest.raises(TraceFormatError) as info:
         _load(tmp_path, raw)
     return str(info.value).split(": ", 1)[1]
+
+
+V1 = Path(__file__).resolve().parent / "fixtures" / "trace_v1_hooks.json"
+
+
+@pytest.fixture(scope="module")
+def base_v1() -> dict[str, Any]:
+    """A trace as gradviz.trace/1 files were written (read on loading, NOTE [schema versions])."""
+    return json.loads(V1.read_text())
+
+
+@pytest.mark.parametrize("path, value, message", [
+    ("nodes/0/id", ["n0"], r"nodes\[0\]\.id: expected a string, got a list of 1"),
+    ("nodes", 3, r"nodes: expected a list, got 3"),
+    ("runs/0/steps/1/kind", ["enqueue"], r"runs\[0\]\.steps\[1\]\.kind: expected one of "),
+    ("runs/0/steps/1/node", {"id": "n3"}, r"runs\[0\]\.steps\[1\]\.node: expected a string, "
+                                          r"got an object"),
+])
+def test_a_malformed_old_schema_file_is_refused_in_one_line(base_v1: dict[str, Any],
+                                                            tmp_path: Path, path: str,
+                                                            value: Any, message: str) -> None:
+    assert _load(tmp_path, json.dumps(base_v1)).runs  # the file as written loads
+    with pytest.raises(TraceFormatError) as info:
+        _load(tmp_path, json.dumps(_mutate(base_v1, path, value)))
+    prefix = f"{tmp_path / 'trace.json'} (schema gradviz.trace/1, read as 2): "
+    msg = str(info.value)
+    assert "\n" not in msg and msg.startswith(prefix), msg
+    assert re.match(message, msg[len(prefix):]), msg
 
 
 @pytest.mark.parametrize("version, message", [
@@ -304,9 +335,12 @@ def _retype(v: Any) -> Any:
     return "null"
 
 
-@pytest.fixture(scope="module")
-def fuzz_base(base: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
-    return base, _locations(base)
+@pytest.fixture(scope="module", params=["gradviz.trace/2", "gradviz.trace/1"])
+def fuzz_base(request: Any, base: dict[str, Any], base_v1: dict[str, Any]
+              ) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
+    """A valid trace of each schema version this gradviz reads, and its fields' paths."""
+    doc = base if request.param == "gradviz.trace/2" else base_v1
+    return doc, _locations(doc)
 
 
 @settings(max_examples=150, deadline=None, derandomize=True,
@@ -356,7 +390,8 @@ def test_a_mutated_trace_is_refused_in_one_line_or_renders(
     except TraceFormatError as e:
         msg = str(e)
         assert "\n" not in msg, msg
-        assert re.match(rf"{re.escape(str(path))}: [^:]+: .+", msg), msg
+        assert re.match(rf"{re.escape(str(path))}(?: \(schema gradviz\.trace/1, read as 2\))?: "
+                        r"[^:]+: .+", msg), msg
         return
     (folder / "out").mkdir()
     write_outputs(tr, folder / "out", ("svg", "dot"))

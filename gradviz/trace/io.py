@@ -353,7 +353,9 @@ MAX_DIGITS = 4300  # Python's default int_max_str_digits, whatever the process h
 # Matching from every quote, it never fails and so never scans the rest of the text again from
 # a later quote: one pass, where requiring the closing quote took time quadratic in the length.
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)', re.DOTALL)
-_SUSPECT = re.compile(rf"NaN|Infinity|[0-9]{{{MAX_DIGITS + 1}}}|[eE][+-]?[0-9]{{3}}")
+# What sends a document to the slow parse, which checks every number: a float with 300 digits
+# or more may overflow (1e308 is the largest), and so may a three-digit exponent.
+_SUSPECT = re.compile(r"NaN|Infinity|[0-9]{300}|[eE][+-]?[0-9]{3}")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -577,7 +579,10 @@ def _from_v1(data: dict[str, Any]) -> dict[str, Any]:
     """A ``gradviz.trace/1`` document as ``gradviz.trace/2`` (a shallow copy; what is not in
     the expected shape is left for the schema check to report)."""
     out = dict(data, schema=SCHEMA)
-    nodes = {n.get("id"): n for n in data.get("nodes", ()) if isinstance(n, dict)}
+    # Ids are read only where they are strings: anything else is for the schema check to name.
+    listed = data.get("nodes")
+    nodes = {n["id"]: n for n in listed if isinstance(n, dict) and isinstance(n.get("id"), str)
+             } if isinstance(listed, list) else {}
     runs = data.get("runs")
     if not isinstance(runs, list):
         return out
@@ -594,14 +599,15 @@ def _run_from_v1(run: dict[str, Any], nodes: dict[Any, Any]) -> dict[str, Any]:
     new = []
     for s in steps:
         if not isinstance(s, dict) or not isinstance(s.get("data", {}), dict) \
-                or s.get("kind") not in STEP_TYPES:
+                or not isinstance(s.get("kind"), str) or s["kind"] not in STEP_TYPES:
             new.append(s)
             continue
         fields = dict(s.get("data", {}))
         own = {f.name for f in dataclasses.fields(STEP_TYPES[s["kind"]])} - {
             "index", "node", "engine_data"}
         step = {k: v for k, v in s.items() if k != "data"}
-        kind, node = s["kind"], nodes.get(s.get("node"), {})
+        node_id = s.get("node")
+        kind, node = s["kind"], nodes.get(node_id, {}) if isinstance(node_id, str) else {}
         fields.pop("ready", None)  # the queue is replayed now (gradviz/trace/replay.py)
         if kind == "enqueue":
             seq = node.get("sequence_nr", 0) if isinstance(node, dict) else 0
