@@ -1737,6 +1737,8 @@ def _det_backward(grads, A, LU, pivots, result):
     g = grads[0]
     if math.prod(A.shape) == 0:  # no gradient to give (PyTorch's is undefined, i.e. zeros)
         return f.new_zeros(tuple(A.shape), f.dtype_of(A), f.is_tensor(g))
+    if A.shape[-1] == 1:  # det([[a]]) = a: the gradient is grad itself, at a = 0 too (PyTorch)
+        return f.expand(_batch_unsqueeze(g, len(A.shape) - 2), tuple(A.shape))
     if not f.is_tensor(g):
         return K.det_grad_lu(g * result, LU, pivots)
     singular = np.abs(f.data(result)) < 100 * np.finfo(f.dtype_of(A)).eps
