@@ -36,6 +36,7 @@ import os
 import pickle
 import zipfile
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import IO, Any
 
 import numpy as np
@@ -137,8 +138,19 @@ def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
 
     Args:
         f: a file name or an object with ``read`` and ``seek``.
-        map_location: None, ``"cpu"``, a ``gradviz.device("cpu")`` or a dict mapping device
-            names to ``"cpu"``: gradviz computes on the CPU only.
+        map_location: where the tensors go, as in PyTorch on a machine without an accelerator
+            (every tensor in a gradviz file was saved at ``"cpu"``): None, ``"cpu"`` or a
+            ``gradviz.device("cpu")``; a dict of location names, of which only its ``"cpu"``
+            entry applies (others name no tensor of the file and are ignored, as in PyTorch);
+            or a callable. PyTorch calls a callable once per storage with
+            ``(storage, location)`` and uses the storage it returns (None: the default place).
+            gradviz has no storages: it calls it once per stored tensor (a tensor saved twice,
+            such as a tied weight, is stored once) with ``(tensor, "cpu")``, the tensor as
+            read from the file, and uses the tensor it returns, which must have the same shape
+            and dtype, or the one it was given when it returns None. So
+            ``lambda storage, loc: storage`` works as in PyTorch, and ``storage.cuda()``
+            fails as on PyTorch without CUDA. ``"meta"`` (PyTorch's tensors without values,
+            shape and dtype only) is refused: a gradviz tensor always holds its values.
         weights_only: accepted as in PyTorch; a gradviz file holds only tensors and plain
             values (NOTE [file format]), so both values load the same data.
 
@@ -148,7 +160,7 @@ def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
         >>> gradviz.load(buf, map_location="cpu")
         [tensor([0.]), (1, 'a')]
     """
-    _check_map_location(map_location)
+    restore = _restore_location(map_location)
     try:
         zf = zipfile.ZipFile(f)
     except zipfile.BadZipFile:
@@ -174,7 +186,7 @@ def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
                     raise _weights_only_error(where, f"tensor {i!r}, which the file lacks")
                 with zf.open(name) as fh:
                     arr = np.load(io.BytesIO(fh.read()), allow_pickle=False)
-                t = Tensor._make(arr)
+                t = restore(Tensor._make(arr))
                 if entry.get("parameter"):
                     t = Parameter(t, requires_grad=bool(entry.get("requires_grad", True)))
                 elif entry.get("requires_grad"):
@@ -255,15 +267,33 @@ def _not_gradviz(f: Any, legacy: bool, torch_zip: bool = False) -> str:
     return f"gradviz.load: {name} is a zip archive without {_MANIFEST}: not a gradviz.save file"
 
 
-def _check_map_location(map_location: Any) -> None:
-    if map_location is None:
-        return
-    if isinstance(map_location, dict):
-        for target in map_location.values():
-            _device.check_device(target, "load")
-        return
-    if isinstance(map_location, (str, _device.device)):
-        _device.check_device(map_location, "load")
-        return
-    raise TypeError("gradviz.load: map_location must be None, 'cpu', gradviz.device('cpu') or a "
-                    f"dict of device names to 'cpu', got {type(map_location).__name__}")
+def _restore_location(map_location: Any) -> Callable[[Tensor], Tensor]:
+    """What ``map_location`` does to each tensor read (NOTE [file format]: all were saved at
+    ``"cpu"``), after checking it: PyTorch's ``_get_restore_location`` on a CPU-only build."""
+    if callable(map_location) and not isinstance(map_location, (str, _device.device)):
+        return lambda t: _called_location(map_location, t)
+    target = map_location.get("cpu") if isinstance(map_location, dict) else map_location
+    if target is not None and not isinstance(target, (str, _device.device)):
+        raise TypeError("gradviz.load: map_location must be None, 'cpu', gradviz.device('cpu'), "
+                        "a dict of location names or a callable, got "
+                        f"{type(target).__name__}")
+    if target is not None and _device.device(target).type == "meta":
+        raise RuntimeError("gradviz.load: map_location='meta' asks for PyTorch's meta tensors "
+                           "(a shape and a dtype without values), which gradviz does not have: "
+                           "its tensors always hold their values. Load them to the CPU "
+                           "(map_location=None or 'cpu').")
+    _device.check_device(target, "load")
+    return lambda t: t
+
+
+def _called_location(map_location: Callable, t: Tensor) -> Tensor:
+    out = map_location(t, "cpu")
+    if out is None:
+        return t
+    if not isinstance(out, Tensor) or out.shape != t.shape or out.dtype != t.dtype:
+        what = (f"a tensor of shape {list(out.shape)} and dtype {out.dtype}"
+                if isinstance(out, Tensor) else type(out).__name__)
+        raise TypeError(f"gradviz.load: map_location(tensor, 'cpu') must return None or a "
+                        f"tensor of the given one's shape {list(t.shape)} and dtype {t.dtype} "
+                        f"(gradviz's stand-in for PyTorch's storage), got {what}")
+    return out.detach()

@@ -65,12 +65,8 @@ def _make_grads(outputs: tuple, grads: Any, is_grads_batched: bool = False) -> l
                 g = Tensor._make(np.ones(out._data.shape, dtype=out._data.dtype))
             result.append(g)
             continue
-        if not isinstance(g, Tensor):
-            if isinstance(g, (int, float)):
-                g = Tensor._make(np.full(out.shape, g, dtype=out._data.dtype))
-            else:
-                raise TypeError("gradients can be either Tensors or None, but got "
-                                f"{type(g).__name__}")
+        if not isinstance(g, Tensor):  # a number too: PyTorch makes no tensor of it
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         if is_grads_batched and g.shape[1:] != out.shape:
             raise RuntimeError("If `is_grads_batched=True`, we interpret the first dimension of "
                                "each grad_output as the batch dimension. The sizes of the "

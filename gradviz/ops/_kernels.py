@@ -2765,10 +2765,37 @@ def lu_factor(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return lu.reshape(a.shape), piv.reshape(a.shape[:-1])
 
 
+def det_grad_lu(d: np.ndarray, lu: np.ndarray, piv: np.ndarray) -> np.ndarray:
+    """The gradient of ``det`` in a plain backward, as PyTorch computes it from the forward's
+    factorization: the solution X of ``Aᵀ X = d I`` (``d = grad * det`` per matrix), with each
+    zero on U's diagonal replaced by the dtype's epsilon (det is C¹, so a singular A is taken
+    through a nearby invertible one; there ``d`` is 0 and so is X). ``A = P L U`` is solved as
+    LAPACK's getrs does for ``Aᵀ``: ``Uᵀ Z = d I``, then ``Lᵀ Y = Z``, then ``X = P Y``."""
+    n = lu.shape[-1]
+    diag = np.diagonal(lu, axis1=-2, axis2=-1)
+    u = np.triu(lu) + (np.where(diag == 0, np.finfo(lu.dtype).eps, 0)[..., None]
+                       * np.eye(n, dtype=lu.dtype))
+    x = np.broadcast_to(np.asarray(d, lu.dtype)[..., None, None] * np.eye(n, dtype=lu.dtype),
+                        lu.shape).copy()
+    for i in range(n):  # Uᵀ is lower triangular: forward substitution
+        x[..., i, :] = (x[..., i, :] - np.einsum("...k,...kj->...j", u[..., :i, i],
+                                                 x[..., :i, :])) / u[..., i, i, None]
+    for i in range(n - 1, -1, -1):  # Lᵀ is unit upper triangular: back substitution
+        x[..., i, :] -= np.einsum("...k,...kj->...j", lu[..., i + 1:, i], x[..., i + 1:, :])
+    for k in range(n - 1, -1, -1):  # undo the row swaps, the last one first
+        p = piv[..., k] - 1
+        rows = np.take_along_axis(x, p[..., None, None], axis=-2).copy()
+        np.put_along_axis(x, p[..., None, None], x[..., k:k + 1, :], axis=-2)
+        x[..., k, :] = rows[..., 0, :]
+    return x
+
+
 def _first_zero_pivot(lu: np.ndarray) -> np.ndarray:
     """LAPACK's ``info`` of a factorization: 1 + the index of the first zero on the diagonal,
     0 where there is none (int32, one per matrix)."""
     zero = np.diagonal(lu, axis1=-2, axis2=-1) == 0
+    if zero.shape[-1] == 0:  # 0x0 matrices have no pivot to be zero
+        return np.zeros(zero.shape[:-1], np.int32)
     return np.where(zero.any(-1), zero.argmax(-1) + 1, 0).astype(np.int32)
 
 
@@ -2842,7 +2869,7 @@ def linalg_cholesky_ex(a: np.ndarray, upper: bool = False, check_errors: bool = 
     positive definite (0 when all are)."""
     n = a.shape[-1]
     sym = np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2)
-    flat = sym.reshape(-1, n, n)
+    flat = sym.reshape(int(np.prod(a.shape[:-2], dtype=np.int64)), n, n)  # (-1 fails for 0x0)
     out = np.zeros_like(flat)
     info = np.zeros(flat.shape[0], np.int32)
     for i, m in enumerate(flat):

@@ -143,7 +143,8 @@ def inverse(input: Tensor) -> Tensor:
 
 def det(A: Tensor) -> Tensor:  # noqa: N803
     """The determinant (``LinalgDetBackward0``, saving ``A``, its ``LU`` and ``pivots`` and the
-    result: the gradient is ``grad * det(A) * A⁻ᵀ``, defined for invertible ``A``).
+    result: the gradient is ``grad * det(A) * A⁻ᵀ``; at a singular ``A`` it is PyTorch's, zeros
+    in a plain backward and the cofactors under ``create_graph``).
 
     Example:
         >>> import gradviz

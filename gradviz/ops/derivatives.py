@@ -1717,8 +1717,8 @@ defop("linalg_cross", "LinalgCrossBackward0", K.linalg_cross, ("self", "other"),
 # torch.linalg's decompositions and solvers. Their formulas use only `@`, the transposes and the
 # inverse of gradviz/ops/_formula.py, so that under create_graph they are recorded again. Where
 # PyTorch's gradient is undefined (a singular matrix for inv/det/solve, repeated eigenvalues or
-# singular values for eigh/svd) gradviz's formulas give infinities, as the maths does; PyTorch
-# also returns a finite det gradient for singular matrices, gradviz does not.
+# singular values for eigh/svd) gradviz's formulas give infinities, as the maths does, except
+# det's, which handles singular matrices as PyTorch's does (NOTE [det of a singular matrix]).
 # LU and pivots are outputs of det/slogdet/solve that no gradient flows into: PyTorch keeps them
 # for its backward and shows them as `_saved_LU` and `_saved_pivots`.
 def _batch_unsqueeze(x, n):
@@ -1727,9 +1727,63 @@ def _batch_unsqueeze(x, n):
 
 
 def _det_backward(grads, A, LU, pivots, result):
-    # d det(A) = det(A) tr(A^{-1} dA): the gradient is det(A) A^{-T}
+    """d det(A) = det(A) tr(A^{-1} dA): the gradient is grad det(A) A^{-T}, the cofactor matrix,
+    defined for every A. NOTE [det of a singular matrix]: PyTorch's two ways, kept as they are.
+    A plain backward solves Aᵀ X = grad det(A) I with the forward's LU, a zero pivot nudged to
+    epsilon: a singular A (det exactly 0) gets zeros. Under create_graph (formulas get tensors,
+    PyTorch's GradMode) a matrix with |det| < 100 eps gets the cofactors from the SVD,
+    A = U S Vh: U diag(prod of the other singular values) Vh det(U) det(Vh), recorded and
+    differentiable; the others a solve with Aᵀ."""
+    g = grads[0]
+    if math.prod(A.shape) == 0:  # no gradient to give (PyTorch's is undefined, i.e. zeros)
+        return f.new_zeros(tuple(A.shape), f.dtype_of(A), f.is_tensor(g))
+    if A.shape[-1] == 1:  # det([[a]]) = a: the gradient is grad itself, at a = 0 too (PyTorch)
+        return f.expand(_batch_unsqueeze(g, len(A.shape) - 2), tuple(A.shape))
+    if not f.is_tensor(g):
+        return K.det_grad_lu(g * result, LU, pivots)
+    singular = np.abs(f.data(result)) < 100 * np.finfo(f.dtype_of(A)).eps
+    if singular.all():
+        return _det_grad_singular(A, g)
+    if not singular.any():
+        return _det_grad_invertible(A, g * result)
+    # A batch of both: each part by its formula, put back in the batch's order.
+    n, shape = A.shape[-1], tuple(A.shape)
+    flat_A, flat_g, flat_d = A.reshape(-1, n, n), g.reshape(-1), (g * result).reshape(-1)
+    rows_s, rows_i = np.flatnonzero(singular), np.flatnonzero(~singular)
+    part_s, part_i = (Tensor._make(rows_s), Tensor._make(rows_i))
+    both = f.cat([_det_grad_singular(flat_A.index_select(0, part_s),
+                                     flat_g.index_select(0, part_s)),
+                  _det_grad_invertible(flat_A.index_select(0, part_i),
+                                       flat_d.index_select(0, part_i))], 0)
+    order = Tensor._make(np.argsort(np.concatenate([rows_s, rows_i]), kind="stable"))
+    return both.index_select(0, order).reshape(shape)
+
+
+def _det_grad_invertible(A, d):
+    """``d A^{-T}`` (``d`` per matrix) as a solve with Aᵀ, so that it is differentiated again."""
     nb = len(A.shape) - 2
-    return _batch_unsqueeze(grads[0] * result, nb) * f.mT(f.inv(A))
+    return f.op("linalg_solve_ex", f.mT(A), _batch_unsqueeze(d, nb) * f.eye_like(A, A.shape[-1]))[0]
+
+
+def _det_grad_singular(A, g):
+    """``g`` times A's cofactor matrix from its SVD: det(A) = det(U) det(Vh) prod(S), so
+    d det / dA = det(U) det(Vh) U diag(prod_{j != i} S_j) Vh, which needs no division."""
+    U, S, Vh = f.op("linalg_svd", A, full_matrices=True)
+    alpha = f.op("linalg_det", U)[0] * f.op("linalg_det", Vh)[0] * g
+    return (U * f.as_rows(_prod_of_others(S) * f.as_cols(alpha))) @ Vh
+
+
+def _prod_of_others(S):
+    """Along the last dimension, each entry's product of all the others: the products before
+    it times those after it (exclusive cumulative products), so a zero divides nothing."""
+    n = S.shape[-1]
+    if n == 1:
+        return f.new_zeros(tuple(S.shape), f.dtype_of(S), f.is_tensor(S)) + 1
+    ones = np.ones(tuple(S.shape[:-1]) + (1,), f.dtype_of(S))
+    d = len(S.shape) - 1
+    before = f.cumprod(f.cat([ones, f.slice_dim(S, d, 0, n - 1)], d), d)
+    after = f.flip(f.cumprod(f.cat([ones, f.flip(f.slice_dim(S, d, 1, n), (d,))], d), d), (d,))
+    return before * after
 
 
 def _slogdet_backward(grads, A, LU, pivots, sign):
@@ -1823,10 +1877,16 @@ def _svd_backward(grads, U, S, Vh, full_matrices, S_sym_argsize_minus_1):  # noq
     inner = ((J - f.mT(J)) * F) * f.as_rows(S) + f.as_cols(S) * ((K - f.mT(K)) * F) \
         + f.diag_embed(gS)
     gA = U @ inner @ Vh
-    gU_s = gU / f.as_rows(S)
-    gA = gA + (gU_s - U @ (f.mT(U) @ gU_s)) @ Vh
-    gVh_s = gVh / f.as_cols(S)
-    return gA + U @ (gVh_s - (gVh_s @ f.mT(Vh)) @ Vh)
+    # The projections onto what U's (Vh's) k columns (rows) leave out are 0 when they span the
+    # whole space (m == k, n == k): skipped there, as PyTorch does, so that a zero singular
+    # value (a singular square matrix, e.g. det's cofactors) divides nothing.
+    if U.shape[-2] > k:
+        gU_s = gU / f.as_rows(S)
+        gA = gA + (gU_s - U @ (f.mT(U) @ gU_s)) @ Vh
+    if Vh.shape[-1] > k:
+        gVh_s = gVh / f.as_cols(S)
+        gA = gA + U @ (gVh_s - (gVh_s @ f.mT(Vh)) @ Vh)
+    return gA
 
 
 def _pinv_backward(grad, self, result):

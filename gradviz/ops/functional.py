@@ -2384,8 +2384,6 @@ def _conv_checks(input: Tensor, weight: Tensor, bias: Tensor | None, padding: tu
                  dilation: tuple, groups: int, transposed: bool) -> None:
     """PyTorch's shape checks of ``convolution`` (its texts), on a batched input."""
     w = list(weight.shape)
-    if groups <= 0:
-        raise RuntimeError("non-positive groups is not supported")
     if weight.shape[0] % groups and not transposed:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
                            f"at dimension 0, but got weight of size {w} instead")
@@ -2412,6 +2410,49 @@ def _conv_checks(input: Tensor, weight: Tensor, bias: Tensor | None, padding: tu
                 "than actual input size")
 
 
+def _conv_param_checks(full: dict[str, tuple], groups: int) -> None:
+    """PyTorch's first checks of a convolution's parameters (before any shape check)."""
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if builtins.any(p < 0 for p in full["padding"]):
+        raise RuntimeError("negative padding is not supported")
+    if builtins.any(p < 0 for p in full["output_padding"]):
+        raise RuntimeError("negative output_padding is not supported")
+    if builtins.any(s <= 0 for s in full["stride"]):
+        raise RuntimeError("non-positive stride is not supported")
+    if builtins.any(d < 0 for d in full["dilation"]):
+        raise RuntimeError("dilation should be greater than zero")
+
+
+def _conv_zero_dilation(input: Tensor, weight: Tensor, dilation: tuple, groups: int,
+                        transposed: bool) -> None:
+    """A dilation of 0, which PyTorch refuses only in the kernel it picks, after the shape checks
+    (an empty batch runs no kernel and is accepted).
+
+    NOTE [conv dilation 0]: the text is the kernel's. For float32 PyTorch's CPU build takes
+    oneDNN when ``groups > 1``, the batch has more than one sample, both kernel sides exceed 3
+    or the input's first four sizes multiply to more than 20480 (its ``use_mkldnn``), and says
+    "non-positive dilation is not supported"; otherwise (float64 always) its own kernels say
+    "dilation should be greater than zero, but got ..." with the dilation as they see it: a
+    1-D convolution is a 2-D one of height 1, a transposed one names height and width. (For a
+    float32 transposed convolution oneDNN fails with an internal message; gradviz gives the
+    other kernels' text there.)"""
+    if builtins.all(d != 0 for d in dilation) or input.shape[0] == 0:
+        return
+    dims = list(dilation) if len(dilation) != 1 else [1, dilation[0]]
+    if transposed:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: "
+                           f"{dims[0]}, dilation_width: {dims[1]}")
+    sizes = list(input.shape[:4]) + [1] * (4 - input.ndim)
+    kernel = list(weight.shape[2:]) if weight.ndim > 3 else [1, weight.shape[-1]]
+    onednn = input._data.dtype == np.float32 and (
+        groups > 1 or sizes[0] > 1 or (kernel[-1] > 3 and kernel[-2] > 3)
+        or int(np.prod(sizes)) > 20480)
+    if onednn:
+        raise RuntimeError("non-positive dilation is not supported")
+    raise RuntimeError(f"dilation should be greater than zero, but got {dims}")
+
+
 def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Sequence[int],
                 padding: Sequence[int], dilation: Sequence[int], transposed: bool,
                 output_padding: Sequence[int], groups: int) -> Tensor:
@@ -2428,10 +2469,13 @@ def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Sequ
     nd = input.ndim - 2
     # Checked against the dimensions but saved as given: PyTorch saves 'valid' as (0,).
     full = {n: _ints(n, v, nd) for n, v in (("stride", stride), ("padding", padding),
-                                            ("dilation", dilation))}
+                                            ("dilation", dilation),
+                                            ("output_padding", output_padding))}
     stride, padding, dilation = (tuple(int(x) for x in ((v,) if _is_number(v) else v))
                                  for v in (stride, padding, dilation))
+    _conv_param_checks(full, groups)
     _conv_checks(input, weight, bias, full["padding"], full["dilation"], groups, transposed)
+    _conv_zero_dilation(input, weight, full["dilation"], groups, transposed)
     return dispatch(_O["convolution"], input, weight, bias, stride=stride, padding=padding,
                     dilation=dilation, transposed=bool(transposed),
                     output_padding=tuple(output_padding), groups=int(groups))
