@@ -48,6 +48,7 @@ from gradviz.trace.model import (
     SourceLoc,
     Step,
     TensorInfo,
+    clip_text,
     dtype_name,
     expand_snapshot,
     freed_names,
@@ -126,7 +127,7 @@ def _source(frame: FrameType | None) -> SourceLoc | None:
     if loc is None:
         file = code.co_filename
         loc = entry[1][line] = SourceLoc(file=_cell_label(file) or file, line=line,
-                                         code=linecache.getline(file, line).strip(),
+                                         code=clip_text(linecache.getline(file, line).strip()),
                                          function=code.co_name)
     return loc
 
@@ -1624,7 +1625,7 @@ class Trace:
 
     def _on_error(self, data: dict[str, Any]) -> None:
         exc = data["error"]
-        err = {"type": type(exc).__name__, "message": str(exc)}
+        err = {"type": type(exc).__name__, "message": clip_text(str(exc))}
         if self._run is not None:
             self._run.error = err
         self._step("error", data.get("node"), data.get("engine_data"), **err)
