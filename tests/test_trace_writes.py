@@ -99,6 +99,28 @@ def test_a_random_programs_trace_loads_back(prog: tuple, seed: int, how: str,
     assert len(back.runs) == len(tr.runs) >= 1
 
 
+def test_text_longer_than_a_trace_holds_is_cut_when_recorded(tmp_path: Path) -> None:
+    # A name, a source line and an error message past the loader's limit (NOTE [text limit]).
+    long = 100_001
+    script = write(tmp_path / "long.py", f"""
+        import gradviz
+        x = gradviz.ones(2, requires_grad=True)
+        x.name = "n" * {long}
+        y = x * 2 if True else "{'s' * long}"
+        def hook(g):
+            raise ValueError("e" * {long})
+        y.register_hook(hook)
+        y.sum().backward()
+    """)
+    with gradviz.trace() as tr:
+        with pytest.raises(ValueError):
+            runpy.run_path(str(script))
+    back = round_trip(tr, tmp_path / "t")
+    assert back.runs[0].error["message"] == "e" * 99_999 + "\u2026"
+    assert any(t.name == "n" * 99_999 + "\u2026" for t in back.tensors.values())
+    assert any(op.source is not None and len(op.source.code) == 100_000 for op in back.ops)
+
+
 # -- the CLI's summary shows the trace's notes ---------------------------------------------------
 def _dropping_runs(tmp_path: Path) -> Path:
     # keep_runs=1 drops the first run: the trace notes it ("keep_runs=1: ..."). The script's name

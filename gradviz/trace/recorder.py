@@ -821,7 +821,8 @@ class Trace:
             return tid
         tid = self._tids.new(t)
         self._pend_t[tid] = -1  # holds its place: registering the graph records more
-        name = t.name or (self._first_sight_name(t, frame) if frame is not None else None) or tid
+        name = (clip_text(t.name) if t.name else None) or (
+            self._first_sight_name(t, frame) if frame is not None else None) or tid
         value = snapshot(t._data, self.values, self._op_shared)
         grad_fn = None if t.grad_fn is None else self._node(t.grad_fn)
         self._add_tensor(tid, t, name, grad_fn, None, None, value)
@@ -1357,7 +1358,7 @@ class Trace:
             seen = self._tids.get(t) if early and not inplace else None
             tid = seen if seen is not None else self._tids.new(t)
             extra = t._extra  # t.name, in line
-            name = (extra.name if extra is not None else None) or tid
+            name = clip_text(extra.name) if extra is not None and extra.name else tid
             old_name = None if old_id is None else self._tensor_name(old_id)
             if old_name is not None:
                 name = f"{old_name.split(' (v')[0]} (v{t._version})"
