@@ -26,8 +26,9 @@ __all__ = ["SourceLoc", "TensorInfo", "OpRecord", "SavedInfo", "NodeInfo", "Step
            "clip_text"]
 
 # NOTE [text limit] The longest string a trace holds: the loader refuses longer ones (schema.py),
-# so what the recorders take from the program (a tensor's name, an exception's message, a source
-# line, a note quoting either) is cut to it with clip_text when recorded, and every trace written loads back.
+# so what the recorders take from the program (a tensor's name, an exception's message, a
+# source line, a note quoting either) is cut to it with clip_text when recorded, and every
+# trace written loads back.
 MAX_TEXT = 100_000
 
 
