@@ -44,7 +44,11 @@ def formats_with_svg(formats: list[Format] | None) -> tuple[str, ...]:
 
 def print_summary(tr: Any, files: list[Path], notes: list[str], title: str,
                   engine: str | None = None) -> None:
-    """A short rich report: what was recorded and which files were written.
+    """A short rich report: what was recorded and which files were written, then the notes.
+
+    The notes are the trace's own (``tr.notes``, kept in trace.json: what could not be recorded
+    faithfully, an engine order that differed, what ``keep_runs`` dropped, how the script
+    ended), then ``notes`` (what the command did: a file left as it was), each text once.
 
     Every string from the user (title, paths, notes) is made visible (control characters
     escaped, see ``visible``) and given to rich as ``Text``, never parsed as markup, so a
@@ -78,5 +82,6 @@ def print_summary(tr: Any, files: list[Path], notes: list[str], title: str,
     for i, f in enumerate(files):
         table.add_row("files written" if i == 0 else "", Text(visible(str(f))))
     console.print(table)
-    for note in notes:
-        console.print(Text(f"note: {visible(note)}", style="yellow"))
+    for note in dict.fromkeys([*tr.notes, *notes]):  # each once, in order
+        # One line each, as the warnings print (the terminal wraps it; a pipe or grep sees it).
+        console.print(Text(f"note: {visible(note)}", style="yellow"), soft_wrap=True)

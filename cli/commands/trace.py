@@ -229,7 +229,9 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
         if recorded and result.error is not None and result.signal is None:
             # Kept in trace.json: how the script ended is part of what it did (gradviz compare
             # compares the two engines' errors from here).
-            tr.notes.append(f"{SCRIPT_RAISED}{error_text(result.error)}")
+            from gradviz.trace.model import clip_text
+
+            tr.notes.append(clip_text(f"{SCRIPT_RAISED}{error_text(result.error)}"))
         outputs = (write(tr, out_dir, formats, collapse, detail=detail, run=run) if recorded
                    else runner.Outputs())
     if written is not None:
@@ -243,9 +245,8 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
     elif result.signal is not None:
         outputs.notes.append(f"stopped by {signal.Signals(result.signal).name}; the trace up "
                              "to that point was written")
-    elif result.error is not None:
-        outputs.notes.append(f"the script raised {type(result.error).__name__}; the trace up to "
-                             "that point was written")
+    elif result.error is not None:  # the trace's own note names the error (printed with it)
+        outputs.notes.append("the trace up to that point was written")
     if runner.stream_usable(sys.stdout):
         if show_steps and tr.runs:
             from gradviz.render import print_steps

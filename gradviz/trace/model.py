@@ -22,7 +22,24 @@ __all__ = ["SourceLoc", "TensorInfo", "OpRecord", "SavedInfo", "NodeInfo", "Step
            "DoneStep", "STEP_TYPES", "STEP_KINDS", "make_step", "step_to_dict", "step_from_dict",
            "freed_names",
            "BackwardRun", "BackwardGraph", "summarize", "buffer_stats", "snapshot",
-           "expand_snapshot", "scope_key", "packed_summary", "map_leaves"]
+           "expand_snapshot", "scope_key", "packed_summary", "map_leaves", "MAX_TEXT",
+           "clip_text"]
+
+# NOTE [text limit] The longest string a trace holds: the loader refuses longer ones (schema.py),
+# so what the recorders take from the program (a tensor's name, an exception's message, a
+# source line, a note quoting either) is cut to it with clip_text when recorded, and every
+# trace written loads back.
+MAX_TEXT = 100_000
+
+
+def clip_text(text: str, limit: int = MAX_TEXT) -> str:
+    """``text``, cut to at most ``limit`` characters (the last one an ellipsis) if longer.
+
+    Example:
+        >>> clip_text("abcdef", 4)
+        'abc…'
+    """
+    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
 
 
 @dataclass

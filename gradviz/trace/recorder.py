@@ -48,6 +48,7 @@ from gradviz.trace.model import (
     SourceLoc,
     Step,
     TensorInfo,
+    clip_text,
     dtype_name,
     expand_snapshot,
     freed_names,
@@ -126,7 +127,7 @@ def _source(frame: FrameType | None) -> SourceLoc | None:
     if loc is None:
         file = code.co_filename
         loc = entry[1][line] = SourceLoc(file=_cell_label(file) or file, line=line,
-                                         code=linecache.getline(file, line).strip(),
+                                         code=clip_text(linecache.getline(file, line).strip()),
                                          function=code.co_name)
     return loc
 
@@ -820,7 +821,8 @@ class Trace:
             return tid
         tid = self._tids.new(t)
         self._pend_t[tid] = -1  # holds its place: registering the graph records more
-        name = t.name or (self._first_sight_name(t, frame) if frame is not None else None) or tid
+        name = (clip_text(t.name) if t.name else None) or (
+            self._first_sight_name(t, frame) if frame is not None else None) or tid
         value = snapshot(t._data, self.values, self._op_shared)
         grad_fn = None if t.grad_fn is None else self._node(t.grad_fn)
         self._add_tensor(tid, t, name, grad_fn, None, None, value)
@@ -1356,7 +1358,7 @@ class Trace:
             seen = self._tids.get(t) if early and not inplace else None
             tid = seen if seen is not None else self._tids.new(t)
             extra = t._extra  # t.name, in line
-            name = (extra.name if extra is not None else None) or tid
+            name = clip_text(extra.name) if extra is not None and extra.name else tid
             old_name = None if old_id is None else self._tensor_name(old_id)
             if old_name is not None:
                 name = f"{old_name.split(' (v')[0]} (v{t._version})"
@@ -1624,7 +1626,7 @@ class Trace:
 
     def _on_error(self, data: dict[str, Any]) -> None:
         exc = data["error"]
-        err = {"type": type(exc).__name__, "message": str(exc)}
+        err = {"type": type(exc).__name__, "message": clip_text(str(exc))}
         if self._run is not None:
             self._run.error = err
         self._step("error", data.get("node"), data.get("engine_data"), **err)

@@ -45,7 +45,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from gradviz.trace.model import STEP_KINDS
+from gradviz.trace.model import MAX_TEXT, STEP_KINDS
 
 __all__ = ["TraceModel", "SummaryModel", "STEP_KINDS", "MAX_INT", "UNION_TAGS",
            "StepModel"]
@@ -57,8 +57,12 @@ OpId = Annotated[StrictStr, Field(pattern=r"^op[0-9]{1,18}$")]
 NodeId = Annotated[StrictStr, Field(pattern=r"^[ng][0-9]{1,18}$")]  # g: MXNet's gradient graph
 RunId = Annotated[StrictStr, Field(pattern=r"^run[0-9]{1,18}$")]
 Count = Annotated[StrictInt, Field(ge=0, le=MAX_INT)]
+# NumPy's numeric dtypes, and torch's names for the rest of its dtypes (a trace of real PyTorch
+# names a tensor's dtype as torch does: complex32, float8_e4m3fn, qint8, uint3 ...).
 DtypeName = Annotated[StrictStr, Field(
-    pattern=r"^(bool|u?int(8|16|32|64)|float(16|32|64)|bfloat16|complex(64|128))$")]
+    pattern=r"^(bool|u?int([1-7]|8|16|32|64)|float(16|32|64)|bfloat16|complex(32|64|128)"
+            r"|float8_e(4m3fn(uz)?|5m2(fnuz)?|8m0fnu)|float4_e2m1fn_x2"
+            r"|q(u?int8|int32|uint4x2|uint2x4)|bits(8|16|1x8|2x4|4x2))$")]
 
 
 def _name(v: Any) -> str:
@@ -66,7 +70,7 @@ def _name(v: Any) -> str:
     # (an undecodable file name; Trace.save writes it as a JSON escape, docs/guarantees.md).
     if type(v) is not str:
         raise PydanticCustomError("string_type", "Input should be a valid string")
-    if len(v) > 100_000:
+    if len(v) > MAX_TEXT:  # the recorders cut what they take from a program (NOTE [text limit])
         raise PydanticCustomError("string_too_long", "expected at most 100,000 characters")
     return v
 
@@ -260,6 +264,9 @@ class _EngineData(_Strict):
     freed: list[Name] | None = None
     grad_req: Name | None = None
     buffer_id: Name | None = None
+    # Real PyTorch (torch_source.py), on compute_dependencies: the priorities are the order the
+    # nodes were seen to run, not -sequence_nr (docs/trace-schema.md, "Runs of real PyTorch").
+    order: Literal["observed"] | None = None
 
 
 class _Step(_Strict):

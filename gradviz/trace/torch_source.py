@@ -67,6 +67,7 @@ from gradviz.trace.model import (
     SourceLoc,
     Step,
     TensorInfo,
+    clip_text,
     freed_names,
     make_step,
     scope_key,
@@ -163,6 +164,8 @@ class TorchSource:
         self._mode: Any = None
         self._orig_run: Callable[..., Any] | None = None
         self.active = False
+        self._order_note: str | None = None  # NOTE [order notes]
+        self._order_runs = 0
 
     # -- start / stop -----------------------------------------------------------------------------
     def start(self) -> None:
@@ -216,8 +219,39 @@ class TorchSource:
 
     def _note(self, text: str) -> None:
         """Say in ``trace.notes`` what could not be recorded (each text once)."""
+        text = clip_text(text)  # an exception's repr may be any length (NOTE [text limit])
         if text not in self.trace.notes:
             self.trace.notes.append(text)
+
+    def _note_order(self, run_id: str, derived: list[str], observed: list[str]) -> None:
+        """Say in ``trace.notes`` that a run's derived order was not the one PyTorch ran.
+
+        NOTE [order notes]: one note for the whole trace, naming the first run that differed
+        and where, and counting the later ones (a training loop of ``nn.LSTM`` differs in every
+        run): the note stays one short line however long the loop or large the graph, and
+        each such run is marked by its steps (``engine_data: {"order": "observed"}``).
+        """
+        notes = self.trace.notes
+        old = self._order_text()
+        if self._order_note is None:
+            at = next((i for i, (d, o) in enumerate(zip(derived, observed)) if d != o),
+                      min(len(derived), len(observed)))
+            self._order_note = (
+                f"{run_id}: the order derived from sequence numbers differs from the order "
+                f"PyTorch ran (node {at + 1} of the run: derived "
+                f"{derived[at] if at < len(derived) else 'none'}, ran "
+                f"{observed[at] if at < len(observed) else 'none'}); the steps show the "
+                f"observed order")
+        else:
+            self._order_runs += 1
+        if old in notes:  # the trace's note, updated in place
+            notes[notes.index(old)] = self._order_text()
+        else:
+            self._note(self._order_text())
+
+    def _order_text(self) -> str:
+        first, n = self._order_note or "", self._order_runs
+        return first if n == 0 else f"{first} (also in {n} later run{'s' if n > 1 else ''})"
 
     def _paused(self) -> bool:
         return getattr(self._local, "paused", False)
@@ -460,7 +494,7 @@ class TorchSource:
         try:
             call = _BackwardCall(self, t_outputs, args, kwargs)
         except Exception as exc:  # our bookkeeping failed: run untraced, and say so
-            self.trace.notes.append(f"a backward call was not traced: {exc!r}")
+            self._note(f"a backward call was not traced: {exc!r}")
             self._pause(False)
             return orig(t_outputs, *args, **kwargs)
         try:
@@ -480,7 +514,7 @@ class TorchSource:
         try:
             call.finish(error)
         except Exception as exc:  # noqa: BLE001 - the user's program must go on as untraced
-            self.trace.notes.append(f"a backward call could not be recorded: {exc!r}")
+            self._note(f"a backward call could not be recorded: {exc!r}")
         finally:
             self._pause(False)
 
@@ -696,10 +730,7 @@ class _BackwardCall:
         run_id = f"run{tr._runs_begun}"
         tr._runs_begun += 1
         if not agree:
-            tr.notes.append(
-                f"{run_id}: the order derived from sequence numbers ({' '.join(derived)}) "
-                f"differs from the order PyTorch ran ({' '.join(observed)}); the steps show "
-                f"the observed order")
+            src._note_order(run_id, derived, observed)
         position = {nid: i for i, nid in enumerate(observed)}
 
         def prio(nid: str) -> int:
@@ -736,7 +767,7 @@ class _BackwardCall:
 
         if self.graph_root is not None:
             gr = tr._nodes[self.graph_root]
-            step("enqueue", self.graph_root, priority=-(2 ** 64))
+            step("enqueue", self.graph_root, priority=self._priority(self.graph_root))
             roots = [None if g is None else _numpy(g) for g in self.grad_roots]
             step("execute", self.graph_root, grad_outputs=[],
                  grad_inputs=[summ(g) for g in roots])
@@ -775,7 +806,7 @@ class _BackwardCall:
             for nid, grads_in in pending.items():
                 failed = nid
                 step("execute", nid, grad_outputs=[summ(g) for g in grads_in], grad_inputs=[])
-            error_info = {"type": type(error).__name__, "message": str(error)}
+            error_info = {"type": type(error).__name__, "message": clip_text(str(error))}
             step("error", failed, **error_info)
         else:
             step("done", None)

@@ -1,0 +1,147 @@
+"""Every trace gradviz writes of real PyTorch loads back (issue #29): ``nn.LSTM``, ``nn.GRU``, a
+small CNN, a Transformer layer and the odd cases (several roots, ``autograd.grad``, dtypes NumPy
+lacks, an error with a huge message) are traced, saved, loaded with ``load_trace``, drawn and
+replayed by ``round_trip`` of ``tests/test_trace_writes.py``; ``gradviz trace``, ``render`` and
+``steps`` on an ``nn.LSTM`` script, whose order PyTorch runs differs from the one derived from
+sequence numbers, and the summary shows that note."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import torch
+from _parity import sibling
+
+import gradviz
+
+MAX_TEXT = 100_000  # the longest string a trace holds (NOTE [text limit] in model.py)
+_writes = sibling("test_trace_writes")
+round_trip = _writes.round_trip
+_cli = sibling("_cli")
+
+
+def lstm() -> None:
+    torch.nn.LSTM(4, 4)(torch.randn(3, 1, 4))[0].sum().backward()
+
+
+def gru() -> None:
+    torch.nn.GRU(4, 4, num_layers=2)(torch.randn(3, 2, 4))[0].sum().backward()
+
+
+def cnn() -> None:
+    net = torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+                              torch.nn.Flatten(), torch.nn.Linear(2 * 3 * 3, 3))
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    for _ in range(2):
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(net(torch.randn(2, 1, 8, 8)),
+                                                 torch.tensor([0, 2]))
+        loss.backward()
+        opt.step()
+
+
+def transformer_layer() -> None:
+    layer = torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0)
+    layer(torch.randn(3, 2, 8)).pow(2).mean().backward()
+
+
+def lstm_training_loop() -> None:
+    net = torch.nn.LSTM(3, 2)
+    for _ in range(3):
+        net.zero_grad()  # fill_/zero_ of .grad as the loop goes
+        net(torch.randn(2, 1, 3))[0].sum().backward()
+
+
+def several_roots() -> None:  # PyTorch starts at a GraphRoot node
+    x = torch.ones(2, requires_grad=True)
+    torch.autograd.backward([(x * 2).sum(), (x.exp() * 3).sum()])
+
+
+def autograd_grad() -> None:
+    x = torch.randn(3, requires_grad=True)
+    w = torch.randn(3, requires_grad=True)
+    (g,) = torch.autograd.grad((x * w).tanh().sum(), [x], create_graph=True)
+    g.sum().backward()
+
+
+def dtypes_numpy_lacks() -> None:
+    x = torch.ones(2, requires_grad=True)
+    torch.ones(2, dtype=torch.float8_e4m3fn).float()
+    torch.quantize_per_tensor(torch.ones(2), 0.1, 0, torch.qint8).dequantize()
+    torch.ones(2, dtype=torch.uint16) * 2
+    (x * 2).sum().backward()
+
+
+def huge_error() -> None:
+    x = torch.ones(2, requires_grad=True)
+    y = x * 2
+
+    def hook(g: torch.Tensor) -> torch.Tensor:
+        raise ValueError("x" * (MAX_TEXT + 10))
+
+    y.register_hook(hook)
+    y.sum().backward()
+
+
+PROGRAMS: dict[str, Callable[[], None]] = {f.__name__: f for f in (
+    lstm, gru, cnn, transformer_layer, lstm_training_loop, several_roots, autograd_grad,
+    dtypes_numpy_lacks, huge_error)}
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_every_trace_of_real_pytorch_loads_back(name: str, tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    with gradviz.trace(torch=True, keep_runs="all") as tr:
+        try:
+            PROGRAMS[name]()
+        except ValueError:
+            assert name == "huge_error"
+    assert tr.runs and all(r.engine == "torch" for r in tr.runs)
+    back = round_trip(tr, tmp_path)
+    assert len(back.runs) == len(tr.runs)
+    if name == "huge_error":
+        assert len(back.runs[0].error["message"]) == MAX_TEXT
+
+
+def test_the_order_note_is_one_line_for_a_whole_loop() -> None:
+    torch.manual_seed(0)
+    with gradviz.trace(torch=True, keep_runs="all") as tr:
+        lstm_training_loop()
+    observed = [r for r in tr.runs if r.steps[0].engine_data == {"order": "observed"}]
+    assert len(observed) == 3  # nn.LSTM on the CPU: every run
+    order = [n for n in tr.notes if "differs from the order PyTorch ran" in n]
+    assert len(order) == 1 and order[0].startswith("run0: ")
+    assert order[0].endswith("(also in 2 later runs)") and len(order[0]) < 300
+
+
+LSTM_SCRIPT = """
+    import torch
+    torch.manual_seed(0)
+    lstm = torch.nn.LSTM(4, 4)
+    out, _ = lstm(torch.randn(3, 1, 4))
+    out.sum().backward()
+"""
+
+
+def test_the_cli_reads_back_an_lstm_trace_and_shows_its_notes(tmp_path: Path) -> None:
+    script = _cli.write(tmp_path / "lstm.py", LSTM_SCRIPT)
+    done = _cli.run("trace", "-o", "out", str(script), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    saved = gradviz.load_trace(tmp_path / "out" / "trace.json")
+    assert saved.runs[0].steps[0].engine_data == {"order": "observed"}
+    notes = [line for line in done.stdout.splitlines() if line.startswith("note: ")]
+    assert [n for n in notes if "differs from the order PyTorch ran" in n] == [
+        f"note: {n}" for n in saved.notes if "differs from the order PyTorch ran" in n]
+    assert len(notes) == len(set(notes)) and {f"note: {n}" for n in saved.notes} <= set(notes)
+
+    render = _cli.run("render", str(tmp_path / "out" / "trace.json"), cwd=tmp_path)
+    assert render.returncode == 0, render.stderr
+    assert "differs from the order PyTorch ran" in render.stdout
+    steps = _cli.run("steps", "--plain", str(tmp_path / "out" / "trace.json"), cwd=tmp_path)
+    assert steps.returncode == 0, steps.stderr
+    assert "backward of" in steps.stdout and "(torch engine)" in steps.stdout
+
+    quiet = _cli.run("trace", "-q", "-o", "out2", str(script), cwd=tmp_path)
+    assert quiet.returncode == 0 and quiet.stdout == "", quiet.stdout
