@@ -180,7 +180,7 @@ def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
 #   directory without overlapping another, so the bytes read are at most the file's size;
 # * the manifest is at most MAX_MANIFEST_BYTES of UTF-8 JSON, nested at most MAX_JSON_DEPTH
 #   deep (counted by a scan without recursion before json parses it), with no NaN/Infinity,
-#   integers of at most 4,300 digits and floats of at most 40 characters;
+#   numbers of at most 4,300 digits and floats of at most 40 characters, finite;
 # * each entry is one of the shapes save writes, with exactly its keys; containers nest at most
 #   MAX_NESTING deep; every data member is referenced;
 # * each .npy member has a version 1 or 2 header (at most 10,000 bytes) for one of gradviz's
@@ -461,9 +461,8 @@ def _refuse_constant(name: str) -> Any:
 
 
 def _parse_float(text: str) -> float:
-    value = float(text[:_MAX_FLOAT_CHARS + 1])
-    if len(text) > _MAX_FLOAT_CHARS or not math.isfinite(value):
-        raise _Refused(f"a number too long or too large: {text[:30]}...")
+    if len(text) > _MAX_FLOAT_CHARS or not math.isfinite(value := float(text)):
+        raise _Refused(f"a number too long or too large: {text[:30]}")
     return value
 
 
