@@ -260,6 +260,7 @@ class _EngineData(_Strict):
     freed: list[Name] | None = None
     grad_req: Name | None = None
     buffer_id: Name | None = None
+    order: Literal["observed"] | None = None  # real PyTorch: docs/trace-schema.md
 
 
 class _Step(_Strict):
