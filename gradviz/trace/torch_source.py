@@ -42,6 +42,8 @@ What is recorded, and how:
   from the graph and ``_sequence_nr()`` (the CPU ready queue pops the highest sequence number
   first; ``AccumulateGrad``'s is UINT64_MAX) and checked against the observed order: when they
   disagree, the steps follow the observed order and ``trace.notes`` says so.
+- Threads: ops and backward calls of every thread started inside the block, each call its own
+  run (NOTE [threads] below; docs/guarantees.md).
 """
 
 from __future__ import annotations
