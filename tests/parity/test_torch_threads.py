@@ -100,8 +100,12 @@ def _run_script(tmp_path: Path, traced: bool
     ns: dict[str, Any] = {"__name__": "__main__", "SEEN_PATH": str(tmp_path / "seen.json")}
     code = compile(SCRIPT, str(tmp_path / "threaded.py"), "exec")
     if traced:
+        import threading
+
+        before = threading.getprofile()
         with gradviz.trace(torch=True, keep_runs="all") as tr:
             exec(code, ns)
+        assert threading.getprofile() is before  # what gave each new thread its mode is gone
         return ns, tr
     exec(code, ns)
     return ns, None
