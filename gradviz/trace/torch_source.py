@@ -167,7 +167,7 @@ class TorchSource:
         # Backward calls: each runs on the thread that called it, and the hooks of every call
         # through a node shared by several graphs (a parameter's AccumulateGrad) fire for each
         # call that runs it, so a hook records only for the graph task of its own call
-        # (_BackwardCall.mine).
+        # (_owner).
         self._local = threading.local()
         self._calls: list[_BackwardCall] = []  # begun, not finished (any thread)
         self._tasks: dict[int, _BackwardCall] = {}  # autograd graph task id -> its call
@@ -413,8 +413,9 @@ class TorchSource:
     def _forget_pruned(self) -> None:
         """Let go of the nodes ``keep_runs`` dropped from the trace (memory stays bounded).
 
-        The nodes of a call still running in another thread stay: its roots are alive, so the
-        trace keeps everything below them."""
+        The nodes of a call still running in another thread stay: its root tensors are alive,
+        and the trace keeps the graph below a live tensor (its GraphRoot, which no tensor
+        leads to, is added when the run is)."""
         kept = self.trace._nodes
         self._nodes = {k: v for k, v in self._nodes.items() if v[1] in kept}
 
@@ -711,7 +712,6 @@ class _BackwardCall:
         src = self.src
         torch = src.torch
         events = self.events
-
         owner = src._owner
 
         def add(nid: str, fn: Any) -> None:
