@@ -42,6 +42,8 @@ What is recorded, and how:
   from the graph and ``_sequence_nr()`` (the CPU ready queue pops the highest sequence number
   first; ``AccumulateGrad``'s is UINT64_MAX) and checked against the observed order: when they
   disagree, the steps follow the observed order and ``trace.notes`` says so.
+- Threads: ops and backward calls of every thread started inside the block, each call its own
+  run (NOTE [threads] below; docs/guarantees.md).
 """
 
 from __future__ import annotations
@@ -156,13 +158,27 @@ class TorchSource:
         # Autograd nodes cannot be referred to weakly, and their Python objects are made anew
         # once the old one dies: nodes are held (id -> (node, trace id)) while this source lives.
         self._nodes: dict[int, tuple[Any, str]] = {}
-        self._scope: list[str] = []
-        self._names: dict[int, str] = {}  # id(module) -> qualified name under the outer module
         self._param_names: dict[int, tuple[Any, str]] = {}  # id -> (parameter, its name)
-        self._local = threading.local()  # .paused: inside a backward call or our own code
+        # NOTE [threads]: what is a thread's own is kept per thread (.paused: inside a backward
+        # call or our own code; .scope: its module scopes; .names: id(module) -> qualified name
+        # under its outer module); what is shared (the trace, _nodes, _param_names, the calls
+        # in flight) is changed only under the trace's lock, the one gradviz's engine records
+        # under. Forward ops: a TorchFunctionMode is a thread's own (torch keeps the mode stack
+        # per thread), so each thread started inside the block gets one (_thread_started).
+        # Backward calls: each runs on the thread that called it, and the hooks of every call
+        # through a node shared by several graphs (a parameter's AccumulateGrad) fire for each
+        # call that runs it, so a hook records only for the graph task of its own call
+        # (_owner).
+        self._local = threading.local()
+        self._calls: list[_BackwardCall] = []  # begun, not finished (any thread)
+        self._tasks: dict[int, _BackwardCall] = {}  # autograd graph task id -> its call
+        self._bind_lock = threading.Lock()
         self._handles: list[Any] = []
         self._mode: Any = None
+        self._mode_class: Any = None
         self._orig_run: Callable[..., Any] | None = None
+        self._thread_hook: Callable[..., Any] | None = None
+        self._prev_profile: Callable[..., Any] | None = None
         self.active = False
         self._order_note: str | None = None  # NOTE [order notes]
         self._order_runs = 0
@@ -180,10 +196,12 @@ class TorchSource:
                                    kwargs: dict[str, Any] | None = None) -> Any:
                 kwargs = kwargs or {}
                 out = func(*args, **kwargs)
-                if not src._paused() and func not in src._skip:
+                if src.active and not src._paused() and func not in src._skip:
                     src._pause(True)
                     try:
-                        src._on_op(func, args, kwargs, out)
+                        with src.trace._lock:
+                            if src.active:  # (another thread may have ended the block)
+                                src._on_op(func, args, kwargs, out)
                     except Exception as exc:  # noqa: BLE001 - never break the user's program
                         src._note(f"an op was not recorded ({func!r}): {exc!r}")
                     finally:
@@ -199,15 +217,44 @@ class TorchSource:
         self._orig_run = torch.autograd._engine_run_backward
         self._wrapper = self._run_backward  # one bound method: stop() compares by identity
         torch.autograd._engine_run_backward = self._wrapper
+        self._mode_class = _Mode
         self._mode = _Mode()
         self._mode.__enter__()
         self.active = True
+        self._prev_profile = threading.getprofile()
+        self._thread_hook = self._thread_started  # one bound method: stop() compares by identity
+        threading.setprofile(self._thread_hook)
+
+    def _thread_started(self, frame: FrameType, event: str, arg: Any) -> None:
+        """A thread started inside the block, before its ``run()``: gets its own mode.
+
+        ``threading.setprofile`` makes this the first profile call of every thread started
+        after :meth:`start`; it hands the thread back the profiler that was set before (none,
+        usually) and pushes a mode on the thread's empty mode stack, where it stays until the
+        thread ends (after :meth:`stop` it passes every call through unrecorded).
+        """
+        prev = self._prev_profile
+        sys.setprofile(prev)
+        if self.active:
+            try:
+                self._mode_class().__enter__()
+            except Exception as exc:  # noqa: BLE001 - never break the user's program
+                self._note(f"the ops of a thread are not recorded: {exc!r}")
+        if prev is not None:
+            prev(frame, event, arg)
 
     def stop(self) -> None:
         """Stop recording and remove everything :meth:`start` installed."""
         if not self.active:
             return
-        self.active = False
+        if threading.getprofile() is self._thread_hook:
+            threading.setprofile(self._prev_profile)
+        with self.trace._lock:
+            self.active = False
+            # A call still running in another thread is closed as it stands: what its hooks
+            # saw so far, with neither a "done" nor an "error" step.
+            for call in list(self._calls):
+                self._finish(call, None, cut=True)
         self._mode.__exit__(None, None, None)
         self._mode = None
         for h in self._handles:
@@ -215,7 +262,7 @@ class TorchSource:
         self._handles = []
         if self.torch.autograd._engine_run_backward is self._wrapper:
             self.torch.autograd._engine_run_backward = self._orig_run
-        self._scope.clear()
+        self._local.scope = []
 
     def _note(self, text: str) -> None:
         """Say in ``trace.notes`` what could not be recorded (each text once)."""
@@ -258,6 +305,13 @@ class TorchSource:
 
     def _pause(self, on: bool) -> None:
         self._local.paused = on
+
+    def _scope(self) -> list[str]:
+        """This thread's open module scopes, outermost first."""
+        scope = getattr(self._local, "scope", None)
+        if scope is None:
+            scope = self._local.scope = []
+        return scope
 
     # -- ids -------------------------------------------------------------------------------------
     def tensor_id(self, t: Any, frame: FrameType | None = None) -> str:
@@ -391,7 +445,11 @@ class TorchSource:
             return None
 
     def _forget_pruned(self) -> None:
-        """Let go of the nodes ``keep_runs`` dropped from the trace (memory stays bounded)."""
+        """Let go of the nodes ``keep_runs`` dropped from the trace (memory stays bounded).
+
+        The nodes of a call still running in another thread stay: its root tensors are alive,
+        and the trace keeps the graph below a live tensor (its GraphRoot, which no tensor
+        leads to, is added when the run is)."""
         kept = self.trace._nodes
         self._nodes = {k: v for k, v in self._nodes.items() if v[1] in kept}
 
@@ -400,19 +458,21 @@ class TorchSource:
         return _user_frame(sys._getframe(2), self._torch_dir)
 
     def _module_enter(self, module: Any, args: Any) -> None:
-        if self._paused():
+        if self._paused() or not self.active:
             return
-        depth = len(self._scope)
+        scope = self._scope()
+        depth = len(scope)
         try:
-            self._enter_scope(module)
+            with self.trace._lock:
+                self._enter_scope(module, scope)
         except Exception as exc:  # noqa: BLE001 - never break the user's program
             self._note(f"a module scope was not recorded: {exc!r}")
-            del self._scope[depth:]
-            self._scope.append(type(module).__name__)  # the exit hook pops one
+            del scope[depth:]
+            scope.append(type(module).__name__)  # the exit hook pops one
 
-    def _enter_scope(self, module: Any) -> None:
-        if not self._scope:  # an outer module: name its submodules by their qualified names
-            self._names = {id(m): q for q, m in module.named_modules() if q}
+    def _enter_scope(self, module: Any, scope: list[str]) -> None:
+        if not scope:  # an outer module: name its submodules by their qualified names
+            self._local.names = {id(m): q for q, m in module.named_modules() if q}
             for q, p in module.named_parameters():  # and its parameters ("0.weight")
                 tid = self.trace._tids.get(p)
                 if tid is None:
@@ -421,14 +481,15 @@ class TorchSource:
                     self.trace._rename(tid, q)  # e.g. a weight its init_ changed in place
             name = type(module).__name__
         else:
-            name = self._names.get(id(module), type(module).__name__)
-        self._scope.append(name)
-        key = scope_key(self._scope)
+            name = getattr(self._local, "names", {}).get(id(module), type(module).__name__)
+        scope.append(name)
+        key = scope_key(scope)
         self.trace.module_classes.setdefault(key, type(module).__name__)
 
     def _module_exit(self, module: Any, args: Any, output: Any) -> None:
-        if not self._paused() and self._scope:
-            self._scope.pop()
+        scope = self._scope()
+        if not self._paused() and scope:
+            scope.pop()
 
     def _on_op(self, func: Any, args: Sequence[Any], kwargs: dict[str, Any], out: Any) -> None:
         torch = self.torch
@@ -479,7 +540,7 @@ class TorchSource:
             outputs.append(tid)
         tr._flush()
         tr._ops.append(OpRecord(id=op_id, name=op_name, inputs=inputs, outputs=outputs,
-                                node=node, kwargs=kw, inplace=inplace, scope=list(self._scope),
+                                node=node, kwargs=kw, inplace=inplace, scope=list(self._scope()),
                                 source=source, segment=tr.runs_total))
         if node is not None:
             tr._nodes[node].forward_op = op_id
@@ -492,9 +553,14 @@ class TorchSource:
             return orig(t_outputs, *args, **kwargs)
         self._pause(True)
         try:
-            call = _BackwardCall(self, t_outputs, args, kwargs)
+            with self.trace._lock:
+                if not self.active:  # the block ended in another thread
+                    raise _Untraced
+                call = _BackwardCall(self, t_outputs, args, kwargs)
+                self._calls.append(call)
         except Exception as exc:  # our bookkeeping failed: run untraced, and say so
-            self._note(f"a backward call was not traced: {exc!r}")
+            if not isinstance(exc, _Untraced):
+                self._note(f"a backward call was not traced: {exc!r}")
             self._pause(False)
             return orig(t_outputs, *args, **kwargs)
         try:
@@ -508,15 +574,49 @@ class TorchSource:
         self._finish(call, None)
         return result
 
-    def _finish(self, call: _BackwardCall, error: BaseException | None) -> None:
-        """Build the run's steps; a failure here is noted, never raised into the program."""
+    def _finish(self, call: _BackwardCall, error: BaseException | None,
+                cut: bool = False) -> None:
+        """Build the run's steps (once: :meth:`stop` may have closed it already); a failure
+        here is noted, never raised into the program."""
+        paused = self._paused()
         self._pause(True)
         try:
-            call.finish(error)
+            with self.trace._lock:
+                if call in self._calls:
+                    self._calls.remove(call)
+                    with self._bind_lock:
+                        self._tasks.pop(call.task, None)
+                    call.finish(error, cut)
         except Exception as exc:  # noqa: BLE001 - the user's program must go on as untraced
             self._note(f"a backward call could not be recorded: {exc!r}")
         finally:
-            self._pause(False)
+            self._pause(paused)
+
+    def _owner(self, node_key: int) -> _BackwardCall | None:
+        """The call whose graph task is running the node ``id() == node_key`` (in its hook).
+
+        A graph task not seen before is a call's own once its first node runs: the node of
+        one of the call's roots, on the call's thread (on a device thread, if no other call
+        waits for that root). A backward run inside a hook is a task of its own: no call's."""
+        task = self.torch._C._current_graph_task_id()
+        owner = self._tasks.get(task)
+        if owner is not None:
+            return owner
+        with self._bind_lock:
+            owner = self._tasks.get(task)
+            if owner is None:
+                waiting = [c for c in tuple(self._calls)
+                           if c.task is None and node_key in c.first]
+                here = [c for c in waiting if c.thread == threading.get_ident()]
+                if here or len(waiting) == 1:
+                    owner = (here or waiting)[0]
+                    owner.task = task
+                    self._tasks[task] = owner
+        return owner
+
+
+class _Untraced(Exception):
+    """A backward call that is not to be recorded (the trace ended)."""
 
 
 def _is_acc(fn: Any) -> bool:
@@ -565,6 +665,9 @@ class _BackwardCall:
         input_edges = [tuple(get_edge(i))[:2] if isinstance(i, torch.Tensor)
                        else (i.node, i.output_nr) for i in self.inputs]
         self.root_edges = root_edges
+        self.first = {id(n) for n, _ in root_edges if n is not None}  # what runs first
+        self.thread = threading.get_ident()
+        self.task: int | None = None  # its autograd graph task, known when its first node runs
         self.grad_roots = list(a.get("grad_tensors") or ())
         # The graph: every node reachable from the roots, registered.
         reach: list[Any] = []
@@ -608,27 +711,33 @@ class _BackwardCall:
                         changed = True
             self.needed = lead
             self.should_run = lead | captured
-        # Multiple roots: PyTorch starts at an internal GraphRoot (no hooks reach it).
+        # Multiple roots: PyTorch starts at an internal GraphRoot (no hooks reach it), added
+        # to the trace when the run is (nothing of the trace refers to it before).
         self.graph_root: str | None = None
-        if len(root_edges) == 1:
-            self.start = self.ids.get(id(root_edges[0][0]))
-        else:
-            gid = f"n{tr._nids.count}"
-            tr._nids.count += 1
-            tr._flush()
-            seq = max((n._sequence_nr() for n in reach if not _is_acc(n)),
-                      default=-1) + 1
-            tr._nodes[gid] = NodeInfo(id=gid, name="GraphRoot", kind="graph_root",
-                                      sequence_nr=seq, num_outputs=0,
-                                      next_functions=[[self.ids.get(id(n)), nr]
-                                                      for n, nr in root_edges])
-            self.graph_root = self.start = gid
+        self.multi_root = len(root_edges) != 1
+        self.start = None if self.multi_root else self.ids.get(id(root_edges[0][0]))
+        if self.multi_root:
             for n, _ in root_edges:  # the engine counts GraphRoot's edges too
                 k = self.ids[id(n)]
                 deps[k] = deps.get(k, 0) + 1
         self.roots = roots
         self.events: list[tuple[str, str, Any]] = []
         self.handles: list[Any] = []
+        # Run ids in the order calls begin (runs are listed in the order they finish).
+        self.run_id = f"run{tr._runs_begun}"
+        tr._runs_begun += 1
+
+    def _add_graph_root(self) -> None:
+        tr = self.src.trace
+        gid = f"n{tr._nids.count}"
+        tr._nids.count += 1
+        tr._flush()
+        seq = max((n._sequence_nr() for n in self.reach if not _is_acc(n)), default=-1) + 1
+        tr._nodes[gid] = NodeInfo(id=gid, name="GraphRoot", kind="graph_root",
+                                  sequence_nr=seq, num_outputs=0,
+                                  next_functions=[[self.ids.get(id(n)), nr]
+                                                  for n, nr in self.root_edges])
+        self.graph_root = self.start = gid
 
     def _grads(self, gs: Sequence[Any]) -> list[np.ndarray | None]:
         return [None if g is None else _numpy(g) for g in gs]
@@ -637,11 +746,17 @@ class _BackwardCall:
         src = self.src
         torch = src.torch
         events = self.events
+        owner = src._owner
 
         def add(nid: str, fn: Any) -> None:
             # Our hooks return None (the gradients go on unchanged) and never raise into the
-            # engine: what they cannot copy is noted, and the step shows no value.
+            # engine: what they cannot copy is noted, and the step shows no value. They record
+            # only when this call runs the node (NOTE [threads]).
+            key = id(fn)
+
             def pre(grad_outputs: Sequence[Any]) -> None:
+                if owner(key) is not self:
+                    return
                 try:
                     before = None
                     if nid in leaf_of:
@@ -653,6 +768,8 @@ class _BackwardCall:
                     events.append(("pre", nid, ([], None)))
 
             def post(grad_inputs: Sequence[Any], grad_outputs: Sequence[Any]) -> None:
+                if owner(key) is not self:
+                    return
                 try:
                     events.append(("post", nid, self._grads(grad_inputs)))
                 except Exception as exc:  # noqa: BLE001
@@ -663,21 +780,26 @@ class _BackwardCall:
             self.handles.append(fn.register_hook(post))
 
         leaf_of: dict[str, Any] = {}
-        for n in self.reach:
-            nid = self.ids[id(n)]
-            if _is_acc(n):
-                leaf_of[nid] = n.variable
-                var = n.variable
+        # One call at a time: a node's first hook is added to it (torch makes its hook
+        # list then) before any traced call can be running it.
+        with src.trace._lock:
+            for n in self.reach:
+                nid = self.ids[id(n)]
+                if _is_acc(n):
+                    leaf_of[nid] = n.variable
+                    var = n.variable
 
-                def acc(t: Any, nid: str = nid) -> None:
-                    try:
-                        events.append(("acc", nid, None if t.grad is None else _numpy(t.grad)))
-                    except Exception as exc:  # noqa: BLE001
-                        src._note(f"a .grad at {nid} was not recorded: {exc!r}")
+                    def acc(t: Any, nid: str = nid, key: int = id(n)) -> None:
+                        if owner(key) is not self:
+                            return
+                        try:
+                            events.append(("acc", nid, None if t.grad is None else _numpy(t.grad)))
+                        except Exception as exc:  # noqa: BLE001
+                            src._note(f"a .grad at {nid} was not recorded: {exc!r}")
 
-                if isinstance(var, torch.Tensor) and var.requires_grad:
-                    self.handles.append(var.register_post_accumulate_grad_hook(acc))
-            add(nid, n)
+                    if isinstance(var, torch.Tensor) and var.requires_grad:
+                        self.handles.append(var.register_post_accumulate_grad_hook(acc))
+                add(nid, n)
         self.leaf_of = leaf_of
         return self
 
@@ -697,7 +819,7 @@ class _BackwardCall:
         queue: list[tuple[int, int, str]] = []
         count = 0
         order: list[str] = []
-        if self.graph_root is not None:
+        if self.multi_root:
             first = [(self.ids[id(n)]) for n, _ in self.root_edges if id(n) in self.ids]
             for k in first:
                 deps[k] -= 1
@@ -721,14 +843,19 @@ class _BackwardCall:
                     heappush(queue, (self._priority(j), count, j))
         return order
 
-    def finish(self, error: BaseException | None) -> None:
+    def finish(self, error: BaseException | None, cut: bool = False) -> None:
+        """The run's record, from what the hooks saw; ``cut``: the trace ended while it ran,
+        so it stops where it stood (no "done" step)."""
         src, tr = self.src, self.src.trace
         values = tr.values
-        observed = [nid for kind, nid, _ in self.events if kind == "pre"]
+        if self.multi_root:
+            self._add_graph_root()
+        events = list(self.events)  # (a cut run's hooks may still be adding)
+        observed = [nid for kind, nid, _ in events if kind == "pre"]
         derived = self.derived_order()
-        agree = observed == derived or (error is not None and derived[:len(observed)] == observed)
-        run_id = f"run{tr._runs_begun}"
-        tr._runs_begun += 1
+        agree = observed == derived or ((error is not None or cut)
+                                        and derived[:len(observed)] == observed)
+        run_id = self.run_id
         if not agree:
             src._note_order(run_id, derived, observed)
         position = {nid: i for i, nid in enumerate(observed)}
@@ -777,7 +904,7 @@ class _BackwardCall:
         pending: dict[str, Any] = {}
         leaf_before: dict[str, Any] = {}
         leaf_after: dict[str, Any] = {}
-        for kind, nid, data in self.events:
+        for kind, nid, data in events:
             if kind == "pre":
                 grads, before = data
                 pending[nid] = grads
@@ -808,7 +935,7 @@ class _BackwardCall:
                 step("execute", nid, grad_outputs=[summ(g) for g in grads_in], grad_inputs=[])
             error_info = {"type": type(error).__name__, "message": clip_text(str(error))}
             step("error", failed, **error_info)
-        else:
+        elif not cut:
             step("done", None)
         run = BackwardRun(
             id=run_id, engine=ENGINE, kind="backward" if self.accumulate else "grad",

@@ -270,7 +270,7 @@ def test_an_engine_error_is_the_runs_last_step() -> None:
 
 
 def test_a_derived_order_that_disagrees_is_noted_and_the_observed_order_kept(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from gradviz.trace import torch_source
 
     # A wrong rule (the lowest sequence number first) stands in for a derivation that misses.
@@ -288,6 +288,10 @@ def test_a_derived_order_that_disagrees_is_noted_and_the_observed_order_kept(
         assert r.steps[0].engine_data == {"order": "observed"}
         assert [e[0] for e in timeline(r).executed] == [
             s.node for s in r.steps if isinstance(s, ExecuteStep)]
+    # and the trace loads back, saying so (engine_data, docs/trace-schema.md)
+    tr.save(tmp_path / "trace.json")
+    back = gradviz.load_trace(tmp_path / "trace.json")
+    assert back.runs[0].steps[0].engine_data == {"order": "observed"}
 
 
 def test_one_trace_holds_gradviz_and_torch() -> None:
