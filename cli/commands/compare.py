@@ -9,20 +9,24 @@ values only where the inputs agree: its NOTE [what is compared]) and the report 
 written to ``OUT/compare.html``.
 
 Exit codes: 0 the engines agree, 1 they differ, 2 bad arguments, 3 PyTorch is not installed,
-4 a run recorded nothing to compare (its reason is printed), 75 the output folder is busy.
+4 a run recorded nothing to compare (its reason is printed), 70 an internal error (a bug in
+gradviz: one line, no traceback), 75 the output folder is busy, 130/143 stopped by SIGINT/SIGTERM.
+The runs are child processes that end with compare (NOTE [children] in cli/children.py).
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
+import signal
+import stat
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 
-from .._console import ExitCode, fail, print_verbatim, visible
+from .._console import ExitCode, fail, print_verbatim, stop_now, visible
+from ..runner import Terminated
 from ._common import Values
 from .trace import CONTEXT, SCRIPT_RAISED, _resolve_script, locked, warn_options_after_script
 
@@ -71,16 +75,40 @@ def compare(
     warn_options_after_script(ctx, path.name, list(args or []))
     out_dir = Path(os.path.abspath(out if out is not None
                                    else Path("gradviz-out") / f"{path.stem}-compare"))
+    from ..children import Supervisor
+
+    with Supervisor() as sup:
+        try:
+            code = _compare(sup, path, list(args or []), out_dir, seed, values.value,
+                            keep_runs, quiet)
+        except typer.Exit:
+            raise
+        except (KeyboardInterrupt, Terminated) as e:  # outside the runs (NOTE [children])
+            signum = e.signum if isinstance(e, Terminated) else signal.SIGINT
+            stop_now(f"stopped by {signal.Signals(signum).name}", 128 + signum)
+        except Exception as e:  # noqa: BLE001 - a bug of gradviz's: one line, its own code
+            # Never 1 (which says the engines differ) and never a traceback.
+            fail(f"internal error in gradviz compare ({type(e).__name__}: {e}); this is a bug "
+                 "in gradviz, please report it", ExitCode.INTERNAL)
+    raise typer.Exit(code=code)
+
+
+def _compare(sup: Any, path: Path, args: list[str], out_dir: Path, seed: int, values: str,
+             keep_runs: int | None, quiet: bool) -> int:
+    """Both runs, then the comparison; the exit code (0 agree, 1 differ)."""
     # Real PyTorch first: without it, its run fails at once (exit code 3, with how to install).
     with locked(out_dir):
-        runs = [_run(engine, path, list(args or []), out_dir / engine, seed, values.value,
-                     keep_runs) for engine in ENGINES]
+        runs = []
+        for engine in ENGINES:
+            run = _run(sup, engine, path, args, out_dir / engine, seed, values, keep_runs)
+            runs.append(run)
+            if run["signal"] is not None or run["trace"] is None:
+                break  # the other run is not started
+    if runs[-1]["signal"] is not None:  # once the lock is let go
+        _stopped(runs[-1])
     for run in runs:
         if run["trace"] is None:
             _explain_failed_run(run)
-            raise typer.Exit(code=run["code"] if run["code"] in (ExitCode.UNAVAILABLE,
-                                                                 ExitCode.BUSY)
-                             else NOTHING_RECORDED)
     from gradviz.trace import load_trace
     from gradviz.trace.diff import diff_traces
 
@@ -93,28 +121,50 @@ def compare(
         _print_report(diff, runs, page)
     else:
         typer.echo(_verdict(diff))
-    raise typer.Exit(code=0 if diff.same else 1)
+    return 0 if diff.same else 1
 
 
-def _run(engine: str, path: Path, args: list[str], out: Path, seed: int, values: str,
-         keep_runs: int | None) -> dict[str, Any]:
+def _run(sup: Any, engine: str, path: Path, args: list[str], out: Path, seed: int,
+         values: str, keep_runs: int | None) -> dict[str, Any]:
     """``gradviz trace --engine ENGINE`` in a fresh process; what it left behind.
 
     Every backward run is kept unless ``keep_runs`` says otherwise: ``gradviz trace``'s default
-    folds a training loop's iterations, and the two engines must keep the same runs.
+    folds a training loop's iterations, and the two engines must keep the same runs. What the
+    script prints goes to stdout as it prints it (NOTE [children] in cli/children.py).
     """
+    from ..children import stdout_binary
+
     cmd = [sys.executable, "-m", "gradviz", "trace", "--engine", engine, "--seed", str(seed),
            "--values", values, "--keep-runs", str(keep_runs or KEEP_ALL), "--quiet",
            "--out", str(out), os.path.abspath(path), *args]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     trace = out / "trace.json"
-    before = trace.stat().st_mtime_ns if trace.is_file() else None
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=os.getcwd(),
-                          check=False)
+    before = _mtime(trace)
+    result = sup.run(cmd, stdout_binary(), env=env, cwd=os.getcwd())
     # A run that recorded nothing writes no trace.json: one left by an earlier compare is old.
-    fresh = trace.is_file() and trace.stat().st_mtime_ns != before
-    return {"engine": engine, "code": proc.returncode, "stdout": proc.stdout,
-            "stderr": proc.stderr, "trace": trace if fresh else None}
+    after = _mtime(trace)
+    fresh = after is not None and after != before
+    return {"engine": engine, "code": result.code, "stderr": result.stderr,
+            "stderr_dropped": result.stderr_dropped, "signal": result.signal,
+            "trace": trace if fresh else None, "out": out}
+
+
+def _mtime(path: Path) -> int | None:
+    """``path``'s modification time if it is a file, else None (also if it cannot be read)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns if stat.S_ISREG(st.st_mode) else None
+
+
+def _stopped(run: dict[str, Any]) -> NoReturn:
+    """A signal stopped compare during ``run``: say what that run left, and exit 130 or 143."""
+    signum = run["signal"]
+    left = (f"what it recorded up to then is in {run['out']}" if run["trace"] is not None
+            else "it wrote no trace")
+    stop_now(f"stopped by {signal.Signals(signum).name} during the {run['engine']} run; "
+             f"{left}; nothing was compared", 128 + signum)
 
 
 def script_error(trace: Any) -> str:
@@ -135,13 +185,16 @@ def script_error(trace: Any) -> str:
     return ""
 
 
-def _explain_failed_run(run: dict[str, Any]) -> None:
-    """A run left no trace: say which engine, and show what it printed on stderr."""
+def _explain_failed_run(run: dict[str, Any]) -> NoReturn:
+    """A run left no trace: say which engine, show what it printed on stderr, and exit."""
     lines = [line for line in run["stderr"].splitlines() if not line.startswith("Fontconfig")]
+    if run["stderr_dropped"]:
+        lines.insert(0, f"[{run['stderr_dropped']} earlier bytes of its stderr not kept]")
     print_verbatim("\n".join(lines))
-    fail(f"the {run['engine']} run (exit code {run['code']}) recorded nothing to compare; see "
-         "its messages above", ExitCode(run["code"]) if run["code"] in (
-             ExitCode.UNAVAILABLE, ExitCode.BUSY) else ExitCode.FAILURE)
+    code = run["code"]
+    fail(f"the {run['engine']} run (exit code {code}) recorded nothing to compare; see its "
+         "messages above", ExitCode(code) if code in (ExitCode.UNAVAILABLE, ExitCode.BUSY)
+         else NOTHING_RECORDED)
 
 
 def _verdict(diff: Any) -> str:
