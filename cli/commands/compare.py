@@ -16,6 +16,7 @@ The runs are child processes that end with compare (NOTE [children] in cli/child
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import stat
@@ -56,8 +57,9 @@ def compare(
     keep_runs: Annotated[int | None, typer.Option(
         "--keep-runs", min=1, help="Compare only the last N backward runs (default: all).")
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the verdict line.")
-                     ] = False,
+    quiet: Annotated[bool, typer.Option(
+        "--quiet", "-q", help="Print only the verdict line (after what the script prints).")
+    ] = False,
 ) -> None:
     """Run SCRIPT on real PyTorch and on gradviz; report where the two engines differ.
 
@@ -66,7 +68,8 @@ def compare(
     fed the backward pass the same values (inputs made from data agree; random ones differ
     between the engines' generators, and then only the structure is compared). Writes
     OUT/compare.html and each engine's trace, drawings and step player under OUT/torch and
-    OUT/gradviz. Exit code 0 when the engines agree, 1 when they differ.
+    OUT/gradviz. What the script prints is shown as it prints it, once per engine. Exit code 0
+    when the engines agree, 1 when they differ (the others: docs/guarantees.md).
     """
     if values is Values.none:
         fail("--values none keeps no values, so no gradient could be compared; use small or "
@@ -117,10 +120,18 @@ def _compare(sup: Any, path: Path, args: list[str], out_dir: Path, seed: int, va
                        errors=(script_error(traces[0]), script_error(traces[1])))
     page = out_dir / "compare.html"
     _write_page(diff, path.name, out_dir, page)
-    if not quiet:
-        _print_report(diff, runs, page)
-    else:
-        typer.echo(_verdict(diff))
+    try:
+        if not quiet:
+            _print_report(diff, runs, page)
+        else:
+            typer.echo(_verdict(diff))
+    except (BrokenPipeError, SystemExit):
+        # Nobody reads stdout any more (`| head`): the exit code still tells the verdict. (rich
+        # meets a broken pipe with SystemExit(1), which would say "they differ".)
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())  # so that the flush at exit does not fail
+            os.close(devnull)
     return 0 if diff.same else 1
 
 

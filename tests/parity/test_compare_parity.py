@@ -175,3 +175,25 @@ def test_a_signal_to_compare_stops_its_run_and_frees_the_folder(tmp_path: Path,
     assert load_trace(tmp_path / "c" / "torch" / "trace.json").runs
     code, out, _ = compare(tmp_path, "tutorial.py", TUTORIAL)
     assert code == 0, out
+
+
+def test_a_reader_that_goes_away_does_not_change_the_verdict(tmp_path: Path) -> None:
+    # `gradviz compare s.py | head -1`: compare's stdout breaks after the first line.
+    write(tmp_path / "chatty.py", TUTORIAL + "\n    for i in range(20000):\n        print(i)\n")
+    proc = subprocess.Popen([str(GRADVIZ), "compare", "--out", "c", "chatty.py"], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=cli_env(columns=200))
+    assert proc.stdout is not None and proc.stderr is not None
+    try:
+        first = proc.stdout.readline()
+        proc.stdout.close()
+        err = proc.stderr.read()
+        proc.wait(timeout=240)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert first.strip() == "tensor([True, True])"
+    assert proc.returncode == 0, (proc.returncode, err)
+    assert "Traceback" not in err
+    assert "No difference." in (tmp_path / "c" / "compare.html").read_text(encoding="utf-8")
