@@ -29,7 +29,14 @@ import typer
 from .._console import ExitCode, fail, print_verbatim, stop_now, visible
 from ..runner import Terminated
 from ._common import Values
-from .trace import CONTEXT, SCRIPT_RAISED, _resolve_script, locked, warn_options_after_script
+from .trace import (
+    CONTEXT,
+    SCRIPT_RAISED,
+    _resolve_script,
+    _warn,
+    locked,
+    warn_options_after_script,
+)
 
 __all__ = ["compare", "CONTEXT"]
 
@@ -99,23 +106,27 @@ def compare(
 def _compare(sup: Any, path: Path, args: list[str], out_dir: Path, seed: int, values: str,
              keep_runs: int | None, quiet: bool) -> int:
     """Both runs, then the comparison; the exit code (0 agree, 1 differ)."""
+    from gradviz.trace import load_trace
+
     # Real PyTorch first: without it, its run fails at once (exit code 3, with how to install).
     with locked(out_dir):
         runs = []
+        traces = []
         for engine in ENGINES:
             run = _run(sup, engine, path, args, out_dir / engine, seed, values, keep_runs)
             runs.append(run)
             if run["signal"] is not None or run["trace"] is None:
                 break  # the other run is not started
+            traces.append(load_trace(run["trace"]))  # read now: the next run may delete it
+        if len(traces) == len(ENGINES):
+            _write_again_if_removed(runs, traces)
     if runs[-1]["signal"] is not None:  # once the lock is let go
         _stopped(runs[-1])
     for run in runs:
         if run["trace"] is None:
             _explain_failed_run(run)
-    from gradviz.trace import load_trace
     from gradviz.trace.diff import diff_traces
 
-    traces = [load_trace(r["trace"]) for r in runs]
     diff = diff_traces(traces[0], traces[1], labels=ENGINES,
                        errors=(script_error(traces[0]), script_error(traces[1])))
     page = out_dir / "compare.html"
@@ -158,6 +169,23 @@ def _run(sup: Any, engine: str, path: Path, args: list[str], out: Path, seed: in
     return {"engine": engine, "code": result.code, "stderr": result.stderr,
             "stderr_dropped": result.stderr_dropped, "signal": result.signal,
             "trace": trace if fresh else None, "out": out}
+
+
+def _write_again_if_removed(runs: list[dict[str, Any]], traces: list[Any]) -> None:
+    """Write a run's outputs again, from its trace, if a later run's script removed them.
+
+    NOTE [output folder removed] in trace.py: a script that deletes its own output folder (the
+    whole of OUT, say) deletes the earlier run's outputs too when it runs the second time.
+    """
+    from .. import runner
+
+    for run, tr in zip(runs, traces):
+        if _mtime(run["trace"]) is not None:
+            continue
+        with locked(run["out"]):
+            runner.write_outputs(tr, run["out"])
+        _warn(f"the script removed {run['out']} during a later run: the {run['engine']} run's "
+              "outputs were written again from its trace")
 
 
 def _mtime(path: Path) -> int | None:

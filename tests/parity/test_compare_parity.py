@@ -197,3 +197,19 @@ def test_a_reader_that_goes_away_does_not_change_the_verdict(tmp_path: Path) -> 
     assert proc.returncode == 0, (proc.returncode, err)
     assert "Traceback" not in err
     assert "No difference." in (tmp_path / "c" / "compare.html").read_text(encoding="utf-8")
+
+
+def test_a_script_that_deletes_the_output_folder_is_still_compared(tmp_path: Path) -> None:
+    # It removes the whole of OUT each time it runs: the torch run's outputs too, while the
+    # gradviz run runs. Each run's folder is made again, and the torch run's written again.
+    code_, out, page = compare(tmp_path, "clean.py", TUTORIAL + """
+    import shutil
+    shutil.rmtree("c", ignore_errors=True)
+""")
+    assert code_ == 0, out
+    assert "torch and gradviz agree: no difference" in out
+    assert "No difference." in page.read_text(encoding="utf-8")
+    for engine in ("torch", "gradviz"):
+        assert sorted(os.listdir(tmp_path / "c" / engine)) == [
+            "backward.svg", "forward.svg", "steps.html", "trace.json"]
+        assert load_trace(tmp_path / "c" / engine / "trace.json").runs
