@@ -117,8 +117,14 @@ def stop_now(message: str, code: int) -> NoReturn:
     Example:
         >>> stop_now("stopped by SIGTERM", ExitCode.TERMINATED)  # doctest: +SKIP
     """
+    import signal
+    import threading
+
     from rich.text import Text
 
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):  # already stopping: one more changes nothing
+            signal.signal(sig, signal.SIG_IGN)
     for stream in (sys.stdout, sys.stderr):
         if stream is not None and not getattr(stream, "closed", False):
             try:

@@ -184,7 +184,8 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
     script.py`` gives it). ``argv0`` is ``sys.argv[0]`` as the user wrote it.
 
     The output folder is locked for the whole run (NOTE [concurrent runs] in runner.py), and
-    SIGINT/SIGTERM stop the script, write what was recorded and exit 130/143 (NOTE [signals]).
+    SIGINT/SIGTERM stop the script, write what was recorded and exit 130/143 (NOTE [signals]);
+    at any other phase they end the command at once (NOTE [signals at any phase]).
     The files written are appended to ``written``.
 
     NOTE [nothing to draw]: a script that does not compile never runs: its SyntaxError is
