@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from enum import IntEnum
@@ -21,6 +22,7 @@ class ExitCode(IntEnum):
     FAILURE = 1  # the command ran and failed (e.g. the example raised)
     USAGE = 2  # bad arguments; typer/click use this code themselves
     UNAVAILABLE = 3  # something the command needs could not be imported or found
+    INTERNAL = 70  # a bug in gradviz itself, reported in one line (EX_SOFTWARE)
     BUSY = 75  # another gradviz command is writing into the same output folder (EX_TEMPFAIL)
     INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT (128 + 2)
     TERMINATED = 143  # SIGTERM (128 + 15)
@@ -100,3 +102,36 @@ def fail(message: str, code: ExitCode = ExitCode.FAILURE) -> NoReturn:
         err_console().print(Text.assemble(("error: ", "bold red"), visible(message)),
                             soft_wrap=True)
     raise typer.Exit(code=int(code))
+
+
+def stop_now(message: str, code: int) -> NoReturn:
+    """Print ``error: <message>`` on stderr and end the process at once with ``code``.
+
+    NOTE [prompt exit]: for a signal that must be obeyed now (a second Ctrl-C or SIGTERM, one
+    during the phases around the script). Python's normal exit frees every object first, and a
+    trace of a long loop is millions of them: seconds spent after the user asked to stop. So the
+    streams are flushed and the process ends with ``os._exit``, once the caller has left the
+    blocks that clean up (the lock file, a half-written temporary file). The operating system
+    releases the lock itself.
+
+    Example:
+        >>> stop_now("stopped by SIGTERM", ExitCode.TERMINATED)  # doctest: +SKIP
+    """
+    import signal
+    import threading
+
+    from rich.text import Text
+
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):  # already stopping: one more changes nothing
+            signal.signal(sig, signal.SIG_IGN)
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None and not getattr(stream, "closed", False):
+            try:
+                if stream is sys.stderr:
+                    err_console().print(Text.assemble(("error: ", "bold red"), visible(message)),
+                                        soft_wrap=True)
+                stream.flush()
+            except (OSError, ValueError):  # a closed pipe: the exit code still says it
+                pass
+    os._exit(int(code))

@@ -9,22 +9,34 @@ values only where the inputs agree: its NOTE [what is compared]) and the report 
 written to ``OUT/compare.html``.
 
 Exit codes: 0 the engines agree, 1 they differ, 2 bad arguments, 3 PyTorch is not installed,
-4 a run recorded nothing to compare (its reason is printed), 75 the output folder is busy.
+4 a run recorded nothing to compare (its reason is printed), 70 an internal error (a bug in
+gradviz: one line, no traceback), 75 the output folder is busy, 130/143 stopped by SIGINT/SIGTERM.
+The runs are child processes that end with compare (NOTE [children] in cli/children.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-import subprocess
+import signal
+import stat
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 
-from .._console import ExitCode, fail, print_verbatim, visible
+from .._console import ExitCode, fail, print_verbatim, stop_now, visible
+from ..runner import Terminated
 from ._common import Values
-from .trace import CONTEXT, SCRIPT_RAISED, _resolve_script, locked, warn_options_after_script
+from .trace import (
+    CONTEXT,
+    SCRIPT_RAISED,
+    _resolve_script,
+    _warn,
+    locked,
+    warn_options_after_script,
+)
 
 __all__ = ["compare", "CONTEXT"]
 
@@ -52,8 +64,9 @@ def compare(
     keep_runs: Annotated[int | None, typer.Option(
         "--keep-runs", min=1, help="Compare only the last N backward runs (default: all).")
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the verdict line.")
-                     ] = False,
+    quiet: Annotated[bool, typer.Option(
+        "--quiet", "-q", help="Print only the verdict line (after what the script prints).")
+    ] = False,
 ) -> None:
     """Run SCRIPT on real PyTorch and on gradviz; report where the two engines differ.
 
@@ -62,7 +75,8 @@ def compare(
     fed the backward pass the same values (inputs made from data agree; random ones differ
     between the engines' generators, and then only the structure is compared). Writes
     OUT/compare.html and each engine's trace, drawings and step player under OUT/torch and
-    OUT/gradviz. Exit code 0 when the engines agree, 1 when they differ.
+    OUT/gradviz. What the script prints is shown as it prints it, once per engine. Exit code 0
+    when the engines agree, 1 when they differ (the others: docs/guarantees.md).
     """
     if values is Values.none:
         fail("--values none keeps no values, so no gradient could be compared; use small or "
@@ -71,50 +85,125 @@ def compare(
     warn_options_after_script(ctx, path.name, list(args or []))
     out_dir = Path(os.path.abspath(out if out is not None
                                    else Path("gradviz-out") / f"{path.stem}-compare"))
+    from ..children import Supervisor
+
+    with Supervisor() as sup:
+        try:
+            code = _compare(sup, path, list(args or []), out_dir, seed, values.value,
+                            keep_runs, quiet)
+        except typer.Exit:
+            raise
+        except (KeyboardInterrupt, Terminated) as e:  # outside the runs (NOTE [children])
+            signum = e.signum if isinstance(e, Terminated) else signal.SIGINT
+            stop_now(f"stopped by {signal.Signals(signum).name}", 128 + signum)
+        except Exception as e:  # noqa: BLE001 - a bug of gradviz's: one line, its own code
+            # Never 1 (which says the engines differ) and never a traceback.
+            fail(f"internal error in gradviz compare ({type(e).__name__}: {e}); this is a bug "
+                 "in gradviz, please report it", ExitCode.INTERNAL)
+    raise typer.Exit(code=code)
+
+
+def _compare(sup: Any, path: Path, args: list[str], out_dir: Path, seed: int, values: str,
+             keep_runs: int | None, quiet: bool) -> int:
+    """Both runs, then the comparison; the exit code (0 agree, 1 differ)."""
+    from gradviz.trace import load_trace
+
     # Real PyTorch first: without it, its run fails at once (exit code 3, with how to install).
     with locked(out_dir):
-        runs = [_run(engine, path, list(args or []), out_dir / engine, seed, values.value,
-                     keep_runs) for engine in ENGINES]
+        runs = []
+        traces = []
+        for engine in ENGINES:
+            run = _run(sup, engine, path, args, out_dir / engine, seed, values, keep_runs)
+            runs.append(run)
+            if run["signal"] is not None or run["trace"] is None:
+                break  # the other run is not started
+            traces.append(load_trace(run["trace"]))  # read now: the next run may delete it
+        if len(traces) == len(ENGINES):
+            _write_again_if_removed(runs, traces)
+    if runs[-1]["signal"] is not None:  # once the lock is let go
+        _stopped(runs[-1])
     for run in runs:
         if run["trace"] is None:
             _explain_failed_run(run)
-            raise typer.Exit(code=run["code"] if run["code"] in (ExitCode.UNAVAILABLE,
-                                                                 ExitCode.BUSY)
-                             else NOTHING_RECORDED)
-    from gradviz.trace import load_trace
     from gradviz.trace.diff import diff_traces
 
-    traces = [load_trace(r["trace"]) for r in runs]
     diff = diff_traces(traces[0], traces[1], labels=ENGINES,
                        errors=(script_error(traces[0]), script_error(traces[1])))
     page = out_dir / "compare.html"
     _write_page(diff, path.name, out_dir, page)
-    if not quiet:
-        _print_report(diff, runs, page)
-    else:
-        typer.echo(_verdict(diff))
-    raise typer.Exit(code=0 if diff.same else 1)
+    try:
+        if not quiet:
+            _print_report(diff, runs, page)
+        else:
+            typer.echo(_verdict(diff))
+    except (BrokenPipeError, SystemExit):
+        # Nobody reads stdout any more (`| head`): the exit code still tells the verdict. (rich
+        # meets a broken pipe with SystemExit(1), which would say "they differ".)
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())  # so that the flush at exit does not fail
+            os.close(devnull)
+    return 0 if diff.same else 1
 
 
-def _run(engine: str, path: Path, args: list[str], out: Path, seed: int, values: str,
-         keep_runs: int | None) -> dict[str, Any]:
+def _run(sup: Any, engine: str, path: Path, args: list[str], out: Path, seed: int,
+         values: str, keep_runs: int | None) -> dict[str, Any]:
     """``gradviz trace --engine ENGINE`` in a fresh process; what it left behind.
 
     Every backward run is kept unless ``keep_runs`` says otherwise: ``gradviz trace``'s default
-    folds a training loop's iterations, and the two engines must keep the same runs.
+    folds a training loop's iterations, and the two engines must keep the same runs. What the
+    script prints goes to stdout as it prints it (NOTE [children] in cli/children.py).
     """
+    from ..children import stdout_binary
+
     cmd = [sys.executable, "-m", "gradviz", "trace", "--engine", engine, "--seed", str(seed),
            "--values", values, "--keep-runs", str(keep_runs or KEEP_ALL), "--quiet",
            "--out", str(out), os.path.abspath(path), *args]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     trace = out / "trace.json"
-    before = trace.stat().st_mtime_ns if trace.is_file() else None
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=os.getcwd(),
-                          check=False)
+    before = _mtime(trace)
+    result = sup.run(cmd, stdout_binary(), env=env, cwd=os.getcwd())
     # A run that recorded nothing writes no trace.json: one left by an earlier compare is old.
-    fresh = trace.is_file() and trace.stat().st_mtime_ns != before
-    return {"engine": engine, "code": proc.returncode, "stdout": proc.stdout,
-            "stderr": proc.stderr, "trace": trace if fresh else None}
+    after = _mtime(trace)
+    fresh = after is not None and after != before
+    return {"engine": engine, "code": result.code, "stderr": result.stderr,
+            "stderr_dropped": result.stderr_dropped, "signal": result.signal,
+            "trace": trace if fresh else None, "out": out}
+
+
+def _write_again_if_removed(runs: list[dict[str, Any]], traces: list[Any]) -> None:
+    """Write a run's outputs again, from its trace, if a later run's script removed them.
+
+    NOTE [output folder removed] in trace.py: a script that deletes its own output folder (the
+    whole of OUT, say) deletes the earlier run's outputs too when it runs the second time.
+    """
+    from .. import runner
+
+    for run, tr in zip(runs, traces):
+        if _mtime(run["trace"]) is not None:
+            continue
+        with locked(run["out"]):
+            runner.write_outputs(tr, run["out"])
+        _warn(f"the script removed {run['out']} during a later run: the {run['engine']} run's "
+              "outputs were written again from its trace")
+
+
+def _mtime(path: Path) -> int | None:
+    """``path``'s modification time if it is a file, else None (also if it cannot be read)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns if stat.S_ISREG(st.st_mode) else None
+
+
+def _stopped(run: dict[str, Any]) -> NoReturn:
+    """A signal stopped compare during ``run``: say what that run left, and exit 130 or 143."""
+    signum = run["signal"]
+    left = (f"what it recorded up to then is in {run['out']}" if run["trace"] is not None
+            else "it wrote no trace")
+    stop_now(f"stopped by {signal.Signals(signum).name} during the {run['engine']} run; "
+             f"{left}; nothing was compared", 128 + signum)
 
 
 def script_error(trace: Any) -> str:
@@ -135,13 +224,16 @@ def script_error(trace: Any) -> str:
     return ""
 
 
-def _explain_failed_run(run: dict[str, Any]) -> None:
-    """A run left no trace: say which engine, and show what it printed on stderr."""
+def _explain_failed_run(run: dict[str, Any]) -> NoReturn:
+    """A run left no trace: say which engine, show what it printed on stderr, and exit."""
     lines = [line for line in run["stderr"].splitlines() if not line.startswith("Fontconfig")]
+    if run["stderr_dropped"]:
+        lines.insert(0, f"[{run['stderr_dropped']} earlier bytes of its stderr not kept]")
     print_verbatim("\n".join(lines))
-    fail(f"the {run['engine']} run (exit code {run['code']}) recorded nothing to compare; see "
-         "its messages above", ExitCode(run["code"]) if run["code"] in (
-             ExitCode.UNAVAILABLE, ExitCode.BUSY) else ExitCode.FAILURE)
+    code = run["code"]
+    fail(f"the {run['engine']} run (exit code {code}) recorded nothing to compare; see its "
+         "messages above", ExitCode(code) if code in (ExitCode.UNAVAILABLE, ExitCode.BUSY)
+         else NOTHING_RECORDED)
 
 
 def _verdict(diff: Any) -> str:

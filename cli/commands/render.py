@@ -55,13 +55,15 @@ def render(
     The input trace is never written: rendered into its own folder, its trace.json is left as
     it was and only the drawings and the player are (re)written, each atomically.
     """
-    from .. import runner
-    from .trace import locked, write
+    from .trace import locked, obey_signals, write
 
-    tr = load(trace_file)
-    out_dir = Path(os.path.abspath(out if out is not None else trace_file.parent))
-    with locked(out_dir), runner.stop_on_signals():
-        written = write(tr, out_dir, formats_with_svg(formats), collapse, keep=trace_file,
-                        detail=detail.value, run=run)
-    if not quiet:
-        print_summary(tr, written.files, written.notes, f"gradviz render {trace_file.name}")
+    where = ["before anything was written"]
+    with obey_signals(where):
+        tr = load(trace_file)
+        out_dir = Path(os.path.abspath(out if out is not None else trace_file.parent))
+        with locked(out_dir):
+            written = write(tr, out_dir, formats_with_svg(formats), collapse, keep=trace_file,
+                            detail=detail.value, run=run)
+        where[0] = "after its outputs were written: they are complete"
+        if not quiet:
+            print_summary(tr, written.files, written.notes, f"gradviz render {trace_file.name}")

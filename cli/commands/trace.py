@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .._console import ExitCode, err_console, fail, print_verbatim, visible
+from .._console import ExitCode, err_console, fail, print_verbatim, stop_now, visible
 from ..engines import Engine
 from ._common import Detail, Format, Values, formats_with_svg, print_summary
 
@@ -184,7 +184,8 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
     script.py`` gives it). ``argv0`` is ``sys.argv[0]`` as the user wrote it.
 
     The output folder is locked for the whole run (NOTE [concurrent runs] in runner.py), and
-    SIGINT/SIGTERM stop the script, write what was recorded and exit 130/143 (NOTE [signals]).
+    SIGINT/SIGTERM stop the script, write what was recorded and exit 130/143 (NOTE [signals]);
+    at any other phase they end the command at once (NOTE [signals at any phase]).
     The files written are appended to ``written``.
 
     NOTE [nothing to draw]: a script that does not compile never runs: its SyntaxError is
@@ -197,6 +198,20 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
     answered by gradviz when the script imports torch. ``seed`` is given to that engine's
     ``manual_seed`` first, so two runs of one script start alike (``gradviz compare``).
     """
+    where = ["before the script ran: nothing was recorded or written"]
+    with obey_signals(where):
+        return _run_and_write(path, args, out_dir, formats, values, keep_runs, collapse,
+                              show_steps, quiet, title, argv0, written, detail, run, engine,
+                              seed, where)
+    raise AssertionError("unreachable")  # obey_signals ends the process or re-raises
+
+
+def _run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str, ...],
+                   values: str, keep_runs: int | None, collapse: bool, show_steps: bool,
+                   quiet: bool, title: str | None, argv0: str | None,
+                   written: list[Path] | None, detail: str, run: int | None, engine: Engine,
+                   seed: int | None, where: list[str]) -> int:
+    """:func:`run_and_write`'s work; ``where`` is told what a signal would leave behind."""
     from .. import runner
 
     out_dir = Path(os.path.abspath(out_dir))
@@ -217,7 +232,10 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
         except ImportError as e:
             fail(str(e), ExitCode.UNAVAILABLE)
     existed = out_dir.exists()
-    with locked(out_dir), runner.stop_on_signals():
+    with contextlib.ExitStack() as held:
+        held.enter_context(locked(out_dir))
+        folder = _identity(out_dir)
+        where[0] = "before its outputs were written: no file was written"
         torch_before = "torch" in sys.modules
         # --run N asks for run N: the default long-run policy must not fold it away.
         keep_run = run - 1 if run is not None and run > 0 and keep_runs is None else None
@@ -232,8 +250,20 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
             from gradviz.trace.model import clip_text
 
             tr.notes.append(clip_text(f"{SCRIPT_RAISED}{error_text(result.error)}"))
+        remade = recorded and _identity(out_dir) != folder
+        if remade:
+            # NOTE [output folder removed]: the script deleted its own --out folder (or put
+            # something else there). The trace is not lost: the folder is made again, locked
+            # again (the first lock is on a file that no longer has a name), and written to.
+            held.enter_context(locked(out_dir))
+            _warn(f"{name} removed the output folder {out_dir} while it ran: the folder was "
+                  "made again and the outputs are written there")
         outputs = (write(tr, out_dir, formats, collapse, detail=detail, run=run) if recorded
                    else runner.Outputs())
+        if remade:
+            outputs.notes.append(f"the script removed {out_dir}; it was made again for these "
+                                 "files")
+    where[0] = "after its outputs were written: they are complete"
     if written is not None:
         written.extend(outputs.files)
     if not recorded:
@@ -375,8 +405,64 @@ def write(tr: Any, out_dir: Path, formats: tuple[str, ...], collapse: bool,
     except (KeyboardInterrupt, runner.Terminated) as e:
         signum = e.signum if isinstance(e, runner.Terminated) else signal.SIGINT
         done = ", ".join(f.name for f in written.files) or "none"
-        fail(f"stopped by {signal.Signals(signum).name} while writing {out_dir}; complete "
-             f"files: {done} (no file is left half-written)", ExitCode(128 + signum))
+        # Raised, not exited here: the lock is let go on the way out (see obey_signals).
+        raise Stopped(signum, f"stopped by {signal.Signals(signum).name} while writing "
+                      f"{out_dir}; complete files: {done} (no file is left half-written)"
+                      ) from None
     except MemoryError:
         fail(f"out of memory while writing {out_dir}; files written before that are complete, "
              "none is half-written", ExitCode.FAILURE)
+
+
+class Stopped(BaseException):
+    """A signal stopped the command; the message says what it left behind."""
+
+    def __init__(self, signum: int, message: str) -> None:
+        super().__init__(message)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def obey_signals(where: list[str]) -> Iterator[None]:
+    """While inside, SIGINT and SIGTERM end the command: one ``error:`` line, exit 130 or 143.
+
+    NOTE [signals at any phase]: the script itself handles the first signal (it is stopped and
+    what it recorded is written: NOTE [signals] in runner.py). Any signal outside it (while
+    torch is imported, while the recorded model is built, a second Ctrl-C while writing, while
+    the summary prints) ends the command here, once the blocks it was in have cleaned up (the
+    lock file, a temporary file), and at once (NOTE [prompt exit]): never a traceback. ``where``
+    is kept up to date by the caller: ``where[-1]`` is what such a signal leaves behind.
+
+    Example:
+        >>> with obey_signals(["before anything ran"]):
+        ...     pass
+    """
+    from .. import runner
+
+    with runner.stop_on_signals():
+        try:
+            yield
+        except Stopped as e:
+            stop_now(str(e), 128 + e.signum)
+        except (KeyboardInterrupt, runner.Terminated) as e:
+            signum = e.signum if isinstance(e, runner.Terminated) else signal.SIGINT
+            stop_now(f"stopped by {signal.Signals(signum).name} {where[-1]}", 128 + signum)
+
+
+def _identity(folder: Path) -> tuple[int, int] | None:
+    """Which folder stands at ``folder`` (device, inode), or None if none does."""
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _warn(text: str) -> None:
+    """A ``warning:`` line on stderr, even with --quiet (nothing if the script closed it)."""
+    from rich.text import Text
+
+    if getattr(sys.stderr, "closed", False) or sys.stderr is None:
+        return
+    err_console().print(Text.assemble(("warning: ", "bold yellow"), visible(text)),
+                        soft_wrap=True)

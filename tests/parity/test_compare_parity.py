@@ -3,10 +3,16 @@ difference introduced on purpose is reported precisely (which run, which node, b
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import threading
 from pathlib import Path
 
 import pytest
-from _cli import run, write
+from _cli import GRADVIZ, cli_env, run, write
+
+from gradviz.trace import load_trace
 
 TUTORIAL = """
     import torch
@@ -118,3 +124,92 @@ def test_the_same_error_on_both_engines_agrees(tmp_path: Path) -> None:
     """)
     assert code_ == 0, out
     assert "RuntimeError: one of the variables needed for gradient computation" in out
+
+
+# Says which process runs it, once it has recorded a backward pass, then trains forever.
+ENDLESS = """
+    import os
+    import torch
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    (w * w).sum().backward()
+    print("started", os.getpid(), flush=True)
+    while True:
+        (w * w).sum().backward()
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_to_compare_stops_its_run_and_frees_the_folder(tmp_path: Path,
+                                                                 sig: int) -> None:
+    write(tmp_path / "endless.py", ENDLESS)
+    proc = subprocess.Popen([str(GRADVIZ), "compare", "--out", "c", "endless.py"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=cli_env(columns=200))
+    assert proc.stdout is not None
+    bound = threading.Timer(120, proc.kill)  # if "started" never comes
+    bound.start()
+    try:
+        # What the script prints reaches compare's stdout while it runs.
+        line = proc.stdout.readline()
+        bound.cancel()
+        assert line.startswith("started "), (line, proc.poll())
+        word, pid = line.split()
+        assert word == "started" and int(pid) != proc.pid
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 128 + sig, (proc.returncode, err)
+    assert "Traceback" not in err
+    assert f"stopped by {signal.Signals(sig).name} during the torch run" in " ".join(err.split())
+    try:
+        os.kill(int(pid), 0)
+        alive = True
+        os.kill(int(pid), signal.SIGKILL)
+    except ProcessLookupError:
+        alive = False
+    assert not alive, "the torch run outlived compare"
+    # Its run wrote what it recorded, and let go of the folder: the next compare runs.
+    assert load_trace(tmp_path / "c" / "torch" / "trace.json").runs
+    code, out, _ = compare(tmp_path, "tutorial.py", TUTORIAL)
+    assert code == 0, out
+
+
+def test_a_reader_that_goes_away_does_not_change_the_verdict(tmp_path: Path) -> None:
+    # `gradviz compare s.py | head -1`: compare's stdout breaks after the first line.
+    write(tmp_path / "chatty.py", TUTORIAL + "\n    for i in range(20000):\n        print(i)\n")
+    proc = subprocess.Popen([str(GRADVIZ), "compare", "--out", "c", "chatty.py"], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=cli_env(columns=200))
+    assert proc.stdout is not None and proc.stderr is not None
+    try:
+        first = proc.stdout.readline()
+        proc.stdout.close()
+        err = proc.stderr.read()
+        proc.wait(timeout=240)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert first.strip() == "tensor([True, True])"
+    assert proc.returncode == 0, (proc.returncode, err)
+    assert "Traceback" not in err
+    assert "No difference." in (tmp_path / "c" / "compare.html").read_text(encoding="utf-8")
+
+
+def test_a_script_that_deletes_the_output_folder_is_still_compared(tmp_path: Path) -> None:
+    # It removes the whole of OUT each time it runs: the torch run's outputs too, while the
+    # gradviz run runs. Each run's folder is made again, and the torch run's written again.
+    code_, out, page = compare(tmp_path, "clean.py", TUTORIAL + """
+    import shutil
+    shutil.rmtree("c", ignore_errors=True)
+""")
+    assert code_ == 0, out
+    assert "torch and gradviz agree: no difference" in out
+    assert "No difference." in page.read_text(encoding="utf-8")
+    for engine in ("torch", "gradviz"):
+        assert sorted(os.listdir(tmp_path / "c" / engine)) == [
+            "backward.svg", "forward.svg", "steps.html", "trace.json"]
+        assert load_trace(tmp_path / "c" / engine / "trace.json").runs
