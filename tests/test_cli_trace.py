@@ -212,7 +212,32 @@ def test_render_and_steps_reopen_a_saved_trace(tmp_path: Path) -> None:
     for name in ("AddBackward0", "PowBackward0", "AccumulateGrad", "execute"):
         assert name in proc.stdout
     proc = run("steps", str(tmp_path / "o" / "trace.json"), "--run", "5", cwd=tmp_path)
-    assert proc.returncode == 2 and "out of range" in proc.stderr
+    assert proc.returncode == 2
+    assert "error: --run 5: no backward run 5: the script made 1" in proc.stderr
+
+
+def test_steps_and_render_number_runs_alike(tmp_path: Path) -> None:
+    # --run 1 is the first run the script made for every command, as the pictures' titles say
+    # ("backward run 1 of 2"); -1 the last.
+    script = write(tmp_path / "two.py", """
+        import gradviz as torch
+        x = torch.ones(2, requires_grad=True)
+        (x * 2).sum().backward()
+        (x * 3).exp().sum().backward()
+    """)
+    assert run("trace", "-q", "--keep-runs", "2", "--out", "o", str(script),
+               cwd=tmp_path).returncode == 0
+    trace = str(tmp_path / "o" / "trace.json")
+    for number, exp in (("1", False), ("2", True), ("-1", True)):
+        steps = run("steps", trace, "--plain", "--run", number, cwd=tmp_path)
+        assert steps.returncode == 0, steps.stderr
+        first = steps.stdout.strip().split("\n\n")[0]  # the run shown first
+        assert "MulBackward0" in first and ("ExpBackward0" in first) == exp, first
+        made = "ExpBackward0" if exp else "MulBackward0"
+        proc = run("render", trace, "--out", f"r{number}", "--run", number, cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        svg = (tmp_path / f"r{number}" / "backward.svg").read_text()
+        assert made in svg and f"backward run {number if number != '-1' else 2} of 2" in svg
 
 
 def test_examples_are_listed_and_each_one_traces(tmp_path: Path) -> None:
