@@ -216,6 +216,21 @@ def test_a_lock_path_that_links_elsewhere_is_never_written_through(tmp_path: Pat
     assert not (tmp_path / "created").exists()
 
 
+def test_an_output_name_that_links_elsewhere_is_replaced_not_written_through(
+        tmp_path: Path) -> None:
+    (tmp_path / "d").mkdir()
+    victim = tmp_path / "bashrc"
+    victim.write_text("export PATH=...\n")
+    for name in ("trace.json", "backward.svg", "steps.html"):
+        (tmp_path / "d" / name).symlink_to(victim)
+    proc = run("trace", "-q", "--out", "d", str(write(tmp_path / "s.py", SEED)), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert victim.read_text() == "export PATH=...\n"
+    for name in ("trace.json", "backward.svg", "steps.html"):
+        assert not (tmp_path / "d" / name).is_symlink()
+    assert load_trace(tmp_path / "d" / "trace.json").name == "s.py"
+
+
 def test_a_lock_path_holding_something_else_is_left_alone(tmp_path: Path) -> None:
     (tmp_path / "d").mkdir()
     lock = tmp_path / "d" / ".gradviz.lock"
