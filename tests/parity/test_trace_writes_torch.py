@@ -1,9 +1,9 @@
 """Every trace gradviz writes of real PyTorch loads back (issue #29): ``nn.LSTM``, ``nn.GRU``, a
 small CNN, a Transformer layer and the odd cases (several roots, ``autograd.grad``, dtypes NumPy
-lacks, an error with a huge message) are traced, saved, loaded with ``load_trace``, drawn and
-replayed by ``round_trip`` of ``tests/test_trace_writes.py``; ``gradviz trace``, ``render`` and
-``steps`` on an ``nn.LSTM`` script, whose order PyTorch runs differs from the one derived from
-sequence numbers, and the summary shows that note."""
+lacks, an error with a huge message, several threads) are traced, saved, loaded with
+``load_trace``, drawn and replayed by ``round_trip`` of ``tests/test_trace_writes.py``;
+``gradviz trace``, ``render`` and ``steps`` on an ``nn.LSTM`` script, whose order PyTorch runs
+differs from the one derived from sequence numbers, and the summary shows that note."""
 
 from __future__ import annotations
 
@@ -85,9 +85,30 @@ def huge_error() -> None:
     y.sum().backward()
 
 
+def threads() -> None:  # forward and backward from several threads at once (issue #33)
+    import threading
+
+    shared = torch.randn(3, requires_grad=True)
+
+    def work(k: int) -> None:
+        layer = torch.nn.Linear(3, 2)
+        for i in range(4):
+            out = (layer(shared * (k + 1)).tanh() ** 2).sum()
+            if i % 2:
+                torch.autograd.grad(out, [shared])
+            else:
+                out.backward()
+
+    workers = [threading.Thread(target=work, args=(k,)) for k in range(3)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+
+
 PROGRAMS: dict[str, Callable[[], None]] = {f.__name__: f for f in (
     lstm, gru, cnn, transformer_layer, lstm_training_loop, several_roots, autograd_grad,
-    dtypes_numpy_lacks, huge_error)}
+    dtypes_numpy_lacks, huge_error, threads)}
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
@@ -103,6 +124,8 @@ def test_every_trace_of_real_pytorch_loads_back(name: str, tmp_path: Path) -> No
     assert len(back.runs) == len(tr.runs)
     if name == "huge_error":
         assert len(back.runs[0].error["message"]) == MAX_TEXT
+    if name == "threads":
+        assert len(back.runs) == 12 and not back.notes  # every call of every thread
 
 
 def test_the_order_note_is_one_line_for_a_whole_loop() -> None:
