@@ -115,12 +115,18 @@ def test_a_wrapped_dim_is_the_normalized_int_and_remembers_the_written_one() -> 
         _wrap_dim(-4, 3)
 
 
-def test_the_trace_keeps_the_normalized_dim() -> None:
-    # A trace draws what the formulas use: dim 2 of a 3-d tensor, as JSON's plain int.
+def test_the_trace_keeps_saved_integers_as_pytorch_shows_them() -> None:
+    # What a trace shows is what the node's _saved_* shows, as a trace of real PyTorch does
+    # (gradviz compare then reads the same numbers on both engines): dim=-1 as the uint64 it is
+    # stored as, cross_entropy's ignore_index=-100 likewise.
     x = gradviz.randn(2, 3, 4, requires_grad=True)
     with gradviz.trace() as tr:
-        x.softmax(-1).sum().backward()
-    node = next(n for n in tr.nodes.values() if n.name == "SoftmaxBackward0")
-    dim = next(s for s in node.saved if s.name == "dim")
-    assert dim.value == {"const": 2} and type(dim.value["const"]) is int
-    assert '"const": 2' in tr.to_json()
+        y = x.softmax(-1)
+        loss = gradviz.nn.functional.cross_entropy(y[0], gradviz.tensor([0, 1, 2]))
+        loss.backward()
+    saved = {(n.name, s.name): s.value for n in tr.nodes.values() for s in n.saved}
+    assert saved["SoftmaxBackward0", "dim"] == {"const": 18446744073709551615}
+    assert y.grad_fn._saved_dim == 18446744073709551615
+    assert saved["NllLossBackward0", "ignore_index"] == {"const": 2**64 - 100}
+    assert loss.grad_fn._saved_ignore_index == 2**64 - 100
+    assert '"const": 18446744073709551615' in tr.to_json()

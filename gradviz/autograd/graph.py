@@ -341,7 +341,8 @@ class Node:
         return False
 
     def _inspect_saved(self) -> list[tuple[str, Any]]:
-        """``[(name, value)]`` of what the node saved, for inspection and tracing."""
+        """``[(name, value)]`` of what the node saved, for inspection and tracing: each value as
+        its ``_saved_<name>`` attribute shows it (a saved tensor as its ``SavedVariable``)."""
         return []
 
     def __call__(self, *grad_outputs: Any) -> Any:

@@ -108,7 +108,11 @@ class OpNode(Node):
         store = getattr(self, "_store", None)
         if store is None:  # still being built: a saved-tensor pack hook is looking at its output
             return []
-        return [(n, store[n].tensors() if type(store[n]) is SavedVariableList else store[n])
+        # Integers as PyTorch shows them (NOTE [saved as given]): a trace of gradviz's engine
+        # then holds what one of real PyTorch holds (ignore_index=-100 as 18446744073709551516).
+        return [(n, store[n].tensors() if type(store[n]) is SavedVariableList
+                 else store[n] if type(store[n]) is SavedVariable
+                 else _as_pytorch_shows(n, store[n]))
                 for n in self._op.saved_names if n in store]
 
     def _run_unpacking_once(self, grad_outputs: list, create_graph: bool,
