@@ -82,6 +82,15 @@ def test_different_inputs_compare_structure_only_and_say_why() -> None:
     assert run.values_note == ("inputs differ: MulBackward0._saved_other differs, so gradients "
                                "were not compared")
     assert all(g[3] is None for g in run.grads)
+    # Nothing compared differs, but that is not "no difference": the verdict says what was not
+    # compared, and the page marks it apart from an agreement.
+    assert d.not_compared == ["run 0: inputs differ: MulBackward0._saved_other differs, so "
+                              "gradients were not compared"]
+    assert d.verdict() == ("a and b: the structure agrees, values not compared (run 0: inputs "
+                           "differ: MulBackward0._saved_other differs, so gradients were not "
+                           "compared)")
+    assert str(d).splitlines()[0] == d.verdict() and "no difference" not in str(d)
+    assert '<p class="verdict unchecked">The structure agrees; values not compared' in d.to_html()
 
 
 def test_a_missing_run_and_a_different_error_are_differences() -> None:

@@ -9,7 +9,8 @@ values only where the inputs agree: its NOTE [what is compared]) and the report 
 written to ``OUT/compare.html``.
 
 Exit codes: 0 the engines agree, 1 they differ, 2 bad arguments, 3 PyTorch is not installed,
-4 a run recorded nothing to compare (its reason is printed), 70 an internal error (a bug in
+4 a run recorded nothing to compare (its reason is printed), 5 the structure agrees but some
+values could not be compared (the verdict says which runs and why), 70 an internal error (a bug in
 gradviz: one line, no traceback), 75 the output folder is busy, 130/143 stopped by SIGINT/SIGTERM.
 The runs are child processes that end with compare (NOTE [children] in cli/children.py).
 """
@@ -42,6 +43,9 @@ __all__ = ["compare", "CONTEXT"]
 
 ENGINES = ("torch", "gradviz")
 NOTHING_RECORDED = 4
+# Nothing compared differs, but some run's values could not be compared (random inputs, which
+# each engine draws from its own generator): only the structure agrees, and the exit code says so.
+NOT_COMPARED = 5
 KEEP_ALL = 10**9  # --keep-runs for "every run" (the option takes a count)
 
 
@@ -76,7 +80,8 @@ def compare(
     between the engines' generators, and then only the structure is compared). Writes
     OUT/compare.html and each engine's trace, drawings and step player under OUT/torch and
     OUT/gradviz. What the script prints is shown as it prints it, once per engine. Exit code 0
-    when the engines agree, 1 when they differ (the others: docs/guarantees.md).
+    when the engines agree, 1 when they differ, 5 when the structure agrees but some values
+    could not be compared (the others: docs/guarantees.md).
     """
     if values is Values.none:
         fail("--values none keeps no values, so no gradient could be compared; use small or "
@@ -105,7 +110,8 @@ def compare(
 
 def _compare(sup: Any, path: Path, args: list[str], out_dir: Path, seed: int, values: str,
              keep_runs: int | None, quiet: bool) -> int:
-    """Both runs, then the comparison; the exit code (0 agree, 1 differ)."""
+    """Both runs, then the comparison; the exit code (0 agree, 1 differ, 5 values not
+    compared)."""
     from gradviz.trace import load_trace
 
     # Real PyTorch first: without it, its run fails at once (exit code 3, with how to install).
@@ -143,7 +149,7 @@ def _compare(sup: Any, path: Path, args: list[str], out_dir: Path, seed: int, va
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())  # so that the flush at exit does not fail
             os.close(devnull)
-    return 0 if diff.same else 1
+    return 1 if not diff.same else NOT_COMPARED if diff.not_compared else 0
 
 
 def _run(sup: Any, engine: str, path: Path, args: list[str], out: Path, seed: int,
@@ -237,9 +243,7 @@ def _explain_failed_run(run: dict[str, Any]) -> NoReturn:
 
 
 def _verdict(diff: Any) -> str:
-    if diff.same:
-        return f"{diff.labels[0]} and {diff.labels[1]} agree: no difference"
-    return f"{diff.labels[0]} and {diff.labels[1]} differ: {len(diff.differences)} difference(s)"
+    return diff.verdict()
 
 
 def _write_page(diff: Any, title: str, out_dir: Path, page: Path) -> None:

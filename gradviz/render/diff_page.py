@@ -21,6 +21,7 @@ th, td { border: 1px solid #ccc; padding: .3em .5em; text-align: left; vertical-
 tr.differ td { background: #fde2e1; }
 .verdict { font-weight: bold; padding: .4em .6em; display: inline-block; }
 .verdict.same { background: #dff3e0; } .verdict.differ { background: #fde2e1; }
+.verdict.unchecked { background: #fff4d6; }
 ul.differences li { margin: .3em 0; font-family: monospace; }
 .graphs { display: flex; gap: 1em; flex-wrap: wrap; }
 .graphs > div { flex: 1 1 420px; min-width: 0; border: 1px solid #ddd; padding: .5em; }

@@ -106,11 +106,32 @@ class TraceDiff:
     def same(self) -> bool:
         return not self.differences
 
+    @property
+    def not_compared(self) -> list[str]:
+        """Why the values of a run were not compared, for each such run (``"run 0: inputs
+        differ: ..."``): where any, "no difference" covers the structure only."""
+        return [f"run {r.index}: {r.values_note or 'values not compared'}" for r in self.runs
+                if not r.values_compared]
+
+    def verdict(self) -> str:
+        """One line: the engines differ, agree, or agree on what could be compared only.
+
+        Example:
+            >>> TraceDiff(labels=("torch", "gradviz")).verdict()
+            'torch and gradviz agree: no difference'
+        """
+        a, b = self.labels
+        if not self.same:
+            return f"{a} and {b} differ: {len(self.differences)} difference(s)"
+        if self.not_compared:
+            return (f"{a} and {b}: the structure agrees, values not compared ("
+                    + "; ".join(self.not_compared) + ")")
+        return f"{a} and {b} agree: no difference"
+
     def lines(self) -> list[str]:
         """The report, one line each."""
         a, b = self.labels
-        out = [f"{a} vs {b}: " + ("no difference" if self.same else
-                                   f"{len(self.differences)} difference(s)")]
+        out = [self.verdict()]
         for r in self.runs:
             out.append(f"run {r.index}: graph {'same' if r.graph_same else 'DIFFERS'}; "
                        f"values {'compared' if r.values_compared else 'not compared'}"
@@ -128,9 +149,14 @@ class TraceDiff:
         """An HTML fragment (a list of differences and a table per run); every string escaped."""
         a, b = (html.escape(x) for x in self.labels)
         e = html.escape
-        parts = [f'<p class="verdict {"same" if self.same else "differ"}">'
-                 + ("No difference." if self.same else
-                    f"{len(self.differences)} difference(s).") + "</p>"]
+        if not self.same:
+            kind, verdict = "differ", f"{len(self.differences)} difference(s)."
+        elif self.not_compared:
+            kind, verdict = "unchecked", ("The structure agrees; values not compared ("
+                                          + "; ".join(self.not_compared) + ").")
+        else:
+            kind, verdict = "same", "No difference."
+        parts = [f'<p class="verdict {kind}">{e(verdict)}</p>']
         if self.differences:
             parts.append("<ul class='differences'>" + "".join(
                 f"<li>{e(d.describe(self.labels))}</li>" for d in self.differences) + "</ul>")

@@ -97,8 +97,24 @@ def test_random_inputs_compare_the_structure_only(tmp_path: Path) -> None:
         w = torch.randn(3, requires_grad=True)
         (w * w).sum().backward()
     """)
+    # Never "no difference" when a value was not compared: the verdict and exit code say so.
+    assert code_ == 5, out
+    assert ("torch and gradviz: the structure agrees, values not compared (run 0: inputs "
+            "differ:") in out, out
+    assert "no difference" not in out
+
+
+def test_cross_entropy_is_compared_on_its_values(tmp_path: Path) -> None:
+    # ignore_index=-100 is saved as PyTorch shows it by both engines' traces: the inputs agree,
+    # so the gradients are compared (it was "not compared: _saved_ignore_index differs").
+    code_, out, _ = compare(tmp_path, "ce.py", """
+        import torch
+        import torch.nn.functional as F
+        x = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]], requires_grad=True)
+        F.cross_entropy(x, torch.tensor([2, 0])).backward()
+    """)
     assert code_ == 0, out
-    assert "values not compared" in out or "inputs differ" in out
+    assert "torch and gradviz agree: no difference" in out and "not compared" not in out
 
 
 def test_a_difference_on_purpose_is_reported(tmp_path: Path) -> None:
