@@ -299,10 +299,11 @@ def test_gradients_stay_gradchecked(name: str, fn: Any, shapes: list[tuple]) -> 
 SAVED_LOCATIONS = ["cpu", "cpu"]
 
 
-def _saved() -> io.BytesIO:
-    w = gradviz.ones(2)
+def _saved(lib: Any = gradviz) -> io.BytesIO:
+    """That file, written by ``lib`` (gradviz, or torch in the parity file)."""
+    w = lib.ones(2)
     buf = io.BytesIO()
-    gradviz.save({"w": w, "tied": w, "b": gradviz.zeros(3)}, buf)
+    lib.save({"w": w, "tied": w, "b": lib.zeros(3)}, buf)
     buf.seek(0)
     return buf
 

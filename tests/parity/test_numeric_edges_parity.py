@@ -4,7 +4,6 @@ values and errors derived again from torch, and the ``map_location`` behaviours 
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 import pytest
@@ -42,33 +41,26 @@ def test_float32_transposed_dilation_zero_is_onednns_internal_failure() -> None:
         EDGES.run(src, gradviz)
 
 
-def _torch_saved() -> io.BytesIO:
-    w = torch.ones(2)
-    buf = io.BytesIO()
-    torch.save({"w": w, "tied": w, "b": torch.zeros(3)}, buf)
-    buf.seek(0)
-    return buf
-
-
 def test_map_location_callable_is_called_once_per_storage_at_its_location() -> None:
     calls: list = []
 
     def where(storage: Any, location: str) -> None:
         calls.append(location)
 
-    out = torch.load(_torch_saved(), map_location=where)
+    out = torch.load(EDGES._saved(torch), map_location=where)
     assert calls == EDGES.SAVED_LOCATIONS
     assert out["w"].tolist() == [1.0, 1.0] and out["w"] is out["tied"]
-    out = torch.load(_torch_saved(), map_location=lambda storage, loc: storage)
+    out = torch.load(EDGES._saved(torch), map_location=lambda storage, loc: storage)
     assert out["b"].tolist() == [0.0, 0.0, 0.0]
 
 
 def test_map_location_dict_applies_its_cpu_entry_only() -> None:
-    assert torch.load(_torch_saved(), map_location={"cuda:0": "cuda:1"})["w"].device.type == "cpu"
+    out = torch.load(EDGES._saved(torch), map_location={"cuda:0": "cuda:1"})
+    assert out["w"].device.type == "cpu"
 
 
 @pytest.mark.parametrize("where", ["meta", torch.device("meta"), {"cpu": "meta"}])
 def test_map_location_meta_gives_tensors_without_values(where: Any) -> None:
     """What gradviz cannot give, and so refuses (gradviz.load's docstring)."""
-    out = torch.load(_torch_saved(), map_location=where)
+    out = torch.load(EDGES._saved(torch), map_location=where)
     assert out["w"].is_meta and out["w"].shape == (2,)
