@@ -491,3 +491,35 @@ def test_importing_the_renderers_is_cheap():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, env=env, cwd=repo)
     assert out.stdout.strip() == "[]"
+
+
+# -- a run that failed ----------------------------------------------------------------------------
+def _inplace_error_trace():
+    with torch.trace() as tr:
+        a = torch.rand(3, requires_grad=True)
+        b = a * 1
+        c = b * b  # MulBackward0 saves b at version 0
+        b.mul_(2)
+        try:
+            c.sum().backward()
+        except RuntimeError:
+            pass
+    return tr
+
+
+def test_the_node_a_failed_run_raised_in_is_marked():
+    tr = _inplace_error_trace()
+    (error,) = [s for s in tr.run().steps if s.kind == "error"]
+    root = svg_root(draw_backward(tr, detail="bare"))
+    nodes = groups(root, "node")
+    marked = {title for title, g in nodes.items()
+              if any(p.get("stroke") == "#c0392b" and p.get("stroke-width") == "3"
+                     for p in g.iter(f"{SVG}path"))}
+    assert marked == {error.node}  # the node the engine was running, and no other
+    assert "raised RuntimeError" in texts(nodes[error.node])
+    assert "raised the run's error" in "".join(root.itertext())  # its legend
+    # A run that succeeded, and a step of the failed one, mark nothing.
+    with torch.trace() as ok:
+        (torch.ones(2, requires_grad=True) * 2).sum().backward()
+    for drawing in (draw_backward(ok), draw_step(tr, -1, 0)):
+        assert "raised" not in "".join(svg_root(drawing).itertext())

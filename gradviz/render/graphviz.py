@@ -299,12 +299,13 @@ _LEGEND_TEXT = {
     "receiver": "receives the gradient",
     "ready": "ready queue",
     "done": "finished",
+    "failed": "raised the run's error",
 }
 
 
 def _legend_cell(key: str, fill: str, text: str, rounded: bool = True) -> str:
     style = ' style="rounded"' if rounded else ""
-    color = ' color="#c0392b"' if key == "receiver" else ""
+    color = ' color="#c0392b"' if key in ("receiver", "failed") else ""
     return (f'<td border="1" bgcolor="{fill}" cellpadding="2"{style}{color}>'
             f'<font point-size="9">{text}</font></td>')
 
@@ -348,8 +349,11 @@ def _legend(dot: Any, title: str | None, subtitle: str | None, parts: Any, plan:
 
 
 _STYLE_FILL = {"executing": "gold", "ready": "palegreen", "done": "#a6a6a6",
-               "grad_fn": "lightgrey", "receiver": "white"}
-_BACKWARD_KEYS = ("op", "custom", "accumulate_grad", "leaf", "param", "output", "saved", "group")
+               "grad_fn": "lightgrey", "receiver": "white", "failed": "white"}
+_BACKWARD_KEYS = ("op", "custom", "accumulate_grad", "leaf", "param", "output", "saved", "group",
+                  "failed")
+# The node a failed run raised in: its own colour stays, with a thick red border.
+_FAILED = {"color": "#c0392b", "penwidth": "3"}
 _FORWARD_KEYS = ("op", "input", "leaf", "param", "tensor", "output", "group")
 _STEP_KEYS = ("executing", "receiver", "ready", "done", "op", "accumulate_grad", "leaf",
               "param", "group")
@@ -686,6 +690,7 @@ class _Parts:
     vertices: list[collapse.Vertex] = field(default_factory=list)
     items: dict[str, _Item] = field(default_factory=dict)
     edges: list[_Edge] = field(default_factory=list)
+    failed: str | None = None  # the node the drawn run raised in, if it failed
 
     def add(self, vertex: collapse.Vertex, item: _Item) -> None:
         self.vertices.append(vertex)
@@ -826,6 +831,8 @@ def _backward_parts(b: _Backward, d: _Detail, leaf_boxes: bool = True,
         leaf_grads = {t.id: t.grad for t in b.tensors.values() if t.grad is not None}
     with_grads = d.edge_grads or state is not None
     leaf_ids = {n.variable for n in g.nodes.values() if n.variable}
+    if state is None and b.run is not None and b.run.error:  # a step frame says it in words
+        parts.failed = next((s.node for s in reversed(b.run.steps) if s.kind == "error"), None)
     inputs = _node_inputs(b)
     outputs = _node_outputs(b) if d.values else {}
     names = Counter(n.name for n in g.nodes.values())
@@ -874,9 +881,13 @@ def _backward_parts(b: _Backward, d: _Detail, leaf_boxes: bool = True,
         if state is not None and nid in state.deps and n.kind != "graph_root":
             lines.append(f"dependencies: {state.deps[nid]}")
         kind = n.kind if n.kind in _FILL else "op"
+        failed = nid == parts.failed
+        if failed:
+            lines.append(f"raised {b.run.error.get('type', 'an error')}")
         parts.add(collapse.Vertex(nid, n.name, scope.get(nid, ()),
                                   attach=n.kind == "accumulate_grad", order=n.sequence_nr),
                   _Item(nid, lines, kind, _FILL[kind], functools.partial(_node_tip, n, b.ops),
+                        extra=dict(_FAILED) if failed else {},
                         ref=var.name if var is not None else "", short=n.name))
         # next_functions: node -> target; "input k" at the head only where the target has
         # several inputs (a bare "0" on every edge read as "gradient 0")
@@ -1116,7 +1127,8 @@ def draw_backward(obj: Any, show_saved: bool = False, show_attrs: bool = False,
                          expand, classes=b.classes)
     dot = _new("backward")
     _legend(dot, b.title, _subtitle(b.run_label, d), parts, plan, _backward_notes(parts, d),
-            _BACKWARD_KEYS)
+            _BACKWARD_KEYS,
+            extra=["failed"] if parts.failed and plan.drawn(parts.failed) == parts.failed else [])
     _speed_attrs(dot, plan, len(parts.vertices))
     _emit(parts, plan, dot, dot)
     dot.plan = plan
