@@ -517,6 +517,9 @@ def test_the_node_a_failed_run_raised_in_is_marked():
                      for p in g.iter(f"{SVG}path"))}
     assert marked == {error.node}  # the node the engine was running, and no other
     assert "raised RuntimeError" in texts(nodes[error.node])
+    # What it was called with is shown as for any node: the gradient its buffer held.
+    values = groups(svg_root(draw_backward(tr, detail="values")), "node")[error.node]
+    assert "grad (3,) [1, 1, 1]" in texts(values), texts(values)
     assert "raised the run's error" in "".join(root.itertext())  # its legend
     # A run that succeeded, and a step of the failed one, mark nothing.
     with torch.trace() as ok:

@@ -829,10 +829,15 @@ def _backward_parts(b: _Backward, d: _Detail, leaf_boxes: bool = True,
                     received.setdefault((s.node, nr), go)
     elif d.edge_grads or d.values:
         leaf_grads = {t.id: t.grad for t in b.tensors.values() if t.grad is not None}
-    with_grads = d.edge_grads or state is not None
-    leaf_ids = {n.variable for n in g.nodes.values() if n.variable}
     if state is None and b.run is not None and b.run.error:  # a step frame says it in words
         parts.failed = next((s.node for s in reversed(b.run.steps) if s.kind == "error"), None)
+        if flow is not None and parts.failed is not None:
+            # It raised while running, so no execute step recorded what it was given: the
+            # gradients its input buffer held when the engine called it.
+            for nr, go in flow.buffers.get(parts.failed, {}).items():
+                received.setdefault((parts.failed, nr), go)
+    with_grads = d.edge_grads or state is not None
+    leaf_ids = {n.variable for n in g.nodes.values() if n.variable}
     inputs = _node_inputs(b)
     outputs = _node_outputs(b) if d.values else {}
     names = Counter(n.name for n in g.nodes.values())
