@@ -72,6 +72,16 @@ class TensorInfo:
     source: SourceLoc | None = None
     value: dict[str, Any] | None = None
     grad: dict[str, Any] | None = None  # last .grad seen (after a backward run)
+    # NOTE [versions] A tensor written in place gets a new record, a version, each time a later
+    # op reads it: by an op (``x.add_(1)``, ``w -= lr * w.grad``) or by something no op event
+    # reports (an optimizer's update, ``.data``). So every value drawn is the one the op that
+    # read it saw, and the forward graph stays acyclic. ``identity`` is the id of the tensor's
+    # first version (None for the first itself): all its versions are one tensor, named alike.
+    # ``version`` is ``_version`` as the tensor had it then; the name shows it, ``b (v1)``,
+    # only where it matters: a tensor written inside the graph (it has a grad_fn), not a
+    # leaf's update or initialisation.
+    identity: str | None = None
+    version: int = 0
 
 
 @dataclass
@@ -90,6 +100,9 @@ class OpRecord:
     segment: int = 0  # how many backward runs had finished when the op ran
     # The custom Function op this op ran inside (its forward()), if any: drawings fold it there.
     parent: str | None = None
+    # Run with grad mode off (or in inference mode), recording no node: model construction, an
+    # optimizer's update, a write under no_grad. Not part of any forward graph (phases.py).
+    no_grad: bool = False
 
 
 def scope_key(scope: list[str] | tuple[str, ...]) -> str:

@@ -34,6 +34,7 @@ import numpy as np
 
 from gradviz.autograd import events
 from gradviz.autograd.engine import current_node
+from gradviz.autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled
 from gradviz.autograd.graph import AccumulateGrad, GraphRoot, Node, SavedVariable
 from gradviz.tensor import Tensor
 from gradviz.trace import _names
@@ -273,11 +274,18 @@ class _Ids:
         self._refs[key] = ref
         return ident
 
+    def forget(self, obj: Any) -> None:
+        """Give ``obj`` a new id when next registered (its old id stays in the records)."""
+        key = id(obj)
+        if key in self.ids:
+            del self.ids[key], self._refs[key]
+
 
 class _TRef(weakref.ref):
-    """A weak reference to a tensor that carries the tensor's trace id."""
+    """A weak reference to a tensor that carries the tensor's trace id and the ``_version``
+    the tensor had when that id was given (NOTE [versions])."""
 
-    __slots__ = ("ident",)
+    __slots__ = ("ident", "version")
 
 
 class _TensorIds:
@@ -307,12 +315,13 @@ class _TensorIds:
         """The ids of the tensors still alive."""
         return (ref.ident for ref in self._ids.values() if ref() is not None)
 
-    def new(self, obj: Any) -> str:
+    def new(self, obj: Any, version: int = 0) -> str:
         ident = f"{self.prefix}{self.count}"
         self.count += 1
         ids = self._ids
         ref = ids[id(obj)] = _TRef(obj)  # replaces an older version's entry
         ref.ident = ident
+        ref.version = version
         if len(ids) >= self._sweep_at:
             self.sweep()
         return ident
@@ -324,6 +333,12 @@ class _TensorIds:
         ids.clear()
         ids.update(live)
         self._sweep_at = max(1024, 2 * len(ids))
+
+
+def _version_of(t: Tensor) -> int:
+    """``t._version`` (0 for an inference tensor, which has none), without the property."""
+    vc = t._vc
+    return 0 if vc is None or vc.inference else vc.version
 
 
 class _VRef(weakref.ref):
@@ -392,11 +407,11 @@ def _node_type(n: Node) -> tuple[str, str]:
 # a node:   name, kind, sequence_nr, num_outputs, variable, n, the n (id, input_nr) pairs of
 #           next_functions flat, m, the m saved entries, each _SAVED_ROW fields (pack_hook and
 #           packed None when no hook packed it);
-# an op:    id, name, node, kwargs, inplace, scope, source, segment, parent, n, the n inputs,
-#           m, the m outputs.
-_TENSOR_ROW = 10
+# an op:    id, name, node, kwargs, inplace, scope, source, segment, parent, no_grad, n, the n
+#           inputs, m, the m outputs.
+_TENSOR_ROW = 12
 _SAVED_ROW = 6
-_OP_FIELDS = 9  # an op row's fields before its inputs' count
+_OP_FIELDS = 10  # an op row's fields before its inputs' count
 
 
 def _node_from_row(flat: list[Any], k: int) -> tuple:
@@ -618,6 +633,10 @@ class Trace:
         self._run_segments: dict[str, int] = {}  # run id -> runs finished when it began
         # Saved values packed by a hook, waiting for their node (see _on_saved_tensor_pack).
         self._packs: dict[int, tuple] = {}
+        # A later version's id -> the id of its tensor's first version, and the first
+        # version's id -> the later versions' ids (NOTE [versions]).
+        self._identity: dict[str, str] = {}
+        self._versions: dict[str, list[str]] = {}
 
     # -- the model, built on first read (see _Built) -----------------------------------------
     tensors: dict[str, TensorInfo] = _Built("Every tensor seen, by id, in the order first seen.")
@@ -662,7 +681,8 @@ class Trace:
                 j = i + flat[i - 1]  # the outputs' count
                 n_out = flat[j]
                 # (id, name, inputs, outputs, node, kwargs, inplace, scope, source, segment,
-                #  parent): the tuple's order, which puts inputs and outputs third and fourth
+                #  parent, no_grad): the tuple's order, which puts inputs and outputs third
+                #  and fourth
                 ops.append((flat[k], flat[k + 1], tuple(flat[i:j]),
                             tuple(flat[j + 1:j + 1 + n_out]), *flat[k + 2:k + _OP_FIELDS]))
                 k = j + 1 + n_out
@@ -687,13 +707,20 @@ class Trace:
             if rec is None:  # its registration failed half-way (an error in the tracer)
                 continue
             shape, dtype, requires_grad, is_leaf, is_param, grad_fn, output_nr, op, source, \
-                value = rec
+                value, identity, version = rec
             grad = grads.get(tid)
+            name = names.get(tid, tid)
+            if identity is not None:  # a later version: named as the tensor is (NOTE [versions])
+                first = tensors.get(identity)
+                name = first.name if first is not None else name
+                if not is_leaf:  # written inside the graph: the version matters
+                    name = f"{name} (v{version})"
             tensors[tid] = TensorInfo(
-                id=tid, name=names.get(tid, tid), shape=list(shape), dtype=dtype_name(dtype),
+                id=tid, name=name, shape=list(shape), dtype=dtype_name(dtype),
                 requires_grad=requires_grad, is_leaf=is_leaf, is_param=is_param, grad_fn=grad_fn,
                 output_nr=output_nr, op=op, source=None if source is None else sources[source],
-                value=expand(value), grad=None if grad is None else expand(grad))
+                value=expand(value), grad=None if grad is None else expand(grad),
+                identity=identity, version=version)
         self._rec_tensors, self._tnames, self._tgrads = {}, {}, {}
         nodes = self._nodes
         for nid, (name, kind, seq, nexts, num_outputs, variable, saved) in \
@@ -706,14 +733,14 @@ class Trace:
                 num_outputs=num_outputs)
         self._rec_nodes = {}
         for op_id, name, inputs, outputs, nid, kwargs, inplace, scope, source, segment, \
-                parent in self._rec_ops:
+                parent, no_grad in self._rec_ops:
             self._ops.append(OpRecord(
                 id=op_id, name=name,
                 inputs=[i if type(i) is str else {"const": _const_value(i)} for i in inputs],
                 outputs=list(outputs), node=nid, kwargs=dict(kwargs),
                 inplace=inplace, scope=list(scope),
                 source=None if source is None else sources[source], segment=segment,
-                parent=parent))
+                parent=parent, no_grad=no_grad))
             if nid is not None and nid in nodes:
                 nodes[nid].forward_op = op_id
         if len(self._ops) + self._op_count_dropped != self._op_count:
@@ -819,7 +846,7 @@ class Trace:
             # NOTE [tensor names]: a tensor its creator did not name keeps its id here; the
             # variable of a function it is passed to (``t`` of ``scale(t)``) is not its name.
             return tid
-        tid = self._tids.new(t)
+        tid = self._tids.new(t, _version_of(t))
         self._pend_t[tid] = -1  # holds its place: registering the graph records more
         name = (clip_text(t.name) if t.name else None) or (
             self._first_sight_name(t, frame) if frame is not None else None) or tid
@@ -829,7 +856,8 @@ class Trace:
         return tid
 
     def _add_tensor(self, tid: str, t: Tensor, name: str, grad_fn: str | None, op: str | None,
-                    source: int | None, value: Any) -> None:
+                    source: int | None, value: Any, identity: str | None = None,
+                    version: int = 0) -> None:
         data = t._data
         if t._view_meta is None:  # NOTE [perf]: the properties' work matters for views only
             requires_grad, is_leaf = t._requires_grad, t._grad_fn is None
@@ -838,12 +866,35 @@ class Trace:
         flat = self._flat_t
         k = len(flat)
         flat.extend((_shape(data.shape), data.dtype, requires_grad, is_leaf,
-                     type(t).__name__ == "Parameter", grad_fn, t._output_nr, op, source, value))
+                     type(t).__name__ == "Parameter", grad_fn, t._output_nr, op, source, value,
+                     identity, version))
         self._pend_t[tid] = k  # filed once the row is whole (an interrupt may come between)
         if name != tid:
             self._tnames[tid] = name
         else:
             self._unnamed.add(tid)
+
+    def _rewritten(self, t: Tensor, ref: _TRef, version: int) -> str:
+        """The id of a new version of ``t``, written since it was recorded by something no
+        op event reported: an optimizer's update, a write through ``.data`` or NumPy
+        (NOTE [versions])."""
+        old = ref.ident
+        tid = self._tids.new(t, version)
+        identity = self._add_version(tid, old)
+        self._new_leaf_version(t)
+        grad_fn = None if t.grad_fn is None else self._node(t.grad_fn)
+        self._add_tensor(tid, t, self._tensor_name(old) or old, grad_fn, None, None,
+                         snapshot(t._data, self.values, self._op_shared), identity, version)
+        return tid
+
+    def _new_leaf_version(self, t: Tensor) -> None:
+        """A leaf's ``AccumulateGrad`` outlives an update while a graph still holds it (the
+        last step's ``loss``): registered anew, its record links the version now current, so
+        the next run's graph draws the value that run used (NOTE [versions])."""
+        extra = t._extra
+        acc = extra.grad_acc() if extra is not None and extra.grad_acc is not None else None
+        if acc is not None:
+            self._nids.forget(acc)
 
     def _tensor_name(self, tid: str) -> str | None:
         """A recorded tensor's current name (None if it is not in the trace any more)."""
@@ -852,15 +903,35 @@ class Trace:
         info = self._tensors.get(tid)
         return None if info is None else info.name
 
+    def _add_version(self, tid: str, old: str) -> str:
+        """File ``tid`` as a later version of the tensor ``old`` is a version of; its first
+        version's id (NOTE [versions])."""
+        identity = self._identity.get(old, old)
+        self._identity[tid] = identity
+        self._versions.setdefault(identity, []).append(tid)
+        return identity
+
+    def _trim_versions(self) -> None:
+        """Forget the versions of tensors the trace dropped (a long run stays bounded)."""
+        known = self._tensors.keys() | self._rec_tensors.keys() | self._pend_t.keys()
+        self._identity = {k: v for k, v in self._identity.items() if k in known}
+        self._versions = {root: kept for root, vs in self._versions.items()
+                          if (kept := [v for v in vs if v in known])}
+
     def _rename(self, tid: str, name: str) -> None:
         if name == tid:
             return
-        self._unnamed.discard(tid)
-        info = self._tensors.get(tid)
-        if info is not None:
-            info.name = name
-        else:
-            self._tnames[tid] = name
+        # A tensor's versions are one tensor: all take the name (NOTE [versions]).
+        root = self._identity.get(tid, tid)
+        for k in (root, *self._versions.get(root, ())):
+            self._unnamed.discard(k)
+            info = self._tensors.get(k)
+            if info is None:
+                self._tnames[k] = name  # a raw version's " (vN)" is added when built
+            elif info.identity is not None and info.name.endswith(f" (v{info.version})"):
+                info.name = f"{name} (v{info.version})"
+            else:
+                info.name = name
 
     def _set_grad(self, tid: str, grad: Any) -> None:
         if tid in self._pend_t or tid in self._rec_tensors:
@@ -1315,8 +1386,13 @@ class Trace:
         for a in inputs_:
             if isinstance(a, Tensor):
                 ref = ids.get(id(a))
-                inputs.append(ref.ident if ref is not None and ref() is a
-                              else self._tensor(a, frame))
+                if ref is None or ref() is not a:
+                    inputs.append(self._tensor(a, frame))
+                else:  # the version it was seen at, unless written since (NOTE [versions])
+                    vc = a._vc
+                    inputs.append(ref.ident if vc is None or vc.version == ref.version
+                                  or (inplace and a is outputs_[0])  # written by this op
+                                  else self._rewritten(a, ref, vc.version))
             else:
                 ta = type(a)  # _const, in line for a number seen before
                 c = _CONSTS.get((ta, a)) if ta is float or ta is int else None
@@ -1352,21 +1428,25 @@ class Trace:
         inplace = bool(inplace)
         outputs = []
         for t in outputs_:
-            old_id = self._tids.get(t) if inplace else None
             # An in-place result is a new version of a tensor: it gets a new id, so the forward
-            # graph stays acyclic, and is named after the old one.
+            # graph stays acyclic, and is named as the tensor is (NOTE [versions]).
+            old_id = self._tids.get(t) if inplace else None
             seen = self._tids.get(t) if early and not inplace else None
-            tid = seen if seen is not None else self._tids.new(t)
+            vc = t._vc  # _version_of(t), in line: a view of a written tensor has its version
+            version = 0 if vc is None else vc.version
+            tid = seen if seen is not None else self._tids.new(t, version)
             extra = t._extra  # t.name, in line
             name = clip_text(extra.name) if extra is not None and extra.name else tid
-            old_name = None if old_id is None else self._tensor_name(old_id)
-            if old_name is not None:
-                name = f"{old_name.split(' (v')[0]} (v{t._version})"
-            if t._view_meta is not None:  # the properties' work matters for views
+            identity = None if old_id is None else self._add_version(tid, old_id)
+            if identity is not None:
+                name = self._tensor_name(old_id) or name
+                self._new_leaf_version(t)
+            if t._view_meta is not None or identity is not None:  # the rarer outputs
                 grad_fn = t.grad_fn
                 gid = nid if grad_fn is node and node is not None else (
                     self._node(grad_fn) if grad_fn is not None else None)
-                self._add_tensor(tid, t, name, gid, op_id, source, self._snap(t._data))
+                self._add_tensor(tid, t, name, gid, op_id, source, self._snap(t._data),
+                                 identity, version)
                 outputs.append(tid)
                 continue
             # NOTE [perf]: _add_tensor in line for the usual output, not a view.
@@ -1380,7 +1460,7 @@ class Trace:
             shape = data_.shape
             flat.extend((_SHAPES.get(shape) or _shape(shape), data_.dtype, t._requires_grad,
                          grad_fn is None, type(t).__name__ == "Parameter", gid, t._output_nr,
-                         op_id, source, value))
+                         op_id, source, value, None, 0))
             self._pend_t[tid] = k
             if name != tid:
                 self._tnames[tid] = name
@@ -1388,8 +1468,10 @@ class Trace:
                 self._unnamed.add(tid)
             outputs.append(tid)
         self._op_shared = self._op_snap = None
+        # An update (an optimizer's, a no_grad write) or construction, not a graph op.
+        no_grad = nid is None and (not is_grad_enabled() or is_inference_mode_enabled())
         self._flat_o.extend((op_id, op_name, nid, kwargs, inplace, self._scope_t,
-                             source, self.runs_total, parent, len(inputs), *inputs,
+                             source, self.runs_total, parent, no_grad, len(inputs), *inputs,
                              len(outputs), *outputs))
         # NOTE [perf]: most instructions bind nothing (the ``*`` of ``(y * 2 + 1).tanh()``):
         # known from the instruction's cached analysis without a call to _note_outputs.
@@ -1801,6 +1883,7 @@ class Trace:
         self._tgrads = {k: v for k, v in self._tgrads.items() if k in tensors}
         self._unnamed &= tensors.keys()
         self._op_count_dropped += len(gone)
+        self._trim_versions()
 
     @staticmethod
     def _signature(ops: Any) -> tuple:
@@ -1865,6 +1948,7 @@ class Trace:
         self._nodes = {k: v for k, v in self._nodes.items() if k in live_nodes}
         self._tensors = {k: v for k, v in self._tensors.items() if k in live_tensors}
         self._unnamed &= self._tensors.keys()
+        self._trim_versions()
         if dropped:
             self.notes = [n for n in self.notes if not n.startswith("keep_runs")]
             self.notes.append(f"keep_runs={keep}: forward ops and runs before "

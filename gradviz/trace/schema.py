@@ -199,6 +199,8 @@ class TensorModel(_Strict):
     source: SourceModel | None = None
     value: SummaryModel | None = None
     grad: SummaryModel | None = None
+    identity: TensorId | None = None  # its first version's id (NOTE [versions]; optional)
+    version: Count = 0
 
 
 class OpModel(_Strict):
@@ -213,6 +215,7 @@ class OpModel(_Strict):
     source: SourceModel | None = None
     segment: Count = 0
     parent: OpId | None = None  # the custom Function op it ran inside (optional)
+    no_grad: StrictBool = False  # ran with grad mode off (optional)
 
 
 class PackedObjectModel(_Strict):

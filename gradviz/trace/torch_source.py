@@ -158,6 +158,9 @@ class TorchSource:
         # Autograd nodes cannot be referred to weakly, and their Python objects are made anew
         # once the old one dies: nodes are held (id -> (node, trace id)) while this source lives.
         self._nodes: dict[int, tuple[Any, str]] = {}
+        # id(leaf) -> id(its AccumulateGrad), to register it anew for a new version of the leaf
+        # (NOTE [versions] in model.py; the recorder's _new_leaf_version).
+        self._accumulators: dict[int, int] = {}
         self._param_names: dict[int, tuple[Any, str]] = {}  # id -> (parameter, its name)
         # NOTE [threads]: what is a thread's own is kept per thread (.paused: inside a backward
         # call or our own code; .scope: its module scopes; .names: id(module) -> qualified name
@@ -322,7 +325,7 @@ class TorchSource:
             if frame is not None and tid in tr._unnamed:
                 tr._rename(tid, tr._var_name(t, frame) or tid)
             return tid
-        tid = tr._tids.new(t)
+        tid = tr._tids.new(t, _version(t))
         name = (tr._var_name(t, frame) if frame is not None else None) or tid
         param = self._param_names.pop(id(t), None)
         if name == tid and param is not None and param[0] is t:
@@ -331,8 +334,37 @@ class TorchSource:
         self._add_tensor(tid, t, name, grad_fn, None, None)
         return tid
 
+    def _input_id(self, t: Any, frame: FrameType | None, written: bool) -> str:
+        """The id of an op's input ``t``: a new version if something no op event reported
+        wrote it since it was recorded (an update through ``.data``, a NumPy view), unless
+        this in-place op wrote it (``written``)."""
+        tr = self.trace
+        ref = tr._tids._ids.get(id(t))
+        if written or ref is None or ref() is not t:
+            return self.tensor_id(t, frame)
+        version = _version(t)
+        if version == ref.version:
+            return self.tensor_id(t, frame)
+        old = ref.ident
+        tid = tr._tids.new(t, version)
+        identity = tr._add_version(tid, old)
+        self._new_leaf_version(t)
+        first = tr._tensors.get(identity)
+        grad_fn = None if t.grad_fn is None else self.node_id(t.grad_fn)
+        self._add_tensor(tid, t, first.name if first is not None else old, grad_fn, None, None,
+                         identity, version)
+        return tid
+
+    def _new_leaf_version(self, t: Any) -> None:
+        """A leaf's AccumulateGrad, alive across an update, is registered anew so that its
+        record links the version now current (the recorder's _new_leaf_version)."""
+        acc = self._accumulators.pop(id(t), None)
+        if acc is not None:
+            self._nodes.pop(acc, None)
+
     def _add_tensor(self, tid: str, t: Any, name: str, grad_fn: str | None, op: str | None,
-                    source: SourceLoc | None) -> None:
+                    source: SourceLoc | None, identity: str | None = None,
+                    version: int = 0) -> None:
         tr = self.trace
         tr._flush()
         tr._tensors[tid] = TensorInfo(
@@ -342,7 +374,7 @@ class TorchSource:
             output_nr=int(t.output_nr) if t.grad_fn is not None else 0, op=op, source=source,
             value=self._summary(t),
             grad=None if not (t.is_leaf or t.retains_grad) or t.grad is None
-            else self._summary(t.grad))
+            else self._summary(t.grad), identity=identity, version=version)
         if name == tid:
             tr._unnamed.add(tid)
 
@@ -389,7 +421,10 @@ class TorchSource:
             kind = "custom"
         else:
             kind = "op"
-        variable = self.tensor_id(fn.variable) if kind == "accumulate_grad" else None
+        variable = None
+        if kind == "accumulate_grad":
+            variable = self.tensor_id(fn.variable)
+            self._accumulators[id(fn.variable)] = id(fn)
         nexts = [[None if nxt is None else self.node_id(nxt), int(nr)]
                  for nxt, nr in fn.next_functions]
         try:
@@ -499,15 +534,15 @@ class TorchSource:
             return
         frame = self._frame()
         source = _rec._source(frame)
+        inplace = (name.endswith("_") and not name.startswith("_")) or name.startswith("__i")
         inputs: list[Any] = []
         for a in args:
             for x in (a if isinstance(a, (list, tuple)) and any(
                     isinstance(y, torch.Tensor) for y in a) else [a]):
-                inputs.append(self.tensor_id(x, frame) if isinstance(x, torch.Tensor)
-                              else {"const": _rec._jsonable(x)})
-        kw = {k: ({"tensor": self.tensor_id(v, frame)} if isinstance(v, torch.Tensor)
+                inputs.append(self._input_id(x, frame, inplace and x is outs[0])
+                              if isinstance(x, torch.Tensor) else {"const": _rec._jsonable(x)})
+        kw = {k: ({"tensor": self._input_id(v, frame, False)} if isinstance(v, torch.Tensor)
                   else _rec._jsonable(v)) for k, v in kwargs.items()}
-        inplace = (name.endswith("_") and not name.startswith("_")) or name.startswith("__i")
         op_name = name.strip("_") if name.startswith("__") else name
         if op_name.startswith("r") and name.startswith("__r") and op_name[1:] in (
                 "add", "mul", "truediv", "sub", "matmul", "pow"):
@@ -520,28 +555,35 @@ class TorchSource:
         known = set(self._nodes)
         node = None
         outputs = []
+        no_grad = not torch.is_grad_enabled() or torch.is_inference_mode_enabled()
         for t in outs:
             old = tr._tids.get(t)
             if old is not None and not inplace:  # returned an input as it is (.to, .contiguous)
                 outputs.append(old)
                 continue
-            tid = tr._tids.new(t)
-            oname = tid
-            if old is not None:
-                base = (tr._tensor_name(old) or old).split(" (v")[0]
-                oname = f"{base} (v{t._version})"
+            version = _version(t)
+            tid = tr._tids.new(t, version)
+            oname, identity = tid, None
+            if old is not None:  # a new version (NOTE [versions] in model.py)
+                identity = tr._add_version(tid, old)
+                self._new_leaf_version(t)
+                first = tr._tensors.get(identity)
+                oname = first.name if first is not None else (tr._tensor_name(old) or old)
+                if t.grad_fn is not None:  # written inside the graph: the version matters
+                    oname = f"{oname} (v{version})"
             gid = None
             if t.grad_fn is not None:
                 new = id(t.grad_fn) not in known or self.known_node(t.grad_fn) is None
                 gid = self.node_id(t.grad_fn)
                 if new and node is None:
                     node = gid
-            self._add_tensor(tid, t, oname, gid, op_id, source)
+            self._add_tensor(tid, t, oname, gid, op_id, source, identity, version)
             outputs.append(tid)
         tr._flush()
         tr._ops.append(OpRecord(id=op_id, name=op_name, inputs=inputs, outputs=outputs,
                                 node=node, kwargs=kw, inplace=inplace, scope=list(self._scope()),
-                                source=source, segment=tr.runs_total))
+                                source=source, segment=tr.runs_total,
+                                no_grad=node is None and no_grad))
         if node is not None:
             tr._nodes[node].forward_op = op_id
 
@@ -617,6 +659,14 @@ class TorchSource:
 
 class _Untraced(Exception):
     """A backward call that is not to be recorded (the trace ended)."""
+
+
+def _version(t: Any) -> int:
+    """``t._version``, or 0 for an inference tensor (which tracks none)."""
+    try:
+        return int(t._version)
+    except RuntimeError:
+        return 0
 
 
 def _is_acc(fn: Any) -> bool:

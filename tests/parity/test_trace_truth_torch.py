@@ -1,0 +1,87 @@
+"""The truth test on real PyTorch: a traced leaf shows the value each run used and the .grad
+it left (tests/test_trace_truth.py holds the checks and the gradviz-engine programs)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+import gradviz
+from tests.test_trace_truth import Record, leaf_truth
+
+
+def manual_sgd(rec: Record) -> None:
+    torch.manual_seed(0)
+    x, y = torch.randn(8, 3), torch.randn(8, 1)
+    weights = torch.randn(3, 1, requires_grad=True)
+    bias = torch.zeros(1, requires_grad=True)
+    for _ in range(3):
+        loss = ((x @ weights + bias - y) ** 2).mean()
+        rec.take(rec.before, {"weights": weights, "bias": bias})
+        loss.backward()
+        rec.take(rec.after, {"weights": weights.grad, "bias": bias.grad})
+        with torch.no_grad():
+            weights -= 0.1 * weights.grad
+            bias -= 0.1 * bias.grad
+        weights.grad = None
+        bias.grad = None
+
+
+def optimizer_step(rec: Record) -> None:
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.5, momentum=0.9)
+    x, y = torch.randn(8, 3), torch.randn(8, 1)
+    params = dict(model.named_parameters())
+    for _ in range(3):
+        opt.zero_grad()
+        loss = nn.functional.mse_loss(model(x), y)
+        rec.take(rec.before, params)
+        loss.backward()
+        rec.take(rec.after, {k: p.grad for k, p in params.items()})
+        nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+        opt.step()
+
+
+def adam_step(rec: Record) -> None:
+    w = torch.tensor([0.5, 1.5], requires_grad=True)
+    opt = torch.optim.Adam([w], lr=0.1)
+    for _ in range(2):
+        opt.zero_grad()
+        loss = (w * 2).pow(2).sum()
+        rec.take(rec.before, {"w": w})
+        loss.backward()
+        rec.take(rec.after, {"w": w.grad})
+        opt.step()
+
+
+PROGRAMS = {"manual_sgd": manual_sgd, "optimizer_step": optimizer_step, "adam_step": adam_step}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_leaves_show_the_value_each_run_used_on_torch(name: str) -> None:
+    rec = Record()
+    with gradviz.trace(values="all", keep_runs="all", torch=True) as tr:
+        PROGRAMS[name](rec)
+    leaf_truth(tr, rec)
+
+
+def test_a_parameter_keeps_its_module_path_across_init_and_updates() -> None:
+    rec = Record()
+    with gradviz.trace(values="all", keep_runs="all", torch=True) as tr:
+        optimizer_step(rec)
+    names = {t.name for t in tr.tensors.values() if t.is_leaf and t.requires_grad
+             and t.is_param}
+    assert names == {"0.weight", "0.bias", "2.weight", "2.bias"}, names
+
+
+def test_a_write_inside_the_graph_shows_its_version_on_torch() -> None:
+    with gradviz.trace(torch=True) as tr:
+        a = torch.ones(2, requires_grad=True)
+        b = a * 2
+        b.add_(1)
+        b.sum().backward()
+    written = [t for t in tr.tensors.values() if t.identity is not None]
+    assert [t.name for t in written] == ["b (v1)"]
+    assert written[0].version == b._version
