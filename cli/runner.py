@@ -320,7 +320,7 @@ def out_dir_lock(out: Path) -> Iterator[None]:
 def write_outputs(tr: Any, out: Path, formats: tuple[str, ...] = ("svg",),
                   collapse: bool = True, keep: Path | None = None,
                   result: Outputs | None = None, detail: str = "auto",
-                  run: int | None = None) -> Outputs:
+                  run: int | None = None, all_ops: bool = False) -> Outputs:
     """Write ``trace.json``, the forward and backward drawings, and ``steps.html`` into ``out``.
 
     Every file is written atomically (NOTE [atomic outputs] in gradviz.trace.io), trace.json
@@ -334,7 +334,8 @@ def write_outputs(tr: Any, out: Path, formats: tuple[str, ...] = ("svg",),
     ``detail`` is the pictures' detail level (``auto``, ``bare``, ``values``, ``saved``);
     ``run`` the backward run backward.svg draws, numbered as its title says (1 = the first,
     -1 = the last, the default). A run that does not exist raises ``ValueError`` (its message
-    names the runs there are) after trace.json is written.
+    names the runs there are) after trace.json is written. ``all_ops`` draws every op in
+    forward.svg, not only the forward passes (NOTE [phases] in gradviz/trace/phases.py).
     """
     from gradviz import render
     from gradviz.trace.model import BackwardGraph
@@ -353,7 +354,7 @@ def write_outputs(tr: Any, out: Path, formats: tuple[str, ...] = ("svg",),
         from gradviz.render.graphviz import run_position
 
         index = run_position(tr, run)
-    forward = render.draw_forward(tr, max_nodes=max_nodes, detail=detail)
+    forward = render.draw_forward(tr, max_nodes=max_nodes, detail=detail, all_ops=all_ops)
     if tr.runs:
         backward = render.draw_backward(tr, max_nodes=max_nodes, run=index, detail=detail)
     else:

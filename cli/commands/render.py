@@ -47,6 +47,9 @@ def render(
     run: Annotated[int | None, typer.Option(
         "--run", help="The backward run backward.svg draws: 1 is the first, -1 the last "
              "(default: the last).", show_default=False)] = None,
+    all_ops: Annotated[bool, typer.Option(
+        "--all-ops", help="Draw every op in forward.svg, model construction and the updates "
+        "between backward runs too (default: those are one box per phase).")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")
                      ] = False,
 ) -> None:
@@ -63,7 +66,7 @@ def render(
         out_dir = Path(os.path.abspath(out if out is not None else trace_file.parent))
         with locked(out_dir):
             written = write(tr, out_dir, formats_with_svg(formats), collapse, keep=trace_file,
-                            detail=detail.value, run=run)
+                            detail=detail.value, run=run, all_ops=all_ops)
         where[0] = "after its outputs were written: they are complete"
         if not quiet:
             print_summary(tr, written.files, written.notes, f"gradviz render {trace_file.name}")

@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 from gradviz.render import collapse
 from gradviz.render._format import clip, grad_str, plain, shape_str, source_str, value_str
 from gradviz.trace.io import atomic_write
+from gradviz.trace.phases import Phase, split_phases
 from gradviz.trace.replay import StepState, replay
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -91,6 +92,7 @@ _FILL = {
     "saved": "orange",
     "group": "#fff2cc",
     "fop": "#fbe3c2",
+    "phase": "#eeeeee",
 }
 _GRAPH_ATTR = {"rankdir": "TB", "nodesep": "0.2", "ranksep": "0.3", "fontname": "Helvetica",
                "fontsize": "12"}
@@ -300,6 +302,7 @@ _LEGEND_TEXT = {
     "ready": "ready queue",
     "done": "finished",
     "failed": "raised the run's error",
+    "phase": "ops outside the forward pass (construction, updates)",
 }
 
 
@@ -354,7 +357,7 @@ _BACKWARD_KEYS = ("op", "custom", "accumulate_grad", "leaf", "param", "output", 
                   "failed")
 # The node a failed run raised in: its own colour stays, with a thick red border.
 _FAILED = {"color": "#c0392b", "penwidth": "3"}
-_FORWARD_KEYS = ("op", "input", "leaf", "param", "tensor", "output", "group")
+_FORWARD_KEYS = ("op", "input", "leaf", "param", "tensor", "output", "group", "phase")
 _STEP_KEYS = ("executing", "receiver", "ready", "done", "op", "accumulate_grad", "leaf",
               "param", "group")
 
@@ -1213,7 +1216,8 @@ def _forward_grads(tr: Trace) -> dict[str, Any]:
     return out
 
 
-def _forward_parts(tr: Trace, roots: set[str], d: _Detail | None = None) -> _Parts:
+def _forward_parts(tr: Trace, roots: set[str], d: _Detail | None = None,
+                   all_ops: bool = False) -> _Parts:
     d = d or _LEVELS["saved"]
     grads = _forward_grads(tr) if d.values else {}
     parts = _Parts()
@@ -1221,6 +1225,12 @@ def _forward_parts(tr: Trace, roots: set[str], d: _Detail | None = None) -> _Par
     # The ops a custom Function's forward() ran are folded inside its op (OpRecord.parent):
     # the graph shows the one op PyTorch records for it.
     ops = [op for op in tr.ops if op.parent is None]
+    # Only the forward passes, unless all ops are asked for: construction and updates are one
+    # box per phase (NOTE [phases] in gradviz/trace/phases.py).
+    phases: list[Phase] = []
+    if not all_ops:
+        forward, phases = split_phases(tr)
+        ops = [op for op in ops if op.id in forward]
     for op in ops:
         for a in op.inputs:
             if isinstance(a, str):
@@ -1230,7 +1240,7 @@ def _forward_parts(tr: Trace, roots: set[str], d: _Detail | None = None) -> _Par
     # are left out: each was a box in the row below its module, and the next module's
     # parameters, needing that row too, pushed every block of a CNN to the right of the one
     # before (a staircase 3,800 pt wide). The outputs drawn keep their "output j" label.
-    unused = {out for op in tr.ops if len(op.outputs) > 1 for out in op.outputs
+    unused = {out for op in ops if len(op.outputs) > 1 for out in op.outputs
               if out not in consumers and out not in roots}
 
     def tensor(tid: str, scope: tuple[str, ...]) -> None:
@@ -1274,10 +1284,23 @@ def _forward_parts(tr: Trace, roots: set[str], d: _Detail | None = None) -> _Par
             # one): a module's box then ends with its last op, and the next module's box, with
             # its parameters on top, fits below it instead of beside it (a staircase of boxes).
             tensor(out, collapse._common_prefix([scope, *consumers.get(out, [])]))
+            if out in op.inputs:  # returned an input as it is (contiguous, Dropout(p=0))
+                continue
             e = _Edge(op.id, out, "output")
             if len(op.outputs) > 1:
                 e.head = f"output {j}"
             parts.edges.append(e)
+    phase_of = {oid: p for p in phases for oid in p.ops}
+    for p in phases:
+        parts.add(collapse.Vertex(p.id, f"phase: {p.label}", (), named=False),
+                  _Item(p.id, [p.title], "phase", _FILL["phase"],
+                        "ran " + "; ".join(p.statements), {"shape": "note", "style": "filled"},
+                        short=p.label))
+    for tid in made:  # what a phase wrote that a forward op then read: a parameter's update
+        t = tr.tensors.get(tid)
+        if t is not None and t.op in phase_of:
+            parts.edges.append(_edge(phase_of[t.op].id, tid, "phase", style="dashed",
+                                     color="#999999"))
     return parts
 
 
@@ -1313,7 +1336,8 @@ class _Clusters:
 
 @_gc_paused
 def draw_forward(trace: Trace, max_nodes: float | None = None,
-                 expand: Iterable[str] = (), detail: str | None = None) -> graphviz.Digraph:
+                 expand: Iterable[str] = (), detail: str | None = None,
+                 all_ops: bool = False) -> graphviz.Digraph:
     """Draw the forward graph of a trace: tensors and ops in creation order, by module scope.
 
     Ops (orange) are labelled with their call (``mul(x, 2)``) and the user's source line
@@ -1329,6 +1353,9 @@ def draw_forward(trace: Trace, max_nodes: float | None = None,
             line, dtype, and each tensor's ``data`` and ``grad``), ``"saved"`` (source lines and
             dtypes, no numbers) or ``"auto"`` (``values`` up to :data:`AUTO_VALUES_MAX`
             ops and tensors, else ``bare``; the default).
+        all_ops: draw every op recorded; by default only the forward passes are drawn op by
+            op, and the ops that built the model or updated it between backward runs are one
+            box per phase (NOTE [phases] in gradviz/trace/phases.py).
 
     Example:
         >>> import gradviz
@@ -1342,7 +1369,7 @@ def draw_forward(trace: Trace, max_nodes: float | None = None,
         raise TypeError(f"draw_forward() takes a Trace; got {type(trace).__name__}")
     roots = {tid for r in trace.runs for tid in r.roots}
     d = _detail(detail, len(trace.ops) + len(trace.tensors))
-    parts = _forward_parts(trace, roots, d)
+    parts = _forward_parts(trace, roots, d, all_ops)
     plan = collapse.plan(parts.vertices, [(e.src, e.dst) for e in parts.edges], max_nodes,
                          expand, noun="ops", classes=trace.module_classes)
     dot = _new("forward")
@@ -1363,7 +1390,8 @@ def draw_forward(trace: Trace, max_nodes: float | None = None,
 # -- both -----------------------------------------------------------------------------------------
 @_gc_paused
 def draw_both(trace: Trace, run: int | str = -1, max_nodes: float | None = None,
-              expand: Iterable[str] = (), detail: str | None = None) -> graphviz.Digraph:
+              expand: Iterable[str] = (), detail: str | None = None,
+              all_ops: bool = False) -> graphviz.Digraph:
     """Forward and backward graphs side by side, linked.
 
     Left, the forward graph (as :func:`draw_forward`); right, the backward graph of run ``run``
@@ -1379,6 +1407,7 @@ def draw_both(trace: Trace, run: int | str = -1, max_nodes: float | None = None,
         expand: scopes to keep unfolded.
         detail: as in :func:`draw_forward` and :func:`draw_backward`, for both sides
             (``"auto"`` counts the nodes of both).
+        all_ops: as in :func:`draw_forward`.
 
     Example:
         >>> import gradviz
@@ -1394,7 +1423,7 @@ def draw_both(trace: Trace, run: int | str = -1, max_nodes: float | None = None,
     b = _backward_input(trace, run)
     roots = set(b.root_tensors)
     d = _detail(detail, len(trace.ops) + len(trace.tensors) + len(b.graph.nodes))
-    fparts = _forward_parts(trace, roots, d)
+    fparts = _forward_parts(trace, roots, d, all_ops)
     fplan = collapse.plan(fparts.vertices, [(e.src, e.dst) for e in fparts.edges], max_nodes,
                           expand, prefix="fg", noun="ops", classes=trace.module_classes)
     bparts = _backward_parts(b, d, leaf_boxes=False)
