@@ -431,7 +431,17 @@ def run_numbers(trace: Any) -> list[int]:
 
 
 def runs_made(trace: Any) -> int:
-    """How many backward runs the script made (kept or not): the ``of N`` of a run's name."""
+    """How many backward runs the script made (kept or not): the ``of N`` of a run's name.
+
+    Example:
+        >>> import gradviz
+        >>> with gradviz.trace(keep_runs=1) as tr:
+        ...     x = gradviz.ones(2, requires_grad=True)
+        ...     for _ in range(4):
+        ...         (x * 2).sum().backward()
+        >>> runs_made(tr), len(tr.runs)
+        (4, 1)
+    """
     return max(trace.runs_total, len(trace.runs))
 
 
