@@ -240,6 +240,33 @@ def test_steps_and_render_number_runs_alike(tmp_path: Path) -> None:
         assert made in svg and f"backward run {number if number != '-1' else 2} of 2" in svg
 
 
+def test_the_summary_and_steps_name_runs_by_their_numbers(tmp_path: Path) -> None:
+    # Five backward calls, the last two kept (ids run3 and run4 in trace.json): the summary,
+    # its note and `gradviz steps` say runs 4 and 5, as the pictures' titles do.
+    script = write(tmp_path / "loop.py", """
+        import gradviz as torch
+        x = torch.ones(2, requires_grad=True)
+        for _ in range(5):
+            (x * 2).sum().backward()
+    """)
+    proc = run("trace", "--steps", "--keep-runs", "2", "--out", "o", str(script), cwd=tmp_path,
+               columns=200)
+    assert proc.returncode == 0, proc.stderr
+    row = next(line for line in proc.stdout.splitlines() if "backward runs" in line)
+    assert "2 (of 5: runs 4, 5 kept)" in row
+    assert "note: keep_runs=2: forward ops and runs before backward run 4 were dropped" in (
+        proc.stdout)
+    # --steps prints each kept run's table, titled by its number.
+    assert "run 4 of 5: backward of" in proc.stdout and "run 5 of 5: backward of" in proc.stdout
+    assert "run3" not in proc.stdout and "run4" not in proc.stdout
+    trace = str(tmp_path / "o" / "trace.json")
+    assert [r.id for r in load_trace(trace).runs] == ["run3", "run4"]  # the data is unchanged
+    for number in ("4", "5"):
+        steps = run("steps", trace, "--plain", "--run", number, cwd=tmp_path)
+        assert steps.returncode == 0, steps.stderr
+        assert steps.stdout.lstrip().startswith(f"run {number} of 5: backward of"), steps.stdout
+
+
 def test_examples_are_listed_and_each_one_traces(tmp_path: Path) -> None:
     proc = run("examples", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr

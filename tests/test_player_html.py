@@ -175,6 +175,26 @@ def test_to_html_writes_the_page(tmp_path):
     assert 'data-run="0"' in text
 
 
+def test_the_page_numbers_runs_as_their_drawings_titles_do():
+    # Five backward calls, the last two kept (ids run3, run4): the player is handed the numbers
+    # 4 and 5 and the names the drawings' titles use, for its header, picker and address.
+    with torch.trace(keep_runs=2) as tr:
+        w = torch.tensor([1.0, -2.0], requires_grad=True)
+        for _ in range(5):
+            (w * 3).sum().backward()
+    page = player_html(tr)
+    data = _data(page)
+    assert [r["id"] for r in data["trace"]["runs"]] == ["run3", "run4"]  # the data as it was
+    assert data["runNumbers"] == [4, 5]
+    assert data["runNames"] == ["run 4 of 5", "run 5 of 5"]
+    drawings = dict(re.findall(r'<div class="gv-svg" data-run="(\d+)" hidden>(.*?)</div>', page,
+                               re.S))
+    for k, name in enumerate(data["runNames"]):
+        assert f">backward {name}, last 2 kept \u00b7 " in drawings[str(k)]
+    one = _data(player_html(tr, run=0))
+    assert (one["runNumbers"], one["runNames"]) == ([4], ["run 4 of 5"])
+
+
 def test_runs_selection_and_limits():
     with torch.trace(keep_runs="all") as tr:  # a loop: by default only its last run is kept
         w = torch.tensor([1.0, -2.0], requires_grad=True)

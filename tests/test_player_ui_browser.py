@@ -341,7 +341,7 @@ def test_the_graph_stays_in_view(driver, viewport, wide, size):
     tr, path = wide
     viewport(*size)
     k = len(tr.run().steps) // 2
-    _load(driver, path, f"#run=0&step={k}")
+    _load(driver, path, f"#run=1&step={k}")
     lay = driver.execute_script(_LAYOUT_JS)
     w, h = size
     assert lay["scrollW"] <= w, "the page scrolls sideways"
@@ -385,38 +385,98 @@ def test_the_step_is_in_the_url(driver, viewport, tmp_path):
     path.write_text(player_html(tr), encoding="utf-8")
     viewport(1280, 800)
     # Opening an address with a place shows that place.
-    _load(driver, path, "#run=0&step=5")
+    _load(driver, path, "#run=1&step=5")
     st = _state(driver)
     assert (st["run"], st["step"]) == (0, 5)
     opened = st["history"]
     # Stepping rewrites the address in place: no history entry per step.
     _press(driver, Keys.ARROW_RIGHT, 3)
-    assert _wait(driver, "return location.hash === '#run=0&step=8'")
+    assert _wait(driver, "return location.hash === '#run=1&step=8'")
     assert _state(driver)["history"] == opened
     # Choosing another run is one history entry; Back returns to where the learner was.
     Select(driver.find_element(By.CSS_SELECTOR, '[data-role="run"]')).select_by_value("1")
-    assert _wait(driver, "return location.hash === '#run=1&step=0'")
+    assert _wait(driver, "return location.hash === '#run=2&step=0'")
     assert _state(driver)["history"] == opened + 1
     driver.execute_script("document.activeElement.blur()")  # the <select> keeps its arrows
     _press(driver, Keys.ARROW_RIGHT, 2)
-    assert _wait(driver, "return location.hash === '#run=1&step=2'")
+    assert _wait(driver, "return location.hash === '#run=2&step=2'")
     driver.back()
     assert _wait(driver, "return document.querySelector('.gv-player').dataset.run === '0'")
     st = _state(driver)
-    assert (st["run"], st["step"], st["hash"]) == (0, 8, "#run=0&step=8")
+    assert (st["run"], st["step"], st["hash"]) == (0, 8, "#run=1&step=8")
     driver.forward()
     assert _wait(driver, "return document.querySelector('.gv-player').dataset.run === '1'")
     assert (_state(driver)["run"], _state(driver)["step"]) == (1, 2)
     # An edited address is followed; a step past the end shows the last step.
-    driver.execute_script("location.hash = '#run=0&step=3'")
+    driver.execute_script("location.hash = '#run=1&step=3'")
     assert _wait(driver, "return document.querySelector('.gv-player').dataset.step === '3'")
     assert _state(driver)["run"] == 0
-    _load(driver, path, "#run=1&step=99999")
+    _load(driver, path, "#run=2&step=99999")
     st = _state(driver)
     assert (st["run"], st["step"]) == (1, len(tr.runs[1].steps) - 1)
-    # A run that does not exist falls back to the last run's first step.
+    # A run that does not exist falls back to the last run's first step; so does 0, as runs
+    # are numbered from 1.
     _load(driver, path, "#run=7&step=2")
     assert _state(driver)["run"] == 1
+    _load(driver, path, "#run=0&step=2")
+    assert _state(driver)["run"] == 1
+    _assert_no_console_errors(driver)
+
+
+# The visible run as the page names it: the header, the picker's choice, the drawing's title.
+_RUN_TEXT_JS = """
+const root = document.querySelector('.gv-player');
+const box = root.querySelector('.gv-svg[data-run]:not([hidden])');
+const title = Array.from(box.querySelectorAll('text')).map((t) => t.textContent)
+  .find((t) => t.startsWith('backward run'));
+const pick = root.querySelector('[data-role="run"]');
+return {header: root.querySelector('[data-role="run-label"]').textContent,
+        picker: pick.options[pick.selectedIndex].textContent, title: title || null,
+        hash: location.hash, step: Number(root.dataset.step)};"""
+
+
+def test_header_picker_address_and_title_number_a_run_alike(driver, viewport, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    with torch.trace(keep_runs="all") as tr:  # three backward calls, all kept
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        for k in range(3):
+            (x * float(k + 1)).sum().backward()
+    path = tmp_path / "steps.html"
+    path.write_text(player_html(tr), encoding="utf-8")
+    viewport(1280, 800)
+    # #run=2 is backward run 2 (the second call), as its drawing's title says.
+    _load(driver, path, "#run=2&step=1")
+    got = driver.execute_script(_RUN_TEXT_JS)
+    assert got["title"].startswith("backward run 2 of 3")
+    assert got["header"].startswith("run 2 of 3: backward of ")
+    assert got["picker"].startswith("run 2 \u00b7 backward of ")
+    assert (got["hash"], got["step"]) == ("#run=2&step=1", 1)
+    # Choosing the third run in the picker writes its number in the address.
+    Select(driver.find_element(By.CSS_SELECTOR, '[data-role="run"]')).select_by_index(2)
+    assert _wait(driver, "return location.hash === '#run=3&step=0'")
+    got = driver.execute_script(_RUN_TEXT_JS)
+    assert got["title"].startswith("backward run 3 of 3")
+    assert got["header"].startswith("run 3 of 3: ") and got["picker"].startswith("run 3 \u00b7")
+    assert [o.text.split(" \u00b7 ")[0] for o in Select(driver.find_element(
+        By.CSS_SELECTOR, '[data-role="run"]')).options] == ["run 1", "run 2", "run 3"]
+
+    # Runs not kept keep their numbers: of five calls the last two are runs 4 and 5.
+    with torch.trace(keep_runs=2) as tr:
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        for _ in range(5):
+            (x * 2.0).sum().backward()
+    path.write_text(player_html(tr), encoding="utf-8")
+    _load(driver, path, "#run=4&step=3")
+    got = driver.execute_script(_RUN_TEXT_JS)
+    assert got["title"].startswith("backward run 4 of 5")
+    assert got["header"].startswith("run 4 of 5: ") and got["picker"].startswith("run 4 \u00b7")
+    assert (got["hash"], got["step"]) == ("#run=4&step=3", 3)
+    _load(driver, path, "#run=2&step=3")  # not kept: the last run
+    got = driver.execute_script(_RUN_TEXT_JS)
+    assert got["title"].startswith("backward run 5 of 5") and got["header"].startswith("run 5 ")
+    assert _wait(driver, "return location.hash === '#run=5&step=3'")
     _assert_no_console_errors(driver)
 
 
@@ -450,7 +510,7 @@ def test_a_node_inside_a_folded_group_highlights_the_group(driver, viewport, cha
                   and tr.nodes[s.node].forward_op in fwd.rep)
     group = back.groups[back.rep[folded.node]]
     fgroup = fwd.groups[fwd.rep[tr.nodes[folded.node].forward_op]]
-    _load(driver, path, f"#run=0&step={folded.index}")
+    _load(driver, path, f"#run=1&step={folded.index}")
     got = driver.execute_script("""
         const title = (g) => { for (const c of g.children) if (c.localName === 'title')
           return c.textContent; return null; };
@@ -547,7 +607,7 @@ def test_finished_and_not_yet_run_nodes_look_different(driver, viewport, tmp_pat
     viewport(1400, 900)
     run = tr.run()
     k = [s.index for s in run.steps if s.kind == "execute"][3]
-    _load(driver, path, f"#run=0&step={k}")
+    _load(driver, path, f"#run=1&step={k}")
     looks = driver.execute_script("""
         const shape = (g) => g.querySelector('polygon, path, ellipse');
         const look = (g) => {

@@ -148,9 +148,28 @@ def test_print_steps_and_max_rows():
     con = console(width=200)
     print_steps(tr, console=con, max_rows=3)
     out = text_of(con)
-    assert "run0: backward of z, 20 steps" in out
+    assert "run 1 of 1: backward of z, 20 steps" in out
     assert f"… {len(tr.run().steps) - 3} more steps not shown" in out
     assert "leaf_grad" not in out
+
+
+def test_the_step_table_numbers_runs_as_the_pictures_do():
+    from gradviz.render.graphviz import run_label
+
+    # Twenty backward calls, the last three kept: the table of the last one says "run 20 of 20",
+    # the number its drawing's title gives it, not its id's "run19" nor its place among the kept.
+    with torch.trace(keep_runs=3) as tr:
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        for _ in range(20):
+            (x * 2).sum().backward()
+    titles = []
+    for i in range(3):
+        con = console(width=200)
+        print_steps(tr, run=i, console=con, max_rows=1)
+        titles.append(text_of(con).strip().splitlines()[0].strip())
+    assert [t.split(":")[0] for t in titles] == ["run 18 of 20", "run 19 of 20", "run 20 of 20"]
+    assert run_label(tr, 0).startswith("backward run 18 of 20")
+    assert all(": backward of " in t and "run19" not in t for t in titles)
 
 
 def test_step_through_without_a_terminal_prints_the_table():

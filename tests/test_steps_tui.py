@@ -55,6 +55,24 @@ def two_runs() -> Any:
     return tr
 
 
+def test_runs_are_numbered_as_the_pictures_number_them() -> None:
+    # Five backward calls, the last two kept: the screen says "run 4 of 5" and "run 5 of 5",
+    # as the drawings' titles do, and no second count of the kept runs ("run 2 of 2").
+    with torch.trace(keep_runs=2) as tr:
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        for _ in range(5):
+            (x * 2).sum().backward()
+    app = StepsApp(tr)
+
+    async def script(pilot: Any) -> None:
+        assert top_line(app).startswith(" run 5 of 5: backward of")
+        assert "2 of 5 runs kept" in top_line(app) and "run 2 of 2" not in top_line(app)
+        await pilot.press("left_square_bracket")
+        assert app.run_index == 0 and top_line(app).startswith(" run 4 of 5: backward of")
+
+    drive(app, script)
+
+
 def test_single_keys_step_and_the_screen_is_redrawn_in_place() -> None:
     tr = seed_pow()
     n = len(tr.run().steps) - 1
@@ -139,18 +157,19 @@ def test_brackets_and_tab_switch_runs() -> None:
     app = StepsApp(tr)  # starts on the last run
 
     async def script(pilot: Any) -> None:
-        assert app.run_index == 1 and "run 2 of 2" in top_line(app)
-        assert top_line(app).startswith(" run1: backward of")
+        assert app.run_index == 1
+        assert top_line(app).startswith(" run 2 of 2: backward of")
         await pilot.press("right", "right")
         await pilot.press("left_square_bracket")
-        assert app.run_index == 0 and app.step == 0 and "run 1 of 2" in top_line(app)
+        assert app.run_index == 0 and app.step == 0
+        assert top_line(app).startswith(" run 1 of 2: backward of")
         await pilot.press("right_square_bracket")
         assert app.run_index == 1
         await pilot.press("tab")
         assert app.run_index == 0  # wraps around
         await pilot.press("shift+tab")
         assert app.run_index == 1
-        # leaf .grad before run1 writes anything is what run0 left
+        # leaf .grad before run 2 writes anything is what run 1 left
         await pilot.press("home")
         assert "x.grad = (3,) [3, 12, 27]" in screen_text(app)
         await pilot.press("end")

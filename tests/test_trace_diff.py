@@ -58,7 +58,7 @@ def test_a_changed_gradient_is_reported_with_its_run_node_and_both_values() -> N
     leaf = [x for x in d.differences if x.what == "leaf_grad"]
     assert [(x.where, x.a, x.b) for x in leaf] == [
         ("a.grad (via AccumulateGrad#1)", "[ 72., 162.]", "[36., 81.]")]
-    assert ("run 0: gradient differs at MulBackward0" in first.describe(d.labels)
+    assert ("run 1: gradient differs at MulBackward0" in first.describe(d.labels)
             and "torch: [6., 6.]; gradviz: [3., 3.]" in first.describe(d.labels))
 
 
@@ -84,9 +84,9 @@ def test_different_inputs_compare_structure_only_and_say_why() -> None:
     assert all(g[3] is None for g in run.grads)
     # Nothing compared differs, but that is not "no difference": the verdict says what was not
     # compared, and the page marks it apart from an agreement.
-    assert d.not_compared == ["run 0: inputs differ: MulBackward0._saved_other differs, so "
+    assert d.not_compared == ["run 1: inputs differ: MulBackward0._saved_other differs, so "
                               "gradients were not compared"]
-    assert d.verdict() == ("a and b: the structure agrees, values not compared (run 0: inputs "
+    assert d.verdict() == ("a and b: the structure agrees, values not compared (run 1: inputs "
                            "differ: MulBackward0._saved_other differs, so gradients were not "
                            "compared)")
     assert str(d).splitlines()[0] == d.verdict() and "no difference" not in str(d)
@@ -107,6 +107,43 @@ def test_a_missing_run_and_a_different_error_are_differences() -> None:
     assert [(x.what, x.run, x.a, x.b) for x in d.differences] == [
         ("error", None, "RuntimeError: x", "ValueError: y")]
     assert d.runs[0].errors[0].startswith("RuntimeError: one of the variables needed")
+
+
+def test_runs_are_named_by_the_numbers_their_pictures_give_them() -> None:
+    # Five backward calls, the last two kept: compare's text and page say "run 4" and "run 5",
+    # as the drawings' titles do ("backward run 5 of 5"), never their places 0 and 1.
+    from gradviz.render.diff_page import diff_page
+    from gradviz.render.graphviz import run_label
+
+    def loop(k: float) -> Callable[[], None]:
+        def program() -> None:
+            a = gradviz.tensor([2.0, 3.0], requires_grad=True)
+            for i in range(5):
+                (a * (k if i == 4 else 3.0)).sum().backward()
+        return program
+
+    def kept(program: Callable[[], None]) -> Trace:
+        with gradviz.trace(keep_runs=2) as tr:
+            program()
+        return tr
+
+    a, b = kept(loop(3.0)), kept(loop(4.0))  # the last run multiplies by another number
+    assert run_label(a, -1) == "backward run 5 of 5, last 2 kept"
+    d = diff_traces(a, b)
+    assert [r.name for r in d.runs] == ["run 4", "run 5"]
+    assert d.not_compared == ["run 5: inputs differ: MulBackward0._saved_other differs, so "
+                              "gradients were not compared"]
+    lines = str(d).splitlines()
+    assert lines[1].startswith("run 4: graph same; values compared")
+    assert [x for x in lines if x.startswith("run ")] == [lines[1], lines[4]]
+    assert lines[4].startswith("run 5: graph same; values not compared")
+    page = diff_page(d, "loop.py")
+    assert "<h3>run 4</h3>" in page and "<h3>run 5</h3>" in page and "run 0" not in page
+    # A difference is named by its run's number too.
+    c = diff_traces(kept(loop(3.0)), kept(tutorial(twice=True)))
+    assert [(x.what, x.run_name) for x in c.differences if x.run is not None] == [
+        ("graph", "run 4 (a) / 1 (b)"), ("graph", "run 5 (a) / 2 (b)")]
+    assert c.differences[-1].describe(c.labels).startswith("run 5 (a) / 2 (b): graph differs")
 
 
 def test_error_texts_compare_with_gradviz_read_as_torch() -> None:

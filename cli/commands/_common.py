@@ -76,8 +76,7 @@ def print_summary(tr: Any, files: list[Path], notes: list[str], title: str,
     table.add_row("ops recorded", str(len(tr.ops)))
     table.add_row("tensors", str(len(tr.tensors)))
     table.add_row("backward nodes", str(len(tr.nodes)))
-    runs = f"{len(tr.runs)}" + (f" (of {tr.runs_total})" if tr.runs_total > len(tr.runs) else "")
-    table.add_row("backward runs", runs)
+    table.add_row("backward runs", runs_kept_text(tr))
     table.add_row("engine steps", str(steps))
     for i, f in enumerate(files):
         table.add_row("files written" if i == 0 else "", Text(visible(str(f))))
@@ -85,3 +84,35 @@ def print_summary(tr: Any, files: list[Path], notes: list[str], title: str,
     for note in dict.fromkeys([*tr.notes, *notes]):  # each once, in order
         # One line each, as the warnings print (the terminal wraps it; a pipe or grep sees it).
         console.print(Text(f"note: {visible(note)}", style="yellow"), soft_wrap=True)
+
+
+def runs_kept_text(tr: Any) -> str:
+    """The summary's count of backward runs; when some were not kept, which ones were, numbered
+    as ``--run`` and every picture number them (NOTE [run numbers] in gradviz/trace/model.py).
+
+    Example:
+        >>> import gradviz
+        >>> with gradviz.trace(keep_runs=3) as tr:
+        ...     x = gradviz.ones(2, requires_grad=True)
+        ...     for _ in range(5):
+        ...         (x * 2).sum().backward()
+        >>> runs_kept_text(tr)
+        '3 (of 5: runs 3–5 kept)'
+    """
+    from gradviz.trace.model import run_numbers, runs_made
+
+    numbers = run_numbers(tr)
+    made = runs_made(tr)
+    if len(numbers) == made:
+        return str(made)
+    # Consecutive numbers read as a range ("runs 3–5"), so a long keep_runs stays one line.
+    spans: list[list[int]] = []
+    for k in numbers:
+        if spans and k == spans[-1][1] + 1:
+            spans[-1][1] = k
+        else:
+            spans.append([k, k])
+    parts = [str(a) if a == b else f"{a}, {b}" if b == a + 1 else f"{a}\u2013{b}"
+             for a, b in spans]
+    word = "run" if len(numbers) == 1 else "runs"
+    return f"{len(numbers)} (of {made}: {word} {', '.join(parts)} kept)"

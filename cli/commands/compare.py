@@ -280,7 +280,7 @@ def _print_report(diff: Any, runs: list[dict[str, Any]], page: Path) -> None:
         table.add_row("script error", Text(visible(diff.errors[0] or "(none)")),
                       Text(visible(diff.errors[1] or "(none)")))
     for r in diff.runs:
-        table.add_row(Text(f"run {r.index} order", style="bold"),
+        table.add_row(Text(f"{visible(r.name)} order", style="bold"),
                       Text(visible(" → ".join(r.order[0]))), Text(visible(" → ".join(r.order[1]))))
         for label, ga, gb, eq in r.grads:
             style = "red" if eq is False else ""

@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 from gradviz.render import collapse
 from gradviz.render._format import clip, grad_str, plain, shape_str, source_str, value_str
 from gradviz.trace.io import atomic_write
+from gradviz.trace.model import run_name, run_numbers, runs_made
 from gradviz.trace.phases import Phase, split_phases
 from gradviz.trace.replay import StepState, replay
 
@@ -197,16 +198,9 @@ def _detail(detail: str | None, size: int, show_saved: bool = False, show_attrs:
                    edge_grads=show_grads)
 
 
-def _run_numbers(trace: Trace) -> list[int]:
-    """The number (1 for the first run the script made) of each kept run, in order. A run's id
-    ``run<k>`` counts the runs begun, so the numbers hold when runs were folded or dropped."""
-    kept = len(trace.runs)
-    total = max(trace.runs_total, kept)
-    numbers = []
-    for i, r in enumerate(trace.runs):
-        m = re.fullmatch(r"run(\d+)", r.id)
-        numbers.append(int(m.group(1)) + 1 if m else total - kept + i + 1)
-    return numbers
+# One numbering of runs for every view (NOTE [run numbers] in gradviz/trace/model.py); the
+# render name stays importable.
+_run_numbers = run_numbers
 
 
 def _kept_text(numbers: list[int], total: int) -> str:
@@ -232,11 +226,8 @@ def run_label(trace: Trace, run: int | str = -1) -> str:
         'backward run 1 of 2'
     """
     r = trace.run(run)
-    numbers = _run_numbers(trace)
-    total = max(trace.runs_total, len(numbers))
-    k = numbers[trace.runs.index(r)]
-    return (f"backward run {k} of {total}" + (" (autograd.grad)" if r.kind == "grad" else "")
-            + _kept_text(numbers, total))
+    return (f"backward {run_name(trace, run)}" + (" (autograd.grad)" if r.kind == "grad" else "")
+            + _kept_text(run_numbers(trace), runs_made(trace)))
 
 
 def run_position(trace: Trace, number: int) -> int:
@@ -256,11 +247,11 @@ def run_position(trace: Trace, number: int) -> int:
         >>> run_position(tr, 1), run_position(tr, -1)
         (0, 2)
     """
-    numbers = _run_numbers(trace)
+    numbers = run_numbers(trace)
     kept = len(numbers)
     if not kept:
         raise ValueError("this trace has no backward runs: backward() was never called")
-    total = max(trace.runs_total, kept)
+    total = runs_made(trace)
     have = ("run " if kept == 1 else "runs ") + ", ".join(map(str, numbers))
     if number < 0:
         if -number > kept:

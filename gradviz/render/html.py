@@ -37,6 +37,7 @@ from importlib import resources
 from typing import Any
 
 from gradviz.trace.io import atomic_write, encode_json, trace_to_dict
+from gradviz.trace.model import run_name, run_numbers
 from gradviz.trace.replay import timeline
 
 __all__ = ["player_html", "write_player", "MAX_RUNS"]
@@ -253,8 +254,13 @@ def player_html(trace: Any, run: int | str | None = None, title: str | None = No
     heading = title if title is not None else (trace.name or "gradviz: backward, step by step")
     # The engine's states, replayed once in the trace layer: the page only looks them up.
     timelines = [timeline(trace.runs[i]).to_dict() for i in indices]
+    # Each shown run's number and name as the drawings' titles give them (NOTE [run numbers]):
+    # the header, the run picker and the address (#run=N) use these, never a count of their own.
+    numbers = run_numbers(trace)
     payload = {"trace": data, "timelines": timelines, "notes": notes,
-               "hasForward": bool(forward_svg)}
+               "hasForward": bool(forward_svg),
+               "runNumbers": [numbers[i] for i in indices],
+               "runNames": [run_name(trace, i) for i in indices]}
     payload["folded"] = folded  # which ids each drawing folded into a group (player.md)
 
     script = _fill("(function (ROOT_ID, KEYS_ON_DOCUMENT) {\n{{JS}}\n})({{UID}}, {{DOC}});\n", {

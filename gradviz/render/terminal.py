@@ -21,6 +21,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from gradviz.render._format import clip, grad_str, shape_str, source_str
+from gradviz.trace.model import run_name
 from gradviz.trace.replay import StepState, states
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -233,10 +234,22 @@ def node_label(trace: Any, nid: str | None, leaf_width: int | None = None) -> st
 
 
 def run_label(trace: Any, r: BackwardRun) -> str:
-    """``run0: backward of z`` (and the engine when it is not PyTorch's), as the player says."""
+    """``run 2 of 3: backward of z`` (and the engine when it is not PyTorch's), as the player's
+    header says; the run numbered as every picture's title numbers it (NOTE [run numbers]).
+
+    Example:
+        >>> import gradviz
+        >>> with gradviz.trace(keep_runs="all") as tr:
+        ...     x = gradviz.ones(2, requires_grad=True)
+        ...     for _ in range(3):
+        ...         z = (x * 2).sum()
+        ...         z.backward()
+        >>> run_label(tr, tr.runs[1])
+        'run 2 of 3: backward of z'
+    """
     roots = ", ".join(tensor_label(trace, t) for t in r.roots) or "?"
     engine = f" ({visible(r.engine)} engine)" if r.engine != "pytorch" else ""
-    return f"{visible(r.id)}: {visible(r.kind)} of {roots}{engine}"
+    return f"{run_name(trace, r.id)}: {visible(r.kind)} of {roots}{engine}"
 
 
 def saved_attr(name: str) -> str:

@@ -43,6 +43,7 @@ from textual.widgets import DataTable, Static
 
 from gradviz.render._format import clip
 from gradviz.render.terminal import RunReplay, node_label, run_label, step_detail, visible
+from gradviz.trace.model import run_name, runs_made
 
 __all__ = ["StepsApp", "HELP", "fit_label"]
 
@@ -258,16 +259,19 @@ class StepsApp(App[int]):
     def _go(self, k: int) -> None:
         """Show step ``k`` (clamped) of the current run."""
         r = self.trace.runs[self.run_index]
-        runs = len(self.trace.runs)
-        where = f"run {self.run_index + 1} of {runs}" if runs > 1 else "1 run"
+        # The run label numbers the run as the pictures do ("run 20 of 20"); a second count of
+        # the kept runs would number the same run twice, so only their count is said.
+        kept, made = len(self.trace.runs), runs_made(self.trace)
+        head = run_label(self.trace, r) + (f" · {kept} of {made} runs kept" if kept < made else "")
         if not r.steps:
             self.step = 0
-            self._set_top(f"{run_label(self.trace, r)} · {where} · no steps")
-            self.query_one("#detail", Static).update(Text(f"{visible(r.id)} has no steps."))
+            self._set_top(f"{head} · no steps")
+            self.query_one("#detail", Static).update(
+                Text(f"{run_name(self.trace, self.run_index)} has no steps."))
             return
         self.step = max(0, min(len(r.steps) - 1, k))
         step = r.steps[self.step]
-        self._set_top(f"{run_label(self.trace, r)} · {where} · step {self.step} of "
+        self._set_top(f"{head} · step {self.step} of "
                       f"{len(r.steps) - 1} · {visible(step.kind)}")
         self.query_one("#detail", Static).update(
             step_detail(self.trace, self._replay(self.run_index), self.step))

@@ -33,6 +33,9 @@ from gradviz.trace.model import (
     Step,
     TensorInfo,
     UnpackHookStep,
+    run_name,
+    run_number,
+    run_numbers,
     summarize,
 )
 from gradviz.trace.recorder import Trace, trace
@@ -44,5 +47,5 @@ __all__ = ["trace", "Trace", "graph_of", "load_trace", "TraceFormatError", "SCHE
            "EngineReport", "ENGINES", "STEP_KINDS", "STEP_TYPES", "ComputeDependenciesStep",
            "EnqueueStep", "ExecuteStep", "AccumulateStep", "LeafGradStep", "HookStep",
            "PackHookStep", "UnpackHookStep", "ReleaseSavedStep", "ErrorStep", "GradientNodeStep",
-           "DoneStep", "StepState",
+           "DoneStep", "StepState", "run_name", "run_number", "run_numbers",
            "Timeline", "replay", "timeline"]

@@ -37,7 +37,14 @@ from typing import Any
 
 import numpy as np
 
-from gradviz.trace.model import BackwardRun, ErrorStep, ExecuteStep, LeafGradStep, NodeInfo
+from gradviz.trace.model import (
+    BackwardRun,
+    ErrorStep,
+    ExecuteStep,
+    LeafGradStep,
+    NodeInfo,
+    run_numbers,
+)
 
 __all__ = ["diff_traces", "TraceDiff", "Difference", "RunDiff", "values_equal"]
 
@@ -52,8 +59,9 @@ class Difference:
     """One place where the traces differ.
 
     ``what``: ``runs``, ``graph``, ``order``, ``gradient``, ``leaf_grad`` or ``error``; ``run``:
-    the backward run's index (None for the whole script); ``where``: the node or step; ``a``
-    and ``b``: what each trace has there, as text.
+    the backward run's index in the comparison (None for the whole script); ``where``: the node
+    or step; ``a`` and ``b``: what each trace has there, as text; ``run_name``: the run as the
+    report names it (``"run 2"``, numbered as the pictures number runs).
     """
 
     what: str
@@ -61,10 +69,17 @@ class Difference:
     where: str
     a: str
     b: str
+    run_name: str = ""
 
     def describe(self, labels: tuple[str, str]) -> str:
-        """One line: where, then what each side has."""
-        run = "script" if self.run is None else f"run {self.run}"
+        """One line: where, then what each side has.
+
+        Example:
+            >>> Difference("error", 0, "the backward pass", "no error", "ValueError: x",
+            ...            run_name="run 2").describe(("torch", "gradviz"))
+            'run 2: error differs at the backward pass: torch: no error; gradviz: ValueError: x'
+        """
+        run = "script" if self.run is None else self.run_name or f"the run at index {self.run}"
         return (f"{run}: {self.what} differs at {self.where}: {labels[0]}: {self.a}; "
                 f"{labels[1]}: {self.b}")
 
@@ -76,16 +91,22 @@ class RunDiff:
     ``order``: each trace's execution order (node labels); ``grads``: ``(leaf label, a, b,
     equal)`` for each leaf's final ``.grad`` in the run (``equal`` is None when values were not
     compared); ``values_compared`` and ``values_note`` say whether the values were compared and
-    why not.
+    why not; ``name``: the run as the report names it (``"run 2"``: the number the pictures'
+    titles give it, NOTE [run numbers] in model.py; both traces' numbers when they differ).
     """
 
     index: int
+    name: str = ""
     order: tuple[list[str], list[str]] = field(default_factory=lambda: ([], []))
     graph_same: bool = True
     values_compared: bool = False
     values_note: str = ""
     grads: list[tuple[str, str, str, bool | None]] = field(default_factory=list)
     errors: tuple[str, str] = ("", "")
+
+    def __post_init__(self) -> None:
+        if not self.name:  # made by hand: diff_traces names each run by its number
+            self.name = f"the run at index {self.index}"
 
 
 @dataclass
@@ -108,9 +129,9 @@ class TraceDiff:
 
     @property
     def not_compared(self) -> list[str]:
-        """Why the values of a run were not compared, for each such run (``"run 0: inputs
+        """Why the values of a run were not compared, for each such run (``"run 1: inputs
         differ: ..."``): where any, "no difference" covers the structure only."""
-        return [f"run {r.index}: {r.values_note or 'values not compared'}" for r in self.runs
+        return [f"{r.name}: {r.values_note or 'values not compared'}" for r in self.runs
                 if not r.values_compared]
 
     def verdict(self) -> str:
@@ -133,7 +154,7 @@ class TraceDiff:
         a, b = self.labels
         out = [self.verdict()]
         for r in self.runs:
-            out.append(f"run {r.index}: graph {'same' if r.graph_same else 'DIFFERS'}; "
+            out.append(f"{r.name}: graph {'same' if r.graph_same else 'DIFFERS'}; "
                        f"values {'compared' if r.values_compared else 'not compared'}"
                        + (f" ({r.values_note})" if r.values_note else ""))
             out.append(f"  {a} order: {' → '.join(r.order[0])}")
@@ -165,7 +186,7 @@ class TraceDiff:
                          f"<tr><td></td><td>{e(self.errors[0] or '(none)')}</td>"
                          f"<td>{e(self.errors[1] or '(none)')}</td></tr></table>")
         for r in self.runs:
-            rows = [f"<h3>run {r.index}</h3><p>graph: {'same' if r.graph_same else 'differs'}; "
+            rows = [f"<h3>{e(r.name)}</h3><p>graph: {'same' if r.graph_same else 'differs'}; "
                     f"values: {'compared' if r.values_compared else 'not compared'}"
                     f"{e(' (' + r.values_note + ')') if r.values_note else ''}</p>",
                     f"<table><tr><th></th><th>{a}</th><th>{b}</th></tr>",
@@ -359,8 +380,17 @@ def diff_traces(a: Any, b: Any, labels: tuple[str, str] = ("a", "b"),
                                         str(len(runs_a)), str(len(runs_b))))
     if a.runs_total > len(runs_a) or b.runs_total > len(runs_b):
         d.notes.append("only the backward runs each trace kept were compared (--keep-runs)")
+    numbers_a, numbers_b = run_numbers(a), run_numbers(b)
     for k, (ra, rb) in enumerate(zip(runs_a, runs_b, strict=False)):
+        # Named by the number each trace's pictures give the run; both when they differ (the
+        # two scripts made their runs differently, or kept different ones).
+        na, nb = numbers_a[k], numbers_b[k]
+        name = f"run {na}" if na == nb else f"run {na} ({labels[0]}) / {nb} ({labels[1]})"
+        first = len(d.differences)
         d.runs.append(_diff_run(k, a, ra, b, rb, d.differences))
+        d.runs[-1].name = name
+        for diff in d.differences[first:]:
+            diff.run_name = name
     return d
 
 

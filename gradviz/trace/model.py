@@ -8,6 +8,7 @@ tensors ``t0, t1, ...``, forward ops ``op0, ...``, backward nodes ``n0, ...``.
 from __future__ import annotations
 
 import math
+import re
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
@@ -21,7 +22,8 @@ __all__ = ["SourceLoc", "TensorInfo", "OpRecord", "SavedInfo", "NodeInfo", "Step
            "ErrorStep", "GradientNodeStep",
            "DoneStep", "STEP_TYPES", "STEP_KINDS", "make_step", "step_to_dict", "step_from_dict",
            "freed_names",
-           "BackwardRun", "BackwardGraph", "summarize", "buffer_stats", "snapshot",
+           "BackwardRun", "run_id_number", "run_numbers", "runs_made", "run_number", "run_name",
+           "BackwardGraph", "summarize", "buffer_stats", "snapshot",
            "expand_snapshot", "scope_key", "packed_summary", "map_leaves", "MAX_TEXT",
            "clip_text"]
 
@@ -395,6 +397,97 @@ class BackwardRun:
     source: SourceLoc | None = None
     # MXNet's engine: the explicit gradient graph it ran (see gradviz/engines/mxnet.py).
     gradient_graph: BackwardGraph | None = None
+
+
+# NOTE [run numbers] Every view names a backward run by its number: 1 for the first backward()
+# / autograd.grad() call the script made, counting the runs that keep_runs dropped or that were
+# folded as identical iterations, so "run 20" is the 20th call in a title, the player (header,
+# picker, address), the terminal and compare alike. The ids in trace.json (run0, run1, ...)
+# are data: they count the runs begun from 0, and the number is the id's count plus one.
+_RUN_ID = re.compile(r"run(\d+)")
+
+
+def run_id_number(run_id: str) -> int | None:
+    """The number a run with id ``run_id`` is shown with (NOTE [run numbers]), or None for an
+    id not of the form ``run<k>``.
+
+    Example:
+        >>> run_id_number("run19"), run_id_number("mine")
+        (20, None)
+    """
+    m = _RUN_ID.fullmatch(run_id)
+    return int(m.group(1)) + 1 if m else None
+
+
+def run_numbers(trace: Any) -> list[int]:
+    """The number (1 for the first run the script made) of each run ``trace`` kept, in order.
+
+    A run whose id is not ``run<k>`` (a hand-made trace) is numbered by its place among the
+    last runs made.
+
+    Example:
+        >>> import gradviz
+        >>> with gradviz.trace(keep_runs=2) as tr:
+        ...     x = gradviz.ones(2, requires_grad=True)
+        ...     for _ in range(5):
+        ...         (x * 2).sum().backward()
+        >>> run_numbers(tr)
+        [4, 5]
+    """
+    kept = len(trace.runs)
+    total = runs_made(trace)
+    numbers = []
+    for i, r in enumerate(trace.runs):
+        k = run_id_number(r.id)
+        numbers.append(k if k is not None else total - kept + i + 1)
+    return numbers
+
+
+def runs_made(trace: Any) -> int:
+    """How many backward runs the script made (kept or not): the ``of N`` of a run's name.
+
+    Example:
+        >>> import gradviz
+        >>> with gradviz.trace(keep_runs=1) as tr:
+        ...     x = gradviz.ones(2, requires_grad=True)
+        ...     for _ in range(4):
+        ...         (x * 2).sum().backward()
+        >>> runs_made(tr), len(tr.runs)
+        (4, 1)
+    """
+    return max(trace.runs_total, len(trace.runs))
+
+
+def run_number(trace: Any, run: int | str = -1) -> int:
+    """The number of one run of ``trace`` (by index or id), as :func:`run_numbers` gives it.
+
+    Example:
+        >>> import gradviz
+        >>> with gradviz.trace(keep_runs="all") as tr:
+        ...     x = gradviz.ones(2, requires_grad=True)
+        ...     for _ in range(3):
+        ...         (x * 2).sum().backward()
+        >>> run_number(tr, 0), run_number(tr, -1)
+        (1, 3)
+    """
+    r = trace.run(run)
+    index = next(i for i, x in enumerate(trace.runs) if x is r)
+    return run_numbers(trace)[index]
+
+
+def run_name(trace: Any, run: int | str = -1) -> str:
+    """``"run 2 of 3"``: a run of ``trace`` (by index or id) as every view names it.
+
+    Example:
+        >>> import gradviz
+        >>> with gradviz.trace(keep_runs="all") as tr:
+        ...     x = gradviz.ones(2, requires_grad=True)
+        ...     for _ in range(3):
+        ...         (x * 2).sum().backward()
+        >>> run_name(tr, 1)
+        'run 2 of 3'
+    """
+    return f"run {run_number(trace, run)} of {runs_made(trace)}"
 
 
 # -- value summaries ------------------------------------------------------------------------------

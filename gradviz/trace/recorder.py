@@ -55,6 +55,7 @@ from gradviz.trace.model import (
     freed_names,
     map_leaves,
     packed_summary,
+    run_id_number,
     scope_key,
     snapshot,
     summarize,
@@ -1951,8 +1952,9 @@ class Trace:
         self._trim_versions()
         if dropped:
             self.notes = [n for n in self.notes if not n.startswith("keep_runs")]
-            self.notes.append(f"keep_runs={keep}: forward ops and runs before "
-                              f"{self._runs[0].id} were dropped")
+            first = run_id_number(self._runs[0].id)  # NOTE [run numbers]
+            self.notes.append(f"keep_runs={keep}: forward ops and runs before backward run "
+                              f"{first if first is not None else self._runs[0].id} were dropped")
 
     # -- queries -----------------------------------------------------------------------------------
     def backward_graph(self, run: int | str = -1) -> BackwardGraph:

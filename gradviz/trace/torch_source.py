@@ -72,6 +72,7 @@ from gradviz.trace.model import (
     clip_text,
     freed_names,
     make_step,
+    run_id_number,
     scope_key,
     summarize,
 )
@@ -286,8 +287,10 @@ class TorchSource:
         if self._order_note is None:
             at = next((i for i, (d, o) in enumerate(zip(derived, observed)) if d != o),
                       min(len(derived), len(observed)))
+            number = run_id_number(run_id)  # NOTE [run numbers]
+            run = run_id if number is None else f"backward run {number}"
             self._order_note = (
-                f"{run_id}: the order derived from sequence numbers differs from the order "
+                f"{run}: the order derived from sequence numbers differs from the order "
                 f"PyTorch ran (node {at + 1} of the run: derived "
                 f"{derived[at] if at < len(derived) else 'none'}, ran "
                 f"{observed[at] if at < len(observed) else 'none'}); the steps show the "

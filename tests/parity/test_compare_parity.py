@@ -99,7 +99,7 @@ def test_random_inputs_compare_the_structure_only(tmp_path: Path) -> None:
     """)
     # Never "no difference" when a value was not compared: the verdict and exit code say so.
     assert code_ == 5, out
-    assert ("torch and gradviz: the structure agrees, values not compared (run 0: inputs "
+    assert ("torch and gradviz: the structure agrees, values not compared (run 1: inputs "
             "differ:") in out, out
     assert "no difference" not in out
 
@@ -124,10 +124,10 @@ def test_a_difference_on_purpose_is_reported(tmp_path: Path) -> None:
         "    Q.backward("))
     assert code_ == 1, out
     assert "torch and gradviz differ" in out
-    assert ("run 0: gradient differs at MulBackward0 (step" in out
+    assert ("run 1: gradient differs at MulBackward0 (step" in out
             and "gradient to next_functions[0]: torch: [6., 6.]; gradviz: [3., 3.]" in out)
     assert "a.grad (via AccumulateGrad#1): torch: [ 72., 162.]; gradviz: [36., 81.]" in out
-    assert "run 0: gradient differs at MulBackward0" in page.read_text(encoding="utf-8")
+    assert "run 1: gradient differs at MulBackward0" in page.read_text(encoding="utf-8")
 
 
 def test_the_same_error_on_both_engines_agrees(tmp_path: Path) -> None:

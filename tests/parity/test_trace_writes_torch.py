@@ -135,7 +135,7 @@ def test_the_order_note_is_one_line_for_a_whole_loop() -> None:
     observed = [r for r in tr.runs if r.steps[0].engine_data == {"order": "observed"}]
     assert len(observed) == 3  # nn.LSTM on the CPU: every run
     order = [n for n in tr.notes if "differs from the order PyTorch ran" in n]
-    assert len(order) == 1 and order[0].startswith("run0: ")
+    assert len(order) == 1 and order[0].startswith("backward run 1: ")
     assert order[0].endswith("(also in 2 later runs)") and len(order[0]) < 300
 
 

@@ -85,6 +85,10 @@ const runs = trace.runs;
 // One timeline per run (gradviz/trace/replay.py, NOTE [one replay]): when each part of the
 // engine's state changed. Showing step k is lookups in it (at <= k); nothing is re-derived here.
 const timelines = payload.timelines || [];
+// NOTE [run numbers] (gradviz/trace/model.py): each run's number and name ("run 20 of 20") as
+// the drawings' titles give them, from Python; the header, the picker and the address use them.
+const runNumbers = payload.runNumbers || [];
+const runNames = payload.runNames || [];
 
 // -- lookups ----------------------------------------------------------------------------------
 const tensors = new Map(trace.tensors.map((t) => [t.id, t]));
@@ -1139,14 +1143,16 @@ function keepVisible(item, again = 2) {
 }
 
 // -- the step in the URL --------------------------------------------------------------------------
-// NOTE [URL] A page of its own keeps its place in the address: steps.html#run=2&step=17 opens
-// there. Moving between steps replaces the address (no history entry per step, and at most a
-// few writes a second, as browsers throttle them); choosing another run adds one entry, so
-// Back returns to the run before. A fragment in a notebook leaves the notebook's URL alone.
+// NOTE [URL] A page of its own keeps its place in the address: steps.html#run=20&step=17 opens
+// backward run 20 (the number its drawing's title gives it: runNumbers) at step 17; a number
+// no shown run has opens the last run. Moving between steps replaces the address (no history
+// entry per step, and at most a few writes a second, as browsers throttle them); choosing
+// another run adds one entry, so Back returns to the run before. A fragment in a notebook
+// leaves the notebook's URL alone.
 let urlTimer = null;
 
 function placeInUrl() {
-  return "#run=" + runIndex + "&step=" + stepIndex;
+  return "#run=" + runNumbers[runIndex] + "&step=" + stepIndex;
 }
 
 function writeUrl(push) {
@@ -1169,8 +1175,9 @@ function writeUrl(push) {
 function readUrl() {
   const wanted = new URLSearchParams(location.hash.slice(1));
   const out = {};
-  const r = Number(wanted.get("run"));
-  if (wanted.has("run") && Number.isInteger(r) && r >= 0 && r < runs.length) out.run = r;
+  // The run by its number; a number no shown run has is no place (the page opens the last run).
+  const r = wanted.has("run") ? runNumbers.indexOf(Number(wanted.get("run"))) : -1;
+  if (r >= 0) out.run = r;
   const k = Number(wanted.get("step"));
   if (wanted.has("step") && Number.isFinite(k)) out.step = Math.max(0, Math.floor(k));
   return out;
@@ -1227,7 +1234,7 @@ function selectRun(r, push) {
   });
   const run = runs[r];
   const roots = run.roots.map(tensorName).join(", ");
-  part("run-label").textContent = run.id + ": " + run.kind + " of " + (roots || "?")
+  part("run-label").textContent = runNames[r] + ": " + run.kind + " of " + (roots || "?")
     + (run.engine !== "pytorch" ? " (" + run.engine + " engine)" : "");
   part("run").value = String(r);
   slider.max = String(Math.max(0, run.steps.length - 1));
@@ -1241,7 +1248,7 @@ function selectRun(r, push) {
 function initRuns() {
   const select = part("run");
   runs.forEach((run, i) => {
-    const option = el("option", null, run.id + " \u00b7 " + run.kind + " of "
+    const option = el("option", null, "run " + runNumbers[i] + " \u00b7 " + run.kind + " of "
       + run.roots.map(tensorName).join(", ") + " \u00b7 " + run.steps.length + " steps");
     option.value = String(i);
     select.appendChild(option);
@@ -1319,7 +1326,7 @@ function init() {
     return;
   }
   initRuns();
-  // A page opens at the place its address names (steps.html#run=0&step=7), else at the last
+  // A page opens at the place its address names (steps.html#run=1&step=7), else at the last
   // run's first step. A notebook fragment ignores the notebook's address.
   const want = KEYS_ON_DOCUMENT ? readUrl() : {};
   selectRun(want.run !== undefined ? want.run : runs.length - 1, false);
