@@ -380,7 +380,7 @@ function describe(r, k, step) {
   return p;
 }
 
-function renderEvent(run, step, state) {
+function renderEvent(run, step) {
   const box = part("event");
   box.replaceChildren();
   const head = el("p", "gv-step-head");
@@ -1138,7 +1138,7 @@ function go(k) {
   const step = run.steps[stepIndex];
   const state = replay(run, stepIndex);
   highlight(run, step, state);
-  renderEvent(run, step, state);
+  renderEvent(run, step);
   renderReady(state);
   renderBuffers(state);
   renderEdges(step, state);
