@@ -13,6 +13,8 @@ They never walk ``grad_fn``: a live tensor is first turned into a model with
   ``gradviz steps`` (Textual).
 - :mod:`gradviz.render.jupyter` — ``show`` and the notebook reprs.
 - :mod:`gradviz.render.html` — the self-contained HTML step player.
+- :mod:`gradviz.render.sentences` — each engine step kind's sentence, written once for the
+  terminal and the player.
 - :mod:`gradviz.render.dot` — ``make_dot``, torchviz's drawing for gradviz and torch tensors.
 
 Importing this package is cheap: graphviz, pygraphviz and rich are imported by the functions

@@ -5,7 +5,8 @@ graphs as inline SVG (drawn by :mod:`gradviz.render.graphviz`), the trace as JSO
 ``<script type="application/json">`` block, and a small vanilla-JS player
 (``templates/player.js``) that steps through the engine's events, highlighting nodes and edges
 and showing the ready queue, dependency counts, the gradient on each edge and every leaf's
-``.grad``. ``fragment=True`` gives the same player as a ``<div>`` for Jupyter.
+``.grad``, with each step's sentence as :mod:`gradviz.render.sentences` writes it (the words
+the terminal prints too). ``fragment=True`` gives the same player as a ``<div>`` for Jupyter.
 
 NOTE [the SVG contract] The player finds graph elements by the ``<title>`` Graphviz writes into
 every ``<g class="node">`` and ``<g class="edge">``: it is the DOT node name, which must be the
@@ -36,6 +37,7 @@ import xml.etree.ElementTree as ET
 from importlib import resources
 from typing import Any
 
+from gradviz.render.sentences import player_sentences
 from gradviz.trace.io import atomic_write, encode_json, trace_to_dict
 from gradviz.trace.model import run_name, run_numbers
 from gradviz.trace.replay import timeline
@@ -262,6 +264,8 @@ def player_html(trace: Any, run: int | str | None = None, title: str | None = No
                "runNumbers": [numbers[i] for i in indices],
                "runNames": [run_name(trace, i) for i in indices]}
     payload["folded"] = folded  # which ids each drawing folded into a group (player.md)
+    # Each step's sentence, written once in Python (sentences.py): the page only displays it.
+    payload["sentences"] = player_sentences(trace, [trace.runs[i] for i in indices])
 
     script = _fill("(function (ROOT_ID, KEYS_ON_DOCUMENT) {\n{{JS}}\n})({{UID}}, {{DOC}});\n", {
         "JS": _template("player.js"),

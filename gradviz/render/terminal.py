@@ -5,7 +5,8 @@
 - :func:`step_through` — the same, one step at a time with single keys (a full-screen view on
   Textual, :mod:`gradviz.render.tui`); the table when the output is not a terminal.
 - :func:`node_label`, :func:`describe`, :class:`RunReplay`, :func:`step_detail` — names and the
-  step panel as the HTML player shows them, shared by the table and the full-screen view.
+  step panel as the HTML player shows them, shared by the table and the full-screen view (each
+  step's sentence is written once, in :mod:`gradviz.render.sentences`, for both).
 
 Everything reads the plain-data model (a live tensor goes through :func:`gradviz.graph_of`);
 user strings are put in rich ``Text`` objects, never parsed as markup, so a tensor named
@@ -21,6 +22,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from gradviz.render._format import clip, grad_str, shape_str, source_str
+from gradviz.render.sentences import packed_text, saved_attr, sentence_text, step_sentence
 from gradviz.trace.model import run_name
 from gradviz.trace.replay import StepState, states
 
@@ -252,40 +254,9 @@ def run_label(trace: Any, r: BackwardRun) -> str:
     return f"{run_name(trace, r.id)}: {visible(r.kind)} of {roots}{engine}"
 
 
-def saved_attr(name: str) -> str:
-    """A saved value's name as PyTorch's attribute spells it (the player's ``savedName``).
-
-    Example:
-        >>> saved_attr("self"), saved_attr("saved_tensors[0]")
-        ('_saved_self', 'saved_tensors[0]')
-    """
-    return name if name.startswith(("_", "saved_tensors")) else "_saved_" + name
-
-
-def shape_text(summary: dict[str, Any] | None) -> str:
-    """A summary's shape as Python prints a tuple: ``(3,)``, ``(2, 4)``; "" if unknown."""
-    if not summary or "shape" not in summary:
-        return ""
-    return str(tuple(summary["shape"]))
-
-
-def packed_text(packed: dict[str, Any] | None) -> str:
-    """What a saved-tensor pack hook returned: a tensor's shape, or a non-tensor's type and
-    repr (NOTE [saved tensor hooks]).
-
-    Example:
-        >>> packed_text({"type": "str", "repr": "'/tmp/a.npy'"})
-        "str '/tmp/a.npy'"
-    """
-    if not packed:
-        return "nothing recorded"
-    if "repr" in packed:
-        return visible(f"{packed['type']} {packed['repr']}")
-    return f"a tensor {shape_text(packed)}"
-
-
 def describe(trace: Any, step: Any) -> str:
-    """One sentence saying what the engine does in ``step`` (the player's words).
+    """One sentence saying what the engine does in ``step``: the player's words, written once
+    in :mod:`gradviz.render.sentences`, with nodes named by :func:`node_label`.
 
     Example:
         >>> import gradviz
@@ -295,57 +266,8 @@ def describe(trace: Any, step: Any) -> str:
         >>> describe(tr, tr.run().steps[-2])
         'AccumulateGrad (w) n1 writes w.grad.'
     """
-    who = node_label(trace, step.node)
-    kind = step.kind
-    if kind == "compute_dependencies":
-        return ("The engine walks the graph once and counts, for each node, how many edges bring "
-                "it a gradient. A node runs only when all of them have delivered.")
-    if kind == "enqueue":
-        return f"{who} has all its gradients: it joins the ready queue."
-    if kind == "execute":
-        n = trace.nodes.get(step.node)
-        if n is not None and n.kind == "accumulate_grad":
-            return (f"{who} runs: it adds the gradient it received into "
-                    f"{tensor_label(trace, n.variable)}.grad.")
-        return (f"{who} runs: from the gradient of its output it computes one gradient per "
-                "input and sends each along its edge.")
-    if kind == "accumulate":
-        src = _get(step, "source")
-        gnode = _get(step, "gnode")
-        frm = (node_label(trace, src) if src else
-               f"gradient-graph node {visible(gnode)}" if gnode else "the root")
-        return (f"The gradient from {frm} arrives at {who} (input {_get(step, 'input_nr')}) and "
-                f"is added to its input buffer; {_get(step, 'remaining')} edge(s) still to "
-                "deliver.")
-    if kind == "leaf_grad":
-        return f"{who} writes {tensor_label(trace, _get(step, 'tensor'))}.grad."
-    if kind == "hook":
-        fn = _get(step, "fn")
-        return (f"A {visible(_get(step, 'hook', ''))} hook" + (f" ({visible(fn)})" if fn else "")
-                + " runs" + (f" on {who}" if who else "") + ".")
-    if kind == "pack_hook":
-        return (f"pack hook {visible(_get(step, 'fn') or '?')} stores a tensor "
-                f"{shape_text(_get(step, 'tensor'))} saved while {who or 'the engine'} runs: "
-                f"only what it returns ({packed_text(_get(step, 'packed'))}) is kept for "
-                "backward.")
-    if kind == "unpack_hook":
-        saved = _get(step, "saved")
-        return (f"unpack hook {visible(_get(step, 'fn') or '?')} returns "
-                f"{visible(saved_attr(saved)) if saved else 'a saved tensor'} of {who} "
-                f"{shape_text(_get(step, 'tensor'))}, from {packed_text(_get(step, 'packed'))}: "
-                "the node reads it as it runs, so this comes before its execute step.")
-    if kind == "gradient_node":
-        gnode, op = visible(_get(step, "gnode")), visible(_get(step, "op"))
-        text = f"Gradient-graph node {gnode} ({op}) runs"
-        return text + (f" for {who} (input {_get(step, 'input_nr')})." if who else ".")
-    if kind == "release_saved":
-        return f"{who} frees its saved tensors (retain_graph=False)."
-    if kind == "error":
-        return ("Backward failed" + (f" in {who}" if who else "") + ": "
-                f"{visible(_get(step, 'type', ''))}: {visible(_get(step, 'message', ''))}")
-    if kind == "done":
-        return "The ready queue is empty: the backward pass is finished."
-    return f"{visible(kind)} {who}".strip()
+    return sentence_text(step_sentence(trace, step), lambda nid: node_label(trace, nid),
+                         visible)
 
 
 # -- replaying a run for a viewer ------------------------------------------------------------------

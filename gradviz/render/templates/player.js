@@ -248,6 +248,9 @@ let stepIndex = 0; // current step of that run
 /** A node's name as text; hovering it outlines the node in the backward graph. */
 function nodeRef(id) {
   const span = el("span", "gv-ref", nodeName(id));
+  // A real space before the id: copied or read as text, it says "MulBackward0 n5", as the
+  // terminal does (a margin alone would glue them: "MulBackward0n5").
+  span.appendChild(document.createTextNode(" "));
   span.appendChild(el("small", "gv-id", String(id)));
   const targets = () => (backwardIndex[runIndex] || {byNode: new Map()}).byNode.get(id) || [];
   const hover = (on) => () => targets().forEach((g) => g.classList.toggle("gv-hover", on));
@@ -322,7 +325,6 @@ function replay(run, k) {
   const key = String(k);
   state.bufferBefore = Object.prototype.hasOwnProperty.call(tl.bufferBefore, key)
     ? tl.bufferBefore[key] : null;
-  state.freed = tl.freed[key] || [];
   // The input buffers waiting: each slot holds the buffer its last accumulate step left there.
   state.buffers = [];
   for (const [node, inputNr, enter, leave] of tl.buffers || []) {
@@ -361,86 +363,28 @@ function runLeaves(run) {
 }
 
 // -- the panel --------------------------------------------------------------------------------
-/** One sentence saying what the engine does in this step. */
-/** A saved value's name as PyTorch's attribute spells it (self -> _saved_self). */
-function savedName(name) {
-  return /^(_|saved_tensors)/.test(name) ? name : "_saved_" + name;
-}
+// Each step's sentence, written once in Python (gradviz/render/sentences.py) and handed over as
+// pieces: `pieces` lists each distinct one (text, {node: id}, {code: text}); `runs[r][k]` is
+// step k of run r as indices into it. The player only displays them.
+const sentences = payload.sentences || {pieces: [], runs: []};
 
-/** A summary's shape as Python prints a tuple: (3,), (2, 4). */
-function shapeText(s) {
-  if (!s || !Array.isArray(s.shape)) return "";
-  return "(" + s.shape.join(", ") + (s.shape.length === 1 ? ",)" : ")");
-}
-
-/** What a pack hook returned: a tensor's shape, or a non-tensor's type and repr. */
-function packedText(p) {
-  if (!p) return "nothing recorded";
-  if (Object.prototype.hasOwnProperty.call(p, "repr")) return p.type + " " + p.repr;
-  return "a tensor " + shapeText(p);
-}
-
-function describe(step, state) {
-  const d = step;
-  const engine = step.engine_data || {};
-  const who = step.node === null || step.node === undefined ? null : nodeRef(step.node);
-  switch (step.kind) {
-    case "compute_dependencies":
-      return line("gv-say", "The engine walks the graph once and counts, for each node, how "
-        + "many edges bring it a gradient. A node runs only when all of them have delivered.");
-    case "enqueue":
-      return line("gv-say", who, " has all its gradients: it joins the ready queue.");
-    case "execute": {
-      const n = nodes.get(step.node);
-      if (n && n.kind === "accumulate_grad") {
-        return line("gv-say", who, " runs: it adds the gradient it received into "
-          + tensorName(n.variable) + ".grad.");
-      }
-      return line("gv-say", who, " runs: from the gradient of its output it computes one "
-        + "gradient per input and sends each along its edge.");
+/** One sentence saying what the engine does in step k of run r; nodes are hoverable names. */
+function describe(r, k, step) {
+  const p = el("p", step.kind === "error" ? "gv-say gv-bad" : "gv-say");
+  for (const i of (sentences.runs[r] || [])[k] || []) {
+    const piece = sentences.pieces[i];
+    if (typeof piece === "string") {
+      p.appendChild(document.createTextNode(piece));
+    } else if (piece && piece.node !== undefined) {
+      p.appendChild(nodeRef(piece.node));
+    } else if (piece && piece.code !== undefined) {
+      p.appendChild(el("code", null, piece.code));
     }
-    case "accumulate":
-      return line("gv-say", "The gradient from ", d.source ? nodeRef(d.source)
-        : (engine.gnode ? "gradient-graph node " + engine.gnode : "the root"),
-        " arrives at ", who, " (input " + d.input_nr + ") and is added to its input buffer; "
-        + d.remaining + " edge(s) still to deliver.");
-    case "leaf_grad":
-      return line("gv-say", who, " writes " + tensorName(d.tensor) + ".grad.");
-    case "hook":
-      return line("gv-say", "A " + d.hook + " hook" + (d.fn ? " (" + d.fn + ")" : "")
-        + " runs", who ? " on " : "", who || "", ".");
-    case "pack_hook":
-      // NOTE [saved tensor hooks]: a create_graph backward's formulas save tensors too.
-      return line("gv-say", "pack hook ", el("code", null, d.fn || "?"), " stores a tensor "
-        + shapeText(d.tensor) + " saved while ", who || "the engine", " runs: only what it "
-        + "returns (" + packedText(d.packed) + ") is kept for backward.");
-    case "unpack_hook":
-      return line("gv-say", "unpack hook ", el("code", null, d.fn || "?"), " returns "
-        + (d.saved ? savedName(d.saved) : "a saved tensor") + " of ", who,
-        " " + shapeText(d.tensor) + ", from " + packedText(d.packed)
-        + ": the node reads it as it runs, so this comes before its execute step.");
-    case "gradient_node":
-      // MXNet's engine: a node of its explicit gradient graph that is not a backward formula
-      // (head gradient, sum of several gradients, zeros, copy into .grad).
-      return line("gv-say", "Gradient-graph node " + d.gnode + " (" + d.op + ") runs",
-        who ? " for " : "", who || "", who ? " (input " + d.input_nr + ")." : ".");
-    case "release_saved": {
-      const freed = state.freed.map(savedName);
-      return line("gv-say", who, freed.length
-        ? " frees its saved tensors " + freed.join(", ") + " (retain_graph=False)."
-        : " releases its saved values; it held no saved tensor (retain_graph=False).");
-    }
-    case "error":
-      return line("gv-say gv-bad", "Backward failed", who ? " in " : "", who || "",
-        ": " + d.type + ": " + d.message);
-    case "done":
-      return line("gv-say", "The ready queue is empty: the backward pass is finished.");
-    default:
-      return line("gv-say", step.kind + (who ? " " : ""), who || "", ".");
   }
+  return p;
 }
 
-function renderEvent(run, step, state) {
+function renderEvent(run, step) {
   const box = part("event");
   box.replaceChildren();
   const head = el("p", "gv-step-head");
@@ -448,7 +392,7 @@ function renderEvent(run, step, state) {
   head.appendChild(document.createTextNode(" step " + step.index + " of "
     + (run.steps.length - 1)));
   box.appendChild(head);
-  box.appendChild(describe(step, state));
+  box.appendChild(describe(runIndex, stepIndex, step)); // go() set them to this run and step
   const n = step.node ? nodes.get(step.node) : null;
   if (n && n.forward_op && ops.has(n.forward_op)) {
     const op = ops.get(n.forward_op);
@@ -1201,7 +1145,7 @@ function go(k) {
   const step = run.steps[stepIndex];
   const state = replay(run, stepIndex);
   highlight(run, step, state);
-  renderEvent(run, step, state);
+  renderEvent(run, step);
   renderReady(state);
   renderBuffers(state);
   renderEdges(step, state);
