@@ -1768,23 +1768,30 @@ class Trace:
         # [perf]: found from the end (ops are recorded in segment order), and kept for the next
         # run to compare with.
         seg = self._run_segments.get(run.id, 0)
-        mine = []
         self._unpack()
-        for o in reversed(self._rec_ops):
-            if o[9] < seg:
-                break
-            if o[9] == seg:
-                mine.append(o)
-        mine.reverse()
-        ours = self._signature(_from_graph(mine))
+        # The model is built already when real PyTorch records (torch_source.py builds it as
+        # it goes) or a reader asked for it: then the iteration is read from the built ops,
+        # and a run is dropped from the built model (_prune), else from the raw records.
+        built = bool(self._tensors or self._ops or self._nodes)
+        if built:
+            mine_built = [op for op in self._ops if op.segment == seg]
+            first = next((k for k, op in enumerate(mine_built) if op.node is not None), None)
+            ours = () if first is None else tuple(
+                (op.name, len(op.inputs), len(op.outputs), op.inplace, tuple(op.scope),
+                 None if op.source is None else (op.source.file, op.source.line))
+                for op in mine_built[first:])
+        else:
+            mine = []
+            for o in reversed(self._rec_ops):
+                if o[9] < seg:
+                    break
+                if o[9] == seg:
+                    mine.append(o)
+            mine.reverse()
+            ours = self._signature(_from_graph(mine))
         (before_seg, before), self._last_signature = self._last_signature, (seg, ours)
         runs = self._runs
         if len(runs) < 2:
-            return
-        if self._tensors or self._ops or self._nodes:
-            # A reader built the model already (rare): only bound it, as keep_runs would.
-            if len(runs) > DETAILED_RUNS:
-                self._prune(DETAILED_RUNS)
             return
         prev = runs[-2]
         prev_seg = self._run_segments.get(prev.id, 0)
@@ -1792,12 +1799,16 @@ class Trace:
         if (ours and before_seg == prev_seg == seg - 1 and ours == before
                 and prev.id != self.keep_run):
             self._folded += 1
-            self._drop_run(prev)
+            gone = prev
         elif len(runs) > DETAILED_RUNS:
             self._differing += 1
-            self._drop_run(next(r for r in runs if r.id != self.keep_run))
+            gone = next(r for r in runs if r.id != self.keep_run)
         else:
             return
+        if built:
+            self._prune(drop=gone)
+        else:
+            self._drop_run(gone)
         self.notes = [n for n in self.notes if not n.startswith("forward graph: iteration")]
         total = self.runs_total
         note = f"forward graph: iteration {total} of {total}"
@@ -1893,10 +1904,15 @@ class Trace:
         statements that happen to run the same ops)."""
         return tuple((o[1], len(o[2]), len(o[3]), o[6], o[7], o[8]) for o in ops)
 
-    def _prune(self, keep: int | None = None) -> None:
-        """Keep only the last ``keep_runs`` runs and the forward ops that led to them."""
+    def _prune(self, keep: int | None = None, drop: BackwardRun | None = None) -> None:
+        """Keep only the last ``keep_runs`` runs and the forward ops that led to them; or, with
+        ``drop``, forget that run and the forward ops of its iteration (a folded one)."""
         keep = self.keep_runs if keep is None else keep
-        self._runs = self._runs[-keep:]
+        if drop is not None:
+            gone_seg = self._run_segments.get(drop.id, int(drop.id[3:]))
+            self._runs = [r for r in self._runs if r is not drop]
+        else:
+            self._runs = self._runs[-keep:]
         kept = {id(r) for r in self._runs}
         # NOTE [perf]: the steps of dropped runs are never built.
         self._unbuilt = [u for u in self._unbuilt if id(u[0]) in kept]
@@ -1905,8 +1921,16 @@ class Trace:
         for run_id in [k for k in segments if k not in {r.id for r in self._runs}]:
             del segments[run_id]
         first_segment = segments.get(self._runs[0].id, int(self._runs[0].id[3:]))
-        dropped = sum(1 for op in self._ops if op.segment < first_segment)
-        self._ops = [op for op in self._ops if op.segment >= first_segment]
+        if drop is not None:  # the dropped run's iteration, unless a kept run is of it
+            kept_segs = set(segments.values())
+
+            def gone(op: OpRecord) -> bool:
+                return op.segment <= gone_seg and op.segment not in kept_segs
+        else:
+            def gone(op: OpRecord) -> bool:
+                return op.segment < first_segment
+        dropped = sum(1 for op in self._ops if gone(op))
+        self._ops = [op for op in self._ops if not gone(op)]
         live_nodes: set[str] = set()
         live_tensors: set[str] = set()
         for run in self._runs:
@@ -1950,7 +1974,7 @@ class Trace:
         self._tensors = {k: v for k, v in self._tensors.items() if k in live_tensors}
         self._unnamed &= self._tensors.keys()
         self._trim_versions()
-        if dropped:
+        if dropped and drop is None:
             self.notes = [n for n in self.notes if not n.startswith("keep_runs")]
             first = run_id_number(self._runs[0].id)  # NOTE [run numbers]
             self.notes.append(f"keep_runs={keep}: forward ops and runs before backward run "

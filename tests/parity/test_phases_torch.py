@@ -15,7 +15,7 @@ from gradviz.trace.phases import CONSTRUCTION, split_phases
 
 
 def test_construction_and_updates_are_phases_on_torch() -> None:
-    with gradviz.trace(torch=True) as tr:
+    with gradviz.trace(torch=True, keep_runs="all") as tr:
         torch.manual_seed(0)
         model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
         opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)

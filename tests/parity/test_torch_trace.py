@@ -158,11 +158,18 @@ class _Observer(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)
         self.addresses: list[int] = []
+        self.trace: Any = None
+        # Each node's trace id when it ran: a leaf's AccumulateGrad gets a new id for each
+        # version of the leaf (NOTE [versions]), so the map is read at that moment.
+        self.ids: list[str | None] = []
 
     def emit(self, record: logging.LogRecord) -> None:
         m = re.match(r"Executing: <[\w.]+ object at (0x[0-9a-f]+)>", record.getMessage())
         if m:
             self.addresses.append(int(m.group(1), 16))
+            if self.trace is not None:
+                hit = self.trace.torch_source._nodes.get(self.addresses[-1])
+                self.ids.append(None if hit is None else hit[1])
 
 
 def _run(program: Callable[[], dict[str, Any]], traced: bool
@@ -176,7 +183,9 @@ def _run(program: Callable[[], dict[str, Any]], traced: bool
     log.propagate = False
     try:
         if traced:
-            with gradviz.trace(values="all", torch=True) as tr:
+            # every run kept: identical iterations would fold, and the order is compared whole
+            with gradviz.trace(values="all", torch=True, keep_runs="all") as tr:
+                observer.trace = tr
                 out = program()
         else:
             tr = None
@@ -185,7 +194,7 @@ def _run(program: Callable[[], dict[str, Any]], traced: bool
         log.removeHandler(observer)
         log.setLevel(old)
         log.propagate = True
-    return out, tr, observer.addresses
+    return out, tr, observer.ids if traced else observer.addresses
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -207,12 +216,9 @@ def test_recorded_engine_is_torchs_engine(name: str) -> None:
     assert len(plain_order) == len(observed)
     # The recorded order is the observed one, and the order derived from sequence numbers
     # agrees with it (else a note would say so).
-    src = tr.torch_source
-    ids = {addr: nid for addr, (_, nid) in src._nodes.items()}
-    observed_ids = [ids[a] for a in observed]
     recorded = [s.node for r in tr.runs for s in r.steps
                 if isinstance(s, ExecuteStep) and tr.nodes[s.node].kind != "graph_root"]
-    assert recorded == observed_ids
+    assert recorded == observed
     assert recorded, "no node ran"
     assert tr.notes == []
     assert all(r.engine == "torch" for r in tr.runs)
@@ -278,9 +284,8 @@ def test_a_derived_order_that_disagrees_is_noted_and_the_observed_order_kept(
                         lambda self, nid: self.src.trace._nodes[nid].sequence_nr % 2 ** 63)
     _, tr, observed = _run(mlp_step, traced=True)
     assert len(tr.notes) == 1 and "differs from the order PyTorch ran" in tr.notes[0]
-    ids = {addr: nid for addr, (_, nid) in tr.torch_source._nodes.items()}
     recorded = [s.node for r in tr.runs for s in r.steps if isinstance(s, ExecuteStep)]
-    assert recorded == [ids[a] for a in observed]
+    assert recorded == observed
     # and the replayed ready queue runs them in that observed order
     from gradviz.trace.replay import timeline
 
@@ -405,10 +410,34 @@ def test_the_default_policy_bounds_a_torch_training_loop() -> None:
     torch.manual_seed(0)
     with gradviz.trace(torch=True) as tr:
         model = torch.nn.Linear(3, 2)
-        for _ in range(DETAILED_RUNS + 4):
-            model(torch.randn(4, 3)).pow(2).mean().backward()
+        for k in range(DETAILED_RUNS + 4):
+            out = model(torch.randn(4, 3)).pow(2)
+            # a different structure each time: kept in full up to DETAILED_RUNS
+            for _ in range(k):
+                out = out * 1.0
+            out.mean().backward()
     assert len(tr.runs) == DETAILED_RUNS and len(tr.run_log) == DETAILED_RUNS + 4
     assert {e["engine"] for e in tr.run_log} == {"torch"}
+
+
+def test_identical_iterations_fold_on_torch_as_on_gradviz() -> None:
+    """Both engines keep a loop's last iteration and fold the identical ones before it."""
+    def loop(lib: Any) -> Any:
+        lib.manual_seed(0)
+        with gradviz.trace(torch=lib is torch) as tr:
+            w = lib.ones(3, requires_grad=True)
+            x = lib.arange(3.0)
+            for _ in range(5):
+                (w * x).sum().backward()
+                with lib.no_grad():
+                    w -= 0.1 * w.grad
+        return tr
+
+    for tr in (loop(torch), loop(gradviz)):
+        assert [r.id for r in tr.runs] == ["run4"] and len(tr.run_log) == 5
+        assert "identical structure folded (4 earlier iterations)" in " ".join(tr.notes)
+        graph_ops = [op.name for op in tr.ops if op.node is not None]
+        assert graph_ops == ["mul", "sum"], graph_ops
 
 
 def test_keep_runs_bounds_a_torch_training_loop(tmp_path: Path) -> None:
@@ -422,7 +451,12 @@ def test_keep_runs_bounds_a_torch_training_loop(tmp_path: Path) -> None:
             loss.backward()
             opt.step()
     assert [r.id for r in tr.runs] == ["run3", "run4"] and tr.runs_total == 5
-    assert len(tr.torch_source._nodes) == len(tr.nodes)  # dropped nodes are let go
+    # Dropped nodes are let go: the source holds only nodes the trace still has (a leaf's
+    # AccumulateGrad is registered anew for each version, its older records stay with
+    # the runs that walked them).
+    held = {nid for _, nid in tr.torch_source._nodes.values()}
+    assert held <= tr.nodes.keys()
+    assert tr.nodes.keys() == {n for r in tr.runs for n in r.nodes}
     tr.save(tmp_path / "t.json")
     assert len(gradviz.load_trace(tmp_path / "t.json").runs) == 2
 
