@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gradviz.render import collapse
-from gradviz.render._format import clip, grad_str, plain, shape_str, source_str, value_str
+from gradviz.render._format import clip, grad_str, op_call, plain, shape_str, source_str, value_str
 from gradviz.trace.io import atomic_write
 from gradviz.trace.replay import StepState, replay
 
@@ -1147,28 +1147,22 @@ def _subtitle(what: str | None, d: _Detail) -> str:
 
 # -- forward --------------------------------------------------------------------------------------
 def _op_call(op: OpRecord, tensors: dict[str, TensorInfo]) -> str:
-    args = []
-    for a in op.inputs:
-        if isinstance(a, dict):
-            args.append(value_str(a))
-        else:
-            t = tensors.get(a)
-            args.append(t.name if t is not None else str(a))
-    for k, v in op.kwargs.items():
-        if isinstance(v, dict) and set(v) == {"tensor"}:  # a tensor passed by keyword
-            t = tensors.get(v["tensor"])
-            args.append(f"{k}={t.name if t is not None else v['tensor']}")
-        else:
-            args.append(f"{k}={value_str({'const': v})}")
-    return f"{op.name}({', '.join(args)})"
+    def name(tid: str) -> str | None:
+        t = tensors.get(tid)
+        return t.name if t is not None else None
+
+    return op_call(op, name)
 
 
 def _op_lines(op: OpRecord, tensors: dict[str, TensorInfo], d: _Detail) -> list[str]:
     if d.level == "bare":
         return [op.name]  # names only: the edges say which tensors go in
+    # The call on up to three lines, broken between arguments: cut to one line, the argument a
+    # learner looks for (reduction='mean', after torch's size_average=None, reduce=None) was lost.
+    call = textwrap.wrap(_op_call(op, tensors), 48, max_lines=3, placeholder=" …")
     if not d.source:
-        return [_op_call(op, tensors)]
-    return [_op_call(op, tensors), source_str(op.source)]
+        return call
+    return [*call, source_str(op.source)]
 
 
 def _op_tip(op: OpRecord) -> str:
