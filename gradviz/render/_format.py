@@ -83,13 +83,16 @@ def _values(values: Any, budget: int) -> str:
 def value_str(summary: dict[str, Any] | None, numbers: int = 6) -> str:
     """A value summary (:func:`gradviz.trace.model.summarize`) in a few words.
 
-    Small values are printed; large ones as ``min … max (mean m)``; constants as themselves.
+    Small values are printed (``[1, 2, 3, 4, 5, 6, …`` when cut); large ones as their range,
+    ``min a max b mean m``; constants as themselves.
 
     Example:
         >>> value_str({"shape": [2], "dtype": "float32", "values": [1.0, 2.5]})
         '[1, 2.5]'
         >>> value_str({"const": 2})
         '2'
+        >>> value_str({"shape": [500], "stats": {"min": -0.7031, "max": 0.6152, "mean": 0.01}})
+        'min -0.7031 max 0.6152 mean 0.01'
     """
     if not summary:
         return ""
@@ -99,8 +102,9 @@ def value_str(summary: dict[str, Any] | None, numbers: int = 6) -> str:
         return _values(summary["values"], numbers)
     stats = summary.get("stats")
     if stats:
-        return (f"{_num(stats.get('min'))} … {_num(stats.get('max'))} "
-                f"(mean {_num(stats.get('mean'))})")
+        # Words, not "a … b": "…" means "left out" everywhere else (a cut list, cut text).
+        return (f"min {_num(stats.get('min'))} max {_num(stats.get('max'))} "
+                f"mean {_num(stats.get('mean'))}")
     return ""
 
 
