@@ -98,3 +98,18 @@ def test_output_j_is_explained_where_an_op_returns_several():
     assert "output 1" in labels(dot)
     assert OUTPUT_J in legend(dot)
     assert OUTPUT_J not in legend(draw_forward(_small_trace(), detail="saved"))
+
+
+def test_a_step_explains_the_gradients_on_its_edges_and_its_output_box():
+    tr = _big_split_trace()
+    first = legend(draw_step(tr, -1, 0))  # nothing has flowed yet
+    later = legend(draw_step(tr, -1, 6))
+    edge_grad = "(shape) values on an edge: the gradient it carried"
+    assert edge_grad not in first and edge_grad in later
+    assert "output (backward() starts here)" in later  # the olive root box has its key
+
+
+def test_draw_both_tells_its_two_input_k_apart():
+    text = legend(draw_both(_big_split_trace()))
+    assert "input k on a forward edge: the op's k-th tensor argument" in text
+    assert "input k on a backward edge: the edge feeds input k (input_nr)" in text

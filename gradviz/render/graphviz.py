@@ -317,11 +317,13 @@ _MARK_TEXT = {
     "range": "min a max b: the smallest and largest of a tensor's values (too many to list)",
     "range-mean": "min a max b mean m: the smallest, largest and mean of a tensor's values "
                   "(too many to list)",
+    "edge-grad": "(shape) values on an edge: the gradient it carried",
     "cut": "…: left out (more values, text or nodes than fit)",
     "merged": "×N: N edges drawn as one (to or from a folded group)",
     "proxy": "↪ name (dashed box): another reference to a node drawn in full elsewhere",
 }
-_MARK_ORDER = ("input-k", "input-nr", "output-k", "range", "range-mean", "cut", "merged", "proxy")
+_MARK_ORDER = ("input-k", "input-nr", "output-k", "edge-grad", "range", "range-mean", "cut",
+               "merged", "proxy")
 
 
 def _line_cell(colour: str, stroke: str, text: str) -> str:
@@ -380,7 +382,11 @@ def _legend(dot: Any, title: str | None, subtitle: str | None, parts: Any, plan:
             keys.append(("fop", _FILL["fop"]) if forward and k == "op" else (k, _STYLE_FILL.get(
                 k, _FILL.get(k, "white"))))
     marks = set(marks)
-    notes = [*notes, *(_MARK_TEXT[k] for k in _MARK_ORDER if k in marks)]
+    said = dict(_MARK_TEXT)
+    if {"input-k", "input-nr"} <= marks:  # draw_both: the two sides' "input k" differ
+        said["input-k"] = "input k on a forward edge: " + said["input-k"].split(": ", 1)[1]
+        said["input-nr"] = "input k on a backward edge: " + said["input-nr"].split(": ", 1)[1]
+    notes = [*notes, *(said[k] for k in _MARK_ORDER if k in marks)]
     dot.attr(label=_title_label(title, subtitle, keys, notes, texts,
                                 [k for k in _LINE_KEYS if k in marks]),
              labelloc="t", labeljust="c")
@@ -396,7 +402,7 @@ _BACKWARD_KEYS = ("op", "custom", "accumulate_grad", "leaf", "param", "output", 
 _FAILED = {"color": "#c0392b", "penwidth": "3"}
 _FORWARD_KEYS = ("op", "input", "leaf", "param", "tensor", "output", "group")
 _STEP_KEYS = ("executing", "receiver", "ready", "done", "op", "accumulate_grad", "leaf",
-              "param", "group")
+              "param", "output", "group")
 
 
 # -- the Digraph subclass and rendering -----------------------------------------------------------
@@ -1116,6 +1122,8 @@ def _emit(parts: _Parts, plan: collapse.Plan, node_target: Any, edge_target: Any
             attrs["label"] = _label(e.head, e.text)
             _mark_head(marks, e.head)
             _mark_text(marks, [e.text])
+            if e.text is not None:
+                marks.add("edge-grad")
         if e.cls in _LINE_KEYS:
             marks.add(e.cls)
         attrs.update(e.attrs)  # user text in attrs is already escaped by _label
@@ -1496,8 +1504,11 @@ def draw_both(trace: Trace, run: int | str = -1, max_nodes: float | None = None,
     bwd.attr(label=b.run_label if b.run else "backward", style="rounded",
              color="#999999", fontname="Helvetica")
     marks |= _backward_marks(_emit(bparts, bplan, bwd, dot))
-    _legend(dot, trace.name, _subtitle(b.run_label, d), fparts, fplan,
-            ["dotted line: an op and the grad_fn node it made"], _FORWARD_KEYS
+    notes = ["dotted line: an op and the grad_fn node it made"]
+    if d.values:
+        notes.append("data: a tensor's (a node's output's) value · grad: the gradient it "
+                     "received")
+    _legend(dot, trace.name, _subtitle(b.run_label, d), fparts, fplan, notes, _FORWARD_KEYS
             + ("grad_fn", "accumulate_grad", "custom"), forward=True, extra=used, marks=marks,
             at=at)
     dot.subgraph(fwd)
