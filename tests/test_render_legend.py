@@ -113,3 +113,15 @@ def test_draw_both_tells_its_two_input_k_apart():
     text = legend(draw_both(_big_split_trace()))
     assert "input k on a forward edge: the op's k-th tensor argument" in text
     assert "input k on a backward edge: the edge feeds input k (input_nr)" in text
+
+
+def test_a_dashed_copy_of_a_node_is_explained():
+    w = torch.ones(2, requires_grad=True)
+    y = torch.ones(2, requires_grad=True)
+    for _ in range(20):
+        y = y * w  # w's AccumulateGrad feeds every node: long edges go to dashed copies
+    dot = draw_backward(y)
+    assert dot.plan.proxies and "↪ AccumulateGrad" in labels(dot)
+    proxy = "↪ name (dashed box): another reference to a node drawn in full elsewhere"
+    assert proxy in legend(dot)
+    assert proxy not in legend(draw_backward(_small_trace()))
