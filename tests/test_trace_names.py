@@ -321,3 +321,47 @@ def test_a_function_applied_during_backward_records_nothing():
     assert [op.name for op in tr.ops if op.parent is None] == ["Double", "sum", "mul"]
     assert [op.id for op in tr.ops] == ["op1", "op0", "op2", "op3"]  # no id taken meanwhile
     assert g.tolist() == [2.0, 2.0] and tr.tensors[tr.known_tensor_id(z)].name == "z"
+
+
+# -- NOTE [root names]: the expression .backward() was called on names the root -------------------
+class _Output:
+    """What a Hugging Face model returns: the loss as an attribute."""
+
+    def __init__(self, loss):
+        self.loss = loss
+
+    @property
+    def fresh(self):  # a new tensor on each read: it is not the root backward() ran from
+        return self.loss * 1
+
+
+def _model(x):
+    h = (x * 2).tanh()
+    return _Output((h ** 2).mean()), {"loss": h.sum()}, [h.max(), h.min(), h.std()]
+
+
+def _root_name(tr, k):
+    return tr.tensors[tr.runs[k].roots[0]].name
+
+
+def test_a_root_is_named_by_the_attribute_or_subscript_backward_was_called_on():
+    with gradviz.trace(keep_runs="all") as tr:
+        x = gradviz.ones(3, requires_grad=True)
+        outputs, out, losses = _model(x)
+        i = 1
+        outputs.loss.backward(retain_graph=True)
+        out["loss"].backward(retain_graph=True)
+        losses[0].backward(retain_graph=True)
+        losses[i].backward(retain_graph=True)
+        losses[-1].backward()
+    assert [_root_name(tr, k) for k in range(5)] == [
+        "outputs.loss", 'out["loss"]', "losses[0]", "losses[i]", "losses[-1]"]
+
+
+def test_a_root_the_expression_does_not_hold_keeps_its_id():
+    with gradviz.trace(keep_runs="all") as tr:
+        x = gradviz.ones(3, requires_grad=True)
+        outputs, _, _ = _model(x)
+        outputs.fresh.backward(retain_graph=True)  # the property made a new tensor
+        gradviz.autograd.backward(outputs.loss)  # a call on gradviz.autograd, not on a tensor
+    assert [_root_name(tr, k) for k in range(2)] == list(tr.runs[k].roots[0] for k in range(2))

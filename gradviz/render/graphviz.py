@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gradviz.render import collapse
-from gradviz.render._format import clip, grad_str, plain, shape_str, source_str, value_str
+from gradviz.render._format import clip, grad_str, op_call, plain, shape_str, source_str, value_str
 from gradviz.trace.io import atomic_write
 from gradviz.trace.model import run_name, run_numbers, runs_made
 from gradviz.trace.phases import Phase, split_phases
@@ -297,6 +297,34 @@ _LEGEND_TEXT = {
 }
 
 
+# The lines a drawing may have, as the legend draws them: (colour, stroke, what it links).
+_LINE_KEYS = {
+    "variable": ("#4a78b5", "━━", "AccumulateGrad — its leaf (the .grad it writes)"),
+    "saved": ("darkorange", "━━", "node — a tensor it saved for backward"),
+    "saved-link": ("darkorange", "╍╍", "saved tensor — the tensor it is (leaf, or its grad_fn)"),
+}
+# What each written notation means (NOTE [legend marks]); "input-k" differs per picture.
+_MARK_TEXT = {
+    "input-k": "input k: the op's k-th tensor argument",
+    "input-nr": "input k: the edge feeds input k (input_nr) of a node that has several",
+    "output-k": "output j: the op's j-th result (it returns several)",
+    "range": "min a max b: the smallest and largest of a tensor's values (too many to list)",
+    "range-mean": "min a max b mean m: the smallest, largest and mean of a tensor's values "
+                  "(too many to list)",
+    "edge-grad": "(shape) values on an edge: the gradient it carried",
+    "cut": "…: left out (more values, text or nodes than fit)",
+    "merged": "×N: N edges drawn as one (to or from a folded group)",
+    "proxy": "↪ name (dashed box): another reference to a node drawn in full elsewhere",
+}
+_MARK_ORDER = ("input-k", "input-nr", "output-k", "edge-grad", "range", "range-mean", "cut",
+               "merged", "proxy")
+
+
+def _line_cell(colour: str, stroke: str, text: str) -> str:
+    return (f'<td cellpadding="2"><font color="{colour}" point-size="11"><b>{stroke}</b></font>'
+            f'<font point-size="9"> {_html(text)}</font></td>')
+
+
 def _legend_cell(key: str, fill: str, text: str, rounded: bool = True) -> str:
     style = ' style="rounded"' if rounded else ""
     color = ' color="#c0392b"' if key in ("receiver", "failed") else ""
@@ -305,7 +333,8 @@ def _legend_cell(key: str, fill: str, text: str, rounded: bool = True) -> str:
 
 
 def _title_label(title: str | None, subtitle: str | None, keys: list[tuple[str, str]],
-                 notes: list[str], texts: dict[str, str] | None = None) -> str:
+                 notes: list[str], texts: dict[str, str] | None = None,
+                 lines: Iterable[str] = ()) -> str:
     """The title, a subtitle and the legend as one HTML-like graph label: a small row of
     swatches under the title (no nodes, so layout and node ids are untouched)."""
     rows = []
@@ -321,13 +350,21 @@ def _title_label(title: str | None, subtitle: str | None, keys: list[tuple[str, 
     if cells:
         rows.append('<tr><td><table border="0" cellborder="0" cellspacing="3"><tr>'
                     + "".join(cells) + "</tr></table></td></tr>")
+    strokes = [_line_cell(*_LINE_KEYS[k]) for k in lines]
+    if strokes:
+        rows.append('<tr><td><table border="0" cellborder="0" cellspacing="3"><tr>'
+                    + "".join(strokes) + "</tr></table></td></tr>")
     return '<<table border="0" cellborder="0" cellspacing="0">' + "".join(rows) + "</table>>"
 
 
 def _legend(dot: Any, title: str | None, subtitle: str | None, parts: Any, plan: Any,
             notes: list[str], order: tuple[str, ...], forward: bool = False,
-            extra: Iterable[str] = (), texts: dict[str, str] | None = None) -> None:
-    """Put title and legend on ``dot``: a swatch for each kind of box the drawing has."""
+            extra: Iterable[str] = (), texts: dict[str, str] | None = None,
+            marks: Iterable[str] = (), at: int | None = None) -> None:
+    """Put title and legend on ``dot``: a swatch for each kind of box the drawing has, a stroke
+    for each kind of line, a sentence for each notation in its text (``marks``, what
+    :func:`_emit` drew). ``at``: where in ``dot.body`` the title goes (before the nodes, where
+    it always was, though it is made after them)."""
     used = {it.cls for vid, it in parts.items.items() if plan.drawn(vid) == vid}
     used.update(extra)
     if plan.groups:
@@ -338,8 +375,17 @@ def _legend(dot: Any, title: str | None, subtitle: str | None, parts: Any, plan:
             # a forward op is an "op" box in the forward colour (its SVG class stays gv-op)
             keys.append(("fop", _FILL["fop"]) if forward and k == "op" else (k, _STYLE_FILL.get(
                 k, _FILL.get(k, "white"))))
-    dot.attr(label=_title_label(title, subtitle, keys, notes, texts), labelloc="t",
-             labeljust="c")
+    marks = set(marks)
+    said = dict(_MARK_TEXT)
+    if {"input-k", "input-nr"} <= marks:  # draw_both: the two sides' "input k" differ
+        said["input-k"] = "input k on a forward edge: " + said["input-k"].split(": ", 1)[1]
+        said["input-nr"] = "input k on a backward edge: " + said["input-nr"].split(": ", 1)[1]
+    notes = [*notes, *(said[k] for k in _MARK_ORDER if k in marks)]
+    dot.attr(label=_title_label(title, subtitle, keys, notes, texts,
+                                [k for k in _LINE_KEYS if k in marks]),
+             labelloc="t", labeljust="c")
+    if at is not None:
+        dot.body.insert(at, dot.body.pop())
 
 
 _STYLE_FILL = {"executing": "gold", "ready": "palegreen", "done": "#a6a6a6",
@@ -350,7 +396,7 @@ _BACKWARD_KEYS = ("op", "custom", "accumulate_grad", "leaf", "param", "output", 
 _FAILED = {"color": "#c0392b", "penwidth": "3"}
 _FORWARD_KEYS = ("op", "input", "leaf", "param", "tensor", "output", "group", "phase")
 _STEP_KEYS = ("executing", "receiver", "ready", "done", "op", "accumulate_grad", "leaf",
-              "param", "group")
+              "param", "output", "group")
 
 
 # -- the Digraph subclass and rendering -----------------------------------------------------------
@@ -771,8 +817,8 @@ def _expression(n: NodeInfo, ops: dict[str, OpRecord], tensors: dict[str, Tensor
 
 
 def _short(summary: dict[str, Any] | None) -> str:
-    """A value in a box: ``(2,) [1, 2]`` (at most 4 numbers), or ``(8, 10) -2.39 … 0.15`` (its
-    range) for a big one: a box in a picture is narrower than a table cell."""
+    """A value in a box: ``(2,) [1, 2]`` (at most 4 numbers), or ``(8, 10) min -2.39 max 0.15``
+    (its range) for a big one: a box in a picture is narrower than a table cell."""
     if summary is None:
         return "None"
 
@@ -793,7 +839,7 @@ def _short(summary: dict[str, Any] | None) -> str:
                 flat.append(item)
         stats = {"min": min(flat), "max": max(flat)} if flat else None
     if stats and "min" in stats and "max" in stats:
-        return f"{shape_str(shape)} {num(stats['min'])} … {num(stats['max'])}"
+        return f"{shape_str(shape)} min {num(stats['min'])} max {num(stats['max'])}"
     return grad_str(summary, numbers=4)
 
 
@@ -955,7 +1001,8 @@ def _backward_parts(b: _Backward, d: _Detail, leaf_boxes: bool = True,
 
 
 # -- from parts to DOT -----------------------------------------------------------------------------
-def _emit_node(dot: Any, name: str, item: _Item, proxy_of: str | None = None) -> None:
+def _emit_node(dot: Any, name: str, item: _Item, proxy_of: str | None = None,
+               marks: set[str] | None = None) -> None:
     attrs = {"fillcolor": item.fill, "class": f"gv-{item.cls}", "id": name}
     lines = list(item.lines() if callable(item.lines) else item.lines)
     tooltip = item.tooltip() if callable(item.tooltip) else item.tooltip
@@ -970,11 +1017,13 @@ def _emit_node(dot: Any, name: str, item: _Item, proxy_of: str | None = None) ->
     attrs.update(item.extra)
     if proxy_of is not None and "dashed" not in attrs["style"]:
         attrs["style"] += ",dashed"  # a forward op's own style (square box) stays, dashed
+    if marks is not None:
+        _mark_text(marks, lines)
     dot.node(name, _label(*lines), **attrs)
 
 
 def _emit_group(dot: Any, name: str, group: collapse.Group, extra: dict[str, str],
-                proxy: bool = False) -> None:
+                proxy: bool = False, marks: set[str] | None = None) -> None:
     attrs = {"shape": "box3d", "style": "filled", "fillcolor": _FILL["group"],
              "class": "gv-group", "id": name, "tooltip": _attr(f"{group.title}: {group.detail}")}
     attrs.update(extra)
@@ -983,13 +1032,45 @@ def _emit_group(dot: Any, name: str, group: collapse.Group, extra: dict[str, str
     # long line: a summary node as wide as that line widened a whole drawing.
     lines = ("↪ " + group.title,) if proxy else (
         group.title, *textwrap.wrap(plain(group.detail), 36, max_lines=3, placeholder=" …"))
+    if marks is not None:
+        _mark_text(marks, lines)
     dot.node(name, _label(*lines), **attrs)
 
 
+# NOTE [legend marks] What a drawing's legend explains is what _emit drew, read off the very
+# text and edges it wrote: a notation gets its key only in a drawing that uses it.
+_RANGE = re.compile(r"\bmin \S+ max \S")
+
+
+def _mark_text(marks: set[str], lines: Iterable[Any]) -> None:
+    """Add the notations these label lines use to ``marks`` (NOTE [legend marks])."""
+    for line in lines:
+        if not isinstance(line, str):
+            continue
+        if "…" in line:
+            marks.add("cut")
+        if "↪" in line:
+            marks.add("proxy")
+        if "min " in line and _RANGE.search(line):
+            marks.add("range-mean" if " mean " in line else "range")
+
+
+def _mark_head(marks: set[str], head: str | None) -> None:
+    if head is not None:
+        marks.add("input-k" if head.startswith("input ") else "output-k")
+
+
+def _backward_marks(marks: set[str]) -> set[str]:
+    """A backward drawing's "input k" is a node's input_nr, not an op's argument."""
+    return {"input-nr" if m == "input-k" else m for m in marks}
+
+
 def _emit(parts: _Parts, plan: collapse.Plan, node_target: Any, edge_target: Any,
-          cluster_of: Any = None, extra: dict[str, dict[str, str]] | None = None) -> None:
-    """Write the planned nodes and edges. ``cluster_of(scope)`` picks the subgraph of a node."""
+          cluster_of: Any = None, extra: dict[str, dict[str, str]] | None = None) -> set[str]:
+    """Write the planned nodes and edges. ``cluster_of(scope)`` picks the subgraph of a node.
+    Returns the notations drawn, for the legend (NOTE [legend marks])."""
     extra = extra or {}
+    marks: set[str] = set()
 
     def target(scope: tuple[str, ...]) -> Any:
         return node_target if cluster_of is None else cluster_of(scope)
@@ -999,18 +1080,20 @@ def _emit(parts: _Parts, plan: collapse.Plan, node_target: Any, edge_target: Any
     for v in parts.vertices:
         d = plan.drawn(v.id)
         if d == v.id:
-            _emit_node(target(v.scope), _name(v.id), parts.items[v.id])
+            _emit_node(target(v.scope), _name(v.id), parts.items[v.id], marks=marks)
         elif d not in drawn_groups:
             drawn_groups.add(d)
             group = plan.groups[d]
-            _emit_group(target(group.scope), _name(d), group, extra.get(d, {}))
+            _emit_group(target(group.scope), _name(d), group, extra.get(d, {}), marks=marks)
     for pid, of in plan.proxy_of.items():
         if of in plan.groups:
             group = plan.groups[of]
             _emit_group(target(group.scope), _name(pid), group,
-                        {"style": "filled,dashed", "class": "gv-proxy gv-group"}, proxy=True)
+                        {"style": "filled,dashed", "class": "gv-proxy gv-group"}, proxy=True,
+                        marks=marks)
         else:
-            _emit_node(target(vinfo[of].scope), _name(pid), parts.items[of], proxy_of=of)
+            _emit_node(target(vinfo[of].scope), _name(pid), parts.items[of], proxy_of=of,
+                       marks=marks)
     merged: dict[tuple[str, str], list[_Edge]] = {}
     for i, e in enumerate(parts.edges):
         a, b = plan.drawn(e.src), plan.drawn(e.dst)
@@ -1031,6 +1114,12 @@ def _emit(parts: _Parts, plan: collapse.Plan, node_target: Any, edge_target: Any
             # A mid-edge label: dot makes room for it, so it never covers a node or another
             # label (a head label did), and "input 1" sits above the gradient it carries.
             attrs["label"] = _label(e.head, e.text)
+            _mark_head(marks, e.head)
+            _mark_text(marks, [e.text])
+            if e.text is not None:
+                marks.add("edge-grad")
+        if e.cls in _LINE_KEYS:
+            marks.add(e.cls)
         attrs.update(e.attrs)  # user text in attrs is already escaped by _label
         if e.reverse:
             a, b = b, a
@@ -1040,14 +1129,17 @@ def _emit(parts: _Parts, plan: collapse.Plan, node_target: Any, edge_target: Any
         attrs = {"class": "gv-merged", "id": f"{_name(a)}->{_name(b)}"}
         if len(es) > 1:
             attrs["label"] = f"×{len(es)}"
+            marks.add("merged")
         elif es[0].head is not None:
             attrs["label"] = _label(es[0].head)
+            _mark_head(marks, es[0].head)
         if {e.cls for e in es} <= {"variable", "saved", "saved-link"}:
             attrs["arrowhead"] = "none"
         if es[0].reverse:
             a, b = b, a
             attrs["dir"] = "back"
         edge_target.edge(_name(a), _name(b), **attrs)
+    return marks
 
 
 def _speed_attrs(dot: Any, plan: collapse.Plan, n_vertices: int) -> None:
@@ -1064,8 +1156,6 @@ def _title(dot: Any, text: str | None) -> None:
 
 def _backward_notes(parts: _Parts, d: _Detail) -> list[str]:
     notes = []
-    if any(e.head for e in parts.edges):
-        notes.append("input k: the edge feeds input k (input_nr) of a node that has several")
     if d.values and any(line.startswith(("data ", "grad ", ".grad "))
                         for it in parts.items.values() if isinstance(it.lines, list)
                         for line in it.lines):
@@ -1125,11 +1215,13 @@ def draw_backward(obj: Any, show_saved: bool = False, show_attrs: bool = False,
     plan = collapse.plan(parts.vertices, [(e.src, e.dst) for e in parts.edges], max_nodes,
                          expand, classes=b.classes)
     dot = _new("backward")
+    at = len(dot.body)
+    _speed_attrs(dot, plan, len(parts.vertices))
+    marks = _backward_marks(_emit(parts, plan, dot, dot))
     _legend(dot, b.title, _subtitle(b.run_label, d), parts, plan, _backward_notes(parts, d),
             _BACKWARD_KEYS,
-            extra=["failed"] if parts.failed and plan.drawn(parts.failed) == parts.failed else [])
-    _speed_attrs(dot, plan, len(parts.vertices))
-    _emit(parts, plan, dot, dot)
+            extra=["failed"] if parts.failed and plan.drawn(parts.failed) == parts.failed else [],
+            marks=marks, at=at)
     dot.plan = plan
     dot.detail = d.level
     return dot
@@ -1141,28 +1233,22 @@ def _subtitle(what: str | None, d: _Detail) -> str:
 
 # -- forward --------------------------------------------------------------------------------------
 def _op_call(op: OpRecord, tensors: dict[str, TensorInfo]) -> str:
-    args = []
-    for a in op.inputs:
-        if isinstance(a, dict):
-            args.append(value_str(a))
-        else:
-            t = tensors.get(a)
-            args.append(t.name if t is not None else str(a))
-    for k, v in op.kwargs.items():
-        if isinstance(v, dict) and set(v) == {"tensor"}:  # a tensor passed by keyword
-            t = tensors.get(v["tensor"])
-            args.append(f"{k}={t.name if t is not None else v['tensor']}")
-        else:
-            args.append(f"{k}={value_str({'const': v})}")
-    return f"{op.name}({', '.join(args)})"
+    def name(tid: str) -> str | None:
+        t = tensors.get(tid)
+        return t.name if t is not None else None
+
+    return op_call(op, name)
 
 
 def _op_lines(op: OpRecord, tensors: dict[str, TensorInfo], d: _Detail) -> list[str]:
     if d.level == "bare":
         return [op.name]  # names only: the edges say which tensors go in
+    # The call on up to three lines, broken between arguments: cut to one line, the argument a
+    # learner looks for (reduction='mean', after torch's size_average=None, reduce=None) was lost.
+    call = textwrap.wrap(_op_call(op, tensors), 48, max_lines=3, placeholder=" …")
     if not d.source:
-        return [_op_call(op, tensors)]
-    return [_op_call(op, tensors), source_str(op.source)]
+        return call
+    return [*call, source_str(op.source)]
 
 
 def _op_tip(op: OpRecord) -> str:
@@ -1367,12 +1453,13 @@ def draw_forward(trace: Trace, max_nodes: float | None = None,
     notes = ["dashed box: a module (path: class)"] if any(op.scope for op in trace.ops) else []
     if d.values:
         notes.append("data: the tensor's value · grad: its gradient in the last backward run")
-    _legend(dot, trace.name, _subtitle("forward graph", d), parts, plan, notes, _FORWARD_KEYS,
-            forward=True)
+    at = len(dot.body)
     _speed_attrs(dot, plan, len(parts.vertices))
     clusters = _Clusters(dot, classes=trace.module_classes)
-    _emit(parts, plan, dot, dot, clusters)
+    marks = _emit(parts, plan, dot, dot, clusters)
     clusters.close()
+    _legend(dot, trace.name, _subtitle("forward graph", d), parts, plan, notes, _FORWARD_KEYS,
+            forward=True, marks=marks, at=at)
     dot.plan = plan
     dot.detail = d.level
     return dot
@@ -1426,19 +1513,24 @@ def draw_both(trace: Trace, run: int | str = -1, max_nodes: float | None = None,
         e.reverse = True
     dot = _new("both")
     used = {"grad_fn" if it.cls == "op" else it.cls for it in bparts.items.values()}
-    _legend(dot, trace.name, _subtitle(b.run_label, d), fparts, fplan,
-            ["dotted line: an op and the grad_fn node it made"], _FORWARD_KEYS
-            + ("grad_fn", "accumulate_grad", "custom"), forward=True, extra=used)
+    at = len(dot.body)
     _speed_attrs(dot, fplan, len(fparts.vertices) + len(bparts.vertices))
     fwd = _drawing_class()(name="cluster_forward")
     fwd.attr(label="forward", style="rounded", color="#999999", fontname="Helvetica")
     clusters = _Clusters(fwd, prefix="cluster_f", classes=trace.module_classes)
-    _emit(fparts, fplan, fwd, dot, clusters)
+    marks = _emit(fparts, fplan, fwd, dot, clusters)
     clusters.close()
     bwd = _drawing_class()(name="cluster_backward")
     bwd.attr(label=b.run_label if b.run else "backward", style="rounded",
              color="#999999", fontname="Helvetica")
-    _emit(bparts, bplan, bwd, dot)
+    marks |= _backward_marks(_emit(bparts, bplan, bwd, dot))
+    notes = ["dotted line: an op and the grad_fn node it made"]
+    if d.values:
+        notes.append("data: a tensor's (a node's output's) value · grad: the gradient it "
+                     "received")
+    _legend(dot, trace.name, _subtitle(b.run_label, d), fparts, fplan, notes, _FORWARD_KEYS
+            + ("grad_fn", "accumulate_grad", "custom"), forward=True, extra=used, marks=marks,
+            at=at)
     dot.subgraph(fwd)
     dot.subgraph(bwd)
     links: list[tuple[str, str, str]] = []
@@ -1567,10 +1659,11 @@ def draw_step(trace: Trace, run: int | str, k: int, max_nodes: float | None = No
     if receiver is not None:
         keys.add("receiver")
     keys |= {s for s in status.values()}
-    _legend(dot, None, what, parts, plan, ["; ".join(roles), f"ready queue: [{ready}]"],
-            _STEP_KEYS, extra=keys, texts={"op": "not run yet"})
+    at = len(dot.body)
     _speed_attrs(dot, plan, len(parts.vertices))
-    _emit(parts, plan, dot, dot, extra=extra)
+    marks = _backward_marks(_emit(parts, plan, dot, dot, extra=extra))
+    _legend(dot, None, what, parts, plan, ["; ".join(roles), f"ready queue: [{ready}]"],
+            _STEP_KEYS, extra=keys, texts={"op": "not run yet"}, marks=marks, at=at)
     dot.plan = plan
     return dot
 

@@ -37,6 +37,7 @@ import xml.etree.ElementTree as ET
 from importlib import resources
 from typing import Any
 
+from gradviz.render._format import clip, op_call
 from gradviz.render.sentences import player_sentences
 from gradviz.trace.io import atomic_write, encode_json, trace_to_dict
 from gradviz.trace.model import run_name, run_numbers
@@ -266,6 +267,11 @@ def player_html(trace: Any, run: int | str | None = None, title: str | None = No
     payload["folded"] = folded  # which ids each drawing folded into a group (player.md)
     # Each step's sentence, written once in Python (sentences.py): the page only displays it.
     payload["sentences"] = player_sentences(trace, [trace.runs[i] for i in indices])
+    # Each op that made a backward node, as the call that ran (an enum by its name: NOTE [enum
+    # arguments]); formatted here, once, so the page and the drawings read alike.
+    names = {t.id: t.name for t in trace.tensors.values()}
+    payload["calls"] = {op.id: clip(op_call(op, names.get), 200) for op in trace.ops
+                        if op.node is not None}
 
     script = _fill("(function (ROOT_ID, KEYS_ON_DOCUMENT) {\n{{JS}}\n})({{UID}}, {{DOC}});\n", {
         "JS": _template("player.js"),

@@ -21,7 +21,7 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
-from gradviz.render._format import clip, grad_str, shape_str, source_str
+from gradviz.render._format import clip, grad_str, op_call, shape_str, source_str
 from gradviz.render.sentences import packed_text, saved_attr, sentence_text, step_sentence
 from gradviz.trace.model import run_name
 from gradviz.trace.replay import StepState, states
@@ -424,7 +424,9 @@ def step_detail(trace: Any, replay: RunReplay, k: int) -> Any:
         op = replay.op(trace, n.forward_op)
         if op is not None:
             outs = ", ".join(tensor_label(trace, t) for t in op.outputs)
-            parts.append(kv("made by the forward op ", visible(op.name)
+            call = clip(op_call(op, lambda tid: getattr(trace.tensors.get(tid), "name", tid)),
+                        120)
+            parts.append(kv("made by the forward op ", visible(call)
                             + (f" → {outs}" if outs else "")))
             if op.source is not None:
                 parts.append(Text(visible(source_str(op.source, width=100)), style="dim"))

@@ -34,14 +34,17 @@ frame, nothing tells them apart.)
 
 from __future__ import annotations
 
+import ast
 import bisect
 import dis
 import inspect
+import linecache
 from dataclasses import dataclass, field
 from types import CodeType, FrameType
 from typing import Any
 
-__all__ = ["Target", "Pending", "store_target", "binding", "lookup", "call_site"]
+__all__ = ["Target", "Pending", "store_target", "binding", "lookup", "call_site",
+           "backward_receiver"]
 
 _STORES = frozenset({"STORE_NAME", "STORE_FAST", "STORE_GLOBAL", "STORE_DEREF"})
 _SIMPLE_LOADS = frozenset({"LOAD_NAME", "LOAD_FAST", "LOAD_GLOBAL", "LOAD_DEREF", "LOAD_CONST",
@@ -343,3 +346,110 @@ def slot_name(slot: Any) -> str:
         return f"{slot[1]}[{shown}]"
     return str(slot[1])
 
+
+
+# NOTE [root names] The tensor ``backward()`` starts from is often never bound to a plain
+# variable: ``outputs.loss.backward()`` (a Hugging Face model's output), ``out["loss"]``,
+# ``losses[0]``. At a backward call (only there: it is cheap, but not free) the user's
+# instruction is the CALL of ``.backward()``; its source span (``co_positions``, Python 3.11+)
+# is parsed, and if the receiver is a chain of a name, attributes and subscripts by a constant
+# or a name, that chain is looked up in the frame again: it names the root only if it holds
+# that very tensor now (``torch.autograd.backward(loss)`` is a call on ``torch.autograd``, which
+# holds no tensor). The chain is read as the user wrote it.
+_CHAINS: dict[tuple[int, int], tuple[CodeType, Any]] = {}  # (id(code), lasti) -> chain or None
+
+
+def _call_source(code: CodeType, lasti: int, globs: dict[str, Any]) -> str | None:
+    """The source text of the instruction at ``lasti`` (its ``co_positions`` span)."""
+    _, ins, index, _ = _code_info(code)
+    k = index.get(lasti)
+    if k is None:
+        k = bisect.bisect_right([i.offset for i in ins], lasti) - 1
+        if k < 0:
+            return None
+    pos = getattr(ins[k], "positions", None)  # Python 3.11+
+    if pos is None or None in (pos.lineno, pos.end_lineno, pos.col_offset, pos.end_col_offset):
+        return None
+    lines = linecache.getlines(code.co_filename, globs)[pos.lineno - 1:pos.end_lineno]
+    if not lines or pos.end_lineno - pos.lineno > 8:
+        return None
+    # the offsets count UTF-8 bytes
+    data = [line.encode("utf-8") for line in lines]
+    if len(data) == 1:
+        data[0] = data[0][pos.col_offset:pos.end_col_offset]
+    else:
+        data[0], data[-1] = data[0][pos.col_offset:], data[-1][:pos.end_col_offset]
+    return b"".join(data).decode("utf-8", "replace")
+
+
+def _chain(text: str) -> tuple[str, str, list[tuple[str, Any]]] | None:
+    """``(as written, base name, steps)`` for ``<chain>.backward(...)``, or None."""
+    try:
+        call = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "backward"):
+        return None
+    node = call.func.value
+    written = ast.get_source_segment(text.strip(), node)
+    steps: list[tuple[str, Any]] = []
+    while not isinstance(node, ast.Name):  # outermost step first; a loop, not recursion
+        if isinstance(node, ast.Attribute):
+            steps.append(("attr", node.attr))
+        elif isinstance(node, ast.Subscript):
+            key = node.slice
+            if isinstance(key, ast.Constant) and isinstance(key.value, (str, int)):
+                steps.append(("key", key.value))
+            elif (isinstance(key, ast.UnaryOp) and isinstance(key.op, ast.USub)
+                  and isinstance(key.operand, ast.Constant) and type(key.operand.value) is int):
+                steps.append(("key", -key.operand.value))
+            elif isinstance(key, ast.Name):
+                steps.append(("var", key.id))
+            else:
+                return None
+        else:
+            return None
+        node = node.value
+    if written is None or "\n" in written:
+        return None
+    return " ".join(written.split()), node.id, steps[::-1]
+
+
+def backward_receiver(frame: FrameType, root: Any) -> str | None:
+    """The expression the user called ``.backward()`` on at ``frame``'s current instruction,
+    if it is a chain of names (``outputs.loss``, ``out["loss"]``, ``losses[0]``) holding
+    ``root`` now; else None (NOTE [root names]).
+
+    Example:
+        >>> import sys
+        >>> class Out:
+        ...     def backward(self):
+        ...         return backward_receiver(sys._getframe(1), self)
+        >>> outputs = {"loss": Out()}
+        >>> outputs["loss"].backward()
+        'outputs["loss"]'
+    """
+    code, lasti = frame.f_code, frame.f_lasti
+    entry = _CHAINS.get((id(code), lasti))
+    if entry is None or entry[0] is not code:
+        text = _call_source(code, lasti, frame.f_globals)
+        entry = (code, None if text is None else _chain(text))
+        if len(_CHAINS) < 1000:
+            _CHAINS[(id(code), lasti)] = entry
+    chain = entry[1]
+    if chain is None:
+        return None
+    written, base, steps = chain
+    value = _variable(frame, base)
+    try:
+        for kind, key in steps:
+            if value is _MISSING:
+                return None
+            if kind == "attr":
+                value = getattr(value, key)
+            else:
+                value = value[key if kind == "key" else _variable(frame, key)]
+    except Exception:  # a property or a mapping that refuses: not named
+        return None
+    return written if value is root else None

@@ -1489,6 +1489,11 @@ class Trace:
         _reachable finds them, when they are known already: see _EngineObserver)."""
         frame = user_frame(_EMITTER)
         roots = [self._tensor(t, frame) for t in data["roots"]]
+        if len(roots) == 1 and roots[0] in self._unnamed and frame is not None:
+            # outputs.loss.backward(): the root is named by that expression (NOTE [root names])
+            name = _names.backward_receiver(frame, data["roots"][0])
+            if name:
+                self._rename(roots[0], name)
         graph_root = data["graph_root"]
         root_id = self._node(graph_root)
         reachable = self._reachable(graph_root, below)

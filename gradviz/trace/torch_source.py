@@ -59,6 +59,7 @@ from typing import Any
 
 import numpy as np
 
+from gradviz.trace import _names
 from gradviz.trace import recorder as _rec
 from gradviz.trace.model import (
     BackwardGraph,
@@ -714,6 +715,12 @@ class _BackwardCall:
             if isinstance(t, torch.Tensor):
                 roots.append(src.tensor_id(t, frame))
             root_edges.append((node, int(nr)))
+        if len(roots) == 1 == len(t_outputs) and frame is not None and roots[0] in tr._unnamed:
+            # outputs.loss.backward(): the root is named by that expression (NOTE [root names]
+            # in _names.py)
+            name = _names.backward_receiver(frame, t_outputs[0])
+            if name:
+                tr._rename(roots[0], name)
         self.inputs = list(a.get("inputs") or ())
         input_edges = [tuple(get_edge(i))[:2] if isinstance(i, torch.Tensor)
                        else (i.node, i.output_nr) for i in self.inputs]

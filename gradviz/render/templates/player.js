@@ -396,7 +396,8 @@ function renderEvent(run, step) {
   const n = step.node ? nodes.get(step.node) : null;
   if (n && n.forward_op && ops.has(n.forward_op)) {
     const op = ops.get(n.forward_op);
-    box.appendChild(line("gv-meta", "made by the forward op ", el("code", null, op.name),
+    const call = (payload.calls || {})[op.id] || op.name;
+    box.appendChild(line("gv-meta", "made by the forward op ", el("code", null, call),
       op.outputs.length ? " \u2192 " + op.outputs.map(tensorName).join(", ") : ""));
     const src = sourceLine(op.source);
     if (src) box.appendChild(src);
