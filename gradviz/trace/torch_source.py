@@ -160,6 +160,8 @@ class TorchSource:
         # Autograd nodes cannot be referred to weakly, and their Python objects are made anew
         # once the old one dies: nodes are held (id -> (node, trace id)) while this source lives.
         self._nodes: dict[int, tuple[Any, str]] = {}
+        # A parameter's identity -> the module path it is named by (see _enter_scope).
+        self._module_paths: dict[str, str] = {}
         # id(leaf) -> id(its AccumulateGrad), to register it anew for a new version of the leaf
         # (NOTE [versions] in model.py; the recorder's _new_leaf_version).
         self._accumulators: dict[int, int] = {}
@@ -332,8 +334,8 @@ class TorchSource:
         tid = tr._tids.new(t, _version(t))
         name = (tr._var_name(t, frame) if frame is not None else None) or tid
         param = self._param_names.pop(id(t), None)
-        if name == tid and param is not None and param[0] is t:
-            name = param[1]
+        if param is not None and param[0] is t:  # a module path beats a variable's name
+            name = self._module_paths[tid] = param[1]
         grad_fn = None if t.grad_fn is None else self.node_id(t.grad_fn)
         self._add_tensor(tid, t, name, grad_fn, None, None)
         return tid
@@ -512,12 +514,22 @@ class TorchSource:
     def _enter_scope(self, module: Any, scope: list[str]) -> None:
         if not scope:  # an outer module: name its submodules by their qualified names
             self._local.names = {id(m): q for q, m in module.named_modules() if q}
-            for q, p in module.named_parameters():  # and its parameters ("0.weight")
-                tid = self.trace._tids.get(p)
+            # and its parameters ("0.weight"): a module path beats any other name (``tensor``
+            # of the init helper it was first seen in), and the path from the outermost
+            # module beats a shorter one (``weight`` of a Linear called on its own first).
+            tr = self.trace
+            for q, p in module.named_parameters():
+                tid = tr._tids.get(p)
                 if tid is None:
-                    self._param_names[id(p)] = (p, q)
-                elif _AUTO_NAME.match(self.trace._tensor_name(tid) or ""):
-                    self.trace._rename(tid, q)  # e.g. a weight its init_ changed in place
+                    known = self._param_names.get(id(p))
+                    if known is None or known[0] is not p or _depth(known[1]) < _depth(q):
+                        self._param_names[id(p)] = (p, q)
+                    continue
+                identity = tr._identity.get(tid, tid)
+                given = self._module_paths.get(identity)
+                if given is None or _depth(given) < _depth(q):
+                    self._module_paths[identity] = q
+                    tr._rename(tid, q)  # every version of it (NOTE [versions])
             name = type(module).__name__
         else:
             name = getattr(self._local, "names", {}).get(id(module), type(module).__name__)
@@ -663,6 +675,11 @@ class TorchSource:
 
 class _Untraced(Exception):
     """A backward call that is not to be recorded (the trace ended)."""
+
+
+def _depth(path: str) -> int:
+    """How many modules deep a qualified name is (``0.weight``: 1)."""
+    return path.count(".")
 
 
 def _version(t: Any) -> int:

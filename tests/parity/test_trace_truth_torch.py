@@ -85,3 +85,29 @@ def test_a_write_inside_the_graph_shows_its_version_on_torch() -> None:
     written = [t for t in tr.tensors.values() if t.identity is not None]
     assert [t.name for t in written] == ["b (v1)"]
     assert written[0].version == b._version
+
+
+def test_a_parameter_is_named_by_its_module_path_wherever_first_seen() -> None:
+    """Not ``tensor`` (the argument of the init helper that first touched it), not ``weight``
+    (of a Linear called on its own first): the outermost module's path."""
+
+    def zero(tensor: torch.Tensor) -> None:
+        nn.init.zeros_(tensor)
+
+    class Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.body = nn.Linear(3, 4)
+            self.head = nn.Linear(4, 1)
+            self.pos = nn.Parameter(torch.empty(4))
+            zero(self.pos)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.head(torch.tanh(self.body(x) + self.pos))
+
+    with gradviz.trace(torch=True, keep_runs="all") as tr:
+        net = Net()
+        net.head(torch.randn(2, 4)).sum().backward()
+        net(torch.randn(5, 3)).sum().backward()
+    names = {t.name for t in tr.tensors.values() if t.is_param}
+    assert names == {"body.weight", "body.bias", "head.weight", "head.bias", "pos"}, names
