@@ -1367,17 +1367,14 @@ def _forward_parts(tr: Trace, roots: set[str], d: _Detail | None = None,
             if len(op.outputs) > 1:
                 e.head = f"output {j}"
             parts.edges.append(e)
-    phase_of = {oid: p for p in phases for oid in p.ops}
+    # One box per phase, unlinked: every parameter comes out of construction and an optimizer
+    # writes them all (a ResNet's 62 edges would cross the whole drawing); the box says what
+    # ran and when, and each parameter box shows the value its forward read.
     for p in phases:
         parts.add(collapse.Vertex(p.id, f"phase: {p.label}", (), named=False),
                   _Item(p.id, [p.title], "phase", _FILL["phase"],
                         "ran " + "; ".join(p.statements), {"shape": "note", "style": "filled"},
                         short=p.label))
-    for tid in made:  # what a phase wrote that a forward op then read: a parameter's update
-        t = tr.tensors.get(tid)
-        if t is not None and t.op in phase_of:
-            parts.edges.append(_edge(phase_of[t.op].id, tid, "phase", style="dashed",
-                                     color="#999999"))
     return parts
 
 

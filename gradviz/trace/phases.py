@@ -13,12 +13,13 @@ initialisation fed the layer that uses it. So the ops are split here, once, for 
   followed (the data tensor of a loop is made once, before it).
 - every other op falls into a **phase**: a run of consecutive ops that are not forward ops.
   Those before the first graph op are one, ``model construction`` (the data a forward reads
-  may be made among them); the others are named by the user's statements that ran them
-  (``opt.step()``, ``clip_grad_norm_(...)``).
+  may be made among them); those that ran in the middle of a forward pass (BatchNorm's
+  ``num_batches_tracked += 1``, a metric computed on the way) are one box per forward,
+  ``during the forward, not differentiated``; the others are named by the user's statements
+  that ran them (``opt.step()``, ``clip_grad_norm_(...)``).
 
-A phase is drawn as one box (render/graphviz.py), linked to the tensors it wrote that a
-forward op then read: the parameter an optimizer updated goes into the next forward with its
-new value (NOTE [versions] in model.py).
+A phase is drawn as one box (render/graphviz.py) saying what ran and when; the parameters it
+wrote go into the next forward with their new values (NOTE [versions] in model.py).
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Phase", "split_phases", "CONSTRUCTION"]
+__all__ = ["Phase", "split_phases", "CONSTRUCTION", "DURING"]
 
 CONSTRUCTION = "model construction"
+DURING = "during the forward, not differentiated"
 _MAX_STATEMENTS = 2  # statements named in a phase's label; more are counted
 
 
@@ -118,27 +120,43 @@ def split_phases(trace: Any) -> tuple[set[str], list[Phase]]:
         'after backward run 1: w -= 0.1 * w.grad: 2 ops'
     """
     forward = _forward_ops(trace)
+    top = [op for op in trace.ops if op.parent is None]
+    # Where each segment's forward pass begins and ends: an op between them that is not part
+    # of it (BatchNorm's num_batches_tracked += 1, a metric) ran during that forward.
+    span: dict[int, tuple[int, int]] = {}
+    for k, op in enumerate(top):
+        if op.id in forward and op.node is not None:
+            lo, _ = span.get(op.segment, (k, k))
+            span[op.segment] = (lo, k)
     phases: list[Phase] = []
+    during: dict[int, Phase] = {}
     current: Phase | None = None
     built = False  # a graph op ran: construction is over
-    for op in trace.ops:
-        if op.parent is not None:
-            continue
+    for k, op in enumerate(top):
         if op.id in forward:
             if op.node is not None:
                 built = True
             if built:  # before, construction goes on around the data a forward reads
                 current = None
             continue
-        if current is None or current.segment != op.segment:
-            current = Phase(id=f"phase{len(phases)}", label="", segment=op.segment)
-            if not built and not phases and op.segment == 0:  # the program's start
-                current.label = CONSTRUCTION
-            phases.append(current)
-        current.ops.append(op.id)
+        lo, hi = span.get(op.segment, (-1, -1))
+        if built and lo < k < hi:
+            phase = during.get(op.segment)
+            if phase is None:
+                phase = during[op.segment] = Phase(id=f"phase{len(phases)}", label=DURING,
+                                                   segment=op.segment)
+                phases.append(phase)
+        else:
+            if current is None or current.segment != op.segment:
+                current = Phase(id=f"phase{len(phases)}", label="", segment=op.segment)
+                if not built and not phases and op.segment == 0:  # the program's start
+                    current.label = CONSTRUCTION
+                phases.append(current)
+            phase = current
+        phase.ops.append(op.id)
         statement = _statement(op)
-        if statement not in current.statements:
-            current.statements.append(statement)
+        if statement not in phase.statements:
+            phase.statements.append(statement)
     for p in phases:
         if not p.label:
             shown = p.statements[:_MAX_STATEMENTS]

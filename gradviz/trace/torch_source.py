@@ -550,7 +550,9 @@ class TorchSource:
             return
         frame = self._frame()
         source = _rec._source(frame)
-        inplace = (name.endswith("_") and not name.startswith("_")) or name.startswith("__i")
+        # F.relu(x, inplace=True) writes x as relu_ does: a new version of it, with its node.
+        inplace = ((name.endswith("_") and not name.startswith("_")) or name.startswith("__i")
+                   or kwargs.get("inplace") is True)
         inputs: list[Any] = []
         for a in args:
             for x in (a if isinstance(a, (list, tuple)) and any(

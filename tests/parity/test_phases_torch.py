@@ -50,3 +50,21 @@ def test_an_op_returning_its_input_draws_no_cycle_on_torch() -> None:
     assert edges
     pairs = set(edges)
     assert not [(a, b) for a, b in pairs if (b, a) in pairs], sorted(pairs)
+
+
+def test_batchnorm_counters_and_inplace_relu_on_torch() -> None:
+    """BatchNorm's num_batches_tracked += 1 runs mid-forward but is no graph op: one box for
+    the forward it ran in, not a box per layer. F.relu(inplace=True) is a graph op (a new
+    version of its input, with ReluBackward0), not an input returned as it is."""
+    with gradviz.trace(torch=True) as tr:
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2), nn.ReLU(inplace=True),
+                              nn.Conv2d(2, 2, 3), nn.BatchNorm2d(2), nn.ReLU(inplace=True))
+        model(torch.randn(2, 1, 8, 8)).sum().backward()
+    forward, phases = split_phases(tr)
+    assert [p.title for p in phases] == [f"model construction: {len(phases[0].ops)} ops",
+                                         "during the forward, not differentiated: 2 ops"]
+    relus = [op for op in tr.ops if op.name == "relu"]
+    assert len(relus) == 2 and all(op.id in forward and op.inplace for op in relus)
+    assert {tr.nodes[op.node].name for op in relus} == {"ReluBackward0"}
+    assert all(tr.tensors[op.outputs[0]].identity == op.inputs[0] for op in relus)
