@@ -1,6 +1,6 @@
 """Make docs/gallery.md and its pictures (docs/images/gallery/*.png).
 
-Usage: ``.venv/bin/python scripts/make_gallery.py [--only NAME ...] [--no-player]``
+Usage: ``.venv/bin/python scripts/make_gallery.py [--only NAME ...] [--no-programs]``
 (needs Debian's chromium and chromedriver, as the browser tests do, selenium from the test
 extras, and Pillow from the dev extras).
 
@@ -13,8 +13,11 @@ What it makes, for every bundled example (``gradviz examples``), each traced as
   keeps its text legible (down to ``MIN_SCALE``), else a ``WIDTH``-wide window of it is taken
   at full scale around the output node at the top; at most ``MAX_HEIGHT`` px of it, from the
   top;
-- the step player (``steps.html`` of ``mlp_moons``) at 1,024 and 1,400 px wide, at a step in
-  the middle of the run.
+- the training programs (``PROGRAMS``: the demo, a learner's manual SGD, and on real PyTorch a
+  ResNet-18-sized CNN and a small Transformer language model, each built, then trained with
+  clipping and an optimizer), traced as ``gradviz trace SCRIPT`` traces them (a loop keeps
+  its last iteration): the forward and backward graphs at the level ``--detail auto`` picks,
+  and the step player at 1,024 and 1,400 px wide, at a step in the middle of the last run.
 
 Pictures are stored as palette PNGs (256 colours: a drawing has few) to keep the gallery small;
 the script prints each file's size and the total. It writes docs/gallery.md from the pictures
@@ -48,8 +51,23 @@ WIDTH = 1400  # the widest picture, in CSS px: a laptop browser window
 MIN_SCALE = 0.78  # below this, 11 pt labels drop under ~11 px: take a full-scale window instead
 MAX_HEIGHT = 1100  # px kept from the top of a drawing (the title, the legend, the loss end)
 LEVELS = ("bare", "values", "saved")
-PLAYER_EXAMPLE = "mlp_moons"
 PLAYER_WIDTHS = (1024, 1400)
+PROGRAM_DIR = ROOT / "docs" / "programs"
+# name -> (script, engine, what it is). The demo is the bundled example `gradviz demo` traces.
+PROGRAMS = {
+    "demo": (ROOT / "gradviz" / "examples" / "mlp_moons.py", "gradviz",
+             "`gradviz demo`: an MLP trained on two moons with SGD, 20 steps."),
+    "manual_sgd": (PROGRAM_DIR / "manual_sgd.py", "gradviz",
+                   "A learner's linear regression with hand-written SGD under `no_grad`, "
+                   "`.grad` reset to None after each of 20 steps."),
+    "resnet_cnn": (PROGRAM_DIR / "resnet_cnn.py", "torch",
+                   "On real PyTorch: a ResNet-18-sized CNN (11 million parameters) built, "
+                   "then one training step with `clip_grad_norm_` and SGD with momentum."),
+    "transformer_lm": (PROGRAM_DIR / "transformer_lm.py", "torch",
+                       "On real PyTorch: a small Transformer language model (two causal "
+                       "attention blocks, tied embeddings) built, then one training step with "
+                       "`clip_grad_norm_` and AdamW."),
+}
 
 
 @dataclass
@@ -153,12 +171,17 @@ def shoot_svg(driver, svg_path: Path, out: Path, what: str, tmp: Path) -> Shot: 
 
 def trace_example(name: str):  # noqa: ANN201 - a gradviz Trace
     """Run a bundled example under the tracer, as ``gradviz trace --keep-runs 1`` does."""
+    return trace_script(ROOT / "gradviz" / "examples" / f"{name}.py", keep_runs=1)
+
+
+def trace_script(path: Path, keep_runs: int | None = None, torch: bool = False):  # noqa: ANN201
+    """Run a script under the tracer (on real PyTorch with ``torch``), as ``gradviz trace``
+    does with ``--keep-runs`` (None: the default policy, a loop keeps its last iteration)."""
     import gradviz
 
-    path = ROOT / "gradviz" / "examples" / f"{name}.py"
-    devnull = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - the examples print
+    devnull = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - the scripts print
     with mock.patch.object(sys, "argv", [str(path)]), mock.patch.object(sys, "stdout", devnull), \
-            gradviz.trace(keep_runs=1, name=path.name) as tr:
+            gradviz.trace(keep_runs=keep_runs, name=path.name, torch=torch) as tr:
         try:
             runpy.run_path(str(path), run_name="__main__")
         except Exception:  # noqa: BLE001 - inplace_error fails on purpose; the trace is kept
@@ -206,22 +229,51 @@ def make_example(driver, name: str, summary: str, tmp: Path) -> Example:  # noqa
     return ex
 
 
-def make_player(driver, tmp: Path) -> list[Shot]:  # noqa: ANN001
-    """The step player of ``PLAYER_EXAMPLE`` at each width in ``PLAYER_WIDTHS``."""
-    tr = trace_example(PLAYER_EXAMPLE)
-    html = tmp / "steps.html"
+def make_program(driver, name: str, tmp: Path) -> Example:  # noqa: ANN001
+    """A training program's forward and backward graphs and its step player."""
+    from gradviz import render
+    from gradviz.render.graphviz import resolve_detail
+
+    path, engine, summary = PROGRAMS[name]
+    ex = Example(name, summary)
+    tr = trace_script(path, torch=engine == "torch")
+    ex.nodes = len(tr.backward_graph(-1).nodes)
+    ex.detail = resolve_detail("auto", ex.nodes)
+    fwd, bwd = render.draw_forward(tr), render.draw_backward(tr)
+    for key, dot, what in (("forward", fwd, f"forward graph, detail {fwd.detail} (auto)"),
+                           ("backward", bwd, f"backward graph, detail {bwd.detail} (auto)")):
+        out = OUT / f"program_{name}_{key}.png"
+        try:
+            svg = tmp / f"{name}_{key}.svg"
+            render.render(dot, svg, "svg")
+            ex.shots[key] = shoot_svg(driver, svg, out, what, tmp)
+            print(f"  {out.relative_to(ROOT)}: {ex.shots[key].size[0]} x "
+                  f"{ex.shots[key].size[1]} px, {out.stat().st_size // 1024} KB", flush=True)
+        except Exception:  # noqa: BLE001 - report it and make the rest
+            print(f"  FAILED {out.name}:\n{traceback.format_exc()}", file=sys.stderr)
+    for shot in make_player(driver, tr, name, tmp):
+        ex.shots[f"player_{shot.drawing[0]:.0f}"] = shot
+    return ex
+
+
+def make_player(driver, tr, name: str, tmp: Path) -> list[Shot]:  # noqa: ANN001
+    """The step player of trace ``tr`` at each width in ``PLAYER_WIDTHS``."""
+    from gradviz.trace import run_numbers
+
+    html = tmp / f"{name}_steps.html"
     tr.to_html(html)
     run = tr.run(-1)
+    number = run_numbers(tr)[-1]  # the address numbers runs as the titles do
     # a step in the middle of the run: gradients have flowed, some nodes wait in the queue
     step = next((s.index for s in run.steps[len(run.steps) // 2:] if s.kind == "accumulate"),
                 len(run.steps) // 2)
     shots = []
     for width in PLAYER_WIDTHS:
-        out = OUT / f"player_{width}.png"
+        out = OUT / f"program_{name}_player_{width}.png"
         try:
             height = 900 if width > 1200 else 768
             viewport(driver, width, height)
-            driver.get(f"{html.as_uri()}#run=0&step={step}")
+            driver.get(f"{html.as_uri()}#run={number}&step={step}")
             driver.execute_script("return document.readyState")
             shot = Shot(out, f"the step player at {width} px, step {step} of "
                         f"{len(run.steps) - 1}", (width, height))
@@ -246,7 +298,7 @@ def how_drawn(shot: Shot) -> str:
     return text
 
 
-def write_doc(examples: list[Example], player: list[Shot]) -> None:
+def write_doc(examples: list[Example], programs: list[Example]) -> None:
     lines = [
         "# Gallery: every bundled example at every detail level",
         "",
@@ -270,10 +322,23 @@ def write_doc(examples: list[Example], player: list[Shot]) -> None:
         "",
         "`--detail auto` (the default, in Python `detail=None`) is `values` for a graph of at "
         "most 40 nodes (backward nodes; for the forward graph, ops and tensors) and `bare` "
-        "beyond. Every picture carries a legend of the colours it uses, and its title says "
-        "which backward run it is (`backward run 3 of 3, last 1 kept`; `--run N` draws "
-        "another). An edge is labelled `input k` only where the node it feeds has several "
-        "inputs (`SplitBackward0`, the two outputs of `max_pool2d`).",
+        "beyond. Every picture carries a legend of what it uses, and only that: the colours of "
+        "its boxes, its kinds of line (the blue line from an `AccumulateGrad` to its leaf, the "
+        "orange lines to saved tensors, solid to the node that saved one and dashed to the "
+        "tensor it is) and its notations (`input k`, `output j`, a value's range "
+        "`min a max b`, `…` for what was left out, a gradient written on an edge). An op's "
+        "call names an enum argument (`nll_loss(..., reduction='mean')`, though the aten op "
+        "is given the int 1). Its title says which backward run it is (`backward run 3 of 3, "
+        "last 1 kept`; `--run N` draws another). An edge is labelled `input k` only where the "
+        "node it feeds has several inputs (`SplitBackward0`, the two outputs of "
+        "`max_pool2d`).",
+        "",
+        "The forward graph is the forward pass: the ops that built what the backward run "
+        "differentiated. Model construction, the updates between backward runs (an "
+        "optimizer's step, a `no_grad` write, clipping) and what ran mid-forward outside the "
+        "graph (BatchNorm's counters) are one grey box each, saying what ran and when "
+        "(NOTE [phases] in `gradviz/trace/phases.py`; `--all-ops` draws them op by op). Each "
+        "parameter shows the value that forward read, under its module path.",
         "",
         f"Pictures are at most {WIDTH:,} px wide, at full scale where the drawing fits; a wider "
         f"one is shrunk to fit down to {MIN_SCALE} (text still legible), and beyond that the "
@@ -294,13 +359,22 @@ def write_doc(examples: list[Example], player: list[Shot]) -> None:
             rel = shot.path.relative_to(DOC.parent).as_posix()
             lines += [f"**{shot.what}** ({how_drawn(shot)})", "",
                       f"![{ex.name}: {shot.what}]({rel})", ""]
-    if player:
-        lines += ["## The step player", "",
-                  f"`steps.html` of `{PLAYER_EXAMPLE}` in a window {PLAYER_WIDTHS[0]:,} and "
-                  f"{PLAYER_WIDTHS[-1]:,} px wide.", ""]
-        for shot in player:
+    if programs:
+        lines += ["## Training programs", "",
+                  "Whole programs, traced as `gradviz trace SCRIPT` traces them (a training "
+                  "loop keeps its last iteration): model construction, training steps, "
+                  "clipping and an optimizer. Their scripts are in `docs/programs/`. The step "
+                  f"player is shown in windows {PLAYER_WIDTHS[0]:,} and {PLAYER_WIDTHS[-1]:,} "
+                  "px wide.", ""]
+    for ex in programs:
+        script = PROGRAMS[ex.name][0].relative_to(ROOT).as_posix()
+        lines += [f"### {ex.name}", "", f"{ex.summary} Script: `{script}`.", "",
+                  f"Its backward graph has {ex.nodes} nodes: `--detail auto` draws it "
+                  f"`{ex.detail}`.", ""]
+        for shot in ex.shots.values():
             rel = shot.path.relative_to(DOC.parent).as_posix()
-            lines += [f"**{shot.what}**", "", f"![{shot.what}]({rel})", ""]
+            size = "" if shot.what.startswith("the step player") else f" ({how_drawn(shot)})"
+            lines += [f"**{shot.what}**{size}", "", f"![{ex.name}: {shot.what}]({rel})", ""]
     DOC.write_text("\n".join(lines), encoding="utf-8")
 
 
@@ -308,7 +382,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", help="only these examples (docs/gallery.md is "
                         "then not rewritten)")
-    parser.add_argument("--no-player", action="store_true", help="skip the player pictures")
+    parser.add_argument("--no-programs", action="store_true",
+                        help="skip the training programs (their graphs and players)")
     args = parser.parse_args()
     try:
         import PIL  # noqa: F401
@@ -319,7 +394,7 @@ def main() -> int:
         return 2
     OUT.mkdir(parents=True, exist_ok=True)
     examples = []
-    player: list[Shot] = []
+    programs: list[Example] = []
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         driver = start_browser(tmp / "profile")
@@ -329,19 +404,25 @@ def main() -> int:
                     continue
                 print(name, flush=True)
                 examples.append(make_example(driver, name, summary, tmp))
-            if not args.no_player:
-                print("player", flush=True)
-                player = make_player(driver, tmp)
+            for name in () if args.no_programs else PROGRAMS:
+                if args.only and name not in args.only:
+                    continue
+                print(name, flush=True)
+                try:
+                    programs.append(make_program(driver, name, tmp))
+                except Exception:  # noqa: BLE001 - report it and make the rest
+                    print(f"  FAILED {name}:\n{traceback.format_exc()}", file=sys.stderr)
         finally:
             driver.quit()
-    made = [s for ex in examples for s in ex.shots.values()] + player
-    expected = sum(len(LEVELS) * bool(ex.detail) + 1 for ex in examples) \
-        + (0 if args.no_player else len(PLAYER_WIDTHS))
+    made = [s for ex in examples + programs for s in ex.shots.values()]
+    expected = sum(len(LEVELS) * bool(ex.detail) + 1 for ex in examples) + sum(
+        2 + len(PLAYER_WIDTHS) for name in PROGRAMS
+        if not args.no_programs and (not args.only or name in args.only))
     total = sum(p.stat().st_size for p in OUT.glob("*.png"))
     print(f"{len(made)} of {expected} pictures made; docs/images/gallery/ holds "
           f"{total / 1e6:.2f} MB")
     if not args.only:
-        write_doc(examples, player)
+        write_doc(examples, programs)
         print(f"wrote {DOC.relative_to(ROOT)}")
     return 0 if len(made) == expected else 1
 
