@@ -540,7 +540,8 @@ function renderDeps(step, state) {
 // scale that shows it whole, but never so small that node text falls under MIN_TEXT_PX
 // pixels (the learner pans instead) nor bigger than Graphviz's natural size. The drawing can
 // be dragged but never lost: when smaller than the box it stays inside it, when bigger the
-// box stays over it.
+// box stays over it and over some of one of its nodes (a wide drawing's corner may hold only
+// the title and the legend, or nothing).
 const MIN_TEXT_PX = 9;
 const NATURAL = 4 / 3; // CSS pixels per point: Graphviz writes width="...pt"
 const MAX_SCALE = 8;
@@ -575,18 +576,63 @@ function makeView(svg, box) {
   svg.setAttribute("height", "100%");
   svg.setAttribute("preserveAspectRatio", "xMinYMin meet");
   return {svg, box, x0: ext[0], y0: ext[1], w: ext[2], h: ext[3], text: nodeTextSize(svg),
-    scale: 1, x: ext[0], y: ext[1], bw: 0, bh: 0, fitted: false};
+    scale: 1, x: ext[0], y: ext[1], bw: 0, bh: 0, fitted: false, nodes: null};
 }
 
 function boxSize(v) {
   return [v.box.clientWidth, v.box.clientHeight];
 }
 
+const KEEP_PX = 48; // how much of a node stays in the box after any drag, in pixels
+
 /** Keep one axis of the drawing in the box (see NOTE [zoom and pan]). */
 function clampAxis(pos, start, size, shown) {
   return size <= shown
     ? Math.min(Math.max(pos, start + size - shown), start)
     : Math.min(Math.max(pos, start), start + size - shown);
+}
+
+/** Where the drawing's nodes are, in its own points (measured once it is laid out). */
+function measureNodes(v) {
+  const b = v.box.getBoundingClientRect();
+  const boxes = [];
+  let nodes = 0;
+  for (const g of v.svg.querySelectorAll("g.node")) {
+    nodes += 1;
+    const r = g.getBoundingClientRect();
+    if (!r.width && !r.height) continue;
+    boxes.push([v.x + (r.left - b.left) / v.scale, v.y + (r.top - b.top) / v.scale,
+      v.x + (r.right - b.left) / v.scale, v.y + (r.bottom - b.top) / v.scale]);
+  }
+  // null again if none is laid out yet (measured on the next view); empty if it has none
+  v.nodes = boxes.length || !nodes ? boxes : null;
+}
+
+/**
+ * If no node is in the view shown (`w` x `h` points), shift it the least that brings `keep`
+ * points of the nearest one in: a wide drawing's corner may hold no node at all.
+ */
+function keepANode(v, w, h, keep) {
+  const x0 = v.x + keep;
+  const y0 = v.y + keep;
+  const x1 = v.x + w - keep;
+  const y1 = v.y + h - keep;
+  let best = null;
+  let bestD = Infinity;
+  for (const n of v.nodes || []) {
+    const dx = n[2] < x0 ? n[2] - x0 : n[0] > x1 ? n[0] - x1 : 0;
+    const dy = n[3] < y0 ? n[3] - y0 : n[1] > y1 ? n[1] - y1 : 0;
+    if (!dx && !dy) return;
+    const d = dx * dx + dy * dy;
+    if (d < bestD) {
+      bestD = d;
+      best = [dx, dy];
+    }
+  }
+  if (best) {
+    v.x += best[0];
+    v.y += best[1];
+  }
 }
 
 function applyView(v) {
@@ -596,11 +642,13 @@ function applyView(v) {
   }
   v.x = clampAxis(v.x, v.x0, v.w, bw / v.scale);
   v.y = clampAxis(v.y, v.y0, v.h, bh / v.scale);
+  keepANode(v, bw / v.scale, bh / v.scale, Math.min(KEEP_PX / v.scale, bw / v.scale / 4));
   v.bw = bw;
   v.bh = bh;
   const box = [v.x, v.y, bw / v.scale, bh / v.scale].map((n) => Number(n.toFixed(3)));
   v.svg.setAttribute("viewBox", box.join(" "));
   v.box.dataset.scale = v.scale.toFixed(4); // the zoom, for tests and styling
+  if (v.nodes === null) measureNodes(v); // once laid out: where its nodes are, for the clamp
   return true;
 }
 
