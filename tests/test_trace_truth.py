@@ -9,6 +9,7 @@ tests/parity/test_trace_truth_torch.py.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -22,15 +23,36 @@ from gradviz.trace.io import load_trace
 
 class Record:
     """What the program itself saw: per backward call, each named leaf's value before and
-    its ``.grad`` after."""
+    its ``.grad`` after; its ``.grad`` before (absent: None) and the tensor it called
+    backward on (``made["loss"]``), for the drawings' checks (tests/test_trace_truth_drawn.py)."""
 
     def __init__(self) -> None:
         self.before: list[dict[str, np.ndarray]] = []
         self.after: list[dict[str, np.ndarray]] = []
+        self.grad_before: list[dict[str, np.ndarray]] = []
+        self.made: list[dict[str, np.ndarray]] = []
+        self.made_grad: list[dict[str, np.ndarray]] = []
 
     def take(self, into: list[dict[str, np.ndarray]], tensors: dict[str, Any]) -> None:
         into.append({k: np.array(v.detach().numpy(), copy=True) for k, v in tensors.items()
                      if v is not None})
+
+    def call(self, leaves: dict[str, Any], loss: Any, **made: Any) -> None:
+        """Just before ``loss.backward()``: the leaves' values and ``.grad``, the loss and the
+        other tensors ``made`` (by the op named so); a tensor hook on each records the
+        gradient the call gives it into ``made_grad``."""
+        self.take(self.before, leaves)
+        self.take(self.grad_before, {k: v.grad for k, v in leaves.items()})
+        made = {"loss": loss, **made}
+        self.take(self.made, made)
+        self.made_grad.append({})
+        for name, t in made.items():
+            t.register_hook(functools.partial(self._grad_hook, name))
+
+    def _grad_hook(self, name: str, grad: Any) -> None:
+        # The latest call's: a hook registered for an earlier call on the same tensor (two
+        # backward runs through one graph) fires again in the later one.
+        self.made_grad[-1][name] = np.array(grad.detach().numpy(), copy=True)
 
 
 def manual_sgd(rec: Record) -> None:
@@ -40,7 +62,7 @@ def manual_sgd(rec: Record) -> None:
     bias = gradviz.zeros(1, requires_grad=True)
     for _ in range(3):
         loss = ((x @ weights + bias - y) ** 2).mean()
-        rec.take(rec.before, {"weights": weights, "bias": bias})
+        rec.call({"weights": weights, "bias": bias}, loss)
         loss.backward()
         rec.take(rec.after, {"weights": weights.grad, "bias": bias.grad})
         with gradviz.no_grad():
@@ -56,10 +78,12 @@ def optimizer_step(rec: Record) -> None:
     opt = gradviz.optim.SGD(model.parameters(), lr=0.5, momentum=0.9)
     x, y = gradviz.randn(8, 3), gradviz.randn(8, 1)
     params = dict(model.named_parameters())
+    hidden: dict[str, Any] = {}
+    model[1].register_forward_hook(lambda mod, args, out: hidden.update(tanh=out))
     for _ in range(3):
         opt.zero_grad()
         loss = nn.functional.mse_loss(model(x), y)
-        rec.take(rec.before, params)
+        rec.call(params, loss, tanh=hidden["tanh"])
         loss.backward()
         rec.take(rec.after, {k: p.grad for k, p in params.items()})
         nn.utils.clip_grad_norm_(model.parameters(), 0.5)
@@ -71,10 +95,10 @@ def accumulate_twice(rec: Record) -> None:
     w = gradviz.tensor([1.0, -2.0, 3.0], requires_grad=True)
     for _ in range(2):
         out = (w * w).sum()
-        rec.take(rec.before, {"w": w})
+        rec.call({"w": w}, out)
         out.backward(retain_graph=True)
         rec.take(rec.after, {"w": w.grad})
-        rec.take(rec.before, {"w": w})
+        rec.call({"w": w}, out)
         out.backward()
         rec.take(rec.after, {"w": w.grad})
         with gradviz.no_grad():
@@ -99,7 +123,7 @@ def custom_function(rec: Record) -> None:
     for _ in range(2):
         opt.zero_grad()
         loss = Twice.apply(w).pow(2).sum()
-        rec.take(rec.before, {"w": w})
+        rec.call({"w": w}, loss)
         loss.backward()
         rec.take(rec.after, {"w": w.grad})
         opt.step()

@@ -3,6 +3,8 @@ it left (tests/test_trace_truth.py holds the checks and the gradviz-engine progr
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import torch
 from torch import nn
@@ -18,7 +20,7 @@ def manual_sgd(rec: Record) -> None:
     bias = torch.zeros(1, requires_grad=True)
     for _ in range(3):
         loss = ((x @ weights + bias - y) ** 2).mean()
-        rec.take(rec.before, {"weights": weights, "bias": bias})
+        rec.call({"weights": weights, "bias": bias}, loss)
         loss.backward()
         rec.take(rec.after, {"weights": weights.grad, "bias": bias.grad})
         with torch.no_grad():
@@ -34,10 +36,12 @@ def optimizer_step(rec: Record) -> None:
     opt = torch.optim.SGD(model.parameters(), lr=0.5, momentum=0.9)
     x, y = torch.randn(8, 3), torch.randn(8, 1)
     params = dict(model.named_parameters())
+    hidden: dict[str, Any] = {}
+    model[1].register_forward_hook(lambda mod, args, out: hidden.update(tanh=out))
     for _ in range(3):
         opt.zero_grad()
         loss = nn.functional.mse_loss(model(x), y)
-        rec.take(rec.before, params)
+        rec.call(params, loss, tanh=hidden["tanh"])
         loss.backward()
         rec.take(rec.after, {k: p.grad for k, p in params.items()})
         nn.utils.clip_grad_norm_(model.parameters(), 0.5)
@@ -50,7 +54,7 @@ def adam_step(rec: Record) -> None:
     for _ in range(2):
         opt.zero_grad()
         loss = (w * 2).pow(2).sum()
-        rec.take(rec.before, {"w": w})
+        rec.call({"w": w}, loss)
         loss.backward()
         rec.take(rec.after, {"w": w.grad})
         opt.step()
