@@ -76,7 +76,9 @@ def test_an_optimizer_between_runs_leaves_the_forward_alone() -> None:
     forward, phases = split_phases(tr)
     names = [op.name for op in tr.ops if op.id in forward]
     assert names.count("addmm") == 4 and "mul_" not in names
-    assert all("clip_grad_norm_" in p.label for p in phases), [p.label for p in phases]
+    assert all("clip_grad_norm_" in p.label for p in phases), [
+        (p.label, [(op.name, str(op.source)) for op in tr.ops if op.id in p.ops])
+        for p in phases]
     # Each run's graph reads the parameters as that run's forward had them.
     leaves = [{tr.nodes[n].variable for n in r.nodes if tr.nodes[n].variable} for r in tr.runs]
     assert leaves[0].isdisjoint(leaves[1])
