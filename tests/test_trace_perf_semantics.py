@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import json
 import math
+import warnings
 import weakref
 
 import numpy as np
@@ -278,3 +279,17 @@ def test_a_strided_medium_value_is_summarized_at_once():
     a = np.arange(2000.0)[::2]
     snap = snapshot(a, "small")
     assert type(snap) is tuple and snap[2:5] == (0.0, 1998.0, 999.0)
+
+
+@pytest.mark.parametrize("size", [100, 10_000])  # summed directly, and by blocks
+def test_garbage_values_are_summarized_without_a_warning(size):
+    """An uninitialised tensor (torch.empty) may hold signalling NaNs: summarising it must not
+    raise a RuntimeWarning in the user's program, and its stats are of the finite values."""
+    arr = np.zeros(size, np.float32)
+    arr[3:5] = np.array([0x7F800001, 0x7FA00000], np.uint32).view(np.float32)
+    arr[7] = 2.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = summarize(arr)
+    assert out["stats"] == {"min": 0.0, "max": 2.0, "mean": 2.0 / (size - 2)}
+    assert out["head"][3:5] == ["nan", "nan"]

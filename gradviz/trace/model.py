@@ -581,7 +581,10 @@ def _sum(arr: np.ndarray) -> float:
     if (ones is None or arr.size < _BLOCKS_FROM
             or not (arr.flags.c_contiguous or arr.flags.f_contiguous)):
         # As the array is laid out, with no copy (reshape(-1) would copy a transposed gradient).
-        return float(np.add.reduce(arr, axis=None, dtype=np.float64))
+        # A signalling NaN (the garbage of an uninitialised torch.empty) or an overflow must
+        # not warn in the user's program: _stats handles what is not finite.
+        with np.errstate(over="ignore", invalid="ignore"):
+            return float(np.add.reduce(arr, axis=None, dtype=np.float64))
     flat = arr.ravel(order="K")  # a view, in memory order: the array is contiguous
     whole = flat.size - flat.size % _BLOCK
     with np.errstate(over="ignore", invalid="ignore"):  # inf or nan: _stats takes over
@@ -634,7 +637,8 @@ def _stats(arr: np.ndarray, stats: tuple[float, float, float] | None
     """min, max, mean (of the finite values, if some are not) and the first elements."""
     lo, hi, mean = buffer_stats(arr) if stats is None else stats
     if not (math.isfinite(lo) and math.isfinite(hi) and math.isfinite(mean)):
-        as_float = arr.astype(np.float64).reshape(-1)  # a copy only in this rare case
+        with np.errstate(invalid="ignore"):  # a signalling NaN warns when cast
+            as_float = arr.astype(np.float64).reshape(-1)  # a copy only in this rare case
         finite = as_float[np.isfinite(as_float)]
         lo, hi, mean = ((float(finite.min()), float(finite.max()), float(finite.mean()))
                         if finite.size else (math.nan,) * 3)
