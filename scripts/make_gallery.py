@@ -90,11 +90,13 @@ class Example:
     shots: dict[str, Shot] = field(default_factory=dict)
     detail: str = ""  # the level --detail auto picks for its backward graph
     nodes: int = 0
+    tried: int = 0  # pictures attempted (a program's count depends on its drawings' sizes)
 
 
-def output_x(svg: str) -> float | None:
-    """The x (in px, full scale) of the first output node's label: where the graph starts."""
-    m = re.search(r'class="node gv-output">.*?<text[^>]* x="([-\d.]+)"', svg, re.S)
+def output_x(svg: str, cls: str = "gv-output") -> float | None:
+    """The x (in px, full scale) of the first ``cls`` node's label: where the graph starts (a
+    backward graph's output; a forward graph's first op, ``gv-op``)."""
+    m = re.search(rf'class="node {cls}">.*?<text[^>]* x="([-\d.]+)"', svg, re.S)
     if m is None:
         return None
     return (float(m.group(1)) + 4) * 4 / 3  # Graphviz translates the drawing by 4 pt
@@ -140,16 +142,18 @@ def save_png(png: bytes, out: Path, box: tuple[int, int, int, int] | None = None
     return img.size
 
 
-def shoot_svg(driver, svg_path: Path, out: Path, what: str, tmp: Path) -> Shot:  # noqa: ANN001
-    """Screenshot a drawing as the module docstring says (full scale, shrunk, or a window)."""
+def shoot_svg(driver, svg_path: Path, out: Path, what: str, tmp: Path,  # noqa: ANN001
+              anchor: str = "gv-output", whole: bool = False) -> Shot:
+    """Screenshot a drawing as the module docstring says (full scale, shrunk, or a window
+    around its first ``anchor`` node); ``whole``: shrunk to fit however small its text."""
     svg = svg_path.read_text(encoding="utf-8")
     w, h = svg_size(svg)
     shot = Shot(out, what, (w, h))
     scale = 1.0 if w <= WIDTH else WIDTH / w
     left = 0
-    if scale < MIN_SCALE:  # too small to read: a full-scale window around the output node
+    if scale < MIN_SCALE and not whole:  # too small to read: a full-scale window
         scale = 1.0
-        x = output_x(svg)
+        x = output_x(svg, anchor)
         centre = x if x is not None else w / 2
         left = int(min(max(0.0, centre - WIDTH / 2), w - WIDTH))
         shot.window = True
@@ -240,17 +244,28 @@ def make_program(driver, name: str, tmp: Path) -> Example:  # noqa: ANN001
     ex.nodes = len(tr.backward_graph(-1).nodes)
     ex.detail = resolve_detail("auto", ex.nodes)
     fwd, bwd = render.draw_forward(tr), render.draw_backward(tr)
-    for key, dot, what in (("forward", fwd, f"forward graph, detail {fwd.detail} (auto)"),
-                           ("backward", bwd, f"backward graph, detail {bwd.detail} (auto)")):
+    # A drawing too wide to read shrunk is shown twice: whole (its shape), and a full-scale
+    # window at its start (a forward graph's first op, a backward graph's output).
+    for key, dot, what, anchor in (
+            ("forward", fwd, f"forward graph, detail {fwd.detail} (auto)", "gv-op"),
+            ("backward", bwd, f"backward graph, detail {bwd.detail} (auto)", "gv-output")):
         out = OUT / f"program_{name}_{key}.png"
+        ex.tried += 1
         try:
             svg = tmp / f"{name}_{key}.svg"
             render.render(dot, svg, "svg")
-            ex.shots[key] = shoot_svg(driver, svg, out, what, tmp)
+            w, _ = svg_size(svg.read_text(encoding="utf-8"))
+            if w * MIN_SCALE > WIDTH:
+                ex.tried += 1
+                whole = OUT / f"program_{name}_{key}_whole.png"
+                ex.shots[f"{key}_whole"] = shoot_svg(driver, svg, whole, f"{what}, whole", tmp,
+                                                     whole=True)
+            ex.shots[key] = shoot_svg(driver, svg, out, what, tmp, anchor)
             print(f"  {out.relative_to(ROOT)}: {ex.shots[key].size[0]} x "
                   f"{ex.shots[key].size[1]} px, {out.stat().st_size // 1024} KB", flush=True)
         except Exception:  # noqa: BLE001 - report it and make the rest
             print(f"  FAILED {out.name}:\n{traceback.format_exc()}", file=sys.stderr)
+    ex.tried += len(PLAYER_WIDTHS)
     for shot in make_player(driver, tr, name, tmp):
         ex.shots[f"player_{shot.drawing[0]:.0f}"] = shot
     return ex
@@ -416,8 +431,10 @@ def main() -> int:
             driver.quit()
     made = [s for ex in examples + programs for s in ex.shots.values()]
     expected = sum(len(LEVELS) * bool(ex.detail) + 1 for ex in examples) + sum(
-        2 + len(PLAYER_WIDTHS) for name in PROGRAMS
-        if not args.no_programs and (not args.only or name in args.only))
+        ex.tried for ex in programs)
+    expected += sum(1 for name in PROGRAMS if not args.no_programs
+                    and (not args.only or name in args.only)
+                    and name not in {ex.name for ex in programs})  # a program that failed
     total = sum(p.stat().st_size for p in OUT.glob("*.png"))
     print(f"{len(made)} of {expected} pictures made; docs/images/gallery/ holds "
           f"{total / 1e6:.2f} MB")
