@@ -94,8 +94,8 @@ class Example:
 
 
 def output_x(svg: str, cls: str = "gv-output") -> float | None:
-    """The x (in px, full scale) of the first ``cls`` node's label: where the graph starts (a
-    backward graph's output; a forward graph's first op, ``gv-op``)."""
+    """The x (in px, full scale) of the first ``cls`` node's label: where a backward graph
+    starts."""
     m = re.search(rf'class="node {cls}">.*?<text[^>]* x="([-\d.]+)"', svg, re.S)
     if m is None:
         return None
@@ -143,9 +143,10 @@ def save_png(png: bytes, out: Path, box: tuple[int, int, int, int] | None = None
 
 
 def shoot_svg(driver, svg_path: Path, out: Path, what: str, tmp: Path,  # noqa: ANN001
-              anchor: str = "gv-output", whole: bool = False) -> Shot:
+              anchor: str | None = "gv-output", whole: bool = False) -> Shot:
     """Screenshot a drawing as the module docstring says (full scale, shrunk, or a window
-    around its first ``anchor`` node); ``whole``: shrunk to fit however small its text."""
+    around its first ``anchor`` node, or at its left edge if None); ``whole``: shrunk to fit
+    however small its text."""
     svg = svg_path.read_text(encoding="utf-8")
     w, h = svg_size(svg)
     shot = Shot(out, what, (w, h))
@@ -153,7 +154,7 @@ def shoot_svg(driver, svg_path: Path, out: Path, what: str, tmp: Path,  # noqa: 
     left = 0
     if scale < MIN_SCALE and not whole:  # too small to read: a full-scale window
         scale = 1.0
-        x = output_x(svg, anchor)
+        x = output_x(svg, anchor) if anchor is not None else WIDTH / 2
         centre = x if x is not None else w / 2
         left = int(min(max(0.0, centre - WIDTH / 2), w - WIDTH))
         shot.window = True
@@ -245,9 +246,9 @@ def make_program(driver, name: str, tmp: Path) -> Example:  # noqa: ANN001
     ex.detail = resolve_detail("auto", ex.nodes)
     fwd, bwd = render.draw_forward(tr), render.draw_backward(tr)
     # A drawing too wide to read shrunk is shown twice: whole (its shape), and a full-scale
-    # window at its start (a forward graph's first op, a backward graph's output).
+    # window at its start (a forward graph's inputs, top left; a backward graph's output).
     for key, dot, what, anchor in (
-            ("forward", fwd, f"forward graph, detail {fwd.detail} (auto)", "gv-op"),
+            ("forward", fwd, f"forward graph, detail {fwd.detail} (auto)", None),
             ("backward", bwd, f"backward graph, detail {bwd.detail} (auto)", "gv-output")):
         out = OUT / f"program_{name}_{key}.png"
         ex.tried += 1

@@ -7,6 +7,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 import gradviz as torch
+from gradviz.nn import functional as F
 from gradviz.render._format import grad_str, value_str
 from gradviz.render.graphviz import draw_backward, draw_both, draw_forward, draw_step, to_svg
 
@@ -125,3 +126,17 @@ def test_a_dashed_copy_of_a_node_is_explained():
     proxy = "↪ name (dashed box): another reference to a node drawn in full elsewhere"
     assert proxy in legend(dot)
     assert proxy not in legend(draw_backward(_small_trace()))
+
+
+def test_a_tensor_passed_by_keyword_is_drawn_with_its_keyword():
+    """nll_loss's target is a keyword argument: the forward graph draws it, on an edge named
+    ``target``, and the legend explains the name (it was left out before)."""
+    with torch.trace() as tr:
+        x = torch.randn(3, 4, requires_grad=True)
+        target = torch.tensor([0, 2, 1])
+        F.nll_loss(F.log_softmax(x, 1), target).backward()
+    tid = tr.known_tensor_id(target)
+    svg = to_svg(draw_forward(tr, detail="saved"))
+    loss = next(op for op in tr.ops if op.name == "nll_loss")
+    assert f'id="{tid}&#45;&gt;{loss.id}:1"' in svg and ">target</text>" in svg
+    assert "the keyword the op was given that tensor by" in svg

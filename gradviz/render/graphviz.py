@@ -306,6 +306,7 @@ _LINE_KEYS = {
 # What each written notation means (NOTE [legend marks]); "input-k" differs per picture.
 _MARK_TEXT = {
     "input-k": "input k: the op's k-th tensor argument",
+    "keyword": "a name on an edge (weight, bias): the keyword the op was given that tensor by",
     "input-nr": "input k: the edge feeds input k (input_nr) of a node that has several",
     "output-k": "output j: the op's j-th result (it returns several)",
     "range": "min a max b: the smallest and largest of a tensor's values (too many to list)",
@@ -316,8 +317,8 @@ _MARK_TEXT = {
     "merged": "×N: N edges drawn as one (to or from a folded group)",
     "proxy": "↪ name (dashed box): another reference to a node drawn in full elsewhere",
 }
-_MARK_ORDER = ("input-k", "input-nr", "output-k", "edge-grad", "range", "range-mean", "cut",
-               "merged", "proxy")
+_MARK_ORDER = ("input-k", "keyword", "input-nr", "output-k", "edge-grad", "range", "range-mean",
+               "cut", "merged", "proxy")
 
 
 def _line_cell(colour: str, stroke: str, text: str) -> str:
@@ -1057,7 +1058,8 @@ def _mark_text(marks: set[str], lines: Iterable[Any]) -> None:
 
 def _mark_head(marks: set[str], head: str | None) -> None:
     if head is not None:
-        marks.add("input-k" if head.startswith("input ") else "output-k")
+        marks.add("input-k" if head.startswith("input ") else
+                  "output-k" if head.startswith("output ") else "keyword")
 
 
 def _backward_marks(marks: set[str]) -> set[str]:
@@ -1309,9 +1311,8 @@ def _forward_parts(tr: Trace, roots: set[str], d: _Detail | None = None,
         forward, phases = split_phases(tr)
         ops = [op for op in ops if op.id in forward]
     for op in ops:
-        for a in op.inputs:
-            if isinstance(a, str):
-                consumers.setdefault(a, []).append(tuple(op.scope))
+        for _, a in op.tensor_args():
+            consumers.setdefault(a, []).append(tuple(op.scope))
     made: set[str] = set()
     # An op's extra outputs that nothing reads (max_pool2d's indices, a split's unused part)
     # are left out: each was a box in the row below its module, and the next module's
@@ -1341,19 +1342,20 @@ def _forward_parts(tr: Trace, roots: set[str], d: _Detail | None = None,
 
     for op in ops:
         scope = tuple(op.scope)
-        for a in op.inputs:
-            if isinstance(a, str) and a not in made:
+        args = op.tensor_args()  # a tensor passed by keyword too: batch_norm's weight
+        for _, a in args:
+            if a not in made:
                 tensor(a, collapse._common_prefix(consumers.get(a, [scope])))
         parts.add(collapse.Vertex(op.id, op.name, scope),
                   _Item(op.id, functools.partial(_op_lines, op, tr.tensors, d), "op",
                         _FILL["fop"], functools.partial(_op_tip, op),
                         {"shape": "box", "style": "filled"}, short=f"{op.name}(…)"))
-        tensor_inputs = [a for a in op.inputs if isinstance(a, str)]
         # which argument an edge is: worth a label where the call is written out (not bare)
-        several = len(tensor_inputs) > 1 and d.level != "bare"
-        for i, a in enumerate(tensor_inputs):
+        several = len(args) > 1 and d.level != "bare"
+        for i, (keyword, a) in enumerate(args):
+            head = (keyword or f"input {i}") if several else None
             parts.edges.append(_Edge(a, op.id, "input", nr=i if several else None,
-                                     head=f"input {i}" if several else None))
+                                     head=head))
         for j, out in enumerate(op.outputs):
             if out in unused:
                 continue

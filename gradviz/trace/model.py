@@ -106,6 +106,21 @@ class OpRecord:
     # optimizer's update, a write under no_grad. Not part of any forward graph (phases.py).
     no_grad: bool = False
 
+    def tensor_args(self) -> list[tuple[str | None, str]]:
+        """The tensors the op read, in order: ``(None, id)`` for each positional one, then
+        ``(keyword, id)`` for each passed by keyword (``batch_norm``'s ``weight``).
+
+        Example:
+            >>> OpRecord("op0", "f", ["t0", {"const": 2}], ["t2"],
+            ...          kwargs={"weight": {"tensor": "t1"}, "eps": 1e-5}).tensor_args()
+            [(None, 't0'), ('weight', 't1')]
+        """
+        out: list[tuple[str | None, str]] = [(None, i) for i in self.inputs
+                                             if isinstance(i, str)]
+        out += [(k, v["tensor"]) for k, v in self.kwargs.items()
+                if isinstance(v, dict) and isinstance(v.get("tensor"), str)]
+        return out
+
 
 def scope_key(scope: list[str] | tuple[str, ...]) -> str:
     """The key of a module scope in ``Trace.module_classes``: its names joined by ``/``.

@@ -72,8 +72,8 @@ def _forward_ops(trace: Any) -> set[str]:
     todo = list(forward)
     while todo:  # up from the graph ops' inputs, iteratively
         op = by_id[todo.pop()]
-        for i in op.inputs:
-            t = trace.tensors.get(i) if isinstance(i, str) else None
+        for _, i in op.tensor_args():
+            t = trace.tensors.get(i)
             maker = None if t is None or t.op is None else by_id.get(t.op)
             if maker is None or maker.id in forward or not _feeds(maker, trace, first):
                 continue
