@@ -1,0 +1,339 @@
+"""PyTorch's op database as the oracle: run each OpInfo's sample inputs on torch 2.13 and on
+gradviz, and say where they differ.
+
+PyTorch keeps, for every op, sample inputs (``torch.testing._internal.common_methods_invocations
+.op_db``, the OpInfos). This module is our own harness around that data: :func:`resolve` finds
+the gradviz callable an OpInfo names, :func:`compare_sample` runs one sample on both engines from
+the same bytes (leaves with the same ``requires_grad``, the same ``grad_output``) and returns
+what differs: raised or not (and the exception's class), the outputs' shapes, dtypes and values,
+each output's ``grad_fn`` name and its ``next_functions`` names, and the gradient of every leaf
+(``None`` where torch leaves it ``None``). test_opinfo.py runs it; scripts/opinfo_report.py
+prints the tally.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+import gradviz
+
+DTYPES = (torch.float64, torch.float32)
+# How close values and gradients must be: float64 is compared tightly, float32 as PyTorch's own
+# tests do for single precision.
+TOLERANCE = {torch.float64: (1e-6, 1e-9), torch.float32: (1e-3, 1e-5)}
+
+
+class Unsupported(Exception):
+    """A sample holds something gradviz has no counterpart for (a generator, a sparse layout):
+    it is not run, and the tally says how many were left out and why."""
+
+
+@dataclass
+class Resolved:
+    """How an OpInfo is called on gradviz: a function, or a method of the first argument."""
+
+    name: str
+    call: Callable[..., Any]
+    how: str  # "function" or "method"
+
+
+def entry_id(info: Any) -> str:
+    """An OpInfo's name as test ids and the report give it (``div.floor_rounding``)."""
+    return info.name + (f".{info.variant_test_name}" if info.variant_test_name else "")
+
+
+def resolve(info: Any) -> Resolved | None:
+    """The gradviz callable for OpInfo ``info``, or None if gradviz has none.
+
+    ``nn.functional.conv2d`` is looked up as ``gradviz.nn.functional.conv2d``, ``linalg.det`` as
+    ``gradviz.linalg.det``; a name gradviz has only as a ``Tensor`` method (``T``, ``mT``,
+    ``view_as``) is called on the first argument, as torch's method variant is.
+    """
+    obj: Any = gradviz
+    for part in info.name.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            break
+    if callable(obj) and not isinstance(obj, type):
+        return Resolved(info.name, obj, "function")
+    if info.method_variant is not None and "." not in info.name:
+        attr = getattr(gradviz.Tensor, info.name, None)
+        if attr is not None:
+            name = info.name
+            return Resolved(name, lambda x, *a, **k: _method(x, name, a, k), "method")
+    return None
+
+
+def _method(x: Any, name: str, args: tuple, kwargs: dict) -> Any:
+    attr = getattr(x, name)
+    return attr(*args, **kwargs) if callable(attr) else attr
+
+
+def _torch_call(info: Any, how: str) -> Callable[..., Any]:
+    """torch's side called as gradviz's is: the function, or the method variant."""
+    if how == "method" and info.method_variant is not None:
+        return info.method_variant
+    return info.op
+
+
+# -- converting a sample ----------------------------------------------------------------------
+def _to_gradviz(value: Any, leaves: list[tuple[torch.Tensor, Any]]) -> Any:
+    """``value`` with every torch object replaced by gradviz's (iteratively: no recursion).
+    Each torch tensor becomes a gradviz leaf made from the same bytes; ``leaves`` collects the
+    pairs of those that require grad."""
+    def one(v: Any) -> Any:
+        if isinstance(v, torch.Tensor):
+            if v.layout != torch.strided or v.is_complex() or v.is_quantized:
+                raise Unsupported(f"a {v.layout} / {v.dtype} tensor")
+            g = gradviz.tensor(v.detach().numpy().copy(), dtype=_dtype(v.dtype))
+            if v.requires_grad:
+                g.requires_grad_()
+                leaves.append((v, g))
+            return g
+        if isinstance(v, torch.dtype):
+            return _dtype(v)
+        if isinstance(v, torch.Size):
+            return tuple(v)
+        if isinstance(v, torch.device):
+            return str(v)
+        if isinstance(v, (torch.Generator, torch.memory_format, torch.layout)):
+            raise Unsupported(type(v).__name__)
+        return v
+
+    if not isinstance(value, (list, tuple, dict)):
+        return one(value)
+    # Containers rebuilt bottom-up from an explicit stack, keeping lists, tuples and dicts.
+    root: list[Any] = [None]
+    stack: list[tuple[Any, list[Any], Any]] = [(value, root, 0)]
+    pending: list[tuple[Any, list[Any], list[Any], Any]] = []
+    while stack:
+        item, into, key = stack.pop()
+        if isinstance(item, (list, tuple, dict)):
+            keys = list(item.keys()) if isinstance(item, dict) else list(range(len(item)))
+            slots: list[Any] = [None] * len(keys)
+            pending.append((item, slots, into, key))
+            for k, kk in enumerate(keys):
+                stack.append((item[kk], slots, k))
+        else:
+            into[key] = one(item)
+    for item, slots, into, key in reversed(pending):
+        if isinstance(item, dict):
+            into[key] = dict(zip(item.keys(), slots))
+        elif isinstance(item, tuple) and not hasattr(item, "_fields"):
+            into[key] = tuple(slots)
+        elif isinstance(item, tuple):
+            into[key] = type(item)(*slots)
+        else:
+            into[key] = slots
+    return root[0]
+
+
+def _dtype(dt: torch.dtype) -> Any:
+    name = str(dt).split(".")[-1]
+    out = getattr(gradviz, name, None)
+    if out is None:
+        raise Unsupported(f"dtype {name}")
+    return out
+
+
+def _flat(out: Any) -> list[Any]:
+    """The tensors of an op's result, in order (a tensor, a tuple, a named tuple, a list)."""
+    items, todo = [], [out]
+    while todo:
+        v = todo.pop()
+        if isinstance(v, (list, tuple)):
+            todo.extend(reversed(v))
+        else:
+            items.append(v)
+    return items
+
+
+# -- comparing --------------------------------------------------------------------------------
+def _array(t: Any) -> np.ndarray:
+    if isinstance(t, torch.Tensor):
+        return t.detach().numpy(force=True)  # force: a ZeroTensor gradient, a conjugate view
+    return np.asarray(t.detach().numpy() if hasattr(t, "detach") else t)
+
+
+def _close(a: np.ndarray, b: np.ndarray, dt: torch.dtype) -> bool:
+    if a.shape != b.shape:
+        return False
+    if a.dtype.kind in "fc" or b.dtype.kind in "fc":
+        rtol, atol = TOLERANCE.get(dt, TOLERANCE[torch.float32])
+        return bool(np.allclose(a.astype(np.float64), b.astype(np.float64), rtol=rtol,
+                                atol=atol, equal_nan=True))
+    return bool(np.array_equal(a, b))
+
+
+def _node(fn: Any) -> str | None:
+    """A backward node's class name, as PyTorch shows it (``MulBackward0``)."""
+    return None if fn is None else type(fn).__name__
+
+
+def _nexts(fn: Any) -> list[str | None]:
+    return [] if fn is None else [_node(n) for n, _ in fn.next_functions]
+
+
+@dataclass
+class Outcome:
+    """What one sample did on the two engines: ``differs`` is empty when they agree."""
+
+    differs: list[str] = field(default_factory=list)
+    raised: str | None = None  # torch's exception class, when it raised (and gradviz did too)
+
+
+def compare_sample(info: Any, resolved: Resolved, sample: Any, dt: torch.dtype,
+                   grad_check: bool = True) -> Outcome:
+    """Run ``sample`` through torch's op and gradviz's, and say what differs."""
+    leaves: list[tuple[torch.Tensor, Any]] = []
+    g_input = _to_gradviz(sample.input, leaves)
+    g_args = _to_gradviz(tuple(sample.args), leaves)
+    g_kwargs = _to_gradviz(dict(sample.kwargs), leaves)
+    out = Outcome()
+    try:
+        t_out = _torch_call(info, resolved.how)(sample.input, *sample.args, **sample.kwargs)
+        t_err = None
+    except Exception as e:  # noqa: BLE001 - what torch raises is the expectation
+        t_out, t_err = None, type(e).__name__
+    try:
+        g_out = resolved.call(g_input, *g_args, **g_kwargs)
+        g_err = None
+    except Exception as e:  # noqa: BLE001 - compared with what torch raised
+        g_out, g_err = None, f"{type(e).__name__}: {str(e)[:120]}"
+    if t_err is not None or g_err is not None:
+        if t_err is None:
+            out.differs.append(f"gradviz raised {g_err}")
+        elif g_err is None:
+            out.differs.append(f"torch raised {t_err}, gradviz did not")
+        elif g_err.split(":", 1)[0] != t_err:
+            out.differs.append(f"torch raised {t_err}, gradviz {g_err}")
+        out.raised = t_err
+        return out
+    t_flat, g_flat = _flat(t_out), _flat(g_out)
+    if len(t_flat) != len(g_flat):
+        out.differs.append(f"{len(t_flat)} outputs on torch, {len(g_flat)} on gradviz")
+        return out
+    for k, (a, b) in enumerate(zip(t_flat, g_flat)):
+        if not isinstance(a, torch.Tensor):
+            if not (a == b or (isinstance(a, float) and math.isnan(a) and math.isnan(b))):
+                out.differs.append(f"output {k}: {a!r} != {b!r}")
+            continue
+        if not hasattr(b, "detach"):
+            out.differs.append(f"output {k}: gradviz returned {type(b).__name__}")
+            continue
+        if str(a.dtype).split(".")[-1] != str(b.dtype).split(".")[-1]:
+            out.differs.append(f"output {k}: dtype {a.dtype} != {b.dtype}")
+        if not _close(_array(a), _array(b), dt):
+            out.differs.append(f"output {k}: values or shape differ "
+                               f"({tuple(a.shape)} vs {tuple(b.shape)})")
+        tn, gn = _node(a.grad_fn), _node(b.grad_fn)
+        if tn != gn:
+            out.differs.append(f"output {k}: grad_fn {tn} != {gn}")
+        elif tn is not None and _nexts(a.grad_fn) != _nexts(b.grad_fn):
+            out.differs.append(f"output {k}: next_functions {_nexts(a.grad_fn)} != "
+                               f"{_nexts(b.grad_fn)}")
+    if grad_check and not out.differs and leaves:
+        out.differs += _compare_grads(t_flat, g_flat, leaves, dt)
+    return out
+
+
+def _compare_grads(t_flat: list[Any], g_flat: list[Any],
+                   leaves: list[tuple[torch.Tensor, Any]], dt: torch.dtype) -> list[str]:
+    """The gradients of every leaf for the same grad_output on both engines."""
+    pairs = [(a, b) for a, b in zip(t_flat, g_flat)
+             if isinstance(a, torch.Tensor) and a.requires_grad and a.is_floating_point()]
+    if not pairs:
+        return []
+    rng = np.random.default_rng(0)
+    gouts = [rng.standard_normal(tuple(a.shape)) for a, _ in pairs]
+    try:
+        t_grads = torch.autograd.grad(
+            [a for a, _ in pairs], [t for t, _ in leaves],
+            [torch.tensor(g, dtype=a.dtype) for g, (a, _) in zip(gouts, pairs)],
+            allow_unused=True)
+        t_err = None
+    except Exception as e:  # noqa: BLE001 - what torch raises is the expectation
+        t_grads, t_err = None, type(e).__name__
+    try:
+        g_grads = gradviz.autograd.grad(
+            [b for _, b in pairs], [g for _, g in leaves],
+            [gradviz.tensor(g, dtype=b.dtype) for g, (_, b) in zip(gouts, pairs)],
+            allow_unused=True)
+        g_err = None
+    except Exception as e:  # noqa: BLE001 - compared with what torch raised
+        g_grads, g_err = None, f"{type(e).__name__}: {str(e)[:120]}"
+    if t_err is not None or g_err is not None:
+        if t_err is None:
+            return [f"backward: gradviz raised {g_err}"]
+        if g_err is None:
+            return [f"backward: torch raised {t_err}, gradviz did not"]
+        return []
+    differs = []
+    for k, (tg, gg) in enumerate(zip(t_grads, g_grads)):
+        if (tg is None) != (gg is None):
+            differs.append(f"grad of leaf {k}: {'None' if tg is None else 'a tensor'} on torch, "
+                           f"{'None' if gg is None else 'a tensor'} on gradviz")
+        elif tg is not None and not _close(_array(tg), _array(gg), dt):
+            differs.append(f"grad of leaf {k}: values differ")
+    return differs
+
+
+def samples(info: Any, dt: torch.dtype) -> Iterator[Any]:
+    """The OpInfo's samples for ``dt`` on the CPU, with grad where the op supports autograd."""
+    grad = bool(info.supports_autograd) and dt.is_floating_point
+    torch.manual_seed(0)
+    yield from info.sample_inputs("cpu", dt, requires_grad=grad)
+
+
+@dataclass
+class EntryResult:
+    """One OpInfo entry's tally."""
+
+    entry: str
+    resolved: bool
+    run: int = 0
+    matched: int = 0
+    unsupported: int = 0
+    first: list[str] = field(default_factory=list)  # the first differences, for the report
+
+
+def run_entry(info: Any, max_samples: int | None = None) -> EntryResult:
+    """Every sample of ``info`` (float64 and float32, where it supports them) on both engines."""
+    result = EntryResult(entry_id(info), False)
+    resolved = resolve(info)
+    if resolved is None:
+        return result
+    result.resolved = True
+    for dt in DTYPES:
+        if dt not in info.dtypes:
+            continue
+        for k, sample in enumerate(samples(info, dt)):
+            if max_samples is not None and k >= max_samples:
+                break
+            try:
+                outcome = compare_sample(info, resolved, sample, dt)
+            except Unsupported:
+                result.unsupported += 1
+                continue
+            except Exception as e:  # noqa: BLE001 - counted as a difference, never hidden
+                outcome = Outcome([f"comparing failed: {type(e).__name__}: {str(e)[:120]}"])
+            result.run += 1
+            if outcome.differs:
+                if len(result.first) < 3:
+                    result.first.append(f"{dt} sample {k}: " + "; ".join(outcome.differs))
+            else:
+                result.matched += 1
+    return result
+
+
+def op_db() -> list[Any]:
+    """PyTorch's OpInfo list (imported at run time from the installed torch)."""
+    from torch.testing._internal.common_methods_invocations import op_db as db
+
+    return list(db)
