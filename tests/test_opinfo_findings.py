@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_ops_more import env, leaf_grad, run
+from test_ops_more import chain, env, leaf_grad, plain, run, same_values, saved
 
 import gradviz
 from gradviz.autograd import gradcheck, gradgradcheck
@@ -43,6 +43,52 @@ GRADS = [
     ("m.dist(x, s, 3)", "x", [[-0.007337586154515837, -0.8878479246964157, -0.029350344618063334],
                               [0.1834396538628958, -0.1834396538628958, 0.007337586154515828]]),
     ("m.dist(v, x, 1)", "v", [-2.0, 0.0, 2.0]),
+    ("s.index_select(0, m.tensor([0])) * 3", "s", 3.0),
+    ("m.diff(v, n=0, append=s.reshape(1)) * v", "v", [0.5, -1.0, 1.5]),
+    ("x.sum_to_size(()) * 2", "x", [[2.0, 2.0, 2.0], [2.0, 2.0, 2.0]]),
+]
+
+# (source, node chain, the first node's saved names or None: not compared), read off torch 2.13.0
+GRAPHS = [
+    # n=0 copies the input into a new tensor; prepend and append go unused. (CopyBackwards
+    # shows src_sym_sizes, which torch keeps unexposed: tests/parity/test_torch_parity.py.)
+    ("m.diff(v, n=0)", ["CopyBackwards", "  AccumulateGrad"], None),
+    ("m.diff(x, n=0, prepend=y)", ["CopyBackwards", "  AccumulateGrad"], None),
+    # the target is an argument, not an input: one edge
+    ("m.nn.functional.soft_margin_loss(x, m.sign(y.detach()))",
+     ["SoftMarginLossBackward0", "  AccumulateGrad"], ["reduction", "self", "target"]),
+    ("m.nn.functional.soft_margin_loss(x, m.sign(y.detach()), reduction='none')",
+     ["SoftMarginLossBackward0", "  AccumulateGrad"], ["reduction", "self", "target"]),
+    # -1 is the inverse itself; other negative powers multiply inverses
+    ("m.linalg.matrix_power(x[:, :2], -1)",
+     ["LinalgInvExBackward0", "  SliceBackward0", "    AccumulateGrad"], ["inverse"]),
+    ("m.linalg.matrix_power(x[:, :2], -2)",
+     ["MmBackward0", "  LinalgInvExBackward0", "    SliceBackward0", "      AccumulateGrad"],
+     ["mat2", "mat2_sym_sizes", "mat2_sym_strides", "self", "self_sym_sizes",
+      "self_sym_strides"]),
+    # an empty size sums everything into a new tensor, even a 0-d one
+    ("x.sum_to_size(())", ["SumBackward0", "  AccumulateGrad"], ["self_sym_sizes"]),
+    ("s.sum_to_size(())", ["SumBackward0", "  AccumulateGrad"], ["self_sym_sizes"]),
+    ("v.sum_to_size([])", ["SumBackward0", "  AccumulateGrad"], ["self_sym_sizes"]),
+    ("s.index_select(0, m.tensor([0]))", ["IndexSelectBackward0", "  AccumulateGrad"],
+     ["dim", "index", "self_sym_sizes"]),
+    ("s.index_select(-1, m.tensor(0))", ["IndexSelectBackward0", "  AccumulateGrad"],
+     ["dim", "index", "self_sym_sizes"]),
+]
+
+# (source, dtype, values), read off torch 2.13.0
+VALUES = [
+    ("s.index_select(0, m.tensor([0]))", "float64", 0.4),
+    ("m.diff(v, n=0, append=s.reshape(1))", "float64", [0.25, -0.5, 0.75]),
+    ("x.sum_to_size(())", "float64", 1.1),
+    ("s.sum_to_size(())", "float64", 0.4),
+]
+
+# (source, error type, message), read off torch 2.13.0
+ERRORS = [
+    ("s.index_select(0, m.tensor([0, 0]))", "RuntimeError",
+     "index_select(): Index to scalar can have only 1 value, got 2 value(s)"),
+    ("s.index_select(0, m.tensor([1]))", "IndexError", "index out of range in self"),
 ]
 
 # p = 0 counts the non-zero elements: the node is recorded, its gradient is undefined
@@ -54,6 +100,37 @@ ZERO_NORMS = ["m.norm(x, p=0)", "m.linalg.vector_norm(x, ord=0)",
 def test_gradients_are_torchs(src: str, leaf: str, grad: Any) -> None:
     np.testing.assert_allclose(leaf_grad(src, leaf), np.asarray(grad, dtype=float),
                                rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize(("src", "nodes", "names"), GRAPHS, ids=[c[0] for c in GRAPHS])
+def test_graphs_are_torchs(src: str, nodes: list[str], names: list[str] | None) -> None:
+    out = run(src)
+    assert chain(out) == nodes
+    assert names is None or saved(out.grad_fn) == names
+
+
+@pytest.mark.parametrize(("src", "dtype", "values"), VALUES, ids=[c[0] for c in VALUES])
+def test_values_are_torchs(src: str, dtype: str, values: Any) -> None:
+    got_dtype, got = plain(run(src))
+    assert got_dtype == dtype and same_values(got, values, dtype), (got, values)
+
+
+@pytest.mark.parametrize(("src", "error", "message"), ERRORS, ids=[c[0] for c in ERRORS])
+def test_errors_are_torchs(src: str, error: str, message: str) -> None:
+    with pytest.raises(Exception) as info:
+        run(src)
+    assert type(info.value).__name__ == error and str(info.value) == message
+
+
+def test_soft_margin_loss_has_no_edge_for_its_target() -> None:
+    out = run("m.nn.functional.soft_margin_loss(x, m.sign(y.detach()))")
+    assert [(type(n).__name__, i) for n, i in out.grad_fn.next_functions] == [
+        ("AccumulateGrad", 0)]
+
+
+def test_a_zero_size_sum_and_a_zero_order_diff_are_new_tensors() -> None:
+    s, v = env()["s"].detach(), env()["v"].detach()
+    assert s.sum_to_size(()) is not s and gradviz.diff(v, n=0) is not v
 
 
 @pytest.mark.parametrize("src", ZERO_NORMS)
@@ -92,6 +169,13 @@ def test_the_fixed_formulas_pass_gradcheck_and_gradgradcheck_in_float64() -> Non
         (lambda x: gradviz.linalg.vector_norm(x, -0.5, dim=1), (_f64(2, 3, seed=7),)),
         (lambda x, s: gradviz.index_fill(x, 1, gradviz.tensor([0, 2, 0]), s),
          (_f64(2, 3, seed=8), _f64(seed=9))),
+        (lambda s: s.index_select(0, gradviz.tensor([0])), (_f64(seed=10),)),
+        (lambda v: gradviz.diff(v, n=0), (_f64(3, seed=11),)),
+        (lambda x: x.sum_to_size(()), (_f64(2, 3, seed=12),)),
+        (lambda a: gradviz.linalg.matrix_power(a, -1), (_f64(3, 3, seed=13) + 3 * gradviz.eye(3),)),
+        (lambda x: gradviz.nn.functional.soft_margin_loss(
+            x, gradviz.tensor([1.0, -1.0, 1.0], dtype=gradviz.float64)),
+         (_f64(3, seed=14),)),
     ]
     for fn, inputs in cases:
         assert gradcheck(fn, inputs)

@@ -460,7 +460,8 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
 def matrix_power(A: Tensor, n: int) -> Tensor:  # noqa: N803
     """``A`` multiplied by itself ``n`` times (``n < 0``: of its inverse), recorded as PyTorch
     computes it: ``n == 0`` is a clone overwritten with the identity (``CopyBackwards``), 1 a
-    clone, 2 and 3 one and two ``matmul``, larger powers repeated squaring.
+    clone, -1 the inverse itself, 2 and 3 one and two ``matmul``, larger powers repeated
+    squaring.
 
     Example:
         >>> import gradviz
@@ -482,6 +483,8 @@ def matrix_power(A: Tensor, n: int) -> Tensor:  # noqa: N803
         return F.copy_(out, Tensor._make(np.ascontiguousarray(eye)))
     if n < 0:
         A, n = inv(A), -n
+        if n == 1:  # the inverse itself, not a clone of it (LinalgInvExBackward0 on top)
+            return A
     if n == 1:
         return F.clone(A)
     if n == 2:

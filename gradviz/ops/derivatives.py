@@ -2114,7 +2114,7 @@ defop("_index_put_impl", "IndexPutImplBackward0", K.index_put, ("self", "values"
 defop("index_select", "IndexSelectBackward0", K.index_select, ("self",),
       calls=("`gradviz.index_select`", "`.index_select()`"),
       self=lambda grad, self_sym_sizes, dim, index: f.index_zeros(
-          grad, self_sym_sizes, (None,) * dim + (index,)))
+          grad, self_sym_sizes, (None,) * dim + (index,)) if len(self_sym_sizes) else grad)
 defop("gather", "GatherBackward0", K.gather, ("self",),
       calls=("`gradviz.gather`", "`.gather()`"),
       self=lambda grad, self, dim, index, sparse_grad: f.scatter_add(
@@ -2577,7 +2577,8 @@ def _soft_margin_grad(grad, self, target, reduction):
 
 
 
-_SIGNS = [[1.0, -1.0, -1.0, 1.0], [-1.0, 1.0, 1.0, 1.0], [1.0, -1.0, 1.0, -1.0]]
+_SIGNS = Tensor._make(np.array([[1.0, -1.0, -1.0, 1.0], [-1.0, 1.0, 1.0, 1.0],
+                                 [1.0, -1.0, 1.0, -1.0]]))
 
 defop("smooth_l1_loss", "SmoothL1LossBackward0", K.smooth_l1_loss, ("self", "target"),
       calls=("`F.smooth_l1_loss` (beta > 0), `nn.SmoothL1Loss`", ""),
@@ -2595,9 +2596,10 @@ defop("huber_loss", "HuberLossBackward0", K.huber_loss, ("self", "target"),
                                                                      reduction, delta),
       target=lambda grad, self, target, reduction, delta: -_huber_grad(grad, self, target,
                                                                       reduction, delta))
-defop("soft_margin_loss", "SoftMarginLossBackward0", K.soft_margin_loss, ("self", "target"),
+# The target is an argument, not an input: PyTorch has no formula for it, so no edge.
+defop("soft_margin_loss", "SoftMarginLossBackward0", K.soft_margin_loss, ("self",),
       calls=("`F.soft_margin_loss`, `nn.SoftMarginLoss`", ""),
-      samples=(Sample(R(3, 4), C(_SIGNS)), Sample(R(3, 4), C(_SIGNS), reduction=0)),
+      samples=(Sample(R(3, 4), target=_SIGNS), Sample(R(3, 4), target=_SIGNS, reduction=0)),
       self=_soft_margin_grad)
 # The two C++ calls of the composite losses that no other row records: at::norm(x, p, dim)
 # (pairwise_distance) and tensor - Scalar (cosine_embedding_loss).

@@ -2136,6 +2136,11 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
         raise IndexError("index_select(): Index is supposed to be a vector")
     d = _wrap_dim(dim, input.ndim)
     n = input.shape[d] if input.ndim else 1
+    if not input.ndim and index._data.size != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                           f"{index._data.size} value(s)")
+    if not input.ndim and index._data.reshape(-1)[0] != 0:
+        raise IndexError("index out of range in self")
     if index._data.size and (index._data.min() < -n or index._data.max() >= n):
         raise IndexError(f"index out of range in self (index_select: index "
                          f"{index.tolist()} for dimension {d} of size {n})")
@@ -3220,7 +3225,7 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     """The ``n``-th forward difference along ``dim`` (``out[i] = x[i + 1] - x[i]``, ``n``
     times), ``prepend``/``append`` concatenated first; decomposed as PyTorch does: two
     :func:`narrow` slices and a subtraction per order (``SubBackward0`` over ``SliceBackward0``);
-    bool tensors give ``!=`` of neighbours.
+    bool tensors give ``!=`` of neighbours; ``n=0`` a copy of ``input`` (``CopyBackwards``).
 
     Example:
         >>> import gradviz
@@ -3233,6 +3238,8 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = _wrap_dim(dim, input.ndim)
+    if n == 0:  # PyTorch copies the input into a new tensor, ignoring prepend and append
+        return copy_(empty_like(input), input)
     if prepend is not None or append is not None:
         parts = [p for p in (prepend, input, append) if p is not None]
         input = cat(parts, d)
@@ -3999,7 +4006,8 @@ def _unfold_method(self: Tensor, dimension: int, size: int, step: int) -> Tensor
 
 def _sum_to_size(self: Tensor, *size: Any) -> Tensor:
     """``x.sum_to_size(*size)``: ``x`` summed down to ``size``, the shape it was broadcast from
-    (``SumBackward1`` with ``keepdim=True``, then ``ViewBackward0`` to drop the leading dims).
+    (``SumBackward1`` with ``keepdim=True``, then ``ViewBackward0`` to drop the leading dims;
+    an empty ``size`` sums everything, ``SumBackward0``).
 
     Example:
         >>> import gradviz
@@ -4007,6 +4015,8 @@ def _sum_to_size(self: Tensor, *size: Any) -> Tensor:
         tensor([[2., 2., 2.]])
     """
     shape = tuple(int_list("sum_to_size", size))
+    if not shape:  # PyTorch sums everything into a new tensor (SumBackward0), even a 0-d one
+        return sum(self)
     have = tuple(self.shape)
     lead = len(have) - len(shape)
     if lead < 0 or builtins.any(s not in (1, h) for s, h in zip(shape, have[lead:])):

@@ -22,6 +22,39 @@ def test_hard_coded_gradients_are_torchs(src: str, leaf: str, grad: Any) -> None
                                rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.parametrize(("src", "nodes", "names"), FOUND.GRAPHS, ids=[c[0] for c in FOUND.GRAPHS])
+def test_hard_coded_graphs_are_torchs(src: str, nodes: list[str], names: list[str] | None
+                                      ) -> None:
+    out = MORE.run(src, torch)
+    assert MORE.chain(out) == nodes
+    assert names is None or MORE.saved(out.grad_fn) == names
+
+
+@pytest.mark.parametrize(("src", "dtype", "values"), FOUND.VALUES, ids=[c[0] for c in FOUND.VALUES])
+def test_hard_coded_values_are_torchs(src: str, dtype: str, values: Any) -> None:
+    got_dtype, got = MORE.plain(MORE.run(src, torch))
+    assert got_dtype == dtype and MORE.same_values(got, values, dtype), (got, values)
+
+
+@pytest.mark.parametrize(("src", "error", "message"), FOUND.ERRORS,
+                         ids=[c[0] for c in FOUND.ERRORS])
+def test_hard_coded_errors_are_torchs(src: str, error: str, message: str) -> None:
+    with pytest.raises(Exception) as info:
+        MORE.run(src, torch)
+    assert type(info.value).__name__ == error and str(info.value) == message
+
+
+def test_torch_records_no_edge_for_soft_margin_losss_target() -> None:
+    out = MORE.run("m.nn.functional.soft_margin_loss(x, m.sign(y.detach()))", torch)
+    assert [(type(n).__name__, i) for n, i in out.grad_fn.next_functions] == [
+        ("AccumulateGrad", 0)]
+
+
+def test_torch_makes_new_tensors_of_a_zero_size_sum_and_a_zero_order_diff() -> None:
+    s, v = torch.tensor(0.4), torch.tensor([0.25, -0.5])
+    assert s.sum_to_size(()) is not s and torch.diff(v, n=0) is not v
+
+
 @pytest.mark.parametrize("src", FOUND.ZERO_NORMS)
 def test_torch_records_a_zero_norm_but_leaves_grad_none(src: str) -> None:
     leaves = MORE.env(torch)
