@@ -9,6 +9,7 @@ from a live torch.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import numpy as np
@@ -46,7 +47,20 @@ GRADS = [
     ("s.index_select(0, m.tensor([0])) * 3", "s", 3.0),
     ("m.diff(v, n=0, append=s.reshape(1)) * v", "v", [0.5, -1.0, 1.5]),
     ("x.sum_to_size(()) * 2", "x", [[2.0, 2.0, 2.0], [2.0, 2.0, 2.0]]),
+    # the method forms gradviz lacked
+    ("m.trace(x)", "x", [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]),
+    ("x.trace() * 2", "x", [[2.0, 0.0, 0.0], [0.0, 2.0, 0.0]]),
+    ("x.addmm(x[:, :2], y, beta=2, alpha=0.5)", "x", [[2.5, 2.2, 2.0], [2.5, 2.2, 2.0]]),
+    ("x.addmm(x[:, :2], y, beta=2, alpha=0.5)", "y", [[0.6, 0.6, 0.6], [-0.4, -0.4, -0.4]]),
+    ("(x * 1).addmm_(x[:, :2], y, alpha=3)", "x", [[4.0, 2.2, 1.0], [4.0, 2.2, 1.0]]),
+    ("x.where(x > 0, y)", "y", [[0.0, 1.0, 0.0], [0.0, 1.0, 0.0]]),
+    ("x.mT * m.tensor([1.0, 2.0], dtype=m.float64)", "x", [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]),
+    ("x.H.exp()", "x", [[1.3498588075760032, 0.4965853037914095, 1.2214027581601699],
+                        [2.45960311115695, 0.9048374180359595, 1.6487212707001282]]),
 ]
+
+_ADDMM = ["alpha", "beta", "mat1", "mat1_sym_sizes", "mat1_sym_strides", "mat2", "mat2_sym_sizes",
+          "mat2_sym_strides"]
 
 # (source, node chain, the first node's saved names or None: not compared), read off torch 2.13.0
 GRAPHS = [
@@ -74,7 +88,31 @@ GRAPHS = [
      ["dim", "index", "self_sym_sizes"]),
     ("s.index_select(-1, m.tensor(0))", ["IndexSelectBackward0", "  AccumulateGrad"],
      ["dim", "index", "self_sym_sizes"]),
+    # the method forms gradviz lacked, and the matrix trace
+    ("m.trace(x)", ["TraceBackward0", "  AccumulateGrad"], ["self_sym_sizes"]),
+    ("x.trace()", ["TraceBackward0", "  AccumulateGrad"], ["self_sym_sizes"]),
+    ("x.addmm(x[:, :2], y, beta=2, alpha=0.5)",
+     ["AddmmBackward0", "  AccumulateGrad", "  SliceBackward0", "  AccumulateGrad"], _ADDMM),
+    ("(x * 1).addmm_(x[:, :2], y)",
+     ["AddmmBackward0", "  MulBackward0", "    AccumulateGrad", "  SliceBackward0",
+      "  AccumulateGrad"], _ADDMM),
+    ("x.where(x > 0, y)", ["WhereBackward0", "  AccumulateGrad", "  AccumulateGrad"],
+     ["condition"]),
+    ("x.where(x > 0, 0.5)", ["WhereBackward0", "  AccumulateGrad"], ["condition"]),
+    ("x.mT", ["TransposeBackward0", "  AccumulateGrad"], ["dim0", "dim1"]),
+    ("x.mH", ["TransposeBackward0", "  AccumulateGrad"], ["dim0", "dim1"]),
+    ("x.H", ["TransposeBackward0", "  AccumulateGrad"], ["dim0", "dim1"]),
+    ("x.adjoint()", ["TransposeBackward0", "  AccumulateGrad"], ["dim0", "dim1"]),
+    ("m.adjoint(x)", ["TransposeBackward0", "  AccumulateGrad"], ["dim0", "dim1"]),
+    ("m.stack([x, y]).mT",
+     ["TransposeBackward0", "  StackBackward0", "    AccumulateGrad", "    AccumulateGrad"],
+     ["dim0", "dim1"]),
 ]
+
+U = 2**64  # a negative saved integer -k reads back as U - k (NOTE [saved as given])
+# (source, attribute of its grad_fn, what it reads back as), read off torch 2.13.0
+SAVED_VALUES = [("x.mT", "_saved_dim0", U - 2), ("x.mT", "_saved_dim1", U - 1),
+                ("x.H", "_saved_dim0", U - 2), ("m.adjoint(x)", "_saved_dim1", U - 1)]
 
 # (source, dtype, values), read off torch 2.13.0
 VALUES = [
@@ -82,6 +120,25 @@ VALUES = [
     ("m.diff(v, n=0, append=s.reshape(1))", "float64", [0.25, -0.5, 0.75]),
     ("x.sum_to_size(())", "float64", 1.1),
     ("s.sum_to_size(())", "float64", 0.4),
+    ("m.trace(m.eye(3))", "float32", 3.0),
+    ("m.trace(m.arange(9).reshape(3, 3))", "int64", 12),
+    ("m.trace(m.ones(2, 0))", "float32", 0.0),
+    ("m.trace(m.tensor([[1, 2], [3, 4]], dtype=m.int8))", "int64", 5),
+    ("x.logical_not()", "bool", [[False, False, False], [False, False, False]]),
+    ("x.logical_and(y > 0)", "bool", [[True, True, False], [True, True, False]]),
+    ("x.logical_or(m.tensor(0))", "bool", [[True, True, True], [True, True, True]]),
+    ("x.logical_xor(y)", "bool", [[False, False, False], [False, False, False]]),
+    ("m.logical_xor(m.tensor([1, 0]), m.tensor([1.0, 1.0]))", "bool", [False, True]),
+    # the in-place forms write the truth values in the tensor's own dtype
+    ("x.detach().logical_not_()", "float64", [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]),
+    ("x.detach().logical_and_(y > 0)", "float64", [[1.0, 1.0, 0.0], [1.0, 1.0, 0.0]]),
+    ("x.detach().logical_or_(y * 0)", "float64", [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]),
+    ("m.tensor([2, 0, 1]).logical_xor_(m.tensor([True, False, False]))", "int64", [0, 0, 1]),
+    ("x.where(x > 0, 0.5)", "float64", [[0.3, 0.5, 0.2], [0.9, 0.5, 0.5]]),
+    ("m.zeros(2, 2).addmm_(m.ones(2, 3), m.ones(3, 2), beta=0.5, alpha=2)", "float32",
+     [[6.0, 6.0], [6.0, 6.0]]),
+    ("m.ones(2, 2).addmm(m.ones(2, 3), m.ones(3, 2), beta=0.5, alpha=2)", "float32",
+     [[6.5, 6.5], [6.5, 6.5]]),
 ]
 
 # (source, error type, message), read off torch 2.13.0
@@ -89,7 +146,34 @@ ERRORS = [
     ("s.index_select(0, m.tensor([0, 0]))", "RuntimeError",
      "index_select(): Index to scalar can have only 1 value, got 2 value(s)"),
     ("s.index_select(0, m.tensor([1]))", "IndexError", "index out of range in self"),
+    ("m.trace(v)", "RuntimeError", "trace: expected a matrix, but got tensor with dim 1"),
+    ("m.trace(s)", "RuntimeError", "trace: expected a matrix, but got tensor with dim 0"),
+    ("m.trace(m.ones(2, 2, dtype=m.bool))", "NotImplementedError",
+     "\"trace\" not implemented for 'Bool'"),
+    ("v.mT", "RuntimeError",
+     "tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor."),
+    ("v.mH", "RuntimeError",
+     "tensor.mH is only supported on matrices or batches of matrices. Got 1-D tensor."),
+    ("v.H", "RuntimeError",
+     "tensor.H is only supported on matrices (2-D tensors). Got 1-D tensor."),
+    ("m.ones(2, 2, 2).H", "RuntimeError",
+     "tensor.H is only supported on matrices (2-D tensors). Got 3-D tensor. For batches of "
+     "matrices, consider using tensor.mH"),
+    ("v.adjoint()", "RuntimeError",
+     "tensor.adjoint() is only supported on matrices or batches of matrices. Got 1-D tensor."),
+    ("m.zeros(2).addmm_(m.ones(2, 3), m.ones(3, 2))", "RuntimeError",
+     "Bad in-place call: input tensor size [2] and output tensor size [2, 2] should match"),
+    ("m.zeros(2, 2).addmm_(m.ones(2, 3), m.ones(2, 2))", "RuntimeError",
+     "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x2)"),
+    ("m.zeros(2, 2).addmm_(m.ones(2, 3), m.ones(3, 2, dtype=m.float64))", "RuntimeError",
+     "self and mat2 must have the same dtype, but got Float and Double"),
 ]
+
+# a 0-d tensor is its own transpose, with torch's deprecation warning
+ZERO_D_TRANSPOSES = [("mT", "Tensor.mT is deprecated on 0-D tensors. This function is the "
+                            "identity in these cases."),
+                     ("mH", "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj()."),
+                     ("H", "Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")]
 
 # p = 0 counts the non-zero elements: the node is recorded, its gradient is undefined
 ZERO_NORMS = ["m.norm(x, p=0)", "m.linalg.vector_norm(x, ord=0)",
@@ -120,6 +204,51 @@ def test_errors_are_torchs(src: str, error: str, message: str) -> None:
     with pytest.raises(Exception) as info:
         run(src)
     assert type(info.value).__name__ == error and str(info.value) == message
+
+
+@pytest.mark.parametrize(("src", "attr", "expected"), SAVED_VALUES,
+                         ids=[c[0] + c[1] for c in SAVED_VALUES])
+def test_saved_arguments_are_torchs(src: str, attr: str, expected: Any) -> None:
+    assert getattr(run(src).grad_fn, attr) == expected
+
+
+@pytest.mark.parametrize(("attr", "message"), ZERO_D_TRANSPOSES)
+def test_a_0d_tensor_is_its_own_transpose_with_a_warning(attr: str, message: str) -> None:
+    s = gradviz.tensor(0.5)
+    with pytest.warns(UserWarning) as caught:
+        assert getattr(s, attr) is s
+    assert str(caught[0].message) == message
+
+
+def test_import_gradviz_as_torch_trace_of_a_tensor_is_the_matrix_trace() -> None:
+    import gradviz as torch
+
+    a = torch.eye(3, requires_grad=True)
+    out = torch.trace(a)
+    assert out.item() == 3.0 and out.grad_fn.name() == "TraceBackward0"
+    assert torch.trace(input=a).item() == 3.0
+    out.backward()
+    assert a.grad.tolist() == np.eye(3).tolist()
+
+
+def test_trace_without_a_tensor_is_still_the_tracer_and_tracer_names_it_plainly() -> None:
+    for start in (gradviz.trace, gradviz.tracer):
+        with start() as tr:
+            (gradviz.ones(2, requires_grad=True) * 2).sum().backward()
+        assert [s.kind for s in tr.steps()][:2] == ["compute_dependencies", "enqueue"]
+    with gradviz.trace(values="all", keep_runs="all") as tr:
+        gradviz.ones(2, requires_grad=True).sum().backward()
+    assert tr.runs_total == 1
+    trace_layer = importlib.import_module("gradviz.trace")  # (gradviz.trace is the function)
+    assert trace_layer.tracer is gradviz.tracer and "tracer" in trace_layer.__all__
+    assert "matrix" in gradviz.trace.__doc__ and "tracer" in gradviz.trace.__doc__
+
+
+def test_trace_refuses_a_tensor_with_tracer_arguments() -> None:
+    with pytest.raises(TypeError, match="gradviz.tracer"):
+        gradviz.trace(gradviz.eye(2), keep_runs=3)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'valuez'"):
+        gradviz.trace(valuez="all")
 
 
 def test_soft_margin_loss_has_no_edge_for_its_target() -> None:
@@ -173,6 +302,13 @@ def test_the_fixed_formulas_pass_gradcheck_and_gradgradcheck_in_float64() -> Non
         (lambda v: gradviz.diff(v, n=0), (_f64(3, seed=11),)),
         (lambda x: x.sum_to_size(()), (_f64(2, 3, seed=12),)),
         (lambda a: gradviz.linalg.matrix_power(a, -1), (_f64(3, 3, seed=13) + 3 * gradviz.eye(3),)),
+        (lambda a: gradviz.trace(a), (_f64(3, 3, seed=15),)),
+        (lambda a: a.trace(), (_f64(2, 4, seed=16),)),
+        (lambda a: a.mT.exp(), (_f64(2, 2, 3, seed=17),)),
+        (lambda a, b, c: a.addmm(b, c, beta=0.5, alpha=2.0),
+         (_f64(2, 2, seed=18), _f64(2, 3, seed=19), _f64(3, 2, seed=20))),
+        (lambda a, b, c: (a * 1).addmm_(b, c, alpha=2.0),
+         (_f64(2, 2, seed=21), _f64(2, 3, seed=22), _f64(3, 2, seed=23))),
         (lambda x: gradviz.nn.functional.soft_margin_loss(
             x, gradviz.tensor([1.0, -1.0, 1.0], dtype=gradviz.float64)),
          (_f64(3, seed=14),)),

@@ -2931,6 +2931,12 @@ def vdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.asarray(np.vdot(a, b), np.result_type(a, b))
 
 
+def trace(a: np.ndarray) -> np.ndarray:
+    """The sum of a matrix's main diagonal; an integer one sums to int64, as PyTorch's does."""
+    dt = np.dtype(np.int64) if a.dtype.kind in "iu" else a.dtype
+    return np.asarray(np.trace(a, dtype=dt), dt)
+
+
 def baddbmm(a: np.ndarray, batch1: np.ndarray, batch2: np.ndarray, beta: float = 1,
             alpha: float = 1) -> np.ndarray:
     prod = np.matmul(batch1, batch2)

@@ -33,7 +33,7 @@ __all__ = [
     "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_power",
     "vector_norm", "matrix_norm", "norm", "cross", "vecdot", "multi_dot", "matmul", "diagonal",
     "inverse", "torch_cholesky", "torch_svd", "pinverse", "dist", "inner", "vdot", "baddbmm",
-    "baddbmm_", "addbmm", "addbmm_", "cdist",
+    "baddbmm_", "addbmm", "addbmm_", "cdist", "trace",
 ]
 
 
@@ -790,6 +790,24 @@ def vdot(input: Tensor, other: Tensor) -> Tensor:
         raise RuntimeError(f"expected both vectors to have same dtype, but found "
                            f"{_type_name(input)} and {_type_name(other)}")
     return _row("vdot", input, other)
+
+
+def trace(input: Tensor) -> Tensor:
+    """The sum of the main diagonal of a 2-D tensor (``TraceBackward0``); an integer matrix
+    sums to int64. ``torch.trace``: reached as ``gradviz.trace(x)``, whose other use is the
+    tracer (:func:`gradviz.tracer`), and as ``x.trace()``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.trace(gradviz.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        tensor(5.)
+    """
+    F._tensors_only("trace", input=input)
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    if input._data.dtype == np.bool_:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    return _row("trace", input)
 
 
 def inner(input: Tensor, other: Tensor) -> Tensor:

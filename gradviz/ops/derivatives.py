@@ -1903,6 +1903,12 @@ def _pinv_backward(grad, self, result):
     return -(Pt @ G @ Pt) + (Gt - AP @ Gt) @ (P @ Pt) + (Pt @ P) @ (Gt - Gt @ PA)
 
 
+def _trace_backward(grad, self_sym_sizes):
+    """The gradient on the main diagonal (a rectangular matrix's too), zeros elsewhere."""
+    n, m = self_sym_sizes
+    return f.expand(grad, (n, m)) * np.eye(n, m, dtype=f.dtype_of(grad))
+
+
 def _dist_backward(grad, self, other, p, result, shape, sign=1.0):
     """``dist``'s gradient for one input: the norm's of ``self - other``, summed back to that
     input's ``shape`` here, since the 0-d output cannot tell the dispatch point the shape both
@@ -2026,6 +2032,11 @@ defop("vdot", "VdotBackward0", K.vdot, ("self", "other"),
       samples=(Sample(R(4), R(4)),),
       self=lambda grad, other: grad * other,
       other=lambda grad, self: grad * self)
+defop("trace", "TraceBackward0", K.trace, ("self",),
+      doc="the sum of a matrix's main diagonal",
+      calls=("`gradviz.trace(x)`", "`.trace()`"),
+      samples=(Sample(R(3, 3)), Sample(R(2, 4)), Sample(R(4, 2))),
+      self=_trace_backward)
 defop("baddbmm", "BaddbmmBackward0", K.baddbmm, ("self", "batch1", "batch2"),
       broadcasts=("self",),
       doc="beta * self + alpha * batch1 @ batch2, batch by batch",
@@ -3075,6 +3086,8 @@ defop("logical_and", None, np.logical_and, ("self", "other"),
       calls=("`gradviz.logical_and`", ""))
 defop("logical_or", None, np.logical_or, ("self", "other"),
       calls=("`gradviz.logical_or`", ""))
+defop("logical_xor", None, np.logical_xor, ("self", "other"),
+      calls=("`gradviz.logical_xor`", ""))
 for _name, _sym in (("bitwise_and", "&"), ("bitwise_or", "|"), ("bitwise_xor", "^")):
     defop(_name, None, getattr(K, _name), ("self", "other"),
           calls=(f"`gradviz.{_name}`, `x {_sym} y`", f"`.{_name}()`, `.{_name}_()`"))

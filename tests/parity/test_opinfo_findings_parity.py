@@ -44,6 +44,28 @@ def test_hard_coded_errors_are_torchs(src: str, error: str, message: str) -> Non
     assert type(info.value).__name__ == error and str(info.value) == message
 
 
+@pytest.mark.parametrize(("src", "attr", "expected"), FOUND.SAVED_VALUES,
+                         ids=[c[0] + c[1] for c in FOUND.SAVED_VALUES])
+def test_hard_coded_saved_arguments_are_torchs(src: str, attr: str, expected: Any) -> None:
+    assert getattr(MORE.run(src, torch).grad_fn, attr) == expected
+
+
+@pytest.mark.parametrize(("attr", "message"), FOUND.ZERO_D_TRANSPOSES)
+def test_torch_returns_a_0d_tensor_as_its_own_transpose_with_a_warning(attr: str, message: str
+                                                                       ) -> None:
+    s = torch.tensor(0.5)
+    with pytest.warns(UserWarning) as caught:
+        assert getattr(s, attr) is s
+    assert str(caught[0].message).startswith(message + " (Triggered internally")
+
+
+def test_torch_trace_of_eye_is_3_with_trace_backward() -> None:
+    a = torch.eye(3, requires_grad=True)
+    out = torch.trace(a)
+    assert out.item() == 3.0 and out.grad_fn.name() == "TraceBackward0"
+    assert torch.trace(input=a).item() == 3.0
+
+
 def test_torch_records_no_edge_for_soft_margin_losss_target() -> None:
     out = MORE.run("m.nn.functional.soft_margin_loss(x, m.sign(y.detach()))", torch)
     assert [(type(n).__name__, i) for n, i in out.grad_fn.next_functions] == [
