@@ -88,7 +88,7 @@ from gradviz.render import (
 )
 from gradviz.serialization import load, save
 from gradviz.tensor import Tensor, is_tensor
-from gradviz.trace import compare_engines, graph_of, load_trace, trace
+from gradviz.trace import compare_engines, graph_of, load_trace, trace, tracer
 
 # Every public function of the op layer, hand-written or generated from a table row, is exported
 # here: the list is functional.__all__, so a new row with `function=` needs no edit in this file.

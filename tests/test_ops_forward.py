@@ -605,6 +605,7 @@ TORCH_SAVED.update({
     "LinalgSvdBackward0": ["S", "S_sym_argsize_minus_1", "U", "Vh", "full_matrices"],
     "LinalgPinvBackward0": ["result", "self"], "DistBackward0": ["other", "p", "result", "self"],
     "VdotBackward0": ["other", "self"], "BaddbmmBackward0": ["alpha", "batch1", "batch2", "beta"],
+    "TraceBackward0": ["self_sym_sizes"],
     "AddbmmBackward0": ["alpha", "batch1", "batch1_sym_argsize_0", "batch1_sym_argsize_1",
                         "batch2", "batch2_sym_argsize_2", "beta"],
     "CdistBackward0": ["p", "result", "x1", "x2"],

@@ -1221,7 +1221,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, re
     """
     r = _reduction(reduction, size_average, reduce)
     _no_grad_arg("soft_margin_loss", "target", target)
-    return dispatch(OPS["soft_margin_loss"], input, target, reduction=r)
+    return dispatch(OPS["soft_margin_loss"], input, target=target, reduction=r)
 
 
 # -- more (nnact): distances and embedding / likelihood losses ------------------------------------

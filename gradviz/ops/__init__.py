@@ -38,6 +38,10 @@ for _name, _fn in _linalg.TORCH_NAMESPACE.items():
     _fn.__name__ = _fn.__qualname__ = _name  # torch.svd is _linalg.torch_svd
     setattr(functional, _name, _fn)
     functional.__all__.append(_name)
+# torch.trace, the matrix op, is functional.trace but stays out of functional.__all__ (which
+# gradviz/__init__.py exports): gradviz.trace is the tracer's entry point, and it hands a tensor
+# first argument to this function (gradviz/trace/recorder.py).
+functional.trace = _linalg.trace
 methods.install(Tensor)
 
 

@@ -641,6 +641,8 @@ def scatter_add(a: np.ndarray, src: np.ndarray, dim: int, index: Any) -> np.ndar
 
 
 def index_select(a: np.ndarray, dim: int, index: Any) -> np.ndarray:
+    if not a.ndim:  # a 0-d input stays 0-d (its one index is 0: checked before)
+        return a.copy()
     return np.take(a, arr(index).reshape(-1), axis=dim)
 
 
@@ -1774,8 +1776,8 @@ def huber_loss(a: np.ndarray, target: np.ndarray, reduction: int = 1, delta: flo
                   reduction)
 
 
-def soft_margin_loss(a: np.ndarray, target: np.ndarray, reduction: int = 1) -> np.ndarray:
-    return reduce(np.logaddexp(0, -target * a).astype(a.dtype), reduction)
+def soft_margin_loss(a: np.ndarray, target: Any, reduction: int = 1) -> np.ndarray:
+    return reduce(np.logaddexp(0, -arr(target) * a).astype(a.dtype), reduction)
 
 
 def celu(a: np.ndarray, alpha: float = 1.0) -> np.ndarray:
@@ -2927,6 +2929,12 @@ def dist(a: np.ndarray, b: np.ndarray, p: float = 2) -> np.ndarray:
 
 def vdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.asarray(np.vdot(a, b), np.result_type(a, b))
+
+
+def trace(a: np.ndarray) -> np.ndarray:
+    """The sum of a matrix's main diagonal; an integer one sums to int64, as PyTorch's does."""
+    dt = np.dtype(np.int64) if a.dtype.kind in "iu" else a.dtype
+    return np.asarray(np.trace(a, dtype=dt), dt)
 
 
 def baddbmm(a: np.ndarray, batch1: np.ndarray, batch2: np.ndarray, beta: float = 1,

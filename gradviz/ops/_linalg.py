@@ -33,7 +33,7 @@ __all__ = [
     "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_power",
     "vector_norm", "matrix_norm", "norm", "cross", "vecdot", "multi_dot", "matmul", "diagonal",
     "inverse", "torch_cholesky", "torch_svd", "pinverse", "dist", "inner", "vdot", "baddbmm",
-    "baddbmm_", "addbmm", "addbmm_", "cdist",
+    "baddbmm_", "addbmm", "addbmm_", "cdist", "trace",
 ]
 
 
@@ -460,7 +460,8 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
 def matrix_power(A: Tensor, n: int) -> Tensor:  # noqa: N803
     """``A`` multiplied by itself ``n`` times (``n < 0``: of its inverse), recorded as PyTorch
     computes it: ``n == 0`` is a clone overwritten with the identity (``CopyBackwards``), 1 a
-    clone, 2 and 3 one and two ``matmul``, larger powers repeated squaring.
+    clone, -1 the inverse itself, 2 and 3 one and two ``matmul``, larger powers repeated
+    squaring.
 
     Example:
         >>> import gradviz
@@ -482,6 +483,8 @@ def matrix_power(A: Tensor, n: int) -> Tensor:  # noqa: N803
         return F.copy_(out, Tensor._make(np.ascontiguousarray(eye)))
     if n < 0:
         A, n = inv(A), -n
+        if n == 1:  # the inverse itself, not a clone of it (LinalgInvExBackward0 on top)
+            return A
     if n == 1:
         return F.clone(A)
     if n == 2:
@@ -787,6 +790,24 @@ def vdot(input: Tensor, other: Tensor) -> Tensor:
         raise RuntimeError(f"expected both vectors to have same dtype, but found "
                            f"{_type_name(input)} and {_type_name(other)}")
     return _row("vdot", input, other)
+
+
+def trace(input: Tensor) -> Tensor:
+    """The sum of the main diagonal of a 2-D tensor (``TraceBackward0``); an integer matrix
+    sums to int64. ``torch.trace``: reached as ``gradviz.trace(x)``, whose other use is the
+    tracer (:func:`gradviz.tracer`), and as ``x.trace()``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.trace(gradviz.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        tensor(5.)
+    """
+    F._tensors_only("trace", input=input)
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    if input._data.dtype == np.bool_:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    return _row("trace", input)
 
 
 def inner(input: Tensor, other: Tensor) -> Tensor:

@@ -1102,7 +1102,7 @@ def _norm_backward(grad, self, result, ord, dim, keepdim):  # noqa: A002 - PyTor
     if dim is not None:
         grad, result = _restore(grad, dims, keepdim), _restore(result, dims, keepdim)
     if ord == 0:
-        return f.zeros_like(self) * grad
+        return None  # a count has no gradient: PyTorch's is undefined, so .grad stays None
     if ord == 1:
         return grad * f.sign(self)
     if ord in (math.inf, -math.inf):
@@ -1110,6 +1110,11 @@ def _norm_backward(grad, self, result, ord, dim, keepdim):  # noqa: A002 - PyTor
         mask = x == r
         w = (np.sign(f.data(self)) * mask / mask.sum(axis=dims, keepdims=True))
         return grad * w.astype(f.dtype_of(grad))
+    if ord < 1:
+        # |x| ** (ord - 1) is infinite at x == 0, where PyTorch's gradient is 0 (sign(0) = 0
+        # against a finite stand-in); norm ** (1 - ord) is then finite, 0 for a zero norm.
+        scaled = f.sign(self) * f.where(self == 0, 1.0, f.abs(self)) ** (ord - 1)
+        return grad * scaled * result ** (1 - ord)
     safe = f.where(result == 0, 1.0, result)
     if ord == 2:
         return grad * self / safe
@@ -1898,6 +1903,22 @@ def _pinv_backward(grad, self, result):
     return -(Pt @ G @ Pt) + (Gt - AP @ Gt) @ (P @ Pt) + (Pt @ P) @ (Gt - Gt @ PA)
 
 
+def _trace_backward(grad, self_sym_sizes):
+    """The gradient on the main diagonal (a rectangular matrix's too), zeros elsewhere."""
+    n, m = self_sym_sizes
+    return f.expand(grad, (n, m)) * np.eye(n, m, dtype=f.dtype_of(grad))
+
+
+def _dist_backward(grad, self, other, p, result, shape, sign=1.0):
+    """``dist``'s gradient for one input: the norm's of ``self - other``, summed back to that
+    input's ``shape`` here, since the 0-d output cannot tell the dispatch point the shape both
+    were broadcast to (a 0-d input against a (2, 3) one)."""
+    g = _norm_backward(grad, self - other, result, p, None, False)
+    if g is None:
+        return None
+    return f.sum_to(g if sign == 1.0 else -g, tuple(shape))
+
+
 def _cdist_weights(x1, x2, p, result):
     """d result_ij / d x1_i: the per-pair vector the gradient scales."""
     diff = f.unsqueeze_dims(x1, (len(x1.shape) - 1,)) - f.unsqueeze_dims(x2, (len(x2.shape) - 2,))
@@ -2001,16 +2022,21 @@ defop("dist", "DistBackward0", K.dist, ("self", "other"),
       calls=("`gradviz.dist`", "`.dist()`"),
       samples=(Sample(R(2, 3), R(2, 3)), Sample(R(2, 3), R(3), p=1),
                Sample(R(4), R(4), p=3), Sample(A(3), C([0.1, 0.2, 0.3]), p=math.inf)),
-      self=lambda grad, self, other, p, result: _norm_backward(grad, self - other, result, p,
-                                                               None, False),
-      other=lambda grad, self, other, p, result: -_norm_backward(grad, self - other, result, p,
-                                                                 None, False))
+      self=lambda grad, self, other, p, result: _dist_backward(grad, self, other, p, result,
+                                                               self.shape),
+      other=lambda grad, self, other, p, result: _dist_backward(grad, self, other, p, result,
+                                                                other.shape, -1.0))
 defop("vdot", "VdotBackward0", K.vdot, ("self", "other"),
       doc="the dot product of two 1-D tensors (conjugating the first: the same for real ones)",
       calls=("`gradviz.vdot`", "`.vdot()`"),
       samples=(Sample(R(4), R(4)),),
       self=lambda grad, other: grad * other,
       other=lambda grad, self: grad * self)
+defop("trace", "TraceBackward0", K.trace, ("self",),
+      doc="the sum of a matrix's main diagonal",
+      calls=("`gradviz.trace(x)`", "`.trace()`"),
+      samples=(Sample(R(3, 3)), Sample(R(2, 4)), Sample(R(4, 2))),
+      self=_trace_backward)
 defop("baddbmm", "BaddbmmBackward0", K.baddbmm, ("self", "batch1", "batch2"),
       broadcasts=("self",),
       doc="beta * self + alpha * batch1 @ batch2, batch by batch",
@@ -2065,6 +2091,13 @@ def _embedding_backward(grad, weight_sym_argsize_0, indices, padding_idx, scale_
     return f.index_put(z, (idx,), rows, True)
 
 
+def _masked_fill_self(grad, mask, self_sym_sizes):
+    """The gradient past the filled positions, summed back to ``self``'s shape: a larger mask
+    broadcasts ``self``, and the mask is an argument, so the dispatch point never undoes it
+    (PyTorch's engine does, in ``validate_outputs``; gradviz's leaves it to the rows)."""
+    return f.sum_to(f.masked_fill(grad, mask, 0.0), tuple(self_sym_sizes))
+
+
 # The condition is an argument, not an input: it has no derivative, so no edge (as PyTorch).
 defop("where", "WhereBackward0", K.where, ("self", "other"),
       broadcasts=True,
@@ -2092,7 +2125,7 @@ defop("_index_put_impl", "IndexPutImplBackward0", K.index_put, ("self", "values"
 defop("index_select", "IndexSelectBackward0", K.index_select, ("self",),
       calls=("`gradviz.index_select`", "`.index_select()`"),
       self=lambda grad, self_sym_sizes, dim, index: f.index_zeros(
-          grad, self_sym_sizes, (None,) * dim + (index,)))
+          grad, self_sym_sizes, (None,) * dim + (index,)) if len(self_sym_sizes) else grad)
 defop("gather", "GatherBackward0", K.gather, ("self",),
       calls=("`gradviz.gather`", "`.gather()`"),
       self=lambda grad, self, dim, index, sparse_grad: f.scatter_add(
@@ -2109,12 +2142,14 @@ defop("scatter_add", "ScatterAddBackward0", K.scatter_add, ("self", "src"),
       self=lambda grad, dim, index: grad,
       src=lambda grad, dim, index: f.gather(grad, dim, index))
 defop("masked_fill", "MaskedFillBackward0", K.masked_fill, ("self",),
+      hidden=("self_sym_sizes",),  # torch's engine sums back to it (validate_outputs)
       calls=("`gradviz.masked_fill`", "`.masked_fill()`, `.masked_fill_()`"),
-      self=lambda grad, mask: f.masked_fill(grad, mask, 0.0))
+      self=lambda grad, mask, self_sym_sizes: _masked_fill_self(grad, mask, self_sym_sizes))
 defop("masked_fill_tensor", "MaskedFillBackward1", K.masked_fill_tensor, ("self", "value"),
+      hidden=("self_sym_sizes",),  # torch's engine sums back to it (validate_outputs)
       doc="masked_fill with a 0-d tensor value",
       calls=("`gradviz.masked_fill(x, mask, tensor)`", "`.masked_fill()`, `.masked_fill_()`"),
-      self=lambda grad, mask: f.masked_fill(grad, mask, 0.0),
+      self=lambda grad, mask, self_sym_sizes: _masked_fill_self(grad, mask, self_sym_sizes),
       value=lambda grad, mask: f.sum(f.where(mask, grad, 0.0), tuple(range(len(grad.shape)))))
 defop("embedding", "EmbeddingBackward0", K.embedding, ("weight",),
       doc="rows of weight; padding_idx rows get no gradient",
@@ -2167,6 +2202,13 @@ def _index_select(grad, dim, index):
         return grad
     idx = np.asarray(f.data(index)).reshape(-1)
     return f.index(grad, (None,) * dim + (idx,))
+
+
+def _unique_index(grad, dim, index):
+    """``index`` without repeats (negative entries counted from the end): ``index_fill``
+    writes its value once per position, however often the index names it."""
+    n = grad.shape[dim] if len(grad.shape) else 1
+    return np.unique(np.asarray(f.data(index)).reshape(-1) % n)
 
 
 def _index_fill_zeros(grad, dim, index):
@@ -2298,7 +2340,8 @@ defop("index_fill_tensor", "IndexFillBackward1", K.index_fill_tensor, ("self", "
       calls=("`gradviz.index_fill(x, dim, index, tensor)`", "`.index_fill()`, `.index_fill_()`"),
       samples=(Sample(R(3, 4), W(0.5), dim=0, index=Tensor._make(np.array([1]))),),
       self=lambda grad, dim, index: _index_fill_zeros(grad, dim, index),
-      value=lambda grad, dim, index: f.sum(_index_select(grad, dim, index),
+      value=lambda grad, dim, index: f.sum(_index_select(grad, dim, _unique_index(grad, dim,
+                                                                                   index)),
                                            tuple(range(len(grad.shape)))))
 defop("scatter_reduce", "ScatterReduceBackward0", K.scatter_reduce, ("self", "src"),
       doc="``src`` reduced into ``input`` at ``index`` along ``dim``: sum, prod, mean, amax or "
@@ -2545,7 +2588,8 @@ def _soft_margin_grad(grad, self, target, reduction):
 
 
 
-_SIGNS = [[1.0, -1.0, -1.0, 1.0], [-1.0, 1.0, 1.0, 1.0], [1.0, -1.0, 1.0, -1.0]]
+_SIGNS = Tensor._make(np.array([[1.0, -1.0, -1.0, 1.0], [-1.0, 1.0, 1.0, 1.0],
+                                 [1.0, -1.0, 1.0, -1.0]]))
 
 defop("smooth_l1_loss", "SmoothL1LossBackward0", K.smooth_l1_loss, ("self", "target"),
       calls=("`F.smooth_l1_loss` (beta > 0), `nn.SmoothL1Loss`", ""),
@@ -2563,9 +2607,10 @@ defop("huber_loss", "HuberLossBackward0", K.huber_loss, ("self", "target"),
                                                                      reduction, delta),
       target=lambda grad, self, target, reduction, delta: -_huber_grad(grad, self, target,
                                                                       reduction, delta))
-defop("soft_margin_loss", "SoftMarginLossBackward0", K.soft_margin_loss, ("self", "target"),
+# The target is an argument, not an input: PyTorch has no formula for it, so no edge.
+defop("soft_margin_loss", "SoftMarginLossBackward0", K.soft_margin_loss, ("self",),
       calls=("`F.soft_margin_loss`, `nn.SoftMarginLoss`", ""),
-      samples=(Sample(R(3, 4), C(_SIGNS)), Sample(R(3, 4), C(_SIGNS), reduction=0)),
+      samples=(Sample(R(3, 4), target=_SIGNS), Sample(R(3, 4), target=_SIGNS, reduction=0)),
       self=_soft_margin_grad)
 # The two C++ calls of the composite losses that no other row records: at::norm(x, p, dim)
 # (pairwise_distance) and tensor - Scalar (cosine_embedding_loss).
@@ -3041,6 +3086,8 @@ defop("logical_and", None, np.logical_and, ("self", "other"),
       calls=("`gradviz.logical_and`", ""))
 defop("logical_or", None, np.logical_or, ("self", "other"),
       calls=("`gradviz.logical_or`", ""))
+defop("logical_xor", None, np.logical_xor, ("self", "other"),
+      calls=("`gradviz.logical_xor`", ""))
 for _name, _sym in (("bitwise_and", "&"), ("bitwise_or", "|"), ("bitwise_xor", "^")):
     defop(_name, None, getattr(K, _name), ("self", "other"),
           calls=(f"`gradviz.{_name}`, `x {_sym} y`", f"`.{_name}()`, `.{_name}_()`"))

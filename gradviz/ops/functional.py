@@ -7,6 +7,7 @@ calls the dispatch point with its table entry. Nothing here computes a gradient.
 from __future__ import annotations
 
 import builtins
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -455,6 +456,36 @@ def t(input: Tensor) -> Tensor:
     return dispatch(_O["t"], input)
 
 
+def _matrix_transpose(input: Tensor, what: str, deprecated: str) -> Tensor:
+    """``.mT``, ``.mH``, ``adjoint()``: the last two dimensions swapped, as a view
+    (``TransposeBackward0`` saving -2 and -1); no conjugate, gradviz's tensors being real.
+    A 0-d tensor is returned as it is, with torch's deprecation warning."""
+    if input.ndim == 1:
+        raise RuntimeError(f"{what} is only supported on matrices or batches of matrices. Got "
+                           "1-D tensor.")
+    if input.ndim == 0:
+        warnings.warn(f"{deprecated} is deprecated on 0-D tensors. " + (
+            "This function is the identity in these cases." if deprecated == "Tensor.mT"
+            else "Consider using x.conj()."), UserWarning, stacklevel=3)
+        return input
+    return dispatch(_O["transpose"], input, dim0=-2, dim1=-1)
+
+
+def adjoint(input: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dimensions: for gradviz's real tensors the
+    transpose ``input.transpose(-2, -1)``, a view (``TransposeBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.adjoint(gradviz.zeros(4, 2, 3)).shape
+        gradviz.Size([4, 3, 2])
+    """
+    return _matrix_transpose(input, "tensor.adjoint()", "adjoint()")
+
+
+__all__ += ["adjoint"]
+
+
 def permute(input: Tensor, *dims: Any) -> Tensor:
     """Reorder dimensions (a view).
 
@@ -683,6 +714,8 @@ def _compare(name: str):
 
 eq, ne, lt, le, gt, ge = (_compare(n) for n in ("eq", "ne", "lt", "le", "gt", "ge"))
 logical_and, logical_or = _compare("logical_and"), _compare("logical_or")
+logical_xor = _compare("logical_xor")
+__all__ += ["logical_xor"]
 
 
 def logical_not(input: Tensor) -> Tensor:
@@ -694,6 +727,21 @@ def logical_not(input: Tensor) -> Tensor:
         tensor([False,  True])
     """
     return dispatch(_O["logical_not"], input)
+
+
+def _logical_inplace(name: str):
+    def inplace(input: Tensor, *other: Any) -> Tensor:
+        # the truth values written as 0/1 (True/False) in input's own dtype, no node: torch's
+        return dispatch_inplace(_O[name], input, *(_tensor_arg(o) for o in other))
+
+    inplace.__name__ = f"{name}_"
+    inplace.__doc__ = f"In-place :func:`{name}` (``Tensor.{name}_``), keeping ``input``'s dtype."
+    return inplace
+
+
+# Tensor methods only (torch has no torch.logical_not_): gradviz/ops/methods.py installs them.
+logical_not_, logical_and_, logical_or_, logical_xor_ = (
+    _logical_inplace(n) for n in ("logical_not", "logical_and", "logical_or", "logical_xor"))
 
 
 # -- *_like factories (ops only in that they take a tensor) --------------------------------------
@@ -2136,6 +2184,11 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
         raise IndexError("index_select(): Index is supposed to be a vector")
     d = _wrap_dim(dim, input.ndim)
     n = input.shape[d] if input.ndim else 1
+    if not input.ndim and index._data.size != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                           f"{index._data.size} value(s)")
+    if not input.ndim and index._data.reshape(-1)[0] != 0:
+        raise IndexError("index out of range in self")
     if index._data.size and (index._data.min() < -n or index._data.max() >= n):
         raise IndexError(f"index out of range in self (index_select: index "
                          f"{index.tolist()} for dimension {d} of size {n})")
@@ -2351,6 +2404,32 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: 
                 "shape)")
     _same_dtype("addmm", mat1, mat2)
     return dispatch(_O["addmm"], input, mat1, mat2, beta=beta, alpha=alpha)
+
+
+def addmm_(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: float = 1
+           ) -> Tensor:
+    """In-place :func:`addmm` (``Tensor.addmm_``): ``input`` must have the product's shape.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.zeros(2, 2).addmm_(gradviz.ones(2, 3), gradviz.ones(3, 2))
+        tensor([[3., 3.],
+                [3., 3.]])
+    """
+    for label, mat in (("mat1", mat1), ("mat2", mat2)):
+        if mat.ndim != 2:
+            raise RuntimeError(f"{label} must be a matrix, got {mat.ndim}-D tensor")
+    (n, k), (k2, m) = mat1._data.shape, mat2._data.shape
+    if k != k2:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
+    if tuple(input.shape) != (n, m):
+        raise RuntimeError(f"Bad in-place call: input tensor size {list(input.shape)} and "
+                           f"output tensor size {[n, m]} should match")
+    for label, mat in (("mat1", mat1), ("mat2", mat2)):
+        if mat._data.dtype != input._data.dtype:
+            raise RuntimeError(f"self and {label} must have the same dtype, but got "
+                               f"{input.dtype._legacy[:-6]} and {mat.dtype._legacy[:-6]}")
+    return dispatch_inplace(_O["addmm"], input, mat1, mat2, beta=beta, alpha=alpha)
 
 
 __all__ += ["addmm"]
@@ -3220,7 +3299,7 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     """The ``n``-th forward difference along ``dim`` (``out[i] = x[i + 1] - x[i]``, ``n``
     times), ``prepend``/``append`` concatenated first; decomposed as PyTorch does: two
     :func:`narrow` slices and a subtraction per order (``SubBackward0`` over ``SliceBackward0``);
-    bool tensors give ``!=`` of neighbours.
+    bool tensors give ``!=`` of neighbours; ``n=0`` a copy of ``input`` (``CopyBackwards``).
 
     Example:
         >>> import gradviz
@@ -3233,6 +3312,8 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = _wrap_dim(dim, input.ndim)
+    if n == 0:  # PyTorch copies the input into a new tensor, ignoring prepend and append
+        return copy_(empty_like(input), input)
     if prepend is not None or append is not None:
         parts = [p for p in (prepend, input, append) if p is not None]
         input = cat(parts, d)
@@ -3999,7 +4080,8 @@ def _unfold_method(self: Tensor, dimension: int, size: int, step: int) -> Tensor
 
 def _sum_to_size(self: Tensor, *size: Any) -> Tensor:
     """``x.sum_to_size(*size)``: ``x`` summed down to ``size``, the shape it was broadcast from
-    (``SumBackward1`` with ``keepdim=True``, then ``ViewBackward0`` to drop the leading dims).
+    (``SumBackward1`` with ``keepdim=True``, then ``ViewBackward0`` to drop the leading dims;
+    an empty ``size`` sums everything, ``SumBackward0``).
 
     Example:
         >>> import gradviz
@@ -4007,6 +4089,8 @@ def _sum_to_size(self: Tensor, *size: Any) -> Tensor:
         tensor([[2., 2., 2.]])
     """
     shape = tuple(int_list("sum_to_size", size))
+    if not shape:  # PyTorch sums everything into a new tensor (SumBackward0), even a 0-d one
+        return sum(self)
     have = tuple(self.shape)
     lead = len(have) - len(shape)
     if lead < 0 or builtins.any(s not in (1, h) for s, h in zip(shape, have[lead:])):

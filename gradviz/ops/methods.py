@@ -117,6 +117,13 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
         "cpu": lambda self: self,
         "cuda": lambda self, *args, **kwargs: _to(self, "cuda"),  # gradviz's CPU-only error
         "T": property(_T),
+        "mT": property(_mT), "mH": property(_mH), "H": property(_H), "adjoint": F.adjoint,
+        "addmm": F.addmm, "addmm_": F.addmm_, "trace": F.trace,
+        "where": _where,
+        "logical_not": F.logical_not, "logical_and": F.logical_and, "logical_or": F.logical_or,
+        "logical_xor": F.logical_xor, "logical_not_": F.logical_not_,
+        "logical_and_": F.logical_and_, "logical_or_": F.logical_or_,
+        "logical_xor_": F.logical_xor_,
     }
     for name, fn in methods.items():
         setattr(Tensor, name, _as_method(fn, name))
@@ -273,6 +280,41 @@ def _T(self: Any) -> Any:  # noqa: N802 - Tensor.T
     from gradviz.ops import functional as F
 
     return F.permute(self, tuple(range(self.ndim - 1, -1, -1)))
+
+
+def _where(self: Any, condition: Any, other: Any) -> Any:
+    """``self.where(condition, other)``: ``gradviz.where(condition, self, other)``."""
+    from gradviz.ops import functional as F
+
+    return F.where(condition, self, other)
+
+
+def _mT(self: Any) -> Any:  # noqa: N802 - Tensor.mT
+    """The last two dimensions swapped, a view (``x.transpose(-2, -1)``, ``TransposeBackward0``).
+    """
+    from gradviz.ops import functional as F
+
+    return F._matrix_transpose(self, "tensor.mT", "Tensor.mT")
+
+
+def _mH(self: Any) -> Any:  # noqa: N802 - Tensor.mH
+    """The conjugate transpose of the last two dimensions: ``.mT`` for gradviz's real tensors."""
+    from gradviz.ops import functional as F
+
+    return F._matrix_transpose(self, "tensor.mH", "Tensor.mH")
+
+
+def _H(self: Any) -> Any:  # noqa: N802 - Tensor.H
+    """The conjugate transpose of a matrix (2-D only; ``.mH`` takes batches)."""
+    from gradviz.ops import functional as F
+
+    if self.ndim > 2:
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
+                           f"{self.ndim}-D tensor. For batches of matrices, consider using "
+                           "tensor.mH")
+    if self.ndim == 1:
+        raise RuntimeError("tensor.H is only supported on matrices (2-D tensors). Got 1-D tensor.")
+    return F._matrix_transpose(self, "tensor.H", "Tensor.H")
 
 
 def _to(self: Any, *args: Any, **kwargs: Any) -> Any:

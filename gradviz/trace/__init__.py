@@ -1,6 +1,7 @@
 """The tracer: record forward ops, backward graphs and engine steps as plain data.
 
-``with gradviz.trace() as tr:`` records everything inside; ``gradviz.graph_of(t)`` builds the
+``with gradviz.tracer() as tr:`` (or ``gradviz.trace()``, whose tensor form ``gradviz.trace(x)``
+is the matrix op, as in torch) records everything inside; ``gradviz.graph_of(t)`` builds the
 backward-graph model of a live tensor without tracing; ``gradviz.load_trace(path)`` reopens a
 saved trace; ``gradviz.compare_engines(fn, *inputs)`` records one program under the three
 engines. Renderers (``gradviz.render``) draw these models.
@@ -38,10 +39,10 @@ from gradviz.trace.model import (
     run_numbers,
     summarize,
 )
-from gradviz.trace.recorder import Trace, trace
+from gradviz.trace.recorder import Trace, trace, tracer
 from gradviz.trace.replay import StepState, Timeline, replay, timeline
 
-__all__ = ["trace", "Trace", "graph_of", "load_trace", "TraceFormatError", "SCHEMA",
+__all__ = ["trace", "tracer", "Trace", "graph_of", "load_trace", "TraceFormatError", "SCHEMA",
            "BackwardGraph", "BackwardRun", "NodeInfo", "OpRecord", "SavedInfo", "SourceLoc",
            "Step", "TensorInfo", "summarize", "compare_engines", "EngineComparison",
            "EngineReport", "ENGINES", "STEP_KINDS", "STEP_TYPES", "ComputeDependenciesStep",

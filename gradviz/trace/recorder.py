@@ -2252,9 +2252,12 @@ _HANDLERS: dict[str, Callable[[Trace, dict[str, Any]], None]] = {
     event: getattr(Trace, "_on_" + event) for event in _EVENTS}
 
 
-def trace(values: str = "small", keep_runs: int | str | None = None, name: str | None = None,
+def tracer(values: str = "small", keep_runs: int | str | None = None, name: str | None = None,
           keep_run: int | None = None, torch: bool | None = None) -> Trace:
     """Record everything inside a ``with`` block: forward ops, backward graphs, engine steps.
+
+    ``gradviz.tracer(...)`` is the tracer's unambiguous name; ``gradviz.trace(...)`` is the same
+    call, except that a tensor first argument makes it PyTorch's matrix ``trace`` (:func:`trace`).
 
     Args:
         values: ``"small"`` keeps full values of tensors up to 64 elements and summaries
@@ -2277,7 +2280,7 @@ def trace(values: str = "small", keep_runs: int | str | None = None, name: str |
 
     Example:
         >>> import gradviz
-        >>> with gradviz.trace() as tr:
+        >>> with gradviz.tracer() as tr:
         ...     x = gradviz.tensor([1.0, 2.0], requires_grad=True)
         ...     (x ** 2).sum().backward()
         >>> [s.kind for s in tr.steps()][:3]
@@ -2285,3 +2288,48 @@ def trace(values: str = "small", keep_runs: int | str | None = None, name: str |
     """
     return Trace(values=values, keep_runs=keep_runs, name=name, keep_run=keep_run,
                  torch=torch)
+
+
+def trace(values: str | Tensor = "small", keep_runs: int | str | None = None,
+          name: str | None = None, keep_run: int | None = None, torch: bool | None = None,
+          **kwargs: Any) -> Any:
+    """Two uses under one name, told apart by the first argument:
+
+    * ``gradviz.trace(x)`` with a tensor ``x`` is ``torch.trace``, the sum of a matrix's main
+      diagonal (``TraceBackward0``; 2-D only), so that ``import gradviz as torch`` runs torch
+      code; ``gradviz.trace(input=x)`` too;
+    * anything else, ``gradviz.trace()``, ``gradviz.trace("all")``,
+      ``gradviz.trace(values=..., keep_runs=...)``, is the tracer: :func:`tracer`, whose
+      arguments these are (see it for what they mean).
+
+    Args:
+        values: a tensor (the matrix op), or the tracer's ``values``.
+        keep_runs, name, keep_run, torch: the tracer's arguments.
+        **kwargs: ``input=``, the matrix op's tensor by name.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.trace(gradviz.eye(3))
+        tensor(3.)
+        >>> with gradviz.trace() as tr:
+        ...     (gradviz.ones(2, requires_grad=True) * 2).sum().backward()
+        >>> next(tr.steps()).kind
+        'compute_dependencies'
+    """
+    if isinstance(values, Tensor) or "input" in kwargs:
+        matrix = values
+        if "input" in kwargs:
+            matrix = kwargs.pop("input")
+            if isinstance(values, Tensor) or values != "small":  # the tensor given twice
+                kwargs["values"] = values
+        if kwargs or not isinstance(matrix, Tensor) or (keep_runs, name, keep_run, torch) != (
+                None, None, None, None):
+            raise TypeError("trace(): with a tensor, trace is the matrix trace, trace(input), "
+                            "which takes no other argument; the tracer is gradviz.tracer(...)")
+        from gradviz.ops import functional as F  # the op layer, below this one
+
+        return F.trace(matrix)
+    if kwargs:
+        raise TypeError(f"trace() got an unexpected keyword argument {next(iter(kwargs))!r}")
+    return tracer(values=values, keep_runs=keep_runs, name=name, keep_run=keep_run,
+                  torch=torch)
