@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -337,3 +338,59 @@ def op_db() -> list[Any]:
     from torch.testing._internal.common_methods_invocations import op_db as db
 
     return list(db)
+
+
+# -- the tally and the list of entries that match ---------------------------------------------
+MATCHING = Path(__file__).with_name("opinfo_matching.txt")
+
+
+def read_matching() -> tuple[int, list[str]]:
+    """The committed tally: how many entries gradviz resolved when it was written, and the
+    entries that matched on every sample (each must go on matching: test_opinfo.py)."""
+    resolved, entries = 0, []
+    for line in MATCHING.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# resolved:"):
+            resolved = int(line.split(":", 1)[1])
+        elif line and not line.startswith("#"):
+            entries.append(line)
+    return resolved, entries
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m tests.parity._opinfo [--write] [ENTRY ...]``: run the OpInfo entries (all,
+    or those named), print each one that differs with its first differences and the tally;
+    ``--write`` rewrites opinfo_matching.txt from the run (all entries only)."""
+    import argparse
+    import time
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("entries", nargs="*")
+    parser.add_argument("--write", action="store_true")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    results = [run_entry(info) for info in op_db()
+               if not args.entries or entry_id(info) in args.entries]
+    resolved = [r for r in results if r.resolved]
+    matching = sorted(r.entry for r in resolved if r.run and r.matched == r.run)
+    for r in resolved:
+        if r.entry not in matching:
+            print(f"{r.entry}: {r.matched} of {r.run} samples match"
+                  + (f" ({r.unsupported} not run)" if r.unsupported else ""))
+            for line in r.first:
+                print(f"    {line}")
+    print(f"{len(results)} OpInfo entries, {len(resolved)} resolved by gradviz, "
+          f"{len(matching)} matching on every sample "
+          f"({sum(r.run for r in resolved)} samples run; {time.perf_counter() - start:.0f} s)")
+    if args.write and not args.entries:
+        MATCHING.write_text(
+            "# OpInfo entries (tests/parity/_opinfo.py) gradviz matches on every sample, float64\n"
+            "# and float32: tests/parity/test_opinfo.py keeps each matching. Written by\n"
+            "# `python -m tests.parity._opinfo --write`; the run prints the others and why.\n"
+            f"# entries: {len(results)}\n# resolved: {len(resolved)}\n"
+            + "".join(f"{e}\n" for e in matching), encoding="utf-8")
+        print(f"wrote {MATCHING.name}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
