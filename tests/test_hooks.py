@@ -166,6 +166,18 @@ def test_hook_changing_the_gradient_size_is_an_error():
     assert str(exc.value).startswith("hook '<lambda>' has changed the size of value")
 
 
+def test_hook_changing_the_gradient_dtype_under_create_graph_is_torchs_error():
+    # Under create_graph the hook's input is a tensor: the message names both tensor types
+    # (it failed inside its own formatting before).
+    x = gv.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    y.register_hook(lambda g: g.double())
+    with pytest.raises(RuntimeError) as exc:
+        gv.autograd.grad(y.sum(), x, create_graph=True)
+    assert str(exc.value) == ("hook '<lambda>' has changed the type of value (was "
+                              "gradviz.FloatTensor got gradviz.DoubleTensor)")
+
+
 @pytest.mark.parametrize("register", [
     lambda t: t.register_hook(lambda g: g),
     lambda t: t.register_post_accumulate_grad_hook(lambda t: None),

@@ -479,12 +479,13 @@ def checked_hook_result(fn: Callable, result: Any, value: Any, create_graph: boo
         raise RuntimeError("can't replace a None gradient with a non-None value")
     if not isinstance(result, tensor_type):
         raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
-    old_dtype = value.dtype if isinstance(value, tensor_type) else np.asarray(value).dtype
+    # Under create_graph the engine carries tensors: compare NumPy dtypes, not gradviz's.
+    old_dtype = value._data.dtype if isinstance(value, tensor_type) else np.asarray(value).dtype
     if result._data.dtype != old_dtype:
         from gradviz.tensor import _type_name
 
         raise RuntimeError(f"hook '{hook_name(fn)}' has changed the type of value (was "
-                           f"{_type_name(np.dtype(old_dtype))} got "
+                           f"{_type_name(old_dtype)} got "
                            f"{_type_name(result._data.dtype)})")
     if result.shape != np.shape(value):
         # PyTorch's text; the shapes are gradviz's addition.

@@ -148,6 +148,11 @@ PROGRAMS: dict[str, str] = {
         result = ([(t.tolist(), t.requires_grad, t.grad_fn is None) for t in r],
                   [(t.tolist(), t.requires_grad) for t in s])
     """,
+    "hook changes the dtype under create_graph": """
+        x = m.tensor([1.0, 2.0], requires_grad=True); y = x * 2
+        y.register_hook(lambda g: g.double())
+        m.autograd.grad(y.sum(), x, create_graph=True)
+    """,
     "node called with no gradient": "x = f64([1.0, 2.0]); (x * 2).grad_fn()",
     "node called with two gradients": "x = f64([1.0, 2.0]); (x * 2).grad_fn(x, x)",
     "unbind node called with one gradient": "x = f64([1.0, 2.0]); x.unbind(0)[0].grad_fn(x[0])",
