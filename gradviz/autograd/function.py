@@ -182,6 +182,12 @@ class _FunctionMeta(type):
                                  {"_forward_cls": cls, "__module__": __name__})
 
 
+_LEGACY_CALL_MESSAGE = (
+    "Legacy autograd function with non-static forward method is deprecated. Please use new-style "
+    "autograd function with static forward method. (Example: "
+    "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+
 class Function(metaclass=_FunctionMeta):
     """Base class for custom differentiable operations.
 
@@ -214,6 +220,10 @@ class Function(metaclass=_FunctionMeta):
                       "are all static, so you should invoke them on the class itself. "
                       "Instantiating an autograd function will raise an error in a future "
                       "version of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # Calling an instance was PyTorch's legacy (non-static) Function API; it refuses it.
+        raise RuntimeError(_LEGACY_CALL_MESSAGE)
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:

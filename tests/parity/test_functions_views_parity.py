@@ -81,6 +81,17 @@ class F(Function):
 a = m.ones(2, requires_grad=True)
 F.apply(a).sum().backward()
 '''
+PROGRAMS["instance_called"] = '''
+class F(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 3
+    @staticmethod
+    def backward(ctx, g):
+        return g * 3
+a = m.ones(2, requires_grad=True)
+F()(a)
+'''
 PROGRAMS["setup_ctx_with_ctx_forward"] = '''
 class F(Function):
     @staticmethod
