@@ -112,6 +112,40 @@ def test_views_made_under_no_grad_require_grad_and_refuse_a_rebase():
         w.requires_grad  # noqa: B018
 
 
+_NO_GRAD_HINT = ("Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+                 "clarify your code by moving both the view and the inplace either both inside "
+                 "the {} block (if you don't want the inplace to be tracked) or both outside (if "
+                 "you want the inplace to be tracked).")
+
+
+@pytest.mark.parametrize(("mode", "name", "write"), [
+    (gradviz.no_grad, "no_grad", "with grad mode enabled."),
+    (gradviz.inference_mode, "inference_mode", "in normal mode."),
+])
+def test_a_view_of_a_view_made_with_grad_off_names_both_in_its_error(mode, name, write):
+    # Texts as torch 2.13 gives them; the view of the view has a grad_fn (SliceBackward0).
+    said = "no_grad mode" if name == "no_grad" else "inference mode"
+    b = gradviz.ones(4, requires_grad=True) * 1
+    with mode():
+        v = b[:3]
+    with pytest.raises(RuntimeError) as exc:
+        v.mul_(2)
+    assert str(exc.value) == (f"A view was created in {said} and is being modified inplace "
+                              f"{write} " + _NO_GRAD_HINT.format(name))
+    vv = v[:2]
+    with pytest.raises(RuntimeError) as exc:
+        vv.mul_(2)
+    assert str(exc.value) == (f"Output 0 of Slice is a view of a view which was created in "
+                              f"{said} and is being modified inplace {write} "
+                              + _NO_GRAD_HINT.format(name))
+    b.mul_(2)
+    with pytest.raises(RuntimeError) as exc:
+        vv.grad_fn  # noqa: B018
+    assert str(exc.value).startswith(
+        f"Output 0 of Slice is a view of a view which was created in {said} and its base or "
+        f"another view of its base has been modified inplace {write} Given")
+
+
 def test_outputs_of_split_refuse_a_rebase():
     b = gradviz.ones(4, requires_grad=True) * 1
     s = b.split(2)

@@ -960,6 +960,9 @@ _CREATION_TEXT = {
     "backward associated with the custom Function, leading to incorrect gradients. This "
     "behavior is forbidden. You can fix this by cloning the output of the custom Function.",
 }
+# A view made with grad mode off, in PyTorch's words: the mode, and the mode of the write.
+_MODE_TEXT = {NO_GRAD_MODE: ("no_grad mode", "with grad mode enabled."),
+              INFERENCE_MODE: ("inference mode", "in normal mode.")}
 
 
 class ViewMeta:
@@ -1021,19 +1024,22 @@ def rebase_message(view: Tensor, indirect: bool) -> str:
         >>> rebase_message(piece, indirect=False)[:58]
         'Output 1 of Split is a view and is being modified inplace.'
     """
-    meta = view._view_meta
+    creation = view._view_meta.creation_meta
     modified = "its base or another view of its base has been" if indirect else "is being"
     fn = view._grad_fn
-    if fn is not None:
+    if fn is None:
+        # No grad_fn: the view itself was made with grad mode off (whatever else it is).
+        mode, write = _MODE_TEXT[INFERENCE_MODE if creation == INFERENCE_MODE else NO_GRAD_MODE]
+        head = f"A view was created in {mode} and {modified} modified inplace {write}"
+    elif creation in _MODE_TEXT:
+        # A grad_fn, yet made with grad mode off: taken with it on from a view made with it off.
+        mode, write = _MODE_TEXT[creation]
+        head = (f"Output {view._output_nr} of {_short_name(fn)} is a view of a view which was "
+                f"created in {mode} and {modified} modified inplace {write}")
+    else:
         head = (f"Output {view._output_nr} of {_short_name(fn)} is a view and {modified} "
                 "modified inplace.")
-    elif meta.creation_meta == INFERENCE_MODE:
-        head = (f"A view was created in inference mode and {modified} modified inplace in "
-                "normal mode.")
-    else:
-        head = (f"A view was created in no_grad mode and {modified} modified inplace with grad "
-                "mode enabled.")
-    return f"{head} {_CREATION_TEXT[meta.creation_meta]}"
+    return f"{head} {_CREATION_TEXT[creation]}"
 
 
 def _make_view(result: Tensor, src: Tensor, op: OpInfo | None, kwargs: dict,
@@ -1044,7 +1050,7 @@ def _make_view(result: Tensor, src: Tensor, op: OpInfo | None, kwargs: dict,
     its base changes, as in PyTorch)."""
     parent = src._view_meta
     if not _state.enabled and creation_meta == DEFAULT:
-        creation_meta = NO_GRAD_MODE
+        creation_meta = INFERENCE_MODE if _state.inference else NO_GRAD_MODE
     if src._base is None:
         result._base = src
         parent, known = None, True

@@ -628,6 +628,34 @@ with m.no_grad():
     v = b[0]
 v.mul_(2)
 '''
+PROGRAMS["nograd_view_of_view_then_grad"] = '''
+b = m.ones(4, requires_grad=True) * 1
+with m.no_grad():
+    v = b[:3]
+vv = v[:2]
+try:
+    vv.mul_(2)
+except RuntimeError as e:
+    out.append(str(e))
+b.mul_(2)
+vv.grad_fn
+'''
+PROGRAMS["inference_view_then_normal"] = '''
+b = m.ones(4, requires_grad=True) * 1
+with m.inference_mode():
+    v = b[:3]
+vv = v[:2]
+try:
+    vv.mul_(2)
+except RuntimeError as e:
+    out.append(str(e))
+b.mul_(2)
+try:
+    vv.grad_fn
+except RuntimeError as e:
+    out.append(str(e))
+v.mul_(2)
+'''
 PROGRAMS["nograd_view_use"] = '''
 a = m.ones(2, 3, requires_grad=True)
 b = a * 1
