@@ -6,6 +6,8 @@ tests/parity/test_functions_views_parity.py.
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 import gradviz
@@ -137,6 +139,55 @@ def test_mark_dirty_of_a_tensor_not_returned_or_not_an_input():
     with pytest.warns(UserWarning, match=r"ctx.mark_dirty\(\) received a tensor that was not an "
                       "input"):
         NotInput.apply(b)
+
+
+class DoubleAndTriple(Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.mul_(2)
+        ctx.mark_dirty(x)
+        return x, x * 3
+
+    @staticmethod
+    def backward(ctx, g0, g1):
+        return g0 * 2 + g1 * 6
+
+
+def test_a_dirty_view_must_be_the_only_output_when_recorded():
+    b = gradviz.ones(4, requires_grad=True) * 1
+    with pytest.raises(RuntimeError) as exc:
+        DoubleAndTriple.apply(b[:2])
+    assert str(exc.value).startswith(
+        "If your Function modifies inplace an input that is a view of another Tensor, your "
+        "Function cannot return more than one Tensor. This is not supported by the current "
+        "autograd engine.")
+    # Not a view, or nothing recorded: allowed (as in torch 2.13).
+    c = gradviz.ones(4, requires_grad=True) * 1
+    assert [t.tolist() for t in DoubleAndTriple.apply(c)] == [[2.0] * 4, [6.0] * 4]
+    assert DoubleAndTriple.apply(gradviz.ones(4)[:2])[1].tolist() == [6.0, 6.0]
+
+
+def test_a_dirty_non_input_must_be_returned_and_warns_only_when_recorded():
+    class NotInputNotReturned(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.mark_dirty(x * 2)
+            return x * 1
+
+    class NotInput(Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x * 2
+            ctx.mark_dirty(y)
+            return y
+
+    for x in (gradviz.ones(2), gradviz.ones(2, requires_grad=True)):
+        with pytest.raises(RuntimeError, match="^Some elements marked as dirty during the "
+                           "forward method were not returned as output."):
+            NotInputNotReturned.apply(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert NotInput.apply(gradviz.ones(2)).tolist() == [2.0, 2.0]
 
 
 def test_views_returned_from_a_function_refuse_in_place_changes():

@@ -209,6 +209,44 @@ out.append([ (n.name() if n else None, i) for n, i in b.grad_fn.next_functions])
 b.sum().backward()
 out.append(a.grad.tolist())
 '''
+PROGRAMS["dirty_view_two_outputs"] = '''
+class F(Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.mul_(2)
+        ctx.mark_dirty(x)
+        return x, x * 3
+    @staticmethod
+    def backward(ctx, g0, g1):
+        return g0 * 2 + g1 * 6
+out.append([t.tolist() for t in F.apply(m.ones(4)[:2])])
+b = m.ones(4, requires_grad=True) * 1
+out.append([t.tolist() for t in F.apply(b * 1)])
+F.apply(b[:2])
+'''
+PROGRAMS["dirty_non_input_not_returned"] = '''
+class F(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.mark_dirty(x * 2)
+        return x * 1
+    @staticmethod
+    def backward(ctx, g):
+        return g
+F.apply(m.ones(2))
+'''
+PROGRAMS["dirty_non_input_not_recorded"] = '''
+class F(Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = x * 2
+        ctx.mark_dirty(y)
+        return y
+    @staticmethod
+    def backward(ctx, g):
+        return g
+out.append(F.apply(m.ones(2)).tolist())
+'''
 PROGRAMS["non_diff"] = '''
 class F(Function):
     @staticmethod
