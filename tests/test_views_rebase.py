@@ -93,6 +93,20 @@ def test_retain_grad_moves_to_the_new_grad_fn_but_hooks_stay():
     assert v.grad.tolist() == [1.0, 1.0]
 
 
+@pytest.mark.parametrize("other_view_first", [False, True])
+def test_a_retained_view_keeps_retaining_through_its_own_in_place_op(other_view_first):
+    # As torch 2.13: the view's grad is that of its value after the write (v * 5 -> 5s), also
+    # when another view of the base was written first (the view's grad_fn regenerated then).
+    b = gradviz.ones(4, requires_grad=True) * 1
+    v = b[:2]
+    v.retain_grad()
+    if other_view_first:
+        b[2:].mul_(3)
+    v.mul_(2)
+    (v * 5).sum().backward()
+    assert v.retains_grad and v.grad.tolist() == [5.0, 5.0]
+
+
 def test_views_made_under_no_grad_require_grad_and_refuse_a_rebase():
     a = gradviz.ones(2, 3, requires_grad=True)
     b = a * 1

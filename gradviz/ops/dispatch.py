@@ -1263,5 +1263,7 @@ def _copy_slices(op: OpInfo, view: Tensor, base: Tensor, args: tuple, arrays: li
                  kwargs: dict, edges: tuple) -> Node:
     """Record an in-place op through ``view``: ``CopySlices`` becomes the base's grad_fn."""
     base_edge = gradient_edge(base) if base._requires_grad else NO_EDGE
+    old = view._grad_fn  # current: collecting the edges regenerated it if it was stale
     fn = _record(op, view, args, arrays, kwargs, (base_edge, *edges[1:]))
+    move_retains_grad(view, old)  # on to fn; rebase_history moves it on to the view's new node
     return rebase_history(view, base, fn)

@@ -551,6 +551,16 @@ v.mul_(2)
 b.sum().backward()
 out.append(repr(b.grad))
 '''
+PROGRAMS["retain_grad_view_own_inplace"] = '''
+b = m.ones(4, requires_grad=True) * 1
+v = b[:2]
+v.retain_grad()
+w = b[1:3]
+w.mul_(3)
+v.mul_(2)
+((v * 5).sum() + (b * 7).sum()).backward()
+out.append((repr(v.grad), v.grad_fn.name(), w.grad))
+'''
 PROGRAMS["hook_moves"] = '''
 a = m.ones(3, requires_grad=True)
 b = a * 1
