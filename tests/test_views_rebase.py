@@ -126,6 +126,20 @@ def test_views_made_under_no_grad_require_grad_and_refuse_a_rebase():
         w.requires_grad  # noqa: B018
 
 
+def test_in_place_on_a_view_of_a_leaf_that_later_requires_grad_is_refused():
+    # The view was taken before its base required grad; torch 2.13 still refuses the write.
+    for other in (2.0, gradviz.ones(2, requires_grad=True)):
+        a = gradviz.ones(3)
+        v = a[:2]
+        w = v[:1]
+        a.requires_grad_()
+        for target in (v, w):
+            with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires "
+                               "grad is being used in an in-place operation.$"):
+                target.mul_(other[:1] if target is w and not isinstance(other, float) else other)
+        assert a.tolist() == [1.0, 1.0, 1.0]
+
+
 _NO_GRAD_HINT = ("Given that this use case is ambiguous and error-prone, it is forbidden. You can "
                  "clarify your code by moving both the view and the inplace either both inside "
                  "the {} block (if you don't want the inplace to be tracked) or both outside (if "

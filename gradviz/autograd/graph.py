@@ -1074,6 +1074,8 @@ def increment_version(tensor: Tensor | Any) -> None:
     """
     tensor_type = _TENSOR or _tensor_class()
     for t in (tensor,) if isinstance(tensor, tensor_type) else tensor:
+        if t.is_inference():
+            continue  # an inference tensor has no version counter: nothing to bump, as torch
         t._version_counter.version += 1
 
 

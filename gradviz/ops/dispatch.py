@@ -641,7 +641,9 @@ def dispatch_inplace(op: OpInfo, self: Tensor, *others: Any, **kwargs: Any) -> T
     arrays, requires = _arrays(op, args)
     record = recording and requires and op.node is not None
     base = self._base
-    if recording and requires:
+    # A view requires grad when its base does, also one taken before the base did (torch's
+    # view of a leaf that later requires grad): the checks apply to it too.
+    if recording and (requires or base is not None and base._requires_grad):
         _check_inplace(self)
     out = _forward(op, arrays, kwargs)
     if out.shape != self._data.shape:
@@ -1166,7 +1168,7 @@ def _check_inplace(t: Tensor) -> None:
         if meta.creation_meta != DEFAULT:
             raise RuntimeError(rebase_message(t, indirect=False))
         base = t._base
-        if t._requires_grad and base._requires_grad and base._grad_fn is None:
+        if base._requires_grad and base._grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                                "in-place operation.")
         if not meta.known:

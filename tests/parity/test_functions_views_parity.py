@@ -704,6 +704,17 @@ except RuntimeError as e:
     out.append(str(e))
 v.mul_(2)
 '''
+PROGRAMS["view_of_leaf_later_requiring_grad"] = '''
+a = m.ones(3)
+v = a[:2]
+a.requires_grad_()
+try:
+    v.add_(m.ones(2, requires_grad=True))
+except RuntimeError as e:
+    out.append(str(e))
+out.append((v.grad_fn, v.is_leaf, a.tolist()))
+v[:1].mul_(2)
+'''
 PROGRAMS["nograd_view_use"] = '''
 a = m.ones(2, 3, requires_grad=True)
 b = a * 1

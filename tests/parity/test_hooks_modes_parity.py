@@ -303,6 +303,12 @@ PROGRAMS: dict[str, str] = {
             b = m.is_grad_enabled()
         result = a, b, m.is_grad_enabled()
     """,
+    "increment_version on an inference tensor": """
+        inf, normal = inference_ones(), m.ones(2)
+        m.autograd.graph.increment_version(inf)
+        m.autograd.graph.increment_version([inf, normal])
+        result = normal._version, inf.is_inference()
+    """,
     # -- anomaly mode ----------------------------------------------------------------------
     "detect_anomaly warns when made": """
         d = m.autograd.detect_anomaly()
