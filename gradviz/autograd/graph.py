@@ -1108,6 +1108,10 @@ def will_engine_execute_node(node: Node) -> bool:
     task, root = tasks[-1]
     if task.exec_info is None:
         return node is root or node in task.dependencies
+    if node in task.captures and all(n is None for n, _ in node.next_functions):
+        # A leaf's gradient that autograd.grad captures (PyTorch's topological_nr 0).
+        raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are "
+                           "currently running autograd.grad(). This is currently not supported.")
     return bool(task.exec_info.get(node)) or node in task.captures
 
 

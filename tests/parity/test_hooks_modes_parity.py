@@ -136,6 +136,22 @@ PROGRAMS: dict[str, str] = {
         NoGradForSecond.apply(x, u).sum().backward()
         result = calls, w.grad, x.grad.tolist()
     """,
+    "multi-grad hook on later backward calls": """
+        calls = []
+        a, b = f64([1.0, 2.0]), f64([3.0, 4.0]); c = a * b
+        m.autograd.graph.register_multi_grad_hook(
+            (a, b, c), lambda gs: calls.append([g is not None for g in gs]))
+        out = (c * 2).sum()
+        for inputs in [None, [a], [b], [c], [a, b], None]:
+            out.backward(inputs=inputs, retain_graph=True)
+        m.autograd.grad(out, [c], retain_graph=True)
+        result = calls
+    """,
+    "multi-grad hook under autograd.grad of a leaf": """
+        a, b = f64([1.0, 2.0]), f64([3.0, 4.0])
+        m.autograd.graph.register_multi_grad_hook((a, b), lambda gs: None)
+        m.autograd.grad((a * b).sum(), [a])
+    """,
     "post-accumulate-grad hook returns a value": """
         x = f64([1.0, 2.0])
         x.register_post_accumulate_grad_hook(lambda t: t * 2)
