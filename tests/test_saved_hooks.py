@@ -273,6 +273,44 @@ def test_gradient_edge_as_inputs() -> None:
         get_gradient_edge(gradviz.ones(1))
 
 
+def test_gradient_edge_as_outputs() -> None:
+    # As torch 2.13: a GradientEdge may stand for an output of autograd.grad and backward.
+    x = gradviz.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    edge = get_gradient_edge(y)
+    (gx,) = gradviz.autograd.grad(edge, x, gradviz.tensor([1.0, 3.0]), retain_graph=True)
+    assert gx.tolist() == [2.0, 6.0]
+    (gx,) = gradviz.autograd.grad([edge, (x * 3).sum()], x, [gradviz.ones(2), None],
+                                  retain_graph=True)
+    assert gx.tolist() == [5.0, 5.0]
+    gradviz.autograd.backward(edge, gradviz.ones(2))
+    assert x.grad.tolist() == [2.0, 2.0]
+    gradviz.autograd.backward(get_gradient_edge(x), gradviz.ones(2))  # a leaf's edge
+    assert x.grad.tolist() == [3.0, 3.0]
+    s = (x * 2).sum()
+    gradviz.autograd.backward(get_gradient_edge(s))  # a one-element edge: its gradient is 1
+    assert x.grad.tolist() == [5.0, 5.0]
+    y = x * 2
+    with pytest.raises(RuntimeError, match="^grad can be implicitly created only for scalar "
+                       "outputs$"):
+        gradviz.autograd.grad(get_gradient_edge(y), x)
+    with pytest.raises(RuntimeError, match=r"^Mismatch in shape: grad_output\[0\] has a shape "
+                       r"of gradviz.Size\(\[3\]\) and output\[0\] has a shape of "
+                       r"gradviz.Size\(\[2\]\).$"):
+        gradviz.autograd.grad(get_gradient_edge(y), x, gradviz.ones(3))
+
+
+def test_materialize_grads_refuses_an_unreached_gradient_edge() -> None:
+    x = gradviz.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    z = (y * 3).sum()
+    assert gradviz.autograd.grad(z, get_gradient_edge(y), retain_graph=True,
+                                 materialize_grads=True)[0].tolist() == [3.0, 3.0]
+    with pytest.raises(RuntimeError, match="^materialize_grads cannot be used when the given "
+                       "input is a GradientEdge$"):
+        gradviz.autograd.grad((x * 3).sum(), [x, get_gradient_edge(y)], materialize_grads=True)
+
+
 def test_increment_version() -> None:
     x = gradviz.ones(2, requires_grad=True)
     y = x * x

@@ -17,7 +17,7 @@ import numpy as np
 
 from gradviz.autograd import events, graph
 from gradviz.autograd.grad_mode import set_grad_enabled
-from gradviz.autograd.graph import Edge, GraphRoot, Node, NodeHooks, gradient_edge
+from gradviz.autograd.graph import Edge, GradientEdge, GraphRoot, Node, NodeHooks
 from gradviz.tensor import Tensor, _unwrap_grad, _wrap_grad
 
 __all__ = ["run_backward", "compute_dependencies", "init_to_execute", "InputBuffer", "ReadyQueue",
@@ -86,12 +86,14 @@ class GraphTask:
         self.on_done: list = []  # called when the pass ends (register_multi_grad_hook's state)
 
 
-def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph: bool,
-                 create_graph: bool, inputs: Sequence[Tensor] = (), allow_unused: bool = True,
+def run_backward(roots: Sequence[Tensor | GradientEdge], grad_roots: Sequence[Any],
+                 keep_graph: bool, create_graph: bool,
+                 inputs: Sequence[Tensor | GradientEdge] = (), allow_unused: bool = True,
                  accumulate_grad: bool = True, observer: events.Observer | None = None
                  ) -> tuple[Any, ...]:
-    """One backward pass, what ``Tensor.backward`` and ``autograd.grad`` call. ``grad_roots``:
-    the roots' gradients, already checked; ``keep_graph``: ``retain_graph``. With
+    """One backward pass, what ``Tensor.backward`` and ``autograd.grad`` call. ``roots`` and
+    ``inputs``: tensors or GradientEdges. ``grad_roots``: the roots' gradients, already
+    checked; ``keep_graph``: ``retain_graph``. With
     ``accumulate_grad`` it writes ``.grad`` (of ``inputs`` only, if given) and returns ``()``;
     else it returns the gradients of ``inputs`` (an unused one is an error unless
     ``allow_unused``). ``observer`` defaults to :func:`events.observer`.
@@ -105,10 +107,10 @@ def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph:
     """
     edges = []
     for i, t in enumerate(roots):
-        if not t.requires_grad:
+        if isinstance(t, Tensor) and not t.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
                                "a grad_fn")
-        edges.append(gradient_edge(t))
+        edges.append(graph.input_edge(t))  # a GradientEdge root: its gradient starts there
     grads = [_wrap_grad(g) if create_graph else _unwrap_grad(g) for g in grad_roots]
     if len(edges) == 1:
         graph_root, input_nr = edges[0]

@@ -169,6 +169,28 @@ PROGRAMS: dict[str, str] = {
         y.register_hook(lambda g: g.double())
         m.autograd.grad(y.sum(), x, create_graph=True)
     """,
+    "GradientEdge as outputs": """
+        x = f64([1.0, 2.0]); y = x * 2; s = (x * 3).sum()
+        edge = m.autograd.graph.get_gradient_edge(y)
+        g1 = m.autograd.grad(edge, x, m.ones(2, dtype=m.float64), retain_graph=True)
+        g2 = m.autograd.grad([edge, s], x, [m.ones(2, dtype=m.float64), None], retain_graph=True)
+        m.autograd.backward(edge, m.ones(2, dtype=m.float64))
+        m.autograd.backward(m.autograd.graph.get_gradient_edge(s))
+        result = g1[0].tolist(), g2[0].tolist(), x.grad.tolist()
+    """,
+    "GradientEdge output without its gradient": """
+        x = f64([1.0, 2.0])
+        m.autograd.grad(m.autograd.graph.get_gradient_edge(x * 2), x)
+    """,
+    "GradientEdge output with a gradient of the wrong shape": """
+        x = f64([1.0, 2.0])
+        m.autograd.backward(m.autograd.graph.get_gradient_edge(x * 2), m.ones(3))
+    """,
+    "materialize_grads with an unreached GradientEdge": """
+        x = f64([1.0, 2.0]); y = x * 2
+        m.autograd.grad((x * 3).sum(), [x, m.autograd.graph.get_gradient_edge(y)],
+                        materialize_grads=True)
+    """,
     "node called with no gradient": "x = f64([1.0, 2.0]); (x * 2).grad_fn()",
     "node called with two gradients": "x = f64([1.0, 2.0]); (x * 2).grad_fn(x, x)",
     "unbind node called with one gradient": "x = f64([1.0, 2.0]); x.unbind(0)[0].grad_fn(x[0])",
