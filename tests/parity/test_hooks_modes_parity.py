@@ -152,6 +152,18 @@ PROGRAMS: dict[str, str] = {
         m.autograd.graph.register_multi_grad_hook((a, b), lambda gs: None)
         m.autograd.grad((a * b).sum(), [a])
     """,
+    "post-accumulate-grad hook changes .grad": """
+        seen = []
+        x = f64([1.0, 2.0]); seed = m.ones(2, dtype=m.float64)
+        def hook(t):
+            seen.append((t is x, t.grad.tolist()))
+            t.grad.mul_(10)
+        x.register_post_accumulate_grad_hook(hook)
+        (x * 2).sum().backward()
+        (x * 2).sum().backward(create_graph=True)
+        (x * 1).backward(seed, inputs=[x])
+        result = seen, x.grad.tolist(), seed.tolist()
+    """,
     "post-accumulate-grad hook returns a value": """
         x = f64([1.0, 2.0])
         x.register_post_accumulate_grad_hook(lambda t: t * 2)
