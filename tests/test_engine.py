@@ -242,8 +242,13 @@ def test_backward_with_create_graph_records_grad_and_warns():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         (x ** 3).backward(create_graph=True)
-    assert any("Using backward() with create_graph=True will create a reference cycle"
-               in str(w.message) for w in caught)
+    # torch 2.13's whole text
+    assert [str(w.message) for w in caught] == [
+        "Using backward() with create_graph=True will create a reference cycle between the "
+        "parameter and its gradient which can cause a memory leak. We recommend using "
+        "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+        "make sure to reset the .grad fields of your parameters to None after use to break the "
+        "cycle and avoid the leak."]
     g = x.grad
     assert g.item() == pytest.approx(12.0)
     # PyTorch copies the first gradient into a fresh tensor: CopyBackwards.

@@ -160,7 +160,11 @@ def test_post_accumulate_grad_hook_changes_to_grad_stay():
     # The hook gets the leaf itself: an in-place change of its .grad, or a new .grad, is what
     # the leaf keeps (torch 2.13), whichever way the gradient was accumulated.
     x = f64([1.0, 2.0])
-    x.register_post_accumulate_grad_hook(lambda t: t.grad.mul_(10))
+
+    def times_ten(t):
+        t.grad.mul_(10)
+
+    x.register_post_accumulate_grad_hook(times_ten)
     (x * 2).sum().backward()
     assert x.grad.tolist() == [20.0, 20.0]
     (x * 2).sum().backward(create_graph=True)
@@ -168,7 +172,11 @@ def test_post_accumulate_grad_hook_changes_to_grad_stay():
     assert x.grad.tolist() == [2230.0, 2230.0]
     seed = gv.ones(2, dtype=gv.float64)
     z = f64([1.0, 2.0])
-    z.register_post_accumulate_grad_hook(lambda t: t.grad.add_(1))
+
+    def plus_one(t):
+        t.grad.add_(1)
+
+    z.register_post_accumulate_grad_hook(plus_one)
     (z * 1).backward(seed)
     assert z.grad.tolist() == [2.0, 2.0] and seed.tolist() == [1.0, 1.0]
     w = f64([1.0, 2.0])

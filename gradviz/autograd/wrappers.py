@@ -156,7 +156,9 @@ def backward(tensors: Tensor | Sequence[Tensor], grad_tensors: Any = None,
 
         warnings.warn("Using backward() with create_graph=True will create a reference cycle "
                       "between the parameter and its gradient which can cause a memory leak. We "
-                      "recommend using autograd.grad when creating the graph to avoid this.",
+                      "recommend using autograd.grad when creating the graph to avoid this. If "
+                      "you have to use this function, make sure to reset the .grad fields of "
+                      "your parameters to None after use to break the cycle and avoid the leak.",
                       stacklevel=2)
     with _collector_paused():
         run_backward(outputs, grads, retain_graph, create_graph, inputs_t,
