@@ -203,6 +203,25 @@ PROGRAMS: dict[str, str] = {
         m.autograd.grad((x * 3).sum(), [x, m.autograd.graph.get_gradient_edge(y)],
                         materialize_grads=True)
     """,
+    "reentrant backward 2000 deep": """
+        class Nested(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, depth):
+                ctx.depth = depth
+                return x * 1
+            @staticmethod
+            def backward(ctx, g):
+                if ctx.depth > 0:
+                    with m.enable_grad():
+                        inner = m.ones(1, requires_grad=True)
+                        Nested.apply(inner, ctx.depth - 1).sum().backward()
+                        seen.append(inner.grad.item())
+                return g * 3, None
+        seen = []
+        x = f64([1.0])
+        Nested.apply(x, 2000).sum().backward()
+        result = x.grad.tolist(), len(seen), set(seen), m.is_grad_enabled()
+    """,
     "node called with no gradient": "x = f64([1.0, 2.0]); (x * 2).grad_fn()",
     "node called with two gradients": "x = f64([1.0, 2.0]); (x * 2).grad_fn(x, x)",
     "unbind node called with one gradient": "x = f64([1.0, 2.0]); x.unbind(0)[0].grad_fn(x[0])",
