@@ -13,6 +13,7 @@ import gradviz
 from gradviz.autograd import events
 from gradviz.autograd.graph import (
     GradientEdge,
+    SavedTensor,
     disable_saved_tensors_hooks,
     get_gradient_edge,
     increment_version,
@@ -160,6 +161,24 @@ def test_raw_saved_register_hooks() -> None:
         y.grad_fn._raw_saved_other.register_hooks(lambda t: t, lambda t: t)
     with pytest.raises(TypeError, match="register_hooks"):
         (x * x).grad_fn._raw_saved_self.register_hooks(1, 2)
+
+
+def test_raw_saved_indices_is_one_handle_per_index() -> None:
+    # IndexBackward0 saves a list: torch 2.13 gives a tuple of SavedTensor, None entries too.
+    a = gradviz.arange(12.0).reshape(3, 4).requires_grad_()
+    i = gradviz.tensor([0, 2])
+    log = []
+    b = a[i]
+    (raw,) = b.grad_fn._raw_saved_indices
+    assert isinstance(raw, SavedTensor)
+    raw.register_hooks(lambda t: log.append("pack") or t, lambda p: log.append("unpack") or p)
+    b.sum().backward()
+    assert log == ["pack", "unpack"] and a.grad.tolist()[0] == [1.0] * 4
+    none, index = a[None, i].grad_fn._raw_saved_indices
+    assert isinstance(index, SavedTensor)
+    with pytest.raises(RuntimeError, match="^Calling register_hooks on a saved tensor with value "
+                       "None is forbidden$"):
+        none.register_hooks(lambda t: t, lambda p: p)
 
 
 def test_raw_saved_result_and_custom_function() -> None:

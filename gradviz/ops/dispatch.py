@@ -319,8 +319,11 @@ def _saved_property(name: str) -> property:
 
 
 def _raw_saved_property(name: str) -> property:
-    def get(self: OpNode) -> SavedTensor:
+    def get(self: OpNode) -> SavedTensor | tuple[SavedTensor, ...]:
         v = self._store.get(name)
+        if type(v) is SavedVariableList:
+            # A saved list (IndexBackward0's indices): one handle per entry, None ones too.
+            return tuple(SavedTensor(s, self) for s in v)
         if name in self._op.attr_names and type(v) is not SavedVariable and v is not FREED:
             # A keyword argument that is not a tensor (a dim) has no _raw_saved_, as in torch.
             raise AttributeError(f"'{type(self).__name__}' object has no attribute "

@@ -222,6 +222,22 @@ PROGRAMS: dict[str, str] = {
         Nested.apply(x, 2000).sum().backward()
         result = x.grad.tolist(), len(seen), set(seen), m.is_grad_enabled()
     """,
+    "raw saved indices of IndexBackward0": """
+        log = []
+        a = m.arange(12.0).reshape(3, 4).requires_grad_(); i = m.tensor([0, 2])
+        b = a[i]; c = a[None, i]
+        raw = b.grad_fn._raw_saved_indices
+        raw[0].register_hooks(lambda t: log.append("pack") or t,
+                              lambda p: log.append("unpack") or p)
+        b.sum().backward()
+        result = (type(raw).__name__, len(raw), len(c.grad_fn._raw_saved_indices), log,
+                  a.grad.tolist())
+    """,
+    "raw saved None index": """
+        a = m.arange(12.0).reshape(3, 4).requires_grad_()
+        a[None, m.tensor([0, 2])].grad_fn._raw_saved_indices[0].register_hooks(
+            lambda t: t, lambda p: p)
+    """,
     "node called with no gradient": "x = f64([1.0, 2.0]); (x * 2).grad_fn()",
     "node called with two gradients": "x = f64([1.0, 2.0]); (x * 2).grad_fn(x, x)",
     "unbind node called with one gradient": "x = f64([1.0, 2.0]); x.unbind(0)[0].grad_fn(x[0])",
