@@ -235,8 +235,8 @@ PROGRAMS: dict[str, str] = {
     """,
     "raw saved None index": """
         a = m.arange(12.0).reshape(3, 4).requires_grad_()
-        a[None, m.tensor([0, 2])].grad_fn._raw_saved_indices[0].register_hooks(
-            lambda t: t, lambda p: p)
+        c = a[None, m.tensor([0, 2])]  # kept: torch crashes if its node is gone meanwhile
+        c.grad_fn._raw_saved_indices[0].register_hooks(lambda t: t, lambda p: p)
     """,
     "node called with no gradient": "x = f64([1.0, 2.0]); (x * 2).grad_fn()",
     "node called with two gradients": "x = f64([1.0, 2.0]); (x * 2).grad_fn(x, x)",
