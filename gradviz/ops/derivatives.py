@@ -999,12 +999,24 @@ defop("hardshrink", "HardshrinkBackward0", K.hardshrink, ("self",),
 defop("threshold", "ThresholdBackward0", K.threshold, ("self",),
       calls=("`F.threshold`, `nn.Threshold`", ""),
       samples=(Sample(_PIECES, threshold=0.5, value=20.0),),
-      self=lambda grad, self, threshold: f.where(self <= threshold, 0.0, grad))
+      self=lambda grad, self, threshold: f.op("threshold_backward", grad, self,
+                                              threshold=threshold))
 defop("threshold_", "ThresholdBackward1", K.threshold, ("self",),
       doc="in-place threshold_ (saves the input as it was, as ThresholdBackward0)",
       calls=("`F.threshold(x, t, v, inplace=True)`, `F.threshold_`", ""),
       samples=(Sample(_PIECES, threshold=0.5, value=20.0),),
-      self=lambda grad, self, threshold: f.where(self <= threshold, 0.0, grad))
+      self=lambda grad, self, threshold: f.op("threshold_backward", grad, self,
+                                              threshold=threshold))
+# As in PyTorch, threshold's gradient is an op of its own: under create_graph it records
+# ThresholdBackwardBackward0. `self` only says where the gradient passes: its gradient is zeros.
+defop("threshold_backward", "ThresholdBackwardBackward0", K.threshold_backward,
+      ("grad_output", "self"),
+      doc="threshold's backward, recorded under create_graph",
+      calls=("threshold's backward under `create_graph=True`", ""),
+      samples=(Sample(R(2, 4), _PIECES, threshold=0.5),),
+      grad_output=lambda grad, self, threshold: f.op("threshold_backward", grad, self,
+                                                     threshold=threshold),
+      self=lambda grad: f.zeros_like(grad))
 
 
 # ===============================================================================================

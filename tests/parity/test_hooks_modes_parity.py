@@ -238,6 +238,16 @@ PROGRAMS: dict[str, str] = {
         c = a[None, m.tensor([0, 2])]  # kept: torch crashes if its node is gone meanwhile
         c.grad_fn._raw_saved_indices[0].register_hooks(lambda t: t, lambda p: p)
     """,
+    "threshold double backward": """
+        x = f64([-1.0, 0.5, 2.0]); seed = f64([1.0, 2.0, 3.0])
+        (g,) = m.autograd.grad(m.nn.functional.threshold(x, 0.1, 20.0), x, seed,
+                               create_graph=True)
+        node = g.grad_fn
+        info = (node.name(), node._saved_self.tolist(), node._saved_threshold,
+                [n.variable is v for (n, _), v in zip(node.next_functions, (seed, x))])
+        (g * g).sum().backward()
+        result = info, g.tolist(), seed.grad.tolist(), x.grad.tolist()
+    """,
     "node called with no gradient": "x = f64([1.0, 2.0]); (x * 2).grad_fn()",
     "node called with two gradients": "x = f64([1.0, 2.0]); (x * 2).grad_fn(x, x)",
     "unbind node called with one gradient": "x = f64([1.0, 2.0]); x.unbind(0)[0].grad_fn(x[0])",
