@@ -251,7 +251,9 @@ defop("relu", "ReluBackward0", K.relu, ("self",),
       example="gradviz.relu(gradviz.tensor([-1.0, 2.0]))\ntensor([0., 2.])",
       samples=(Sample(A(2, 3)), Sample(A(5))),
       calls=("`F.relu`", ""),
-      self=lambda grad, result: grad * (result > 0))
+      # PyTorch's formula: zeros where the result is not positive (also for a nan or inf
+      # gradient), recorded under create_graph as ThresholdBackwardBackward0.
+      self=lambda grad, result: f.op("threshold_backward", grad, result, threshold=0))
 defop("abs", "AbsBackward0", np.abs, ("self",),
       calls=("`gradviz.abs`, `gradviz.absolute`", "`.abs()`, `.absolute()`"),
       self=lambda grad, self: grad * f.sign(self))

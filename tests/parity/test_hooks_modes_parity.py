@@ -248,6 +248,16 @@ PROGRAMS: dict[str, str] = {
         (g * g).sum().backward()
         result = info, g.tolist(), seed.grad.tolist(), x.grad.tolist()
     """,
+    "relu gradient and double backward": """
+        x = m.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+        m.relu(x).backward(m.tensor([float("nan"), float("inf"), 1.0]))
+        seed = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        (g,) = m.autograd.grad(m.relu(x), x, seed, create_graph=True)
+        node = g.grad_fn
+        result = (x.grad.tolist(), node.name(), node._saved_threshold,
+                  node._saved_self.tolist(), [n.name() for n, _ in node.next_functions],
+                  g.tolist())
+    """,
     "node called with no gradient": "x = f64([1.0, 2.0]); (x * 2).grad_fn()",
     "node called with two gradients": "x = f64([1.0, 2.0]); (x * 2).grad_fn(x, x)",
     "unbind node called with one gradient": "x = f64([1.0, 2.0]); x.unbind(0)[0].grad_fn(x[0])",
