@@ -244,6 +244,26 @@ def test_an_input_returned_as_is_comes_back_as_a_view():
     assert y is not b and y._base is b and y.grad_fn.name() == "SameBackward"
 
 
+def test_under_no_grad_an_input_returned_comes_back_detached():
+    # torch 2.13: nothing recorded, so an input that requires grad, returned as-is or marked
+    # dirty, comes back as a detached alias (sharing data and version), not as itself.
+    class Same(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+    for fn in (Same, Double):
+        b = gradviz.ones(4, requires_grad=True) * 1
+        for given in (b, b[:2]):
+            with gradviz.no_grad():
+                y = fn.apply(given)
+            assert y is not given and not y.requires_grad and y.grad_fn is None
+            assert y._base is None and y._version == given._version
+    plain = gradviz.ones(2)
+    with gradviz.no_grad():
+        assert Double.apply(plain) is plain and Same.apply(plain)._base is plain
+
+
 def test_once_differentiable_result_refuses_double_backward():
     class Square(Function):
         @staticmethod

@@ -294,6 +294,8 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: list, record: bo
     inputs_by_id = {id(a): a for a in args if isinstance(a, Tensor)}
     dirty = _checked_dirty(ctx.dirty_tensors, inputs_by_id, outputs, record)
     non_diff = {id(t) for t in ctx.non_differentiable}
+    returned_inputs = [(i, o) for i, o in enumerate(outputs)
+                       if isinstance(o, Tensor) and id(o) in inputs_by_id]
     for i, o in enumerate(outputs):
         if isinstance(o, Tensor) and id(o) in inputs_by_id and id(o) not in dirty:
             # An input returned as-is comes back as a new view of it, as in PyTorch (marked
@@ -336,6 +338,11 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: list, record: bo
                                 for t in ctx.to_save]
     else:
         ctx.next_functions = tuple(NO_EDGE for a in args if isinstance(a, Tensor))
+        # Nothing recorded (grad mode off): an input returned that requires grad comes back as
+        # a detached alias, as PyTorch returns it, not as itself or a view requiring grad.
+        for i, o in returned_inputs:
+            if o._requires_grad:
+                outputs[i] = o.detach()
     # A view among the outputs may not be modified in place later: its rebase would replace
     # this Function's backward (PyTorch's CreationMeta for them).
     n_diff = sum(o is not None for o in diff)

@@ -908,6 +908,31 @@ y = F.apply(b)
 out.append((y is b, y._is_view(), y._base is b, y.grad_fn.name(), y._version))
 y.add_(1)
 '''
+PROGRAMS["returned_input_under_no_grad"] = '''
+class Same(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x
+    @staticmethod
+    def backward(ctx, g):
+        return g
+class Dirty(Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.mul_(2)
+        ctx.mark_dirty(x)
+        return x
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+for fn in (Same, Dirty):
+    for rg in (True, False):
+        b = m.ones(4, requires_grad=rg) * 1
+        for given in (b, b[:2]):
+            with m.no_grad():
+                y = fn.apply(given)
+            out.append((y is given, y.requires_grad, y.grad_fn, y._base is given, y._version))
+'''
 PROGRAMS["setup_context_saved_output"] = '''
 class Exp(Function):
     @staticmethod
