@@ -506,6 +506,17 @@ def test_instantiating_a_function_warns_as_pytorch_does():
     assert MulConstant.apply(f64([1.0]), 2).grad_fn.name() == "MulConstantBackward"
 
 
+def test_calling_a_function_instance_is_torchs_legacy_error():
+    with pytest.warns(DeprecationWarning):
+        fn = MulConstant()
+    with pytest.raises(RuntimeError) as exc:
+        fn(f64([1.0]), 2)
+    assert str(exc.value) == (
+        "Legacy autograd function with non-static forward method is deprecated. Please use "
+        "new-style autograd function with static forward method. (Example: "
+        "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+
 class PassThrough(Function):
     """Returns its inputs as-is (what a module's backward hooks hang on)."""
 

@@ -6,6 +6,8 @@ tests/parity/test_functions_views_parity.py.
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 import gradviz
@@ -139,6 +141,55 @@ def test_mark_dirty_of_a_tensor_not_returned_or_not_an_input():
         NotInput.apply(b)
 
 
+class DoubleAndTriple(Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.mul_(2)
+        ctx.mark_dirty(x)
+        return x, x * 3
+
+    @staticmethod
+    def backward(ctx, g0, g1):
+        return g0 * 2 + g1 * 6
+
+
+def test_a_dirty_view_must_be_the_only_output_when_recorded():
+    b = gradviz.ones(4, requires_grad=True) * 1
+    with pytest.raises(RuntimeError) as exc:
+        DoubleAndTriple.apply(b[:2])
+    assert str(exc.value).startswith(
+        "If your Function modifies inplace an input that is a view of another Tensor, your "
+        "Function cannot return more than one Tensor. This is not supported by the current "
+        "autograd engine.")
+    # Not a view, or nothing recorded: allowed (as in torch 2.13).
+    c = gradviz.ones(4, requires_grad=True) * 1
+    assert [t.tolist() for t in DoubleAndTriple.apply(c)] == [[2.0] * 4, [6.0] * 4]
+    assert DoubleAndTriple.apply(gradviz.ones(4)[:2])[1].tolist() == [6.0, 6.0]
+
+
+def test_a_dirty_non_input_must_be_returned_and_warns_only_when_recorded():
+    class NotInputNotReturned(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.mark_dirty(x * 2)
+            return x * 1
+
+    class NotInput(Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x * 2
+            ctx.mark_dirty(y)
+            return y
+
+    for x in (gradviz.ones(2), gradviz.ones(2, requires_grad=True)):
+        with pytest.raises(RuntimeError, match="^Some elements marked as dirty during the "
+                           "forward method were not returned as output."):
+            NotInputNotReturned.apply(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert NotInput.apply(gradviz.ones(2)).tolist() == [2.0, 2.0]
+
+
 def test_views_returned_from_a_function_refuse_in_place_changes():
     class Flat(Function):
         @staticmethod
@@ -191,6 +242,26 @@ def test_an_input_returned_as_is_comes_back_as_a_view():
     b = gradviz.ones(2, requires_grad=True) * 1
     y = Same.apply(b)
     assert y is not b and y._base is b and y.grad_fn.name() == "SameBackward"
+
+
+def test_under_no_grad_an_input_returned_comes_back_detached():
+    # torch 2.13: nothing recorded, so an input that requires grad, returned as-is or marked
+    # dirty, comes back as a detached alias (sharing data and version), not as itself.
+    class Same(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+    for fn in (Same, Double):
+        b = gradviz.ones(4, requires_grad=True) * 1
+        for given in (b, b[:2]):
+            with gradviz.no_grad():
+                y = fn.apply(given)
+            assert y is not given and not y.requires_grad and y.grad_fn is None
+            assert y._base is None and y._version == given._version
+    plain = gradviz.ones(2)
+    with gradviz.no_grad():
+        assert Double.apply(plain) is plain and Same.apply(plain)._base is plain
 
 
 def test_once_differentiable_result_refuses_double_backward():

@@ -242,8 +242,13 @@ def test_backward_with_create_graph_records_grad_and_warns():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         (x ** 3).backward(create_graph=True)
-    assert any("Using backward() with create_graph=True will create a reference cycle"
-               in str(w.message) for w in caught)
+    # torch 2.13's whole text
+    assert [str(w.message) for w in caught] == [
+        "Using backward() with create_graph=True will create a reference cycle between the "
+        "parameter and its gradient which can cause a memory leak. We recommend using "
+        "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+        "make sure to reset the .grad fields of your parameters to None after use to break the "
+        "cycle and avoid the leak."]
     g = x.grad
     assert g.item() == pytest.approx(12.0)
     # PyTorch copies the first gradient into a fresh tensor: CopyBackwards.
@@ -851,6 +856,47 @@ def test_a_watching_observer_sees_each_node_once_in_order():
     assert order.seen == ["SumBackward0", "MulBackward0", "ExpBackward0",
                           "torch::autograd::AccumulateGrad"]
     np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp([1.0, 2.0]))
+
+
+class Nested(Function):
+    """Its backward runs a backward pass of its own, ``depth`` levels deep (a reentrant
+    backward, as checkpointing runs); the innermost one may fail."""
+
+    @staticmethod
+    def forward(ctx, x, depth, fail=False):
+        ctx.depth, ctx.fail = depth, fail
+        return x * 1
+
+    @staticmethod
+    def backward(ctx, g):
+        if ctx.depth == 0 and ctx.fail:
+            raise ValueError("the innermost backward failed")
+        if ctx.depth > 0:
+            with gv.enable_grad():
+                inner = gv.ones(1, requires_grad=True)
+                Nested.apply(inner * 2, ctx.depth - 1, ctx.fail).sum().backward()
+                assert inner.grad.tolist() == [6.0]  # 2 (inner * 2) times 3 (this backward)
+        return g * 3, None, None
+
+
+@pytest.mark.parametrize("depth", [2000, 200])
+def test_a_reentrant_backward_nested_deeper_than_the_recursion_limit_works(depth):
+    # torch 2.13 runs it (past MAX_DEPTH nested passes on a new thread); gradviz used to end
+    # in RecursionError at ~80 levels.
+    x = f64([1.0])
+    Nested.apply(x, depth).sum().backward()
+    assert x.grad.tolist() == [3.0]
+    assert gv.is_grad_enabled()
+    from gradviz.autograd.engine import current_node
+
+    assert current_node() is None
+
+
+def test_an_error_deep_in_a_reentrant_backward_reaches_the_caller_unchanged():
+    x = f64([1.0])
+    with pytest.raises(ValueError, match="^the innermost backward failed$"):
+        Nested.apply(x, 300, True).sum().backward()
+    assert x.grad is None and gv.is_grad_enabled()
 
 
 def test_two_threads_in_backward_each_see_their_own_pass():

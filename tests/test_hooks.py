@@ -156,6 +156,39 @@ def test_post_accumulate_grad_hook_sees_the_updated_grad():
     assert seen == [(True, [3.0, 3.0]), (True, [6.0, 6.0])]
 
 
+def test_post_accumulate_grad_hook_changes_to_grad_stay():
+    # The hook gets the leaf itself: an in-place change of its .grad, or a new .grad, is what
+    # the leaf keeps (torch 2.13), whichever way the gradient was accumulated.
+    x = f64([1.0, 2.0])
+
+    def times_ten(t):
+        t.grad.mul_(10)
+
+    x.register_post_accumulate_grad_hook(times_ten)
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [20.0, 20.0]
+    (x * 2).sum().backward(create_graph=True)
+    (x * 3).sum().backward(inputs=[x])
+    assert x.grad.tolist() == [2230.0, 2230.0]
+    seed = gv.ones(2, dtype=gv.float64)
+    z = f64([1.0, 2.0])
+
+    def plus_one(t):
+        t.grad.add_(1)
+
+    z.register_post_accumulate_grad_hook(plus_one)
+    (z * 1).backward(seed)
+    assert z.grad.tolist() == [2.0, 2.0] and seed.tolist() == [1.0, 1.0]
+    w = f64([1.0, 2.0])
+
+    def replace(t):
+        t.grad = t.grad * 0 + 7
+
+    w.register_post_accumulate_grad_hook(replace)
+    (w * 2).sum().backward()
+    assert w.grad.tolist() == [7.0, 7.0]
+
+
 def test_hook_changing_the_gradient_size_is_an_error():
     x = f64([1.0, 2.0])
     y = x * 2
@@ -164,6 +197,18 @@ def test_hook_changing_the_gradient_size_is_an_error():
         y.sum().backward()
     # PyTorch's text; gradviz adds the two sizes after it.
     assert str(exc.value).startswith("hook '<lambda>' has changed the size of value")
+
+
+def test_hook_changing_the_gradient_dtype_under_create_graph_is_torchs_error():
+    # Under create_graph the hook's input is a tensor: the message names both tensor types
+    # (it failed inside its own formatting before).
+    x = gv.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    y.register_hook(lambda g: g.double())
+    with pytest.raises(RuntimeError) as exc:
+        gv.autograd.grad(y.sum(), x, create_graph=True)
+    assert str(exc.value) == ("hook '<lambda>' has changed the type of value (was "
+                              "gradviz.FloatTensor got gradviz.DoubleTensor)")
 
 
 @pytest.mark.parametrize("register", [

@@ -150,6 +150,16 @@ def test_inference_tensors_have_no_version_and_refuse_requires_grad_outside():
     inf.requires_grad_(False)  # turning it off is fine
 
 
+def test_increment_version_leaves_an_inference_tensor_alone_outside_inference_mode():
+    # torch 2.13 neither raises nor bumps anything: an inference tensor has no counter.
+    inf, normal = inference_ones(), gv.ones(2)
+    gv.autograd.graph.increment_version(inf)
+    gv.autograd.graph.increment_version([inf, normal])
+    assert normal._version == 1
+    with gv.inference_mode():
+        gv.autograd.graph.increment_version(inf)
+
+
 def test_what_stays_an_inference_tensor():
     inf = inference_ones()
     assert inf.detach().is_inference() and inf.data.is_inference() and inf.view(2).is_inference()

@@ -106,6 +106,38 @@ def test_celu_mish_hardswish_hardsigmoid_values() -> None:
                                [20.0, 20.0, 20.0, 20.0, 0.7, 3.5])
 
 
+def test_threshold_double_backward_records_threshold_backward_backward() -> None:
+    # As torch 2.13: threshold's gradient is ThresholdBackwardBackward0 (self, threshold saved),
+    # whose gradient reaches grad_output; self's is zeros.
+    x = gradviz.tensor([-1.0, 0.5, 2.0], dtype=gradviz.float64, requires_grad=True)
+    seed = gradviz.tensor([1.0, 2.0, 3.0], dtype=gradviz.float64, requires_grad=True)
+    (g,) = gradviz.autograd.grad(F.threshold(x, 0.1, 20.0), x, seed, create_graph=True)
+    node = g.grad_fn
+    assert node.name() == "ThresholdBackwardBackward0"
+    assert node._saved_self.tolist() == [-1.0, 0.5, 2.0] and node._saved_threshold == 0.1
+    assert [n.variable for n, _ in node.next_functions] == [seed, x]
+    assert g.tolist() == [0.0, 2.0, 3.0]
+    (g * g).sum().backward()
+    assert seed.grad.tolist() == [0.0, 4.0, 6.0] and x.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_relu_gradient_is_threshold_backward_of_its_result() -> None:
+    # torch 2.13: zeros where the result is not positive, even for a nan or inf gradient; under
+    # create_graph a ThresholdBackwardBackward0 saving the result and threshold 0.
+    x = gradviz.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+    F.relu(x).backward(gradviz.tensor([float("nan"), float("inf"), 1.0]))
+    assert x.grad.tolist() == [0.0, 0.0, 1.0]
+    seed = gradviz.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = F.relu(x)
+    (g,) = gradviz.autograd.grad(y, x, seed, create_graph=True)
+    node = g.grad_fn
+    assert node.name() == "ThresholdBackwardBackward0" and node._saved_threshold == 0
+    assert node._saved_self.tolist() == [0.0, 0.0, 2.0]
+    assert [(n.name(), i) for n, i in node.next_functions] == [
+        ("torch::autograd::AccumulateGrad", 0), ("ReluBackward0", 0)]
+    assert g.tolist() == [0.0, 0.0, 3.0]
+
+
 def test_hardsigmoid_gradient_is_torchs_float32_one_sixth() -> None:
     x = gradviz.tensor([0.5, -4.0], dtype=gradviz.float64, requires_grad=True)
     F.hardsigmoid(x).sum().backward()

@@ -486,6 +486,7 @@ TORCH_SAVED.update({
     "SubBackward1": [],
     "ThresholdBackward0": ["self", "threshold"],
     "ThresholdBackward1": ["self", "threshold"],
+    "ThresholdBackwardBackward0": ["self", "threshold"],
 })
 
 # Torch attributes gradviz does not have, and gradviz attributes torch does not expose.

@@ -13,6 +13,7 @@ import gradviz
 from gradviz.autograd import events
 from gradviz.autograd.graph import (
     GradientEdge,
+    SavedTensor,
     disable_saved_tensors_hooks,
     get_gradient_edge,
     increment_version,
@@ -162,6 +163,24 @@ def test_raw_saved_register_hooks() -> None:
         (x * x).grad_fn._raw_saved_self.register_hooks(1, 2)
 
 
+def test_raw_saved_indices_is_one_handle_per_index() -> None:
+    # IndexBackward0 saves a list: torch 2.13 gives a tuple of SavedTensor, None entries too.
+    a = gradviz.arange(12.0).reshape(3, 4).requires_grad_()
+    i = gradviz.tensor([0, 2])
+    log = []
+    b = a[i]
+    (raw,) = b.grad_fn._raw_saved_indices
+    assert isinstance(raw, SavedTensor)
+    raw.register_hooks(lambda t: log.append("pack") or t, lambda p: log.append("unpack") or p)
+    b.sum().backward()
+    assert log == ["pack", "unpack"] and a.grad.tolist()[0] == [1.0] * 4
+    none, index = a[None, i].grad_fn._raw_saved_indices
+    assert isinstance(index, SavedTensor)
+    with pytest.raises(RuntimeError, match="^Calling register_hooks on a saved tensor with value "
+                       "None is forbidden$"):
+        none.register_hooks(lambda t: t, lambda p: p)
+
+
 def test_raw_saved_result_and_custom_function() -> None:
     x = gradviz.ones(2, requires_grad=True)
     y = x.exp()
@@ -236,9 +255,13 @@ def test_multi_grad_hook_all_and_any() -> None:
     h = register_multi_grad_hook((a, b, c, d), lambda gs: got.append([g is not None for g in gs]))
     c.sum().backward(retain_graph=True)
     c.sum().backward(inputs=(a,), retain_graph=True)
-    gradviz.autograd.grad(c.sum(), (b,), retain_graph=True)
+    gradviz.autograd.grad(c.sum(), (c,), retain_graph=True)
     assert got == [[True, True, True, False], [True, False, True, False],
-                   [False, True, True, False]]
+                   [False, False, True, False]]
+    # As torch 2.13: autograd.grad of a leaf the hook watches is not supported.
+    with pytest.raises(RuntimeError, match="^A leaf node was passed to _will_engine_execute_node "
+                       "but we are currently running autograd.grad"):
+        gradviz.autograd.grad(c.sum(), (b,), retain_graph=True)
     h.remove()
     c.sum().backward(retain_graph=True)
     assert len(got) == 3
@@ -267,6 +290,44 @@ def test_gradient_edge_as_inputs() -> None:
     with pytest.raises(RuntimeError, match="^It is not possible to get the gradient edge for a "
                        "Tensor that does not require gradients"):
         get_gradient_edge(gradviz.ones(1))
+
+
+def test_gradient_edge_as_outputs() -> None:
+    # As torch 2.13: a GradientEdge may stand for an output of autograd.grad and backward.
+    x = gradviz.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    edge = get_gradient_edge(y)
+    (gx,) = gradviz.autograd.grad(edge, x, gradviz.tensor([1.0, 3.0]), retain_graph=True)
+    assert gx.tolist() == [2.0, 6.0]
+    (gx,) = gradviz.autograd.grad([edge, (x * 3).sum()], x, [gradviz.ones(2), None],
+                                  retain_graph=True)
+    assert gx.tolist() == [5.0, 5.0]
+    gradviz.autograd.backward(edge, gradviz.ones(2))
+    assert x.grad.tolist() == [2.0, 2.0]
+    gradviz.autograd.backward(get_gradient_edge(x), gradviz.ones(2))  # a leaf's edge
+    assert x.grad.tolist() == [3.0, 3.0]
+    s = (x * 2).sum()
+    gradviz.autograd.backward(get_gradient_edge(s))  # a one-element edge: its gradient is 1
+    assert x.grad.tolist() == [5.0, 5.0]
+    y = x * 2
+    with pytest.raises(RuntimeError, match="^grad can be implicitly created only for scalar "
+                       "outputs$"):
+        gradviz.autograd.grad(get_gradient_edge(y), x)
+    with pytest.raises(RuntimeError, match=r"^Mismatch in shape: grad_output\[0\] has a shape "
+                       r"of gradviz.Size\(\[3\]\) and output\[0\] has a shape of "
+                       r"gradviz.Size\(\[2\]\).$"):
+        gradviz.autograd.grad(get_gradient_edge(y), x, gradviz.ones(3))
+
+
+def test_materialize_grads_refuses_an_unreached_gradient_edge() -> None:
+    x = gradviz.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    z = (y * 3).sum()
+    assert gradviz.autograd.grad(z, get_gradient_edge(y), retain_graph=True,
+                                 materialize_grads=True)[0].tolist() == [3.0, 3.0]
+    with pytest.raises(RuntimeError, match="^materialize_grads cannot be used when the given "
+                       "input is a GradientEdge$"):
+        gradviz.autograd.grad((x * 3).sum(), [x, get_gradient_edge(y)], materialize_grads=True)
 
 
 def test_increment_version() -> None:

@@ -93,6 +93,20 @@ def test_retain_grad_moves_to_the_new_grad_fn_but_hooks_stay():
     assert v.grad.tolist() == [1.0, 1.0]
 
 
+@pytest.mark.parametrize("other_view_first", [False, True])
+def test_a_retained_view_keeps_retaining_through_its_own_in_place_op(other_view_first):
+    # As torch 2.13: the view's grad is that of its value after the write (v * 5 -> 5s), also
+    # when another view of the base was written first (the view's grad_fn regenerated then).
+    b = gradviz.ones(4, requires_grad=True) * 1
+    v = b[:2]
+    v.retain_grad()
+    if other_view_first:
+        b[2:].mul_(3)
+    v.mul_(2)
+    (v * 5).sum().backward()
+    assert v.retains_grad and v.grad.tolist() == [5.0, 5.0]
+
+
 def test_views_made_under_no_grad_require_grad_and_refuse_a_rebase():
     a = gradviz.ones(2, 3, requires_grad=True)
     b = a * 1
@@ -110,6 +124,54 @@ def test_views_made_under_no_grad_require_grad_and_refuse_a_rebase():
     with pytest.raises(RuntimeError, match="A view was created in no_grad mode and its base or "
                        "another view of its base has been modified inplace"):
         w.requires_grad  # noqa: B018
+
+
+def test_in_place_on_a_view_of_a_leaf_that_later_requires_grad_is_refused():
+    # The view was taken before its base required grad; torch 2.13 still refuses the write.
+    for other in (2.0, gradviz.ones(2, requires_grad=True)):
+        a = gradviz.ones(3)
+        v = a[:2]
+        w = v[:1]
+        a.requires_grad_()
+        for target in (v, w):
+            with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires "
+                               "grad is being used in an in-place operation.$"):
+                target.mul_(other[:1] if target is w and not isinstance(other, float) else other)
+        assert a.tolist() == [1.0, 1.0, 1.0]
+
+
+_NO_GRAD_HINT = ("Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+                 "clarify your code by moving both the view and the inplace either both inside "
+                 "the {} block (if you don't want the inplace to be tracked) or both outside (if "
+                 "you want the inplace to be tracked).")
+
+
+@pytest.mark.parametrize(("mode", "name", "write"), [
+    (gradviz.no_grad, "no_grad", "with grad mode enabled."),
+    (gradviz.inference_mode, "inference_mode", "in normal mode."),
+])
+def test_a_view_of_a_view_made_with_grad_off_names_both_in_its_error(mode, name, write):
+    # Texts as torch 2.13 gives them; the view of the view has a grad_fn (SliceBackward0).
+    said = "no_grad mode" if name == "no_grad" else "inference mode"
+    b = gradviz.ones(4, requires_grad=True) * 1
+    with mode():
+        v = b[:3]
+    with pytest.raises(RuntimeError) as exc:
+        v.mul_(2)
+    assert str(exc.value) == (f"A view was created in {said} and is being modified inplace "
+                              f"{write} " + _NO_GRAD_HINT.format(name))
+    vv = v[:2]
+    with pytest.raises(RuntimeError) as exc:
+        vv.mul_(2)
+    assert str(exc.value) == (f"Output 0 of Slice is a view of a view which was created in "
+                              f"{said} and is being modified inplace {write} "
+                              + _NO_GRAD_HINT.format(name))
+    b.mul_(2)
+    with pytest.raises(RuntimeError) as exc:
+        vv.grad_fn  # noqa: B018
+    assert str(exc.value).startswith(
+        f"Output 0 of Slice is a view of a view which was created in {said} and its base or "
+        f"another view of its base has been modified inplace {write} Given")
 
 
 def test_outputs_of_split_refuse_a_rebase():

@@ -8,6 +8,8 @@ Every step is told to an :class:`~gradviz.autograd.events.Observer`.
 
 from __future__ import annotations
 
+import sys
+import threading
 from collections.abc import Sequence
 from heapq import heappop, heappush
 from itertools import count
@@ -16,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from gradviz.autograd import events, graph
-from gradviz.autograd.grad_mode import set_grad_enabled
-from gradviz.autograd.graph import Edge, GraphRoot, Node, NodeHooks, gradient_edge
+from gradviz.autograd.grad_mode import _state, set_grad_enabled
+from gradviz.autograd.graph import Edge, GradientEdge, GraphRoot, Node, NodeHooks
 from gradviz.tensor import Tensor, _unwrap_grad, _wrap_grad
 
 __all__ = ["run_backward", "compute_dependencies", "init_to_execute", "InputBuffer", "ReadyQueue",
@@ -86,12 +88,14 @@ class GraphTask:
         self.on_done: list = []  # called when the pass ends (register_multi_grad_hook's state)
 
 
-def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph: bool,
-                 create_graph: bool, inputs: Sequence[Tensor] = (), allow_unused: bool = True,
+def run_backward(roots: Sequence[Tensor | GradientEdge], grad_roots: Sequence[Any],
+                 keep_graph: bool, create_graph: bool,
+                 inputs: Sequence[Tensor | GradientEdge] = (), allow_unused: bool = True,
                  accumulate_grad: bool = True, observer: events.Observer | None = None
                  ) -> tuple[Any, ...]:
-    """One backward pass, what ``Tensor.backward`` and ``autograd.grad`` call. ``grad_roots``:
-    the roots' gradients, already checked; ``keep_graph``: ``retain_graph``. With
+    """One backward pass, what ``Tensor.backward`` and ``autograd.grad`` call. ``roots`` and
+    ``inputs``: tensors or GradientEdges. ``grad_roots``: the roots' gradients, already
+    checked; ``keep_graph``: ``retain_graph``. With
     ``accumulate_grad`` it writes ``.grad`` (of ``inputs`` only, if given) and returns ``()``;
     else it returns the gradients of ``inputs`` (an unused one is an error unless
     ``allow_unused``). ``observer`` defaults to :func:`events.observer`.
@@ -105,10 +109,10 @@ def run_backward(roots: Sequence[Tensor], grad_roots: Sequence[Any], keep_graph:
     """
     edges = []
     for i, t in enumerate(roots):
-        if not t.requires_grad:
+        if isinstance(t, Tensor) and not t.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
                                "a grad_fn")
-        edges.append(gradient_edge(t))
+        edges.append(graph.input_edge(t))  # a GradientEdge root: its gradient starts there
     grads = [_wrap_grad(g) if create_graph else _unwrap_grad(g) for g in grad_roots]
     if len(edges) == 1:
         graph_root, input_nr = edges[0]
@@ -212,7 +216,62 @@ def current_node() -> Node | None:
     return graph.RUNNING.node
 
 
+# NOTE [reentrant backward]
+# A node's backward may run a backward pass of its own (a custom Function calling .backward()
+# or autograd.grad, as checkpointing does): the inner pass runs to its end inside the outer
+# node, on the same thread, as in PyTorch. Each nested pass costs about ten Python frames, so a
+# few dozen levels would reach Python's recursion limit (RecursionError where PyTorch
+# succeeds). PyTorch's engine runs a reentrant pass on the calling thread up to MAX_DEPTH
+# nested passes, then on another thread, whose stack starts empty, while the caller waits
+# (engine.cpp, `add_thread_pool_task`). gradviz does the same, and hops sooner when the
+# thread's Python stack is half used; the new thread takes the caller's grad mode, as
+# PyTorch's workers take the caller's thread-local state. Each thread holds a bounded number
+# of levels, so the depth of nesting is limited by memory only (2,000 levels: ~40 threads).
+MAX_DEPTH = 60  # nested backward passes on one thread (PyTorch's MAX_DEPTH)
+
+
+def _too_deep(running: Any) -> bool:
+    """Whether a reentrant pass starting now should run on a thread of its own."""
+    if len(running.tasks) >= MAX_DEPTH:
+        return True
+    depth, frame = 0, sys._getframe()
+    while frame is not None:  # this thread's Python stack, counted without recursion
+        depth += 1
+        frame = frame.f_back
+    return depth > sys.getrecursionlimit() // 2
+
+
+def _on_new_thread(loop: Any, task: GraphTask, graph_root: Node,
+                   root_inputs: InputBuffer) -> None:
+    """Run the pass's ``loop`` on a new thread with this thread's grad mode; wait for it, and
+    raise what it raised (NOTE [reentrant backward])."""
+    modes = (_state.enabled, _state.inference, _state.grad_mode)
+    failure: list[BaseException] = []
+
+    def work() -> None:
+        _state.enabled, _state.inference, _state.grad_mode = modes
+        try:
+            loop(task, graph_root, root_inputs)
+        except BaseException as exc:  # noqa: BLE001 - raised again in the waiting thread
+            failure.append(exc)
+
+    worker = threading.Thread(target=work, name="gradviz reentrant backward")
+    worker.start()
+    worker.join()
+    if failure:
+        raise failure[0]
+
+
 def execute(task: GraphTask, graph_root: Node, root_inputs: InputBuffer) -> None:
+    """Run the pass (:func:`_loop`) here, or on a new thread when it started inside a node's
+    backward too deep in this thread (NOTE [reentrant backward])."""
+    if graph.RUNNING.tasks and _too_deep(graph.RUNNING):
+        _on_new_thread(_loop, task, graph_root, root_inputs)
+    else:
+        _loop(task, graph_root, root_inputs)
+
+
+def _loop(task: GraphTask, graph_root: Node, root_inputs: InputBuffer) -> None:
     """The loop: evaluate ready nodes until none is left, each as the :func:`current_node`.
     Recording is on only under ``create_graph``; like PyTorch, 1/0 gives inf without a
     warning."""

@@ -182,6 +182,12 @@ class _FunctionMeta(type):
                                  {"_forward_cls": cls, "__module__": __name__})
 
 
+_LEGACY_CALL_MESSAGE = (
+    "Legacy autograd function with non-static forward method is deprecated. Please use new-style "
+    "autograd function with static forward method. (Example: "
+    "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+
 class Function(metaclass=_FunctionMeta):
     """Base class for custom differentiable operations.
 
@@ -214,6 +220,10 @@ class Function(metaclass=_FunctionMeta):
                       "are all static, so you should invoke them on the class itself. "
                       "Instantiating an autograd function will raise an error in a future "
                       "version of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # Calling an instance was PyTorch's legacy (non-static) Function API; it refuses it.
+        raise RuntimeError(_LEGACY_CALL_MESSAGE)
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
@@ -282,8 +292,10 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: list, record: bo
     and bumped as an in-place op's would be; views among them are marked as made inside a
     Function; non-differentiable ones do not require grad."""
     inputs_by_id = {id(a): a for a in args if isinstance(a, Tensor)}
-    dirty = _checked_dirty(ctx.dirty_tensors, inputs_by_id, outputs)
+    dirty = _checked_dirty(ctx.dirty_tensors, inputs_by_id, outputs, record)
     non_diff = {id(t) for t in ctx.non_differentiable}
+    returned_inputs = [(i, o) for i, o in enumerate(outputs)
+                       if isinstance(o, Tensor) and id(o) in inputs_by_id]
     for i, o in enumerate(outputs):
         if isinstance(o, Tensor) and id(o) in inputs_by_id and id(o) not in dirty:
             # An input returned as-is comes back as a new view of it, as in PyTorch (marked
@@ -326,6 +338,11 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: list, record: bo
                                 for t in ctx.to_save]
     else:
         ctx.next_functions = tuple(NO_EDGE for a in args if isinstance(a, Tensor))
+        # Nothing recorded (grad mode off): an input returned that requires grad comes back as
+        # a detached alias, as PyTorch returns it, not as itself or a view requiring grad.
+        for i, o in returned_inputs:
+            if o._requires_grad:
+                outputs[i] = o.detach()
     # A view among the outputs may not be modified in place later: its rebase would replace
     # this Function's backward (PyTorch's CreationMeta for them).
     n_diff = sum(o is not None for o in diff)
@@ -347,20 +364,37 @@ def _backward_fn(cls: type[Function]) -> Any:
     return vjp if vjp is not Function.vjp else backward
 
 
-def _checked_dirty(dirty_tensors: tuple, inputs_by_id: dict, outputs: list) -> set[int]:
-    """The ids of the tensors given to ``mark_dirty``, validated as PyTorch does: each should
-    be an input (a warning otherwise), and every dirty input must be returned."""
+def _checked_dirty(dirty_tensors: tuple, inputs_by_id: dict, outputs: list,
+                   record: bool) -> set[int]:
+    """The ids of the tensors given to ``mark_dirty``, validated as PyTorch does: every one
+    must be returned; when the Function is recorded, each should be an input (a warning
+    otherwise), and a view among them must be the only output (its rebase rewrites the
+    graph)."""
     dirty = {id(t) for t in dirty_tensors}
+    returned = {id(o) for o in outputs if isinstance(o, Tensor)}
+    if any(i not in returned for i in dirty):
+        raise RuntimeError("Some elements marked as dirty during the forward method were not "
+                           "returned as output. The inputs that are modified inplace must all "
+                           "be outputs of the Function.")
+    if not record:
+        return dirty
     if any(i not in inputs_by_id for i in dirty):
         warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only input "
                       "Tensors that have been mutated should be passed to ctx.mark_dirty().",
                       UserWarning, stacklevel=3)
-    returned = {id(o) for o in outputs if isinstance(o, Tensor)}
-    if any(i in inputs_by_id and i not in returned for i in dirty):
-        raise RuntimeError("Some elements marked as dirty during the forward method were not "
-                           "returned as output. The inputs that are modified inplace must all "
-                           "be outputs of the Function.")
+    if len(outputs) > 1 and any(t._base is not None for t in dirty_tensors):
+        raise RuntimeError(_DIRTY_VIEW_MESSAGE)
     return dirty
+
+
+_DIRTY_VIEW_MESSAGE = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function "
+    "cannot return more than one Tensor. This is not supported by the current autograd engine. "
+    "You should either make sure the input is not a view (using .clone() for example) or make "
+    "your Function only return one Tensor (potentially splitting it into two Functions: one "
+    "doing the inplace that returns a single Tensor and a second one that does the other "
+    "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do "
+    "this change.")
 
 
 def _check_dirty_inplace(t: Tensor) -> None:

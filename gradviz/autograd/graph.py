@@ -479,12 +479,13 @@ def checked_hook_result(fn: Callable, result: Any, value: Any, create_graph: boo
         raise RuntimeError("can't replace a None gradient with a non-None value")
     if not isinstance(result, tensor_type):
         raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
-    old_dtype = value.dtype if isinstance(value, tensor_type) else np.asarray(value).dtype
+    # Under create_graph the engine carries tensors: compare NumPy dtypes, not gradviz's.
+    old_dtype = value._data.dtype if isinstance(value, tensor_type) else np.asarray(value).dtype
     if result._data.dtype != old_dtype:
         from gradviz.tensor import _type_name
 
         raise RuntimeError(f"hook '{hook_name(fn)}' has changed the type of value (was "
-                           f"{_type_name(np.dtype(old_dtype))} got "
+                           f"{_type_name(old_dtype)} got "
                            f"{_type_name(result._data.dtype)})")
     if result.shape != np.shape(value):
         # PyTorch's text; the shapes are gradviz's addition.
@@ -1073,6 +1074,8 @@ def increment_version(tensor: Tensor | Any) -> None:
     """
     tensor_type = _TENSOR or _tensor_class()
     for t in (tensor,) if isinstance(tensor, tensor_type) else tensor:
+        if t.is_inference():
+            continue  # an inference tensor has no version counter: nothing to bump, as torch
         t._version_counter.version += 1
 
 
@@ -1105,6 +1108,10 @@ def will_engine_execute_node(node: Node) -> bool:
     task, root = tasks[-1]
     if task.exec_info is None:
         return node is root or node in task.dependencies
+    if node in task.captures and all(n is None for n, _ in node.next_functions):
+        # A leaf's gradient that autograd.grad captures (PyTorch's topological_nr 0).
+        raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are "
+                           "currently running autograd.grad(). This is currently not supported.")
     return bool(task.exec_info.get(node)) or node in task.captures
 
 

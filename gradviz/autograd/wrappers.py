@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from gradviz._dtype import to_dtype
 from gradviz.autograd.engine import run_backward
 from gradviz.autograd.graph import GradientEdge
 from gradviz.tensor import Tensor
@@ -37,17 +38,25 @@ def _tensors(x: Tensor | Sequence[Tensor] | None, what: str) -> tuple:
     return out
 
 
-def _zeros_for(x: Tensor | GradientEdge, create_graph: bool) -> Tensor:
+def _zeros_for(x: Tensor, create_graph: bool) -> Tensor:
     """materialize_grads' zeros for an input that got no gradient; under create_graph they
     require grad, as PyTorch's do."""
-    if isinstance(x, GradientEdge):
-        shape, dt = x.node._out_meta[x.output_nr]
-        return Tensor._make(np.zeros(shape, dt), create_graph)
     return Tensor._make(np.zeros(x._data.shape, x._data.dtype), create_graph)
 
 
+def _output_meta(out: Tensor | GradientEdge) -> tuple[tuple, np.dtype, bool]:
+    """``(shape, dtype, requires_grad)`` of an output to differentiate. A GradientEdge stands
+    for what its node receives at ``output_nr``, which always takes a gradient (PyTorch reads
+    the node's input metadata)."""
+    if isinstance(out, GradientEdge):
+        shape, dt = out.node._out_meta[out.output_nr]
+        return tuple(shape), np.dtype(dt), True
+    return out._data.shape, out._data.dtype, out.requires_grad
+
+
 def _make_grads(outputs: tuple, grads: Any, is_grads_batched: bool = False) -> list:
-    """Check or create the gradient for each output (PyTorch's ``_make_grads``)."""
+    """Check or create the gradient for each output, a tensor or a GradientEdge (PyTorch's
+    ``_make_grads``)."""
     if grads is None or isinstance(grads, Tensor):
         grads = (grads,) * len(outputs) if grads is None else (grads,)
     grads = tuple(grads)
@@ -55,35 +64,35 @@ def _make_grads(outputs: tuple, grads: Any, is_grads_batched: bool = False) -> l
         raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     result = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
+        shape, dt, requires_grad = _output_meta(out)
         if g is None:
-            if out.requires_grad:
-                if out.numel() != 1:
+            if requires_grad:
+                if int(np.prod(shape)) != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if out._data.dtype.kind != "f":
+                if dt.kind != "f":
                     raise RuntimeError(f"grad can be implicitly created only for real scalar "
-                                       f"outputs but got {out.dtype!r}")
-                g = Tensor._make(np.ones(out._data.shape, dtype=out._data.dtype))
+                                       f"outputs but got {to_dtype(dt)!r}")
+                g = Tensor._make(np.ones(shape, dtype=dt))
             result.append(g)
             continue
         if not isinstance(g, Tensor):  # a number too: PyTorch makes no tensor of it
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
-        if is_grads_batched and g.shape[1:] != out.shape:
+        if is_grads_batched and g.shape[1:] != shape:
             raise RuntimeError("If `is_grads_batched=True`, we interpret the first dimension of "
                                "each grad_output as the batch dimension. The sizes of the "
                                "remaining dimensions are expected to match the shape of "
                                "corresponding output, but a mismatch was detected: "
                                f"grad_output[{i}] has a shape of {_size(g.shape[1:])} and "
-                               f"output[{i}] has a shape of {_size(out.shape)}. If you only "
+                               f"output[{i}] has a shape of {_size(shape)}. If you only "
                                "want some tensors in `grad_output` to be considered batched, "
                                "consider using vmap.")
-        if not is_grads_batched and g.shape != out.shape:
+        if not is_grads_batched and g.shape != shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
                                f"{_size(g.shape)} and output[{i}] has a shape of "
-                               f"{_size(out.shape)}.")
-        if g._data.dtype != out._data.dtype and out._data.dtype.kind == "f":
+                               f"{_size(shape)}.")
+        if g._data.dtype != dt and dt.kind == "f":
             # PyTorch's engine casts each gradient to its tensor's dtype (validate_outputs).
-            g = g.to(out.dtype) if g.requires_grad else Tensor._make(
-                g._data.astype(out._data.dtype))
+            g = g.to(to_dtype(dt)) if g.requires_grad else Tensor._make(g._data.astype(dt))
         result.append(g)
     return result
 
@@ -147,7 +156,9 @@ def backward(tensors: Tensor | Sequence[Tensor], grad_tensors: Any = None,
 
         warnings.warn("Using backward() with create_graph=True will create a reference cycle "
                       "between the parameter and its gradient which can cause a memory leak. We "
-                      "recommend using autograd.grad when creating the graph to avoid this.",
+                      "recommend using autograd.grad when creating the graph to avoid this. If "
+                      "you have to use this function, make sure to reset the .grad fields of "
+                      "your parameters to None after use to break the cycle and avoid the leak.",
                       stacklevel=2)
     with _collector_paused():
         run_backward(outputs, grads, retain_graph, create_graph, inputs_t,
@@ -204,6 +215,9 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
             result = run_backward(outs, grads, retain_graph, create_graph, ins,
                                   allow_unused=allow_unused, accumulate_grad=False)
     if materialize_grads:
+        if any(g is None and isinstance(t, GradientEdge) for g, t in zip(result, ins)):
+            raise RuntimeError("materialize_grads cannot be used when the given input is a "
+                               "GradientEdge")
         result = tuple(_zeros_for(t, create_graph) if g is None else g for g, t in zip(result, ins))
     return result
 

@@ -1762,6 +1762,11 @@ def threshold(a: np.ndarray, threshold: float, value: float) -> np.ndarray:
     return np.where(a > threshold, a, value).astype(a.dtype, copy=False)
 
 
+def threshold_backward(g: np.ndarray, a: np.ndarray, threshold: float) -> np.ndarray:
+    """``g`` where ``a`` is above ``threshold``, else 0 (threshold's and relu's gradient)."""
+    return np.where(a <= threshold, 0, g).astype(g.dtype, copy=False)
+
+
 def smooth_l1_loss(a: np.ndarray, target: np.ndarray, reduction: int = 1, beta: float = 1.0
                    ) -> np.ndarray:
     z = np.abs(a - target)

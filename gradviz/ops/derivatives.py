@@ -251,7 +251,9 @@ defop("relu", "ReluBackward0", K.relu, ("self",),
       example="gradviz.relu(gradviz.tensor([-1.0, 2.0]))\ntensor([0., 2.])",
       samples=(Sample(A(2, 3)), Sample(A(5))),
       calls=("`F.relu`", ""),
-      self=lambda grad, result: grad * (result > 0))
+      # PyTorch's formula: zeros where the result is not positive (also for a nan or inf
+      # gradient), recorded under create_graph as ThresholdBackwardBackward0.
+      self=lambda grad, result: f.op("threshold_backward", grad, result, threshold=0))
 defop("abs", "AbsBackward0", np.abs, ("self",),
       calls=("`gradviz.abs`, `gradviz.absolute`", "`.abs()`, `.absolute()`"),
       self=lambda grad, self: grad * f.sign(self))
@@ -999,12 +1001,24 @@ defop("hardshrink", "HardshrinkBackward0", K.hardshrink, ("self",),
 defop("threshold", "ThresholdBackward0", K.threshold, ("self",),
       calls=("`F.threshold`, `nn.Threshold`", ""),
       samples=(Sample(_PIECES, threshold=0.5, value=20.0),),
-      self=lambda grad, self, threshold: f.where(self <= threshold, 0.0, grad))
+      self=lambda grad, self, threshold: f.op("threshold_backward", grad, self,
+                                              threshold=threshold))
 defop("threshold_", "ThresholdBackward1", K.threshold, ("self",),
       doc="in-place threshold_ (saves the input as it was, as ThresholdBackward0)",
       calls=("`F.threshold(x, t, v, inplace=True)`, `F.threshold_`", ""),
       samples=(Sample(_PIECES, threshold=0.5, value=20.0),),
-      self=lambda grad, self, threshold: f.where(self <= threshold, 0.0, grad))
+      self=lambda grad, self, threshold: f.op("threshold_backward", grad, self,
+                                              threshold=threshold))
+# As in PyTorch, threshold's gradient is an op of its own: under create_graph it records
+# ThresholdBackwardBackward0. `self` only says where the gradient passes: its gradient is zeros.
+defop("threshold_backward", "ThresholdBackwardBackward0", K.threshold_backward,
+      ("grad_output", "self"),
+      doc="threshold's backward, recorded under create_graph",
+      calls=("threshold's backward under `create_graph=True`", ""),
+      samples=(Sample(R(2, 4), _PIECES, threshold=0.5),),
+      grad_output=lambda grad, self, threshold: f.op("threshold_backward", grad, self,
+                                                     threshold=threshold),
+      self=lambda grad: f.zeros_like(grad))
 
 
 # ===============================================================================================

@@ -319,8 +319,11 @@ def _saved_property(name: str) -> property:
 
 
 def _raw_saved_property(name: str) -> property:
-    def get(self: OpNode) -> SavedTensor:
+    def get(self: OpNode) -> SavedTensor | tuple[SavedTensor, ...]:
         v = self._store.get(name)
+        if type(v) is SavedVariableList:
+            # A saved list (IndexBackward0's indices): one handle per entry, None ones too.
+            return tuple(SavedTensor(s, self) for s in v)
         if name in self._op.attr_names and type(v) is not SavedVariable and v is not FREED:
             # A keyword argument that is not a tensor (a dim) has no _raw_saved_, as in torch.
             raise AttributeError(f"'{type(self).__name__}' object has no attribute "
@@ -641,7 +644,9 @@ def dispatch_inplace(op: OpInfo, self: Tensor, *others: Any, **kwargs: Any) -> T
     arrays, requires = _arrays(op, args)
     record = recording and requires and op.node is not None
     base = self._base
-    if recording and requires:
+    # A view requires grad when its base does, also one taken before the base did (torch's
+    # view of a leaf that later requires grad): the checks apply to it too.
+    if recording and (requires or base is not None and base._requires_grad):
         _check_inplace(self)
     out = _forward(op, arrays, kwargs)
     if out.shape != self._data.shape:
@@ -960,6 +965,9 @@ _CREATION_TEXT = {
     "backward associated with the custom Function, leading to incorrect gradients. This "
     "behavior is forbidden. You can fix this by cloning the output of the custom Function.",
 }
+# A view made with grad mode off, in PyTorch's words: the mode, and the mode of the write.
+_MODE_TEXT = {NO_GRAD_MODE: ("no_grad mode", "with grad mode enabled."),
+              INFERENCE_MODE: ("inference mode", "in normal mode.")}
 
 
 class ViewMeta:
@@ -1021,19 +1029,22 @@ def rebase_message(view: Tensor, indirect: bool) -> str:
         >>> rebase_message(piece, indirect=False)[:58]
         'Output 1 of Split is a view and is being modified inplace.'
     """
-    meta = view._view_meta
+    creation = view._view_meta.creation_meta
     modified = "its base or another view of its base has been" if indirect else "is being"
     fn = view._grad_fn
-    if fn is not None:
+    if fn is None:
+        # No grad_fn: the view itself was made with grad mode off (whatever else it is).
+        mode, write = _MODE_TEXT[INFERENCE_MODE if creation == INFERENCE_MODE else NO_GRAD_MODE]
+        head = f"A view was created in {mode} and {modified} modified inplace {write}"
+    elif creation in _MODE_TEXT:
+        # A grad_fn, yet made with grad mode off: taken with it on from a view made with it off.
+        mode, write = _MODE_TEXT[creation]
+        head = (f"Output {view._output_nr} of {_short_name(fn)} is a view of a view which was "
+                f"created in {mode} and {modified} modified inplace {write}")
+    else:
         head = (f"Output {view._output_nr} of {_short_name(fn)} is a view and {modified} "
                 "modified inplace.")
-    elif meta.creation_meta == INFERENCE_MODE:
-        head = (f"A view was created in inference mode and {modified} modified inplace in "
-                "normal mode.")
-    else:
-        head = (f"A view was created in no_grad mode and {modified} modified inplace with grad "
-                "mode enabled.")
-    return f"{head} {_CREATION_TEXT[meta.creation_meta]}"
+    return f"{head} {_CREATION_TEXT[creation]}"
 
 
 def _make_view(result: Tensor, src: Tensor, op: OpInfo | None, kwargs: dict,
@@ -1044,7 +1055,7 @@ def _make_view(result: Tensor, src: Tensor, op: OpInfo | None, kwargs: dict,
     its base changes, as in PyTorch)."""
     parent = src._view_meta
     if not _state.enabled and creation_meta == DEFAULT:
-        creation_meta = NO_GRAD_MODE
+        creation_meta = INFERENCE_MODE if _state.inference else NO_GRAD_MODE
     if src._base is None:
         result._base = src
         parent, known = None, True
@@ -1160,7 +1171,7 @@ def _check_inplace(t: Tensor) -> None:
         if meta.creation_meta != DEFAULT:
             raise RuntimeError(rebase_message(t, indirect=False))
         base = t._base
-        if t._requires_grad and base._requires_grad and base._grad_fn is None:
+        if base._requires_grad and base._grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                                "in-place operation.")
         if not meta.known:
@@ -1257,5 +1268,7 @@ def _copy_slices(op: OpInfo, view: Tensor, base: Tensor, args: tuple, arrays: li
                  kwargs: dict, edges: tuple) -> Node:
     """Record an in-place op through ``view``: ``CopySlices`` becomes the base's grad_fn."""
     base_edge = gradient_edge(base) if base._requires_grad else NO_EDGE
+    old = view._grad_fn  # current: collecting the edges regenerated it if it was stale
     fn = _record(op, view, args, arrays, kwargs, (base_edge, *edges[1:]))
+    move_retains_grad(view, old)  # on to fn; rebase_history moves it on to the view's new node
     return rebase_history(view, base, fn)

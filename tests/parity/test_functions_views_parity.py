@@ -81,6 +81,17 @@ class F(Function):
 a = m.ones(2, requires_grad=True)
 F.apply(a).sum().backward()
 '''
+PROGRAMS["instance_called"] = '''
+class F(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 3
+    @staticmethod
+    def backward(ctx, g):
+        return g * 3
+a = m.ones(2, requires_grad=True)
+F()(a)
+'''
 PROGRAMS["setup_ctx_with_ctx_forward"] = '''
 class F(Function):
     @staticmethod
@@ -197,6 +208,44 @@ out.append((c is v, b.grad_fn.name(), v.grad_fn.name(), repr(b)))
 out.append([ (n.name() if n else None, i) for n, i in b.grad_fn.next_functions])
 b.sum().backward()
 out.append(a.grad.tolist())
+'''
+PROGRAMS["dirty_view_two_outputs"] = '''
+class F(Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.mul_(2)
+        ctx.mark_dirty(x)
+        return x, x * 3
+    @staticmethod
+    def backward(ctx, g0, g1):
+        return g0 * 2 + g1 * 6
+out.append([t.tolist() for t in F.apply(m.ones(4)[:2])])
+b = m.ones(4, requires_grad=True) * 1
+out.append([t.tolist() for t in F.apply(b * 1)])
+F.apply(b[:2])
+'''
+PROGRAMS["dirty_non_input_not_returned"] = '''
+class F(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.mark_dirty(x * 2)
+        return x * 1
+    @staticmethod
+    def backward(ctx, g):
+        return g
+F.apply(m.ones(2))
+'''
+PROGRAMS["dirty_non_input_not_recorded"] = '''
+class F(Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = x * 2
+        ctx.mark_dirty(y)
+        return y
+    @staticmethod
+    def backward(ctx, g):
+        return g
+out.append(F.apply(m.ones(2)).tolist())
 '''
 PROGRAMS["non_diff"] = '''
 class F(Function):
@@ -502,6 +551,16 @@ v.mul_(2)
 b.sum().backward()
 out.append(repr(b.grad))
 '''
+PROGRAMS["retain_grad_view_own_inplace"] = '''
+b = m.ones(4, requires_grad=True) * 1
+v = b[:2]
+v.retain_grad()
+w = b[1:3]
+w.mul_(3)
+v.mul_(2)
+((v * 5).sum() + (b * 7).sum()).backward()
+out.append((repr(v.grad), v.grad_fn.name(), w.grad))
+'''
 PROGRAMS["hook_moves"] = '''
 a = m.ones(3, requires_grad=True)
 b = a * 1
@@ -616,6 +675,45 @@ b = a * 1
 with m.no_grad():
     v = b[0]
 v.mul_(2)
+'''
+PROGRAMS["nograd_view_of_view_then_grad"] = '''
+b = m.ones(4, requires_grad=True) * 1
+with m.no_grad():
+    v = b[:3]
+vv = v[:2]
+try:
+    vv.mul_(2)
+except RuntimeError as e:
+    out.append(str(e))
+b.mul_(2)
+vv.grad_fn
+'''
+PROGRAMS["inference_view_then_normal"] = '''
+b = m.ones(4, requires_grad=True) * 1
+with m.inference_mode():
+    v = b[:3]
+vv = v[:2]
+try:
+    vv.mul_(2)
+except RuntimeError as e:
+    out.append(str(e))
+b.mul_(2)
+try:
+    vv.grad_fn
+except RuntimeError as e:
+    out.append(str(e))
+v.mul_(2)
+'''
+PROGRAMS["view_of_leaf_later_requiring_grad"] = '''
+a = m.ones(3)
+v = a[:2]
+a.requires_grad_()
+try:
+    v.add_(m.ones(2, requires_grad=True))
+except RuntimeError as e:
+    out.append(str(e))
+out.append((v.grad_fn, v.is_leaf, a.tolist()))
+v[:1].mul_(2)
 '''
 PROGRAMS["nograd_view_use"] = '''
 a = m.ones(2, 3, requires_grad=True)
@@ -809,6 +907,31 @@ b = a * 1
 y = F.apply(b)
 out.append((y is b, y._is_view(), y._base is b, y.grad_fn.name(), y._version))
 y.add_(1)
+'''
+PROGRAMS["returned_input_under_no_grad"] = '''
+class Same(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x
+    @staticmethod
+    def backward(ctx, g):
+        return g
+class Dirty(Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.mul_(2)
+        ctx.mark_dirty(x)
+        return x
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+for fn in (Same, Dirty):
+    for rg in (True, False):
+        b = m.ones(4, requires_grad=rg) * 1
+        for given in (b, b[:2]):
+            with m.no_grad():
+                y = fn.apply(given)
+            out.append((y is given, y.requires_grad, y.grad_fn, y._base is given, y._version))
 '''
 PROGRAMS["setup_context_saved_output"] = '''
 class Exp(Function):

@@ -136,6 +136,34 @@ PROGRAMS: dict[str, str] = {
         NoGradForSecond.apply(x, u).sum().backward()
         result = calls, w.grad, x.grad.tolist()
     """,
+    "multi-grad hook on later backward calls": """
+        calls = []
+        a, b = f64([1.0, 2.0]), f64([3.0, 4.0]); c = a * b
+        m.autograd.graph.register_multi_grad_hook(
+            (a, b, c), lambda gs: calls.append([g is not None for g in gs]))
+        out = (c * 2).sum()
+        for inputs in [None, [a], [b], [c], [a, b], None]:
+            out.backward(inputs=inputs, retain_graph=True)
+        m.autograd.grad(out, [c], retain_graph=True)
+        result = calls
+    """,
+    "multi-grad hook under autograd.grad of a leaf": """
+        a, b = f64([1.0, 2.0]), f64([3.0, 4.0])
+        m.autograd.graph.register_multi_grad_hook((a, b), lambda gs: None)
+        m.autograd.grad((a * b).sum(), [a])
+    """,
+    "post-accumulate-grad hook changes .grad": """
+        seen = []
+        x = f64([1.0, 2.0]); seed = m.ones(2, dtype=m.float64)
+        def hook(t):
+            seen.append((t is x, t.grad.tolist()))
+            t.grad.mul_(10)
+        x.register_post_accumulate_grad_hook(hook)
+        (x * 2).sum().backward()
+        (x * 2).sum().backward(create_graph=True)
+        (x * 1).backward(seed, inputs=[x])
+        result = seen, x.grad.tolist(), seed.tolist()
+    """,
     "post-accumulate-grad hook returns a value": """
         x = f64([1.0, 2.0])
         x.register_post_accumulate_grad_hook(lambda t: t * 2)
@@ -147,6 +175,88 @@ PROGRAMS: dict[str, str] = {
         s = m.autograd.grad((x * 2).sum(), [x, w], materialize_grads=True)
         result = ([(t.tolist(), t.requires_grad, t.grad_fn is None) for t in r],
                   [(t.tolist(), t.requires_grad) for t in s])
+    """,
+    "hook changes the dtype under create_graph": """
+        x = m.tensor([1.0, 2.0], requires_grad=True); y = x * 2
+        y.register_hook(lambda g: g.double())
+        m.autograd.grad(y.sum(), x, create_graph=True)
+    """,
+    "GradientEdge as outputs": """
+        x = f64([1.0, 2.0]); y = x * 2; s = (x * 3).sum()
+        edge = m.autograd.graph.get_gradient_edge(y)
+        g1 = m.autograd.grad(edge, x, m.ones(2, dtype=m.float64), retain_graph=True)
+        g2 = m.autograd.grad([edge, s], x, [m.ones(2, dtype=m.float64), None], retain_graph=True)
+        m.autograd.backward(edge, m.ones(2, dtype=m.float64))
+        m.autograd.backward(m.autograd.graph.get_gradient_edge(s))
+        result = g1[0].tolist(), g2[0].tolist(), x.grad.tolist()
+    """,
+    "GradientEdge output without its gradient": """
+        x = f64([1.0, 2.0])
+        m.autograd.grad(m.autograd.graph.get_gradient_edge(x * 2), x)
+    """,
+    "GradientEdge output with a gradient of the wrong shape": """
+        x = f64([1.0, 2.0])
+        m.autograd.backward(m.autograd.graph.get_gradient_edge(x * 2), m.ones(3))
+    """,
+    "materialize_grads with an unreached GradientEdge": """
+        x = f64([1.0, 2.0]); y = x * 2
+        m.autograd.grad((x * 3).sum(), [x, m.autograd.graph.get_gradient_edge(y)],
+                        materialize_grads=True)
+    """,
+    "reentrant backward 2000 deep": """
+        class Nested(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, depth):
+                ctx.depth = depth
+                return x * 1
+            @staticmethod
+            def backward(ctx, g):
+                if ctx.depth > 0:
+                    with m.enable_grad():
+                        inner = m.ones(1, requires_grad=True)
+                        Nested.apply(inner, ctx.depth - 1).sum().backward()
+                        seen.append(inner.grad.item())
+                return g * 3, None
+        seen = []
+        x = f64([1.0])
+        Nested.apply(x, 2000).sum().backward()
+        result = x.grad.tolist(), len(seen), set(seen), m.is_grad_enabled()
+    """,
+    "raw saved indices of IndexBackward0": """
+        log = []
+        a = m.arange(12.0).reshape(3, 4).requires_grad_(); i = m.tensor([0, 2])
+        b = a[i]; c = a[None, i]
+        raw = b.grad_fn._raw_saved_indices
+        raw[0].register_hooks(lambda t: log.append("pack") or t,
+                              lambda p: log.append("unpack") or p)
+        b.sum().backward()
+        result = (type(raw).__name__, len(raw), len(c.grad_fn._raw_saved_indices), log,
+                  a.grad.tolist())
+    """,
+    "raw saved None index": """
+        a = m.arange(12.0).reshape(3, 4).requires_grad_()
+        c = a[None, m.tensor([0, 2])]  # kept: torch crashes if its node is gone meanwhile
+        c.grad_fn._raw_saved_indices[0].register_hooks(lambda t: t, lambda p: p)
+    """,
+    "threshold double backward": """
+        x = f64([-1.0, 0.5, 2.0]); seed = f64([1.0, 2.0, 3.0])
+        (g,) = m.autograd.grad(m.nn.functional.threshold(x, 0.1, 20.0), x, seed,
+                               create_graph=True)
+        node = g.grad_fn
+        info = (node.name(), node._saved_self.tolist(), node._saved_threshold,
+                [n.variable is v for (n, _), v in zip(node.next_functions, (seed, x))])
+        (g * g).sum().backward()
+        result = info, g.tolist(), seed.grad.tolist(), x.grad.tolist()
+    """,
+    "relu gradient and double backward": """
+        x = m.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+        m.relu(x).backward(m.tensor([float("nan"), float("inf"), 1.0]))
+        seed = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        (g,) = m.autograd.grad(m.relu(x), x, seed, create_graph=True)
+        node = g.grad_fn
+        result = (x.grad.tolist(), node.name(), node._saved_threshold,
+                  node._saved_self.tolist(), [n.name() for n, _ in node.next_functions],
+                  g.tolist())
     """,
     "node called with no gradient": "x = f64([1.0, 2.0]); (x * 2).grad_fn()",
     "node called with two gradients": "x = f64([1.0, 2.0]); (x * 2).grad_fn(x, x)",
@@ -297,6 +407,12 @@ PROGRAMS: dict[str, str] = {
         with m.set_grad_enabled(False):
             b = m.is_grad_enabled()
         result = a, b, m.is_grad_enabled()
+    """,
+    "increment_version on an inference tensor": """
+        inf, normal = inference_ones(), m.ones(2)
+        m.autograd.graph.increment_version(inf)
+        m.autograd.graph.increment_version([inf, normal])
+        result = normal._version, inf.is_inference()
     """,
     # -- anomaly mode ----------------------------------------------------------------------
     "detect_anomaly warns when made": """
