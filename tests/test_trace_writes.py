@@ -99,6 +99,27 @@ def test_a_random_programs_trace_loads_back(prog: tuple, seed: int, how: str,
     assert len(back.runs) == len(tr.runs) >= 1
 
 
+def test_gradient_edges_as_outputs_and_inputs_are_recorded(tmp_path: Path) -> None:
+    """autograd.grad with a GradientEdge as an output or an input: the tracer crashed on it
+    (AttributeError: 'GradientEdge' object has no attribute '_vc'). A run's roots are the
+    tensors among its outputs, its root edges one per output, its inputs the tensors."""
+    from gradviz.autograd.graph import get_gradient_edge
+
+    with gradviz.trace() as tr:
+        x = gradviz.ones(2, requires_grad=True)
+        y = x * 2
+        z = (y * 3).sum()
+        (gy,) = gradviz.autograd.grad(z, get_gradient_edge(y), retain_graph=True)
+        (gx,) = gradviz.autograd.grad(get_gradient_edge(z), x, grad_outputs=gradviz.tensor(1.0))
+    assert gy.tolist() == [3.0, 3.0] and gx.tolist() == [6.0, 6.0]
+    first, second = tr.runs
+    z_node = tr.tensors[first.roots[0]].grad_fn
+    assert first.root_edges == second.root_edges == [[z_node, 0]]
+    assert (first.inputs, second.roots) == ([], [])
+    assert second.inputs == [tr.known_tensor_id(x)]
+    round_trip(tr, tmp_path)
+
+
 def test_text_longer_than_a_trace_holds_is_cut_when_recorded(tmp_path: Path) -> None:
     # A name, a source line and an error message past the loader's limit (NOTE [text limit]).
     long = 100_001

@@ -1488,12 +1488,23 @@ class Trace:
         """A run begins (``below``: the nodes reachable from the graph root, in the order
         _reachable finds them, when they are known already: see _EngineObserver)."""
         frame = user_frame(_EMITTER)
-        roots = [self._tensor(t, frame) for t in data["roots"]]
+        # A root or an input may be a GradientEdge (autograd.grad(z, get_gradient_edge(y))):
+        # it has no tensor, its edge is its node's (as the torch source records it).
+        tensors = [t for t in data["roots"] if isinstance(t, Tensor)]
+        roots = [self._tensor(t, frame) for t in tensors]
         if len(roots) == 1 and roots[0] in self._unnamed and frame is not None:
             # outputs.loss.backward(): the root is named by that expression (NOTE [root names])
-            name = _names.backward_receiver(frame, data["roots"][0])
+            name = _names.backward_receiver(frame, tensors[0])
             if name:
                 self._rename(roots[0], name)
+        root_edges = []
+        for t in data["roots"]:
+            if isinstance(t, Tensor):
+                tid = self._tensor(t, frame)
+                root_edges.append([self._tensor_grad_fn(tid) or self._leaf_node(t),
+                                   t._output_nr])
+            else:
+                root_edges.append([self._node(t.node), t.output_nr])
         graph_root = data["graph_root"]
         root_id = self._node(graph_root)
         reachable = self._reachable(graph_root, below)
@@ -1503,12 +1514,11 @@ class Trace:
         self._run = BackwardRun(
             id=run_id, engine=data.get("engine", "pytorch"),
             kind="backward" if data.get("accumulate_grad", True) else "grad", roots=roots,
-            root_edges=[[self._tensor_grad_fn(r) or self._leaf_node(t), t._output_nr]
-                        for r, t in zip(roots, data["roots"])],
-            nodes=reachable, graph_root=root_id,
+            root_edges=root_edges, nodes=reachable, graph_root=root_id,
             retain_graph=bool(data.get("retain_graph")),
             create_graph=bool(data.get("create_graph")),
-            inputs=[self._tensor(t, frame) for t in data.get("inputs", ())],
+            inputs=[self._tensor(t, frame) for t in data.get("inputs", ())
+                    if isinstance(t, Tensor)],
             source=_source(frame))
         graph = data.get("gradient_graph")  # MXNet's explicit gradient graph
         if graph is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -168,3 +169,21 @@ def test_the_cli_reads_back_an_lstm_trace_and_shows_its_notes(tmp_path: Path) ->
 
     quiet = _cli.run("trace", "-q", "-o", "out2", str(script), cwd=tmp_path)
     assert quiet.returncode == 0 and quiet.stdout == "", quiet.stdout
+
+
+def test_gradient_edges_are_recorded_as_on_gradviz() -> None:
+    """autograd.grad with GradientEdge outputs and inputs: the runs' roots, root edges and
+    inputs are the same on both engines (tests/test_trace_writes.py holds gradviz's)."""
+
+    def program(lib: Any) -> Any:
+        with gradviz.trace(torch=lib is torch) as tr:
+            x = lib.ones(2, requires_grad=True)
+            y = x * 2
+            z = (y * 3).sum()
+            edge = lib.autograd.graph.get_gradient_edge
+            lib.autograd.grad(z, edge(y), retain_graph=True)
+            lib.autograd.grad(edge(z), x, grad_outputs=lib.tensor(1.0))
+        return [(r.roots, r.root_edges, r.inputs, [tr.nodes[e[0]].name for e in r.root_edges])
+                for r in tr.runs]
+
+    assert program(torch) == program(gradviz)
