@@ -359,8 +359,10 @@ def slot_name(slot: Any) -> str:
 _CHAINS: dict[tuple[int, int], tuple[CodeType, Any]] = {}  # (id(code), lasti) -> chain or None
 
 
-def _call_source(code: CodeType, lasti: int, globs: dict[str, Any]) -> str | None:
-    """The source text of the instruction at ``lasti`` (its ``co_positions`` span)."""
+def _call_source(code: CodeType, lasti: int, globs: dict[str, Any],
+                 lineno: int | None = None) -> str | None:
+    """The source text of the instruction at ``lasti`` (its ``co_positions`` span); before
+    Python 3.11, which has no positions, the one ``.backward(...)`` call on line ``lineno``."""
     _, ins, index, _ = _code_info(code)
     k = index.get(lasti)
     if k is None:
@@ -368,6 +370,8 @@ def _call_source(code: CodeType, lasti: int, globs: dict[str, Any]) -> str | Non
         if k < 0:
             return None
     pos = getattr(ins[k], "positions", None)  # Python 3.11+
+    if pos is None and lineno is not None:
+        return _backward_call_on_line(code, lineno, globs)
     if pos is None or None in (pos.lineno, pos.end_lineno, pos.col_offset, pos.end_col_offset):
         return None
     lines = linecache.getlines(code.co_filename, globs)[pos.lineno - 1:pos.end_lineno]
@@ -380,6 +384,19 @@ def _call_source(code: CodeType, lasti: int, globs: dict[str, Any]) -> str | Non
     else:
         data[0], data[-1] = data[0][pos.col_offset:], data[-1][:pos.end_col_offset]
     return b"".join(data).decode("utf-8", "replace")
+
+
+def _backward_call_on_line(code: CodeType, lineno: int, globs: dict[str, Any]) -> str | None:
+    """The source of the only ``<receiver>.backward(...)`` call of line ``lineno`` (None if
+    there is none, or several: which one ran is then unknown)."""
+    line = linecache.getline(code.co_filename, lineno, globs).strip()
+    try:
+        tree = ast.parse(line)
+    except SyntaxError:  # a line of a longer statement: not guessed
+        return None
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)
+             and isinstance(n.func, ast.Attribute) and n.func.attr == "backward"]
+    return ast.get_source_segment(line, calls[0]) if len(calls) == 1 else None
 
 
 def _chain(text: str) -> tuple[str, str, list[tuple[str, Any]]] | None:
@@ -433,7 +450,7 @@ def backward_receiver(frame: FrameType, root: Any) -> str | None:
     code, lasti = frame.f_code, frame.f_lasti
     entry = _CHAINS.get((id(code), lasti))
     if entry is None or entry[0] is not code:
-        text = _call_source(code, lasti, frame.f_globals)
+        text = _call_source(code, lasti, frame.f_globals, frame.f_lineno)
         entry = (code, None if text is None else _chain(text))
         if len(_CHAINS) < 1000:
             _CHAINS[(id(code), lasti)] = entry
