@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from gradviz import _device, _dtype
+from gradviz import _device, _dtype, _layout
 from gradviz._dtype import dtype as _DType
 from gradviz._size import Size
 from gradviz.autograd.grad_mode import _state as _grad_state
@@ -81,6 +81,35 @@ def _type_name(np_dtype: np.dtype) -> str:
 
 # Whether float() of a tensor that requires grad has warned yet (once per process, as torch).
 _float_warned = False
+# torch.set_warn_always(True) makes such once-per-process warnings fire every time.
+_warn_always = False
+
+
+def set_warn_always(b: bool) -> None:
+    """Make warnings that fire once per process (``float()`` of a tensor that requires grad)
+    fire every time, or once again (PyTorch's ``torch.set_warn_always``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.set_warn_always(True); gradviz.is_warn_always_enabled()
+        True
+        >>> gradviz.set_warn_always(False)
+    """
+    global _warn_always
+    if type(b) is not bool:
+        raise RuntimeError(f"setWarnOnlyOnce expects a bool, but got {type(b).__name__}")
+    _warn_always = b
+
+
+def is_warn_always_enabled() -> bool:
+    """Whether :func:`set_warn_always` is on (PyTorch's ``torch.is_warn_always_enabled``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.is_warn_always_enabled()
+        False
+    """
+    return _warn_always
 
 
 class Tensor:
@@ -288,6 +317,17 @@ class Tensor:
             device(type='cpu')
         """
         return _device.CPU
+
+    @property
+    def layout(self) -> _layout.layout:
+        """Always ``gradviz.strided``: a NumPy array is dense, with strides.
+
+        Example:
+            >>> import gradviz
+            >>> gradviz.ones(2).layout
+            gradviz.strided
+        """
+        return _layout.strided
 
     def _is_view(self) -> bool:
         """Whether this tensor is a view of another (shares its storage and version counter).
@@ -687,7 +727,7 @@ class Tensor:
 
     def __float__(self) -> float:
         global _float_warned
-        if self._requires_grad and _grad_state.enabled and not _float_warned:
+        if self._requires_grad and _grad_state.enabled and (_warn_always or not _float_warned):
             # torch warns once per process (TORCH_WARN_ONCE), and only with grad mode on
             _float_warned = True
             warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "

@@ -28,7 +28,7 @@ __all__ = [
     "mm", "matmul", "dot", "mv", "where", "clone", "eq", "ne", "lt", "le", "gt", "ge",
     "logical_not", "logical_and", "logical_or", "zeros_like", "empty_like", "numel",
     "multinomial",
-    "is_floating_point", "is_nonzero", "ones_like", "full_like",
+    "is_floating_point", "is_nonzero", "is_inference", "ones_like", "full_like",
 ]
 
 _O = OPS
@@ -791,6 +791,20 @@ def is_floating_point(input: Tensor) -> bool:
     """
     _tensors_only("is_floating_point", input=input)
     return input.is_floating_point()
+
+
+def is_inference(input: Tensor) -> bool:
+    """Whether ``input`` was made in inference mode (``input.is_inference()``).
+
+    Example:
+        >>> import gradviz
+        >>> with gradviz.inference_mode():
+        ...     t = gradviz.ones(2)
+        >>> gradviz.is_inference(t), gradviz.is_inference(gradviz.ones(2))
+        (True, False)
+    """
+    _tensors_only("is_inference", input=input)
+    return input.is_inference()
 
 
 def is_nonzero(input: Tensor) -> bool:
