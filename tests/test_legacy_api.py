@@ -110,8 +110,88 @@ def check_gradcheck_module(lib: ModuleType) -> None:
         module.gradcheck(Twice.apply, (x,))
 
 
+def check_module_inplace_functions(lib: ModuleType) -> None:
+    x = lib.tensor([0.25, 0.5], requires_grad=True)
+    y = x * 1
+    assert lib.sin_(y) is y
+    assert y.grad_fn.name() == "SinBackward0"
+    assert lib.neg_(y) is y and lib.tanh_(y) is y  # tanh_ saves its result: nothing after it
+    assert (y.grad_fn.name(), y._version) == ("TanhBackward0", 3)
+    y.sum().backward()
+    v = lib.tensor([0.25, 0.5])
+    assert lib.allclose(x.grad, (1 - (-v.sin()).tanh() ** 2) * -v.cos())
+    z = lib.tensor([0.25, 0.5])
+    assert lib.xlogy_(z, 2.0) is z and lib.fill_(z, 3) is z and lib.zero_(z) is z
+    assert z.tolist() == [0.0, 0.0]
+    for name in ("sqrt_", "tanh_", "floor_", "log_", "neg_", "reciprocal_", "nan_to_num_",
+                 "detach_", "clamp_", "clip_"):
+        assert callable(getattr(lib, name)), name
+    with pytest.raises(TypeError, match=r"^sin_\(\): argument 'input' \(position 1\) must be "
+                                        r"Tensor, not float$"):
+        lib.sin_(1.0)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        lib.exp_(x)
+
+
+def check_inplace_view_methods(lib: ModuleType) -> None:
+    x = lib.tensor([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]], requires_grad=True)
+    for call in ("unsqueeze_(0)", "squeeze_()", "transpose_(0, 1)", "t_()"):
+        with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used"
+                                               " in an in-place operation.$"):
+            eval(f"x.{call}")  # noqa: S307
+    y = x * 1
+    assert y.unsqueeze_(-1) is y
+    assert (tuple(y.shape), y._version, y.grad_fn.name()) == ((2, 3, 1), 1, "UnsqueezeBackward1")
+    assert y.grad_fn._saved_dim == 2**64 - 1  # -1, as torch shows it
+    assert y.grad_fn.next_functions[0][0].name() == "MulBackward0"
+    y.squeeze_(2)
+    assert (tuple(y.shape), y.grad_fn.name(), y.grad_fn._saved_dim) == ((2, 3),
+                                                                        "SqueezeBackward4", 2)
+    y.transpose_(0, 1)
+    assert (tuple(y.shape), y.grad_fn.name()) == ((3, 2), "TransposeBackward1")
+    assert (y.grad_fn._saved_dim0, y.grad_fn._saved_dim1) == (0, 1)
+    y.t_()
+    assert (tuple(y.shape), y.grad_fn.name(), y._version) == ((2, 3), "TBackward1", 4)
+    y.unsqueeze_(1).squeeze_()
+    assert (tuple(y.shape), y.grad_fn.name()) == ((2, 3), "SqueezeBackward3")
+    assert y.grad_fn._saved_self_sym_sizes == (2, 1, 3)
+    (y * lib.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert x.grad.tolist() == [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]
+    assert x.swapaxes_ is not None and (lib.ones(2, 3).swapaxes_(0, 1).shape) == (3, 2)
+    with pytest.raises(RuntimeError, match=r"^t_\(\) expects a tensor with <= 2 dimensions, but "
+                                           r"self is 3D$"):
+        lib.ones(2, 3, 4).t_()
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        lib.ones(2, 3).unsqueeze_(3)
+    with lib.no_grad():  # a leaf may change shape with grad mode off
+        x.unsqueeze_(0)
+    assert (tuple(x.shape), x.is_leaf, x.requires_grad) == ((1, 2, 3), True, True)
+    # a view keeps its base and shares memory; the base keeps its own grad_fn
+    h = lib.ones(2, 3, requires_grad=True) * 1
+    v = h[0]
+    v.unsqueeze_(0)
+    assert (v.grad_fn.name(), h.grad_fn.name(), v._base is h, tuple(v.shape)) == (
+        "UnsqueezeBackward1", "MulBackward0", True, (1, 3))
+    with lib.no_grad():
+        h[0, 1] = 7.0
+    assert v[0, 1].item() == 7.0
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        lib.ones(2, 3, requires_grad=True)[0].unsqueeze_(0)
+
+
+def check_inplace_view_gradients(lib: ModuleType) -> None:
+    x = lib.tensor([[0.5, 1.0, 2.0], [3.0, 4.0, 5.0]], dtype=lib.float64, requires_grad=True)
+    calls = [lambda t: (t * 1).unsqueeze_(1), lambda t: (t * 1).unsqueeze_(0).squeeze_(),
+             lambda t: (t * 1).transpose_(1, 0), lambda t: (t * 1).t_(),
+             lambda t: (t[:1] * 1).squeeze_(0) * 2]
+    for call in calls:
+        assert lib.autograd.gradcheck(call, (x,))
+        assert lib.autograd.gradgradcheck(lambda t, call=call: call(t) ** 2, (x,))
+
+
 CHECKS = [check_is_inference, check_layout, check_warn_always, check_functional_module,
-          check_data_parallel, check_gradcheck_module]
+          check_data_parallel, check_gradcheck_module, check_module_inplace_functions,
+          check_inplace_view_methods, check_inplace_view_gradients]
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=[c.__name__ for c in CHECKS])

@@ -1477,8 +1477,8 @@ defop("squeeze_dim", "SqueezeBackward1", K.squeeze_dim, ("self",),
       calls=("`gradviz.squeeze(x, dim)`", "`.squeeze()`"),
       self=lambda grad, self_sym_sizes, dim: grad.reshape(self_sym_sizes))
 defop("squeeze_dim_", "SqueezeBackward4", K.squeeze_dim, ("self",),
-      doc="in-place ``squeeze_(dim)``: only inside matmul (1-D @ 2-D), as in PyTorch",
-      calls=("`x @ y` (1-D @ 2-D)", ""),
+      doc="in-place ``squeeze_(dim)`` (also inside matmul, 1-D @ 2-D, as in PyTorch)",
+      calls=("`x @ y` (1-D @ 2-D)", "`.squeeze_(dim)`"),
       self=lambda grad, self_sym_sizes, dim: grad.reshape(self_sym_sizes))
 defop("to_copy", "ToCopyBackward0", K.to_copy, ("self",),
       doc="a dtype cast (``x.double()``, ``x.to(dtype)``)",
@@ -1625,17 +1625,27 @@ def _unfold_backward(grad, self_sym_sizes, dimension, size, step):
     return total
 
 
-# In-place unsqueeze_/transpose_ (PyTorch's own calls inside quantile record them).
+# In-place unsqueeze_/transpose_ (PyTorch's own calls inside quantile record them too).
 defop("unsqueeze_", "UnsqueezeBackward1", K.unsqueeze, ("self",),
-      doc="in-place ``unsqueeze_(dim)``: inside ``quantile`` with a tensor ``q``, as in PyTorch",
-      calls=("inside `gradviz.quantile(x, q_tensor)`", ""),
+      doc="in-place ``unsqueeze_(dim)`` (also inside ``quantile`` with a tensor ``q``)",
+      calls=("inside `gradviz.quantile(x, q_tensor)`", "`.unsqueeze_()`"),
       samples=(Sample(R(2, 3), dim=0), Sample(R(3), dim=1)),
       self=lambda grad, dim: grad.squeeze(dim))
 defop("transpose_", "TransposeBackward1", K.transpose, ("self",),
-      doc="in-place ``transpose_(dim0, dim1)``: inside ``quantile`` with a tensor ``q``",
-      calls=("inside `gradviz.quantile(x, q_tensor)`", ""),
+      doc="in-place ``transpose_(dim0, dim1)`` (also inside ``quantile`` with a tensor ``q``)",
+      calls=("inside `gradviz.quantile(x, q_tensor)`", "`.transpose_()`, `.swapaxes_()`"),
       samples=(Sample(R(2, 3, 1), dim0=0, dim1=2),),
       self=lambda grad, dim0, dim1: f.transpose(grad, dim0, dim1))
+defop("t_", "TBackward1", K.t, ("self",),
+      doc="in-place ``t_()``",
+      calls=("", "`.t_()`"),
+      samples=(Sample(R(2, 3)), Sample(R(3))),
+      self=lambda grad: f.t(grad))
+defop("squeeze_", "SqueezeBackward3", K.squeeze, ("self",),
+      doc="in-place ``squeeze_()``: every dimension of size 1",
+      calls=("", "`.squeeze_()`"),
+      samples=(Sample(R(2, 1, 3, 1)), Sample(R(1))),
+      self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
 defop("rot90", "Rot90Backward0", K.rot90, ("self",),
       doc="rotate by 90 degrees ``k`` times, from the first of ``dims`` toward the second",
       calls=("`gradviz.rot90`", "`.rot90()`"),

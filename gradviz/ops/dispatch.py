@@ -36,6 +36,7 @@ from gradviz.ops.opinfo import OpInfo, saved_for
 from gradviz.tensor import Tensor, _AsGiven, _is_number, _type_name
 
 __all__ = ["dispatch", "general_dispatch", "specialise", "dispatch_inplace", "OpNode",
+           "dispatch_inplace_view",
            "node_source",
            "CopySlices", "AsStridedBackward0", "ViewMeta", "broadcast_message", "rebase_history",
            "rebase_message", "DEFAULT", "NO_GRAD_MODE", "MULTI_OUTPUT_NODE",
@@ -681,6 +682,38 @@ def dispatch_inplace(op: OpInfo, self: Tensor, *others: Any, **kwargs: Any) -> T
                 kwargs, True)
     return self
 
+
+
+def dispatch_inplace_view(op: OpInfo, view_op: OpInfo, self: Tensor, **kwargs: Any) -> Tensor:
+    """Run ``op``, the in-place form of the view op ``view_op``, on ``self`` (``unsqueeze_``,
+    ``squeeze_``, ``transpose_``, ``t_``): ``self`` takes the view's shape and strides over the
+    same memory, its version is bumped, and when recording the op's node becomes its
+    ``grad_fn`` (the old ``grad_fn`` is the node's edge). No element is written, so a view's
+    base keeps its own ``grad_fn``, as in PyTorch; the view's recipe gains ``view_op``."""
+    recording = _state.enabled
+    arrays, requires = _arrays(op, (self,))
+    record = recording and requires and op.node is not None
+    if recording and requires:
+        _check_inplace(self)
+    out = _forward(op, arrays, kwargs)
+    edges = collect_next_edges((self,)) if record else ()
+    old = self._grad_fn
+    self._data = out  # the same memory, seen with the new shape
+    counter = self._version_counter
+    counter.version += 1
+    counter.last_op = op.node if record else None
+    node = None
+    if record:
+        node = _record(op, self, (self,), arrays, kwargs, edges)
+        move_retains_grad(self, old)
+    meta = self._view_meta
+    if meta is not None:  # a view stays one, one view op further from its base
+        self._view_meta = ViewMeta(meta, view_op, kwargs, meta.known,
+                                   counter.version if record else meta.version,
+                                   meta.creation_meta)
+    if _listeners:
+        emit_op(op.name, node, (self,), (self,), kwargs, True)
+    return self
 
 _OVERLAP_MESSAGE = (
     "unsupported operation: more than one element of the written-to tensor refers to a single "

@@ -17,7 +17,12 @@ from gradviz._device import check_device
 from gradviz._factories import int_list, invalid_combination
 from gradviz.ops import _args
 from gradviz.ops.derivatives import OPS
-from gradviz.ops.dispatch import broadcast_message, dispatch, dispatch_inplace
+from gradviz.ops.dispatch import (
+    broadcast_message,
+    dispatch,
+    dispatch_inplace,
+    dispatch_inplace_view,
+)
 from gradviz.tensor import Tensor, _AsGiven, _is_number, _wrap_dim
 
 __all__ = [
@@ -533,6 +538,37 @@ def squeeze(input: Tensor, dim: int | None = None) -> Tensor:
     return dispatch(_O["squeeze_dim"], input, dim=_wrap_dim(dim, input.ndim))
 
 
+# The in-place forms change ``input``'s shape over the same memory (``x.unsqueeze_(0)``); they
+# are Tensor methods only, as in PyTorch, and record their own nodes (``UnsqueezeBackward1`` ...).
+def unsqueeze_(input: Tensor, dim: int) -> Tensor:
+    """In-place :func:`unsqueeze` (``UnsqueezeBackward1``)."""
+    return dispatch_inplace_view(_O["unsqueeze_"], _O["unsqueeze"], input,
+                                 dim=_wrap_dim(dim, input.ndim + 1))
+
+
+def squeeze_(input: Tensor, dim: int | None = None) -> Tensor:
+    """In-place :func:`squeeze` (``SqueezeBackward3``, with ``dim`` ``SqueezeBackward4``)."""
+    if dim is None:
+        return dispatch_inplace_view(_O["squeeze_"], _O["squeeze"], input)
+    return dispatch_inplace_view(_O["squeeze_dim_"], _O["squeeze_dim"], input,
+                                 dim=_wrap_dim(dim, input.ndim))
+
+
+def transpose_(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """In-place :func:`transpose` (``TransposeBackward1``)."""
+    nd = input.ndim
+    return dispatch_inplace_view(_O["transpose_"], _O["transpose"], input,
+                                 dim0=_wrap_dim(dim0, nd), dim1=_wrap_dim(dim1, nd))
+
+
+def t_(input: Tensor) -> Tensor:
+    """In-place :func:`t` (``TBackward1``)."""
+    if input.ndim > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is "
+                           f"{input.ndim}D")
+    return dispatch_inplace_view(_O["t_"], _O["t"], input)
+
+
 def clone(input: Tensor) -> Tensor:
     """A copy with its own storage (``CloneBackward0``).
 
@@ -864,10 +900,26 @@ def div_(input: Tensor, other: Any) -> Tensor:
 
 
 def zero_(input: Tensor) -> Tensor:
+    """Fill ``input`` with zeros, in place (``torch.zero_``, ``x.zero_()``).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.ones(2)
+        >>> gradviz.zero_(x) is x, x
+        (True, tensor([0., 0.]))
+    """
     return dispatch_inplace(_O["zero_"], input)
 
 
 def fill_(input: Tensor, value: Any) -> Tensor:
+    """Fill ``input`` with ``value``, in place (``torch.fill_``, ``x.fill_(value)``).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.zeros(2)
+        >>> gradviz.fill_(x, 3) is x, x
+        (True, tensor([3., 3.]))
+    """
     if isinstance(value, Tensor):  # fill_.Tensor: FillBackward3, differentiable in `value`
         if value.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
@@ -1095,7 +1147,14 @@ def round(input: Tensor, *, decimals: int | None = None) -> Tensor:  # noqa: A00
 
 
 def round_(input: Tensor, *, decimals: int | None = None) -> Tensor:
-    """In-place :func:`round`."""
+    """In-place :func:`round` (``torch.round_``, ``x.round_()``).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.tensor([0.4, 1.6])
+        >>> gradviz.round_(x) is x, x
+        (True, tensor([0., 2.]))
+    """
     if decimals is None:
         return dispatch_inplace(_O["round"], input)
     return dispatch_inplace(_O["round_decimals"], input, decimals=int(decimals))
@@ -1127,7 +1186,9 @@ def _failing_inplace(name: str) -> Any:
     fn.__name__ = fn.__qualname__ = name + "_"
     fn.__doc__ = (f"In-place :func:`gradviz.{name}`. PyTorch records it as "
                   f"``{_O[name + '_'].node}``, which has no derivative: a backward through it "
-                  "fails.")
+                  "fails.\n\n    Example:\n        >>> import gradviz\n"
+                  "        >>> x = gradviz.tensor([0.5])\n"
+                  f"        >>> gradviz.{name}_(x) is x\n        True\n    ")
     return fn
 
 
@@ -1148,7 +1209,14 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:
 
 
 def logit_(input: Tensor, eps: float | None = None) -> Tensor:
-    """In-place :func:`logit`."""
+    """In-place :func:`logit` (``torch.logit_``, ``x.logit_()``).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.tensor([0.5])
+        >>> gradviz.logit_(x) is x, x
+        (True, tensor([0.]))
+    """
     return dispatch_inplace(_O["logit"], input, eps=None if eps is None else float(eps))
 
 
@@ -1168,7 +1236,14 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
 
 def nan_to_num_(input: Tensor, nan: float = 0.0, posinf: float | None = None,
                 neginf: float | None = None) -> Tensor:
-    """In-place :func:`nan_to_num`."""
+    """In-place :func:`nan_to_num` (``torch.nan_to_num_``, ``x.nan_to_num_()``).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.tensor([float("nan"), 1.0])
+        >>> gradviz.nan_to_num_(x) is x, x
+        (True, tensor([0., 1.]))
+    """
     return dispatch_inplace(_O["nan_to_num"], input, nan=nan, posinf=posinf, neginf=neginf)
 
 
@@ -1291,7 +1366,14 @@ def xlogy(input: Any, other: Any) -> Tensor:
 
 
 def xlogy_(input: Tensor, other: Any) -> Tensor:
-    """In-place :func:`xlogy`."""
+    """In-place :func:`xlogy` (``torch.xlogy_``, ``x.xlogy_(other)``).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.tensor([0.0, 2.0])
+        >>> gradviz.xlogy_(x, 1.0) is x, x
+        (True, tensor([0., 0.]))
+    """
     if isinstance(other, Tensor):
         return dispatch_inplace(_O["xlogy"], input, other)
     if _is_number(other):
@@ -2280,6 +2362,38 @@ def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: 
 
 
 clip_ = clamp_
+
+# torch's module-level in-place functions (``torch.sin_(x)`` is ``x.sin_()``), for the in-place
+# methods gradviz has; ``clamp_``, ``clip_``, ``index_put_``, ``dropout_``, ``fill_``, ``zero_``,
+# ``round_``, ``logit_``, ``nan_to_num_``, ``xlogy_``, ``asinh_``, ``acosh_`` and ``atanh_`` are
+# written out where their families are.
+_MODULE_INPLACE = (
+    "acos_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_",
+    "asin_", "atan_", "ceil_", "cos_", "cosh_", "detach_", "erf_", "erfc_",
+    "exp2_", "exp_", "expm1_", "fix_", "floor_", "frac_", "log10_", "log1p_", "log2_", "log_",
+    "neg_", "reciprocal_", "relu_", "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_",
+    "tan_", "tanh_", "trunc_",
+)
+
+
+def _module_inplace(name: str) -> Any:
+    """``gradviz.<name>(input, ...)``: the Tensor method ``input.<name>(...)``, which writes into
+    ``input`` and returns it (read at each call: the methods are installed after this module)."""
+    def fn(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        _tensors_only(name, input=input)
+        return getattr(Tensor, name)(input, *args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"In place ``input.{name}()``, as ``torch.{name}``: writes into ``input`` and "
+                  f"returns it.\n\n    Example:\n        >>> import gradviz\n"
+                  f"        >>> x = gradviz.tensor([0.25, 0.5])\n"
+                  f"        >>> gradviz.{name}(x) is x\n        True\n    ")
+    return fn
+
+
+globals().update({_name: _module_inplace(_name) for _name in _MODULE_INPLACE})
+__all__ += ["fill_", "zero_", "round_", "logit_", "nan_to_num_", "xlogy_", "asinh_", "acosh_",
+            "atanh_", *_MODULE_INPLACE]
 
 
 def masked_fill_(input: Tensor, mask: Tensor, value: Any) -> Tensor:
