@@ -247,6 +247,21 @@ def _size(size: tuple, fn: str = "empty") -> tuple[int, ...]:
     return size
 
 
+def _given_size(fn: str, args: tuple, size: Any) -> tuple:
+    """The size as given: positionally (``zeros(2, 3)``, ``zeros((2, 3))``) or as the keyword
+    ``size=`` (``zeros(size=(2, 3))``), not both; in the form :func:`_size` takes."""
+    if size is None:
+        return args
+    if args:
+        if fn in ("rand", "randn"):  # several overloads: torch says so in its other form
+            raise invalid_combination(fn, args, {"size": size})
+        raise TypeError(f"{fn}() got multiple values for argument 'size'")
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"{fn}(): argument 'size' must be tuple of ints, not "
+                        f"{type(size).__name__}")
+    return (size,)
+
+
 def _infer_np(data: Any) -> np.ndarray:
     """Convert Python data as torch.tensor does: floats -> default dtype, ints -> int64."""
     if isinstance(data, Tensor):
@@ -368,7 +383,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     return Tensor._make(ndarray)
 
 
-def zeros(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
+def zeros(*args: Any, size: Any = None, dtype: DType | None = None, requires_grad: bool = False,
           device: Any = None) -> Tensor:
     """A tensor of zeros.
 
@@ -377,13 +392,14 @@ def zeros(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
         >>> gradviz.zeros(2, 3).shape
         gradviz.Size([2, 3])
     """
+    size = _given_size("zeros", args, size)
     check_device(device, "zeros")
     check_bool("zeros", requires_grad)
     arr = _alloc(np.zeros, _size(size, "zeros"), _np_dtype(dtype, fn="zeros"))
     return _finish(arr, requires_grad)
 
 
-def ones(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
+def ones(*args: Any, size: Any = None, dtype: DType | None = None, requires_grad: bool = False,
          device: Any = None) -> Tensor:
     """A tensor of ones.
 
@@ -392,6 +408,7 @@ def ones(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
         >>> gradviz.ones(2)
         tensor([1., 1.])
     """
+    size = _given_size("ones", args, size)
     check_device(device, "ones")
     check_bool("ones", requires_grad)
     return _finish(_alloc(np.ones, _size(size, "ones"), _np_dtype(dtype, fn="ones")), requires_grad)
@@ -422,7 +439,7 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: DType | None = None,
                    requires_grad)
 
 
-def empty(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
+def empty(*args: Any, size: Any = None, dtype: DType | None = None, requires_grad: bool = False,
           device: Any = None) -> Tensor:
     """An uninitialised tensor (here: zeros, so that runs are repeatable).
 
@@ -431,14 +448,15 @@ def empty(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
         >>> gradviz.empty(2).shape
         gradviz.Size([2])
     """
+    size = _given_size("empty", args, size)
     check_device(device, "empty")
     check_bool("empty", requires_grad)
     arr = _alloc(np.zeros, _size(size, "empty"), _np_dtype(dtype, fn="empty"))
     return _finish(arr, requires_grad)
 
 
-def rand(*size: Any, generator: Generator | None = None, dtype: DType | None = None,
-         requires_grad: bool = False, device: Any = None) -> Tensor:
+def rand(*args: Any, size: Any = None, generator: Generator | None = None,
+         dtype: DType | None = None, requires_grad: bool = False, device: Any = None) -> Tensor:
     """Uniform samples from ``[0, 1)``.
 
     Example:
@@ -446,6 +464,7 @@ def rand(*size: Any, generator: Generator | None = None, dtype: DType | None = N
         >>> gradviz.rand(2, 2).shape
         gradviz.Size([2, 2])
     """
+    size = _given_size("rand", args, size)
     check_device(device, "rand")
     _check_bool_overload("rand", size, requires_grad)
     np_dt = _np_dtype(dtype)
@@ -453,15 +472,16 @@ def rand(*size: Any, generator: Generator | None = None, dtype: DType | None = N
     return _finish(draw.random(_size(size, "rand")).astype(np_dt), requires_grad)
 
 
-def randn(*size: Any, generator: Generator | None = None, dtype: DType | None = None,
-          requires_grad: bool = False, device: Any = None) -> Tensor:
-    """Standard normal samples.
+def randn(*args: Any, size: Any = None, generator: Generator | None = None,
+          dtype: DType | None = None, requires_grad: bool = False, device: Any = None) -> Tensor:
+    """Standard normal samples; the size as ints, one tuple, or ``size=``.
 
     Example:
         >>> import gradviz
-        >>> gradviz.randn(3).shape
-        gradviz.Size([3])
+        >>> gradviz.randn(3).shape, gradviz.randn(size=(2, 3)).shape
+        (gradviz.Size([3]), gradviz.Size([2, 3]))
     """
+    size = _given_size("randn", args, size)
     check_device(device, "randn")
     _check_bool_overload("randn", size, requires_grad)
     np_dt = _np_dtype(dtype)

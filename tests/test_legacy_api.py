@@ -189,9 +189,81 @@ def check_inplace_view_gradients(lib: ModuleType) -> None:
         assert lib.autograd.gradgradcheck(lambda t, call=call: call(t) ** 2, (x,))
 
 
+def check_split_with_sizes(lib: ModuleType) -> None:
+    x = lib.tensor([[0.5, 1.0, 2.0], [3.0, 4.0, 5.0]], dtype=lib.float64, requires_grad=True)
+    parts = lib.split_with_sizes(x, [1, 2], dim=-1)
+    assert type(parts) is tuple and [tuple(p.shape) for p in parts] == [(2, 1), (2, 2)]
+    node = parts[1].grad_fn
+    assert node.name() == "SplitWithSizesBackward0" and node is parts[0].grad_fn
+    assert (node._saved_split_sizes, node._saved_dim) == ((1, 2), 2**64 - 1)
+    assert parts[1]._base is x and parts[1].output_nr == 1
+    method = x.split_with_sizes(split_sizes=(2,), dim=0)
+    assert method[0].grad_fn.name() == "SplitWithSizesBackward0"
+    assert lib.split(x, [1, 2], 1)[0].grad_fn.name() == "SplitWithSizesBackward0"
+    assert lib.autograd.gradcheck(lambda t: lib.split_with_sizes(t, [2, 1], 1), (x,))
+    with pytest.raises(RuntimeError, match=r"^split_with_sizes expects split_sizes to sum exactly "
+                       r"to 3 \(input tensor's size at dimension -1\), but got split_sizes="
+                       r"\[1, 1\]$"):
+        x.split_with_sizes([1, 1], -1)
+    with pytest.raises(RuntimeError, match="^split_with_sizes expects split_sizes have only "
+                                           r"non-negative entries, but got split_sizes=\[3, -1\]$"):
+        lib.split_with_sizes(x, [3, -1], 1)
+    with pytest.raises(TypeError, match=r"^split_with_sizes\(\): argument 'split_sizes' "
+                                        r"\(position 2\) must be tuple of ints, not int$"):
+        lib.split_with_sizes(x, 2)
+    with pytest.raises(RuntimeError, match="^split expects at least a 1-dimensional tensor$"):
+        lib.split_with_sizes(lib.tensor(1.0), [1])
+
+
+def check_isin(lib: ModuleType) -> None:
+    x = lib.tensor([1, 2, 3])
+    assert lib.isin(x, lib.tensor([2, 5])).tolist() == [False, True, False]
+    assert lib.isin(x, 2, invert=True).tolist() == [True, False, True]
+    assert lib.isin(x, lib.tensor([2.5, 3.0])).tolist() == [False, False, True]
+    assert lib.isin(x, x, assume_unique=True).tolist() == [True, True, True]
+    assert lib.isin(x, lib.tensor([], dtype=lib.int64)).tolist() == [False, False, False]
+    one = lib.isin(2.5, lib.tensor([2.5]))
+    assert (one.dtype, one.ndim, one.item()) == (lib.bool, 0, True)
+    grid = lib.isin(lib.tensor([[1.0, 2.0], [3.0, 4.0]]), lib.tensor([[4.0]]))
+    assert grid.tolist() == [[False, False], [False, True]]
+    assert lib.isin(lib.tensor([float("nan")]), lib.tensor([float("nan")])).tolist() == [False]
+    w = lib.ones(2, requires_grad=True)
+    assert lib.isin(w, w).requires_grad is False
+    assert not hasattr(lib.Tensor, "isin")  # a function only, as in torch
+    with pytest.raises(TypeError, match=r"^isin\(\) received an invalid combination of "
+                                        r"arguments - got \(int, int\), but expected one of:"):
+        lib.isin(1, 2)
+    with pytest.raises(RuntimeError, match="^Unsupported input type encountered for isin\\(\\): "
+                                           "Bool$"):
+        lib.isin(x, lib.tensor([True]))
+
+
+def check_size_keyword(lib: ModuleType) -> None:
+    assert tuple(lib.zeros(size=(2, 3)).shape) == (2, 3)
+    assert lib.ones(size=[2], dtype=lib.int64).tolist() == [1, 1]
+    assert tuple(lib.empty(size=lib.Size([0, 3])).shape) == (0, 3)
+    assert tuple(lib.rand(size=(4,)).shape) == (4,)
+    r = lib.randn(size=(2, 2), requires_grad=True)
+    assert tuple(r.shape) == (2, 2) and r.requires_grad
+    assert lib.zeros(size=()).ndim == 0
+    lib.manual_seed(3)
+    a = lib.randn(size=(3,))
+    lib.manual_seed(3)
+    assert lib.equal(a, lib.randn(3))
+    with pytest.raises(TypeError, match="^zeros\\(\\) got multiple values for argument 'size'$"):
+        lib.zeros(2, size=(3,))
+    with pytest.raises(TypeError, match=r"^randn\(\) received an invalid combination of "
+                                        r"arguments - got \(int, size=tuple\)"):
+        lib.randn(2, size=(3,))
+    with pytest.raises(TypeError, match=r"^ones\(\): argument 'size' must be tuple of ints, "
+                                        "not int$"):
+        lib.ones(size=2)
+
+
 CHECKS = [check_is_inference, check_layout, check_warn_always, check_functional_module,
           check_data_parallel, check_gradcheck_module, check_module_inplace_functions,
-          check_inplace_view_methods, check_inplace_view_gradients]
+          check_inplace_view_methods, check_inplace_view_gradients, check_split_with_sizes,
+          check_isin, check_size_keyword]
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=[c.__name__ for c in CHECKS])

@@ -2315,6 +2315,10 @@ def isclose(a: np.ndarray, b: np.ndarray, rtol: float = 1e-05, atol: float = 1e-
     return np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
+def isin(a: np.ndarray, b: np.ndarray, invert: bool = False) -> np.ndarray:
+    return np.isin(a, b, invert=invert)  # NaN is in nothing, as in PyTorch
+
+
 def rot90(a: np.ndarray, k: int = 1, dims: tuple = (0, 1)) -> np.ndarray:
     return np.rot90(a, k, axes=dims).copy()
 

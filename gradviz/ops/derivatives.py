@@ -742,6 +742,9 @@ defop("signbit", None, np.signbit, ("self",),
 defop("isclose", None, K.isclose, ("self", "other"),
       doc="``|input - other| <= atol + rtol * |other|``, elementwise",
       calls=("`gradviz.isclose`", "`.isclose()`"))
+defop("isin", None, K.isin, ("elements", "test_elements"),
+      doc="whether each of ``elements`` is one of ``test_elements`` (with ``invert``, is not)",
+      calls=("`gradviz.isin`", ""))
 
 
 # -- more (opsrand): random sampling (NOTE [random rows] in gradviz/ops/opinfo.py). PyTorch

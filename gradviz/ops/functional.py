@@ -951,8 +951,8 @@ __all__ += [
     "clamp", "clip", "clamp_min", "clamp_max", "maximum", "minimum", "max", "min", "amax", "amin",
     "argmax", "argmin", "all", "any", "isnan", "isinf", "isfinite", "allclose", "equal",
     "prod", "var", "std", "logsumexp", "norm", "softmax", "log_softmax", "flatten", "repeat",
-    "flip", "cumsum", "contiguous", "split", "chunk", "cat", "concat", "concatenate", "stack",
-    "bmm", "outer", "ger",
+    "flip", "cumsum", "contiguous", "split", "split_with_sizes", "chunk", "cat", "concat",
+    "concatenate", "stack", "bmm", "outer", "ger",
     "select", "narrow", "index_select", "gather", "scatter", "scatter_add", "masked_fill",
     "clamp_", "clip_", "index_put", "index_put_",
 ]
@@ -1949,21 +1949,44 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Te
     """
     if tensor.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
+    if isinstance(split_size_or_sections, (list, tuple)):
+        return split_with_sizes(tensor, split_size_or_sections, dim)
     d = _wrap_dim(dim, tensor.ndim)
     n = tensor.shape[d]
-    if isinstance(split_size_or_sections, (list, tuple)):
-        sizes = tuple(int(s) for s in split_size_or_sections)
-        if builtins.sum(sizes) != n or builtins.any(s < 0 for s in sizes):
-            raise RuntimeError(
-                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
-                f"size at dimension {d}), but got split_sizes={list(sizes)}")
-        return dispatch(_O["split_with_sizes"], tensor, split_sizes=sizes, dim=d)
     size = int(split_size_or_sections)
     if size == 0 and n != 0 or size < 0:
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
                            f"size of {n}" if size == 0 else
                            f"split expects split_size be non-negative, but got split_size={size}")
     return dispatch(_O["split"], tensor, split_size=size, dim=d)
+
+
+def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0
+                     ) -> tuple[Tensor, ...]:
+    """Split into pieces of the listed sizes along ``dim``: views sharing one node
+    (``SplitWithSizesBackward0``), with output numbers 0, 1, ... (``split`` with a list).
+
+    Example:
+        >>> import gradviz
+        >>> [p.tolist() for p in gradviz.split_with_sizes(gradviz.arange(5.0), [2, 3])]
+        [[0.0, 1.0], [2.0, 3.0, 4.0]]
+    """
+    if not isinstance(split_sizes, (list, tuple)):
+        raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position 2) must be tuple "
+                        f"of ints, not {type(split_sizes).__name__}")
+    if input.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    sizes = tuple(int(s) for s in split_sizes)
+    if builtins.any(s < 0 for s in sizes):
+        raise RuntimeError("split_with_sizes expects split_sizes have only non-negative entries, "
+                           f"but got split_sizes={list(sizes)}")
+    if builtins.sum(sizes) != n:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
+            f"size at dimension {dim}), but got split_sizes={list(sizes)}")
+    return dispatch(_O["split_with_sizes"], input, split_sizes=sizes, dim=d)
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
@@ -3529,8 +3552,8 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
 
 # -- more (opsmore): PyTorch's tensor functions gradviz lacked -----------------------------------
 __all__ += [
-    "polygamma", "copysign", "logaddexp", "logaddexp2", "signbit", "isclose", "float_power",
-    "sgn",
+    "polygamma", "copysign", "logaddexp", "logaddexp2", "signbit", "isclose", "isin",
+    "float_power", "sgn",
 ]
 
 
@@ -3671,6 +3694,35 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
     return dispatch(_O["isclose"], input, other, rtol=float(rtol), atol=float(atol),
                     equal_nan=bool(equal_nan))
+
+
+def isin(elements: Any, test_elements: Any, *,
+         assume_unique: bool = False, invert: bool = False) -> Tensor:
+    """Whether each of ``elements`` is one of ``test_elements`` (bool, ``elements``' shape);
+    either may be a number. ``invert`` asks the opposite; ``assume_unique`` is a promise that
+    only makes PyTorch faster, and changes nothing here.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.isin(gradviz.tensor([1, 2, 3]), gradviz.tensor([2, 5]))
+        tensor([False,  True, False])
+    """
+    first, second = isinstance(elements, Tensor), isinstance(test_elements, Tensor)
+    if not (first or _is_number(elements)) or not (second or _is_number(test_elements)) or not (
+            first or second):
+        got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__
+                        for a in (elements, test_elements))
+        tail = "*, bool assume_unique = False, bool invert = False, Tensor out = None"
+        raise TypeError(
+            f"isin() received an invalid combination of arguments - got ({got}), but expected "
+            f"one of:\n * (Tensor elements, Tensor test_elements, {tail})\n"
+            f" * (Number element, Tensor test_elements, {tail})\n"
+            f" * (Tensor elements, Number test_element, {tail})\n")
+    elements, test_elements = (t if isinstance(t, Tensor) else Tensor._make(np.asarray(t))
+                               for t in (elements, test_elements))
+    if elements.dtype == _dtype.bool or test_elements.dtype == _dtype.bool:
+        raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+    return dispatch(_O["isin"], elements, test_elements, invert=bool(invert))
 
 
 def _dtype_word(t: Tensor) -> str:
