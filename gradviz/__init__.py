@@ -68,6 +68,17 @@ from gradviz._factories import (
 )
 from gradviz._layout import layout, strided
 from gradviz._size import Size
+from gradviz._tensor_classes import (
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
 from gradviz._version import __version__
 from gradviz.autograd import wrappers as _wrappers  # installs Tensor.backward
 from gradviz.autograd.anomaly_mode import (

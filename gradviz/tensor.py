@@ -342,7 +342,7 @@ class Tensor:
 
     def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
         """PyTorch's legacy type string, e.g. ``'gradviz.FloatTensor'``; given a dtype (or such a
-        string), the tensor cast to it.
+        string, or a class such as ``gradviz.DoubleTensor``), the tensor cast to it.
 
         Example:
             >>> import gradviz
@@ -352,6 +352,8 @@ class Tensor:
         """
         if dtype is None:
             return _type_name(self._data.dtype)
+        if isinstance(dtype, type) and isinstance(getattr(dtype, "dtype", None), _DType):
+            dtype = dtype.dtype  # a legacy constructor class: x.type(gradviz.DoubleTensor)
         if isinstance(dtype, str):
             legacy = dtype.split(".")[-1]
             found = [d for d in _dtype._BY_NUMPY.values() if d._legacy == legacy]

@@ -260,10 +260,67 @@ def check_size_keyword(lib: ModuleType) -> None:
         lib.ones(size=2)
 
 
+def check_typed_constructors(lib: ModuleType) -> None:
+    expected = {"FloatTensor": lib.float32, "DoubleTensor": lib.float64, "HalfTensor": lib.float16,
+                "LongTensor": lib.int64, "IntTensor": lib.int32, "ShortTensor": lib.int16,
+                "CharTensor": lib.int8, "ByteTensor": lib.uint8, "BoolTensor": lib.bool}
+    for name, dtype in expected.items():
+        cls = getattr(lib, name)
+        assert type(cls).__name__ == "tensortype" and cls.__name__ == name
+        assert cls.dtype is dtype and not issubclass(cls, lib.Tensor)
+        made = cls([1, 0])
+        assert type(made) is lib.Tensor and made.dtype is dtype and not made.requires_grad
+        assert isinstance(made, cls) and isinstance(made, lib.Tensor)
+        assert tuple(cls(2, 3).shape) == (2, 3) and tuple(cls().shape) == (0,)
+    assert repr(lib.LongTensor) == f"<class '{lib.__name__}.LongTensor'>"
+    assert lib.LongTensor([1, 2]).tolist() == [1, 2]
+    assert lib.FloatTensor((2, 3)).tolist() == [2.0, 3.0]  # a tuple is data, not a size
+    assert tuple(lib.FloatTensor(lib.Size([2, 1])).shape) == (2, 1)
+    assert lib.BoolTensor([1, 0]).tolist() == [True, False]
+    assert not isinstance(lib.ones(2, dtype=lib.int64), lib.FloatTensor)
+    assert isinstance(lib.nn.Parameter(lib.ones(1)), lib.FloatTensor)
+    x = lib.ones(2)
+    assert lib.FloatTensor(x) is not x and lib.FloatTensor(x).data_ptr() == x.data_ptr()
+    assert x.type(lib.DoubleTensor).dtype is lib.float64
+    assert x.type(lib.LongTensor).tolist() == [1, 1]
+    assert x.type() == f"{lib.__name__}.FloatTensor"
+    with pytest.raises(TypeError, match=r"^new\(\) received an invalid combination of arguments "
+                                        r"- got \(list, requires_grad=bool\)"):
+        lib.FloatTensor([1.0], requires_grad=True)
+    with pytest.raises(TypeError, match=r"^expected TensorOptions\(dtype=long int, device=cpu, "
+                                        r"layout=Strided, .*\(got TensorOptions\(dtype=float, "):
+        lib.LongTensor(x)
+    with pytest.raises(TypeError, match=r"^new\(\): data must be a sequence \(got float\)$"):
+        lib.FloatTensor(2.5)
+    with pytest.raises(TypeError, match=r"^new\(\): invalid data type 'str'$"):
+        lib.FloatTensor("a")
+    with pytest.raises(RuntimeError, match=r"^Trying to create tensor with negative dimension -1: "
+                                           r"\[-1\]$"):
+        lib.FloatTensor(-1)
+
+
+def check_tensor_new(lib: ModuleType) -> None:
+    x = lib.ones(2, 3, dtype=lib.float64, requires_grad=True)
+    assert x.new(2).dtype is lib.float64 and not x.new(2).requires_grad
+    assert x.new([1, 2]).tolist() == [1.0, 2.0]
+    assert tuple(x.new().shape) == (0,) and tuple(x.new(lib.Size([1, 2])).shape) == (1, 2)
+    alias = x.new(x)  # an alias: shares the data and the graph
+    assert alias is not x and alias.data_ptr() == x.data_ptr()
+    assert alias.requires_grad and alias.grad_fn.name() == "AliasBackward0"
+    (alias * 2).sum().backward()
+    assert x.grad.tolist() == [[2.0] * 3] * 2
+    assert lib.ones(2, dtype=lib.int64).new([1.7]).tolist() == [1]
+    with pytest.raises(TypeError, match=r"^new\(\): data must be a sequence \(got bool\)$"):
+        x.new(True)
+    with pytest.raises(TypeError, match=r"^new\(\): argument 'size' failed to unpack the object "
+                                        r"at pos 2 with error"):
+        x.new(2, [3])
+
+
 CHECKS = [check_is_inference, check_layout, check_warn_always, check_functional_module,
           check_data_parallel, check_gradcheck_module, check_module_inplace_functions,
           check_inplace_view_methods, check_inplace_view_gradients, check_split_with_sizes,
-          check_isin, check_size_keyword]
+          check_isin, check_size_keyword, check_typed_constructors, check_tensor_new]
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=[c.__name__ for c in CHECKS])

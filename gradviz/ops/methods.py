@@ -110,7 +110,7 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
         "expand_as": lambda self, other: F.expand(self, other.shape),
         "view_as": lambda self, other: F.view(self, other.shape),
         "reshape_as": lambda self, other: F.reshape(self, other.shape),
-        "to": _to, "type_as": lambda self, other: _to(self, other.dtype),
+        "to": _to, "new": _new, "type_as": lambda self, other: _to(self, other.dtype),
         "float": lambda self: _to(self, _dtype.float32),
         "double": lambda self: _to(self, _dtype.float64),
         "long": lambda self: _to(self, _dtype.int64),
@@ -307,6 +307,57 @@ def _to(self: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 _DEVICE_TYPES = _device.DEVICE_TYPES
+
+# The C++ names PyTorch's TensorOptions show for dtypes, in new()'s dtype mismatch error.
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+              "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool"}
+
+
+def _new(self: Any, *args: Any, device: Any = None, **kwargs: Any) -> Any:
+    """``x.new(...)``, PyTorch's legacy constructor with ``x``'s dtype (what ``FloatTensor(...)``
+    calls): ``new()`` is empty, ``new(2, 3)`` or ``new(Size)`` uninitialised (zeros here),
+    ``new(data)`` a copy of the data, ``new(tensor)`` an alias of a tensor of that dtype
+    (``AliasBackward0``). Never requires grad otherwise.
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.ones(2, dtype=gradviz.float64)
+        >>> x.new([1, 2]), x.new(2, 3).shape
+        (tensor([1., 2.], dtype=gradviz.float64), gradviz.Size([2, 3]))
+    """
+    from gradviz import _factories, _size
+    from gradviz.ops.derivatives import OPS
+    from gradviz.ops.dispatch import dispatch
+
+    if kwargs:
+        raise _factories.invalid_combination("new", args, kwargs)
+    _device.check_device(device, "new")
+    dtype = self.dtype
+    if not args:
+        return _factories.empty(0, dtype=dtype)
+    first = args[0]
+    if len(args) == 1 and isinstance(first, _Tensor):
+        if first.dtype != dtype:
+            def options(d: Any) -> str:
+                return (f"TensorOptions(dtype={_CPP_NAMES[d.name]}, device=cpu, layout=Strided, "
+                        "requires_grad=false (default), pinned_memory=false (default), "
+                        "memory_format=(nullopt))")
+            raise TypeError(f"expected {options(dtype)} (got {options(first.dtype)})")
+        return dispatch(OPS["alias"], first)
+    if len(args) == 1 and isinstance(first, str):
+        raise TypeError("new(): invalid data type 'str'")
+    if len(args) == 1 and _is_number(first) and not isinstance(first, (int, np.integer)) or (
+            isinstance(first, bool)):
+        raise TypeError(f"new(): data must be a sequence (got {type(first).__name__})")
+    if isinstance(first, (int, np.integer, _size.Size)):
+        sizes = _factories.int_list("new", args)  # new(2, 3) or new(Size([2, 3]))
+        for n in sizes:
+            if n < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                                   f"{list(sizes)}")
+        return _factories.empty(sizes, dtype=dtype)
+    return _factories.tensor(first, dtype=dtype)
 
 
 def _install_library(Tensor: type) -> None:  # noqa: N803
