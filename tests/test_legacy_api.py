@@ -317,10 +317,65 @@ def check_tensor_new(lib: ModuleType) -> None:
         x.new(2, [3])
 
 
+# The param_group keys torch 2.13 writes in state_dict() after the constructor's own
+# hyperparameters (those are checked in tests/test_optim*.py), in its order and with its defaults.
+GROUP_TAILS = {
+    "ASGD": {"foreach": None, "maximize": False, "differentiable": False, "capturable": False},
+    "Adadelta": {"maximize": False, "capturable": False, "foreach": None,
+                 "differentiable": False},
+    "Adagrad": {"foreach": None, "maximize": False, "differentiable": False, "fused": None},
+    "Adam": {"amsgrad": False, "maximize": False, "foreach": None, "capturable": False,
+             "differentiable": False, "fused": None, "decoupled_weight_decay": False},
+    "AdamW": {"amsgrad": False, "maximize": False, "foreach": None, "capturable": False,
+              "differentiable": False, "fused": None, "decoupled_weight_decay": True},
+    "Adamax": {"foreach": None, "maximize": False, "differentiable": False, "capturable": False},
+    "NAdam": {"decoupled_weight_decay": False, "maximize": False, "foreach": None,
+              "capturable": False, "differentiable": False},
+    "RAdam": {"maximize": False, "foreach": None, "capturable": False,
+              "decoupled_weight_decay": False, "differentiable": False},
+    "RMSprop": {"centered": False, "weight_decay": 0, "capturable": False, "foreach": None,
+                "maximize": False, "differentiable": False},
+    "Rprop": {"foreach": None, "maximize": False, "differentiable": False, "capturable": False},
+    "SGD": {"nesterov": False, "maximize": False, "foreach": None, "differentiable": False,
+            "fused": None},
+}
+# What load_state_dict fills in for a group saved without them (SGD's fused is False there).
+REFILLED = {
+    "SGD": [("nesterov", False), ("maximize", False), ("foreach", None),
+            ("differentiable", False), ("fused", False)],
+    "Adam": [("amsgrad", False), ("maximize", False), ("foreach", None), ("capturable", False),
+             ("differentiable", False), ("decoupled_weight_decay", False), ("fused", None)],
+    "RMSprop": [("centered", False), ("foreach", None), ("maximize", False),
+                ("differentiable", False), ("capturable", False)],
+}
+
+
+def check_optimizer_param_group_keys(lib: ModuleType) -> None:
+    for name, tail in GROUP_TAILS.items():
+        w = lib.ones(2, requires_grad=True)
+        group = getattr(lib.optim, name)([w]).state_dict()["param_groups"][0]
+        keys = [k for k in group if k != "params"]
+        assert keys[-len(tail):] == list(tail), name
+        assert {k: group[k] for k in tail} == tail, name
+    w = lib.ones(2, requires_grad=True)
+    group = lib.optim.SGD([w], lr=0.1, foreach=True, maximize=True).state_dict()["param_groups"]
+    assert (group[0]["foreach"], group[0]["maximize"], group[0]["fused"]) == (True, True, None)
+    for name, refilled in REFILLED.items():
+        opt = getattr(lib.optim, name)([w])
+        saved = opt.state_dict()
+        for key, _ in refilled:
+            del saved["param_groups"][0][key]
+        fresh = getattr(lib.optim, name)([w], lr=0.5)
+        fresh.load_state_dict(saved)
+        group = fresh.param_groups[0]
+        assert [(k, group[k]) for k in group if k in dict(refilled)] == refilled, name
+
+
 CHECKS = [check_is_inference, check_layout, check_warn_always, check_functional_module,
           check_data_parallel, check_gradcheck_module, check_module_inplace_functions,
           check_inplace_view_methods, check_inplace_view_gradients, check_split_with_sizes,
-          check_isin, check_size_keyword, check_typed_constructors, check_tensor_new]
+          check_isin, check_size_keyword, check_typed_constructors, check_tensor_new,
+          check_optimizer_param_group_keys]
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=[c.__name__ for c in CHECKS])
