@@ -317,6 +317,42 @@ def check_tensor_new(lib: ModuleType) -> None:
         x.new(2, [3])
 
 
+def check_nanmedian(lib: ModuleType) -> None:
+    nan = float("nan")
+    x = lib.tensor([[1.0, nan, 3.0, 2.0], [nan] * 4, [4.0, 1.0, 1.0, 2.0]], requires_grad=True)
+    whole = lib.nanmedian(x)
+    assert whole.item() == 2.0 and whole.grad_fn.name() == "NanmedianBackward0"
+    whole.backward()  # ties share the gradient
+    assert x.grad.tolist() == [[0.0, 0.0, 0.0, 0.5], [0.0] * 4, [0.0, 0.0, 0.0, 0.5]]
+    x.grad = None
+    values, indices = lib.nanmedian(x, 1)
+    assert values.grad_fn.name() == "NanmedianBackward1"
+    assert (values.grad_fn._saved_dim, values.grad_fn._saved_keepdim) == (1, False)
+    assert values[[0, 2]].tolist() == [2.0, 1.0] and values[1].isnan().item()
+    assert indices[[0, 2]].tolist() == [3, 2]  # torch's index for an all-NaN row is arbitrary
+    values.nan_to_num().sum().backward()
+    assert x.grad[[0, 2]].tolist() == [[0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 0.0]]
+    kept = x.nanmedian(dim=0, keepdim=True)
+    assert type(kept).__name__ == "nanmedian" and kept.values.tolist() == [[1.0, 1.0, 1.0, 2.0]]
+    assert kept.indices.tolist() == [[0, 2, 2, 0]]
+    assert lib.nanmedian(lib.tensor([1, 5, 2, 4])).item() == 2
+    assert lib.nanmedian(lib.tensor([])).isnan().item()
+    assert lib.nanmedian(lib.tensor([[2.0, nan, 1.0, nan, 1.0, 2.0]]), -1).indices.tolist() == [4]
+    y = lib.tensor([nan, nan], requires_grad=True)
+    lib.nanmedian(y).backward()
+    assert y.grad.tolist() == [0.5, 0.5]
+    with pytest.raises(NotImplementedError, match="\"median_cpu\" not implemented for 'Bool'"):
+        lib.nanmedian(lib.tensor([True]))
+    with pytest.raises(IndexError, match="^median\\(\\): Expected reduction dim 1 to have "
+                                         "non-zero size.$"):
+        lib.nanmedian(lib.ones(2, 0), 1)
+    w = lib.tensor([[0.5, nan, 3.0, 2.0], [1.5, 4.0, nan, -1.0]], dtype=lib.float64,
+                   requires_grad=True)
+    assert lib.autograd.gradcheck(lambda t: lib.nanmedian(t, 1).values, (w,))
+    assert lib.autograd.gradcheck(lambda t: lib.nanmedian(t, 0, keepdim=True).values, (w,))
+    assert lib.autograd.gradcheck(lib.nanmedian, (w,))
+
+
 # The param_group keys torch 2.13 writes in state_dict() after the constructor's own
 # hyperparameters (those are checked in tests/test_optim*.py), in its order and with its defaults.
 GROUP_TAILS = {
@@ -375,7 +411,7 @@ CHECKS = [check_is_inference, check_layout, check_warn_always, check_functional_
           check_data_parallel, check_gradcheck_module, check_module_inplace_functions,
           check_inplace_view_methods, check_inplace_view_gradients, check_split_with_sizes,
           check_isin, check_size_keyword, check_typed_constructors, check_tensor_new,
-          check_optimizer_param_group_keys]
+          check_optimizer_param_group_keys, check_nanmedian]
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=[c.__name__ for c in CHECKS])

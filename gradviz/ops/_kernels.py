@@ -1601,6 +1601,33 @@ def median_dim(a: np.ndarray, dim: int, keepdim: bool = False) -> tuple:
     return values, idx.astype(np.int64)
 
 
+def nanmedian(a: np.ndarray) -> np.ndarray:
+    """The lower of the two middle values of the elements that are not NaN (NaN if none)."""
+    if a.dtype.kind != "f":
+        return median(a)  # no NaN to skip
+    flat = a.reshape(-1)
+    flat = flat[~np.isnan(flat)]
+    if flat.size == 0:
+        return np.asarray(np.nan, a.dtype)
+    return np.asarray(np.sort(flat, kind="stable")[(flat.size - 1) // 2])
+
+
+def nanmedian_dim(a: np.ndarray, dim: int, keepdim: bool = False) -> tuple:
+    """``median_dim`` skipping NaN: the lower middle of each slice's numbers, at its index (a
+    slice of NaN only gives NaN at its first index; PyTorch's index there is whatever its
+    selection algorithm leaves, not a documented choice)."""
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    idx = _order(a, dim, False)  # NaNs sort last
+    numbers = a.shape[dim] - (np.isnan(a).sum(axis=dim) if a.dtype.kind == "f" else 0)
+    pos = np.maximum(numbers - 1, 0) // 2
+    idx = np.take_along_axis(idx, np.expand_dims(pos, dim), axis=dim)
+    values = np.take_along_axis(a, idx, axis=dim)
+    if not keepdim:
+        values, idx = np.squeeze(values, dim), np.squeeze(idx, dim)
+    return values, idx.astype(np.int64)
+
+
 def cumprod(a, dim):
     if a.ndim == 0:
         return a.astype(np.int64) if a.dtype.kind in "iub" else a.copy()

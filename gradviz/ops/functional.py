@@ -2881,7 +2881,7 @@ def constant_pad_nd(input: Tensor, pad: Sequence[int], value: float = 0) -> Tens
 
 # -- more ops (opsselect): sorting, selection, triangles and diagonals, rolls and moves -----------
 __all__ += [
-    "topk", "sort", "argsort", "kthvalue", "median", "cumprod", "cummax", "cummin",
+    "topk", "sort", "argsort", "kthvalue", "median", "nanmedian", "cumprod", "cummax", "cummin",
     "tril", "triu", "diagonal", "diag", "diag_embed", "roll", "movedim", "moveaxis", "tile",
     "repeat_interleave", "masked_select", "take", "nonzero", "argwhere",
 ]
@@ -3012,6 +3012,29 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
         raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
     values, indices = dispatch(_O["median_dim"], input, dim=d, keepdim=bool(keepdim))
     return _named("median", values, indices)
+
+
+def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """:func:`median` ignoring NaN: of all elements (``NanmedianBackward0``; NaN only if all are
+    NaN), or along ``dim`` the named tuple ``(values, indices)`` (``NanmedianBackward1``).
+
+    Example:
+        >>> import gradviz
+        >>> nan = float("nan")
+        >>> x = gradviz.tensor([[1.0, nan, 3.0, 2.0], [nan, 5.0, 7.0, 6.0]])
+        >>> gradviz.nanmedian(x), gradviz.nanmedian(x, 1)
+        (tensor(3.), gradviz.return_types.nanmedian(
+        values=tensor([2., 6.]),
+        indices=tensor([3, 3])))
+    """
+    _no_bool("median_cpu", input)
+    if dim is None:
+        return dispatch(_O["nanmedian"], input)
+    d = _wrap_dim(_int_arg("nanmedian", "dim", 2, dim), input.ndim)
+    if input.ndim and input.shape[d] == 0:
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    values, indices = dispatch(_O["nanmedian_dim"], input, dim=d, keepdim=bool(keepdim))
+    return _named("nanmedian", values, indices)
 
 
 def cumprod(input: Tensor, dim: int, *, dtype: _dtype.dtype | None = None) -> Tensor:

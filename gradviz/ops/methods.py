@@ -379,7 +379,8 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
     for name in names:
         setattr(Tensor, name, _as_method(getattr(F, name), name))
     # -- more ops (opsselect)
-    for name in ("topk", "sort", "argsort", "kthvalue", "median", "cumprod", "cummax", "cummin",
+    for name in ("topk", "sort", "argsort", "kthvalue", "median", "nanmedian", "cumprod",
+                 "cummax", "cummin",
                  "tril", "triu", "tril_", "triu_", "diagonal", "diag", "diag_embed", "roll",
                  "movedim", "moveaxis", "tile", "repeat_interleave", "masked_select", "take",
                  "nonzero", "argwhere", "cross", "diff", "kron"):
