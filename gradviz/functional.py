@@ -28,7 +28,8 @@ from gradviz.ops.functional import (
     split,
     tensordot,
     unique,
+    unique_consecutive,
 )
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "cartesian_prod", "cdist",
-           "einsum", "meshgrid", "norm", "split", "tensordot", "unique"]
+           "einsum", "meshgrid", "norm", "split", "tensordot", "unique", "unique_consecutive"]

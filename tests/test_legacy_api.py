@@ -58,7 +58,7 @@ def check_warn_always(lib: ModuleType) -> None:
 
 def check_functional_module(lib: ModuleType) -> None:
     names = ("atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "cartesian_prod", "cdist",
-             "einsum", "meshgrid", "norm", "split", "tensordot", "unique")
+             "einsum", "meshgrid", "norm", "split", "tensordot", "unique", "unique_consecutive")
     for name in names:
         assert getattr(lib.functional, name) is getattr(lib, name), name
     a = lib.ones(2, 3, requires_grad=True)
@@ -353,6 +353,45 @@ def check_nanmedian(lib: ModuleType) -> None:
     assert lib.autograd.gradcheck(lib.nanmedian, (w,))
 
 
+def check_unique_consecutive(lib: ModuleType) -> None:
+    x = lib.tensor([1.0, 1.0, 2.0, 2.0, 3.0, 1.0, 1.0, 2.0], requires_grad=True)
+    values = lib.unique_consecutive(x)
+    assert values.tolist() == [1.0, 2.0, 3.0, 1.0, 2.0]
+    assert values.grad_fn.name() == "UniqueConsecutiveBackward0"
+    with pytest.raises(NotImplementedError, match="^the derivative for 'unique_consecutive' is "
+                                                  "not implemented.$"):
+        values.sum().backward()
+    values, inverse, counts = x.unique_consecutive(return_inverse=True, return_counts=True)
+    assert inverse.tolist() == [0, 0, 1, 1, 2, 3, 3, 4] and counts.tolist() == [2, 2, 1, 2, 1]
+    assert [t.tolist() for t in x.unique_consecutive(return_counts=True)] == [
+        [1.0, 2.0, 3.0, 1.0, 2.0], [2, 2, 1, 2, 1]]
+    m = lib.tensor([[1, 1], [1, 1], [2, 3], [1, 1]])
+    rows, inverse, counts = lib.unique_consecutive(m, dim=0, return_inverse=True,
+                                                   return_counts=True)
+    assert rows.tolist() == [[1, 1], [2, 3], [1, 1]]
+    assert (inverse.tolist(), counts.tolist()) == ([0, 0, 1, 2], [2, 1, 1])
+    columns, counts = lib.unique_consecutive(m, dim=1, return_counts=True)
+    assert (columns.tolist(), counts.tolist()) == (m.tolist(), [1, 1])
+    columns, counts = lib.unique_consecutive(lib.ones(3, 2), dim=-1, return_counts=True)
+    assert (columns.tolist(), counts.tolist()) == ([[1.0], [1.0], [1.0]], [2])
+    flat, inverse = lib.unique_consecutive(m, return_inverse=True)
+    assert flat.tolist() == [1, 2, 3, 1] and inverse.tolist() == [[0, 0], [0, 0], [1, 2], [3, 3]]
+    nan = float("nan")
+    assert len(lib.unique_consecutive(lib.tensor([nan, nan, 1.0]))) == 3  # NaN equals nothing
+    assert lib.unique_consecutive(lib.tensor([True, True, False])).tolist() == [True, False]
+    one, inverse, counts = lib.unique_consecutive(lib.tensor(5.0), return_inverse=True,
+                                                  return_counts=True)
+    assert (one.tolist(), inverse.ndim, inverse.item(), counts.tolist()) == ([5.0], 0, 0, [1])
+    empty = lib.unique_consecutive(lib.ones(0, 2), dim=0, return_inverse=True, return_counts=True)
+    assert [tuple(t.shape) for t in empty] == [(0, 2), (0,), (0,)]
+    assert empty[1].dtype is lib.int64
+    with pytest.raises(RuntimeError, match="^There are 0 sized dimensions, and they aren't "
+                                           "selected, so unique cannot be applied$"):
+        lib.unique_consecutive(lib.ones(2, 0), dim=0)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        lib.unique_consecutive(m, dim=2)
+
+
 # The param_group keys torch 2.13 writes in state_dict() after the constructor's own
 # hyperparameters (those are checked in tests/test_optim*.py), in its order and with its defaults.
 GROUP_TAILS = {
@@ -411,7 +450,7 @@ CHECKS = [check_is_inference, check_layout, check_warn_always, check_functional_
           check_data_parallel, check_gradcheck_module, check_module_inplace_functions,
           check_inplace_view_methods, check_inplace_view_gradients, check_split_with_sizes,
           check_isin, check_size_keyword, check_typed_constructors, check_tensor_new,
-          check_optimizer_param_group_keys, check_nanmedian]
+          check_optimizer_param_group_keys, check_nanmedian, check_unique_consecutive]
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=[c.__name__ for c in CHECKS])

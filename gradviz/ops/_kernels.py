@@ -2582,6 +2582,25 @@ def unique(a: np.ndarray, sorted: bool = True, return_inverse: bool = False,  # 
                                             axis=dim)
         inverse = inverse.reshape(-1)
     return values, inverse.astype(np.int64), counts.astype(np.int64)
+
+
+def unique_consecutive(a: np.ndarray, return_inverse: bool = False, return_counts: bool = False,
+                       dim: int | None = None) -> tuple:
+    """``(values, inverse, counts)``: each run of equal elements (or, with ``dim``, of equal
+    slices along ``dim``) kept once, in order; NaN equals nothing, so each NaN is a run."""
+    x = a.reshape(-1) if dim is None else np.moveaxis(a, dim, 0)
+    n = x.shape[0]
+    if dim is not None and n and 0 in x.shape:
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique "
+                           "cannot be applied")
+    rows = x.reshape(n, int(np.prod(x.shape[1:])))
+    starts = np.ones(n, bool)
+    starts[1:] = (rows[1:] != rows[:-1]).any(axis=1)  # a run starts where a slice changes
+    values = x[starts] if dim is None else np.moveaxis(x[starts], 0, dim)
+    inverse = np.cumsum(starts) - 1
+    counts = np.diff(np.append(np.flatnonzero(starts), n))
+    return (values, inverse.reshape(a.shape if dim is None else (n,)).astype(np.int64),
+            counts.astype(np.int64))
 # -- more (opsrand) -----------------------------------------------------------------------------
 # The forwards of the random sampling rows (NOTE [random rows] in gradviz/ops/opinfo.py): each
 # draws from gradviz's generator (`generator=`, else the default one) and checks its arguments

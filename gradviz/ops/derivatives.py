@@ -2376,6 +2376,12 @@ defop("unique_dim", "UniqueDimBackward0", K.unique, ("self",),
       doc="``unique(dim=d)``: the distinct slices along ``d`` (not differentiable)",
       calls=("`gradviz.unique(x, dim=0)`", "`.unique(dim=0)`"),
       self=_no_derivative("unique_dim"))
+defop("unique_consecutive", "UniqueConsecutiveBackward0", K.unique_consecutive, ("self",),
+      outputs=("output", "inverse", "counts"), nondiff_outputs=(1, 2),
+      doc="each run of equal elements (or slices along ``dim``) once; recorded but not "
+          "differentiable, as in PyTorch",
+      calls=("`gradviz.unique_consecutive`", "`.unique_consecutive()`"),
+      self=_no_derivative("unique_consecutive"))
 defop("searchsorted", None, K.searchsorted, ("sorted_sequence",),
       doc="where each value would go in the sorted last dimension (int64 indices)",
       calls=("`gradviz.searchsorted`", ""))

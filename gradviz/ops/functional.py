@@ -4408,7 +4408,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0  # noqa
 # -- more (opsmore): indexing ---------------------------------------------------------------------
 __all__ += [
     "index_add", "index_copy", "index_fill", "scatter_reduce", "put", "searchsorted",
-    "bucketize", "unique",
+    "bucketize", "unique", "unique_consecutive",
 ]
 
 
@@ -4671,6 +4671,28 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
         values, inverse, counts = dispatch(_O["unique_dim"], input, sorted=bool(sorted),
                                            return_inverse=bool(return_inverse),
                                            return_counts=bool(return_counts), dim=d)
+    out = (values,) + ((inverse,) if return_inverse else ()) + (
+        (counts,) if return_counts else ())
+    return out[0] if len(out) == 1 else out
+
+
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
+                       dim: int | None = None) -> Any:
+    """Each run of equal consecutive elements (or, with ``dim``, of equal slices along
+    ``dim``) kept once, in order; with ``return_inverse`` also the run each element is in,
+    with ``return_counts`` each run's length. Recorded as ``UniqueConsecutiveBackward0``,
+    whose backward fails: PyTorch defines no derivative.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.unique_consecutive(gradviz.tensor([1, 1, 2, 2, 3, 1]), return_counts=True)
+        (tensor([1, 2, 3, 1]), tensor([2, 2, 1, 1]))
+    """
+    _tensors_only("unique_consecutive", input=input)
+    d = None if dim is None else _wrap_dim(dim, input.ndim)
+    values, inverse, counts = dispatch(_O["unique_consecutive"], input,
+                                       return_inverse=bool(return_inverse),
+                                       return_counts=bool(return_counts), dim=d)
     out = (values,) + ((inverse,) if return_inverse else ()) + (
         (counts,) if return_counts else ())
     return out[0] if len(out) == 1 else out

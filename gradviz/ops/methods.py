@@ -413,7 +413,7 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
         setattr(Tensor, name, _as_method(getattr(F, name), name))
     for name in ("index_add", "index_add_", "index_copy", "index_copy_", "index_fill",
                  "index_fill_", "scatter_reduce", "scatter_reduce_", "put", "put_", "unique",
-                 "quantile", "nanquantile"):
+                 "unique_consecutive", "quantile", "nanquantile"):
         setattr(Tensor, name, _as_method(getattr(F, name), name))
     Tensor.unfold, Tensor.sum_to_size = F._unfold_method, F._sum_to_size
     Tensor.polygamma = F._polygamma_method
