@@ -392,6 +392,87 @@ def check_unique_consecutive(lib: ModuleType) -> None:
         lib.unique_consecutive(m, dim=2)
 
 
+def check_out_arguments(lib: ModuleType) -> None:
+    a, b = lib.tensor([1.0, 2.0]), lib.tensor([4.0, 8.0])
+    for fn, expected in ((lib.add, [5.0, 10.0]), (lib.sub, [-3.0, -6.0]), (lib.mul, [4.0, 16.0]),
+                         (lib.div, [0.25, 0.25])):
+        out = lib.empty(2)
+        assert fn(a, b, out=out) is out and out.tolist() == expected and out._version == 1
+    out = lib.empty(2)
+    assert lib.sub(a, b, alpha=2, out=out).tolist() == [-7.0, -14.0]
+    m = lib.empty(2, 2)
+    assert lib.matmul(lib.ones(2, 3), lib.ones(3, 2), out=m) is m and m.tolist() == [[3.0] * 2] * 2
+    base = lib.zeros(4)
+    lib.add(a, b, out=base[:2])  # a view: the base sees the write
+    assert base.tolist() == [5.0, 10.0, 0.0, 0.0]
+    wide = lib.empty(3)
+    with pytest.warns(UserWarning, match=r"^An output with one or more elements was resized since "
+                                         r"it had shape \[3\], which does not match the required "
+                                         r"output shape \[2\]"):
+        lib.mul(a, b, out=wide)
+    assert tuple(wide.shape) == (2,)
+    empty = lib.empty(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no element lost: resized silently
+        lib.mul(a, b, out=empty)
+    assert empty.tolist() == [4.0, 16.0]
+    wider = lib.empty(2, dtype=lib.float64)
+    assert lib.add(a, b, out=wider).dtype is lib.float64
+    assert lib.add(lib.tensor([1, 2]), 1, out=lib.empty(2)).tolist() == [2.0, 3.0]
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output "
+                                           "type Long$"):
+        lib.add(a, b, out=lib.empty(2, dtype=lib.int64))
+    w = lib.ones(2, requires_grad=True)
+    message = ("^add\\(\\): functions with out=... arguments don't support automatic "
+               "differentiation, but one of the arguments requires grad.$")
+    with pytest.raises(RuntimeError, match=message):
+        lib.add(w, b, out=lib.empty(2))
+    with pytest.raises(RuntimeError, match=message):
+        lib.add(a, b, out=lib.empty(2, requires_grad=True))
+    with lib.no_grad():
+        held = lib.empty(2, requires_grad=True)
+        assert lib.add(w, b, out=held) is held
+    assert held.requires_grad and held.grad_fn is None
+    with pytest.raises(TypeError, match="^add\\(\\): argument 'out' must be Tensor, not list$"):
+        lib.add(a, 1, out=[1])
+
+
+def check_factory_out_arguments(lib: ModuleType) -> None:
+    out = lib.empty(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # factories resize without a word
+        assert lib.zeros(2, 2, out=out) is out
+    assert out.tolist() == [[0.0, 0.0], [0.0, 0.0]] and out._version == 1
+    longs = lib.empty(4, dtype=lib.int64)
+    assert lib.ones(size=(2,), out=longs).tolist() == [1, 1] and longs.dtype is lib.int64
+    assert lib.zeros(2, out=longs, dtype=lib.int64) is longs
+    lib.manual_seed(0)
+    drawn = lib.rand(2, 2, out=lib.empty(2, 2))
+    lib.manual_seed(0)
+    assert lib.equal(drawn, lib.rand(2, 2))
+    lib.manual_seed(1)
+    drawn = lib.randn(3, out=lib.empty(3, dtype=lib.float64))
+    lib.manual_seed(1)
+    assert lib.equal(drawn, lib.randn(3, dtype=lib.float64))
+    made = lib.zeros(2, out=lib.empty(2), requires_grad=True)
+    assert made.requires_grad and made.is_leaf
+    with pytest.raises(RuntimeError, match="^aten::zeros\\(\\): functions with out=... arguments "
+                                           "don't support automatic differentiation"):
+        lib.zeros(2, out=lib.empty(2, requires_grad=True))
+    with pytest.raises(RuntimeError, match="^dtype Double does not match dtype of out parameter "
+                                           "\\(Float\\)$"):
+        lib.ones(2, out=lib.empty(2), dtype=lib.float64)
+    with pytest.raises(NotImplementedError, match="^\"check_uniform_bounds\" not implemented for "
+                                                  "'Long'$"):
+        lib.rand(2, out=lib.empty(2, dtype=lib.int64))
+    with pytest.raises(NotImplementedError, match="^\"normal_kernel_cpu\" not implemented for "
+                                                  "'Bool'$"):
+        lib.randn(2, out=lib.empty(2, dtype=lib.bool))
+    with pytest.raises(NotImplementedError, match="^\"check_uniform_bounds\" not implemented for "
+                                                  "'Long'$"):
+        lib.rand(2, dtype=lib.int64)
+
+
 # The param_group keys torch 2.13 writes in state_dict() after the constructor's own
 # hyperparameters (those are checked in tests/test_optim*.py), in its order and with its defaults.
 GROUP_TAILS = {
@@ -450,7 +531,8 @@ CHECKS = [check_is_inference, check_layout, check_warn_always, check_functional_
           check_data_parallel, check_gradcheck_module, check_module_inplace_functions,
           check_inplace_view_methods, check_inplace_view_gradients, check_split_with_sizes,
           check_isin, check_size_keyword, check_typed_constructors, check_tensor_new,
-          check_optimizer_param_group_keys, check_nanmedian, check_unique_consecutive]
+          check_optimizer_param_group_keys, check_nanmedian, check_unique_consecutive,
+          check_out_arguments, check_factory_out_arguments]
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=[c.__name__ for c in CHECKS])

@@ -9,14 +9,16 @@ Custom :class:`gradviz.autograd.Function` nodes are wired with the same helpers
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from gradviz import _dtype
+from gradviz._factories import check_out, write_out
 from gradviz.autograd import graph
 from gradviz.autograd.events import _listeners, emit_op
-from gradviz.autograd.grad_mode import _state
+from gradviz.autograd.grad_mode import _state, no_grad
 from gradviz.autograd.graph import (
     FREED_MESSAGE,
     NO_EDGE,
@@ -36,7 +38,7 @@ from gradviz.ops.opinfo import OpInfo, saved_for
 from gradviz.tensor import Tensor, _AsGiven, _is_number, _type_name
 
 __all__ = ["dispatch", "general_dispatch", "specialise", "dispatch_inplace", "OpNode",
-           "dispatch_inplace_view",
+           "dispatch_inplace_view", "dispatch_out",
            "node_source",
            "CopySlices", "AsStridedBackward0", "ViewMeta", "broadcast_message", "rebase_history",
            "rebase_message", "DEFAULT", "NO_GRAD_MODE", "MULTI_OUTPUT_NODE",
@@ -714,6 +716,23 @@ def dispatch_inplace_view(op: OpInfo, view_op: OpInfo, self: Tensor, **kwargs: A
     if _listeners:
         emit_op(op.name, node, (self,), (self,), kwargs, True)
     return self
+
+
+def dispatch_out(fn: str, out: Any, inputs: tuple, compute: Callable[[], Tensor]) -> Tensor:
+    """The ``out=`` form of the function ``fn`` (NOTE [out=] in gradviz/_factories.py):
+    ``compute()``, its out-of-place form, runs without recording, and its result is written
+    into ``out``, which is returned.
+
+    Example:
+        >>> import gradviz
+        >>> a, out = gradviz.ones(2), gradviz.empty(2)
+        >>> dispatch_out("neg", out, (a,), lambda: -a) is out, out
+        (True, tensor([-1., -1.]))
+    """
+    check_out(fn, out, *inputs)
+    with no_grad():
+        result = compute()
+    return write_out(out, result._data)
 
 _OVERLAP_MESSAGE = (
     "unsupported operation: more than one element of the written-to tensor refers to a single "

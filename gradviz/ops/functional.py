@@ -22,6 +22,7 @@ from gradviz.ops.dispatch import (
     dispatch,
     dispatch_inplace,
     dispatch_inplace_view,
+    dispatch_out,
 )
 from gradviz.tensor import Tensor, _AsGiven, _is_number, _wrap_dim
 
@@ -52,14 +53,16 @@ def _tensor_arg(x: Any, like: Tensor | None = None) -> Any:
 
 
 # -- arithmetic ----------------------------------------------------------------------------------
-def add(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
-    """``input + alpha * other``, with broadcasting.
+def add(input: Any, other: Any, *, alpha: float = 1, out: Tensor | None = None) -> Tensor:
+    """``input + alpha * other``, with broadcasting (written into ``out`` if given).
 
     Example:
         >>> import gradviz
         >>> gradviz.add(gradviz.tensor([1.0, 2.0]), 1)
         tensor([2., 3.])
     """
+    if out is not None:
+        return dispatch_out("add", out, (input, other), lambda: add(input, other, alpha=alpha))
     if not _is_number(alpha):
         raise TypeError(f"add(): argument 'alpha' must be Number, not {type(alpha).__name__}")
     if not isinstance(input, Tensor):  # 2 + x records AddBackward0 with x as `other`
@@ -68,14 +71,16 @@ def add(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
                     alpha=alpha)
 
 
-def sub(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
-    """``input - alpha * other``, with broadcasting.
+def sub(input: Any, other: Any, *, alpha: float = 1, out: Tensor | None = None) -> Tensor:
+    """``input - alpha * other``, with broadcasting (written into ``out`` if given).
 
     Example:
         >>> import gradviz
         >>> gradviz.sub(gradviz.tensor([1.0, 2.0]), 1)
         tensor([0., 1.])
     """
+    if out is not None:
+        return dispatch_out("sub", out, (input, other), lambda: sub(input, other, alpha=alpha))
     if not isinstance(input, Tensor):
         return rsub(other, input, alpha=alpha)
     _sub_check(input, other)
@@ -114,14 +119,16 @@ def rsub(input: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
     return dispatch(_O["rsub"], input, other=other, alpha=alpha)
 
 
-def mul(input: Any, other: Any) -> Tensor:
-    """Elementwise product, with broadcasting.
+def mul(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
+    """Elementwise product, with broadcasting (written into ``out`` if given).
 
     Example:
         >>> import gradviz
         >>> gradviz.mul(gradviz.tensor([1.0, 2.0]), 3)
         tensor([3., 6.])
     """
+    if out is not None:
+        return dispatch_out("mul", out, (input, other), lambda: mul(input, other))
     # NOTE [perf]: the common operand types skip _tensor_arg's checks.
     if type(input) is not Tensor:
         input = _tensor_arg(input)
@@ -133,15 +140,17 @@ def mul(input: Any, other: Any) -> Tensor:
 multiply = mul
 
 
-def div(input: Any, other: Any) -> Tensor:
+def div(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     """True division, with broadcasting; ``number / x`` is ``x.reciprocal() * number`` as in
-    PyTorch.
+    PyTorch (written into ``out`` if given).
 
     Example:
         >>> import gradviz
         >>> gradviz.div(gradviz.tensor([1.0, 2.0]), 2)
         tensor([0.5000, 1.0000])
     """
+    if out is not None:
+        return dispatch_out("div", out, (input, other), lambda: div(input, other))
     if not isinstance(input, Tensor):
         return mul(dispatch(_O["reciprocal"], other), input)
     return dispatch(_O["div"], input, _tensor_arg(other))
@@ -650,15 +659,18 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     return dispatch(_O["mv"], input, vec)
 
 
-def matmul(input: Tensor, other: Tensor) -> Tensor:
+def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix product with PyTorch's rules, decomposed as PyTorch decomposes it: 1-D·1-D is
-    ``dot``, 2-D·1-D is ``mv``, 1-D·2-D is ``unsqueeze``/``mm``/``squeeze``, 2-D·2-D is ``mm``.
+    ``dot``, 2-D·1-D is ``mv``, 1-D·2-D is ``unsqueeze``/``mm``/``squeeze``, 2-D·2-D is ``mm``
+    (written into ``out`` if given).
 
     Example:
         >>> import gradviz
         >>> (gradviz.ones(2, 3) @ gradviz.ones(3)).shape
         gradviz.Size([2])
     """
+    if out is not None:
+        return dispatch_out("matmul", out, (input, other), lambda: matmul(input, other))
     input, other = _tensor_arg(input), _tensor_arg(other)
     if not isinstance(input, Tensor) or not isinstance(other, Tensor):
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are 0D "

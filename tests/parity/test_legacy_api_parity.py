@@ -66,3 +66,16 @@ def test_a_torch_written_state_dict_loads_and_continues_like_torch(name: str,
             ((w ** 2).sum() + w.sin().sum()).backward()
             opt.step()
     np.testing.assert_allclose(gw.detach().numpy(), tw.detach().numpy(), rtol=1e-12, atol=0)
+
+
+def test_the_saved_lists_of_the_new_nodes_are_torchs() -> None:
+    saved = sibling("test_ops_forward").TORCH_SAVED
+    x = torch.tensor([[1.0, 2.0], [2.0, 3.0]], requires_grad=True)
+    nodes = [(x * 1).t_().grad_fn, (x * 1).unsqueeze_(0).squeeze_().grad_fn,
+             torch.nanmedian(x).grad_fn, torch.nanmedian(x, 1).values.grad_fn,
+             torch.unique_consecutive(x).grad_fn]
+    assert [n.name() for n in nodes] == ["TBackward1", "SqueezeBackward3", "NanmedianBackward0",
+                                         "NanmedianBackward1", "UniqueConsecutiveBackward0"]
+    for node in nodes:
+        assert saved[node.name()] == sorted(
+            a[len("_saved_"):] for a in dir(node) if a.startswith("_saved_")), node.name()
