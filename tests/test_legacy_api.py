@@ -473,6 +473,50 @@ def check_factory_out_arguments(lib: ModuleType) -> None:
         lib.rand(2, dtype=lib.int64)
 
 
+def check_resize(lib: ModuleType) -> None:
+    x = lib.arange(6.0)
+    assert x.resize_(2, 3) is x and x.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert x._version == 1
+    x.resize_(2, 3)  # the same shape: nothing changes, not even the version
+    assert x._version == 1
+    x = lib.arange(6.0)
+    whole = x[:]
+    x.resize_((2,))
+    assert x.tolist() == [0.0, 1.0] and x.data_ptr() == whole.data_ptr()
+    x.resize_(lib.Size([6]))  # the memory is still there
+    assert x.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    x.resize_(3, 3)  # grown: the first six elements stay
+    assert tuple(x.shape) == (3, 3) and x.flatten()[:6].tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    t = lib.arange(6.0).reshape(2, 3).t()
+    t.resize_(3, 2)  # same shape: the strides stay
+    assert t.tolist() == [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]
+    t.resize_(6)  # row-major over the memory
+    assert t.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    tail = lib.arange(4.0)[2:]
+    tail.resize_(1)
+    assert tail.tolist() == [2.0] and tail.storage_offset() == 2
+    expanded = lib.arange(2.0).expand(3, 2)
+    assert expanded.resize_(2).tolist() == [0.0, 1.0]
+    assert lib.ones(2).resize_(()).ndim == 0
+    a = lib.arange(4.0)
+    assert lib.resize_as_(a, lib.ones(2, 2)) is a and a.tolist() == [[0.0, 1.0], [2.0, 3.0]]
+    b = lib.arange(4.0)
+    assert b.resize_as_(lib.ones(2, dtype=lib.int64)).tolist() == [0.0, 1.0]
+    assert b.dtype is lib.float32
+    with pytest.raises(RuntimeError, match="^cannot resize variables that require grad$"):
+        lib.ones(2, requires_grad=True).resize_(1)
+    with pytest.raises(RuntimeError, match="^cannot resize variables that require grad$"):
+        (lib.ones(2, requires_grad=True) * 1).resize_(3)
+    with pytest.raises(RuntimeError, match="^numel: integer multiplication overflow$"):
+        lib.ones(2).resize_(-1)
+    with pytest.raises(TypeError, match="^resize_\\(\\): argument 'size' \\(position 1\\) must be "
+                                        "tuple of ints, not float$"):
+        lib.ones(2).resize_(2.5)
+    with pytest.raises(TypeError, match="^resize_as_\\(\\): argument 'the_template' \\(position "
+                                        "2\\) must be Tensor, not int$"):
+        lib.resize_as_(lib.ones(2), 3)
+
+
 # The param_group keys torch 2.13 writes in state_dict() after the constructor's own
 # hyperparameters (those are checked in tests/test_optim*.py), in its order and with its defaults.
 GROUP_TAILS = {
@@ -532,7 +576,7 @@ CHECKS = [check_is_inference, check_layout, check_warn_always, check_functional_
           check_inplace_view_methods, check_inplace_view_gradients, check_split_with_sizes,
           check_isin, check_size_keyword, check_typed_constructors, check_tensor_new,
           check_optimizer_param_group_keys, check_nanmedian, check_unique_consecutive,
-          check_out_arguments, check_factory_out_arguments]
+          check_out_arguments, check_factory_out_arguments, check_resize]
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=[c.__name__ for c in CHECKS])

@@ -940,6 +940,57 @@ def fill_(input: Tensor, value: Any) -> Tensor:
     return dispatch_inplace(_O["fill_"], input, value=value)
 
 
+def resize_(input: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
+    """Give ``input`` the shape ``size`` in place (``x.resize_(2, 3)``), laid out row-major
+    over its memory from where it starts; the same shape changes nothing. Memory it lacks is
+    added (zeros here, uninitialised in PyTorch); then, unlike PyTorch, its other views keep
+    the old memory. Not differentiable: a tensor that requires grad is refused.
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.arange(6.0)
+        >>> x.resize_(2, 2) is x, x
+        (True, tensor([[0., 1.],
+                [2., 3.]]))
+    """
+    shape = int_list("resize_", size)
+    if builtins.any(s < 0 for s in shape):
+        raise RuntimeError("numel: integer multiplication overflow")
+    if input.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    if shape == input._data.shape:
+        return input
+    arr = input._data
+    root = arr
+    while isinstance(root.base, np.ndarray):  # the array that owns the memory
+        root = root.base
+    if root.flags.c_contiguous and root.dtype == arr.dtype:
+        storage, offset = root.reshape(-1), input.storage_offset()
+    else:  # memory seen through another dtype or order: the tensor's own elements
+        storage, offset = arr.reshape(-1), 0
+    n = int(np.prod(shape))
+    if offset + n > storage.size:
+        grown = np.zeros(offset + n, arr.dtype)
+        grown[:storage.size] = storage
+        storage = grown
+    input._data = storage[offset:offset + n].reshape(shape)
+    input._version_counter.version += 1
+    return input
+
+
+def resize_as_(input: Tensor, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
+    """:func:`resize_` to ``the_template``'s shape (``torch.resize_as_``, ``x.resize_as_(y)``).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.arange(4.0)
+        >>> gradviz.resize_as_(x, gradviz.ones(2, 2)).shape
+        gradviz.Size([2, 2])
+    """
+    _tensors_only("resize_as_", input=input, the_template=the_template)
+    return resize_(input, tuple(the_template.shape))
+
+
 def copy_(input: Tensor, src: Any) -> Tensor:
     src = _tensor_arg(src)
     if isinstance(src, Tensor):
@@ -2427,8 +2478,8 @@ def _module_inplace(name: str) -> Any:
 
 
 globals().update({_name: _module_inplace(_name) for _name in _MODULE_INPLACE})
-__all__ += ["fill_", "zero_", "round_", "logit_", "nan_to_num_", "xlogy_", "asinh_", "acosh_",
-            "atanh_", *_MODULE_INPLACE]
+__all__ += ["fill_", "zero_", "resize_as_", "round_", "logit_", "nan_to_num_", "xlogy_", "asinh_",
+            "acosh_", "atanh_", *_MODULE_INPLACE]
 
 
 def masked_fill_(input: Tensor, mask: Tensor, value: Any) -> Tensor:

@@ -105,7 +105,7 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
         "clone": F.clone, "mm": F.mm, "matmul": F.matmul, "dot": F.dot,
         "mv": F.mv, "eq": F.eq, "ne": F.ne, "lt": F.lt, "le": F.le, "gt": F.gt, "ge": F.ge,
         "add_": F.add_, "sub_": F.sub_, "mul_": F.mul_, "div_": F.div_, "zero_": F.zero_,
-        "fill_": F.fill_, "copy_": F.copy_,
+        "fill_": F.fill_, "copy_": F.copy_, "resize_": F.resize_, "resize_as_": F.resize_as_,
         "uniform_": _uniform_, "normal_": _normal_, "random_": _random_,
         "expand_as": lambda self, other: F.expand(self, other.shape),
         "view_as": lambda self, other: F.view(self, other.shape),
