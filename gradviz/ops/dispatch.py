@@ -9,6 +9,8 @@ Custom :class:`gradviz.autograd.Function` nodes are wired with the same helpers
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -18,7 +20,7 @@ from gradviz import _dtype
 from gradviz._factories import check_out, write_out
 from gradviz.autograd import graph
 from gradviz.autograd.events import _listeners, emit_op
-from gradviz.autograd.grad_mode import _state, no_grad
+from gradviz.autograd.grad_mode import _state
 from gradviz.autograd.graph import (
     FREED_MESSAGE,
     NO_EDGE,
@@ -38,7 +40,7 @@ from gradviz.ops.opinfo import OpInfo, saved_for
 from gradviz.tensor import Tensor, _AsGiven, _is_number, _type_name
 
 __all__ = ["dispatch", "general_dispatch", "specialise", "dispatch_inplace", "OpNode",
-           "dispatch_inplace_view", "dispatch_out",
+           "dispatch_inplace_view", "out_variant",
            "node_source",
            "CopySlices", "AsStridedBackward0", "ViewMeta", "broadcast_message", "rebase_history",
            "rebase_message", "DEFAULT", "NO_GRAD_MODE", "MULTI_OUTPUT_NODE",
@@ -718,21 +720,34 @@ def dispatch_inplace_view(op: OpInfo, view_op: OpInfo, self: Tensor, **kwargs: A
     return self
 
 
-def dispatch_out(fn: str, out: Any, inputs: tuple, compute: Callable[[], Tensor]) -> Tensor:
-    """The ``out=`` form of the function ``fn`` (NOTE [out=] in gradviz/_factories.py):
-    ``compute()``, its out-of-place form, runs without recording, and its result is written
-    into ``out``, which is returned.
+def out_variant(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """``fn`` that also takes PyTorch's ``out=`` (NOTE [out=] in gradviz/_factories.py): the
+    result is written into ``out``, which is returned. What passes :func:`check_out` records
+    nothing (no argument requires grad, or grad mode is off). Operators and methods call ``fn``
+    itself (``_torch_raw``, gradviz/ops/_args.py).
 
     Example:
         >>> import gradviz
-        >>> a, out = gradviz.ones(2), gradviz.empty(2)
-        >>> dispatch_out("neg", out, (a,), lambda: -a) is out, out
+        >>> neg = out_variant(gradviz.neg)
+        >>> out = gradviz.empty(2)
+        >>> neg(gradviz.ones(2), out=out) is out, out
         (True, tensor([-1., -1.]))
     """
-    check_out(fn, out, *inputs)
-    with no_grad():
-        result = compute()
-    return write_out(out, result._data)
+    name = fn.__name__
+
+    @functools.wraps(fn)
+    def call(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Tensor:
+        if out is None:
+            return fn(*args, **kwargs)
+        check_out(name, out, *args, *kwargs.values())
+        return write_out(out, fn(*args, **kwargs)._data)
+
+    call._torch_raw = getattr(fn, "_torch_raw", fn)  # type: ignore[attr-defined]
+    sig = inspect.signature(fn)
+    call.__signature__ = sig.replace(parameters=[  # type: ignore[attr-defined]
+        *sig.parameters.values(), inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY,
+                                                    default=None)])
+    return call
 
 _OVERLAP_MESSAGE = (
     "unsupported operation: more than one element of the written-to tensor refers to a single "

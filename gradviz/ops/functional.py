@@ -22,7 +22,7 @@ from gradviz.ops.dispatch import (
     dispatch,
     dispatch_inplace,
     dispatch_inplace_view,
-    dispatch_out,
+    out_variant,
 )
 from gradviz.tensor import Tensor, _AsGiven, _is_number, _wrap_dim
 
@@ -53,7 +53,7 @@ def _tensor_arg(x: Any, like: Tensor | None = None) -> Any:
 
 
 # -- arithmetic ----------------------------------------------------------------------------------
-def add(input: Any, other: Any, *, alpha: float = 1, out: Tensor | None = None) -> Tensor:
+def add(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
     """``input + alpha * other``, with broadcasting (written into ``out`` if given).
 
     Example:
@@ -61,8 +61,6 @@ def add(input: Any, other: Any, *, alpha: float = 1, out: Tensor | None = None) 
         >>> gradviz.add(gradviz.tensor([1.0, 2.0]), 1)
         tensor([2., 3.])
     """
-    if out is not None:
-        return dispatch_out("add", out, (input, other), lambda: add(input, other, alpha=alpha))
     if not _is_number(alpha):
         raise TypeError(f"add(): argument 'alpha' must be Number, not {type(alpha).__name__}")
     if not isinstance(input, Tensor):  # 2 + x records AddBackward0 with x as `other`
@@ -71,7 +69,7 @@ def add(input: Any, other: Any, *, alpha: float = 1, out: Tensor | None = None) 
                     alpha=alpha)
 
 
-def sub(input: Any, other: Any, *, alpha: float = 1, out: Tensor | None = None) -> Tensor:
+def sub(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
     """``input - alpha * other``, with broadcasting (written into ``out`` if given).
 
     Example:
@@ -79,8 +77,6 @@ def sub(input: Any, other: Any, *, alpha: float = 1, out: Tensor | None = None) 
         >>> gradviz.sub(gradviz.tensor([1.0, 2.0]), 1)
         tensor([0., 1.])
     """
-    if out is not None:
-        return dispatch_out("sub", out, (input, other), lambda: sub(input, other, alpha=alpha))
     if not isinstance(input, Tensor):
         return rsub(other, input, alpha=alpha)
     _sub_check(input, other)
@@ -89,6 +85,7 @@ def sub(input: Any, other: Any, *, alpha: float = 1, out: Tensor | None = None) 
 
 # torch words a call of add/sub with arguments missing as an overload error (gradviz/ops/_args.py).
 add, sub = _args.function(add, "add"), _args.function(sub, "sub")
+add, sub = out_variant(add), out_variant(sub)  # torch's out= (NOTE [out=], gradviz/_factories.py)
 subtract = sub
 
 
@@ -119,7 +116,8 @@ def rsub(input: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
     return dispatch(_O["rsub"], input, other=other, alpha=alpha)
 
 
-def mul(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
+@out_variant
+def mul(input: Any, other: Any) -> Tensor:
     """Elementwise product, with broadcasting (written into ``out`` if given).
 
     Example:
@@ -127,8 +125,6 @@ def mul(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
         >>> gradviz.mul(gradviz.tensor([1.0, 2.0]), 3)
         tensor([3., 6.])
     """
-    if out is not None:
-        return dispatch_out("mul", out, (input, other), lambda: mul(input, other))
     # NOTE [perf]: the common operand types skip _tensor_arg's checks.
     if type(input) is not Tensor:
         input = _tensor_arg(input)
@@ -140,7 +136,8 @@ def mul(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
 multiply = mul
 
 
-def div(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
+@out_variant
+def div(input: Any, other: Any) -> Tensor:
     """True division, with broadcasting; ``number / x`` is ``x.reciprocal() * number`` as in
     PyTorch (written into ``out`` if given).
 
@@ -149,8 +146,6 @@ def div(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
         >>> gradviz.div(gradviz.tensor([1.0, 2.0]), 2)
         tensor([0.5000, 1.0000])
     """
-    if out is not None:
-        return dispatch_out("div", out, (input, other), lambda: div(input, other))
     if not isinstance(input, Tensor):
         return mul(dispatch(_O["reciprocal"], other), input)
     return dispatch(_O["div"], input, _tensor_arg(other))
@@ -659,7 +654,8 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     return dispatch(_O["mv"], input, vec)
 
 
-def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+@out_variant
+def matmul(input: Tensor, other: Tensor) -> Tensor:
     """Matrix product with PyTorch's rules, decomposed as PyTorch decomposes it: 1-D·1-D is
     ``dot``, 2-D·1-D is ``mv``, 1-D·2-D is ``unsqueeze``/``mm``/``squeeze``, 2-D·2-D is ``mm``
     (written into ``out`` if given).
@@ -669,8 +665,6 @@ def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor
         >>> (gradviz.ones(2, 3) @ gradviz.ones(3)).shape
         gradviz.Size([2])
     """
-    if out is not None:
-        return dispatch_out("matmul", out, (input, other), lambda: matmul(input, other))
     input, other = _tensor_arg(input), _tensor_arg(other)
     if not isinstance(input, Tensor) or not isinstance(other, Tensor):
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are 0D "
