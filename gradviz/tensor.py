@@ -136,9 +136,40 @@ class Tensor:
     # NumPy must hand binary operators with a Tensor operand back to us (ndarray * Tensor).
     __array_ufunc__ = None
 
-    def __init__(self, data: Any = ()) -> None:
-        arr = np.array(data, dtype=_dtype.get_default_dtype().np)
-        self._init(arr, False)
+    def __init__(self, *args: Any, device: Any = None, **kwargs: Any) -> None:
+        # PyTorch's legacy constructor, in the default dtype: Tensor() is empty, Tensor(2, 3)
+        # and Tensor(Size) uninitialised (zeros here), Tensor(data) a copy of the data.
+        if kwargs:  # requires_grad=, dtype= ...: torch's parser refuses them all
+            got = ", ".join([type(a).__name__ for a in args]
+                            + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
+            raise TypeError(f"new() received an invalid combination of arguments - got ({got}), "
+                            "but expected one of:\n * (*, gradviz.device device = None)\n"
+                            " * (tuple of ints size, *, gradviz.device device = None)\n"
+                            " * (object data, *, gradviz.device device = None)")
+        _device.check_device(device, "new")
+        dt = _dtype.get_default_dtype().np
+        first = args[0] if args else ()
+        if len(args) == 1 and isinstance(first, str):
+            raise TypeError("new(): invalid data type 'str'")
+        if len(args) == 1 and (isinstance(first, (bool, np.bool_)) or (
+                _is_number(first) and not isinstance(first, (int, np.integer)))):
+            raise TypeError(f"new(): data must be a sequence (got {type(first).__name__})")
+        if args and (isinstance(first, Size) or all(
+                isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args)):
+            sizes = tuple(int(n) for n in (first if isinstance(first, Size) else args))
+            for n in sizes:
+                if n < 0:
+                    raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                                       f"{list(sizes)}")
+            self._init(np.zeros(sizes, dt), False)
+            return
+        if len(args) > 1:
+            pos, bad = next((i, a) for i, a in enumerate(args, 1)
+                            if not isinstance(a, (int, np.integer)) or isinstance(a, bool))
+            raise TypeError(f"new(): argument 'size' failed to unpack the object at pos {pos} "
+                            f"with error \"type must be tuple of ints,but got "
+                            f"{type(bad).__name__}\"")
+        self._init(np.array(first, dtype=dt), False)
 
     def _init(self, arr: np.ndarray, requires_grad: bool) -> None:
         self._data = arr

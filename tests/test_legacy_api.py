@@ -299,6 +299,28 @@ def check_typed_constructors(lib: ModuleType) -> None:
         lib.FloatTensor(-1)
 
 
+def check_legacy_tensor_constructor(lib: ModuleType) -> None:
+    assert tuple(lib.Tensor(2, 3).shape) == (2, 3) and lib.Tensor(2, 3).dtype is lib.float32
+    assert tuple(lib.Tensor(lib.Size([2])).shape) == (2,) and tuple(lib.Tensor(4).shape) == (4,)
+    assert lib.Tensor([1, 2]).tolist() == [1.0, 2.0] and lib.Tensor((2, 3)).tolist() == [2.0, 3.0]
+    assert tuple(lib.Tensor().shape) == (0,) and not lib.Tensor(2).requires_grad
+    assert tuple(lib.Tensor(2, device="cpu").shape) == (2,)
+    with pytest.raises(TypeError, match=r"^new\(\): data must be a sequence \(got float\)$"):
+        lib.Tensor(2.5)
+    with pytest.raises(TypeError, match=r"^new\(\): invalid data type 'str'$"):
+        lib.Tensor("a")
+    with pytest.raises(RuntimeError, match=r"^Trying to create tensor with negative dimension -1: "
+                                           r"\[-1\]$"):
+        lib.Tensor(-1)
+    with pytest.raises(TypeError, match=r"^new\(\) received an invalid combination of arguments "
+                                        r"- got \(list, requires_grad=bool\)"):
+        lib.Tensor([1.0], requires_grad=True)
+    with pytest.raises(TypeError, match=r"^new\(\): argument 'size' failed to unpack the object "
+                                        r"at pos 2 with error \"type must be tuple of ints,but "
+                                        r"got list\"$"):
+        lib.Tensor(2, [3])
+
+
 def check_tensor_new(lib: ModuleType) -> None:
     x = lib.ones(2, 3, dtype=lib.float64, requires_grad=True)
     assert x.new(2).dtype is lib.float64 and not x.new(2).requires_grad
@@ -575,6 +597,7 @@ CHECKS = [check_is_inference, check_layout, check_warn_always, check_functional_
           check_data_parallel, check_gradcheck_module, check_module_inplace_functions,
           check_inplace_view_methods, check_inplace_view_gradients, check_split_with_sizes,
           check_isin, check_size_keyword, check_typed_constructors, check_tensor_new,
+          check_legacy_tensor_constructor,
           check_optimizer_param_group_keys, check_nanmedian, check_unique_consecutive,
           check_out_arguments, check_factory_out_arguments, check_resize]
 
