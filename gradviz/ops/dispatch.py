@@ -693,7 +693,16 @@ def dispatch_inplace_view(op: OpInfo, view_op: OpInfo, self: Tensor, **kwargs: A
     ``squeeze_``, ``transpose_``, ``t_``): ``self`` takes the view's shape and strides over the
     same memory, its version is bumped, and when recording the op's node becomes its
     ``grad_fn`` (the old ``grad_fn`` is the node's edge). No element is written, so a view's
-    base keeps its own ``grad_fn``, as in PyTorch; the view's recipe gains ``view_op``."""
+    base keeps its own ``grad_fn``, as in PyTorch; the view's recipe gains ``view_op``.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz.ops import OPS
+        >>> y = gradviz.ones(2, requires_grad=True) * 1
+        >>> out = dispatch_inplace_view(OPS["unsqueeze_"], OPS["unsqueeze"], y, dim=0)
+        >>> out is y, y.shape, y.grad_fn.name(), y._version
+        (True, gradviz.Size([1, 2]), 'UnsqueezeBackward1', 1)
+    """
     recording = _state.enabled
     arrays, requires = _arrays(op, (self,))
     record = recording and requires and op.node is not None

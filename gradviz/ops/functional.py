@@ -545,13 +545,27 @@ def squeeze(input: Tensor, dim: int | None = None) -> Tensor:
 # The in-place forms change ``input``'s shape over the same memory (``x.unsqueeze_(0)``); they
 # are Tensor methods only, as in PyTorch, and record their own nodes (``UnsqueezeBackward1`` ...).
 def unsqueeze_(input: Tensor, dim: int) -> Tensor:
-    """In-place :func:`unsqueeze` (``UnsqueezeBackward1``)."""
+    """In-place :func:`unsqueeze` (``UnsqueezeBackward1``).
+
+    Example:
+        >>> import gradviz
+        >>> y = gradviz.ones(2, requires_grad=True) * 1
+        >>> y.unsqueeze_(0).shape, y.grad_fn.name()
+        (gradviz.Size([1, 2]), 'UnsqueezeBackward1')
+    """
     return dispatch_inplace_view(_O["unsqueeze_"], _O["unsqueeze"], input,
                                  dim=_wrap_dim(dim, input.ndim + 1))
 
 
 def squeeze_(input: Tensor, dim: int | None = None) -> Tensor:
-    """In-place :func:`squeeze` (``SqueezeBackward3``, with ``dim`` ``SqueezeBackward4``)."""
+    """In-place :func:`squeeze` (``SqueezeBackward3``, with ``dim`` ``SqueezeBackward4``).
+
+    Example:
+        >>> import gradviz
+        >>> y = gradviz.ones(1, 2, requires_grad=True) * 1
+        >>> y.squeeze_().shape, y.grad_fn.name()
+        (gradviz.Size([2]), 'SqueezeBackward3')
+    """
     if dim is None:
         return dispatch_inplace_view(_O["squeeze_"], _O["squeeze"], input)
     return dispatch_inplace_view(_O["squeeze_dim_"], _O["squeeze_dim"], input,
@@ -559,14 +573,28 @@ def squeeze_(input: Tensor, dim: int | None = None) -> Tensor:
 
 
 def transpose_(input: Tensor, dim0: int, dim1: int) -> Tensor:
-    """In-place :func:`transpose` (``TransposeBackward1``)."""
+    """In-place :func:`transpose` (``TransposeBackward1``).
+
+    Example:
+        >>> import gradviz
+        >>> y = gradviz.ones(2, 3, requires_grad=True) * 1
+        >>> y.transpose_(0, 1).shape, y.grad_fn.name()
+        (gradviz.Size([3, 2]), 'TransposeBackward1')
+    """
     nd = input.ndim
     return dispatch_inplace_view(_O["transpose_"], _O["transpose"], input,
                                  dim0=_wrap_dim(dim0, nd), dim1=_wrap_dim(dim1, nd))
 
 
 def t_(input: Tensor) -> Tensor:
-    """In-place :func:`t` (``TBackward1``)."""
+    """In-place :func:`t` (``TBackward1``).
+
+    Example:
+        >>> import gradviz
+        >>> y = gradviz.ones(2, 3, requires_grad=True) * 1
+        >>> y.t_().shape, y.grad_fn.name()
+        (gradviz.Size([3, 2]), 'TBackward1')
+    """
     if input.ndim > 2:
         raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is "
                            f"{input.ndim}D")

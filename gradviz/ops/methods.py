@@ -347,8 +347,8 @@ def _new(self: Any, *args: Any, device: Any = None, **kwargs: Any) -> Any:
         return dispatch(OPS["alias"], first)
     if len(args) == 1 and isinstance(first, str):
         raise TypeError("new(): invalid data type 'str'")
-    if len(args) == 1 and _is_number(first) and not isinstance(first, (int, np.integer)) or (
-            isinstance(first, bool)):
+    if len(args) == 1 and (isinstance(first, (bool, np.bool_)) or (
+            _is_number(first) and not isinstance(first, (int, np.integer)))):
         raise TypeError(f"new(): data must be a sequence (got {type(first).__name__})")
     if isinstance(first, (int, np.integer, _size.Size)):
         sizes = _factories.int_list("new", args)  # new(2, 3) or new(Size([2, 3]))
