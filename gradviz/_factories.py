@@ -587,7 +587,7 @@ def randn(*args: Any, size: Any = None, generator: Generator | None = None,
     return _finish(draw.standard_normal(shape).astype(np_dt), requires_grad)
 
 
-def randint(low: int, high: int | None = None, size: Sequence[int] = (), *,
+def randint(low: int | None = None, high: int | None = None, size: Sequence[int] = (), *,
             generator: Generator | None = None, dtype: DType | None = None,
             device: Any = None) -> Tensor:
     """Random integers from ``[low, high)`` (``randint(high, size)`` starts at 0).
@@ -598,6 +598,10 @@ def randint(low: int, high: int | None = None, size: Sequence[int] = (), *,
         gradviz.int64
     """
     check_device(device, "randint")
+    if low is None:  # randint(high=h, size=s): randint(h, s) with keywords
+        if high is None:
+            raise invalid_combination("randint", (), {"size": size})
+        low = 0
     if isinstance(size, (int, np.integer)) or (high is not None and not isinstance(
             high, (int, np.integer, tuple, list))):
         raise invalid_combination("randint", (low, high, size), {})

@@ -677,7 +677,7 @@ class Tensor:
         arr = fa._alloc(lambda sh, dt: np.full(sh, fill, dt), fa._size(size, fn), np_dt)
         return fa._finish(arr, requires_grad)
 
-    def new_ones(self, *size: Any, dtype: _DType | None = None,
+    def new_ones(self, *args: Any, size: Any = None, dtype: _DType | None = None,
                  requires_grad: bool = False, device: Any = None) -> Tensor:
         """Ones of ``size`` with this tensor's dtype (or ``dtype``).
 
@@ -687,9 +687,9 @@ class Tensor:
             tensor([1, 1, 1])
         """
         _device.check_device(device, "new_ones")
-        return self._new("new_ones", size, 1, dtype, requires_grad)
+        return self._new("new_ones", _given_size("new_ones", args, size), 1, dtype, requires_grad)
 
-    def new_zeros(self, *size: Any, dtype: _DType | None = None,
+    def new_zeros(self, *args: Any, size: Any = None, dtype: _DType | None = None,
                   requires_grad: bool = False, device: Any = None) -> Tensor:
         """Zeros of ``size`` with this tensor's dtype (or ``dtype``).
 
@@ -699,9 +699,10 @@ class Tensor:
             gradviz.Size([2, 2])
         """
         _device.check_device(device, "new_zeros")
-        return self._new("new_zeros", size, 0, dtype, requires_grad)
+        return self._new("new_zeros", _given_size("new_zeros", args, size), 0, dtype,
+                         requires_grad)
 
-    def new_empty(self, *size: Any, dtype: _DType | None = None,
+    def new_empty(self, *args: Any, size: Any = None, dtype: _DType | None = None,
                   requires_grad: bool = False, device: Any = None) -> Tensor:
         """An uninitialised tensor of ``size`` (here zeros) with this tensor's dtype.
 
@@ -711,7 +712,8 @@ class Tensor:
             gradviz.Size([3])
         """
         _device.check_device(device, "new_empty")
-        return self._new("new_empty", size, 0, dtype, requires_grad)
+        return self._new("new_empty", _given_size("new_empty", args, size), 0, dtype,
+                         requires_grad)
 
     def new_full(self, size: Any, fill_value: Any, *, dtype: _DType | None = None,
                  requires_grad: bool = False, device: Any = None) -> Tensor:
@@ -878,6 +880,15 @@ def _wrap_dim(dim: int, ndim: int) -> int:
     if dim < 0:
         return _AsGiven(dim + ndim if ndim else 0, int(dim))
     return 0 if ndim == 0 else dim
+
+
+def _given_size(fn: str, args: tuple, size: Any) -> tuple:
+    """A size given positionally (``x.new_zeros(2, 3)``) or as ``size=``, not both."""
+    if size is None:
+        return args
+    if args:
+        raise TypeError(f"{fn}() got multiple values for argument 'size'")
+    return (size,)
 
 
 def _wrap_grad(g: Any) -> Tensor:

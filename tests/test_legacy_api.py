@@ -258,6 +258,15 @@ def check_size_keyword(lib: ModuleType) -> None:
     with pytest.raises(TypeError, match=r"^ones\(\): argument 'size' must be tuple of ints, "
                                         "not int$"):
         lib.ones(size=2)
+    x = lib.ones(2, dtype=lib.float64)
+    assert tuple(x.new_zeros(size=(2, 3)).shape) == (2, 3)
+    assert x.new_ones(size=[3]).tolist() == [1.0] * 3 and x.new_ones(size=[3]).dtype is lib.float64
+    assert tuple(x.new_empty(size=(1, 2)).shape) == (1, 2)
+    assert tuple(lib.randint(high=3, size=(4,)).shape) == (4,)
+    assert lib.randint(high=1, size=(3,)).tolist() == [0, 0, 0]
+    with pytest.raises(TypeError, match=r"^new_zeros\(\) got multiple values for argument "
+                                        r"'size'$"):
+        x.new_zeros(2, size=(3,))
 
 
 def check_typed_constructors(lib: ModuleType) -> None:
