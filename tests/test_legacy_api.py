@@ -211,6 +211,9 @@ def check_split_with_sizes(lib: ModuleType) -> None:
     with pytest.raises(TypeError, match=r"^split_with_sizes\(\): argument 'split_sizes' "
                                         r"\(position 2\) must be tuple of ints, not int$"):
         lib.split_with_sizes(x, 2)
+    with pytest.raises(TypeError, match=r"^split_with_sizes\(\): argument 'split_sizes' "
+                                        r"\(position 1\) must be tuple of ints, not int$"):
+        x.split_with_sizes(2)  # the method counts its arguments without the tensor
     with pytest.raises(RuntimeError, match="^split expects at least a 1-dimensional tensor$"):
         lib.split_with_sizes(lib.tensor(1.0), [1])
 

@@ -2056,9 +2056,7 @@ def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0
         >>> [p.tolist() for p in gradviz.split_with_sizes(gradviz.arange(5.0), [2, 3])]
         [[0.0, 1.0], [2.0, 3.0, 4.0]]
     """
-    if not isinstance(split_sizes, (list, tuple)):
-        raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position 2) must be tuple "
-                        f"of ints, not {type(split_sizes).__name__}")
+    _split_sizes_arg(split_sizes, 2)
     if input.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, input.ndim)
@@ -2072,6 +2070,19 @@ def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0
             f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
             f"size at dimension {dim}), but got split_sizes={list(sizes)}")
     return dispatch(_O["split_with_sizes"], input, split_sizes=sizes, dim=d)
+
+
+def _split_sizes_arg(split_sizes: Any, position: int) -> None:
+    if not isinstance(split_sizes, (list, tuple)):
+        raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position {position}) must "
+                        f"be tuple of ints, not {type(split_sizes).__name__}")
+
+
+def _split_with_sizes_method(self: Tensor, split_sizes: Sequence[int], dim: int = 0
+                             ) -> tuple[Tensor, ...]:
+    """``x.split_with_sizes(sizes, dim)``: torch counts the method's arguments without ``x``."""
+    _split_sizes_arg(split_sizes, 1)
+    return split_with_sizes(self, split_sizes, dim)
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:

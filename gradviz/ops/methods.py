@@ -370,14 +370,14 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
              "amax", "amin", "argmax", "argmin", "all", "any", "isnan", "isinf", "isfinite",
              "allclose", "equal", "prod", "var", "std", "logsumexp", "norm",
              "softmax", "log_softmax",
-             "flatten", "flip", "cumsum", "repeat", "contiguous", "split", "split_with_sizes",
-             "chunk", "unbind",
+             "flatten", "flip", "cumsum", "repeat", "contiguous", "split", "chunk", "unbind",
              "bmm", "outer", "ger",
              "select", "narrow", "index_select", "gather", "scatter", "scatter_add",
              "masked_fill", "clamp_", "clip_", "masked_fill_", "scatter_", "scatter_add_",
              "index_put", "index_put_", "multinomial")
     for name in names:
         setattr(Tensor, name, _as_method(getattr(F, name), name))
+    Tensor.split_with_sizes = _as_method(F._split_with_sizes_method, "split_with_sizes")
     # -- more ops (opsselect)
     for name in ("topk", "sort", "argsort", "kthvalue", "median", "nanmedian", "cumprod",
                  "cummax", "cummin",
