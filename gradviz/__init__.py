@@ -14,7 +14,7 @@ Example:
 
 from __future__ import annotations
 
-from gradviz import autograd, linalg, nn, optim, return_types, utils  # linalg: (einlin)
+from gradviz import autograd, functional, linalg, nn, optim, return_types, utils  # linalg: (einlin)
 from gradviz._device import accelerator, cuda, device, get_default_device, set_default_device
 from gradviz._dtype import (
     bool,
@@ -58,7 +58,19 @@ from gradviz._factories import (
     tensor,
     zeros,
 )
+from gradviz._layout import layout, strided
 from gradviz._size import Size
+from gradviz._tensor_classes import (
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
 from gradviz._version import __version__
 from gradviz.autograd import wrappers as _wrappers  # installs Tensor.backward
 from gradviz.autograd.anomaly_mode import (
@@ -87,7 +99,7 @@ from gradviz.render import (
     show,
 )
 from gradviz.serialization import load, save
-from gradviz.tensor import Tensor, is_tensor
+from gradviz.tensor import Tensor, is_tensor, is_warn_always_enabled, set_warn_always
 from gradviz.trace import compare_engines, graph_of, load_trace, trace, tracer
 
 # Every public function of the op layer, hand-written or generated from a table row, is exported

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import json
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,7 +17,8 @@ import numpy as np
 from gradviz import _dtype
 from gradviz._device import check_device
 from gradviz._dtype import dtype as DType
-from gradviz.tensor import Tensor, _is_number
+from gradviz.autograd.grad_mode import is_grad_enabled
+from gradviz.tensor import Tensor, _is_number, _type_name
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "rand",
            "randn", "randint", "randperm", "arange", "linspace", "eye", "rand_like",
@@ -209,6 +211,81 @@ def _finish(arr: np.ndarray, requires_grad: bool) -> Tensor:
     return t
 
 
+# -- out= -----------------------------------------------------------------------------------------
+# NOTE [out=]: PyTorch's `out=` variants write the result into a tensor the caller gives and
+# return that very tensor. They record no graph, so with grad mode on they refuse any argument
+# (`out` included) that requires grad; `out` is resized to the result's shape (an op warns when
+# `out` held elements, a factory does not), the values are cast to its dtype where PyTorch allows
+# the cast, and its version is bumped as by any in-place write.
+def check_out(fn: str, out: Any, *inputs: Any, factory: bool = False) -> None:
+    """Refuse ``out=`` as PyTorch does: not a tensor, or (grad mode on) it or an input requires
+    grad. Inputs may be tensors, numbers or lists of tensors.
+
+    Example:
+        >>> import gradviz
+        >>> check_out("add", gradviz.empty(2), gradviz.ones(2))  # nothing to refuse
+    """
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{fn}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if not is_grad_enabled():
+        return
+    flat = [t for a in inputs for t in (a if isinstance(a, (list, tuple)) else (a,))]
+    if out.requires_grad or any(isinstance(t, Tensor) and t.requires_grad for t in flat):
+        raise RuntimeError(f"{'aten::' if factory else ''}{fn}(): functions with out=... "
+                           "arguments don't support automatic differentiation, but one of the "
+                           "arguments requires grad.")
+
+
+def write_out(out: Tensor, arr: np.ndarray, warn: bool = True) -> Tensor:
+    """Write ``arr`` into ``out`` (NOTE [out=]) and return ``out``.
+
+    Example:
+        >>> import gradviz, numpy as np
+        >>> out = gradviz.empty(2)
+        >>> write_out(out, np.array([1, 2])) is out, out
+        (True, tensor([1., 2.]))
+    """
+    if not np.can_cast(arr.dtype, out._data.dtype, casting="same_kind"):
+        raise RuntimeError(f"result type {_type_name(arr.dtype)[8:-6]} can't be cast to the "
+                           f"desired output type {_type_name(out._data.dtype)[8:-6]}")
+    if arr.shape != out._data.shape:
+        if warn and out._data.size:
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape "
+                f"{list(out._data.shape)}, which does not match the required output shape "
+                f"{list(arr.shape)}. This behavior is deprecated, and in a future PyTorch release "
+                "outputs will not be resized unless they have zero elements. You can explicitly "
+                "reuse an out tensor t by resizing it, inplace, to zero elements with "
+                "t.resize_(0).", UserWarning, stacklevel=4)
+        out._data = np.empty(arr.shape, out._data.dtype)
+    np.copyto(out._data, arr, casting="unsafe")
+    out._version_counter.version += 1
+    return out
+
+
+def _factory_out(fn: str, out: Any, dtype: DType | None, requires_grad: bool, make: Any,
+                 floating: str | None = None) -> Tensor:
+    """A factory's ``out=``: ``make(np_dtype)`` in ``out``'s dtype, written into ``out``;
+    ``floating`` names the kernel that refuses other dtypes (``rand``'s, ``randn``'s)."""
+    check_out(fn, out, factory=True)
+    np_dt = out._data.dtype
+    if dtype is not None and _np_dtype(dtype, fn=fn) != np_dt:
+        raise RuntimeError(f"dtype {_type_name(_np_dtype(dtype))[8:-6]} does not match dtype of "
+                           f"out parameter ({_type_name(np_dt)[8:-6]})")
+    if floating is not None:
+        _floating_kernel(floating, np_dt)
+    write_out(out, make(np_dt), warn=False)
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+def _floating_kernel(kernel: str, np_dt: np.dtype) -> None:
+    if np_dt.kind != "f":
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_type_name(np_dt)[8:-6]}'")
+
+
 def int_list(fn: str, size: tuple, arg: str = "size") -> tuple[int, ...]:
     """A size given as ints or one tuple/list of ints, checked with PyTorch's texts.
 
@@ -245,6 +322,21 @@ def _size(size: tuple, fn: str = "empty") -> tuple[int, ...]:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
                                f"{list(size)}")
     return size
+
+
+def _given_size(fn: str, args: tuple, size: Any) -> tuple:
+    """The size as given: positionally (``zeros(2, 3)``, ``zeros((2, 3))``) or as the keyword
+    ``size=`` (``zeros(size=(2, 3))``), not both; in the form :func:`_size` takes."""
+    if size is None:
+        return args
+    if args:
+        if fn in ("rand", "randn"):  # several overloads: torch says so in its other form
+            raise invalid_combination(fn, args, {"size": size})
+        raise TypeError(f"{fn}() got multiple values for argument 'size'")
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"{fn}(): argument 'size' must be tuple of ints, not "
+                        f"{type(size).__name__}")
+    return (size,)
 
 
 def _infer_np(data: Any) -> np.ndarray:
@@ -368,32 +460,40 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     return Tensor._make(ndarray)
 
 
-def zeros(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
-          device: Any = None) -> Tensor:
-    """A tensor of zeros.
+def zeros(*args: Any, size: Any = None, out: Tensor | None = None, dtype: DType | None = None,
+          requires_grad: bool = False, device: Any = None) -> Tensor:
+    """A tensor of zeros (written into ``out`` if given, NOTE [out=]).
 
     Example:
         >>> import gradviz
         >>> gradviz.zeros(2, 3).shape
         gradviz.Size([2, 3])
     """
+    size = _given_size("zeros", args, size)
     check_device(device, "zeros")
     check_bool("zeros", requires_grad)
+    if out is not None:
+        shape = _size(size, "zeros")
+        return _factory_out("zeros", out, dtype, requires_grad, lambda dt: np.zeros(shape, dt))
     arr = _alloc(np.zeros, _size(size, "zeros"), _np_dtype(dtype, fn="zeros"))
     return _finish(arr, requires_grad)
 
 
-def ones(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
-         device: Any = None) -> Tensor:
-    """A tensor of ones.
+def ones(*args: Any, size: Any = None, out: Tensor | None = None, dtype: DType | None = None,
+         requires_grad: bool = False, device: Any = None) -> Tensor:
+    """A tensor of ones (written into ``out`` if given, NOTE [out=]).
 
     Example:
         >>> import gradviz
         >>> gradviz.ones(2)
         tensor([1., 1.])
     """
+    size = _given_size("ones", args, size)
     check_device(device, "ones")
     check_bool("ones", requires_grad)
+    if out is not None:
+        shape = _size(size, "ones")
+        return _factory_out("ones", out, dtype, requires_grad, lambda dt: np.ones(shape, dt))
     return _finish(_alloc(np.ones, _size(size, "ones"), _np_dtype(dtype, fn="ones")), requires_grad)
 
 
@@ -422,7 +522,7 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: DType | None = None,
                    requires_grad)
 
 
-def empty(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
+def empty(*args: Any, size: Any = None, dtype: DType | None = None, requires_grad: bool = False,
           device: Any = None) -> Tensor:
     """An uninitialised tensor (here: zeros, so that runs are repeatable).
 
@@ -431,45 +531,63 @@ def empty(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
         >>> gradviz.empty(2).shape
         gradviz.Size([2])
     """
+    size = _given_size("empty", args, size)
     check_device(device, "empty")
     check_bool("empty", requires_grad)
     arr = _alloc(np.zeros, _size(size, "empty"), _np_dtype(dtype, fn="empty"))
     return _finish(arr, requires_grad)
 
 
-def rand(*size: Any, generator: Generator | None = None, dtype: DType | None = None,
-         requires_grad: bool = False, device: Any = None) -> Tensor:
-    """Uniform samples from ``[0, 1)``.
+def rand(*args: Any, size: Any = None, generator: Generator | None = None,
+         out: Tensor | None = None, dtype: DType | None = None, requires_grad: bool = False,
+         device: Any = None) -> Tensor:
+    """Uniform samples from ``[0, 1)`` (written into ``out`` if given, NOTE [out=]).
 
     Example:
         >>> import gradviz
         >>> gradviz.rand(2, 2).shape
         gradviz.Size([2, 2])
     """
+    size = _given_size("rand", args, size)
     check_device(device, "rand")
     _check_bool_overload("rand", size, requires_grad)
+    shape = _size(size, "rand")
+    if out is not None:
+        return _factory_out("rand", out, dtype, requires_grad,
+                            lambda dt: rng(generator, "rand").random(shape).astype(dt),
+                            floating="check_uniform_bounds")
     np_dt = _np_dtype(dtype)
+    _floating_kernel("check_uniform_bounds", np_dt)
     draw = rng(generator, "rand")
-    return _finish(draw.random(_size(size, "rand")).astype(np_dt), requires_grad)
+    return _finish(draw.random(shape).astype(np_dt), requires_grad)
 
 
-def randn(*size: Any, generator: Generator | None = None, dtype: DType | None = None,
-          requires_grad: bool = False, device: Any = None) -> Tensor:
-    """Standard normal samples.
+def randn(*args: Any, size: Any = None, generator: Generator | None = None,
+          out: Tensor | None = None, dtype: DType | None = None, requires_grad: bool = False,
+          device: Any = None) -> Tensor:
+    """Standard normal samples; the size as ints, one tuple, or ``size=`` (written into ``out``
+    if given, NOTE [out=]).
 
     Example:
         >>> import gradviz
-        >>> gradviz.randn(3).shape
-        gradviz.Size([3])
+        >>> gradviz.randn(3).shape, gradviz.randn(size=(2, 3)).shape
+        (gradviz.Size([3]), gradviz.Size([2, 3]))
     """
+    size = _given_size("randn", args, size)
     check_device(device, "randn")
     _check_bool_overload("randn", size, requires_grad)
+    shape = _size(size, "randn")
+    if out is not None:
+        return _factory_out("randn", out, dtype, requires_grad,
+                            lambda dt: rng(generator, "randn").standard_normal(shape).astype(dt),
+                            floating="normal_kernel_cpu")
     np_dt = _np_dtype(dtype)
+    _floating_kernel("normal_kernel_cpu", np_dt)
     draw = rng(generator, "randn")
-    return _finish(draw.standard_normal(_size(size, "randn")).astype(np_dt), requires_grad)
+    return _finish(draw.standard_normal(shape).astype(np_dt), requires_grad)
 
 
-def randint(low: int, high: int | None = None, size: Sequence[int] = (), *,
+def randint(low: int | None = None, high: int | None = None, size: Sequence[int] = (), *,
             generator: Generator | None = None, dtype: DType | None = None,
             device: Any = None) -> Tensor:
     """Random integers from ``[low, high)`` (``randint(high, size)`` starts at 0).
@@ -480,6 +598,10 @@ def randint(low: int, high: int | None = None, size: Sequence[int] = (), *,
         gradviz.int64
     """
     check_device(device, "randint")
+    if low is None:  # randint(high=h, size=s): randint(h, s) with keywords
+        if high is None:
+            raise invalid_combination("randint", (), {"size": size})
+        low = 0
     if isinstance(size, (int, np.integer)) or (high is not None and not isinstance(
             high, (int, np.integer, tuple, list))):
         raise invalid_combination("randint", (low, high, size), {})

@@ -35,11 +35,12 @@ min = _structseq("min")  # noqa: A001
 
 
 # -- more ops (opsselect)
-__all__ += ["topk", "sort", "kthvalue", "median", "cummax", "cummin"]
+__all__ += ["topk", "sort", "kthvalue", "median", "nanmedian", "cummax", "cummin"]
 topk = _structseq("topk")
 sort = _structseq("sort")
 kthvalue = _structseq("kthvalue")
 median = _structseq("median")
+nanmedian = _structseq("nanmedian")
 cummax = _structseq("cummax")
 cummin = _structseq("cummin")
 

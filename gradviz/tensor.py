@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from gradviz import _device, _dtype
+from gradviz import _device, _dtype, _layout
 from gradviz._dtype import dtype as _DType
 from gradviz._size import Size
 from gradviz.autograd.grad_mode import _state as _grad_state
@@ -81,6 +81,35 @@ def _type_name(np_dtype: np.dtype) -> str:
 
 # Whether float() of a tensor that requires grad has warned yet (once per process, as torch).
 _float_warned = False
+# torch.set_warn_always(True) makes such once-per-process warnings fire every time.
+_warn_always = False
+
+
+def set_warn_always(b: bool) -> None:
+    """Make warnings that fire once per process (``float()`` of a tensor that requires grad)
+    fire every time, or once again (PyTorch's ``torch.set_warn_always``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.set_warn_always(True); gradviz.is_warn_always_enabled()
+        True
+        >>> gradviz.set_warn_always(False)
+    """
+    global _warn_always
+    if type(b) is not bool:
+        raise RuntimeError(f"setWarnOnlyOnce expects a bool, but got {type(b).__name__}")
+    _warn_always = b
+
+
+def is_warn_always_enabled() -> bool:
+    """Whether :func:`set_warn_always` is on (PyTorch's ``torch.is_warn_always_enabled``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.is_warn_always_enabled()
+        False
+    """
+    return _warn_always
 
 
 class Tensor:
@@ -107,9 +136,40 @@ class Tensor:
     # NumPy must hand binary operators with a Tensor operand back to us (ndarray * Tensor).
     __array_ufunc__ = None
 
-    def __init__(self, data: Any = ()) -> None:
-        arr = np.array(data, dtype=_dtype.get_default_dtype().np)
-        self._init(arr, False)
+    def __init__(self, *args: Any, device: Any = None, **kwargs: Any) -> None:
+        # PyTorch's legacy constructor, in the default dtype: Tensor() is empty, Tensor(2, 3)
+        # and Tensor(Size) uninitialised (zeros here), Tensor(data) a copy of the data.
+        if kwargs:  # requires_grad=, dtype= ...: torch's parser refuses them all
+            got = ", ".join([type(a).__name__ for a in args]
+                            + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
+            raise TypeError(f"new() received an invalid combination of arguments - got ({got}), "
+                            "but expected one of:\n * (*, gradviz.device device = None)\n"
+                            " * (tuple of ints size, *, gradviz.device device = None)\n"
+                            " * (object data, *, gradviz.device device = None)")
+        _device.check_device(device, "new")
+        dt = _dtype.get_default_dtype().np
+        first = args[0] if args else ()
+        if len(args) == 1 and isinstance(first, str):
+            raise TypeError("new(): invalid data type 'str'")
+        if len(args) == 1 and (isinstance(first, (bool, np.bool_)) or (
+                _is_number(first) and not isinstance(first, (int, np.integer)))):
+            raise TypeError(f"new(): data must be a sequence (got {type(first).__name__})")
+        if args and (isinstance(first, Size) or all(
+                isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args)):
+            sizes = tuple(int(n) for n in (first if isinstance(first, Size) else args))
+            for n in sizes:
+                if n < 0:
+                    raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                                       f"{list(sizes)}")
+            self._init(np.zeros(sizes, dt), False)
+            return
+        if len(args) > 1:
+            pos, bad = next((i, a) for i, a in enumerate(args, 1)
+                            if not isinstance(a, (int, np.integer)) or isinstance(a, bool))
+            raise TypeError(f"new(): argument 'size' failed to unpack the object at pos {pos} "
+                            f"with error \"type must be tuple of ints,but got "
+                            f"{type(bad).__name__}\"")
+        self._init(np.array(first, dtype=dt), False)
 
     def _init(self, arr: np.ndarray, requires_grad: bool) -> None:
         self._data = arr
@@ -289,6 +349,17 @@ class Tensor:
         """
         return _device.CPU
 
+    @property
+    def layout(self) -> _layout.layout:
+        """Always ``gradviz.strided``: a NumPy array is dense, with strides.
+
+        Example:
+            >>> import gradviz
+            >>> gradviz.ones(2).layout
+            gradviz.strided
+        """
+        return _layout.strided
+
     def _is_view(self) -> bool:
         """Whether this tensor is a view of another (shares its storage and version counter).
 
@@ -302,7 +373,7 @@ class Tensor:
 
     def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
         """PyTorch's legacy type string, e.g. ``'gradviz.FloatTensor'``; given a dtype (or such a
-        string), the tensor cast to it.
+        string, or a class such as ``gradviz.DoubleTensor``), the tensor cast to it.
 
         Example:
             >>> import gradviz
@@ -312,6 +383,8 @@ class Tensor:
         """
         if dtype is None:
             return _type_name(self._data.dtype)
+        if isinstance(dtype, type) and isinstance(getattr(dtype, "dtype", None), _DType):
+            dtype = dtype.dtype  # a legacy constructor class: x.type(gradviz.DoubleTensor)
         if isinstance(dtype, str):
             legacy = dtype.split(".")[-1]
             found = [d for d in _dtype._BY_NUMPY.values() if d._legacy == legacy]
@@ -604,7 +677,7 @@ class Tensor:
         arr = fa._alloc(lambda sh, dt: np.full(sh, fill, dt), fa._size(size, fn), np_dt)
         return fa._finish(arr, requires_grad)
 
-    def new_ones(self, *size: Any, dtype: _DType | None = None,
+    def new_ones(self, *args: Any, size: Any = None, dtype: _DType | None = None,
                  requires_grad: bool = False, device: Any = None) -> Tensor:
         """Ones of ``size`` with this tensor's dtype (or ``dtype``).
 
@@ -614,9 +687,9 @@ class Tensor:
             tensor([1, 1, 1])
         """
         _device.check_device(device, "new_ones")
-        return self._new("new_ones", size, 1, dtype, requires_grad)
+        return self._new("new_ones", _given_size("new_ones", args, size), 1, dtype, requires_grad)
 
-    def new_zeros(self, *size: Any, dtype: _DType | None = None,
+    def new_zeros(self, *args: Any, size: Any = None, dtype: _DType | None = None,
                   requires_grad: bool = False, device: Any = None) -> Tensor:
         """Zeros of ``size`` with this tensor's dtype (or ``dtype``).
 
@@ -626,9 +699,10 @@ class Tensor:
             gradviz.Size([2, 2])
         """
         _device.check_device(device, "new_zeros")
-        return self._new("new_zeros", size, 0, dtype, requires_grad)
+        return self._new("new_zeros", _given_size("new_zeros", args, size), 0, dtype,
+                         requires_grad)
 
-    def new_empty(self, *size: Any, dtype: _DType | None = None,
+    def new_empty(self, *args: Any, size: Any = None, dtype: _DType | None = None,
                   requires_grad: bool = False, device: Any = None) -> Tensor:
         """An uninitialised tensor of ``size`` (here zeros) with this tensor's dtype.
 
@@ -638,7 +712,8 @@ class Tensor:
             gradviz.Size([3])
         """
         _device.check_device(device, "new_empty")
-        return self._new("new_empty", size, 0, dtype, requires_grad)
+        return self._new("new_empty", _given_size("new_empty", args, size), 0, dtype,
+                         requires_grad)
 
     def new_full(self, size: Any, fill_value: Any, *, dtype: _DType | None = None,
                  requires_grad: bool = False, device: Any = None) -> Tensor:
@@ -687,7 +762,7 @@ class Tensor:
 
     def __float__(self) -> float:
         global _float_warned
-        if self._requires_grad and _grad_state.enabled and not _float_warned:
+        if self._requires_grad and _grad_state.enabled and (_warn_always or not _float_warned):
             # torch warns once per process (TORCH_WARN_ONCE), and only with grad mode on
             _float_warned = True
             warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
@@ -805,6 +880,15 @@ def _wrap_dim(dim: int, ndim: int) -> int:
     if dim < 0:
         return _AsGiven(dim + ndim if ndim else 0, int(dim))
     return 0 if ndim == 0 else dim
+
+
+def _given_size(fn: str, args: tuple, size: Any) -> tuple:
+    """A size given positionally (``x.new_zeros(2, 3)``) or as ``size=``, not both."""
+    if size is None:
+        return args
+    if args:
+        raise TypeError(f"{fn}() got multiple values for argument 'size'")
+    return (size,)
 
 
 def _wrap_grad(g: Any) -> Tensor:

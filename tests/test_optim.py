@@ -243,7 +243,8 @@ def test_param_groups_defaults_and_add_param_group() -> None:
     assert [g["lr"] for g in opt.param_groups] == [0.1, 0.5]
     assert [g["momentum"] for g in opt.param_groups] == [0, 0.9]
     assert opt.defaults == {"lr": 0.1, "momentum": 0, "dampening": 0, "weight_decay": 0,
-                            "nesterov": False, "maximize": False}
+                            "nesterov": False, "maximize": False, "foreach": None,
+                            "differentiable": False, "fused": None}
     extra = gradviz.ones(1, requires_grad=True)
     opt.add_param_group({"params": extra, "lr": 1.0})
     assert opt.param_groups[-1]["params"] == [extra]
@@ -297,7 +298,8 @@ def test_named_parameters_are_accepted() -> None:
 def test_repr() -> None:
     w = gradviz.ones(1, requires_grad=True)
     assert repr(optim.SGD([w], lr=0.1)) == (
-        "SGD (\nParameter Group 0\n    dampening: 0\n    lr: 0.1\n    maximize: False\n"
+        "SGD (\nParameter Group 0\n    dampening: 0\n    differentiable: False\n"
+        "    foreach: None\n    fused: None\n    lr: 0.1\n    maximize: False\n"
         "    momentum: 0\n    nesterov: False\n    weight_decay: 0\n)")
     assert repr(optim.Adam([w])).startswith(
         "Adam (\nParameter Group 0\n    amsgrad: False\n    betas: (0.9, 0.999)\n")

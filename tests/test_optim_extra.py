@@ -272,7 +272,7 @@ TORCH_RUNS = [('Rprop', {'lr': 0.05}, 4,
                                    -0.03458172552043637, 0.13044169958481877],
                 'prev_loss': 0.03917207144799381})]
 
-# torch 2.13.0's defaults, less foreach/capturable/differentiable (gradviz computes one way).
+# torch 2.13.0's defaults, foreach/capturable/differentiable included as torch writes them.
 TORCH_DEFAULTS = {'LBFGS': {'lr': 1,
                             'max_iter': 20,
                             'max_eval': 25,
@@ -283,13 +283,19 @@ TORCH_DEFAULTS = {'LBFGS': {'lr': 1,
                   'Rprop': {'lr': 0.01,
                             'etas': (0.5, 1.2),
                             'step_sizes': (1e-06, 50),
-                            'maximize': False},
+                            'foreach': None,
+                            'maximize': False,
+                            'differentiable': False,
+                            'capturable': False},
                   'ASGD': {'lr': 0.01,
                            'lambd': 0.0001,
                            'alpha': 0.75,
                            't0': 1000000.0,
                            'weight_decay': 0,
-                           'maximize': False}}
+                           'foreach': None,
+                           'maximize': False,
+                           'differentiable': False,
+                           'capturable': False}}
 STATE_KEYS = {
     "LBFGS": [["func_evals", "n_iter", "al", "d", "t", "old_dirs", "old_stps", "ro", "H_diag",
                "prev_flat_grad", "prev_loss"]],

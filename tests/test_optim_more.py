@@ -170,18 +170,23 @@ def test_parameters_and_state_are_torchs(run: tuple) -> None:
         assert state["mu_product"].shape == () and state["mu_product"].dtype == gradviz.float32
 
 
-# torch 2.13.0's defaults, less foreach/fused/capturable/differentiable (gradviz computes one
-# way, on NumPy, and raises NotImplementedError for differentiable/capturable).
+# torch 2.13.0's defaults, in its order, foreach/fused/capturable/differentiable included as
+# torch writes them (gradviz computes one way, on NumPy, and raises NotImplementedError for
+# differentiable/capturable set to True).
 TORCH_DEFAULTS = {
     "Adagrad": {"lr": 0.01, "lr_decay": 0, "eps": 1e-10, "weight_decay": 0,
-                "initial_accumulator_value": 0, "maximize": False},
-    "Adadelta": {"lr": 1.0, "rho": 0.9, "eps": 1e-06, "weight_decay": 0, "maximize": False},
+                "initial_accumulator_value": 0, "foreach": None, "maximize": False,
+                "differentiable": False, "fused": None},
+    "Adadelta": {"lr": 1.0, "rho": 0.9, "eps": 1e-06, "weight_decay": 0, "maximize": False,
+                 "capturable": False, "foreach": None, "differentiable": False},
     "Adamax": {"lr": 0.002, "betas": (0.9, 0.999), "eps": 1e-08, "weight_decay": 0,
-               "maximize": False},
+               "foreach": None, "maximize": False, "differentiable": False, "capturable": False},
     "NAdam": {"lr": 0.002, "betas": (0.9, 0.999), "eps": 1e-08, "weight_decay": 0,
-              "momentum_decay": 0.004, "decoupled_weight_decay": False, "maximize": False},
+              "momentum_decay": 0.004, "decoupled_weight_decay": False, "maximize": False,
+              "foreach": None, "capturable": False, "differentiable": False},
     "RAdam": {"lr": 0.001, "betas": (0.9, 0.999), "eps": 1e-08, "weight_decay": 0,
-              "maximize": False, "decoupled_weight_decay": False},
+              "maximize": False, "foreach": None, "capturable": False,
+              "decoupled_weight_decay": False, "differentiable": False},
 }
 STATE_KEYS = {"Adagrad": ["step", "sum"], "Adadelta": ["step", "square_avg", "acc_delta"],
               "Adamax": ["step", "exp_avg", "exp_inf"],

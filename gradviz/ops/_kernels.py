@@ -1603,6 +1603,33 @@ def median_dim(a: np.ndarray, dim: int, keepdim: bool = False) -> tuple:
     return values, idx.astype(np.int64)
 
 
+def nanmedian(a: np.ndarray) -> np.ndarray:
+    """The lower of the two middle values of the elements that are not NaN (NaN if none)."""
+    if a.dtype.kind != "f":
+        return median(a)  # no NaN to skip
+    flat = a.reshape(-1)
+    flat = flat[~np.isnan(flat)]
+    if flat.size == 0:
+        return np.asarray(np.nan, a.dtype)
+    return np.asarray(np.sort(flat, kind="stable")[(flat.size - 1) // 2])
+
+
+def nanmedian_dim(a: np.ndarray, dim: int, keepdim: bool = False) -> tuple:
+    """``median_dim`` skipping NaN: the lower middle of each slice's numbers, at its index (a
+    slice of NaN only gives NaN at its first index; PyTorch's index there is whatever its
+    selection algorithm leaves, not a documented choice)."""
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    idx = _order(a, dim, False)  # NaNs sort last
+    numbers = a.shape[dim] - (np.isnan(a).sum(axis=dim) if a.dtype.kind == "f" else 0)
+    pos = np.maximum(numbers - 1, 0) // 2
+    idx = np.take_along_axis(idx, np.expand_dims(pos, dim), axis=dim)
+    values = np.take_along_axis(a, idx, axis=dim)
+    if not keepdim:
+        values, idx = np.squeeze(values, dim), np.squeeze(idx, dim)
+    return values, idx.astype(np.int64)
+
+
 def cumprod(a, dim):
     if a.ndim == 0:
         return a.astype(np.int64) if a.dtype.kind in "iub" else a.copy()
@@ -2322,6 +2349,10 @@ def isclose(a: np.ndarray, b: np.ndarray, rtol: float = 1e-05, atol: float = 1e-
     return np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
+def isin(a: np.ndarray, b: np.ndarray, invert: bool = False) -> np.ndarray:
+    return np.isin(a, b, invert=invert)  # NaN is in nothing, as in PyTorch
+
+
 def rot90(a: np.ndarray, k: int = 1, dims: tuple = (0, 1)) -> np.ndarray:
     return np.rot90(a, k, axes=dims).copy()
 
@@ -2558,6 +2589,25 @@ def unique(a: np.ndarray, sorted: bool = True, return_inverse: bool = False,  # 
                                             axis=dim)
         inverse = inverse.reshape(-1)
     return values, inverse.astype(np.int64), counts.astype(np.int64)
+
+
+def unique_consecutive(a: np.ndarray, return_inverse: bool = False, return_counts: bool = False,
+                       dim: int | None = None) -> tuple:
+    """``(values, inverse, counts)``: each run of equal elements (or, with ``dim``, of equal
+    slices along ``dim``) kept once, in order; NaN equals nothing, so each NaN is a run."""
+    x = a.reshape(-1) if dim is None else np.moveaxis(a, dim, 0)
+    n = x.shape[0]
+    if dim is not None and n and 0 in x.shape:
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique "
+                           "cannot be applied")
+    rows = x.reshape(n, int(np.prod(x.shape[1:])))
+    starts = np.ones(n, bool)
+    starts[1:] = (rows[1:] != rows[:-1]).any(axis=1)  # a run starts where a slice changes
+    values = x[starts] if dim is None else np.moveaxis(x[starts], 0, dim)
+    inverse = np.cumsum(starts) - 1
+    counts = np.diff(np.append(np.flatnonzero(starts), n))
+    return (values, inverse.reshape(a.shape if dim is None else (n,)).astype(np.int64),
+            counts.astype(np.int64))
 # -- more (opsrand) -----------------------------------------------------------------------------
 # The forwards of the random sampling rows (NOTE [random rows] in gradviz/ops/opinfo.py): each
 # draws from gradviz's generator (`generator=`, else the default one) and checks its arguments

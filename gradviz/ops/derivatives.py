@@ -744,6 +744,9 @@ defop("signbit", None, np.signbit, ("self",),
 defop("isclose", None, K.isclose, ("self", "other"),
       doc="``|input - other| <= atol + rtol * |other|``, elementwise",
       calls=("`gradviz.isclose`", "`.isclose()`"))
+defop("isin", None, K.isin, ("elements", "test_elements"),
+      doc="whether each of ``elements`` is one of ``test_elements`` (with ``invert``, is not)",
+      calls=("`gradviz.isin`", ""))
 
 
 # -- more (opsrand): random sampling (NOTE [random rows] in gradviz/ops/opinfo.py). PyTorch
@@ -1296,6 +1299,22 @@ defop("median_dim", "MedianBackward1", K.median_dim, ("self",),
       calls=("`gradviz.median(x, dim)`", "`.median()`"),
       samples=(Sample(R(3, 5), dim=1), Sample(R(4, 3), dim=0, keepdim=True)),
       self=_value_selecting_backward)
+defop("nanmedian", "NanmedianBackward0", K.nanmedian, ("self",),
+      doc="``median`` of the elements that are not NaN; ties share the gradient evenly",
+      calls=("`gradviz.nanmedian`", "`.nanmedian()`"),
+      samples=(Sample(R(3, 5)), Sample(W([1.0, float("nan"), 3.0, 2.0, float("nan")])),
+               Sample(W([1.0, 2.0, 2.0, float("nan"), 0.5]),
+                      gg="tied medians: the even share is a kink, with no second derivative")),
+      self=lambda grad, self, result: _even_share(grad, self, result, _all_dims(self, None),
+                                                  False))
+defop("nanmedian_dim", "NanmedianBackward1", K.nanmedian_dim, ("self",),
+      outputs=("values", "indices"), nondiff_outputs=(1,),
+      doc="(values, indices) along ``dim``, NaN skipped; the gradient goes to the returned index",
+      calls=("`gradviz.nanmedian(x, dim)`", "`.nanmedian()`"),
+      samples=(Sample(R(3, 5), dim=1), Sample(R(4, 3), dim=0, keepdim=True),
+               Sample(W([[1.0, float("nan"), 3.0, 2.0], [0.5, 4.0, float("nan"), -1.0]]),
+                      dim=1)),
+      self=_value_selecting_backward)
 defop("cumprod", "CumprodBackward0", K.cumprod, ("self",),
       doc="Cumulative product along ``dim``; exact with zeros among the factors.",
       calls=("`gradviz.cumprod`", "`.cumprod()`"),
@@ -1496,8 +1515,8 @@ defop("squeeze_dim", "SqueezeBackward1", K.squeeze_dim, ("self",),
       calls=("`gradviz.squeeze(x, dim)`", "`.squeeze()`"),
       self=lambda grad, self_sym_sizes, dim: grad.reshape(self_sym_sizes))
 defop("squeeze_dim_", "SqueezeBackward4", K.squeeze_dim, ("self",),
-      doc="in-place ``squeeze_(dim)``: only inside matmul (1-D @ 2-D), as in PyTorch",
-      calls=("`x @ y` (1-D @ 2-D)", ""),
+      doc="in-place ``squeeze_(dim)`` (also inside matmul, 1-D @ 2-D, as in PyTorch)",
+      calls=("`x @ y` (1-D @ 2-D)", "`.squeeze_(dim)`"),
       self=lambda grad, self_sym_sizes, dim: grad.reshape(self_sym_sizes))
 defop("to_copy", "ToCopyBackward0", K.to_copy, ("self",),
       doc="a dtype cast (``x.double()``, ``x.to(dtype)``)",
@@ -1644,17 +1663,27 @@ def _unfold_backward(grad, self_sym_sizes, dimension, size, step):
     return total
 
 
-# In-place unsqueeze_/transpose_ (PyTorch's own calls inside quantile record them).
+# In-place unsqueeze_/transpose_ (PyTorch's own calls inside quantile record them too).
 defop("unsqueeze_", "UnsqueezeBackward1", K.unsqueeze, ("self",),
-      doc="in-place ``unsqueeze_(dim)``: inside ``quantile`` with a tensor ``q``, as in PyTorch",
-      calls=("inside `gradviz.quantile(x, q_tensor)`", ""),
+      doc="in-place ``unsqueeze_(dim)`` (also inside ``quantile`` with a tensor ``q``)",
+      calls=("inside `gradviz.quantile(x, q_tensor)`", "`.unsqueeze_()`"),
       samples=(Sample(R(2, 3), dim=0), Sample(R(3), dim=1)),
       self=lambda grad, dim: grad.squeeze(dim))
 defop("transpose_", "TransposeBackward1", K.transpose, ("self",),
-      doc="in-place ``transpose_(dim0, dim1)``: inside ``quantile`` with a tensor ``q``",
-      calls=("inside `gradviz.quantile(x, q_tensor)`", ""),
+      doc="in-place ``transpose_(dim0, dim1)`` (also inside ``quantile`` with a tensor ``q``)",
+      calls=("inside `gradviz.quantile(x, q_tensor)`", "`.transpose_()`, `.swapaxes_()`"),
       samples=(Sample(R(2, 3, 1), dim0=0, dim1=2),),
       self=lambda grad, dim0, dim1: f.transpose(grad, dim0, dim1))
+defop("t_", "TBackward1", K.t, ("self",),
+      doc="in-place ``t_()``",
+      calls=("", "`.t_()`"),
+      samples=(Sample(R(2, 3)), Sample(R(3))),
+      self=lambda grad: f.t(grad))
+defop("squeeze_", "SqueezeBackward3", K.squeeze, ("self",),
+      doc="in-place ``squeeze_()``: every dimension of size 1",
+      calls=("", "`.squeeze_()`"),
+      samples=(Sample(R(2, 1, 3, 1)), Sample(R(1))),
+      self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
 defop("rot90", "Rot90Backward0", K.rot90, ("self",),
       doc="rotate by 90 degrees ``k`` times, from the first of ``dims`` toward the second",
       calls=("`gradviz.rot90`", "`.rot90()`"),
@@ -2404,6 +2433,12 @@ defop("unique_dim", "UniqueDimBackward0", K.unique, ("self",),
       doc="``unique(dim=d)``: the distinct slices along ``d`` (not differentiable)",
       calls=("`gradviz.unique(x, dim=0)`", "`.unique(dim=0)`"),
       self=_no_derivative("unique_dim"))
+defop("unique_consecutive", "UniqueConsecutiveBackward0", K.unique_consecutive, ("self",),
+      outputs=("output", "inverse", "counts"), nondiff_outputs=(1, 2),
+      doc="each run of equal elements (or slices along ``dim``) once; recorded but not "
+          "differentiable, as in PyTorch",
+      calls=("`gradviz.unique_consecutive`", "`.unique_consecutive()`"),
+      self=_no_derivative("unique_consecutive"))
 defop("searchsorted", None, K.searchsorted, ("sorted_sequence",),
       doc="where each value would go in the sorted last dimension (int64 indices)",
       calls=("`gradviz.searchsorted`", ""))

@@ -9,11 +9,15 @@ Custom :class:`gradviz.autograd.Function` nodes are wired with the same helpers
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from gradviz import _dtype
+from gradviz._factories import check_out, write_out
 from gradviz.autograd import graph
 from gradviz.autograd.events import _listeners, emit_op
 from gradviz.autograd.grad_mode import _state
@@ -36,6 +40,7 @@ from gradviz.ops.opinfo import OpInfo, saved_for
 from gradviz.tensor import Tensor, _AsGiven, _is_number, _type_name
 
 __all__ = ["dispatch", "general_dispatch", "specialise", "dispatch_inplace", "OpNode",
+           "dispatch_inplace_view", "out_variant",
            "node_source",
            "CopySlices", "AsStridedBackward0", "ViewMeta", "broadcast_message", "rebase_history",
            "rebase_message", "DEFAULT", "NO_GRAD_MODE", "MULTI_OUTPUT_NODE",
@@ -686,6 +691,77 @@ def dispatch_inplace(op: OpInfo, self: Tensor, *others: Any, **kwargs: Any) -> T
                 kwargs, True)
     return self
 
+
+
+def dispatch_inplace_view(op: OpInfo, view_op: OpInfo, self: Tensor, **kwargs: Any) -> Tensor:
+    """Run ``op``, the in-place form of the view op ``view_op``, on ``self`` (``unsqueeze_``,
+    ``squeeze_``, ``transpose_``, ``t_``): ``self`` takes the view's shape and strides over the
+    same memory, its version is bumped, and when recording the op's node becomes its
+    ``grad_fn`` (the old ``grad_fn`` is the node's edge). No element is written, so a view's
+    base keeps its own ``grad_fn``, as in PyTorch; the view's recipe gains ``view_op``.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz.ops import OPS
+        >>> y = gradviz.ones(2, requires_grad=True) * 1
+        >>> out = dispatch_inplace_view(OPS["unsqueeze_"], OPS["unsqueeze"], y, dim=0)
+        >>> out is y, y.shape, y.grad_fn.name(), y._version
+        (True, gradviz.Size([1, 2]), 'UnsqueezeBackward1', 1)
+    """
+    recording = _state.enabled
+    arrays, requires = _arrays(op, (self,))
+    record = recording and requires and op.node is not None
+    if recording and requires:
+        _check_inplace(self)
+    out = _forward(op, arrays, kwargs)
+    edges = collect_next_edges((self,)) if record else ()
+    old = self._grad_fn
+    self._data = out  # the same memory, seen with the new shape
+    counter = self._version_counter
+    counter.version += 1
+    counter.last_op = op.node if record else None
+    node = None
+    if record:
+        node = _record(op, self, (self,), arrays, kwargs, edges)
+        move_retains_grad(self, old)
+    meta = self._view_meta
+    if meta is not None:  # a view stays one, one view op further from its base
+        self._view_meta = ViewMeta(meta, view_op, kwargs, meta.known,
+                                   counter.version if record else meta.version,
+                                   meta.creation_meta)
+    if _listeners:
+        emit_op(op.name, node, (self,), (self,), kwargs, True)
+    return self
+
+
+def out_variant(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """``fn`` that also takes PyTorch's ``out=`` (NOTE [out=] in gradviz/_factories.py): the
+    result is written into ``out``, which is returned. What passes :func:`check_out` records
+    nothing (no argument requires grad, or grad mode is off). Operators and methods call ``fn``
+    itself (``_torch_raw``, gradviz/ops/_args.py).
+
+    Example:
+        >>> import gradviz
+        >>> neg = out_variant(gradviz.neg)
+        >>> out = gradviz.empty(2)
+        >>> neg(gradviz.ones(2), out=out) is out, out
+        (True, tensor([-1., -1.]))
+    """
+    name = fn.__name__
+
+    @functools.wraps(fn)
+    def call(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Tensor:
+        if out is None:
+            return fn(*args, **kwargs)
+        check_out(name, out, *args, *kwargs.values())
+        return write_out(out, fn(*args, **kwargs)._data)
+
+    call._torch_raw = getattr(fn, "_torch_raw", fn)  # type: ignore[attr-defined]
+    sig = inspect.signature(fn)
+    call.__signature__ = sig.replace(parameters=[  # type: ignore[attr-defined]
+        *sig.parameters.values(), inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY,
+                                                    default=None)])
+    return call
 
 _OVERLAP_MESSAGE = (
     "unsupported operation: more than one element of the written-to tensor refers to a single "

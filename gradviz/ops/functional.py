@@ -18,7 +18,13 @@ from gradviz._device import check_device
 from gradviz._factories import int_list, invalid_combination
 from gradviz.ops import _args
 from gradviz.ops.derivatives import OPS
-from gradviz.ops.dispatch import broadcast_message, dispatch, dispatch_inplace
+from gradviz.ops.dispatch import (
+    broadcast_message,
+    dispatch,
+    dispatch_inplace,
+    dispatch_inplace_view,
+    out_variant,
+)
 from gradviz.tensor import Tensor, _AsGiven, _is_number, _wrap_dim
 
 __all__ = [
@@ -29,7 +35,7 @@ __all__ = [
     "mm", "matmul", "dot", "mv", "where", "clone", "eq", "ne", "lt", "le", "gt", "ge",
     "logical_not", "logical_and", "logical_or", "zeros_like", "empty_like", "numel",
     "multinomial",
-    "is_floating_point", "is_nonzero", "ones_like", "full_like",
+    "is_floating_point", "is_nonzero", "is_inference", "ones_like", "full_like",
 ]
 
 _O = OPS
@@ -49,7 +55,7 @@ def _tensor_arg(x: Any, like: Tensor | None = None) -> Any:
 
 # -- arithmetic ----------------------------------------------------------------------------------
 def add(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
-    """``input + alpha * other``, with broadcasting.
+    """``input + alpha * other``, with broadcasting (written into ``out`` if given).
 
     Example:
         >>> import gradviz
@@ -65,7 +71,7 @@ def add(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
 
 
 def sub(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
-    """``input - alpha * other``, with broadcasting.
+    """``input - alpha * other``, with broadcasting (written into ``out`` if given).
 
     Example:
         >>> import gradviz
@@ -80,6 +86,7 @@ def sub(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
 
 # torch words a call of add/sub with arguments missing as an overload error (gradviz/ops/_args.py).
 add, sub = _args.function(add, "add"), _args.function(sub, "sub")
+add, sub = out_variant(add), out_variant(sub)  # torch's out= (NOTE [out=], gradviz/_factories.py)
 subtract = sub
 
 
@@ -110,8 +117,9 @@ def rsub(input: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
     return dispatch(_O["rsub"], input, other=other, alpha=alpha)
 
 
+@out_variant
 def mul(input: Any, other: Any) -> Tensor:
-    """Elementwise product, with broadcasting.
+    """Elementwise product, with broadcasting (written into ``out`` if given).
 
     Example:
         >>> import gradviz
@@ -129,9 +137,10 @@ def mul(input: Any, other: Any) -> Tensor:
 multiply = mul
 
 
+@out_variant
 def div(input: Any, other: Any) -> Tensor:
     """True division, with broadcasting; ``number / x`` is ``x.reciprocal() * number`` as in
-    PyTorch.
+    PyTorch (written into ``out`` if given).
 
     Example:
         >>> import gradviz
@@ -564,6 +573,65 @@ def squeeze(input: Tensor, dim: int | None = None) -> Tensor:
     return dispatch(_O["squeeze_dim"], input, dim=_wrap_dim(dim, input.ndim))
 
 
+# The in-place forms change ``input``'s shape over the same memory (``x.unsqueeze_(0)``); they
+# are Tensor methods only, as in PyTorch, and record their own nodes (``UnsqueezeBackward1`` ...).
+def unsqueeze_(input: Tensor, dim: int) -> Tensor:
+    """In-place :func:`unsqueeze` (``UnsqueezeBackward1``).
+
+    Example:
+        >>> import gradviz
+        >>> y = gradviz.ones(2, requires_grad=True) * 1
+        >>> y.unsqueeze_(0).shape, y.grad_fn.name()
+        (gradviz.Size([1, 2]), 'UnsqueezeBackward1')
+    """
+    return dispatch_inplace_view(_O["unsqueeze_"], _O["unsqueeze"], input,
+                                 dim=_wrap_dim(dim, input.ndim + 1))
+
+
+def squeeze_(input: Tensor, dim: int | None = None) -> Tensor:
+    """In-place :func:`squeeze` (``SqueezeBackward3``, with ``dim`` ``SqueezeBackward4``).
+
+    Example:
+        >>> import gradviz
+        >>> y = gradviz.ones(1, 2, requires_grad=True) * 1
+        >>> y.squeeze_().shape, y.grad_fn.name()
+        (gradviz.Size([2]), 'SqueezeBackward3')
+    """
+    if dim is None:
+        return dispatch_inplace_view(_O["squeeze_"], _O["squeeze"], input)
+    return dispatch_inplace_view(_O["squeeze_dim_"], _O["squeeze_dim"], input,
+                                 dim=_wrap_dim(dim, input.ndim))
+
+
+def transpose_(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """In-place :func:`transpose` (``TransposeBackward1``).
+
+    Example:
+        >>> import gradviz
+        >>> y = gradviz.ones(2, 3, requires_grad=True) * 1
+        >>> y.transpose_(0, 1).shape, y.grad_fn.name()
+        (gradviz.Size([3, 2]), 'TransposeBackward1')
+    """
+    nd = input.ndim
+    return dispatch_inplace_view(_O["transpose_"], _O["transpose"], input,
+                                 dim0=_wrap_dim(dim0, nd), dim1=_wrap_dim(dim1, nd))
+
+
+def t_(input: Tensor) -> Tensor:
+    """In-place :func:`t` (``TBackward1``).
+
+    Example:
+        >>> import gradviz
+        >>> y = gradviz.ones(2, 3, requires_grad=True) * 1
+        >>> y.t_().shape, y.grad_fn.name()
+        (gradviz.Size([3, 2]), 'TBackward1')
+    """
+    if input.ndim > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is "
+                           f"{input.ndim}D")
+    return dispatch_inplace_view(_O["t_"], _O["t"], input)
+
+
 def clone(input: Tensor) -> Tensor:
     """A copy with its own storage (``CloneBackward0``).
 
@@ -645,9 +713,11 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     return dispatch(_O["mv"], input, vec)
 
 
+@out_variant
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """Matrix product with PyTorch's rules, decomposed as PyTorch decomposes it: 1-D·1-D is
-    ``dot``, 2-D·1-D is ``mv``, 1-D·2-D is ``unsqueeze``/``mm``/``squeeze``, 2-D·2-D is ``mm``.
+    ``dot``, 2-D·1-D is ``mv``, 1-D·2-D is ``unsqueeze``/``mm``/``squeeze``, 2-D·2-D is ``mm``
+    (written into ``out`` if given).
 
     Example:
         >>> import gradviz
@@ -841,6 +911,20 @@ def is_floating_point(input: Tensor) -> bool:
     return input.is_floating_point()
 
 
+def is_inference(input: Tensor) -> bool:
+    """Whether ``input`` was made in inference mode (``input.is_inference()``).
+
+    Example:
+        >>> import gradviz
+        >>> with gradviz.inference_mode():
+        ...     t = gradviz.ones(2)
+        >>> gradviz.is_inference(t), gradviz.is_inference(gradviz.ones(2))
+        (True, False)
+    """
+    _tensors_only("is_inference", input=input)
+    return input.is_inference()
+
+
 def is_nonzero(input: Tensor) -> bool:
     """Whether a one-element tensor is not zero (PyTorch's errors for more or fewer elements).
 
@@ -898,16 +982,83 @@ def div_(input: Tensor, other: Any) -> Tensor:
 
 
 def zero_(input: Tensor) -> Tensor:
+    """Fill ``input`` with zeros, in place (``torch.zero_``, ``x.zero_()``).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.ones(2)
+        >>> gradviz.zero_(x) is x, x
+        (True, tensor([0., 0.]))
+    """
     return dispatch_inplace(_O["zero_"], input)
 
 
 def fill_(input: Tensor, value: Any) -> Tensor:
+    """Fill ``input`` with ``value``, in place (``torch.fill_``, ``x.fill_(value)``).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.zeros(2)
+        >>> gradviz.fill_(x, 3) is x, x
+        (True, tensor([3., 3.]))
+    """
     if isinstance(value, Tensor):  # fill_.Tensor: FillBackward3, differentiable in `value`
         if value.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value.ndim} dimensions.")
         return dispatch_inplace(_O["fill_tensor_"], input, value)
     return dispatch_inplace(_O["fill_"], input, value=value)
+
+
+def resize_(input: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
+    """Give ``input`` the shape ``size`` in place (``x.resize_(2, 3)``), laid out row-major
+    over its memory from where it starts; the same shape changes nothing. Memory it lacks is
+    added (zeros here, uninitialised in PyTorch); then, unlike PyTorch, its other views keep
+    the old memory. Not differentiable: a tensor that requires grad is refused.
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.arange(6.0)
+        >>> x.resize_(2, 2) is x, x
+        (True, tensor([[0., 1.],
+                [2., 3.]]))
+    """
+    shape = int_list("resize_", size)
+    if builtins.any(s < 0 for s in shape):
+        raise RuntimeError("numel: integer multiplication overflow")
+    if input.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    if shape == input._data.shape:
+        return input
+    arr = input._data
+    root = arr
+    while isinstance(root.base, np.ndarray):  # the array that owns the memory
+        root = root.base
+    if root.flags.c_contiguous and root.dtype == arr.dtype:
+        storage, offset = root.reshape(-1), input.storage_offset()
+    else:  # memory seen through another dtype or order: the tensor's own elements
+        storage, offset = arr.reshape(-1), 0
+    n = int(np.prod(shape))
+    if offset + n > storage.size:
+        grown = np.zeros(offset + n, arr.dtype)
+        grown[:storage.size] = storage
+        storage = grown
+    input._data = storage[offset:offset + n].reshape(shape)
+    input._version_counter.version += 1
+    return input
+
+
+def resize_as_(input: Tensor, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
+    """:func:`resize_` to ``the_template``'s shape (``torch.resize_as_``, ``x.resize_as_(y)``).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.arange(4.0)
+        >>> gradviz.resize_as_(x, gradviz.ones(2, 2)).shape
+        gradviz.Size([2, 2])
+    """
+    _tensors_only("resize_as_", input=input, the_template=the_template)
+    return resize_(input, tuple(the_template.shape))
 
 
 def copy_(input: Tensor, src: Any) -> Tensor:
@@ -933,8 +1084,8 @@ __all__ += [
     "clamp", "clip", "clamp_min", "clamp_max", "maximum", "minimum", "max", "min", "amax", "amin",
     "argmax", "argmin", "all", "any", "isnan", "isinf", "isfinite", "allclose", "equal",
     "prod", "var", "std", "logsumexp", "norm", "softmax", "log_softmax", "flatten", "repeat",
-    "flip", "cumsum", "contiguous", "split", "chunk", "cat", "concat", "concatenate", "stack",
-    "bmm", "outer", "ger",
+    "flip", "cumsum", "contiguous", "split", "split_with_sizes", "chunk", "cat", "concat",
+    "concatenate", "stack", "bmm", "outer", "ger",
     "select", "narrow", "index_select", "gather", "scatter", "scatter_add", "masked_fill",
     "clamp_", "clip_", "index_put", "index_put_",
 ]
@@ -1129,7 +1280,14 @@ def round(input: Tensor, *, decimals: int | None = None) -> Tensor:  # noqa: A00
 
 
 def round_(input: Tensor, *, decimals: int | None = None) -> Tensor:
-    """In-place :func:`round`."""
+    """In-place :func:`round` (``torch.round_``, ``x.round_()``).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.tensor([0.4, 1.6])
+        >>> gradviz.round_(x) is x, x
+        (True, tensor([0., 2.]))
+    """
     if decimals is None:
         return dispatch_inplace(_O["round"], input)
     return dispatch_inplace(_O["round_decimals"], input, decimals=int(decimals))
@@ -1161,7 +1319,9 @@ def _failing_inplace(name: str) -> Any:
     fn.__name__ = fn.__qualname__ = name + "_"
     fn.__doc__ = (f"In-place :func:`gradviz.{name}`. PyTorch records it as "
                   f"``{_O[name + '_'].node}``, which has no derivative: a backward through it "
-                  "fails.")
+                  "fails.\n\n    Example:\n        >>> import gradviz\n"
+                  "        >>> x = gradviz.tensor([0.5])\n"
+                  f"        >>> gradviz.{name}_(x) is x\n        True\n    ")
     return fn
 
 
@@ -1182,7 +1342,14 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:
 
 
 def logit_(input: Tensor, eps: float | None = None) -> Tensor:
-    """In-place :func:`logit`."""
+    """In-place :func:`logit` (``torch.logit_``, ``x.logit_()``).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.tensor([0.5])
+        >>> gradviz.logit_(x) is x, x
+        (True, tensor([0.]))
+    """
     return dispatch_inplace(_O["logit"], input, eps=None if eps is None else float(eps))
 
 
@@ -1202,7 +1369,14 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
 
 def nan_to_num_(input: Tensor, nan: float = 0.0, posinf: float | None = None,
                 neginf: float | None = None) -> Tensor:
-    """In-place :func:`nan_to_num`."""
+    """In-place :func:`nan_to_num` (``torch.nan_to_num_``, ``x.nan_to_num_()``).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.tensor([float("nan"), 1.0])
+        >>> gradviz.nan_to_num_(x) is x, x
+        (True, tensor([0., 1.]))
+    """
     return dispatch_inplace(_O["nan_to_num"], input, nan=nan, posinf=posinf, neginf=neginf)
 
 
@@ -1325,7 +1499,14 @@ def xlogy(input: Any, other: Any) -> Tensor:
 
 
 def xlogy_(input: Tensor, other: Any) -> Tensor:
-    """In-place :func:`xlogy`."""
+    """In-place :func:`xlogy` (``torch.xlogy_``, ``x.xlogy_(other)``).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.tensor([0.0, 2.0])
+        >>> gradviz.xlogy_(x, 1.0) is x, x
+        (True, tensor([0., 0.]))
+    """
     if isinstance(other, Tensor):
         return dispatch_inplace(_O["xlogy"], input, other)
     if _is_number(other):
@@ -1901,21 +2082,55 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Te
     """
     if tensor.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
+    if isinstance(split_size_or_sections, (list, tuple)):
+        return split_with_sizes(tensor, split_size_or_sections, dim)
     d = _wrap_dim(dim, tensor.ndim)
     n = tensor.shape[d]
-    if isinstance(split_size_or_sections, (list, tuple)):
-        sizes = tuple(int(s) for s in split_size_or_sections)
-        if builtins.sum(sizes) != n or builtins.any(s < 0 for s in sizes):
-            raise RuntimeError(
-                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
-                f"size at dimension {d}), but got split_sizes={list(sizes)}")
-        return dispatch(_O["split_with_sizes"], tensor, split_sizes=sizes, dim=d)
     size = int(split_size_or_sections)
     if size == 0 and n != 0 or size < 0:
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
                            f"size of {n}" if size == 0 else
                            f"split expects split_size be non-negative, but got split_size={size}")
     return dispatch(_O["split"], tensor, split_size=size, dim=d)
+
+
+def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0
+                     ) -> tuple[Tensor, ...]:
+    """Split into pieces of the listed sizes along ``dim``: views sharing one node
+    (``SplitWithSizesBackward0``), with output numbers 0, 1, ... (``split`` with a list).
+
+    Example:
+        >>> import gradviz
+        >>> [p.tolist() for p in gradviz.split_with_sizes(gradviz.arange(5.0), [2, 3])]
+        [[0.0, 1.0], [2.0, 3.0, 4.0]]
+    """
+    _split_sizes_arg(split_sizes, 2)
+    if input.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    sizes = tuple(int(s) for s in split_sizes)
+    if builtins.any(s < 0 for s in sizes):
+        raise RuntimeError("split_with_sizes expects split_sizes have only non-negative entries, "
+                           f"but got split_sizes={list(sizes)}")
+    if builtins.sum(sizes) != n:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
+            f"size at dimension {dim}), but got split_sizes={list(sizes)}")
+    return dispatch(_O["split_with_sizes"], input, split_sizes=sizes, dim=d)
+
+
+def _split_sizes_arg(split_sizes: Any, position: int) -> None:
+    if not isinstance(split_sizes, (list, tuple)):
+        raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position {position}) must "
+                        f"be tuple of ints, not {type(split_sizes).__name__}")
+
+
+def _split_with_sizes_method(self: Tensor, split_sizes: Sequence[int], dim: int = 0
+                             ) -> tuple[Tensor, ...]:
+    """``x.split_with_sizes(sizes, dim)``: torch counts the method's arguments without ``x``."""
+    _split_sizes_arg(split_sizes, 1)
+    return split_with_sizes(self, split_sizes, dim)
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
@@ -2319,6 +2534,38 @@ def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: 
 
 
 clip_ = clamp_
+
+# torch's module-level in-place functions (``torch.sin_(x)`` is ``x.sin_()``), for the in-place
+# methods gradviz has; ``clamp_``, ``clip_``, ``index_put_``, ``dropout_``, ``fill_``, ``zero_``,
+# ``round_``, ``logit_``, ``nan_to_num_``, ``xlogy_``, ``asinh_``, ``acosh_`` and ``atanh_`` are
+# written out where their families are.
+_MODULE_INPLACE = (
+    "acos_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_",
+    "asin_", "atan_", "ceil_", "cos_", "cosh_", "detach_", "erf_", "erfc_",
+    "exp2_", "exp_", "expm1_", "fix_", "floor_", "frac_", "log10_", "log1p_", "log2_", "log_",
+    "neg_", "reciprocal_", "relu_", "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_",
+    "tan_", "tanh_", "trunc_",
+)
+
+
+def _module_inplace(name: str) -> Any:
+    """``gradviz.<name>(input, ...)``: the Tensor method ``input.<name>(...)``, which writes into
+    ``input`` and returns it (read at each call: the methods are installed after this module)."""
+    def fn(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        _tensors_only(name, input=input)
+        return getattr(Tensor, name)(input, *args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"In place ``input.{name}()``, as ``torch.{name}``: writes into ``input`` and "
+                  f"returns it.\n\n    Example:\n        >>> import gradviz\n"
+                  f"        >>> x = gradviz.tensor([0.25, 0.5])\n"
+                  f"        >>> gradviz.{name}(x) is x\n        True\n    ")
+    return fn
+
+
+globals().update({_name: _module_inplace(_name) for _name in _MODULE_INPLACE})
+__all__ += ["fill_", "zero_", "resize_as_", "round_", "logit_", "nan_to_num_", "xlogy_", "asinh_",
+            "acosh_", "atanh_", *_MODULE_INPLACE]
 
 
 def masked_fill_(input: Tensor, mask: Tensor, value: Any) -> Tensor:
@@ -2809,7 +3056,7 @@ def constant_pad_nd(input: Tensor, pad: Sequence[int], value: float = 0) -> Tens
 
 # -- more ops (opsselect): sorting, selection, triangles and diagonals, rolls and moves -----------
 __all__ += [
-    "topk", "sort", "argsort", "kthvalue", "median", "cumprod", "cummax", "cummin",
+    "topk", "sort", "argsort", "kthvalue", "median", "nanmedian", "cumprod", "cummax", "cummin",
     "tril", "triu", "diagonal", "diag", "diag_embed", "roll", "movedim", "moveaxis", "tile",
     "repeat_interleave", "masked_select", "take", "nonzero", "argwhere",
 ]
@@ -2940,6 +3187,29 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
         raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
     values, indices = dispatch(_O["median_dim"], input, dim=d, keepdim=bool(keepdim))
     return _named("median", values, indices)
+
+
+def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """:func:`median` ignoring NaN: of all elements (``NanmedianBackward0``; NaN only if all are
+    NaN), or along ``dim`` the named tuple ``(values, indices)`` (``NanmedianBackward1``).
+
+    Example:
+        >>> import gradviz
+        >>> nan = float("nan")
+        >>> x = gradviz.tensor([[1.0, nan, 3.0, 2.0], [nan, 5.0, 7.0, 6.0]])
+        >>> gradviz.nanmedian(x), gradviz.nanmedian(x, 1)
+        (tensor(3.), gradviz.return_types.nanmedian(
+        values=tensor([2., 6.]),
+        indices=tensor([3, 3])))
+    """
+    _no_bool("median_cpu", input)
+    if dim is None:
+        return dispatch(_O["nanmedian"], input)
+    d = _wrap_dim(_int_arg("nanmedian", "dim", 2, dim), input.ndim)
+    if input.ndim and input.shape[d] == 0:
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    values, indices = dispatch(_O["nanmedian_dim"], input, dim=d, keepdim=bool(keepdim))
+    return _named("nanmedian", values, indices)
 
 
 def cumprod(input: Tensor, dim: int, *, dtype: _dtype.dtype | None = None) -> Tensor:
@@ -3482,8 +3752,8 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
 
 # -- more (opsmore): PyTorch's tensor functions gradviz lacked -----------------------------------
 __all__ += [
-    "polygamma", "copysign", "logaddexp", "logaddexp2", "signbit", "isclose", "float_power",
-    "sgn",
+    "polygamma", "copysign", "logaddexp", "logaddexp2", "signbit", "isclose", "isin",
+    "float_power", "sgn",
 ]
 
 
@@ -3624,6 +3894,35 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
     return dispatch(_O["isclose"], input, other, rtol=float(rtol), atol=float(atol),
                     equal_nan=bool(equal_nan))
+
+
+def isin(elements: Any, test_elements: Any, *,
+         assume_unique: bool = False, invert: bool = False) -> Tensor:
+    """Whether each of ``elements`` is one of ``test_elements`` (bool, ``elements``' shape);
+    either may be a number. ``invert`` asks the opposite; ``assume_unique`` is a promise that
+    only makes PyTorch faster, and changes nothing here.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.isin(gradviz.tensor([1, 2, 3]), gradviz.tensor([2, 5]))
+        tensor([False,  True, False])
+    """
+    first, second = isinstance(elements, Tensor), isinstance(test_elements, Tensor)
+    if not (first or _is_number(elements)) or not (second or _is_number(test_elements)) or not (
+            first or second):
+        got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__
+                        for a in (elements, test_elements))
+        tail = "*, bool assume_unique = False, bool invert = False, Tensor out = None"
+        raise TypeError(
+            f"isin() received an invalid combination of arguments - got ({got}), but expected "
+            f"one of:\n * (Tensor elements, Tensor test_elements, {tail})\n"
+            f" * (Number element, Tensor test_elements, {tail})\n"
+            f" * (Tensor elements, Number test_element, {tail})\n")
+    elements, test_elements = (t if isinstance(t, Tensor) else Tensor._make(np.asarray(t))
+                               for t in (elements, test_elements))
+    if elements.dtype == _dtype.bool or test_elements.dtype == _dtype.bool:
+        raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+    return dispatch(_O["isin"], elements, test_elements, invert=bool(invert))
 
 
 def _dtype_word(t: Tensor) -> str:
@@ -4289,7 +4588,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0  # noqa
 # -- more (opsmore): indexing ---------------------------------------------------------------------
 __all__ += [
     "index_add", "index_copy", "index_fill", "scatter_reduce", "put", "searchsorted",
-    "bucketize", "unique",
+    "bucketize", "unique", "unique_consecutive",
 ]
 
 
@@ -4552,6 +4851,28 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
         values, inverse, counts = dispatch(_O["unique_dim"], input, sorted=bool(sorted),
                                            return_inverse=bool(return_inverse),
                                            return_counts=bool(return_counts), dim=d)
+    out = (values,) + ((inverse,) if return_inverse else ()) + (
+        (counts,) if return_counts else ())
+    return out[0] if len(out) == 1 else out
+
+
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
+                       dim: int | None = None) -> Any:
+    """Each run of equal consecutive elements (or, with ``dim``, of equal slices along
+    ``dim``) kept once, in order; with ``return_inverse`` also the run each element is in,
+    with ``return_counts`` each run's length. Recorded as ``UniqueConsecutiveBackward0``,
+    whose backward fails: PyTorch defines no derivative.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.unique_consecutive(gradviz.tensor([1, 1, 2, 2, 3, 1]), return_counts=True)
+        (tensor([1, 2, 3, 1]), tensor([2, 2, 1, 1]))
+    """
+    _tensors_only("unique_consecutive", input=input)
+    d = None if dim is None else _wrap_dim(dim, input.ndim)
+    values, inverse, counts = dispatch(_O["unique_consecutive"], input,
+                                       return_inverse=bool(return_inverse),
+                                       return_counts=bool(return_counts), dim=d)
     out = (values,) + ((inverse,) if return_inverse else ()) + (
         (counts,) if return_counts else ())
     return out[0] if len(out) == 1 else out

@@ -100,15 +100,17 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
         "sum": F.sum, "mean": F.mean, "view": F.view,
         "reshape": F.reshape, "transpose": F.transpose, "swapaxes": F.transpose, "t": F.t,
         "permute": F.permute, "expand": F.expand, "unsqueeze": F.unsqueeze,
-        "squeeze": F.squeeze, "clone": F.clone, "mm": F.mm, "matmul": F.matmul, "dot": F.dot,
+        "squeeze": F.squeeze, "unsqueeze_": F.unsqueeze_, "squeeze_": F.squeeze_,
+        "transpose_": F.transpose_, "swapaxes_": F.transpose_, "t_": F.t_,
+        "clone": F.clone, "mm": F.mm, "matmul": F.matmul, "dot": F.dot,
         "mv": F.mv, "eq": F.eq, "ne": F.ne, "lt": F.lt, "le": F.le, "gt": F.gt, "ge": F.ge,
         "add_": F.add_, "sub_": F.sub_, "mul_": F.mul_, "div_": F.div_, "zero_": F.zero_,
-        "fill_": F.fill_, "copy_": F.copy_,
+        "fill_": F.fill_, "copy_": F.copy_, "resize_": F.resize_, "resize_as_": F.resize_as_,
         "uniform_": _uniform_, "normal_": _normal_, "random_": _random_,
         "expand_as": lambda self, other: F.expand(self, other.shape),
         "view_as": lambda self, other: F.view(self, other.shape),
         "reshape_as": lambda self, other: F.reshape(self, other.shape),
-        "to": _to, "type_as": lambda self, other: _to(self, other.dtype),
+        "to": _to, "new": _new, "type_as": lambda self, other: _to(self, other.dtype),
         "float": lambda self: _to(self, _dtype.float32),
         "double": lambda self: _to(self, _dtype.float64),
         "long": lambda self: _to(self, _dtype.int64),
@@ -348,6 +350,57 @@ def _to(self: Any, *args: Any, **kwargs: Any) -> Any:
 
 _DEVICE_TYPES = _device.DEVICE_TYPES
 
+# The C++ names PyTorch's TensorOptions show for dtypes, in new()'s dtype mismatch error.
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+              "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool"}
+
+
+def _new(self: Any, *args: Any, device: Any = None, **kwargs: Any) -> Any:
+    """``x.new(...)``, PyTorch's legacy constructor with ``x``'s dtype (what ``FloatTensor(...)``
+    calls): ``new()`` is empty, ``new(2, 3)`` or ``new(Size)`` uninitialised (zeros here),
+    ``new(data)`` a copy of the data, ``new(tensor)`` an alias of a tensor of that dtype
+    (``AliasBackward0``). Never requires grad otherwise.
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.ones(2, dtype=gradviz.float64)
+        >>> x.new([1, 2]), x.new(2, 3).shape
+        (tensor([1., 2.], dtype=gradviz.float64), gradviz.Size([2, 3]))
+    """
+    from gradviz import _factories, _size
+    from gradviz.ops.derivatives import OPS
+    from gradviz.ops.dispatch import dispatch
+
+    if kwargs:
+        raise _factories.invalid_combination("new", args, kwargs)
+    _device.check_device(device, "new")
+    dtype = self.dtype
+    if not args:
+        return _factories.empty(0, dtype=dtype)
+    first = args[0]
+    if len(args) == 1 and isinstance(first, _Tensor):
+        if first.dtype != dtype:
+            def options(d: Any) -> str:
+                return (f"TensorOptions(dtype={_CPP_NAMES[d.name]}, device=cpu, layout=Strided, "
+                        "requires_grad=false (default), pinned_memory=false (default), "
+                        "memory_format=(nullopt))")
+            raise TypeError(f"expected {options(dtype)} (got {options(first.dtype)})")
+        return dispatch(OPS["alias"], first)
+    if len(args) == 1 and isinstance(first, str):
+        raise TypeError("new(): invalid data type 'str'")
+    if len(args) == 1 and (isinstance(first, (bool, np.bool_)) or (
+            _is_number(first) and not isinstance(first, (int, np.integer)))):
+        raise TypeError(f"new(): data must be a sequence (got {type(first).__name__})")
+    if isinstance(first, (int, np.integer, _size.Size)):
+        sizes = _factories.int_list("new", args)  # new(2, 3) or new(Size([2, 3]))
+        for n in sizes:
+            if n < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                                   f"{list(sizes)}")
+        return _factories.empty(sizes, dtype=dtype)
+    return _factories.tensor(first, dtype=dtype)
+
 
 def _install_library(Tensor: type) -> None:  # noqa: N803
     """The op library's methods (gradviz/ops/functional.py, "The op library") and indexing."""
@@ -366,8 +419,10 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
              "index_put", "index_put_", "multinomial")
     for name in names:
         setattr(Tensor, name, _as_method(getattr(F, name), name))
+    Tensor.split_with_sizes = _as_method(F._split_with_sizes_method, "split_with_sizes")
     # -- more ops (opsselect)
-    for name in ("topk", "sort", "argsort", "kthvalue", "median", "cumprod", "cummax", "cummin",
+    for name in ("topk", "sort", "argsort", "kthvalue", "median", "nanmedian", "cumprod",
+                 "cummax", "cummin",
                  "tril", "triu", "tril_", "triu_", "diagonal", "diag", "diag_embed", "roll",
                  "movedim", "moveaxis", "tile", "repeat_interleave", "masked_select", "take",
                  "nonzero", "argwhere", "cross", "diff", "kron"):
@@ -400,7 +455,7 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
         setattr(Tensor, name, _as_method(getattr(F, name), name))
     for name in ("index_add", "index_add_", "index_copy", "index_copy_", "index_fill",
                  "index_fill_", "scatter_reduce", "scatter_reduce_", "put", "put_", "unique",
-                 "quantile", "nanquantile"):
+                 "unique_consecutive", "quantile", "nanquantile"):
         setattr(Tensor, name, _as_method(getattr(F, name), name))
     Tensor.unfold, Tensor.sum_to_size = F._unfold_method, F._sum_to_size
     Tensor.polygamma = F._polygamma_method

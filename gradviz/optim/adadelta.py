@@ -66,13 +66,17 @@ class Adadelta(Optimizer):
                                       "capturable")
         # foreach selects a PyTorch kernel computing the same formula; accepted, unused.
         defaults = {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay,
-                    "maximize": maximize}
+                    "maximize": maximize, "capturable": capturable, "foreach": foreach,
+                    "differentiable": differentiable}
         super().__init__(params, defaults)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
+        for group in self.param_groups:  # the keys torch fills in, in its order
+            group.setdefault("foreach", None)
             group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("capturable", False)
 
     def _update_group(self, group: dict[str, Any], params: list[Tensor]) -> None:
         lr, rho = _scalar(group["lr"]), group["rho"]

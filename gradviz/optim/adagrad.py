@@ -68,7 +68,8 @@ class Adagrad(Optimizer):
         # foreach/fused select PyTorch kernels computing the same formula; accepted, unused.
         defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
                     "initial_accumulator_value": initial_accumulator_value,
-                    "maximize": maximize}
+                    "foreach": foreach, "maximize": maximize, "differentiable": differentiable,
+                    "fused": fused}
         super().__init__(params, defaults)
         for group in self.param_groups:
             for p in group["params"]:
@@ -84,8 +85,11 @@ class Adagrad(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
+        for group in self.param_groups:  # the keys torch fills in, in its order
+            group.setdefault("foreach", None)
             group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", None)
 
     def _update_group(self, group: dict[str, Any], params: list[Tensor]) -> None:
         lr, lr_decay = _scalar(group["lr"]), group["lr_decay"]

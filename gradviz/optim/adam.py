@@ -62,15 +62,21 @@ class Adam(Optimizer):
         # foreach/fused select PyTorch kernels computing the same formula; accepted, unused.
         defaults = {"lr": lr, "betas": (_scalar(betas[0]), _scalar(betas[1])), "eps": eps,
                     "weight_decay": weight_decay, "amsgrad": amsgrad, "maximize": maximize,
+                    "foreach": foreach, "capturable": capturable,
+                    "differentiable": differentiable, "fused": fused,
                     "decoupled_weight_decay": decoupled_weight_decay}
         super().__init__(params, defaults)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
+        for group in self.param_groups:  # the keys torch fills in, in its order
             group.setdefault("amsgrad", False)
             group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("capturable", False)
+            group.setdefault("differentiable", False)
             group.setdefault("decoupled_weight_decay", False)
+            group.setdefault("fused", None)
 
     def _update_group(self, group: dict[str, Any], params: list[Tensor]) -> None:
         lr = _scalar(group["lr"])

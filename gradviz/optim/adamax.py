@@ -58,13 +58,17 @@ class Adamax(Optimizer):
             raise NotImplementedError("gradviz's optimizers are neither differentiable nor "
                                       "capturable")
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
-                    "maximize": maximize}
+                    "foreach": foreach, "maximize": maximize, "differentiable": differentiable,
+                    "capturable": capturable}
         super().__init__(params, defaults)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
+        for group in self.param_groups:  # the keys torch fills in, in its order
+            group.setdefault("foreach", None)
             group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("capturable", False)
 
     def _update_group(self, group: dict[str, Any], params: list[Tensor]) -> None:
         lr = _scalar(group["lr"])

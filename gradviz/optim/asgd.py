@@ -64,13 +64,17 @@ class ASGD(Optimizer):
                                       "capturable")
         # foreach selects PyTorch kernels computing the same formula; accepted, unused.
         defaults = {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0,
-                    "weight_decay": weight_decay, "maximize": maximize}
+                    "weight_decay": weight_decay, "foreach": foreach, "maximize": maximize,
+                    "differentiable": differentiable, "capturable": capturable}
         super().__init__(params, defaults)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
+        for group in self.param_groups:  # the keys torch fills in, in its order
+            group.setdefault("foreach", None)
             group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("capturable", False)
 
     def _update_group(self, group: dict[str, Any], params: list[Tensor]) -> None:
         lr, lambd, alpha = _scalar(group["lr"]), group["lambd"], group["alpha"]

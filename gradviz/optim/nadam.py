@@ -73,13 +73,18 @@ class NAdam(Optimizer):
                                       "capturable")
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "momentum_decay": momentum_decay,
-                    "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize}
+                    "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize,
+                    "foreach": foreach, "capturable": capturable,
+                    "differentiable": differentiable}
         super().__init__(params, defaults)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
+        for group in self.param_groups:  # the keys torch fills in, in its order
             group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("capturable", False)
+            group.setdefault("differentiable", False)
             group.setdefault("decoupled_weight_decay", False)
 
     def _update_group(self, group: dict[str, Any], params: list[Tensor]) -> None:

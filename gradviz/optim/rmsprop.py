@@ -64,15 +64,20 @@ class RMSprop(Optimizer):
             raise NotImplementedError("gradviz's optimizers are neither differentiable nor "
                                       "capturable")
         defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps,
-                    "centered": centered, "weight_decay": weight_decay, "maximize": maximize}
+                    "centered": centered, "weight_decay": weight_decay,
+                    "capturable": capturable, "foreach": foreach, "maximize": maximize,
+                    "differentiable": differentiable}
         super().__init__(params, defaults)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
+        for group in self.param_groups:  # the keys torch fills in, in its order
             group.setdefault("momentum", 0)
             group.setdefault("centered", False)
+            group.setdefault("foreach", None)
             group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("capturable", False)
 
     def _update_group(self, group: dict[str, Any], params: list[Tensor]) -> None:
         lr, alpha, eps = _scalar(group["lr"]), group["alpha"], group["eps"]

@@ -63,13 +63,18 @@ class Rprop(Optimizer):
             raise NotImplementedError("gradviz's optimizers are neither differentiable nor "
                                       "capturable")
         # foreach selects PyTorch kernels computing the same formula; accepted, unused.
-        defaults = {"lr": lr, "etas": etas, "step_sizes": step_sizes, "maximize": maximize}
+        defaults = {"lr": lr, "etas": etas, "step_sizes": step_sizes, "foreach": foreach,
+                    "maximize": maximize, "differentiable": differentiable,
+                    "capturable": capturable}
         super().__init__(params, defaults)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
+        for group in self.param_groups:  # the keys torch fills in, in its order
+            group.setdefault("foreach", None)
             group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("capturable", False)
 
     def _update_group(self, group: dict[str, Any], params: list[Tensor]) -> None:
         etaminus, etaplus = group["etas"]

@@ -57,16 +57,20 @@ class SGD(Optimizer):
             raise NotImplementedError("gradviz's optimizers are not differentiable")
         # foreach/fused select PyTorch kernels computing the same formula; accepted, unused.
         defaults = {"lr": lr, "momentum": momentum, "dampening": dampening,
-                    "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize}
+                    "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
+                    "foreach": foreach, "differentiable": differentiable, "fused": fused}
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
+        for group in self.param_groups:  # the keys torch fills in, in its order
             group.setdefault("nesterov", False)
             group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", False)
 
     def _update_group(self, group: dict[str, Any], params: list[Tensor]) -> None:
         lr = _scalar(group["lr"])

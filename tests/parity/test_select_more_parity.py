@@ -76,6 +76,7 @@ def _torch_calls() -> dict[str, Callable[..., Any]]:
     return {
         "topk": torch.topk, "sort": torch.sort, "sort_stable": torch.sort,
         "kthvalue": torch.kthvalue, "median": torch.median, "median_dim": torch.median,
+        "nanmedian": torch.nanmedian, "nanmedian_dim": torch.nanmedian,
         "cumprod": torch.cumprod, "cummax": torch.cummax, "cummin": torch.cummin,
         "tril": torch.tril, "triu": torch.triu, "diagonal": torch.diagonal,
         "diagonal_copy": torch.diagonal_copy, "diag_embed": torch.diag_embed,
@@ -85,9 +86,10 @@ def _torch_calls() -> dict[str, Callable[..., Any]]:
     }
 
 
-ROWS = ["topk", "sort", "sort_stable", "kthvalue", "median", "median_dim", "cumprod", "cummax",
-        "cummin", "tril", "triu", "diagonal", "diagonal_copy", "diag_embed", "diagonal_backward",
-        "roll", "masked_select", "take", "linalg_cross"]
+ROWS = ["topk", "sort", "sort_stable", "kthvalue", "median", "median_dim", "nanmedian",
+        "nanmedian_dim", "cumprod", "cummax", "cummin", "tril", "triu", "diagonal",
+        "diagonal_copy", "diag_embed", "diagonal_backward", "roll", "masked_select", "take",
+        "linalg_cross"]
 
 
 def _to_torch(v: Any, requires_grad: bool) -> Any:
