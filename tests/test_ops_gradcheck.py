@@ -126,6 +126,14 @@ CASES: dict[str, list[Case]] = {
         c("div_ on clone", _inplace("div_"), R(2, 3), P(3)),
         c("div_ scalar on clone", _inplace("div_"), R(2, 3), 4.0),
     ],
+    "div_mode": [
+        c("div rounding_mode=None", lambda x, y: gradviz.div(x, y, rounding_mode=None),
+          R(2, 3), P(2, 3)),
+        c("div trunc bcast", lambda x, y: x.div(y, rounding_mode="trunc"), R(2, 3), P(3)),
+        c("div floor by a number", lambda x: gradviz.div(x * 3, 2, rounding_mode="floor"),
+          R(2, 3)),
+        c("div_ floor on clone", _inplace("div_", rounding_mode="floor"), R(2, 3), P(3)),
+    ],
     "neg": [
         c("neg", lambda x: -x, R(2, 3)),
         c("neg fn 0-d", gradviz.neg, R()),

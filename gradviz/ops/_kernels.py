@@ -800,6 +800,21 @@ def div(a, b):
     return np.true_divide(a, b)
 
 
+def div_mode(a, b, rounding_mode=None):
+    """``a / b`` rounded as ``rounding_mode`` says: None (true division), ``'trunc'`` (toward
+    zero) or ``'floor'`` (toward minus infinity, as Python's ``//``); integer operands stay
+    integers when rounded, as in PyTorch."""
+    if rounding_mode is None:
+        return div(a, b)
+    if rounding_mode == "floor":
+        return _integer_checked("div_floor_cpu", np.floor_divide, a, b)
+    if np.result_type(a, b).kind not in "iub":
+        return np.trunc(np.true_divide(a, b))
+    q = _integer_checked("div_trunc_cpu", np.floor_divide, a, b)
+    # floor and trunc differ by one where the division is inexact and the signs differ
+    return q + ((np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0)))
+
+
 def reciprocal(a):
     return np.reciprocal(a.astype(np.result_type(a, 1.0)) if a.dtype.kind in "iub" else a)
 

@@ -96,6 +96,16 @@ defop("div", "DivBackward0", K.div, ("self", "other"),
       calls=("`gradviz.div`, `gradviz.divide`, `x / y`", "`.div()`, `.div_()`, `/=`"),
       self=lambda grad, other: grad / other,
       other=lambda grad, self, other: -grad * ((self / other) / other))
+# div(..., rounding_mode=...): PyTorch's Tensor_mode overload, even with rounding_mode=None. A
+# rounded quotient is piecewise constant: its gradient is zero wherever it is defined.
+defop("div_mode", "DivBackward2", K.div_mode, ("self", "other"),
+      broadcasts=True, promotes=True, quiet=True,
+      doc="``input / other`` rounded as ``rounding_mode`` says (None, 'trunc' or 'floor').",
+      calls=("`gradviz.div(x, y, rounding_mode=...)`", "`.div(y, rounding_mode=...)`, `.div_()`"),
+      self=lambda grad, self, other, rounding_mode:
+          grad / other if rounding_mode is None else f.zeros_like(grad),
+      other=lambda grad, self, other, rounding_mode:
+          -grad * ((self / other) / other) if rounding_mode is None else f.zeros_like(grad))
 defop("neg", "NegBackward0", K.neg, ("self",),
       function="neg", method=True, inplace=True,
       doc="``-input``.",

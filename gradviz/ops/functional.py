@@ -128,15 +128,32 @@ def mul(input: Any, other: Any) -> Tensor:
 multiply = mul
 
 
-def div(input: Any, other: Any) -> Tensor:
+# div() without rounding_mode is PyTorch's div.Tensor; with it (None too), div.Tensor_mode
+_TRUE_DIV: Any = object()
+
+
+def _div_mode(rounding_mode: Any) -> None:
+    if rounding_mode is not None and rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
+
+
+def div(input: Any, other: Any, *, rounding_mode: str | None = _TRUE_DIV) -> Tensor:
     """True division, with broadcasting; ``number / x`` is ``x.reciprocal() * number`` as in
-    PyTorch.
+    PyTorch. ``rounding_mode='trunc'`` rounds the quotient toward zero, ``'floor'`` toward minus
+    infinity (``DivBackward2``, whose gradient is zero).
 
     Example:
         >>> import gradviz
         >>> gradviz.div(gradviz.tensor([1.0, 2.0]), 2)
         tensor([0.5000, 1.0000])
+        >>> gradviz.div(gradviz.tensor([-7.0, 7.0]), 2, rounding_mode="floor")
+        tensor([-4.,  3.])
     """
+    if rounding_mode is not _TRUE_DIV:
+        _div_mode(rounding_mode)
+        return dispatch(_O["div_mode"], _tensor_arg(input), _tensor_arg(other),
+                        rounding_mode=rounding_mode)
     if not isinstance(input, Tensor):
         return mul(dispatch(_O["reciprocal"], other), input)
     return dispatch(_O["div"], input, _tensor_arg(other))
@@ -845,7 +862,11 @@ def mul_(input: Tensor, other: Any) -> Tensor:
     return dispatch_inplace(_O["mul"], input, _tensor_arg(other))
 
 
-def div_(input: Tensor, other: Any) -> Tensor:
+def div_(input: Tensor, other: Any, *, rounding_mode: str | None = _TRUE_DIV) -> Tensor:
+    if rounding_mode is not _TRUE_DIV:
+        _div_mode(rounding_mode)
+        return dispatch_inplace(_O["div_mode"], input, _tensor_arg(other),
+                                rounding_mode=rounding_mode)
     return dispatch_inplace(_O["div"], input, _tensor_arg(other))
 
 
@@ -1773,21 +1794,41 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return reshape(input, shape[:start] + (merged,) + shape[end + 1:])
 
 
-def flip(input: Tensor, *dims: Any) -> Tensor:
-    """Reverse the order of elements along ``dims`` (a copy, ``FlipBackward0``).
+def flip(input: Tensor, dims: Sequence[int]) -> Tensor:
+    """Reverse the order of elements along ``dims`` (a copy, ``FlipBackward0``). As torch's,
+    the function takes one sequence of dims; the method also takes them one by one.
 
     Example:
         >>> import gradviz
-        >>> gradviz.flip(gradviz.tensor([[1, 2], [3, 4]]), (1,))
+        >>> gradviz.flip(gradviz.tensor([[1, 2], [3, 4]]), dims=(1,))
         tensor([[2, 1],
                 [4, 3]])
     """
-    raw = tuple(dims[0]) if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
-    norm = tuple(_wrap_dim(d, input.ndim) for d in raw)
+    if not isinstance(dims, (tuple, list)):
+        raise TypeError(f"flip(): argument 'dims' (position 2) must be tuple of ints, not "
+                        f"{type(dims).__name__}")
+    norm = tuple(_wrap_dim(d, input.ndim) for d in int_list("flip", (dims,), "dims"))
     for d in norm:
         if norm.count(d) > 1:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     return dispatch(_O["flip"], input, dims=norm if input.ndim else ())
+
+
+def _flip_method(self: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
+    """``x.flip(0, 1)``, ``x.flip((0, 1))`` or ``x.flip(dims=(0, 1))``, with torch's errors."""
+    if "dims" in kwargs:
+        given = kwargs.pop("dims")
+        if dims:
+            raise TypeError("flip() got multiple values for argument 'dims'")
+        if not isinstance(given, (tuple, list)):
+            raise TypeError(f"flip(): argument 'dims' must be tuple of ints, not "
+                            f"{type(given).__name__}")
+        dims = (given,)
+    if kwargs or not dims:
+        raise TypeError('flip() missing 1 required positional arguments: "dims"')
+    if len(dims) > 1 and isinstance(dims[0], (tuple, list)):
+        raise TypeError(f"flip() takes 1 positional argument but {len(dims)} were given")
+    return flip(self, int_list("flip", dims, "dims"))
 
 
 def cumsum(input: Tensor, dim: int, *, dtype: _dtype.dtype | None = None) -> Tensor:

@@ -317,7 +317,7 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
              "amax", "amin", "argmax", "argmin", "all", "any", "isnan", "isinf", "isfinite",
              "allclose", "equal", "prod", "var", "std", "logsumexp", "norm",
              "softmax", "log_softmax",
-             "flatten", "flip", "cumsum", "repeat", "contiguous", "split", "chunk", "unbind",
+             "flatten", "cumsum", "repeat", "contiguous", "split", "chunk", "unbind",
              "bmm", "outer", "ger",
              "select", "narrow", "index_select", "gather", "scatter", "scatter_add",
              "masked_fill", "clamp_", "clip_", "masked_fill_", "scatter_", "scatter_add_",
@@ -362,6 +362,7 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
         setattr(Tensor, name, _as_method(getattr(F, name), name))
     Tensor.unfold, Tensor.sum_to_size = F._unfold_method, F._sum_to_size
     Tensor.polygamma = F._polygamma_method
+    Tensor.flip = _args.method(F._flip_method, "flip")
     Tensor.polygamma_ = F._polygamma_
     Tensor.true_divide, Tensor.true_divide_ = Tensor.div, Tensor.div_
     for name, dt in (("half", _dtype.float16), ("byte", _dtype.uint8), ("char", _dtype.int8),

@@ -1,0 +1,135 @@
+"""Calls PyTorch's op database samples make and gradviz once crashed on or refused: rounding
+division, ``flip``'s ``dims`` keyword, tuple dims, 0-d and empty inputs, and more.
+
+Each program below is Python run with ``m`` as the library; it leaves ``out`` and the leaves it
+names. The expectations are hard-coded (each one checked against torch 2.13, which
+tests/parity/test_ops_oracle_edges_parity.py does again): the node ``out`` records, its values,
+and the gradient of ``out.sum()`` for each named leaf.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import gradviz
+
+# (id, program, node of out, values of out, {leaf: gradient of out.sum()})
+GRADS: list[tuple[str, str, str | None, Any, dict[str, Any]]] = [
+    ("div trunc",
+     "x = m.tensor([5.0, -5.0, 7.5], dtype=m.float64, requires_grad=True)\n"
+     "y = m.tensor([2.0, 2.0, -2.0], dtype=m.float64, requires_grad=True)\n"
+     "out = m.div(x, y, rounding_mode='trunc')",
+     "DivBackward2", [2.0, -2.0, -3.0], {"x": [0.0, 0.0, 0.0], "y": [0.0, 0.0, 0.0]}),
+    ("div floor, broadcast",
+     "x = m.tensor([[5.0], [-5.0]], dtype=m.float64, requires_grad=True)\n"
+     "y = m.tensor([2.0, -3.0], dtype=m.float64, requires_grad=True)\n"
+     "out = x.div(y, rounding_mode='floor')",
+     "DivBackward2", [[2.0, -2.0], [-3.0, 1.0]], {"x": [[0.0], [0.0]], "y": [0.0, 0.0]}),
+    ("div floor by a number",
+     "x = m.tensor([5.0, -5.0], dtype=m.float64, requires_grad=True)\n"
+     "out = m.div(x, 2, rounding_mode='floor')",
+     "DivBackward2", [2.0, -3.0], {"x": [0.0, 0.0]}),
+    ("div rounding_mode=None is true division, recorded as DivBackward2",
+     "x = m.tensor([3.0, -1.0], dtype=m.float64, requires_grad=True)\n"
+     "y = m.tensor([2.0, 4.0], dtype=m.float64, requires_grad=True)\n"
+     "out = m.div(x, y, rounding_mode=None)",
+     "DivBackward2", [1.5, -0.25], {"x": [0.5, 0.25], "y": [-0.75, 0.0625]}),
+    ("div_ floor in place",
+     "x = m.tensor([5.0, -5.0], dtype=m.float64, requires_grad=True)\n"
+     "out = x.clone()\nout.div_(2.0, rounding_mode='floor')",
+     "DivBackward2", [2.0, -3.0], {"x": [0.0, 0.0]}),
+    ("flip dims keyword",
+     "x = m.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=m.float64, requires_grad=True)\n"
+     "out = m.flip(x, dims=(0,))",
+     "FlipBackward0", [[3.0, 4.0], [1.0, 2.0]], {"x": [[1.0, 1.0], [1.0, 1.0]]}),
+    ("flip method dims keyword",
+     "x = m.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=m.float64, requires_grad=True)\n"
+     "out = x.flip(dims=[1])",
+     "FlipBackward0", [[2.0, 1.0], [4.0, 3.0]], {"x": [[1.0, 1.0], [1.0, 1.0]]}),
+    ("flip method dims one by one",
+     "x = m.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=m.float64, requires_grad=True)\n"
+     "out = x.flip(0, 1)",
+     "FlipBackward0", [[4.0, 3.0], [2.0, 1.0]], {"x": [[1.0, 1.0], [1.0, 1.0]]}),
+]
+
+# (id, program, values of out): results without a graph (integer and bool dtypes)
+VALUES: list[tuple[str, str, Any]] = [
+    ("div trunc int", "out = m.div(m.tensor([7, -7]), 2, rounding_mode='trunc')", [3, -3]),
+    ("div floor int", "out = m.div(m.tensor([7, -7]), m.tensor([2, 2]), rounding_mode='floor')",
+     [3, -4]),
+    ("div trunc int64 exact beyond float precision",
+     "out = m.div(m.tensor([2**62 + 1, -(2**62 + 1)]), 1, rounding_mode='trunc')",
+     [2**62 + 1, -(2**62 + 1)]),
+    ("div floor by zero", "out = m.tensor([1.0, -1.0]).div(0.0, rounding_mode='floor')",
+     [float("inf"), float("-inf")]),
+]
+
+# (id, program, error type, message)
+ERRORS: list[tuple[str, str, str, str]] = [
+    ("div unknown rounding_mode",
+     "m.div(m.ones(2), m.ones(2), rounding_mode='round')", "RuntimeError",
+     "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found 'round'"),
+    ("div trunc int by zero", "m.tensor([1, 2]).div(0, rounding_mode='trunc')", "RuntimeError",
+     "ZeroDivisionError"),
+    ("flip function dims int", "m.flip(m.ones(2, 2), 0)", "TypeError",
+     "flip(): argument 'dims' (position 2) must be tuple of ints, not int"),
+    ("flip method dims keyword int", "m.ones(2, 2).flip(dims=0)", "TypeError",
+     "flip(): argument 'dims' must be tuple of ints, not int"),
+    ("flip method dims twice", "m.ones(2, 2).flip([0], dims=[1])", "TypeError",
+     "flip() got multiple values for argument 'dims'"),
+    ("flip method no dims", "m.ones(2, 2).flip()", "TypeError",
+     'flip() missing 1 required positional arguments: "dims"'),
+    ("flip method a sequence and more", "m.ones(2, 2).flip((0,), 1)", "TypeError",
+     "flip() takes 1 positional argument but 2 were given"),
+]
+
+
+def run(src: str, m: Any) -> dict[str, Any]:
+    """The names ``src`` leaves, run with ``m`` as the library (gradviz or torch)."""
+    names: dict[str, Any] = {"m": m}
+    exec(src, names)  # noqa: S102 - the programs are this file's own
+    return names
+
+
+def outcome(src: str, m: Any) -> tuple[str | None, list, dict[str, list]]:
+    """``out``'s node name and values, and each leaf's gradient of ``out.sum()``."""
+    names = run(src, m)
+    out = names["out"]
+    node = None if out.grad_fn is None else out.grad_fn.name()
+    values = out.detach().numpy().tolist()
+    grads = {}
+    if out.requires_grad:
+        out.sum().backward()
+        grads = {k: v.grad.numpy().tolist() for k, v in names.items()
+                 if isinstance(v, m.Tensor) and v.is_leaf and v.grad is not None}
+    return node, values, grads
+
+
+@pytest.mark.parametrize(("src", "node", "values", "grads"), [g[1:] for g in GRADS],
+                         ids=[g[0] for g in GRADS])
+def test_node_values_and_gradients(src: str, node: str | None, values: Any,
+                                   grads: dict[str, Any]) -> None:
+    got_node, got_values, got_grads = outcome(src, gradviz)
+    assert got_node == node
+    np.testing.assert_allclose(np.asarray(got_values, float), np.asarray(values, float),
+                               rtol=1e-12, atol=1e-15)
+    assert sorted(got_grads) == sorted(grads)
+    for leaf, grad in grads.items():
+        np.testing.assert_allclose(np.asarray(got_grads[leaf], float), np.asarray(grad, float),
+                                   rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize(("src", "values"), [v[1:] for v in VALUES], ids=[v[0] for v in VALUES])
+def test_values(src: str, values: Any) -> None:
+    assert run(src, gradviz)["out"].tolist() == values
+
+
+@pytest.mark.parametrize(("src", "error", "message"), [e[1:] for e in ERRORS],
+                         ids=[e[0] for e in ERRORS])
+def test_errors(src: str, error: str, message: str) -> None:
+    with pytest.raises(Exception) as info:
+        run(src, gradviz)
+    assert type(info.value).__name__ == error and str(info.value) == message
