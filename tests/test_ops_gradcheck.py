@@ -238,6 +238,11 @@ CASES: dict[str, list[Case]] = {
         c("squeeze dim -1", lambda x: x.squeeze(-1), R(1, 3, 1)),
         c("squeeze dim no-op", lambda x: x.squeeze(1), R(1, 3, 1)),
     ],
+    "squeeze_dims": [
+        c("squeeze dims", lambda x: x.squeeze((0, -2)), R(1, 3, 1, 2)),
+        c("squeeze dims with no size-1 dim", lambda x: gradviz.squeeze(x, (1,)), R(1, 3, 1)),
+        c("squeeze dims of a 0-d tensor", lambda x: x.squeeze((0,)), R()),
+    ],
     "squeeze_dim_": [
         c("matmul 1-D @ 2-D", lambda x, y: x @ y, R(3), R(3, 4)),
     ],

@@ -53,6 +53,14 @@ GRADS: list[tuple[str, str, str | None, Any, dict[str, Any]]] = [
      "x = m.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=m.float64, requires_grad=True)\n"
      "out = x.flip(0, 1)",
      "FlipBackward0", [[4.0, 3.0], [2.0, 1.0]], {"x": [[1.0, 1.0], [1.0, 1.0]]}),
+    ("squeeze a tuple of dims",
+     "x = m.tensor([[[[1.0, 2.0]], [[3.0, 4.0]]]], dtype=m.float64, requires_grad=True)\n"
+     "out = m.squeeze(x, (0, 2, 1))",
+     "SqueezeBackward2", [[1.0, 2.0], [3.0, 4.0]], {"x": [[[[1.0, 1.0]], [[1.0, 1.0]]]]}),
+    ("squeeze method negative dims",
+     "x = m.tensor([[[1.0], [2.0]]], dtype=m.float64, requires_grad=True)\n"
+     "out = x.squeeze([-1, 0]) * 2",
+     "MulBackward0", [2.0, 4.0], {"x": [[[2.0], [2.0]]]}),
 ]
 
 # (id, program, values of out): results without a graph (integer and bool dtypes)
@@ -65,6 +73,26 @@ VALUES: list[tuple[str, str, Any]] = [
      [2**62 + 1, -(2**62 + 1)]),
     ("div floor by zero", "out = m.tensor([1.0, -1.0]).div(0.0, rounding_mode='floor')",
      [float("inf"), float("-inf")]),
+    ("all dim=() reduces nothing", "out = m.all(m.tensor([[1.0, 0.0], [2.0, 3.0]]), dim=())",
+     [[True, False], [True, True]]),
+    ("any dim=() keepdim", "out = m.tensor([0.0, 2.0]).any(dim=(), keepdim=True)", [False, True]),
+    ("all a tuple of dims", "out = m.tensor([[1.0, 0.0], [2.0, 3.0]]).all(dim=(0, 1))", False),
+    ("any a list of dims keepdim",
+     "out = m.any(m.tensor([[0.0, 0.0], [2.0, 0.0]]), dim=[1], keepdim=True)", [[False], [True]]),
+    ("all dim=(0,) of a 0-d tensor", "out = m.all(m.tensor(0.0), dim=(0,))", False),
+]
+
+# (id, program, attribute of out.grad_fn, value)
+SAVED: list[tuple[str, str, str, Any]] = [
+    ("squeeze dims as written",
+     "x = m.ones(1, 3, 1, requires_grad=True)\nout = x.squeeze((-1, 0))", "_saved_dim",
+     (2**64 - 1, 0)),
+    ("squeeze dims sizes",
+     "x = m.ones(1, 3, 1, requires_grad=True)\nout = x.squeeze((-1, 0))",
+     "_saved_self_sym_sizes", (1, 3, 1)),
+    ("div rounding mode",
+     "x = m.ones(2, requires_grad=True)\nout = x.div(3, rounding_mode='trunc')",
+     "_saved_rounding_mode", "trunc"),
 ]
 
 # (id, program, error type, message)
@@ -84,6 +112,13 @@ ERRORS: list[tuple[str, str, str, str]] = [
      'flip() missing 1 required positional arguments: "dims"'),
     ("flip method a sequence and more", "m.ones(2, 2).flip((0,), 1)", "TypeError",
      "flip() takes 1 positional argument but 2 were given"),
+    ("squeeze a dim twice", "m.ones(1, 2).squeeze((0, -2))", "RuntimeError",
+     "dim 0 appears multiple times in the list of dims"),
+    ("all a dim twice", "m.ones(1, 2).all(dim=(1, 1))", "RuntimeError",
+     "dim 1 appears multiple times in the list of dims"),
+    ("any dims not ints", "m.any(m.ones(1, 2), dim=[0, 'a'])", "TypeError",
+     "any(): argument 'dim' failed to unpack the object at pos 2 with error \"type must be "
+     "tuple of ints,but got str\""),
 ]
 
 
@@ -125,6 +160,12 @@ def test_node_values_and_gradients(src: str, node: str | None, values: Any,
 @pytest.mark.parametrize(("src", "values"), [v[1:] for v in VALUES], ids=[v[0] for v in VALUES])
 def test_values(src: str, values: Any) -> None:
     assert run(src, gradviz)["out"].tolist() == values
+
+
+@pytest.mark.parametrize(("src", "attr", "value"), [v[1:] for v in SAVED],
+                         ids=[v[0] for v in SAVED])
+def test_saved(src: str, attr: str, value: Any) -> None:
+    assert getattr(run(src, gradviz)["out"].grad_fn, attr) == value
 
 
 @pytest.mark.parametrize(("src", "error", "message"), [e[1:] for e in ERRORS],

@@ -968,6 +968,11 @@ def squeeze_dim(a, dim):
     return np.squeeze(a, dim) if a.ndim and a.shape[dim] == 1 else a
 
 
+def squeeze_dims(a, dim):
+    # squeeze(dim=(...)): the listed dims of size 1 go, the others stay
+    return np.squeeze(a, tuple(d for d in dim if a.ndim and a.shape[d] == 1))
+
+
 def to_copy(a, dtype):
     return a.astype(dtype)
 

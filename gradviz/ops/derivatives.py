@@ -1486,6 +1486,11 @@ defop("squeeze_dim", "SqueezeBackward1", K.squeeze_dim, ("self",),
       view=True,
       calls=("`gradviz.squeeze(x, dim)`", "`.squeeze()`"),
       self=lambda grad, self_sym_sizes, dim: grad.reshape(self_sym_sizes))
+defop("squeeze_dims", "SqueezeBackward2", K.squeeze_dims, ("self",),
+      view=True,
+      doc="``squeeze`` with a tuple of dims: those of size 1 are removed.",
+      calls=("`gradviz.squeeze(x, (0, 2))`", "`.squeeze((0, 2))`"),
+      self=lambda grad, self_sym_sizes, dim: grad.reshape(self_sym_sizes))
 defop("squeeze_dim_", "SqueezeBackward4", K.squeeze_dim, ("self",),
       doc="in-place ``squeeze_(dim)``: only inside matmul (1-D @ 2-D), as in PyTorch",
       calls=("`x @ y` (1-D @ 2-D)", ""),

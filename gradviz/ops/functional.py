@@ -537,16 +537,22 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     return dispatch(_O["unsqueeze"], input, dim=_wrap_dim(dim, input.ndim + 1))
 
 
-def squeeze(input: Tensor, dim: int | None = None) -> Tensor:
-    """Remove dimensions of size 1 (all, or the one at ``dim`` if it has size 1).
+def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
+    """Remove dimensions of size 1 (all, or those of ``dim``, an int or a tuple, that have
+    size 1).
 
     Example:
         >>> import gradviz
         >>> gradviz.squeeze(gradviz.zeros(1, 3, 1)).shape
         gradviz.Size([3])
+        >>> gradviz.squeeze(gradviz.zeros(1, 3, 1, 1), (0, 1, 2)).shape
+        gradviz.Size([3, 1])
     """
     if dim is None:
         return dispatch(_O["squeeze"], input)
+    if isinstance(dim, (tuple, list)):
+        dims = _dims(int_list("squeeze", (dim,), "dim"), builtins.max(input.ndim, 1))
+        return dispatch(_O["squeeze_dims"], input, dim=dims)
     return dispatch(_O["squeeze_dim"], input, dim=_wrap_dim(dim, input.ndim))
 
 
@@ -1506,15 +1512,21 @@ def _arg_reduce(name: str, input: Tensor, dim: int | None, keepdim: bool) -> Ten
                     keepdim=bool(keepdim))
 
 
-def _bool_reduce(name: str, input: Tensor, dim: int | None, keepdim: bool) -> Tensor:
+def _bool_reduce(name: str, input: Tensor, dim: int | Sequence[int] | None,
+                 keepdim: bool) -> Tensor:
     if dim is None:
         return dispatch(_O[name], input)
+    if isinstance(dim, (tuple, list)):  # () reduces nothing: each element as a bool
+        dims = _dims(int_list(name, (dim,), "dim"), builtins.max(input.ndim, 1))
+        return dispatch(_O[name], input, dim=dims if input.ndim else (), keepdim=bool(keepdim))
     return dispatch(_O[name], input, dim=_wrap_dim(dim, builtins.max(input.ndim, 1)),
                     keepdim=bool(keepdim))
 
 
-def all(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    """Whether every element (or every element along ``dim``) is true / non-zero.
+def all(input: Tensor, dim: int | Sequence[int] | None = None,  # noqa: A001
+        keepdim: bool = False) -> Tensor:
+    """Whether every element (or every element along ``dim``, an int or a tuple) is true /
+    non-zero.
 
     Example:
         >>> import gradviz
@@ -1524,8 +1536,10 @@ def all(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     return _bool_reduce("all", input, dim, keepdim)
 
 
-def any(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    """Whether some element (or some element along ``dim``) is true / non-zero.
+def any(input: Tensor, dim: int | Sequence[int] | None = None,  # noqa: A001
+        keepdim: bool = False) -> Tensor:
+    """Whether some element (or some element along ``dim``, an int or a tuple) is true /
+    non-zero.
 
     Example:
         >>> import gradviz

@@ -36,6 +36,12 @@ def test_hard_coded_values_are_torchs(src: str, values: Any) -> None:
     assert EDGES.run(src, torch)["out"].tolist() == values
 
 
+@pytest.mark.parametrize(("src", "attr", "value"), [v[1:] for v in EDGES.SAVED],
+                         ids=[v[0] for v in EDGES.SAVED])
+def test_hard_coded_saved_values_are_torchs(src: str, attr: str, value: Any) -> None:
+    assert getattr(EDGES.run(src, torch)["out"].grad_fn, attr) == value
+
+
 @pytest.mark.parametrize(("src", "error", "message"), [e[1:] for e in EDGES.ERRORS],
                          ids=[e[0] for e in EDGES.ERRORS])
 def test_hard_coded_errors_are_torchs(src: str, error: str, message: str) -> None:
