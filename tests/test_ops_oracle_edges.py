@@ -61,6 +61,52 @@ GRADS: list[tuple[str, str, str | None, Any, dict[str, Any]]] = [
      "x = m.tensor([[[1.0], [2.0]]], dtype=m.float64, requires_grad=True)\n"
      "out = x.squeeze([-1, 0]) * 2",
      "MulBackward0", [2.0, 4.0], {"x": [[[2.0], [2.0]]]}),
+    ("quantile of a 0-d tensor, dim=0",
+     "x = m.tensor(2.5, dtype=m.float64, requires_grad=True)\nout = m.quantile(x, 0.3, dim=0)",
+     "SqueezeBackward4", 2.5, {"x": 1.0}),
+    ("nanquantile of a 0-d tensor, keepdim, q a tensor",
+     "x = m.tensor(2.5, dtype=m.float64, requires_grad=True)\n"
+     "out = m.nanquantile(x, m.tensor([0.1, 0.9], dtype=m.float64), dim=0, keepdim=True)",
+     "SqueezeBackward4", [2.5, 2.5], {"x": 2.0}),
+    ("scatter into a 0-d tensor",
+     "x = m.tensor(2.0, dtype=m.float64, requires_grad=True)\n"
+     "s = m.tensor(5.0, dtype=m.float64, requires_grad=True)\n"
+     "out = m.scatter(x, 0, m.tensor(0), s)",
+     "ScatterBackward0", 5.0, {"x": 0.0, "s": 1.0}),
+    ("scatter a value into a 0-d tensor, 1-d index",
+     "x = m.tensor(2.0, dtype=m.float64, requires_grad=True)\n"
+     "out = x.scatter(0, m.tensor([0]), 3.5)",
+     "ScatterBackward1", 3.5, {"x": 0.0}),
+    ("scatter with an empty index writes nothing",
+     "x = m.tensor(2.0, dtype=m.float64, requires_grad=True)\n"
+     "s = m.zeros(0, dtype=m.float64, requires_grad=True)\n"
+     "out = m.scatter(x, -1, m.tensor([], dtype=m.int64), s)",
+     "ScatterBackward0", 2.0, {"x": 1.0, "s": []}),
+    ("scatter_add into a 0-d tensor adds the indexed values",
+     "x = m.tensor(1.0, dtype=m.float64, requires_grad=True)\n"
+     "s = m.tensor([2.0, 3.0, 4.0], dtype=m.float64, requires_grad=True)\n"
+     "out = x.scatter_add(0, m.tensor([0, 0]), s[:2])",
+     "ScatterAddBackward0", 6.0, {"x": 1.0, "s": [1.0, 1.0, 0.0]}),
+    ("gather from a 0-d tensor, 1-d index",
+     "x = m.tensor(3.0, dtype=m.float64, requires_grad=True)\n"
+     "out = m.gather(x, 0, m.tensor([0, 0]))",
+     "GatherBackward0", [3.0, 3.0], {"x": 2.0}),
+    ("gather with an empty index",
+     "x = m.tensor([1.0, 2.0, 3.0], dtype=m.float64, requires_grad=True)\n"
+     "out = m.gather(x, 0, m.zeros(2, 0, dtype=m.int64))",
+     "GatherBackward0", [[], []], {"x": [0.0, 0.0, 0.0]}),
+    ("gather a 0-d index from a 1-d tensor",
+     "x = m.tensor([1.0, 2.0, 3.0], dtype=m.float64, requires_grad=True)\n"
+     "out = x.gather(0, m.tensor(2))",
+     "GatherBackward0", 3.0, {"x": [0.0, 0.0, 1.0]}),
+    ("masked_select of a 0-d tensor",
+     "x = m.tensor(3.0, dtype=m.float64, requires_grad=True)\n"
+     "out = m.masked_select(x, m.tensor(True))",
+     "MaskedSelectBackward0", [3.0], {"x": 1.0}),
+    ("masked_select of a 0-d tensor, nothing selected",
+     "x = m.tensor(3.0, dtype=m.float64, requires_grad=True)\n"
+     "out = x.masked_select(m.tensor(False))",
+     "MaskedSelectBackward0", [], {"x": 0.0}),
 ]
 
 # (id, program, values of out): results without a graph (integer and bool dtypes)

@@ -607,22 +607,30 @@ def index_put(a: np.ndarray, values: Any, indices: tuple, accumulate: bool = Fal
 
 
 def _grid(index: np.ndarray, dim: int) -> tuple:
+    index = index.reshape(index.shape or (1,))  # a 0-d index: one position along dim
     grid = list(np.indices(index.shape, sparse=True))
     grid[dim] = index
     return tuple(grid)
 
 
 def gather(a: np.ndarray, dim: int, index: Any, sparse_grad: bool = False) -> np.ndarray:
+    idx = arr(index)
+    if idx.size == 0:
+        return np.zeros(idx.shape, a.dtype)
     if a.ndim == 0:  # a 0-d tensor has one element, at index 0 of its (only) dim
-        return a.copy()
-    return np.asarray(a[_grid(arr(index), dim)])
+        return np.full(idx.shape, a, a.dtype)
+    return np.asarray(a[_grid(idx, dim)]).reshape(idx.shape)
 
 
 def scatter(a: np.ndarray, src: Any, dim: int, index: Any) -> np.ndarray:
     idx = arr(index)
+    if a.ndim == 0:  # one element, at index 0 of its (only) dim: src's first, if indexed
+        return np.asarray(np.reshape(src, -1)[0] if idx.size else a, dtype=a.dtype)
     out = a.copy()
+    if idx.size == 0:
+        return out
     if np.ndim(src):
-        src = src[tuple(slice(0, n) for n in idx.shape)]
+        src = np.reshape(src, np.shape(src) or (1,))[tuple(slice(0, n) for n in idx.shape or (1,))]
     out[_grid(idx, dim)] = src
     return out
 
@@ -633,10 +641,13 @@ def scatter_value(a: np.ndarray, dim: int, index: Any, value: Any) -> np.ndarray
 
 def scatter_add(a: np.ndarray, src: np.ndarray, dim: int, index: Any) -> np.ndarray:
     idx = arr(index)
-    if a.ndim == 0:
-        return np.asarray(a + np.reshape(src, ()))
+    if a.ndim == 0:  # every index is 0: the first idx.size values of src add up there
+        return np.asarray(a + np.sum(np.reshape(src, -1)[:idx.size]), dtype=a.dtype)
     out = a.copy()
-    np.add.at(out, _grid(idx, dim), src[tuple(slice(0, n) for n in idx.shape)])
+    if idx.size == 0:
+        return out
+    src = np.reshape(src, np.shape(src) or (1,))
+    np.add.at(out, _grid(idx, dim), src[tuple(slice(0, n) for n in idx.shape or (1,))])
     return out
 
 

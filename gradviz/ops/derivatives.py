@@ -2143,6 +2143,8 @@ def _masked_select_backward(grad, self, mask):
     ``self``'s shape (PyTorch writes it with masked_scatter)."""
     m = np.asarray(f.data(mask))
     shape = tuple(np.broadcast_shapes(tuple(self.shape), m.shape))
+    if not shape:  # 0-d self and mask: their one element, selected or not
+        return f.index_zeros(grad, (1,), (m.reshape(1),)).reshape(())
     full = f.index_zeros(grad, shape, (np.broadcast_to(m, shape),))
     return f.sum_to(full, tuple(self.shape))
 

@@ -2200,11 +2200,15 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
 def _check_gather(name: str, input: Tensor, d: int, index: Tensor, src: Any = None) -> None:
     if isinstance(src, Tensor):  # torch wraps dim against src first
         _wrap_dim(d, src.ndim)
-    if index.ndim != input.ndim:
+    if index.numel() == 0:  # torch checks nothing more: nothing is read or written
+        return
+    # a 0-d tensor counts as one dimension of size 1 (torch's ensure_nonempty_dim)
+    index_shape, input_shape = tuple(index.shape) or (1,), tuple(input.shape) or (1,)
+    if len(index_shape) != len(input_shape):
         raise RuntimeError("Index tensor must have the same number of dimensions as input "
                            f"tensor ({name}: input {list(input.shape)}, index "
                            f"{list(index.shape)})")
-    for k, (a, b) in enumerate(zip(index.shape, input.shape, strict=True)):
+    for k, (a, b) in enumerate(zip(index_shape, input_shape, strict=True)):
         if k != d and a > b:
             raise RuntimeError(f"Size does not match at dimension {k} expected index "
                                f"{list(index.shape)} to be smaller than self "
@@ -2214,7 +2218,7 @@ def _check_gather(name: str, input: Tensor, d: int, index: Tensor, src: Any = No
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         bad = int(idx.max() if idx.max() >= n else idx.min())
         raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {n}")
-    if isinstance(src, Tensor) and src.ndim != index.ndim:
+    if isinstance(src, Tensor) and builtins.max(src.ndim, 1) != len(index_shape):
         raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
 
 
@@ -4634,13 +4638,13 @@ def _quantile(name: str, input: Tensor, q: Any, dim: int | None, keepdim: bool,
         sorted_ = sort(flatten(input)).values
         out_shape = [1] * input.ndim if keepdim else []
     else:
-        d = _wrap_dim(dim, input.ndim)
+        d = _wrap_dim(dim, builtins.max(input.ndim, 1))  # a 0-d input takes dim 0 and -1
         moved = input if d == input.ndim - 1 else transpose(unsqueeze(input, -1), d, -1)
         sorted_ = sort(moved).values
         out_shape = list(input.shape)
-        if keepdim:
+        if keepdim and input.ndim:
             out_shape[d] = 1
-        else:
+        elif input.ndim:
             del out_shape[d]
     in_shape = out_shape + [sorted_.shape[-1]]
     sorted_ = view(sorted_, *in_shape)
