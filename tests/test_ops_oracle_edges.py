@@ -107,6 +107,25 @@ GRADS: list[tuple[str, str, str | None, Any, dict[str, Any]]] = [
      "x = m.tensor(3.0, dtype=m.float64, requires_grad=True)\n"
      "out = x.masked_select(m.tensor(False))",
      "MaskedSelectBackward0", [], {"x": 0.0}),
+    ("cat with legacy empty tensors",
+     "e = m.zeros(0, dtype=m.float64, requires_grad=True)\n"
+     "x = m.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=m.float64, requires_grad=True)\n"
+     "out = m.cat([e, x, e], 1)",
+     "CatBackward0", [[1.0, 2.0], [3.0, 4.0]], {"e": [], "x": [[1.0, 1.0], [1.0, 1.0]]}),
+    ("cat of legacy empty tensors only, dim unchecked",
+     "e = m.zeros(0, dtype=m.float64, requires_grad=True)\nout = m.cat([e, e], 1)",
+     "CatBackward0", [], {"e": []}),
+    ("tensordot contracting a size-1 dim with a longer one",
+     "a = m.tensor([[2.0], [3.0]], dtype=m.float64, requires_grad=True)\n"
+     "b = m.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], dtype=m.float64, requires_grad=True)\n"
+     "out = m.tensordot(a, b, dims=1)",
+     "ViewBackward0", [[18.0, 24.0], [27.0, 36.0]],
+     {"a": [[21.0], [21.0]], "b": [[5.0, 5.0], [5.0, 5.0], [5.0, 5.0]]}),
+    ("tensordot size-1 dims on both sides",
+     "a = m.tensor([[[2.0]]], dtype=m.float64, requires_grad=True)\n"
+     "b = m.tensor([[[1.0, 2.0]], [[3.0, 4.0]]], dtype=m.float64, requires_grad=True)\n"
+     "out = m.tensordot(a, b, dims=([0, 1], [2, 0]))",
+     "ViewBackward0", [[20.0]], {"a": [[[10.0]]], "b": [[[2.0, 2.0]], [[2.0, 2.0]]]}),
 ]
 
 # (id, program, values of out): results without a graph (integer and bool dtypes)
@@ -136,6 +155,9 @@ SAVED: list[tuple[str, str, str, Any]] = [
     ("squeeze dims sizes",
      "x = m.ones(1, 3, 1, requires_grad=True)\nout = x.squeeze((-1, 0))",
      "_saved_self_sym_sizes", (1, 3, 1)),
+    ("cat with a legacy empty tensor saves dim as given",
+     "x = m.ones(2, 2, requires_grad=True)\nout = m.cat([x, m.zeros(0)], -1)", "_saved_dim",
+     2**64 - 1),
     ("div rounding mode",
      "x = m.ones(2, requires_grad=True)\nout = x.div(3, rounding_mode='trunc')",
      "_saved_rounding_mode", "trunc"),
@@ -158,6 +180,13 @@ ERRORS: list[tuple[str, str, str, str]] = [
      'flip() missing 1 required positional arguments: "dims"'),
     ("flip method a sequence and more", "m.ones(2, 2).flip((0,), 1)", "TypeError",
      "flip() takes 1 positional argument but 2 were given"),
+    ("cat legacy empty and a 1-D tensor, dim out of range",
+     "m.cat([m.zeros(0), m.ones(3)], 1)", "IndexError",
+     "Dimension out of range (expected to be in range of [-1, 0], but got 1)"),
+    ("tensordot contracted sizes that differ, neither 1",
+     "m.tensordot(m.ones(2, 3), m.ones(3, 2), dims=([0], [0]))", "RuntimeError",
+     "contracted dimensions need to match, but first has size 2 in dim 0 and second has size 3 "
+     "in dim 0"),
     ("squeeze a dim twice", "m.ones(1, 2).squeeze((0, -2))", "RuntimeError",
      "dim 0 appears multiple times in the list of dims"),
     ("all a dim twice", "m.ones(1, 2).all(dim=(1, 1))", "RuntimeError",

@@ -678,7 +678,11 @@ def split_with_sizes(a: np.ndarray, split_sizes: tuple, dim: int) -> tuple:
 
 
 def cat(*arrays: np.ndarray, dim: int = 0) -> np.ndarray:
-    return np.concatenate(arrays, axis=dim)
+    # 1-D arrays of size 0 are left out (torch's legacy rule), but still count for the dtype
+    kept = [a for a in arrays if a.shape != (0,)]
+    if not kept:
+        return np.zeros((0,), np.result_type(*arrays))
+    return np.concatenate(kept, axis=dim, dtype=np.result_type(*arrays))
 
 
 def stack(*arrays: np.ndarray, dim: int = 0) -> np.ndarray:

@@ -1427,6 +1427,9 @@ def _repeat_backward(grad, repeats, self_sym_sizes):
 def _cat_backward(grad, dim, tensors_args_sizes):
     out, start = [], 0
     for sizes in tensors_args_sizes:
+        if tuple(sizes) == (0,):  # a legacy empty tensor, skipped by the forward
+            out.append(f.new_zeros((0,), f.dtype_of(grad), f.is_tensor(grad)))
+            continue
         n = sizes[dim]
         out.append(f.slice_dim(grad, dim, start, start + n))
         start += n

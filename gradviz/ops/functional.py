@@ -1969,9 +1969,13 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
         if t.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
                                "concatenated")
-    d = _wrap_dim(dim, ts[0].ndim)
-    first = ts[0].shape
-    for i, t in enumerate(ts[1:], 1):
+    # torch's legacy rule: a 1-D tensor of size 0 joins any cat, skipped by the checks
+    kept = [(i, t) for i, t in enumerate(ts) if t.shape != (0,)]
+    if not kept:  # nothing but legacy empty tensors: an empty result, dim unchecked
+        return dispatch(_O["cat"], *ts, dim=dim)
+    d = _wrap_dim(dim, kept[0][1].ndim)
+    first = kept[0][1].shape
+    for i, t in kept[1:]:
         if t.ndim != len(first):
             raise RuntimeError(f"Tensors must have same number of dimensions: got {len(first)} "
                                f"and {t.ndim}")
@@ -3344,7 +3348,12 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
         raise RuntimeError("both dimension lists should have same length")
     for x, y in zip(da, db, strict=True):
         sa, sb = a.shape[_wrap_dim(x, a.ndim)], b.shape[_wrap_dim(y, b.ndim)]
-        if sa != sb:
+        # a contracted dim of size 1 broadcasts: the other side is summed over it first
+        if sa == 1 and sb != 1:
+            b = sum(b, _wrap_dim(y, b.ndim), keepdim=True)
+        elif sb == 1 and sa != 1:
+            a = sum(a, _wrap_dim(x, a.ndim), keepdim=True)
+        elif sa != sb:
             raise RuntimeError(f"contracted dimensions need to match, but first has size {sa} "
                                f"in dim {x} and second has size {sb} in dim {y}")
     ca = [_wrap_dim(x, a.ndim) for x in da]
