@@ -107,6 +107,16 @@ GRADS: list[tuple[str, str, str | None, Any, dict[str, Any]]] = [
      "x = m.tensor(3.0, dtype=m.float64, requires_grad=True)\n"
      "out = x.masked_select(m.tensor(False))",
      "MaskedSelectBackward0", [], {"x": 0.0}),
+    ("pinv with a tensor rtol: the small singular value is cut",
+     "x = m.tensor([[4.0, 0.0], [0.0, 1.0], [0.0, 0.0]], dtype=m.float64, requires_grad=True)\n"
+     "out = m.linalg.pinv(x, rtol=m.tensor(0.5, dtype=m.float64))",
+     "LinalgPinvBackward0", [[0.25, 0.0, 0.0], [0.0, 0.0, 0.0]],
+     {"x": [[-0.0625, 0.0625], [0.0625, 0.0], [0.0625, 0.0]]}),
+    ("pinv with one rtol per matrix of the batch",
+     "x = m.tensor([[[4.0, 0.0], [0.0, 1.0]]] * 2, dtype=m.float64, requires_grad=True)\n"
+     "out = m.linalg.pinv(x, rtol=m.tensor([0.5, 0.1], dtype=m.float64))",
+     "LinalgPinvBackward0", [[[0.25, 0.0], [0.0, 0.0]], [[0.25, 0.0], [0.0, 1.0]]],
+     {"x": [[[-0.0625, 0.0625], [0.0625, 0.0]], [[-0.0625, -0.25], [-0.25, -1.0]]]}),
     ("cat with legacy empty tensors",
      "e = m.zeros(0, dtype=m.float64, requires_grad=True)\n"
      "x = m.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=m.float64, requires_grad=True)\n"

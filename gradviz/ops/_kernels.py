@@ -2950,7 +2950,9 @@ def linalg_pinv(a: np.ndarray, atol: float | None = None, rtol: float | None = N
         rtol = np.finfo(a.dtype).eps * max(a.shape[-2:])
     u, s, vh = np.linalg.svd(a, full_matrices=False)
     largest = s.max(-1, keepdims=True) if s.shape[-1] else s
-    cut = np.maximum(atol or 0.0, (rtol or 0.0) * largest)
+    # numbers, or arrays of one tolerance per matrix (broadcast over the batch dims)
+    atol, rtol = (0.0 if t is None else np.asarray(t, s.dtype)[..., None] for t in (atol, rtol))
+    cut = np.maximum(atol, rtol * largest)
     inv_s = np.where(s > cut, 1 / np.where(s > cut, s, 1), 0)
     out = np.swapaxes(vh, -1, -2) @ (inv_s[..., :, None] * np.swapaxes(u, -1, -2))
     return out.astype(a.dtype, copy=False)

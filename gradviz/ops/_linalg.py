@@ -423,12 +423,12 @@ def torch_svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> Any:
     return return_types.svd(U, S, F.transpose(Vh, -2, -1))
 
 
-def pinv(A: Tensor, *, atol: float | None = None, rtol: float | None = None,  # noqa: N803
-         hermitian: bool = False) -> Tensor:
+def pinv(A: Tensor, *, atol: float | Tensor | None = None,  # noqa: N803
+         rtol: float | Tensor | None = None, hermitian: bool = False) -> Tensor:
     """The Moore-Penrose pseudo-inverse: singular values at most ``max(atol, rtol * largest)``
-    count as zero (``rtol`` defaults to eps * max(m, n)). Recorded as
-    ``LinalgPinvBackward0`` (saving the input and the result); differentiable where the rank
-    does not change.
+    count as zero (``rtol`` defaults to eps * max(m, n); a tolerance may be a tensor, one value
+    per matrix of the batch). Recorded as ``LinalgPinvBackward0`` (saving the input and the
+    result); differentiable where the rank does not change.
 
     Example:
         >>> import gradviz
@@ -441,6 +441,8 @@ def pinv(A: Tensor, *, atol: float | None = None, rtol: float | None = None,  # 
         dt = _type_name(A) if isinstance(A, Tensor) else type(A).__name__
         raise RuntimeError(f"linalg.pinv({dt}{{{shape}}}): expected a tensor with 2 or more "
                            "dimensions of float, double, cfloat or cdouble types")
+    # tensor tolerances are constants of the forward: no edge, no gradient (as in torch)
+    atol, rtol = (t._data if isinstance(t, Tensor) else t for t in (atol, rtol))
     return _row("linalg_pinv", A, atol=atol, rtol=rtol, hermitian=hermitian)
 
 
