@@ -138,7 +138,8 @@ GRADS: list[tuple[str, str, str | None, Any, dict[str, Any]]] = [
      "ViewBackward0", [[20.0]], {"a": [[[10.0]]], "b": [[[2.0, 2.0]], [[2.0, 2.0]]]}),
 ]
 
-# (id, program, values of out): results without a graph (integer and bool dtypes)
+# (id, program, values of out): results without a graph (integer and bool dtypes), or a
+# plain list the program builds
 VALUES: list[tuple[str, str, Any]] = [
     ("div trunc int", "out = m.div(m.tensor([7, -7]), 2, rounding_mode='trunc')", [3, -3]),
     ("div floor int", "out = m.div(m.tensor([7, -7]), m.tensor([2, 2]), rounding_mode='floor')",
@@ -148,6 +149,21 @@ VALUES: list[tuple[str, str, Any]] = [
      [2**62 + 1, -(2**62 + 1)]),
     ("div floor by zero", "out = m.tensor([1.0, -1.0]).div(0.0, rounding_mode='floor')",
      [float("inf"), float("-inf")]),
+    ("pooling an empty batch: output shape, node, gradient shape",
+     "import importlib\nF = importlib.import_module(m.__name__ + '.nn.functional')\nshapes = []\n"
+     "for pool, x in ((F.max_pool1d, m.zeros(0, 2, 5, requires_grad=True)),\n"
+     "                (F.avg_pool1d, m.zeros(0, 2, 5, requires_grad=True)),\n"
+     "                (F.max_pool2d, m.zeros(0, 2, 4, 4, requires_grad=True)),\n"
+     "                (F.avg_pool2d, m.zeros(0, 2, 4, 4, requires_grad=True)),\n"
+     "                (F.avg_pool3d, m.zeros(0, 2, 4, 4, 4, requires_grad=True))):\n"
+     "    y = pool(x, 2)\n"
+     "    y.sum().backward()\n"
+     "    shapes.append([list(y.shape), y.grad_fn.name(), list(x.grad.shape)])\n"
+     "out = shapes",
+     [[[0, 2, 2], "SqueezeBackward1", [0, 2, 5]], [[0, 2, 2], "SqueezeBackward1", [0, 2, 5]],
+      [[0, 2, 2, 2], "MaxPool2DWithIndicesBackward0", [0, 2, 4, 4]],
+      [[0, 2, 2, 2], "AvgPool2DBackward0", [0, 2, 4, 4]],
+      [[0, 2, 2, 2, 2], "AvgPool3DBackward0", [0, 2, 4, 4, 4]]]),
     ("all dim=() reduces nothing", "out = m.all(m.tensor([[1.0, 0.0], [2.0, 3.0]]), dim=())",
      [[True, False], [True, True]]),
     ("any dim=() keepdim", "out = m.tensor([0.0, 2.0]).any(dim=(), keepdim=True)", [False, True]),
@@ -197,6 +213,19 @@ ERRORS: list[tuple[str, str, str, str]] = [
      "m.tensordot(m.ones(2, 3), m.ones(3, 2), dims=([0], [0]))", "RuntimeError",
      "contracted dimensions need to match, but first has size 2 in dim 0 and second has size 3 "
      "in dim 0"),
+    ("max_pool2d empty channels", "m.nn.functional.max_pool2d(m.zeros(2, 0, 4, 4), 2)",
+     "RuntimeError", "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for "
+     "input, but got:[2, 0, 4, 4]"),
+    ("avg_pool2d empty unbatched input", "m.nn.functional.avg_pool2d(m.zeros(0, 4, 4), 2)",
+     "RuntimeError", "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for "
+     "input, but got:[0, 4, 4]"),
+    ("max_pool1d empty length", "m.nn.functional.max_pool1d(m.zeros(0, 2, 0), 2)",
+     "RuntimeError", "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim "
+     "batch size for input, but got:[0, 2, 0]"),
+    ("avg_pool3d empty channels", "m.nn.functional.avg_pool3d(m.zeros(2, 0, 4, 4, 4), 2)",
+     "RuntimeError", "avg_pool3d(): Expected input's non-batch dimensions to have positive "
+     "length, but input has a shape of [2, 0, 4, 4, 4] and non-batch dimension 0 has length "
+     "zero!"),
     ("squeeze a dim twice", "m.ones(1, 2).squeeze((0, -2))", "RuntimeError",
      "dim 0 appears multiple times in the list of dims"),
     ("all a dim twice", "m.ones(1, 2).all(dim=(1, 1))", "RuntimeError",
@@ -212,6 +241,11 @@ def run(src: str, m: Any) -> dict[str, Any]:
     names: dict[str, Any] = {"m": m}
     exec(src, names)  # noqa: S102 - the programs are this file's own
     return names
+
+
+def plain(out: Any) -> Any:
+    """``out`` as Python values: a tensor's ``tolist()``, a list as it is."""
+    return out if isinstance(out, list) else out.tolist()
 
 
 def outcome(src: str, m: Any) -> tuple[str | None, list, dict[str, list]]:
@@ -244,7 +278,7 @@ def test_node_values_and_gradients(src: str, node: str | None, values: Any,
 
 @pytest.mark.parametrize(("src", "values"), [v[1:] for v in VALUES], ids=[v[0] for v in VALUES])
 def test_values(src: str, values: Any) -> None:
-    assert run(src, gradviz)["out"].tolist() == values
+    assert plain(run(src, gradviz)["out"]) == values
 
 
 @pytest.mark.parametrize(("src", "attr", "value"), [v[1:] for v in SAVED],

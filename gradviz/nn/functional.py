@@ -2176,8 +2176,12 @@ def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     s = () if stride is None or (not _is_number(stride) and len(stride) == 0) else _F._ints(
         "stride", stride, 3, "pooling")
     p = _F._ints("padding", padding, 3, "pooling")
-    if input.ndim not in (4, 5) or input._data.size == 0:
+    if input.ndim not in (4, 5):
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    if 0 in input.shape[-4:]:  # only a batch (of a 5-D input) may be empty; torch's text
+        raise RuntimeError("avg_pool3d(): Expected input's non-batch dimensions to have "
+                           f"positive length, but input has a shape of {list(input.shape)} "
+                           "and non-batch dimension 0 has length zero!")
     _no_bool("avg_pool3d", input, "avg_pool3d_out_frame")
     if min(k + (s or k)) <= 0:
         raise RuntimeError(f"avg_pool3d: kernel_size and stride must be greater than zero, got "

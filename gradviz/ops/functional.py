@@ -2666,8 +2666,11 @@ def _pool_args(name: str, input: Tensor, kernel_size: Any, stride: Any, padding:
     s = () if stride is None or (not _is_number(stride) and len(stride) == 0) else _ints(
         "stride", stride, 2, "pooling")
     p, d = _ints("padding", padding, 2, "pooling"), _ints("dilation", dilation, 2, "pooling")
-    if input.ndim not in (3, 4) or input._data.size == 0:
+    if input.ndim not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    if 0 in input.shape[-3:]:  # only a batch (of a 4-D input) may be empty
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
+                           f"size for input, but got:{list(input.shape)}")
     if builtins.any(v <= 0 for v in k + (s or k) + d):
         raise RuntimeError(f"{name}: kernel_size, stride and dilation must be greater than "
                            f"zero, got kernel_size={list(k)}, stride={list(s or k)}, "
@@ -2720,9 +2723,9 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
         >>> gradviz.max_pool1d(gradviz.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
         tensor([[[3., 2.]]])
     """
-    if input.ndim not in (2, 3):
-        raise RuntimeError(f"max_pool1d() Expected 2D or 3D input tensor, but got "
-                           f"{list(input.shape)}")
+    if input.ndim not in (2, 3) or 0 in input.shape[-2:]:
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{list(input.shape)}")
     k = (1, _ints("kernel_size", kernel_size, 1, "pooling")[0])
     s = () if stride is None or (not _is_number(stride) and len(stride) == 0) else (
         1, _ints("stride", stride, 1, "pooling")[0])
