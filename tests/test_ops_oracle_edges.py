@@ -164,6 +164,25 @@ VALUES: list[tuple[str, str, Any]] = [
       [[0, 2, 2, 2], "MaxPool2DWithIndicesBackward0", [0, 2, 4, 4]],
       [[0, 2, 2, 2], "AvgPool2DBackward0", [0, 2, 4, 4]],
       [[0, 2, 2, 2, 2], "AvgPool3DBackward0", [0, 2, 4, 4, 4]]]),
+    ("batch_norm of an empty batch: a copy times weight[0] plus bias[0], stats untouched",
+     "x = m.zeros(0, 3, 2, dtype=m.float64, requires_grad=True)\n"
+     "w = m.ones(3, dtype=m.float64, requires_grad=True)\n"
+     "b = m.zeros(3, dtype=m.float64, requires_grad=True)\n"
+     "rm, rv = m.zeros(3, dtype=m.float64), m.ones(3, dtype=m.float64)\n"
+     "y = m.nn.functional.batch_norm(x, rm, rv, w, b, training=True)\n"
+     "y.sum().backward()\n"
+     "node = y.grad_fn\n"
+     "out = [list(y.shape), node.name(), [f.name() for f, _ in node.next_functions],\n"
+     "       [f.name() for f, _ in node.next_functions[0][0].next_functions],\n"
+     "       w.grad.tolist(), b.grad.tolist(), rm.tolist(), rv.tolist()]",
+     [[0, 3, 2], "AddBackward0", ["MulBackward0", "SelectBackward0"],
+      ["CloneBackward0", "SelectBackward0"], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0],
+      [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]),
+    ("batch_norm of an input with no channels, training",
+     "x = m.zeros(2, 0, requires_grad=True)\n"
+     "y = m.nn.functional.batch_norm(x, None, None, training=True)\n"
+     "out = [list(y.shape), y.grad_fn.name()]",
+     [[2, 0], "CloneBackward0"]),
     ("all dim=() reduces nothing", "out = m.all(m.tensor([[1.0, 0.0], [2.0, 3.0]]), dim=())",
      [[True, False], [True, True]]),
     ("any dim=() keepdim", "out = m.tensor([0.0, 2.0]).any(dim=(), keepdim=True)", [False, True]),
@@ -226,6 +245,9 @@ ERRORS: list[tuple[str, str, str, str]] = [
      "RuntimeError", "avg_pool3d(): Expected input's non-batch dimensions to have positive "
      "length, but input has a shape of [2, 0, 4, 4, 4] and non-batch dimension 0 has length "
      "zero!"),
+    ("batch_norm training on one value per channel, channels of size 0",
+     "m.nn.functional.batch_norm(m.zeros(1, 0), None, None, training=True)", "ValueError",
+     "Expected more than 1 value per channel when training, got input size torch.Size([1, 0])"),
     ("squeeze a dim twice", "m.ones(1, 2).squeeze((0, -2))", "RuntimeError",
      "dim 0 appears multiple times in the list of dims"),
     ("all a dim twice", "m.ones(1, 2).all(dim=(1, 1))", "RuntimeError",

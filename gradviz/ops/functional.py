@@ -2741,7 +2741,8 @@ def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
                momentum: float, eps: float, cudnn_enabled: bool = True) -> Tensor:
     """``torch.batch_norm``: normalize each channel (dimension 1) by its batch statistics in
     training (updating ``running_mean``/``running_var`` in place), by the running ones in
-    evaluation; then scale and shift. Records ``NativeBatchNormBackward0``.
+    evaluation; then scale and shift. Records ``NativeBatchNormBackward0``; an empty input is
+    only copied, scaled by ``weight[0]`` and shifted by ``bias[0]``, as in torch.
 
     Example:
         >>> import gradviz
@@ -2750,6 +2751,15 @@ def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
         tensor([[-1.],
                 [ 1.]])
     """
+    if input.numel() == 0:
+        # torch checks nothing and computes no statistics (the running ones stay as they
+        # are): a copy, kept in the graph, times weight[0] plus bias[0]
+        out = clone(input)
+        if weight is not None:
+            out = mul(out, select(weight, 0, 0))
+        if bias is not None:
+            out = add(out, select(bias, 0, 0))
+        return out
     if input.ndim < 2:
         raise RuntimeError(f"batch_norm: expected an input of at least 2 dimensions (N, C, "
                            f"...), got size {list(input.shape)}")
