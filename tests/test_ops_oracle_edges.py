@@ -183,6 +183,18 @@ VALUES: list[tuple[str, str, Any]] = [
      "y = m.nn.functional.batch_norm(x, None, None, training=True)\n"
      "out = [list(y.shape), y.grad_fn.name()]",
      [[2, 0], "CloneBackward0"]),
+    ("circular pad of an empty batch",
+     "x = m.zeros(0, 2, 4, requires_grad=True)\n"
+     "y = m.nn.functional.pad(x, (1, 2), mode='circular')\ny.sum().backward()\n"
+     "out = [list(y.shape), y.grad_fn.name(), list(x.grad.shape)]",
+     [[0, 2, 7], "torch::autograd::CopySlices", [0, 2, 4]]),
+    ("matrix_power(0) of an empty batch",
+     "x = m.zeros(0, 2, 2, requires_grad=True)\ny = m.linalg.matrix_power(x, 0)\n"
+     "out = [list(y.shape), y.grad_fn.name()]",
+     [[0, 2, 2], "torch::autograd::CopyBackwards"]),
+    ("matrix_power(0) of 0x0 matrices",
+     "x = m.zeros(2, 0, 0, requires_grad=True)\nout = list(m.matrix_power(x, 0).shape)",
+     [2, 0, 0]),
     ("all dim=() reduces nothing", "out = m.all(m.tensor([[1.0, 0.0], [2.0, 3.0]]), dim=())",
      [[True, False], [True, True]]),
     ("any dim=() keepdim", "out = m.tensor([0.0, 2.0]).any(dim=(), keepdim=True)", [False, True]),
