@@ -117,6 +117,19 @@ GRADS: list[tuple[str, str, str | None, Any, dict[str, Any]]] = [
      "out = m.linalg.pinv(x, rtol=m.tensor([0.5, 0.1], dtype=m.float64))",
      "LinalgPinvBackward0", [[[0.25, 0.0], [0.0, 0.0]], [[0.25, 0.0], [0.0, 1.0]]],
      {"x": [[[-0.0625, 0.0625], [0.0625, 0.0]], [[-0.0625, -0.25], [-0.25, -1.0]]]}),
+    ("torch.qr, deprecated but there",
+     "import warnings\n"
+     "x = m.tensor([[3.0, 0.0], [4.0, 5.0]], dtype=m.float64, requires_grad=True)\n"
+     "with warnings.catch_warnings():\n"
+     "    warnings.simplefilter('ignore')\n"
+     "    q, r = m.qr(x)\n"
+     "out = m.cat([q, r])",
+     "CatBackward0", [[-0.6, -0.8], [-0.8, 0.6], [-5.0, -4.0], [0.0, 3.0]],
+     {"x": [[0.712, -1.4], [-1.784, -0.2]]}),
+    ("qr method, some=False of an empty batch",
+     "x = m.zeros(2, 0, 3, dtype=m.float64, requires_grad=True)\n"
+     "q, r = x.qr(some=False)\nout = q.sum() + r.sum()",
+     "AddBackward0", 0.0, {"x": [[], []]}),
     ("cat with legacy empty tensors",
      "e = m.zeros(0, dtype=m.float64, requires_grad=True)\n"
      "x = m.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=m.float64, requires_grad=True)\n"
@@ -195,6 +208,11 @@ VALUES: list[tuple[str, str, Any]] = [
     ("matrix_power(0) of 0x0 matrices",
      "x = m.zeros(2, 0, 0, requires_grad=True)\nout = list(m.matrix_power(x, 0).shape)",
      [2, 0, 0]),
+    ("torch.qr's result type",
+     "import warnings\nwith warnings.catch_warnings():\n    warnings.simplefilter('ignore')\n"
+     "    out = m.qr(m.eye(3, dtype=m.float64)[:, :2], some=False)\n"
+     "out = [type(out).__name__, list(out.Q.shape), list(out.R.shape)]",
+     ["qr", [3, 3], [3, 2]]),
     ("all dim=() reduces nothing", "out = m.all(m.tensor([[1.0, 0.0], [2.0, 3.0]]), dim=())",
      [[True, False], [True, True]]),
     ("any dim=() keepdim", "out = m.tensor([0.0, 2.0]).any(dim=(), keepdim=True)", [False, True]),
@@ -313,6 +331,18 @@ def test_node_values_and_gradients(src: str, node: str | None, values: Any,
 @pytest.mark.parametrize(("src", "values"), [v[1:] for v in VALUES], ids=[v[0] for v in VALUES])
 def test_values(src: str, values: Any) -> None:
     assert plain(run(src, gradviz)["out"]) == values
+
+
+def test_torch_qr_warns_as_torch() -> None:
+    # torch warns once per process (TORCH_WARN_ONCE), so the parity file cannot see it again;
+    # the text is torch 2.13's, without its "(Triggered internally at ...)" suffix.
+    with pytest.warns(UserWarning) as seen:
+        gradviz.qr(gradviz.eye(2))
+    assert str(seen[0].message) == (
+        "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future "
+        "PyTorch release.\nThe boolean parameter 'some' has been replaced with a string "
+        "parameter 'mode'.\nQ, R = torch.qr(A, some)\nshould be replaced with\nQ, R = "
+        "torch.linalg.qr(A, 'reduced' if some else 'complete')")
 
 
 @pytest.mark.parametrize(("src", "attr", "value"), [v[1:] for v in SAVED],

@@ -33,7 +33,7 @@ __all__ = [
     "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_power",
     "vector_norm", "matrix_norm", "norm", "cross", "vecdot", "multi_dot", "matmul", "diagonal",
     "inverse", "torch_cholesky", "torch_svd", "pinverse", "dist", "inner", "vdot", "baddbmm",
-    "baddbmm_", "addbmm", "addbmm_", "cdist",
+    "baddbmm_", "addbmm", "addbmm_", "cdist", "torch_qr",
 ]
 
 
@@ -334,6 +334,27 @@ def qr(A: Tensor, mode: str = "reduced") -> Any:  # noqa: N803
     _floating("linalg.qr", A)
     Q, R = _row("linalg_qr", A, mode=mode)
     return return_types.linalg_qr(Q, R)
+
+
+def torch_qr(input: Tensor, some: bool = True) -> Any:
+    """``torch.qr`` (deprecated, with PyTorch's warning): :func:`qr` with ``mode='reduced'``
+    (``some=True``) or ``'complete'``, as a ``return_types.qr``.
+
+    Example:
+        >>> import gradviz, warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     gradviz.qr(gradviz.tensor([[0.0, 2.0], [3.0, 0.0]])).R.abs()
+        tensor([[3., 0.],
+                [0., 2.]])
+    """
+    warnings.warn(
+        "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future "
+        "PyTorch release.\nThe boolean parameter 'some' has been replaced with a string "
+        "parameter 'mode'.\nQ, R = torch.qr(A, some)\nshould be replaced with\nQ, R = "
+        "torch.linalg.qr(A, 'reduced' if some else 'complete')", UserWarning, stacklevel=2)
+    Q, R = qr(input, "reduced" if some else "complete")
+    return return_types.qr(Q, R)
 
 
 def _uplo(UPLO: str) -> None:  # noqa: N803
@@ -941,5 +962,5 @@ TORCH_NAMESPACE = {
     "inverse": inverse, "det": det, "logdet": logdet, "slogdet": _torch_slogdet,
     "cholesky": torch_cholesky, "matrix_power": matrix_power, "dist": dist, "inner": inner,
     "vdot": vdot, "baddbmm": baddbmm, "addbmm": addbmm, "cdist": cdist, "svd": torch_svd,
-    "pinverse": pinverse,
+    "pinverse": pinverse, "qr": torch_qr,
 }

@@ -374,7 +374,7 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
     sampling.install(Tensor)
     # -- more (einlin): linear algebra (gradviz/ops/_linalg.py, installed in functional)
     for name in ("inverse", "det", "logdet", "slogdet", "cholesky", "matrix_power", "dist",
-                 "inner", "vdot", "baddbmm", "addbmm", "svd", "pinverse"):
+                 "inner", "vdot", "baddbmm", "addbmm", "svd", "pinverse", "qr"):
         setattr(Tensor, name, _as_method(getattr(F, name), name))
     from gradviz.ops import _linalg
 
