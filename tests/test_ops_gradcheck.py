@@ -559,6 +559,22 @@ CASES.update({
           R(1, 1, 4, 4)),
         c("max_pool1d", lambda x: NF.max_pool1d(x, 3, 2, 1), R(2, 2, 7)),
     ],
+    "upsample_bicubic2d": [
+        c("F.interpolate bicubic, scale_factor", lambda x: NF.interpolate(
+            x, scale_factor=1.7, mode="bicubic"), R(1, 2, 3, 4)),
+        c("F.interpolate bicubic, size, align_corners", lambda x: NF.interpolate(
+            x, size=(5, 2), mode="bicubic", align_corners=True), R(2, 1, 3, 4))],
+    "upsample_trilinear3d": [
+        c("F.interpolate trilinear, scale_factor", lambda x: NF.interpolate(
+            x, scale_factor=(1.5, 2, 0.8), mode="trilinear"), R(1, 2, 2, 3, 5)),
+        c("F.interpolate trilinear, size, align_corners", lambda x: NF.interpolate(
+            x, size=(3, 2, 4), mode="trilinear", align_corners=True), R(1, 1, 2, 3, 3))],
+    "upsample_nearest_exact1d": [c("F.interpolate nearest-exact 1-D", lambda x: NF.interpolate(
+        x, scale_factor=1.6, mode="nearest-exact"), R(2, 2, 5))],
+    "upsample_nearest_exact2d": [c("F.interpolate nearest-exact 2-D", lambda x: NF.interpolate(
+        x, size=(5, 2), mode="nearest-exact"), R(1, 2, 3, 4))],
+    "upsample_nearest_exact3d": [c("F.interpolate nearest-exact 3-D", lambda x: NF.interpolate(
+        x, scale_factor=(2, 0.7, 1.5), mode="nearest-exact"), R(1, 1, 2, 3, 2))],
     "native_batch_norm": [
         c("batch_norm training (N, C, H, W)", lambda x, w, b: NF.batch_norm(
             x, None, None, w, b, training=True), R(2, 3, 2, 2), R(3), R(3)),

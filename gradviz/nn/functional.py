@@ -1755,10 +1755,12 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
     """Resample the spatial dimensions (after N and C) to ``size`` or by ``scale_factor``.
     ``mode='nearest'`` (3-D or 4-D input: ``UpsampleNearest1DBackward0``/``2D``),
-    ``'linear'`` (3-D) and ``'bilinear'`` (4-D) (``UpsampleLinear1DBackward0``,
-    ``UpsampleBilinear2DBackward0``, with ``align_corners``), ``'area'``
-    (``adaptive_avg_pool1d``/``2d``). Each node saves ``output_size`` and the scales as given
-    (None when ``size`` was).
+    ``'nearest-exact'`` (3-D, 4-D or 5-D: ``UpsampleNearestExact1DBackward0``/``2D``/``3D``),
+    ``'linear'`` (3-D), ``'bilinear'`` and ``'bicubic'`` (4-D) and ``'trilinear'`` (5-D)
+    (``UpsampleLinear1DBackward0``, ``UpsampleBilinear2DBackward0``,
+    ``UpsampleBicubic2DBackward0``, ``UpsampleTrilinear3DBackward0``, with ``align_corners``),
+    ``'area'`` (``adaptive_avg_pool1d``/``2d``). Each node saves ``output_size`` and the scales
+    as given (None when ``size`` was).
 
     Example:
         >>> import gradviz
@@ -1835,7 +1837,12 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     kernels = {("nearest", 1): "compute_indices_weights_nearest",
                ("nearest", 2): "upsample_nearest2d_channels_last",
                ("linear", 1): "compute_indices_weights_linear",
-               ("bilinear", 2): "upsample_bilinear2d_channels_last"}
+               ("bilinear", 2): "upsample_bilinear2d_channels_last",
+               ("nearest-exact", 1): "compute_indices_weights_nearest",
+               ("nearest-exact", 2): "upsample_nearest2d_channels_last",
+               ("nearest-exact", 3): "compute_indices_weights_nearest",
+               ("bicubic", 2): "compute_indices_weights_cubic",
+               ("trilinear", 3): "compute_indices_weights_linear"}
     if (mode, dim) in kernels:
         _no_int("interpolate", input, kernels[mode, dim])
     if mode == "nearest" and dim in (1, 2):
@@ -1854,14 +1861,28 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         return dispatch(OPS["upsample_bilinear2d"], input, output_size=out_size,
                         align_corners=bool(align_corners), scales_h=scales[0],
                         scales_w=scales[1])
-    needs = {"linear": 3, "bilinear": 4, "trilinear": 5}
+    if mode == "nearest-exact" and dim in (1, 2, 3):
+        names = ("scales",) if dim == 1 else ("scales_h", "scales_w") if dim == 2 else (
+            "scales_d", "scales_h", "scales_w")
+        return dispatch(OPS[f"upsample_nearest_exact{dim}d"], input, output_size=out_size,
+                        **dict(zip(names, scales)))
+    if mode == "bicubic" and dim == 2:
+        return dispatch(OPS["upsample_bicubic2d"], input, output_size=out_size,
+                        align_corners=bool(align_corners), scales_h=scales[0],
+                        scales_w=scales[1])
+    if mode == "trilinear" and dim == 3:
+        return dispatch(OPS["upsample_trilinear3d"], input, output_size=out_size,
+                        align_corners=bool(align_corners), scales_d=scales[0],
+                        scales_h=scales[1], scales_w=scales[2])
+    needs = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
     if mode in needs and input.ndim in (3, 4, 5):
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
                                   f"{needs[mode]}D input")
     if input.ndim in (3, 4, 5) and mode in _INTERP_MODES.split(" | "):
         raise NotImplementedError(f"F.interpolate: mode '{mode}' on {input.ndim}D input is not "
-                                  "available in gradviz (nearest, linear, bilinear and area on "
-                                  "3D/4D input are)")
+                                  "available in gradviz (nearest and area on 3D/4D input, "
+                                  "nearest-exact on 3D/4D/5D, linear, bilinear, bicubic and "
+                                  "trilinear are)")
     raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
                               f"{input.ndim}D) for the modes: {_INTERP_MODES} (got {mode})")
 

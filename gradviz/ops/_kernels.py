@@ -1932,6 +1932,48 @@ def _nearest_index(n_in: int, n_out: int, scale: Any) -> np.ndarray:
                       n_in - 1)
 
 
+def _nearest_exact_index(n_in: int, n_out: int, scale: Any) -> np.ndarray:
+    """PyTorch's ``nearest_neighbor_exact_compute_source_index``: ``floor((o + 0.5) * s)`` in
+    float32 with ``s = 1 / scale`` (or ``n_in / n_out``), clamped to the last input position:
+    each output reads the input whose cell holds its centre."""
+    s = np.float32(1.0 / scale) if scale else np.float32(n_in) / np.float32(n_out)
+    src = ((np.arange(n_out) + 0.5) * np.float64(s)).astype(np.float32)
+    return np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+
+
+_CUBIC_A = -0.75  # PyTorch's (and OpenCV's) cubic convolution coefficient
+
+
+def _cubic_matrix(n_in: int, n_out: int, align_corners: bool, scale: Any, dt: np.dtype
+                  ) -> np.ndarray:
+    """(n_out, n_in) weights of PyTorch's bicubic interpolation: Keys' cubic convolution with
+    ``A = -0.75`` over the four inputs around the source position (``s * o`` with
+    align_corners, else ``s * (o + 0.5) - 0.5``, not clamped), the indices clamped to the
+    border (so a border input takes the weights of the positions beyond it)."""
+    ft = np.float32 if dt == np.float32 else np.float64
+    if align_corners:
+        s = ft(n_in - 1) / ft(n_out - 1) if n_out > 1 else ft(0)
+        src = np.arange(n_out, dtype=ft) * s
+    else:
+        s = ft(1.0 / scale) if scale else ft(n_in) / ft(n_out)
+        src = s * (np.arange(n_out, dtype=ft) + ft(0.5)) - ft(0.5)
+    i0 = np.floor(src).astype(np.int64)
+    t = src - i0.astype(ft)
+    a = ft(_CUBIC_A)
+
+    def near(x: np.ndarray) -> np.ndarray:  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x: np.ndarray) -> np.ndarray:  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    m = np.zeros((n_out, n_in), ft)
+    rows = np.arange(n_out)
+    for k, w in enumerate((far(t + 1), near(t), near(1 - t), far(2 - t))):
+        np.add.at(m, (rows, np.clip(i0 - 1 + k, 0, n_in - 1)), w)
+    return m
+
+
 def _linear_matrix(n_in: int, n_out: int, align_corners: bool, scale: Any, dt: np.dtype
                    ) -> np.ndarray:
     """(n_out, n_in) weights of PyTorch's linear interpolation (``area_pixel_compute_*``): the
@@ -1958,43 +2000,49 @@ def _linear_matrix(n_in: int, n_out: int, align_corners: bool, scale: Any, dt: n
 
 def _upsample_mats(in_sizes: tuple, output_size: tuple, scales: tuple, mode: str,
                    align_corners: bool, dt: np.dtype) -> tuple:
-    if mode == "nearest":
-        return tuple(_index_matrix(_nearest_index(n, o, s), n)
+    if mode in ("nearest", "nearest-exact"):
+        index = _nearest_index if mode == "nearest" else _nearest_exact_index
+        return tuple(_index_matrix(index(n, o, s), n)
                      for n, o, s in zip(in_sizes, output_size, scales))
-    return tuple(_linear_matrix(n, o, align_corners, s, dt)
+    weights = _cubic_matrix if mode == "cubic" else _linear_matrix
+    return tuple(weights(n, o, align_corners, s, dt)
                  for n, o, s in zip(in_sizes, output_size, scales))
 
 
-def upsample_nearest(a: np.ndarray, output_size: tuple = (), scales: tuple = ()) -> np.ndarray:
-    """Nearest-neighbour resampling of the last ``len(output_size)`` dimensions (a gather)."""
+def upsample_nearest(a: np.ndarray, output_size: tuple = (), scales: tuple = (),
+                     mode: str = "nearest") -> np.ndarray:
+    """Nearest-neighbour resampling of the last ``len(output_size)`` dimensions (a gather);
+    ``mode='nearest-exact'`` rounds to the nearest centre."""
     nd = len(output_size)
-    maps = [_nearest_index(n, o, s) for n, o, s in zip(a.shape[a.ndim - nd:], output_size,
-                                                         scales)]
+    index = _nearest_index if mode == "nearest" else _nearest_exact_index
+    maps = [index(n, o, s) for n, o, s in zip(a.shape[a.ndim - nd:], output_size, scales)]
     return np.ascontiguousarray(a[(Ellipsis,) + np.ix_(*maps)])
 
 
 def upsample_nearest_backward(grad_output: np.ndarray, output_size: tuple = (),
-                              input_size: tuple = (), scales: tuple = ()) -> np.ndarray:
+                              input_size: tuple = (), scales: tuple = (),
+                              mode: str = "nearest") -> np.ndarray:
     nd = len(output_size)
-    mats = _upsample_mats(tuple(input_size[-nd:]), output_size, scales, "nearest", False,
+    mats = _upsample_mats(tuple(input_size[-nd:]), output_size, scales, mode, False,
                           grad_output.dtype)
     return _along_axes(grad_output, mats, transpose=True)
 
 
 def upsample_linear(a: np.ndarray, output_size: tuple = (), align_corners: bool = False,
-                    scales: tuple = ()) -> np.ndarray:
-    """(Bi)linear resampling of the last ``len(output_size)`` dimensions, separable."""
+                    scales: tuple = (), mode: str = "linear") -> np.ndarray:
+    """(Bi/tri)linear resampling of the last ``len(output_size)`` dimensions, separable;
+    ``mode='cubic'`` the bicubic one."""
     nd = len(output_size)
-    mats = _upsample_mats(a.shape[a.ndim - nd:], output_size, scales, "linear", align_corners,
+    mats = _upsample_mats(a.shape[a.ndim - nd:], output_size, scales, mode, align_corners,
                           a.dtype)
     return _along_axes(a, mats).astype(a.dtype, copy=False)
 
 
 def upsample_linear_backward(grad_output: np.ndarray, output_size: tuple = (),
                              input_size: tuple = (), align_corners: bool = False,
-                             scales: tuple = ()) -> np.ndarray:
+                             scales: tuple = (), mode: str = "linear") -> np.ndarray:
     nd = len(output_size)
-    mats = _upsample_mats(tuple(input_size[-nd:]), output_size, scales, "linear",
+    mats = _upsample_mats(tuple(input_size[-nd:]), output_size, scales, mode,
                           align_corners, grad_output.dtype)
     return _along_axes(grad_output, mats, transpose=True).astype(grad_output.dtype, copy=False)
 
@@ -2128,6 +2176,69 @@ def upsample_bilinear2d_backward(grad_output: np.ndarray, output_size: tuple = (
                                  scales_h: Any = None, scales_w: Any = None) -> np.ndarray:
     return upsample_linear_backward(grad_output, output_size, input_size, align_corners,
                                     (scales_h, scales_w))
+
+
+def upsample_nearest_exact1d(a: np.ndarray, output_size: tuple = (), scales: Any = None
+                             ) -> np.ndarray:
+    return upsample_nearest(a, output_size, (scales,), "nearest-exact")
+
+
+def upsample_nearest_exact1d_backward(grad_output: np.ndarray, output_size: tuple = (),
+                                      input_size: tuple = (), scales: Any = None
+                                      ) -> np.ndarray:
+    return upsample_nearest_backward(grad_output, output_size, input_size, (scales,),
+                                     "nearest-exact")
+
+
+def upsample_nearest_exact2d(a: np.ndarray, output_size: tuple = (), scales_h: Any = None,
+                             scales_w: Any = None) -> np.ndarray:
+    return upsample_nearest(a, output_size, (scales_h, scales_w), "nearest-exact")
+
+
+def upsample_nearest_exact2d_backward(grad_output: np.ndarray, output_size: tuple = (),
+                                      input_size: tuple = (), scales_h: Any = None,
+                                      scales_w: Any = None) -> np.ndarray:
+    return upsample_nearest_backward(grad_output, output_size, input_size, (scales_h, scales_w),
+                                     "nearest-exact")
+
+
+def upsample_nearest_exact3d(a: np.ndarray, output_size: tuple = (), scales_d: Any = None,
+                             scales_h: Any = None, scales_w: Any = None) -> np.ndarray:
+    return upsample_nearest(a, output_size, (scales_d, scales_h, scales_w), "nearest-exact")
+
+
+def upsample_nearest_exact3d_backward(grad_output: np.ndarray, output_size: tuple = (),
+                                      input_size: tuple = (), scales_d: Any = None,
+                                      scales_h: Any = None, scales_w: Any = None
+                                      ) -> np.ndarray:
+    return upsample_nearest_backward(grad_output, output_size, input_size,
+                                     (scales_d, scales_h, scales_w), "nearest-exact")
+
+
+def upsample_bicubic2d(a: np.ndarray, output_size: tuple = (), align_corners: bool = False,
+                       scales_h: Any = None, scales_w: Any = None) -> np.ndarray:
+    return upsample_linear(a, output_size, align_corners, (scales_h, scales_w), "cubic")
+
+
+def upsample_bicubic2d_backward(grad_output: np.ndarray, output_size: tuple = (),
+                                input_size: tuple = (), align_corners: bool = False,
+                                scales_h: Any = None, scales_w: Any = None) -> np.ndarray:
+    return upsample_linear_backward(grad_output, output_size, input_size, align_corners,
+                                    (scales_h, scales_w), "cubic")
+
+
+def upsample_trilinear3d(a: np.ndarray, output_size: tuple = (), align_corners: bool = False,
+                         scales_d: Any = None, scales_h: Any = None, scales_w: Any = None
+                         ) -> np.ndarray:
+    return upsample_linear(a, output_size, align_corners, (scales_d, scales_h, scales_w))
+
+
+def upsample_trilinear3d_backward(grad_output: np.ndarray, output_size: tuple = (),
+                                  input_size: tuple = (), align_corners: bool = False,
+                                  scales_d: Any = None, scales_h: Any = None,
+                                  scales_w: Any = None) -> np.ndarray:
+    return upsample_linear_backward(grad_output, output_size, input_size, align_corners,
+                                    (scales_d, scales_h, scales_w))
 
 
 def _avg_pool3d_geometry(shape: tuple, kernel_size: Any, stride: Any, padding: Any,

@@ -2945,6 +2945,100 @@ defop("upsample_bilinear2d_backward", "UpsampleBilinear2DBackwardBackward0",
       grad_output=lambda grad, output_size, align_corners, scales_h, scales_w: f.op(
           "upsample_bilinear2d", grad, output_size=output_size, align_corners=align_corners,
           scales_h=scales_h, scales_w=scales_w))
+defop("upsample_bicubic2d", "UpsampleBicubic2DBackward0", K.upsample_bicubic2d, ("self",),
+      doc="cubic convolution (A = -0.75, borders clamped); ``align_corners`` and "
+          "``scales_h``/``scales_w`` as F.interpolate passes them",
+      calls=("`F.interpolate(mode='bicubic')`, `nn.Upsample(mode='bicubic')`", ""),
+      samples=(Sample(R(2, 2, 3, 4), output_size=(5, 7), align_corners=False),
+               Sample(R(1, 2, 4, 3), output_size=(2, 6), align_corners=True),
+               Sample(R(1, 1, 2, 3), output_size=(5, 7), align_corners=False, scales_h=2.5,
+                      scales_w=2.5)),
+      self=lambda grad, self_sym_sizes, output_size, align_corners, scales_h, scales_w: f.op(
+          "upsample_bicubic2d_backward", grad, output_size=output_size,
+          input_size=self_sym_sizes, align_corners=align_corners, scales_h=scales_h,
+          scales_w=scales_w))
+defop("upsample_bicubic2d_backward", "UpsampleBicubic2DBackwardBackward0",
+      K.upsample_bicubic2d_backward, ("grad_output",),
+      doc="upsample_bicubic2d's backward, recorded under create_graph",
+      calls=("upsample_bicubic2d's backward under `create_graph=True`", ""),
+      samples=(Sample(R(2, 2, 5, 7), output_size=(5, 7), input_size=(2, 2, 3, 4),
+                      align_corners=False),),
+      grad_output=lambda grad, output_size, align_corners, scales_h, scales_w: f.op(
+          "upsample_bicubic2d", grad, output_size=output_size, align_corners=align_corners,
+          scales_h=scales_h, scales_w=scales_w))
+defop("upsample_trilinear3d", "UpsampleTrilinear3DBackward0", K.upsample_trilinear3d, ("self",),
+      doc="``align_corners`` and ``scales_d``/``scales_h``/``scales_w`` as F.interpolate passes "
+          "them",
+      calls=("`F.interpolate(mode='trilinear')`, `nn.Upsample(mode='trilinear')`", ""),
+      samples=(Sample(R(1, 2, 2, 3, 2), output_size=(3, 5, 4), align_corners=False),
+               Sample(R(1, 1, 3, 2, 2), output_size=(2, 3, 4), align_corners=True),
+               Sample(R(1, 1, 2, 2, 3), output_size=(3, 4, 4), align_corners=False,
+                      scales_d=1.5, scales_h=2.0, scales_w=1.5)),
+      self=lambda grad, self_sym_sizes, output_size, align_corners, scales_d, scales_h,
+      scales_w: f.op("upsample_trilinear3d_backward", grad, output_size=output_size,
+                     input_size=self_sym_sizes, align_corners=align_corners,
+                     scales_d=scales_d, scales_h=scales_h, scales_w=scales_w))
+defop("upsample_trilinear3d_backward", "UpsampleTrilinear3DBackwardBackward0",
+      K.upsample_trilinear3d_backward, ("grad_output",),
+      doc="upsample_trilinear3d's backward, recorded under create_graph",
+      calls=("upsample_trilinear3d's backward under `create_graph=True`", ""),
+      samples=(Sample(R(1, 2, 3, 5, 4), output_size=(3, 5, 4), input_size=(1, 2, 2, 3, 2),
+                      align_corners=False),),
+      grad_output=lambda grad, output_size, align_corners, scales_d, scales_h, scales_w: f.op(
+          "upsample_trilinear3d", grad, output_size=output_size, align_corners=align_corners,
+          scales_d=scales_d, scales_h=scales_h, scales_w=scales_w))
+defop("upsample_nearest_exact1d", "UpsampleNearestExact1DBackward0",
+      K.upsample_nearest_exact1d, ("self",),
+      doc="each output reads the input whose cell holds its centre; ``scales`` as "
+          "F.interpolate passes it",
+      calls=("`F.interpolate(mode='nearest-exact')` on 3-D input", ""),
+      samples=(Sample(R(2, 3, 4), output_size=(7,)), Sample(R(1, 2, 5), output_size=(3,),
+                                                            scales=0.7)),
+      self=lambda grad, self_sym_sizes, output_size, scales: f.op(
+          "upsample_nearest_exact1d_backward", grad, output_size=output_size,
+          input_size=self_sym_sizes, scales=scales))
+defop("upsample_nearest_exact1d_backward", "UpsampleNearestExact1DBackwardBackward0",
+      K.upsample_nearest_exact1d_backward, ("grad_output",),
+      doc="upsample_nearest_exact1d's backward, recorded under create_graph",
+      calls=("upsample_nearest_exact1d's backward under `create_graph=True`", ""),
+      samples=(Sample(R(2, 3, 7), output_size=(7,), input_size=(2, 3, 4)),),
+      grad_output=lambda grad, output_size, scales: f.op(
+          "upsample_nearest_exact1d", grad, output_size=output_size, scales=scales))
+defop("upsample_nearest_exact2d", "UpsampleNearestExact2DBackward0",
+      K.upsample_nearest_exact2d, ("self",),
+      doc="``scales_h``/``scales_w`` as F.interpolate passes them",
+      calls=("`F.interpolate(mode='nearest-exact')` on 4-D input", ""),
+      samples=(Sample(R(2, 2, 3, 4), output_size=(5, 7)),
+               Sample(R(1, 2, 4, 3), output_size=(6, 4), scales_h=1.5, scales_w=1.5)),
+      self=lambda grad, self_sym_sizes, output_size, scales_h, scales_w: f.op(
+          "upsample_nearest_exact2d_backward", grad, output_size=output_size,
+          input_size=self_sym_sizes, scales_h=scales_h, scales_w=scales_w))
+defop("upsample_nearest_exact2d_backward", "UpsampleNearestExact2DBackwardBackward0",
+      K.upsample_nearest_exact2d_backward, ("grad_output",),
+      doc="upsample_nearest_exact2d's backward, recorded under create_graph",
+      calls=("upsample_nearest_exact2d's backward under `create_graph=True`", ""),
+      samples=(Sample(R(2, 2, 5, 7), output_size=(5, 7), input_size=(2, 2, 3, 4)),),
+      grad_output=lambda grad, output_size, scales_h, scales_w: f.op(
+          "upsample_nearest_exact2d", grad, output_size=output_size, scales_h=scales_h,
+          scales_w=scales_w))
+defop("upsample_nearest_exact3d", "UpsampleNearestExact3DBackward0",
+      K.upsample_nearest_exact3d, ("self",),
+      doc="``scales_d``/``scales_h``/``scales_w`` as F.interpolate passes them",
+      calls=("`F.interpolate(mode='nearest-exact')` on 5-D input", ""),
+      samples=(Sample(R(1, 2, 2, 3, 2), output_size=(3, 5, 4)),
+               Sample(R(1, 1, 2, 2, 3), output_size=(3, 4, 4), scales_d=1.5, scales_h=2.0,
+                      scales_w=1.5)),
+      self=lambda grad, self_sym_sizes, output_size, scales_d, scales_h, scales_w: f.op(
+          "upsample_nearest_exact3d_backward", grad, output_size=output_size,
+          input_size=self_sym_sizes, scales_d=scales_d, scales_h=scales_h, scales_w=scales_w))
+defop("upsample_nearest_exact3d_backward", "UpsampleNearestExact3DBackwardBackward0",
+      K.upsample_nearest_exact3d_backward, ("grad_output",),
+      doc="upsample_nearest_exact3d's backward, recorded under create_graph",
+      calls=("upsample_nearest_exact3d's backward under `create_graph=True`", ""),
+      samples=(Sample(R(1, 2, 3, 5, 4), output_size=(3, 5, 4), input_size=(1, 2, 2, 3, 2)),),
+      grad_output=lambda grad, output_size, scales_d, scales_h, scales_w: f.op(
+          "upsample_nearest_exact3d", grad, output_size=output_size, scales_d=scales_d,
+          scales_h=scales_h, scales_w=scales_w))
 defop("pixel_shuffle", "PixelShuffleBackward0", K.pixel_shuffle, ("self",),
       doc="(*, C r², H, W) -> (*, C, H r, W r)",
       calls=("`F.pixel_shuffle`, `nn.PixelShuffle`", ""),
