@@ -272,6 +272,11 @@ VALUES: list[tuple[str, str, Any]] = [
      "y = m.nn.functional.batch_norm(x, None, None, training=True)\n"
      "out = [list(y.shape), y.grad_fn.name()]",
      [[2, 0], "CloneBackward0"]),
+    ("batch_norm of an empty 1-D input, training",
+     "x = m.zeros(0, requires_grad=True)\n"
+     "y = m.nn.functional.batch_norm(x, m.zeros(0), m.zeros(0), training=True)\n"
+     "out = [list(y.shape), y.grad_fn.name()]",
+     [[0], "CloneBackward0"]),
     ("circular pad of an empty batch",
      "x = m.zeros(0, 2, 4, requires_grad=True)\n"
      "y = m.nn.functional.pad(x, (1, 2), mode='circular')\ny.sum().backward()\n"
@@ -362,6 +367,9 @@ ERRORS: list[tuple[str, str, str, str]] = [
      "NotImplementedError", "Input Error: Only 3D, 4D and 5D input Tensors supported (got 2D) "
      "for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
      "nearest-exact (got nearest-exact)"),
+    ("batch_norm of an empty input reads bias[0]",
+     "m.nn.functional.batch_norm(m.zeros(0), None, None, None, m.zeros(0), training=True)",
+     "IndexError", "select(): index 0 out of range for tensor of size [0] at dimension 0"),
     ("squeeze a dim twice", "m.ones(1, 2).squeeze((0, -2))", "RuntimeError",
      "dim 0 appears multiple times in the list of dims"),
     ("all a dim twice", "m.ones(1, 2).all(dim=(1, 1))", "RuntimeError",

@@ -679,7 +679,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     """
     if training:
         # torch counts the batch times the spatial sizes: channels of size 0 are no error
-        per_channel = (input.shape[0] * math.prod(input.shape[2:]) if input.ndim > 1 else 1)
+        per_channel = input.shape[0] * math.prod(input.shape[2:]) if input.ndim else 1
         if per_channel == 1:
             raise ValueError("Expected more than 1 value per channel when training, got input "
                              f"size torch.Size({list(input.shape)})")
