@@ -559,6 +559,11 @@ CASES.update({
           R(1, 1, 4, 4)),
         c("max_pool1d", lambda x: NF.max_pool1d(x, 3, 2, 1), R(2, 2, 7)),
     ],
+    "max_pool3d_with_indices": [
+        c("F.max_pool3d", lambda x: NF.max_pool3d(x, 2), R(2, 1, 4, 3, 4)),
+        c("F.max_pool3d stride padding dilation ceil_mode, unbatched",
+          lambda x: NF.max_pool3d(x, (2, 3, 2), (1, 2, 2), (1, 1, 0), (2, 1, 1), True),
+          R(2, 4, 5, 3))],
     "upsample_bicubic2d": [
         c("F.interpolate bicubic, scale_factor", lambda x: NF.interpolate(
             x, scale_factor=1.7, mode="bicubic"), R(1, 2, 3, 4)),

@@ -206,6 +206,13 @@ GRADS: list[tuple[str, str, str | None, Any, dict[str, Any]]] = [
         [[2.0, 2.25, 2.75, 3.0], [4.0, 4.375, 5.125, 5.5]],
         [[4.0, 4.25, 4.75, 5.0], [6.0, 6.5, 7.5, 8.0]]]]],
      {"x": [[[[[3.0, 3.0], [3.0, 3.0]], [[3.0, 3.0], [3.0, 3.0]]]]]}),
+    ("max_pool3d, padded, ties and repeated maxima",
+     "x = (m.arange(24.0, dtype=m.float64).reshape(1, 1, 2, 3, 4) * 7 % 11).requires_grad_()\n"
+     "out = m.nn.functional.max_pool3d(x, 2, stride=(1, 1, 2), padding=(0, 1, 1))",
+     "MaxPool3DWithIndicesBackward0",
+     [[[[[7.0, 10.0, 10.0], [7.0, 10.0, 10.0], [8.0, 9.0, 7.0], [8.0, 8.0, 7.0]]]]],
+     {"x": [[[[[0.0, 0.0, 0.0, 2.0], [0.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.0]],
+              [[2.0, 0.0, 2.0, 0.0], [0.0, 0.0, 0.0, 0.0], [2.0, 0.0, 0.0, 2.0]]]]]}),
     ("cat with legacy empty tensors",
      "e = m.zeros(0, dtype=m.float64, requires_grad=True)\n"
      "x = m.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=m.float64, requires_grad=True)\n"
@@ -244,7 +251,8 @@ VALUES: list[tuple[str, str, Any]] = [
      "                (F.avg_pool1d, m.zeros(0, 2, 5, requires_grad=True)),\n"
      "                (F.max_pool2d, m.zeros(0, 2, 4, 4, requires_grad=True)),\n"
      "                (F.avg_pool2d, m.zeros(0, 2, 4, 4, requires_grad=True)),\n"
-     "                (F.avg_pool3d, m.zeros(0, 2, 4, 4, 4, requires_grad=True))):\n"
+     "                (F.avg_pool3d, m.zeros(0, 2, 4, 4, 4, requires_grad=True)),\n"
+     "                (F.max_pool3d, m.zeros(0, 2, 4, 4, 4, requires_grad=True))):\n"
      "    y = pool(x, 2)\n"
      "    y.sum().backward()\n"
      "    shapes.append([list(y.shape), y.grad_fn.name(), list(x.grad.shape)])\n"
@@ -252,7 +260,13 @@ VALUES: list[tuple[str, str, Any]] = [
      [[[0, 2, 2], "SqueezeBackward1", [0, 2, 5]], [[0, 2, 2], "SqueezeBackward1", [0, 2, 5]],
       [[0, 2, 2, 2], "MaxPool2DWithIndicesBackward0", [0, 2, 4, 4]],
       [[0, 2, 2, 2], "AvgPool2DBackward0", [0, 2, 4, 4]],
-      [[0, 2, 2, 2, 2], "AvgPool3DBackward0", [0, 2, 4, 4, 4]]]),
+      [[0, 2, 2, 2, 2], "AvgPool3DBackward0", [0, 2, 4, 4, 4]],
+      [[0, 2, 2, 2, 2], "MaxPool3DWithIndicesBackward0", [0, 2, 4, 4, 4]]]),
+    ("max_pool3d indices",
+     "x = (m.arange(24.0).reshape(1, 1, 2, 3, 4) * 7 % 11)\n"
+     "out = m.nn.functional.max_pool3d(x, 2, stride=(1, 1, 2), padding=(0, 1, 1),\n"
+     "                                 return_indices=True)[1]",
+     [[[[[12, 14, 3], [12, 14, 3], [20, 6, 23], [20, 9, 23]]]]]),
     ("batch_norm of an empty batch: a copy times weight[0] plus bias[0], stats untouched",
      "x = m.zeros(0, 3, 2, dtype=m.float64, requires_grad=True)\n"
      "w = m.ones(3, dtype=m.float64, requires_grad=True)\n"
@@ -370,6 +384,21 @@ ERRORS: list[tuple[str, str, str, str]] = [
     ("batch_norm of an empty input reads bias[0]",
      "m.nn.functional.batch_norm(m.zeros(0), None, None, None, m.zeros(0), training=True)",
      "IndexError", "select(): index 0 out of range for tensor of size [0] at dimension 0"),
+    ("max_pool3d empty channels", "m.nn.functional.max_pool3d(m.zeros(2, 0, 4, 4, 4), 2)",
+     "RuntimeError", "max_pool3d_with_indices_out_cpu_template(): Expected input's non-batch "
+     "dimensions to have positive length, but input has a shape of [2, 0, 4, 4, 4] and "
+     "non-batch dimension 0 has length zero!"),
+    ("max_pool3d two kernel sizes", "m.nn.functional.max_pool3d(m.zeros(1, 1, 2, 2, 2), (2, 2))",
+     "RuntimeError", "max_pool3d: kernel_size must either be a single int, or a tuple of three "
+     "ints"),
+    ("max_pool3d zero kernel, stride 1", "m.nn.functional.max_pool3d(m.zeros(1, 1, 2, 2, 2), 0, 1)",
+     "RuntimeError", "kernel size should be greater than zero, but got kT: 0 kH: 0 kW: 0"),
+    ("max_pool3d negative padding",
+     "m.nn.functional.max_pool3d(m.zeros(1, 1, 2, 2, 2), 2, 1, -1)", "RuntimeError",
+     "pad must be non-negative, but got pad: -1"),
+    ("max_pool3d output too small", "m.nn.functional.max_pool3d(m.zeros(1, 2, 4, 4, 4), 5)",
+     "RuntimeError", "Given input size: (2x4x4x4). Calculated output size: (2x0x0x0). Output "
+     "size is too small"),
     ("squeeze a dim twice", "m.ones(1, 2).squeeze((0, -2))", "RuntimeError",
      "dim 0 appears multiple times in the list of dims"),
     ("all a dim twice", "m.ones(1, 2).all(dim=(1, 1))", "RuntimeError",

@@ -2177,7 +2177,7 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
 
 
 # -- more (nnmore): avg_pool3d, local_response_norm ----------------------------------------------
-__all__ += ["avg_pool3d", "local_response_norm"]
+__all__ += ["avg_pool3d", "max_pool3d", "local_response_norm"]
 
 
 def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
@@ -2225,6 +2225,66 @@ def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     return dispatch(OPS["avg_pool3d"], input, kernel_size=k, stride=s, padding=p,
                     ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad),
                     divisor_override=divisor_override)
+
+
+def _three(what: str, v: Any, verb: str = "must either be") -> tuple[int, ...]:
+    """``v`` (an int, or one or three ints) as three ints, with max_pool3d's text."""
+    t = (int(v),) if _is_number(v) else tuple(int(x) for x in v)
+    if len(t) not in (1, 3):
+        raise RuntimeError(f"max_pool3d: {what} {verb} a single int, or a tuple of three ints")
+    return t * 3 if len(t) == 1 else t
+
+
+def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False
+               ) -> Any:
+    """The maximum of each (dilated) window of the last three dimensions
+    (``MaxPool3DWithIndicesBackward0``, saving the indices as ``_saved_result1``); with
+    ``return_indices`` also the flat position of each maximum in its D*H*W volume.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.max_pool3d(gradviz.arange(8.0).view(1, 1, 2, 2, 2), 2, return_indices=True)
+        (tensor([[[[[7.]]]]]), tensor([[[[[7]]]]]))
+    """
+    k = _three("kernel_size", kernel_size)
+    no_stride = stride is None or (not _is_number(stride) and len(stride) == 0)
+    s = () if no_stride else _three("stride", stride, "must either be omitted,")
+    p, d = _three("padding", padding), _three("dilation", dilation, "must be either")
+    if input.ndim not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    from gradviz.ops._kernels import pool_out_size
+
+    sizes, outs = tuple(input.shape[-3:]), []
+    for n, kk, ss, pp, dd in zip(sizes, k, s or k, p, d):  # PyTorch's pooling_output_shape
+        if ss == 0:
+            raise RuntimeError("stride should not be zero")
+        if pp < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {pp}")
+        if pp > ((kk - 1) * dd + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={pp}, kernel_size={kk} and dilation={dd}")
+        outs.append(pool_out_size(n, kk, ss, pp, dd, ceil_mode))
+    for name, short, v in (("kernel size", "k", k), ("stride", "d", s or k),
+                           ("dilation", "dilation", d)):
+        if min(v) <= 0:
+            raise RuntimeError(f"{name} should be greater than zero, but got {short}T: {v[0]} "
+                               f"{short}H: {v[1]} {short}W: {v[2]}")
+    if 0 in input.shape[-4:]:  # only a batch (of a 5-D input) may be empty; torch's text
+        raise RuntimeError("max_pool3d_with_indices_out_cpu_template(): Expected input's "
+                           "non-batch dimensions to have positive length, but input has a "
+                           f"shape of {list(input.shape)} and non-batch dimension 0 has length "
+                           "zero!")
+    if min(outs) < 1:
+        c = input.shape[-4]
+        raise RuntimeError(f"Given input size: ({c}x{'x'.join(map(str, sizes))}). Calculated "
+                           f"output size: ({c}x{'x'.join(map(str, outs))}). Output size is too "
+                           "small")
+    _no_bool("max_pool3d", input, "max_pool3d")
+    out, indices = dispatch(OPS["max_pool3d_with_indices"], input, kernel_size=k, stride=s,
+                            padding=p, dilation=d, ceil_mode=bool(ceil_mode))
+    return (out, indices) if return_indices else out
 
 
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,

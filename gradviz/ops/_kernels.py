@@ -1462,6 +1462,68 @@ def max_pool2d_with_indices_backward(grad_output: np.ndarray, self: np.ndarray, 
     return out.reshape(self.shape)
 
 
+def max_pool3d_with_indices(a: np.ndarray, kernel_size: tuple = (), stride: tuple = (),
+                            padding: tuple = (0, 0, 0), dilation: tuple = (1, 1, 1),
+                            ceil_mode: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Each window's maximum over the last three dimensions and its flat position in the
+    input's D*H*W volume, as PyTorch's CPU kernel scans a window: the first maximum, or the
+    last NaN when there is one; padding is never picked. ``stride`` () is the kernel size.
+    The windows are gathered whole, (*lead, *n_out, kd * kh * kw): plain, not fast."""
+    st = tuple(stride) or tuple(kernel_size)
+    sizes = a.shape[-3:]
+    coords, valid, starts = [], [], []
+    for i, (n, k, s, p, d) in enumerate(zip(sizes, kernel_size, st, padding, dilation)):
+        n_out = pool_out_size(n, k, s, p, d, ceil_mode)
+        c = (np.arange(n_out) * s - p)[:, None] + np.arange(k) * d  # (n_out, k) positions
+        shape = [1] * 6
+        shape[i], shape[3 + i] = n_out, k
+        coords.append(c.reshape(shape))
+        valid.append(((c >= 0) & (c < n)).reshape(shape))
+        # the first position not in the left padding: PyTorch's index for a window that
+        # holds no input at all (a dilated window over padding only)
+        first_in = np.where(c[:, 0] < 0, c[:, 0] + -(c[:, 0] // d) * d, c[:, 0])
+        starts.append(first_in.reshape([n_out if j == i else 1 for j in range(3)]))
+    inside = valid[0] & valid[1] & valid[2]
+    clipped = [np.clip(c, 0, n - 1) for c, n in zip(coords, sizes)]
+    lead = a.shape[:-3]
+    win = a[(Ellipsis, *clipped)]  # (*lead, od, oh, ow, kd, kh, kw)
+    n_out, n_k = win.shape[len(lead):len(lead) + 3], math.prod(kernel_size)
+    win = win.reshape(lead + n_out + (n_k,))
+    inside = np.broadcast_to(inside, n_out + tuple(kernel_size)).reshape(n_out + (n_k,))
+    low = -np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).min
+    win = np.where(inside, win, np.asarray(low, a.dtype))
+    values = win.max(axis=-1)  # NaN wins
+    first = np.argmax((win == values[..., None]) & inside, axis=-1)
+    if a.dtype.kind == "f":
+        nan = np.isnan(win)
+        last_nan = win.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
+        first = np.where(nan.any(-1), last_nan, first)
+    h, w = sizes[1], sizes[2]
+    flat = np.broadcast_to((clipped[0] * h + clipped[1]) * w + clipped[2],
+                           n_out + tuple(kernel_size)).reshape(n_out + (n_k,))
+    index = np.take_along_axis(np.broadcast_to(flat, win.shape), first[..., None], -1)[..., 0]
+    empty = ~inside.any(-1)
+    if empty.any():
+        index = np.where(empty, (starts[0] * h + starts[1]) * w + starts[2], index)
+    return np.ascontiguousarray(values), np.ascontiguousarray(index.astype(np.int64))
+
+
+def max_pool3d_with_indices_backward(grad_output: np.ndarray, self: np.ndarray, indices: Any
+                                     ) -> np.ndarray:
+    """Each output gradient added at its maximum's position (a flat index into D*H*W)."""
+    idx = arr(indices)
+    volume = math.prod(self.shape[-3:])
+    planes = math.prod(self.shape[:-3])
+    idx = idx.reshape(planes, idx.size // max(planes, 1))
+    # a window over padding only points past its volume (PyTorch's kernel then writes out of
+    # bounds): its gradient is dropped
+    kept = (idx < volume).ravel()
+    flat = (np.arange(planes)[:, None] * volume + idx).ravel()
+    out = np.zeros(planes * volume, grad_output.dtype)
+    np.add.at(out, flat[kept], grad_output.ravel()[kept])  # overlapping windows may share one
+    return out.reshape(self.shape)
+
+
 def _avg_divisor(a: np.ndarray, k: tuple, s: tuple, p: tuple, n_out: tuple,
                  count_include_pad: bool, divisor_override: Any) -> Any:
     """Per output position, what its window's sum is divided by (PyTorch's avg_pool2d)."""

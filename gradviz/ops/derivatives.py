@@ -2739,9 +2739,10 @@ def _shape_only_input(grad):
     return f.zeros_like(grad)
 
 
-def _max_pool_gather(grad, indices):
-    """The gradient flowing back through max_pool's backward: ``grad`` read at the indices."""
-    lead = tuple(indices.shape[:-2])
+def _max_pool_gather(grad, indices, nd=2):
+    """The gradient flowing back through max_pool's backward: ``grad`` read at the indices
+    (flat positions in each plane of the last ``nd`` dimensions)."""
+    lead = tuple(indices.shape[:-nd])
     flat = f.gather(grad.reshape(lead + (-1,)), len(lead), indices.reshape(lead + (-1,)))
     return flat.reshape(tuple(indices.shape))
 
@@ -2776,6 +2777,25 @@ defop("max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0
       samples=(Sample(R(2, 1, 2, 2), R(2, 1, 4, 3),
                       indices=Tensor._make(np.array([[[[0, 5], [7, 11]]], [[[1, 4], [6, 9]]]]))),),
       grad_output=lambda grad, indices: _max_pool_gather(grad, indices),
+      self=_shape_only_input)
+defop("max_pool3d_with_indices", "MaxPool3DWithIndicesBackward0", K.max_pool3d_with_indices,
+      ("self",),
+      outputs=("result0", "result1"), nondiff_outputs=(1,),
+      doc="outputs (values, indices); indices are flat positions in each D*H*W volume",
+      calls=("`F.max_pool3d`", ""),
+      samples=(Sample(R(2, 1, 4, 3, 4), kernel_size=(2, 2, 2), stride=(), padding=(0, 0, 0),
+                      dilation=(1, 1, 1), ceil_mode=False),
+               Sample(R(1, 2, 3, 5, 4), kernel_size=(3, 2, 2), stride=(2, 1, 2),
+                      padding=(1, 1, 0), dilation=(1, 2, 1), ceil_mode=True)),
+      self=lambda grads, self, kernel_size, stride, padding, dilation, ceil_mode, result1:
+      f.op("max_pool3d_with_indices_backward", grads[0], self, indices=result1))
+defop("max_pool3d_with_indices_backward", "MaxPool3DWithIndicesBackwardBackward0",
+      K.max_pool3d_with_indices_backward, ("grad_output", "self"),
+      doc="max_pool3d's backward, recorded under create_graph",
+      calls=("max_pool3d's backward under `create_graph=True`", ""),
+      samples=(Sample(R(1, 2, 1, 1, 2), R(1, 2, 2, 2, 2),
+                      indices=Tensor._make(np.array([[[[[0, 7]]], [[[3, 5]]]]]))),),
+      grad_output=lambda grad, indices: _max_pool_gather(grad, indices, 3),
       self=_shape_only_input)
 defop("avg_pool2d", "AvgPool2DBackward0", K.avg_pool2d, ("self",),
       doc="``stride`` is saved as () when it was not given (it defaults to the kernel size)",
