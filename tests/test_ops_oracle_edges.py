@@ -303,6 +303,14 @@ VALUES: list[tuple[str, str, Any]] = [
     ("matrix_power(0) of 0x0 matrices",
      "x = m.zeros(2, 0, 0, requires_grad=True)\nout = list(m.matrix_power(x, 0).shape)",
      [2, 0, 0]),
+    ("tensordot to one number records a dot of the flattened operands",
+     "a = m.ones(1, 3, requires_grad=True)\nb = m.ones(3, 1, requires_grad=True)\n"
+     "y = m.tensordot(a, b, dims=1)\nnode = y.grad_fn.next_functions[0][0]\n"
+     "left = node.next_functions[0][0]\n"
+     "out = [y.grad_fn.name(), node.name(), left.name(), left.next_functions[0][0].name(),\n"
+     "       left.next_functions[0][0]._saved_dims, list(y.shape)]",
+     ["ViewBackward0", "DotBackward0", "ViewBackward0", "PermuteBackward0", (0, 2**64 - 1),
+      [1, 1]]),
     ("torch.qr's result type",
      "import warnings\nwith warnings.catch_warnings():\n    warnings.simplefilter('ignore')\n"
      "    out = m.qr(m.eye(3, dtype=m.float64)[:, :2], some=False)\n"

@@ -3376,10 +3376,14 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     size = int(np.prod([a.shape[i] for i in ca], dtype=np.int64))
     rows = int(np.prod([a.shape[i] for i in free_a], dtype=np.int64))
     cols = int(np.prod([b.shape[i] for i in free_b], dtype=np.int64))
-    left = reshape(permute(a, free_a + ca), (rows, size))
-    right = reshape(permute(b, cb + free_b), (size, cols))
-    return reshape(mm(left, right), tuple(a.shape[i] for i in free_a)
-                   + tuple(b.shape[i] for i in free_b))
+    out_shape = tuple(a.shape[i] for i in free_a) + tuple(b.shape[i] for i in free_b)
+    # the permutations name the contracted dims as written (negative ones saved as given)
+    pa, pb = permute(a, free_a + da), permute(b, db + free_b)
+    if rows == 1 and cols == 1:  # one number: PyTorch takes a dot of the flattened operands
+        return view(dot(flatten(pa), flatten(pb)), out_shape)
+    left = reshape(pa, (rows, size))
+    right = reshape(pb, (size, cols))
+    return reshape(mm(left, right), out_shape)
 
 
 # -- more (nnmore): torch.conv_transpose1d, torch.pixel_shuffle, torch.pixel_unshuffle ---------
