@@ -384,6 +384,10 @@ ERRORS: list[tuple[str, str, str, str]] = [
     ("interpolate trilinear on 4-D input",
      "m.nn.functional.interpolate(m.zeros(1, 1, 2, 2), scale_factor=2, mode='trilinear')",
      "NotImplementedError", "Got 4D input, but trilinear mode needs 5D input"),
+    ("interpolate trilinear to an empty size",
+     "m.nn.functional.interpolate(m.zeros(1, 1, 2, 2, 2), size=(0, 3, 2), mode='trilinear')",
+     "RuntimeError", "Input and output sizes should be greater than 0, but got input (D: 2, H: "
+     "2, W: 2) output (D: 0, H: 3, W: 2)"),
     ("interpolate nearest-exact on 2-D input",
      "m.nn.functional.interpolate(m.zeros(1, 4), scale_factor=2, mode='nearest-exact')",
      "NotImplementedError", "Input Error: Only 3D, 4D and 5D input Tensors supported (got 2D) "

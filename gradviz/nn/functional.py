@@ -1825,8 +1825,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         raise NotImplementedError("F.interpolate: antialias=True is not available in gradviz")
     if output_size is None:  # PyTorch's C++: floor of each size times its factor
         output_size = [int(n * s) for n, s in zip(input.shape[2:], scale_factors)]
-    if dim in (1, 2) and min(list(input.shape[2:]) + list(output_size)) <= 0:
-        names = ("W",) if dim == 1 else ("H", "W")
+    if dim in (1, 2, 3) and min(list(input.shape[2:]) + list(output_size)) <= 0:
+        names = ("D", "H", "W")[3 - dim:]
         ins, outs = (", ".join(f"{k}: {v}" for k, v in zip(names, sizes))
                      for sizes in (input.shape[2:], output_size))
         sep = " and" if dim == 1 else ""  # (PyTorch's two texts differ by this word)
