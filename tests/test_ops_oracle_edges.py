@@ -323,6 +323,10 @@ VALUES: list[tuple[str, str, Any]] = [
     ("any a list of dims keepdim",
      "out = m.any(m.tensor([[0.0, 0.0], [2.0, 0.0]]), dim=[1], keepdim=True)", [[False], [True]]),
     ("all dim=(0,) of a 0-d tensor", "out = m.all(m.tensor(0.0), dim=(0,))", False),
+    ("all/any of uint8 stay uint8",
+     "u = m.tensor([[1, 0], [2, 3]], dtype=m.uint8)\n"
+     "out = [str(r.dtype).split('.')[-1] for r in (m.all(u), u.any(0), u.all(dim=()))]",
+     ["uint8", "uint8", "uint8"]),
 ]
 
 # (id, program, attribute of out.grad_fn, value)

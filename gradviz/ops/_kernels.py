@@ -1009,11 +1009,14 @@ def copy(a, src):
 
 
 def all_(a, dim=None, keepdim=False):
-    return np.asarray(np.all(a, axis=dim, keepdims=keepdim))
+    # PyTorch keeps a uint8 input's dtype (0 or 1); every other dtype gives bool
+    out = np.asarray(np.all(a, axis=dim, keepdims=keepdim))
+    return out.astype(np.uint8) if a.dtype == np.uint8 else out
 
 
 def any_(a, dim=None, keepdim=False):
-    return np.asarray(np.any(a, axis=dim, keepdims=keepdim))
+    out = np.asarray(np.any(a, axis=dim, keepdims=keepdim))
+    return out.astype(np.uint8) if a.dtype == np.uint8 else out
 
 
 def _bitwise(kernel, ufunc, *operands):
