@@ -159,7 +159,18 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = _TRUE_DIV) -> Ten
     return dispatch(_O["div"], input, _tensor_arg(other))
 
 
-divide = true_divide = div
+divide = div
+
+
+def true_divide(input: Any, other: Any) -> Tensor:
+    """:func:`div` without ``rounding_mode``: torch's ``true_divide`` takes none.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.true_divide(gradviz.tensor([1, 3]), 2)
+        tensor([0.5000, 1.5000])
+    """
+    return div(input, other)
 
 
 
@@ -874,6 +885,10 @@ def div_(input: Tensor, other: Any, *, rounding_mode: str | None = _TRUE_DIV) ->
         return dispatch_inplace(_O["div_mode"], input, _tensor_arg(other),
                                 rounding_mode=rounding_mode)
     return dispatch_inplace(_O["div"], input, _tensor_arg(other))
+
+
+def true_divide_(input: Tensor, other: Any) -> Tensor:
+    return div_(input, other)
 
 
 def zero_(input: Tensor) -> Tensor:

@@ -364,7 +364,7 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
     Tensor.polygamma = F._polygamma_method
     Tensor.flip = _args.method(F._flip_method, "flip")
     Tensor.polygamma_ = F._polygamma_
-    Tensor.true_divide, Tensor.true_divide_ = Tensor.div, Tensor.div_
+    Tensor.true_divide, Tensor.true_divide_ = F.true_divide, F.true_divide_
     for name, dt in (("half", _dtype.float16), ("byte", _dtype.uint8), ("char", _dtype.int8),
                      ("short", _dtype.int16)):
         setattr(Tensor, name, _cast_method(name, dt))
