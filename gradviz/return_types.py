@@ -73,13 +73,14 @@ def _fields(name: str, fields: tuple[str, ...]) -> type:
 
 
 __all__ += ["linalg_inv_ex", "linalg_slogdet", "slogdet", "linalg_solve_ex", "linalg_cholesky_ex",
-            "linalg_qr", "linalg_eigh", "linalg_svd", "svd"]
+            "linalg_qr", "qr", "linalg_eigh", "linalg_svd", "svd"]
 linalg_inv_ex = _fields("linalg_inv_ex", ("inverse", "info"))
 linalg_slogdet = _fields("linalg_slogdet", ("sign", "logabsdet"))
 slogdet = _fields("slogdet", ("sign", "logabsdet"))
 linalg_solve_ex = _fields("linalg_solve_ex", ("result", "info"))
 linalg_cholesky_ex = _fields("linalg_cholesky_ex", ("L", "info"))
 linalg_qr = _fields("linalg_qr", ("Q", "R"))
+qr = _fields("qr", ("Q", "R"))
 linalg_eigh = _fields("linalg_eigh", ("eigenvalues", "eigenvectors"))
 linalg_svd = _fields("linalg_svd", ("U", "S", "Vh"))
 svd = _fields("svd", ("U", "S", "V"))

@@ -133,6 +133,15 @@ def test_expanded_inputs_are_refused():
     assert gradcheck(lambda a, c: a * c.sum(), (x64(), other))
 
 
+def test_empty_inputs_are_checked_whatever_their_strides():
+    # An empty tensor shares no memory, even expanded (stride 0), as torch's gradcheck agrees.
+    empty = gv.zeros(1, 3, dtype=gv.float64).expand(0, 3).detach().requires_grad_()
+    for fast in (False, True):
+        assert gradcheck(lambda a: a * 2, (empty,), fast_mode=fast)
+    matrices = gv.zeros(0, 5, 5, dtype=gv.float64).expand(0, 5, 5).requires_grad_()
+    assert gradcheck(gv.logdet, (matrices,)) and gradgradcheck(gv.logdet, (matrices,))
+
+
 def test_an_output_that_does_not_require_grad_must_not_depend_on_the_inputs():
     for fast in (False, True):
         with pytest.raises(GradcheckError, match="^Numerical gradient for function expected to "

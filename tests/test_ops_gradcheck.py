@@ -126,6 +126,14 @@ CASES: dict[str, list[Case]] = {
         c("div_ on clone", _inplace("div_"), R(2, 3), P(3)),
         c("div_ scalar on clone", _inplace("div_"), R(2, 3), 4.0),
     ],
+    "div_mode": [
+        c("div rounding_mode=None", lambda x, y: gradviz.div(x, y, rounding_mode=None),
+          R(2, 3), P(2, 3)),
+        c("div trunc bcast", lambda x, y: x.div(y, rounding_mode="trunc"), R(2, 3), P(3)),
+        c("div floor by a number", lambda x: gradviz.div(x * 3, 2, rounding_mode="floor"),
+          R(2, 3)),
+        c("div_ floor on clone", _inplace("div_", rounding_mode="floor"), R(2, 3), P(3)),
+    ],
     "neg": [
         c("neg", lambda x: -x, R(2, 3)),
         c("neg fn 0-d", gradviz.neg, R()),
@@ -230,8 +238,16 @@ CASES: dict[str, list[Case]] = {
         c("squeeze dim -1", lambda x: x.squeeze(-1), R(1, 3, 1)),
         c("squeeze dim no-op", lambda x: x.squeeze(1), R(1, 3, 1)),
     ],
+    "squeeze_dims": [
+        c("squeeze dims", lambda x: x.squeeze((0, -2)), R(1, 3, 1, 2)),
+        c("squeeze dims with no size-1 dim", lambda x: gradviz.squeeze(x, (1,)), R(1, 3, 1)),
+        c("squeeze dims of a 0-d tensor", lambda x: x.squeeze((0,)), R()),
+    ],
     "squeeze_dim_": [
         c("matmul 1-D @ 2-D", lambda x, y: x @ y, R(3), R(3, 4)),
+        c("quantile of a 0-d tensor, dim=0", lambda x: gradviz.quantile(x, 0.5, dim=0), R()),
+        c("nanquantile of a 0-d tensor, q a tensor, dim=-1",
+          lambda x, q: gradviz.nanquantile(x, q, dim=-1, keepdim=True), R(), C([0.25, 0.5])),
     ],
     "to_copy": [
         # Through float32 and back: exact up to float32 rounding, so a coarser step is needed.
@@ -246,11 +262,15 @@ CASES: dict[str, list[Case]] = {
         c("mm const rhs", lambda x, y: gradviz.mm(x, y), R(2, 3), C(np.ones((3, 2)))),
         c("mm const lhs", lambda x, y: gradviz.mm(x, y), C(np.ones((2, 3))), R(3, 2)),
         c("matmul of t()", lambda x, y: x.t() @ y, R(3, 2), R(3, 2)),
+        c("tensordot contracting size-1 dims",
+          lambda x, y: gradviz.tensordot(x, y, dims=([1, 2], [0, 1])), R(2, 1, 3), R(4, 3, 5)),
     ],
     "dot": [
         c("dot", lambda x, y: x.dot(y), R(3), R(3)),
         c("matmul 1-D @ 1-D", lambda x, y: x @ y, R(4), R(4)),
         c("dot self", lambda x: gradviz.dot(x, x), R(3)),
+        c("tensordot to one number", lambda x, y: gradviz.tensordot(x, y, dims=([0, 1], [1, 0])),
+          R(2, 3), R(3, 2)),
     ],
     "mv": [
         c("mv", lambda x, y: x.mv(y), R(2, 3), R(3)),
@@ -413,7 +433,9 @@ CASES.update({
     "unbind": [c("unbind", lambda x: x.unbind(1)[2], R(3, 4)),
                c("iterate", lambda x: [row for row in x][1] * 2, R(3, 4))],
     "cat": [c("cat", lambda x, y: gradviz.cat([x, y, x], 1), R(2, 3), R(2, 2)),
-            c("cat const", lambda x, y: gradviz.cat([x, y]), R(2, 3), C(np.ones((1, 3))))],
+            c("cat const", lambda x, y: gradviz.cat([x, y]), R(2, 3), C(np.ones((1, 3)))),
+            c("cat with legacy empty tensors", lambda x, e: gradviz.cat([e, x, e], 1),
+              R(2, 3), R(0))],
     "stack": [c("stack", lambda x, y: gradviz.stack([x, y], -1), R(2, 3), R(2, 3))],
     "bmm": [c("bmm", lambda x, y: gradviz.bmm(x, y), R(2, 3, 4), R(2, 4, 2)),
             c("matmul 3-D @ 3-D", lambda x, y: x @ y, R(2, 3, 4), R(2, 4, 2)),
@@ -425,6 +447,14 @@ CASES.update({
                 R(3, 5), R(3)),
               c("addmm beta alpha", lambda b, x, w: gradviz.addmm(b, x, w, beta=0.5, alpha=2),
                 R(3), R(4, 5), R(5, 3))],
+    "linalg_pinv": [c("pinv with tensor tolerances, one per matrix",
+                      lambda x: gradviz.linalg.pinv(x, atol=gradviz.tensor(1e-4, dtype=F64),
+                                                    rtol=gradviz.tensor([1e-3, 1e-2], dtype=F64)),
+                      R(2, 3, 3))],
+    "linalg_qr": [c("Tensor.qr (torch.qr), reduced", lambda x: x.qr().Q,
+                    R(4, 3)),
+                  c("torch.qr some=False of a wide matrix", lambda x: gradviz.qr(x, False)[1],
+                    R(2, 3))],
     "index": [c("x[[0, 2]]", lambda x: x[[0, 2]], R(3, 4)),
               c("x[mask]", lambda x: x[x > 0], R(3, 4)),
               c("x[:, [1, 1]] repeated", lambda x: x[:, [1, 1]], R(3, 4)),
@@ -436,13 +466,24 @@ CASES.update({
     "_index_put_impl": [c("grad of x[[0, 2]] with create_graph", _grad_of(lambda x: x[[0, 2]]),
                           R(3, 4), R(2, 4))],
     "index_select": [c("index_select", lambda x: x.index_select(1, _I(0, 2, 2)), R(3, 4))],
-    "gather": [c("gather", lambda x: x.gather(1, _I([0, 1], [2, 2], [1, 0])), R(3, 4))],
+    "gather": [c("gather", lambda x: x.gather(1, _I([0, 1], [2, 2], [1, 0])), R(3, 4)),
+               c("gather 0-d input, 1-d index", lambda x: x.gather(0, _I(0, 0)), R()),
+               c("gather 1-d input, 0-d index", lambda x: gradviz.gather(x, 0, _I(2)), R(4)),
+               c("gather an empty index", lambda x: x.gather(0, _I()), R(5))],
     "scatter": [c("scatter src", lambda x, s: x.scatter(1, _I([0, 1], [2, 3], [1, 0]), s),
-                  R(3, 4), R(3, 2))],
+                  R(3, 4), R(3, 2)),
+                c("scatter 0-d", lambda x, s: gradviz.scatter(x, 0, gradviz.tensor(0), s),
+                  R(), R()),
+                c("scatter 0-d input, 1-d src", lambda x, s: x.scatter(-1, _I(0), s), R(), R(1))],
     "scatter_value": [c("scatter value", lambda x: x.scatter(1, _I([0, 1], [2, 3]), 2.0),
                         R(2, 4))],
     "scatter_add": [c("scatter_add", lambda x, s: x.scatter_add(1, _I([0, 0], [2, 3]), s),
-                      R(2, 4), R(2, 2))],
+                      R(2, 4), R(2, 2)),
+                    c("scatter_add 0-d input, 1-d index",
+                      lambda x, s: x.scatter_add(0, _I(0, 0), s), R(), R(2))],
+    "masked_select": [c("masked_select 0-d", lambda x: x.masked_select(gradviz.tensor(True)), R()),
+                      c("masked_select 0-d, nothing selected",
+                        lambda x: gradviz.masked_select(x, gradviz.tensor(False)), R())],
     "masked_fill": [c("masked_fill", lambda x: x.masked_fill(x.detach() > 0, 0.5), R(3, 4)),
                     c("masked_fill bcast mask",
                       lambda x: x.masked_fill(gradviz.tensor([True, False, True, False]), 0.5),
@@ -520,6 +561,27 @@ CASES.update({
           R(1, 1, 4, 4)),
         c("max_pool1d", lambda x: NF.max_pool1d(x, 3, 2, 1), R(2, 2, 7)),
     ],
+    "max_pool3d_with_indices": [
+        c("F.max_pool3d", lambda x: NF.max_pool3d(x, 2), R(2, 1, 4, 3, 4)),
+        c("F.max_pool3d stride padding dilation ceil_mode, unbatched",
+          lambda x: NF.max_pool3d(x, (2, 3, 2), (1, 2, 2), (1, 1, 0), (2, 1, 1), True),
+          R(2, 4, 5, 3))],
+    "upsample_bicubic2d": [
+        c("F.interpolate bicubic, scale_factor", lambda x: NF.interpolate(
+            x, scale_factor=1.7, mode="bicubic"), R(1, 2, 3, 4)),
+        c("F.interpolate bicubic, size, align_corners", lambda x: NF.interpolate(
+            x, size=(5, 2), mode="bicubic", align_corners=True), R(2, 1, 3, 4))],
+    "upsample_trilinear3d": [
+        c("F.interpolate trilinear, scale_factor", lambda x: NF.interpolate(
+            x, scale_factor=(1.5, 2, 0.8), mode="trilinear"), R(1, 2, 2, 3, 5)),
+        c("F.interpolate trilinear, size, align_corners", lambda x: NF.interpolate(
+            x, size=(3, 2, 4), mode="trilinear", align_corners=True), R(1, 1, 2, 3, 3))],
+    "upsample_nearest_exact1d": [c("F.interpolate nearest-exact 1-D", lambda x: NF.interpolate(
+        x, scale_factor=1.6, mode="nearest-exact"), R(2, 2, 5))],
+    "upsample_nearest_exact2d": [c("F.interpolate nearest-exact 2-D", lambda x: NF.interpolate(
+        x, size=(5, 2), mode="nearest-exact"), R(1, 2, 3, 4))],
+    "upsample_nearest_exact3d": [c("F.interpolate nearest-exact 3-D", lambda x: NF.interpolate(
+        x, scale_factor=(2, 0.7, 1.5), mode="nearest-exact"), R(1, 1, 2, 3, 2))],
     "native_batch_norm": [
         c("batch_norm training (N, C, H, W)", lambda x, w, b: NF.batch_norm(
             x, None, None, w, b, training=True), R(2, 3, 2, 2), R(3), R(3)),

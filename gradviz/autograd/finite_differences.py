@@ -104,7 +104,8 @@ def _check_inputs(inputs: tuple) -> None:
                           "inputs are not of double precision floating point or complex. ",
                           stacklevel=3)
         arr = x._data
-        if not all(st > 0 or n <= 1 for st, n in zip(arr.strides, arr.shape)):
+        # an empty input has no element to share memory (NumPy may give it stride 0)
+        if arr.size and not all(st > 0 or n <= 1 for st, n in zip(arr.strides, arr.shape)):
             raise RuntimeError(
                 f"The {idx}th input has a dimension with stride 0. gradcheck only supports "
                 "inputs that are non-overlapping to be able to compute the numerical gradients "

@@ -678,7 +678,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         (tensor([0.2000]), tensor([1.1000]))
     """
     if training:
-        per_channel = input._data.size // input.shape[1] if input.ndim > 1 else 1
+        # torch counts the batch times the spatial sizes: channels of size 0 are no error
+        per_channel = input.shape[0] * math.prod(input.shape[2:]) if input.ndim else 1
         if per_channel == 1:
             raise ValueError("Expected more than 1 value per channel when training, got input "
                              f"size torch.Size({list(input.shape)})")
@@ -1754,10 +1755,12 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
     """Resample the spatial dimensions (after N and C) to ``size`` or by ``scale_factor``.
     ``mode='nearest'`` (3-D or 4-D input: ``UpsampleNearest1DBackward0``/``2D``),
-    ``'linear'`` (3-D) and ``'bilinear'`` (4-D) (``UpsampleLinear1DBackward0``,
-    ``UpsampleBilinear2DBackward0``, with ``align_corners``), ``'area'``
-    (``adaptive_avg_pool1d``/``2d``). Each node saves ``output_size`` and the scales as given
-    (None when ``size`` was).
+    ``'nearest-exact'`` (3-D, 4-D or 5-D: ``UpsampleNearestExact1DBackward0``/``2D``/``3D``),
+    ``'linear'`` (3-D), ``'bilinear'`` and ``'bicubic'`` (4-D) and ``'trilinear'`` (5-D)
+    (``UpsampleLinear1DBackward0``, ``UpsampleBilinear2DBackward0``,
+    ``UpsampleBicubic2DBackward0``, ``UpsampleTrilinear3DBackward0``, with ``align_corners``),
+    ``'area'`` (``adaptive_avg_pool1d``/``2d``). Each node saves ``output_size`` and the scales
+    as given (None when ``size`` was).
 
     Example:
         >>> import gradviz
@@ -1822,8 +1825,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         raise NotImplementedError("F.interpolate: antialias=True is not available in gradviz")
     if output_size is None:  # PyTorch's C++: floor of each size times its factor
         output_size = [int(n * s) for n, s in zip(input.shape[2:], scale_factors)]
-    if dim in (1, 2) and min(list(input.shape[2:]) + list(output_size)) <= 0:
-        names = ("W",) if dim == 1 else ("H", "W")
+    if dim in (1, 2, 3) and min(list(input.shape[2:]) + list(output_size)) <= 0:
+        names = ("D", "H", "W")[3 - dim:]
         ins, outs = (", ".join(f"{k}: {v}" for k, v in zip(names, sizes))
                      for sizes in (input.shape[2:], output_size))
         sep = " and" if dim == 1 else ""  # (PyTorch's two texts differ by this word)
@@ -1834,7 +1837,12 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     kernels = {("nearest", 1): "compute_indices_weights_nearest",
                ("nearest", 2): "upsample_nearest2d_channels_last",
                ("linear", 1): "compute_indices_weights_linear",
-               ("bilinear", 2): "upsample_bilinear2d_channels_last"}
+               ("bilinear", 2): "upsample_bilinear2d_channels_last",
+               ("nearest-exact", 1): "compute_indices_weights_nearest",
+               ("nearest-exact", 2): "upsample_nearest2d_channels_last",
+               ("nearest-exact", 3): "compute_indices_weights_nearest",
+               ("bicubic", 2): "compute_indices_weights_cubic",
+               ("trilinear", 3): "compute_indices_weights_linear"}
     if (mode, dim) in kernels:
         _no_int("interpolate", input, kernels[mode, dim])
     if mode == "nearest" and dim in (1, 2):
@@ -1853,14 +1861,28 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         return dispatch(OPS["upsample_bilinear2d"], input, output_size=out_size,
                         align_corners=bool(align_corners), scales_h=scales[0],
                         scales_w=scales[1])
-    needs = {"linear": 3, "bilinear": 4, "trilinear": 5}
+    if mode == "nearest-exact" and dim in (1, 2, 3):
+        names = ("scales",) if dim == 1 else ("scales_h", "scales_w") if dim == 2 else (
+            "scales_d", "scales_h", "scales_w")
+        return dispatch(OPS[f"upsample_nearest_exact{dim}d"], input, output_size=out_size,
+                        **dict(zip(names, scales)))
+    if mode == "bicubic" and dim == 2:
+        return dispatch(OPS["upsample_bicubic2d"], input, output_size=out_size,
+                        align_corners=bool(align_corners), scales_h=scales[0],
+                        scales_w=scales[1])
+    if mode == "trilinear" and dim == 3:
+        return dispatch(OPS["upsample_trilinear3d"], input, output_size=out_size,
+                        align_corners=bool(align_corners), scales_d=scales[0],
+                        scales_h=scales[1], scales_w=scales[2])
+    needs = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
     if mode in needs and input.ndim in (3, 4, 5):
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
                                   f"{needs[mode]}D input")
     if input.ndim in (3, 4, 5) and mode in _INTERP_MODES.split(" | "):
         raise NotImplementedError(f"F.interpolate: mode '{mode}' on {input.ndim}D input is not "
-                                  "available in gradviz (nearest, linear, bilinear and area on "
-                                  "3D/4D input are)")
+                                  "available in gradviz (nearest and area on 3D/4D input, "
+                                  "nearest-exact on 3D/4D/5D, linear, bilinear, bicubic and "
+                                  "trilinear are)")
     raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
                               f"{input.ndim}D) for the modes: {_INTERP_MODES} (got {mode})")
 
@@ -2155,7 +2177,7 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
 
 
 # -- more (nnmore): avg_pool3d, local_response_norm ----------------------------------------------
-__all__ += ["avg_pool3d", "local_response_norm"]
+__all__ += ["avg_pool3d", "max_pool3d", "local_response_norm"]
 
 
 def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
@@ -2176,8 +2198,12 @@ def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     s = () if stride is None or (not _is_number(stride) and len(stride) == 0) else _F._ints(
         "stride", stride, 3, "pooling")
     p = _F._ints("padding", padding, 3, "pooling")
-    if input.ndim not in (4, 5) or input._data.size == 0:
+    if input.ndim not in (4, 5):
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    if 0 in input.shape[-4:]:  # only a batch (of a 5-D input) may be empty; torch's text
+        raise RuntimeError("avg_pool3d(): Expected input's non-batch dimensions to have "
+                           f"positive length, but input has a shape of {list(input.shape)} "
+                           "and non-batch dimension 0 has length zero!")
     _no_bool("avg_pool3d", input, "avg_pool3d_out_frame")
     if min(k + (s or k)) <= 0:
         raise RuntimeError(f"avg_pool3d: kernel_size and stride must be greater than zero, got "
@@ -2199,6 +2225,66 @@ def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     return dispatch(OPS["avg_pool3d"], input, kernel_size=k, stride=s, padding=p,
                     ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad),
                     divisor_override=divisor_override)
+
+
+def _three(what: str, v: Any, verb: str = "must either be") -> tuple[int, ...]:
+    """``v`` (an int, or one or three ints) as three ints, with max_pool3d's text."""
+    t = (int(v),) if _is_number(v) else tuple(int(x) for x in v)
+    if len(t) not in (1, 3):
+        raise RuntimeError(f"max_pool3d: {what} {verb} a single int, or a tuple of three ints")
+    return t * 3 if len(t) == 1 else t
+
+
+def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False
+               ) -> Any:
+    """The maximum of each (dilated) window of the last three dimensions
+    (``MaxPool3DWithIndicesBackward0``, saving the indices as ``_saved_result1``); with
+    ``return_indices`` also the flat position of each maximum in its D*H*W volume.
+
+    Example:
+        >>> import gradviz
+        >>> import gradviz.nn.functional as F
+        >>> F.max_pool3d(gradviz.arange(8.0).view(1, 1, 2, 2, 2), 2, return_indices=True)
+        (tensor([[[[[7.]]]]]), tensor([[[[[7]]]]]))
+    """
+    k = _three("kernel_size", kernel_size)
+    no_stride = stride is None or (not _is_number(stride) and len(stride) == 0)
+    s = () if no_stride else _three("stride", stride, "must either be omitted,")
+    p, d = _three("padding", padding), _three("dilation", dilation, "must be either")
+    if input.ndim not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    from gradviz.ops._kernels import pool_out_size
+
+    sizes, outs = tuple(input.shape[-3:]), []
+    for n, kk, ss, pp, dd in zip(sizes, k, s or k, p, d):  # PyTorch's pooling_output_shape
+        if ss == 0:
+            raise RuntimeError("stride should not be zero")
+        if pp < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {pp}")
+        if pp > ((kk - 1) * dd + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={pp}, kernel_size={kk} and dilation={dd}")
+        outs.append(pool_out_size(n, kk, ss, pp, dd, ceil_mode))
+    for name, short, v in (("kernel size", "k", k), ("stride", "d", s or k),
+                           ("dilation", "dilation", d)):
+        if min(v) <= 0:
+            raise RuntimeError(f"{name} should be greater than zero, but got {short}T: {v[0]} "
+                               f"{short}H: {v[1]} {short}W: {v[2]}")
+    if 0 in input.shape[-4:]:  # only a batch (of a 5-D input) may be empty; torch's text
+        raise RuntimeError("max_pool3d_with_indices_out_cpu_template(): Expected input's "
+                           "non-batch dimensions to have positive length, but input has a "
+                           f"shape of {list(input.shape)} and non-batch dimension 0 has length "
+                           "zero!")
+    if min(outs) < 1:
+        c = input.shape[-4]
+        raise RuntimeError(f"Given input size: ({c}x{'x'.join(map(str, sizes))}). Calculated "
+                           f"output size: ({c}x{'x'.join(map(str, outs))}). Output size is too "
+                           "small")
+    _no_bool("max_pool3d", input, "max_pool3d")
+    out, indices = dispatch(OPS["max_pool3d_with_indices"], input, kernel_size=k, stride=s,
+                            padding=p, dilation=d, ceil_mode=bool(ceil_mode))
+    return (out, indices) if return_indices else out
 
 
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,

@@ -607,22 +607,30 @@ def index_put(a: np.ndarray, values: Any, indices: tuple, accumulate: bool = Fal
 
 
 def _grid(index: np.ndarray, dim: int) -> tuple:
+    index = index.reshape(index.shape or (1,))  # a 0-d index: one position along dim
     grid = list(np.indices(index.shape, sparse=True))
     grid[dim] = index
     return tuple(grid)
 
 
 def gather(a: np.ndarray, dim: int, index: Any, sparse_grad: bool = False) -> np.ndarray:
+    idx = arr(index)
+    if idx.size == 0:
+        return np.zeros(idx.shape, a.dtype)
     if a.ndim == 0:  # a 0-d tensor has one element, at index 0 of its (only) dim
-        return a.copy()
-    return np.asarray(a[_grid(arr(index), dim)])
+        return np.full(idx.shape, a, a.dtype)
+    return np.asarray(a[_grid(idx, dim)]).reshape(idx.shape)
 
 
 def scatter(a: np.ndarray, src: Any, dim: int, index: Any) -> np.ndarray:
     idx = arr(index)
+    if a.ndim == 0:  # one element, at index 0 of its (only) dim: src's first, if indexed
+        return np.asarray(np.reshape(src, -1)[0] if idx.size else a, dtype=a.dtype)
     out = a.copy()
+    if idx.size == 0:
+        return out
     if np.ndim(src):
-        src = src[tuple(slice(0, n) for n in idx.shape)]
+        src = np.reshape(src, np.shape(src) or (1,))[tuple(slice(0, n) for n in idx.shape or (1,))]
     out[_grid(idx, dim)] = src
     return out
 
@@ -633,10 +641,13 @@ def scatter_value(a: np.ndarray, dim: int, index: Any, value: Any) -> np.ndarray
 
 def scatter_add(a: np.ndarray, src: np.ndarray, dim: int, index: Any) -> np.ndarray:
     idx = arr(index)
-    if a.ndim == 0:
-        return np.asarray(a + np.reshape(src, ()))
+    if a.ndim == 0:  # every index is 0: the first idx.size values of src add up there
+        return np.asarray(a + np.sum(np.reshape(src, -1)[:idx.size]), dtype=a.dtype)
     out = a.copy()
-    np.add.at(out, _grid(idx, dim), src[tuple(slice(0, n) for n in idx.shape)])
+    if idx.size == 0:
+        return out
+    src = np.reshape(src, np.shape(src) or (1,))
+    np.add.at(out, _grid(idx, dim), src[tuple(slice(0, n) for n in idx.shape or (1,))])
     return out
 
 
@@ -669,7 +680,11 @@ def split_with_sizes(a: np.ndarray, split_sizes: tuple, dim: int) -> tuple:
 
 
 def cat(*arrays: np.ndarray, dim: int = 0) -> np.ndarray:
-    return np.concatenate(arrays, axis=dim)
+    # 1-D arrays of size 0 are left out (torch's legacy rule), but still count for the dtype
+    kept = [a for a in arrays if a.shape != (0,)]
+    if not kept:
+        return np.zeros((0,), np.result_type(*arrays))
+    return np.concatenate(kept, axis=dim, dtype=np.result_type(*arrays))
 
 
 def stack(*arrays: np.ndarray, dim: int = 0) -> np.ndarray:
@@ -800,6 +815,21 @@ def rsub_tensor(a, b, alpha=1):
 def div(a, b):
     # True division; PyTorch promotes integer operands to the default float type (see promotes).
     return np.true_divide(a, b)
+
+
+def div_mode(a, b, rounding_mode=None):
+    """``a / b`` rounded as ``rounding_mode`` says: None (true division), ``'trunc'`` (toward
+    zero) or ``'floor'`` (toward minus infinity, as Python's ``//``); integer operands stay
+    integers when rounded, as in PyTorch."""
+    if rounding_mode is None:
+        return div(a, b)
+    if rounding_mode == "floor":
+        return _integer_checked("div_floor_cpu", np.floor_divide, a, b)
+    if np.result_type(a, b).kind not in "iub":
+        return np.trunc(np.true_divide(a, b))
+    q = _integer_checked("div_trunc_cpu", np.floor_divide, a, b)
+    # floor and trunc differ by one where the division is inexact and the signs differ
+    return q + ((np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0)))
 
 
 def reciprocal(a):
@@ -955,6 +985,11 @@ def squeeze_dim(a, dim):
     return np.squeeze(a, dim) if a.ndim and a.shape[dim] == 1 else a
 
 
+def squeeze_dims(a, dim):
+    # squeeze(dim=(...)): the listed dims of size 1 go, the others stay
+    return np.squeeze(a, tuple(d for d in dim if a.ndim and a.shape[d] == 1))
+
+
 def to_copy(a, dtype):
     return a.astype(dtype)
 
@@ -976,11 +1011,14 @@ def copy(a, src):
 
 
 def all_(a, dim=None, keepdim=False):
-    return np.asarray(np.all(a, axis=dim, keepdims=keepdim))
+    # PyTorch keeps a uint8 input's dtype (0 or 1); every other dtype gives bool
+    out = np.asarray(np.all(a, axis=dim, keepdims=keepdim))
+    return out.astype(np.uint8) if a.dtype == np.uint8 else out
 
 
 def any_(a, dim=None, keepdim=False):
-    return np.asarray(np.any(a, axis=dim, keepdims=keepdim))
+    out = np.asarray(np.any(a, axis=dim, keepdims=keepdim))
+    return out.astype(np.uint8) if a.dtype == np.uint8 else out
 
 
 def _bitwise(kernel, ufunc, *operands):
@@ -1426,6 +1464,68 @@ def max_pool2d_with_indices_backward(grad_output: np.ndarray, self: np.ndarray, 
             ).ravel()
     out = np.zeros(planes * hw, grad_output.dtype)
     np.add.at(out, flat, grad_output.ravel())  # overlapping windows may share a maximum
+    return out.reshape(self.shape)
+
+
+def max_pool3d_with_indices(a: np.ndarray, kernel_size: tuple = (), stride: tuple = (),
+                            padding: tuple = (0, 0, 0), dilation: tuple = (1, 1, 1),
+                            ceil_mode: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Each window's maximum over the last three dimensions and its flat position in the
+    input's D*H*W volume, as PyTorch's CPU kernel scans a window: the first maximum, or the
+    last NaN when there is one; padding is never picked. ``stride`` () is the kernel size.
+    The windows are gathered whole, (*lead, *n_out, kd * kh * kw): plain, not fast."""
+    st = tuple(stride) or tuple(kernel_size)
+    sizes = a.shape[-3:]
+    coords, valid, starts = [], [], []
+    for i, (n, k, s, p, d) in enumerate(zip(sizes, kernel_size, st, padding, dilation)):
+        n_out = pool_out_size(n, k, s, p, d, ceil_mode)
+        c = (np.arange(n_out) * s - p)[:, None] + np.arange(k) * d  # (n_out, k) positions
+        shape = [1] * 6
+        shape[i], shape[3 + i] = n_out, k
+        coords.append(c.reshape(shape))
+        valid.append(((c >= 0) & (c < n)).reshape(shape))
+        # the first position not in the left padding: PyTorch's index for a window that
+        # holds no input at all (a dilated window over padding only)
+        first_in = np.where(c[:, 0] < 0, c[:, 0] + -(c[:, 0] // d) * d, c[:, 0])
+        starts.append(first_in.reshape([n_out if j == i else 1 for j in range(3)]))
+    inside = valid[0] & valid[1] & valid[2]
+    clipped = [np.clip(c, 0, n - 1) for c, n in zip(coords, sizes)]
+    lead = a.shape[:-3]
+    win = a[(Ellipsis, *clipped)]  # (*lead, od, oh, ow, kd, kh, kw)
+    n_out, n_k = win.shape[len(lead):len(lead) + 3], math.prod(kernel_size)
+    win = win.reshape(lead + n_out + (n_k,))
+    inside = np.broadcast_to(inside, n_out + tuple(kernel_size)).reshape(n_out + (n_k,))
+    low = -np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).min
+    win = np.where(inside, win, np.asarray(low, a.dtype))
+    values = win.max(axis=-1)  # NaN wins
+    first = np.argmax((win == values[..., None]) & inside, axis=-1)
+    if a.dtype.kind == "f":
+        nan = np.isnan(win)
+        last_nan = win.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
+        first = np.where(nan.any(-1), last_nan, first)
+    h, w = sizes[1], sizes[2]
+    flat = np.broadcast_to((clipped[0] * h + clipped[1]) * w + clipped[2],
+                           n_out + tuple(kernel_size)).reshape(n_out + (n_k,))
+    index = np.take_along_axis(np.broadcast_to(flat, win.shape), first[..., None], -1)[..., 0]
+    empty = ~inside.any(-1)
+    if empty.any():
+        index = np.where(empty, (starts[0] * h + starts[1]) * w + starts[2], index)
+    return np.ascontiguousarray(values), np.ascontiguousarray(index.astype(np.int64))
+
+
+def max_pool3d_with_indices_backward(grad_output: np.ndarray, self: np.ndarray, indices: Any
+                                     ) -> np.ndarray:
+    """Each output gradient added at its maximum's position (a flat index into D*H*W)."""
+    idx = arr(indices)
+    volume = math.prod(self.shape[-3:])
+    planes = math.prod(self.shape[:-3])
+    idx = idx.reshape(planes, idx.size // max(planes, 1))
+    # a window over padding only points past its volume (PyTorch's kernel then writes out of
+    # bounds): its gradient is dropped
+    kept = (idx < volume).ravel()
+    flat = (np.arange(planes)[:, None] * volume + idx).ravel()
+    out = np.zeros(planes * volume, grad_output.dtype)
+    np.add.at(out, flat[kept], grad_output.ravel()[kept])  # overlapping windows may share one
     return out.reshape(self.shape)
 
 
@@ -1931,6 +2031,48 @@ def _nearest_index(n_in: int, n_out: int, scale: Any) -> np.ndarray:
                       n_in - 1)
 
 
+def _nearest_exact_index(n_in: int, n_out: int, scale: Any) -> np.ndarray:
+    """PyTorch's ``nearest_neighbor_exact_compute_source_index``: ``floor((o + 0.5) * s)`` in
+    float32 with ``s = 1 / scale`` (or ``n_in / n_out``), clamped to the last input position:
+    each output reads the input whose cell holds its centre."""
+    s = np.float32(1.0 / scale) if scale else np.float32(n_in) / np.float32(n_out)
+    src = ((np.arange(n_out) + 0.5) * np.float64(s)).astype(np.float32)
+    return np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+
+
+_CUBIC_A = -0.75  # PyTorch's (and OpenCV's) cubic convolution coefficient
+
+
+def _cubic_matrix(n_in: int, n_out: int, align_corners: bool, scale: Any, dt: np.dtype
+                  ) -> np.ndarray:
+    """(n_out, n_in) weights of PyTorch's bicubic interpolation: Keys' cubic convolution with
+    ``A = -0.75`` over the four inputs around the source position (``s * o`` with
+    align_corners, else ``s * (o + 0.5) - 0.5``, not clamped), the indices clamped to the
+    border (so a border input takes the weights of the positions beyond it)."""
+    ft = np.float32 if dt == np.float32 else np.float64
+    if align_corners:
+        s = ft(n_in - 1) / ft(n_out - 1) if n_out > 1 else ft(0)
+        src = np.arange(n_out, dtype=ft) * s
+    else:
+        s = ft(1.0 / scale) if scale else ft(n_in) / ft(n_out)
+        src = s * (np.arange(n_out, dtype=ft) + ft(0.5)) - ft(0.5)
+    i0 = np.floor(src).astype(np.int64)
+    t = src - i0.astype(ft)
+    a = ft(_CUBIC_A)
+
+    def near(x: np.ndarray) -> np.ndarray:  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x: np.ndarray) -> np.ndarray:  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    m = np.zeros((n_out, n_in), ft)
+    rows = np.arange(n_out)
+    for k, w in enumerate((far(t + 1), near(t), near(1 - t), far(2 - t))):
+        np.add.at(m, (rows, np.clip(i0 - 1 + k, 0, n_in - 1)), w)
+    return m
+
+
 def _linear_matrix(n_in: int, n_out: int, align_corners: bool, scale: Any, dt: np.dtype
                    ) -> np.ndarray:
     """(n_out, n_in) weights of PyTorch's linear interpolation (``area_pixel_compute_*``): the
@@ -1957,43 +2099,49 @@ def _linear_matrix(n_in: int, n_out: int, align_corners: bool, scale: Any, dt: n
 
 def _upsample_mats(in_sizes: tuple, output_size: tuple, scales: tuple, mode: str,
                    align_corners: bool, dt: np.dtype) -> tuple:
-    if mode == "nearest":
-        return tuple(_index_matrix(_nearest_index(n, o, s), n)
+    if mode in ("nearest", "nearest-exact"):
+        index = _nearest_index if mode == "nearest" else _nearest_exact_index
+        return tuple(_index_matrix(index(n, o, s), n)
                      for n, o, s in zip(in_sizes, output_size, scales))
-    return tuple(_linear_matrix(n, o, align_corners, s, dt)
+    weights = _cubic_matrix if mode == "cubic" else _linear_matrix
+    return tuple(weights(n, o, align_corners, s, dt)
                  for n, o, s in zip(in_sizes, output_size, scales))
 
 
-def upsample_nearest(a: np.ndarray, output_size: tuple = (), scales: tuple = ()) -> np.ndarray:
-    """Nearest-neighbour resampling of the last ``len(output_size)`` dimensions (a gather)."""
+def upsample_nearest(a: np.ndarray, output_size: tuple = (), scales: tuple = (),
+                     mode: str = "nearest") -> np.ndarray:
+    """Nearest-neighbour resampling of the last ``len(output_size)`` dimensions (a gather);
+    ``mode='nearest-exact'`` rounds to the nearest centre."""
     nd = len(output_size)
-    maps = [_nearest_index(n, o, s) for n, o, s in zip(a.shape[a.ndim - nd:], output_size,
-                                                         scales)]
+    index = _nearest_index if mode == "nearest" else _nearest_exact_index
+    maps = [index(n, o, s) for n, o, s in zip(a.shape[a.ndim - nd:], output_size, scales)]
     return np.ascontiguousarray(a[(Ellipsis,) + np.ix_(*maps)])
 
 
 def upsample_nearest_backward(grad_output: np.ndarray, output_size: tuple = (),
-                              input_size: tuple = (), scales: tuple = ()) -> np.ndarray:
+                              input_size: tuple = (), scales: tuple = (),
+                              mode: str = "nearest") -> np.ndarray:
     nd = len(output_size)
-    mats = _upsample_mats(tuple(input_size[-nd:]), output_size, scales, "nearest", False,
+    mats = _upsample_mats(tuple(input_size[-nd:]), output_size, scales, mode, False,
                           grad_output.dtype)
     return _along_axes(grad_output, mats, transpose=True)
 
 
 def upsample_linear(a: np.ndarray, output_size: tuple = (), align_corners: bool = False,
-                    scales: tuple = ()) -> np.ndarray:
-    """(Bi)linear resampling of the last ``len(output_size)`` dimensions, separable."""
+                    scales: tuple = (), mode: str = "linear") -> np.ndarray:
+    """(Bi/tri)linear resampling of the last ``len(output_size)`` dimensions, separable;
+    ``mode='cubic'`` the bicubic one."""
     nd = len(output_size)
-    mats = _upsample_mats(a.shape[a.ndim - nd:], output_size, scales, "linear", align_corners,
+    mats = _upsample_mats(a.shape[a.ndim - nd:], output_size, scales, mode, align_corners,
                           a.dtype)
     return _along_axes(a, mats).astype(a.dtype, copy=False)
 
 
 def upsample_linear_backward(grad_output: np.ndarray, output_size: tuple = (),
                              input_size: tuple = (), align_corners: bool = False,
-                             scales: tuple = ()) -> np.ndarray:
+                             scales: tuple = (), mode: str = "linear") -> np.ndarray:
     nd = len(output_size)
-    mats = _upsample_mats(tuple(input_size[-nd:]), output_size, scales, "linear",
+    mats = _upsample_mats(tuple(input_size[-nd:]), output_size, scales, mode,
                           align_corners, grad_output.dtype)
     return _along_axes(grad_output, mats, transpose=True).astype(grad_output.dtype, copy=False)
 
@@ -2127,6 +2275,69 @@ def upsample_bilinear2d_backward(grad_output: np.ndarray, output_size: tuple = (
                                  scales_h: Any = None, scales_w: Any = None) -> np.ndarray:
     return upsample_linear_backward(grad_output, output_size, input_size, align_corners,
                                     (scales_h, scales_w))
+
+
+def upsample_nearest_exact1d(a: np.ndarray, output_size: tuple = (), scales: Any = None
+                             ) -> np.ndarray:
+    return upsample_nearest(a, output_size, (scales,), "nearest-exact")
+
+
+def upsample_nearest_exact1d_backward(grad_output: np.ndarray, output_size: tuple = (),
+                                      input_size: tuple = (), scales: Any = None
+                                      ) -> np.ndarray:
+    return upsample_nearest_backward(grad_output, output_size, input_size, (scales,),
+                                     "nearest-exact")
+
+
+def upsample_nearest_exact2d(a: np.ndarray, output_size: tuple = (), scales_h: Any = None,
+                             scales_w: Any = None) -> np.ndarray:
+    return upsample_nearest(a, output_size, (scales_h, scales_w), "nearest-exact")
+
+
+def upsample_nearest_exact2d_backward(grad_output: np.ndarray, output_size: tuple = (),
+                                      input_size: tuple = (), scales_h: Any = None,
+                                      scales_w: Any = None) -> np.ndarray:
+    return upsample_nearest_backward(grad_output, output_size, input_size, (scales_h, scales_w),
+                                     "nearest-exact")
+
+
+def upsample_nearest_exact3d(a: np.ndarray, output_size: tuple = (), scales_d: Any = None,
+                             scales_h: Any = None, scales_w: Any = None) -> np.ndarray:
+    return upsample_nearest(a, output_size, (scales_d, scales_h, scales_w), "nearest-exact")
+
+
+def upsample_nearest_exact3d_backward(grad_output: np.ndarray, output_size: tuple = (),
+                                      input_size: tuple = (), scales_d: Any = None,
+                                      scales_h: Any = None, scales_w: Any = None
+                                      ) -> np.ndarray:
+    return upsample_nearest_backward(grad_output, output_size, input_size,
+                                     (scales_d, scales_h, scales_w), "nearest-exact")
+
+
+def upsample_bicubic2d(a: np.ndarray, output_size: tuple = (), align_corners: bool = False,
+                       scales_h: Any = None, scales_w: Any = None) -> np.ndarray:
+    return upsample_linear(a, output_size, align_corners, (scales_h, scales_w), "cubic")
+
+
+def upsample_bicubic2d_backward(grad_output: np.ndarray, output_size: tuple = (),
+                                input_size: tuple = (), align_corners: bool = False,
+                                scales_h: Any = None, scales_w: Any = None) -> np.ndarray:
+    return upsample_linear_backward(grad_output, output_size, input_size, align_corners,
+                                    (scales_h, scales_w), "cubic")
+
+
+def upsample_trilinear3d(a: np.ndarray, output_size: tuple = (), align_corners: bool = False,
+                         scales_d: Any = None, scales_h: Any = None, scales_w: Any = None
+                         ) -> np.ndarray:
+    return upsample_linear(a, output_size, align_corners, (scales_d, scales_h, scales_w))
+
+
+def upsample_trilinear3d_backward(grad_output: np.ndarray, output_size: tuple = (),
+                                  input_size: tuple = (), align_corners: bool = False,
+                                  scales_d: Any = None, scales_h: Any = None,
+                                  scales_w: Any = None) -> np.ndarray:
+    return upsample_linear_backward(grad_output, output_size, input_size, align_corners,
+                                    (scales_d, scales_h, scales_w))
 
 
 def _avg_pool3d_geometry(shape: tuple, kernel_size: Any, stride: Any, padding: Any,
@@ -2972,7 +3183,9 @@ def linalg_pinv(a: np.ndarray, atol: float | None = None, rtol: float | None = N
         rtol = np.finfo(a.dtype).eps * max(a.shape[-2:])
     u, s, vh = np.linalg.svd(a, full_matrices=False)
     largest = s.max(-1, keepdims=True) if s.shape[-1] else s
-    cut = np.maximum(atol or 0.0, (rtol or 0.0) * largest)
+    # numbers, or arrays of one tolerance per matrix (broadcast over the batch dims)
+    atol, rtol = (0.0 if t is None else np.asarray(t, s.dtype)[..., None] for t in (atol, rtol))
+    cut = np.maximum(atol, rtol * largest)
     inv_s = np.where(s > cut, 1 / np.where(s > cut, s, 1), 0)
     out = np.swapaxes(vh, -1, -2) @ (inv_s[..., :, None] * np.swapaxes(u, -1, -2))
     return out.astype(a.dtype, copy=False)

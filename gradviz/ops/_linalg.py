@@ -33,7 +33,7 @@ __all__ = [
     "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_power",
     "vector_norm", "matrix_norm", "norm", "cross", "vecdot", "multi_dot", "matmul", "diagonal",
     "inverse", "torch_cholesky", "torch_svd", "pinverse", "dist", "inner", "vdot", "baddbmm",
-    "baddbmm_", "addbmm", "addbmm_", "cdist", "trace",
+    "baddbmm_", "addbmm", "addbmm_", "cdist", "trace", "torch_qr",
 ]
 
 
@@ -336,6 +336,27 @@ def qr(A: Tensor, mode: str = "reduced") -> Any:  # noqa: N803
     return return_types.linalg_qr(Q, R)
 
 
+def torch_qr(input: Tensor, some: bool = True) -> Any:
+    """``torch.qr`` (deprecated, with PyTorch's warning): :func:`qr` with ``mode='reduced'``
+    (``some=True``) or ``'complete'``, as a ``return_types.qr``.
+
+    Example:
+        >>> import gradviz, warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     gradviz.qr(gradviz.tensor([[0.0, 2.0], [3.0, 0.0]])).R.abs()
+        tensor([[3., 0.],
+                [0., 2.]])
+    """
+    warnings.warn(
+        "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future "
+        "PyTorch release.\nThe boolean parameter 'some' has been replaced with a string "
+        "parameter 'mode'.\nQ, R = torch.qr(A, some)\nshould be replaced with\nQ, R = "
+        "torch.linalg.qr(A, 'reduced' if some else 'complete')", UserWarning, stacklevel=2)
+    Q, R = qr(input, "reduced" if some else "complete")
+    return return_types.qr(Q, R)
+
+
 def _uplo(UPLO: str) -> None:  # noqa: N803
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
@@ -423,12 +444,12 @@ def torch_svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> Any:
     return return_types.svd(U, S, F.transpose(Vh, -2, -1))
 
 
-def pinv(A: Tensor, *, atol: float | None = None, rtol: float | None = None,  # noqa: N803
-         hermitian: bool = False) -> Tensor:
+def pinv(A: Tensor, *, atol: float | Tensor | None = None,  # noqa: N803
+         rtol: float | Tensor | None = None, hermitian: bool = False) -> Tensor:
     """The Moore-Penrose pseudo-inverse: singular values at most ``max(atol, rtol * largest)``
-    count as zero (``rtol`` defaults to eps * max(m, n)). Recorded as
-    ``LinalgPinvBackward0`` (saving the input and the result); differentiable where the rank
-    does not change.
+    count as zero (``rtol`` defaults to eps * max(m, n); a tolerance may be a tensor, one value
+    per matrix of the batch). Recorded as ``LinalgPinvBackward0`` (saving the input and the
+    result); differentiable where the rank does not change.
 
     Example:
         >>> import gradviz
@@ -441,6 +462,8 @@ def pinv(A: Tensor, *, atol: float | None = None, rtol: float | None = None,  # 
         dt = _type_name(A) if isinstance(A, Tensor) else type(A).__name__
         raise RuntimeError(f"linalg.pinv({dt}{{{shape}}}): expected a tensor with 2 or more "
                            "dimensions of float, double, cfloat or cdouble types")
+    # tensor tolerances are constants of the forward: no edge, no gradient (as in torch)
+    atol, rtol = (t._data if isinstance(t, Tensor) else t for t in (atol, rtol))
     return _row("linalg_pinv", A, atol=atol, rtol=rtol, hermitian=hermitian)
 
 
@@ -960,5 +983,5 @@ TORCH_NAMESPACE = {
     "inverse": inverse, "det": det, "logdet": logdet, "slogdet": _torch_slogdet,
     "cholesky": torch_cholesky, "matrix_power": matrix_power, "dist": dist, "inner": inner,
     "vdot": vdot, "baddbmm": baddbmm, "addbmm": addbmm, "cdist": cdist, "svd": torch_svd,
-    "pinverse": pinverse,
+    "pinverse": pinverse, "qr": torch_qr,
 }

@@ -96,6 +96,16 @@ defop("div", "DivBackward0", K.div, ("self", "other"),
       calls=("`gradviz.div`, `gradviz.divide`, `x / y`", "`.div()`, `.div_()`, `/=`"),
       self=lambda grad, other: grad / other,
       other=lambda grad, self, other: -grad * ((self / other) / other))
+# div(..., rounding_mode=...): PyTorch's Tensor_mode overload, even with rounding_mode=None. A
+# rounded quotient is piecewise constant: its gradient is zero wherever it is defined.
+defop("div_mode", "DivBackward2", K.div_mode, ("self", "other"),
+      broadcasts=True, promotes=True, quiet=True,
+      doc="``input / other`` rounded as ``rounding_mode`` says (None, 'trunc' or 'floor').",
+      calls=("`gradviz.div(x, y, rounding_mode=...)`", "`.div(y, rounding_mode=...)`, `.div_()`"),
+      self=lambda grad, self, other, rounding_mode:
+          grad / other if rounding_mode is None else f.zeros_like(grad),
+      other=lambda grad, self, other, rounding_mode:
+          -grad * ((self / other) / other) if rounding_mode is None else f.zeros_like(grad))
 defop("neg", "NegBackward0", K.neg, ("self",),
       function="neg", method=True, inplace=True,
       doc="``-input``.",
@@ -1455,6 +1465,9 @@ def _repeat_backward(grad, repeats, self_sym_sizes):
 def _cat_backward(grad, dim, tensors_args_sizes):
     out, start = [], 0
     for sizes in tensors_args_sizes:
+        if tuple(sizes) == (0,):  # a legacy empty tensor, skipped by the forward
+            out.append(f.new_zeros((0,), f.dtype_of(grad), f.is_tensor(grad)))
+            continue
         n = sizes[dim]
         out.append(f.slice_dim(grad, dim, start, start + n))
         start += n
@@ -1513,6 +1526,11 @@ defop("squeeze", "SqueezeBackward0", K.squeeze, ("self",),
 defop("squeeze_dim", "SqueezeBackward1", K.squeeze_dim, ("self",),
       view=True,
       calls=("`gradviz.squeeze(x, dim)`", "`.squeeze()`"),
+      self=lambda grad, self_sym_sizes, dim: grad.reshape(self_sym_sizes))
+defop("squeeze_dims", "SqueezeBackward2", K.squeeze_dims, ("self",),
+      view=True,
+      doc="``squeeze`` with a tuple of dims: those of size 1 are removed.",
+      calls=("`gradviz.squeeze(x, (0, 2))`", "`.squeeze((0, 2))`"),
       self=lambda grad, self_sym_sizes, dim: grad.reshape(self_sym_sizes))
 defop("squeeze_dim_", "SqueezeBackward4", K.squeeze_dim, ("self",),
       doc="in-place ``squeeze_(dim)`` (also inside matmul, 1-D @ 2-D, as in PyTorch)",
@@ -2206,6 +2224,8 @@ def _masked_select_backward(grad, self, mask):
     ``self``'s shape (PyTorch writes it with masked_scatter)."""
     m = np.asarray(f.data(mask))
     shape = tuple(np.broadcast_shapes(tuple(self.shape), m.shape))
+    if not shape:  # 0-d self and mask: their one element, selected or not
+        return f.index_zeros(grad, (1,), (m.reshape(1),)).reshape(())
     full = f.index_zeros(grad, shape, (np.broadcast_to(m, shape),))
     return f.sum_to(full, tuple(self.shape))
 
@@ -2813,9 +2833,10 @@ def _shape_only_input(grad):
     return f.zeros_like(grad)
 
 
-def _max_pool_gather(grad, indices):
-    """The gradient flowing back through max_pool's backward: ``grad`` read at the indices."""
-    lead = tuple(indices.shape[:-2])
+def _max_pool_gather(grad, indices, nd=2):
+    """The gradient flowing back through max_pool's backward: ``grad`` read at the indices
+    (flat positions in each plane of the last ``nd`` dimensions)."""
+    lead = tuple(indices.shape[:-nd])
     flat = f.gather(grad.reshape(lead + (-1,)), len(lead), indices.reshape(lead + (-1,)))
     return flat.reshape(tuple(indices.shape))
 
@@ -2850,6 +2871,25 @@ defop("max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0
       samples=(Sample(R(2, 1, 2, 2), R(2, 1, 4, 3),
                       indices=Tensor._make(np.array([[[[0, 5], [7, 11]]], [[[1, 4], [6, 9]]]]))),),
       grad_output=lambda grad, indices: _max_pool_gather(grad, indices),
+      self=_shape_only_input)
+defop("max_pool3d_with_indices", "MaxPool3DWithIndicesBackward0", K.max_pool3d_with_indices,
+      ("self",),
+      outputs=("result0", "result1"), nondiff_outputs=(1,),
+      doc="outputs (values, indices); indices are flat positions in each D*H*W volume",
+      calls=("`F.max_pool3d`", ""),
+      samples=(Sample(R(2, 1, 4, 3, 4), kernel_size=(2, 2, 2), stride=(), padding=(0, 0, 0),
+                      dilation=(1, 1, 1), ceil_mode=False),
+               Sample(R(1, 2, 3, 5, 4), kernel_size=(3, 2, 2), stride=(2, 1, 2),
+                      padding=(1, 1, 0), dilation=(1, 2, 1), ceil_mode=True)),
+      self=lambda grads, self, kernel_size, stride, padding, dilation, ceil_mode, result1:
+      f.op("max_pool3d_with_indices_backward", grads[0], self, indices=result1))
+defop("max_pool3d_with_indices_backward", "MaxPool3DWithIndicesBackwardBackward0",
+      K.max_pool3d_with_indices_backward, ("grad_output", "self"),
+      doc="max_pool3d's backward, recorded under create_graph",
+      calls=("max_pool3d's backward under `create_graph=True`", ""),
+      samples=(Sample(R(1, 2, 1, 1, 2), R(1, 2, 2, 2, 2),
+                      indices=Tensor._make(np.array([[[[[0, 7]]], [[[3, 5]]]]]))),),
+      grad_output=lambda grad, indices: _max_pool_gather(grad, indices, 3),
       self=_shape_only_input)
 defop("avg_pool2d", "AvgPool2DBackward0", K.avg_pool2d, ("self",),
       doc="``stride`` is saved as () when it was not given (it defaults to the kernel size)",
@@ -3018,6 +3058,100 @@ defop("upsample_bilinear2d_backward", "UpsampleBilinear2DBackwardBackward0",
                       align_corners=False),),
       grad_output=lambda grad, output_size, align_corners, scales_h, scales_w: f.op(
           "upsample_bilinear2d", grad, output_size=output_size, align_corners=align_corners,
+          scales_h=scales_h, scales_w=scales_w))
+defop("upsample_bicubic2d", "UpsampleBicubic2DBackward0", K.upsample_bicubic2d, ("self",),
+      doc="cubic convolution (A = -0.75, borders clamped); ``align_corners`` and "
+          "``scales_h``/``scales_w`` as F.interpolate passes them",
+      calls=("`F.interpolate(mode='bicubic')`, `nn.Upsample(mode='bicubic')`", ""),
+      samples=(Sample(R(2, 2, 3, 4), output_size=(5, 7), align_corners=False),
+               Sample(R(1, 2, 4, 3), output_size=(2, 6), align_corners=True),
+               Sample(R(1, 1, 2, 3), output_size=(5, 7), align_corners=False, scales_h=2.5,
+                      scales_w=2.5)),
+      self=lambda grad, self_sym_sizes, output_size, align_corners, scales_h, scales_w: f.op(
+          "upsample_bicubic2d_backward", grad, output_size=output_size,
+          input_size=self_sym_sizes, align_corners=align_corners, scales_h=scales_h,
+          scales_w=scales_w))
+defop("upsample_bicubic2d_backward", "UpsampleBicubic2DBackwardBackward0",
+      K.upsample_bicubic2d_backward, ("grad_output",),
+      doc="upsample_bicubic2d's backward, recorded under create_graph",
+      calls=("upsample_bicubic2d's backward under `create_graph=True`", ""),
+      samples=(Sample(R(2, 2, 5, 7), output_size=(5, 7), input_size=(2, 2, 3, 4),
+                      align_corners=False),),
+      grad_output=lambda grad, output_size, align_corners, scales_h, scales_w: f.op(
+          "upsample_bicubic2d", grad, output_size=output_size, align_corners=align_corners,
+          scales_h=scales_h, scales_w=scales_w))
+defop("upsample_trilinear3d", "UpsampleTrilinear3DBackward0", K.upsample_trilinear3d, ("self",),
+      doc="``align_corners`` and ``scales_d``/``scales_h``/``scales_w`` as F.interpolate passes "
+          "them",
+      calls=("`F.interpolate(mode='trilinear')`, `nn.Upsample(mode='trilinear')`", ""),
+      samples=(Sample(R(1, 2, 2, 3, 2), output_size=(3, 5, 4), align_corners=False),
+               Sample(R(1, 1, 3, 2, 2), output_size=(2, 3, 4), align_corners=True),
+               Sample(R(1, 1, 2, 2, 3), output_size=(3, 4, 4), align_corners=False,
+                      scales_d=1.5, scales_h=2.0, scales_w=1.5)),
+      self=lambda grad, self_sym_sizes, output_size, align_corners, scales_d, scales_h,
+      scales_w: f.op("upsample_trilinear3d_backward", grad, output_size=output_size,
+                     input_size=self_sym_sizes, align_corners=align_corners,
+                     scales_d=scales_d, scales_h=scales_h, scales_w=scales_w))
+defop("upsample_trilinear3d_backward", "UpsampleTrilinear3DBackwardBackward0",
+      K.upsample_trilinear3d_backward, ("grad_output",),
+      doc="upsample_trilinear3d's backward, recorded under create_graph",
+      calls=("upsample_trilinear3d's backward under `create_graph=True`", ""),
+      samples=(Sample(R(1, 2, 3, 5, 4), output_size=(3, 5, 4), input_size=(1, 2, 2, 3, 2),
+                      align_corners=False),),
+      grad_output=lambda grad, output_size, align_corners, scales_d, scales_h, scales_w: f.op(
+          "upsample_trilinear3d", grad, output_size=output_size, align_corners=align_corners,
+          scales_d=scales_d, scales_h=scales_h, scales_w=scales_w))
+defop("upsample_nearest_exact1d", "UpsampleNearestExact1DBackward0",
+      K.upsample_nearest_exact1d, ("self",),
+      doc="each output reads the input whose cell holds its centre; ``scales`` as "
+          "F.interpolate passes it",
+      calls=("`F.interpolate(mode='nearest-exact')` on 3-D input", ""),
+      samples=(Sample(R(2, 3, 4), output_size=(7,)), Sample(R(1, 2, 5), output_size=(3,),
+                                                            scales=0.7)),
+      self=lambda grad, self_sym_sizes, output_size, scales: f.op(
+          "upsample_nearest_exact1d_backward", grad, output_size=output_size,
+          input_size=self_sym_sizes, scales=scales))
+defop("upsample_nearest_exact1d_backward", "UpsampleNearestExact1DBackwardBackward0",
+      K.upsample_nearest_exact1d_backward, ("grad_output",),
+      doc="upsample_nearest_exact1d's backward, recorded under create_graph",
+      calls=("upsample_nearest_exact1d's backward under `create_graph=True`", ""),
+      samples=(Sample(R(2, 3, 7), output_size=(7,), input_size=(2, 3, 4)),),
+      grad_output=lambda grad, output_size, scales: f.op(
+          "upsample_nearest_exact1d", grad, output_size=output_size, scales=scales))
+defop("upsample_nearest_exact2d", "UpsampleNearestExact2DBackward0",
+      K.upsample_nearest_exact2d, ("self",),
+      doc="``scales_h``/``scales_w`` as F.interpolate passes them",
+      calls=("`F.interpolate(mode='nearest-exact')` on 4-D input", ""),
+      samples=(Sample(R(2, 2, 3, 4), output_size=(5, 7)),
+               Sample(R(1, 2, 4, 3), output_size=(6, 4), scales_h=1.5, scales_w=1.5)),
+      self=lambda grad, self_sym_sizes, output_size, scales_h, scales_w: f.op(
+          "upsample_nearest_exact2d_backward", grad, output_size=output_size,
+          input_size=self_sym_sizes, scales_h=scales_h, scales_w=scales_w))
+defop("upsample_nearest_exact2d_backward", "UpsampleNearestExact2DBackwardBackward0",
+      K.upsample_nearest_exact2d_backward, ("grad_output",),
+      doc="upsample_nearest_exact2d's backward, recorded under create_graph",
+      calls=("upsample_nearest_exact2d's backward under `create_graph=True`", ""),
+      samples=(Sample(R(2, 2, 5, 7), output_size=(5, 7), input_size=(2, 2, 3, 4)),),
+      grad_output=lambda grad, output_size, scales_h, scales_w: f.op(
+          "upsample_nearest_exact2d", grad, output_size=output_size, scales_h=scales_h,
+          scales_w=scales_w))
+defop("upsample_nearest_exact3d", "UpsampleNearestExact3DBackward0",
+      K.upsample_nearest_exact3d, ("self",),
+      doc="``scales_d``/``scales_h``/``scales_w`` as F.interpolate passes them",
+      calls=("`F.interpolate(mode='nearest-exact')` on 5-D input", ""),
+      samples=(Sample(R(1, 2, 2, 3, 2), output_size=(3, 5, 4)),
+               Sample(R(1, 1, 2, 2, 3), output_size=(3, 4, 4), scales_d=1.5, scales_h=2.0,
+                      scales_w=1.5)),
+      self=lambda grad, self_sym_sizes, output_size, scales_d, scales_h, scales_w: f.op(
+          "upsample_nearest_exact3d_backward", grad, output_size=output_size,
+          input_size=self_sym_sizes, scales_d=scales_d, scales_h=scales_h, scales_w=scales_w))
+defop("upsample_nearest_exact3d_backward", "UpsampleNearestExact3DBackwardBackward0",
+      K.upsample_nearest_exact3d_backward, ("grad_output",),
+      doc="upsample_nearest_exact3d's backward, recorded under create_graph",
+      calls=("upsample_nearest_exact3d's backward under `create_graph=True`", ""),
+      samples=(Sample(R(1, 2, 3, 5, 4), output_size=(3, 5, 4), input_size=(1, 2, 2, 3, 2)),),
+      grad_output=lambda grad, output_size, scales_d, scales_h, scales_w: f.op(
+          "upsample_nearest_exact3d", grad, output_size=output_size, scales_d=scales_d,
           scales_h=scales_h, scales_w=scales_w))
 defop("pixel_shuffle", "PixelShuffleBackward0", K.pixel_shuffle, ("self",),
       doc="(*, C r², H, W) -> (*, C, H r, W r)",

@@ -772,9 +772,10 @@ _OVERLAP_OK = frozenset({"fill_", "zero_", "fill_tensor_"})
 
 def _has_internal_overlap(t: Tensor) -> bool:
     """PyTorch's ``has_internal_overlap``: some memory location is several elements (a
-    dimension of size > 1 with stride 0, as expand makes)."""
+    dimension of size > 1 with stride 0, as expand makes). An empty tensor has no location
+    to share, whatever strides NumPy gave it."""
     arr = t._data
-    return any(s == 0 and n > 1 for n, s in zip(arr.shape, arr.strides))
+    return arr.size != 0 and any(s == 0 and n > 1 for n, s in zip(arr.shape, arr.strides))
 
 
 def _inplace_name(op: OpInfo) -> str:

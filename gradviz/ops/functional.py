@@ -137,22 +137,52 @@ def mul(input: Any, other: Any) -> Tensor:
 multiply = mul
 
 
+# div() without rounding_mode is PyTorch's div.Tensor; with it (None too), div.Tensor_mode
+_TRUE_DIV: Any = object()
+
+
+def _div_mode(rounding_mode: Any) -> None:
+    if rounding_mode is not None and rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
+
+
 @out_variant
-def div(input: Any, other: Any) -> Tensor:
+def div(input: Any, other: Any, *, rounding_mode: str | None = _TRUE_DIV) -> Tensor:
     """True division, with broadcasting; ``number / x`` is ``x.reciprocal() * number`` as in
-    PyTorch (written into ``out`` if given).
+    PyTorch. ``rounding_mode='trunc'`` rounds the quotient toward zero, ``'floor'`` toward minus
+    infinity (``DivBackward2``, whose gradient is zero). Written into ``out`` if given.
 
     Example:
         >>> import gradviz
         >>> gradviz.div(gradviz.tensor([1.0, 2.0]), 2)
         tensor([0.5000, 1.0000])
+        >>> gradviz.div(gradviz.tensor([-7.0, 7.0]), 2, rounding_mode="floor")
+        tensor([-4.,  3.])
     """
+    if rounding_mode is not _TRUE_DIV:
+        _div_mode(rounding_mode)
+        return dispatch(_O["div_mode"], _tensor_arg(input), _tensor_arg(other),
+                        rounding_mode=rounding_mode)
     if not isinstance(input, Tensor):
         return mul(dispatch(_O["reciprocal"], other), input)
     return dispatch(_O["div"], input, _tensor_arg(other))
 
 
-divide = true_divide = div
+divide = div
+
+
+@out_variant
+def true_divide(input: Any, other: Any) -> Tensor:
+    """:func:`div` without ``rounding_mode``: torch's ``true_divide`` takes none (``out=``
+    as :func:`div`).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.true_divide(gradviz.tensor([1, 3]), 2)
+        tensor([0.5000, 1.5000])
+    """
+    return div(input, other)
 
 
 
@@ -560,16 +590,22 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     return dispatch(_O["unsqueeze"], input, dim=_wrap_dim(dim, input.ndim + 1))
 
 
-def squeeze(input: Tensor, dim: int | None = None) -> Tensor:
-    """Remove dimensions of size 1 (all, or the one at ``dim`` if it has size 1).
+def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
+    """Remove dimensions of size 1 (all, or those of ``dim``, an int or a tuple, that have
+    size 1).
 
     Example:
         >>> import gradviz
         >>> gradviz.squeeze(gradviz.zeros(1, 3, 1)).shape
         gradviz.Size([3])
+        >>> gradviz.squeeze(gradviz.zeros(1, 3, 1, 1), (0, 1, 2)).shape
+        gradviz.Size([3, 1])
     """
     if dim is None:
         return dispatch(_O["squeeze"], input)
+    if isinstance(dim, (tuple, list)):
+        dims = _dims(int_list("squeeze", (dim,), "dim"), builtins.max(input.ndim, 1))
+        return dispatch(_O["squeeze_dims"], input, dim=dims)
     return dispatch(_O["squeeze_dim"], input, dim=_wrap_dim(dim, input.ndim))
 
 
@@ -977,8 +1013,16 @@ def mul_(input: Tensor, other: Any) -> Tensor:
     return dispatch_inplace(_O["mul"], input, _tensor_arg(other))
 
 
-def div_(input: Tensor, other: Any) -> Tensor:
+def div_(input: Tensor, other: Any, *, rounding_mode: str | None = _TRUE_DIV) -> Tensor:
+    if rounding_mode is not _TRUE_DIV:
+        _div_mode(rounding_mode)
+        return dispatch_inplace(_O["div_mode"], input, _tensor_arg(other),
+                                rounding_mode=rounding_mode)
     return dispatch_inplace(_O["div"], input, _tensor_arg(other))
+
+
+def true_divide_(input: Tensor, other: Any) -> Tensor:
+    return div_(input, other)
 
 
 def zero_(input: Tensor) -> Tensor:
@@ -1714,15 +1758,21 @@ def _arg_reduce(name: str, input: Tensor, dim: int | None, keepdim: bool) -> Ten
                     keepdim=bool(keepdim))
 
 
-def _bool_reduce(name: str, input: Tensor, dim: int | None, keepdim: bool) -> Tensor:
+def _bool_reduce(name: str, input: Tensor, dim: int | Sequence[int] | None,
+                 keepdim: bool) -> Tensor:
     if dim is None:
         return dispatch(_O[name], input)
+    if isinstance(dim, (tuple, list)):  # () reduces nothing: each element as a bool
+        dims = _dims(int_list(name, (dim,), "dim"), builtins.max(input.ndim, 1))
+        return dispatch(_O[name], input, dim=dims if input.ndim else (), keepdim=bool(keepdim))
     return dispatch(_O[name], input, dim=_wrap_dim(dim, builtins.max(input.ndim, 1)),
                     keepdim=bool(keepdim))
 
 
-def all(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    """Whether every element (or every element along ``dim``) is true / non-zero.
+def all(input: Tensor, dim: int | Sequence[int] | None = None,  # noqa: A001
+        keepdim: bool = False) -> Tensor:
+    """Whether every element (or every element along ``dim``, an int or a tuple) is true /
+    non-zero.
 
     Example:
         >>> import gradviz
@@ -1732,8 +1782,10 @@ def all(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     return _bool_reduce("all", input, dim, keepdim)
 
 
-def any(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    """Whether some element (or some element along ``dim``) is true / non-zero.
+def any(input: Tensor, dim: int | Sequence[int] | None = None,  # noqa: A001
+        keepdim: bool = False) -> Tensor:
+    """Whether some element (or some element along ``dim``, an int or a tuple) is true /
+    non-zero.
 
     Example:
         >>> import gradviz
@@ -2002,21 +2054,41 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return reshape(input, shape[:start] + (merged,) + shape[end + 1:])
 
 
-def flip(input: Tensor, *dims: Any) -> Tensor:
-    """Reverse the order of elements along ``dims`` (a copy, ``FlipBackward0``).
+def flip(input: Tensor, dims: Sequence[int]) -> Tensor:
+    """Reverse the order of elements along ``dims`` (a copy, ``FlipBackward0``). As torch's,
+    the function takes one sequence of dims; the method also takes them one by one.
 
     Example:
         >>> import gradviz
-        >>> gradviz.flip(gradviz.tensor([[1, 2], [3, 4]]), (1,))
+        >>> gradviz.flip(gradviz.tensor([[1, 2], [3, 4]]), dims=(1,))
         tensor([[2, 1],
                 [4, 3]])
     """
-    raw = tuple(dims[0]) if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
-    norm = tuple(_wrap_dim(d, input.ndim) for d in raw)
+    if not isinstance(dims, (tuple, list)):
+        raise TypeError(f"flip(): argument 'dims' (position 2) must be tuple of ints, not "
+                        f"{type(dims).__name__}")
+    norm = tuple(_wrap_dim(d, input.ndim) for d in int_list("flip", (dims,), "dims"))
     for d in norm:
         if norm.count(d) > 1:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     return dispatch(_O["flip"], input, dims=norm if input.ndim else ())
+
+
+def _flip_method(self: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
+    """``x.flip(0, 1)``, ``x.flip((0, 1))`` or ``x.flip(dims=(0, 1))``, with torch's errors."""
+    if "dims" in kwargs:
+        given = kwargs.pop("dims")
+        if dims:
+            raise TypeError("flip() got multiple values for argument 'dims'")
+        if not isinstance(given, (tuple, list)):
+            raise TypeError(f"flip(): argument 'dims' must be tuple of ints, not "
+                            f"{type(given).__name__}")
+        dims = (given,)
+    if kwargs or not dims:
+        raise TypeError('flip() missing 1 required positional arguments: "dims"')
+    if len(dims) > 1 and isinstance(dims[0], (tuple, list)):
+        raise TypeError(f"flip() takes 1 positional argument but {len(dims)} were given")
+    return flip(self, int_list("flip", dims, "dims"))
 
 
 def cumsum(input: Tensor, dim: int, *, dtype: _dtype.dtype | None = None) -> Tensor:
@@ -2177,9 +2249,13 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
         if t.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
                                "concatenated")
-    d = _wrap_dim(dim, ts[0].ndim)
-    first = ts[0].shape
-    for i, t in enumerate(ts[1:], 1):
+    # torch's legacy rule: a 1-D tensor of size 0 joins any cat, skipped by the checks
+    kept = [(i, t) for i, t in enumerate(ts) if t.shape != (0,)]
+    if not kept:  # nothing but legacy empty tensors: an empty result, dim unchecked
+        return dispatch(_O["cat"], *ts, dim=dim)
+    d = _wrap_dim(dim, kept[0][1].ndim)
+    first = kept[0][1].shape
+    for i, t in kept[1:]:
         if t.ndim != len(first):
             raise RuntimeError(f"Tensors must have same number of dimensions: got {len(first)} "
                                f"and {t.ndim}")
@@ -2413,11 +2489,15 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
 def _check_gather(name: str, input: Tensor, d: int, index: Tensor, src: Any = None) -> None:
     if isinstance(src, Tensor):  # torch wraps dim against src first
         _wrap_dim(d, src.ndim)
-    if index.ndim != input.ndim:
+    if index.numel() == 0:  # torch checks nothing more: nothing is read or written
+        return
+    # a 0-d tensor counts as one dimension of size 1 (torch's ensure_nonempty_dim)
+    index_shape, input_shape = tuple(index.shape) or (1,), tuple(input.shape) or (1,)
+    if len(index_shape) != len(input_shape):
         raise RuntimeError("Index tensor must have the same number of dimensions as input "
                            f"tensor ({name}: input {list(input.shape)}, index "
                            f"{list(index.shape)})")
-    for k, (a, b) in enumerate(zip(index.shape, input.shape, strict=True)):
+    for k, (a, b) in enumerate(zip(index_shape, input_shape, strict=True)):
         if k != d and a > b:
             raise RuntimeError(f"Size does not match at dimension {k} expected index "
                                f"{list(index.shape)} to be smaller than self "
@@ -2427,7 +2507,7 @@ def _check_gather(name: str, input: Tensor, d: int, index: Tensor, src: Any = No
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         bad = int(idx.max() if idx.max() >= n else idx.min())
         raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {n}")
-    if isinstance(src, Tensor) and src.ndim != index.ndim:
+    if isinstance(src, Tensor) and builtins.max(src.ndim, 1) != len(index_shape):
         raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
 
 
@@ -2929,8 +3009,11 @@ def _pool_args(name: str, input: Tensor, kernel_size: Any, stride: Any, padding:
     s = () if stride is None or (not _is_number(stride) and len(stride) == 0) else _ints(
         "stride", stride, 2, "pooling")
     p, d = _ints("padding", padding, 2, "pooling"), _ints("dilation", dilation, 2, "pooling")
-    if input.ndim not in (3, 4) or input._data.size == 0:
+    if input.ndim not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    if 0 in input.shape[-3:]:  # only a batch (of a 4-D input) may be empty
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
+                           f"size for input, but got:{list(input.shape)}")
     if builtins.any(v <= 0 for v in k + (s or k) + d):
         raise RuntimeError(f"{name}: kernel_size, stride and dilation must be greater than "
                            f"zero, got kernel_size={list(k)}, stride={list(s or k)}, "
@@ -2983,9 +3066,9 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
         >>> gradviz.max_pool1d(gradviz.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
         tensor([[[3., 2.]]])
     """
-    if input.ndim not in (2, 3):
-        raise RuntimeError(f"max_pool1d() Expected 2D or 3D input tensor, but got "
-                           f"{list(input.shape)}")
+    if input.ndim not in (2, 3) or 0 in input.shape[-2:]:
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{list(input.shape)}")
     k = (1, _ints("kernel_size", kernel_size, 1, "pooling")[0])
     s = () if stride is None or (not _is_number(stride) and len(stride) == 0) else (
         1, _ints("stride", stride, 1, "pooling")[0])
@@ -3001,7 +3084,8 @@ def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
                momentum: float, eps: float, cudnn_enabled: bool = True) -> Tensor:
     """``torch.batch_norm``: normalize each channel (dimension 1) by its batch statistics in
     training (updating ``running_mean``/``running_var`` in place), by the running ones in
-    evaluation; then scale and shift. Records ``NativeBatchNormBackward0``.
+    evaluation; then scale and shift. Records ``NativeBatchNormBackward0``; an empty input is
+    only copied, scaled by ``weight[0]`` and shifted by ``bias[0]``, as in torch.
 
     Example:
         >>> import gradviz
@@ -3010,6 +3094,15 @@ def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
         tensor([[-1.],
                 [ 1.]])
     """
+    if input.numel() == 0:
+        # torch checks nothing and computes no statistics (the running ones stay as they
+        # are): a copy, kept in the graph, times weight[0] plus bias[0]
+        out = clone(input)
+        if weight is not None:
+            out = mul(out, select(weight, 0, 0))
+        if bias is not None:
+            out = add(out, select(bias, 0, 0))
+        return out
     if input.ndim < 2:
         raise RuntimeError(f"batch_norm: expected an input of at least 2 dimensions (N, C, "
                            f"...), got size {list(input.shape)}")
@@ -3636,7 +3729,12 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
         raise RuntimeError("both dimension lists should have same length")
     for x, y in zip(da, db, strict=True):
         sa, sb = a.shape[_wrap_dim(x, a.ndim)], b.shape[_wrap_dim(y, b.ndim)]
-        if sa != sb:
+        # a contracted dim of size 1 broadcasts: the other side is summed over it first
+        if sa == 1 and sb != 1:
+            b = sum(b, _wrap_dim(y, b.ndim), keepdim=True)
+        elif sb == 1 and sa != 1:
+            a = sum(a, _wrap_dim(x, a.ndim), keepdim=True)
+        elif sa != sb:
             raise RuntimeError(f"contracted dimensions need to match, but first has size {sa} "
                                f"in dim {x} and second has size {sb} in dim {y}")
     ca = [_wrap_dim(x, a.ndim) for x in da]
@@ -3646,10 +3744,14 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     size = int(np.prod([a.shape[i] for i in ca], dtype=np.int64))
     rows = int(np.prod([a.shape[i] for i in free_a], dtype=np.int64))
     cols = int(np.prod([b.shape[i] for i in free_b], dtype=np.int64))
-    left = reshape(permute(a, free_a + ca), (rows, size))
-    right = reshape(permute(b, cb + free_b), (size, cols))
-    return reshape(mm(left, right), tuple(a.shape[i] for i in free_a)
-                   + tuple(b.shape[i] for i in free_b))
+    out_shape = tuple(a.shape[i] for i in free_a) + tuple(b.shape[i] for i in free_b)
+    # the permutations name the contracted dims as written (negative ones saved as given)
+    pa, pb = permute(a, free_a + da), permute(b, db + free_b)
+    if rows == 1 and cols == 1:  # one number: PyTorch takes a dot of the flattened operands
+        return view(dot(flatten(pa), flatten(pb)), out_shape)
+    left = reshape(pa, (rows, size))
+    right = reshape(pb, (size, cols))
+    return reshape(mm(left, right), out_shape)
 
 
 # -- more (nnmore): torch.conv_transpose1d, torch.pixel_shuffle, torch.pixel_unshuffle ---------
@@ -4984,13 +5086,13 @@ def _quantile(name: str, input: Tensor, q: Any, dim: int | None, keepdim: bool,
         sorted_ = sort(flatten(input)).values
         out_shape = [1] * input.ndim if keepdim else []
     else:
-        d = _wrap_dim(dim, input.ndim)
+        d = _wrap_dim(dim, builtins.max(input.ndim, 1))  # a 0-d input takes dim 0 and -1
         moved = input if d == input.ndim - 1 else transpose(unsqueeze(input, -1), d, -1)
         sorted_ = sort(moved).values
         out_shape = list(input.shape)
-        if keepdim:
+        if keepdim and input.ndim:
             out_shape[d] = 1
-        else:
+        elif input.ndim:
             del out_shape[d]
     in_shape = out_shape + [sorted_.shape[-1]]
     sorted_ = view(sorted_, *in_shape)

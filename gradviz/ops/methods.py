@@ -412,7 +412,7 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
              "amax", "amin", "argmax", "argmin", "all", "any", "isnan", "isinf", "isfinite",
              "allclose", "equal", "prod", "var", "std", "logsumexp", "norm",
              "softmax", "log_softmax",
-             "flatten", "flip", "cumsum", "repeat", "contiguous", "split", "chunk", "unbind",
+             "flatten", "cumsum", "repeat", "contiguous", "split", "chunk", "unbind",
              "bmm", "outer", "ger",
              "select", "narrow", "index_select", "gather", "scatter", "scatter_add",
              "masked_fill", "clamp_", "clip_", "masked_fill_", "scatter_", "scatter_add_",
@@ -459,8 +459,9 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
         setattr(Tensor, name, _as_method(getattr(F, name), name))
     Tensor.unfold, Tensor.sum_to_size = F._unfold_method, F._sum_to_size
     Tensor.polygamma = F._polygamma_method
+    Tensor.flip = _args.method(F._flip_method, "flip")
     Tensor.polygamma_ = F._polygamma_
-    Tensor.true_divide, Tensor.true_divide_ = Tensor.div, Tensor.div_
+    Tensor.true_divide, Tensor.true_divide_ = F.true_divide, F.true_divide_
     for name, dt in (("half", _dtype.float16), ("byte", _dtype.uint8), ("char", _dtype.int8),
                      ("short", _dtype.int16)):
         setattr(Tensor, name, _cast_method(name, dt))
@@ -470,7 +471,7 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
     sampling.install(Tensor)
     # -- more (einlin): linear algebra (gradviz/ops/_linalg.py, installed in functional)
     for name in ("inverse", "det", "logdet", "slogdet", "cholesky", "matrix_power", "dist",
-                 "inner", "vdot", "baddbmm", "addbmm", "svd", "pinverse"):
+                 "inner", "vdot", "baddbmm", "addbmm", "svd", "pinverse", "qr"):
         setattr(Tensor, name, _as_method(getattr(F, name), name))
     from gradviz.ops import _linalg
 
