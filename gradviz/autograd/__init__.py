@@ -17,6 +17,8 @@ Example:
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from typing import Any
 
 from gradviz._lazy import lazy_attributes
@@ -56,3 +58,18 @@ def __getattr__(name: str) -> Any:
     if name == "functional":  # a submodule, loaded on first use as torch.autograd.functional
         return importlib.import_module(f"{__name__}.functional")
     return _lazy_getattr(name)
+
+
+class _Package(types.ModuleType):
+    """This package, whose ``gradcheck`` stays the function when its submodule of that name is
+    imported (``from torch.autograd.gradcheck import GradcheckError``): Python binds a
+    submodule to its package after importing it, and torch's package binds the function after
+    its own import of the module, eagerly; this one loads both lazily."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "gradcheck" and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -2,8 +2,8 @@
 ``from torch.autograd.gradcheck import gradcheck, GradcheckError``.
 
 The checks themselves are in :mod:`gradviz.autograd.finite_differences`.
-``gradviz.autograd.gradcheck`` is the function, as ``torch.autograd.gradcheck`` is; importing this
-module makes Python bind that attribute to the module instead, so the module can be called too.
+``gradviz.autograd.gradcheck`` stays the function, as ``torch.autograd.gradcheck`` is (the
+package keeps it: gradviz/autograd/__init__.py).
 
 Example:
     >>> import gradviz
@@ -15,21 +15,6 @@ Example:
 
 from __future__ import annotations
 
-import sys
-import types
-from typing import Any
-
 from gradviz.autograd.finite_differences import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
-
-
-class _CallableModule(types.ModuleType):
-    # `import gradviz.autograd.gradcheck` sets the package's attribute `gradcheck` to this
-    # module (Python binds a submodule to its parent after importing it): calling it must still
-    # run the check, as `torch.autograd.gradcheck(...)` does.
-    def __call__(self, *args: Any, **kwargs: Any) -> bool:
-        return gradcheck(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
