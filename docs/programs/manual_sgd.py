@@ -11,7 +11,7 @@ y = x @ true_w + 0.1 * torch.randn(16, 1)
 weights = torch.randn(3, 1, requires_grad=True)
 bias = torch.zeros(1, requires_grad=True)
 lr = 0.1
-for step in range(20):
+for _ in range(20):
     pred = x @ weights + bias
     loss = ((pred - y) ** 2).mean()
     loss.backward()
