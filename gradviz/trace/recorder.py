@@ -19,6 +19,7 @@ recording).
 
 from __future__ import annotations
 
+import dataclasses
 import linecache
 import math
 import os
@@ -811,9 +812,25 @@ class Trace:
             self._parked.clear()
             # The statements still open get their names now.
             self._settle(sys._getframe(1), final=True)
+            self._drop_dangling()
         if self._frame is not None:
             self._name_from_frame(self._frame)
         self._frame = None
+
+    def _drop_dangling(self) -> None:
+        """An op event a signal stopped half-way (the CLI writes what was recorded after
+        SIGTERM or Ctrl-C, which raise wherever the program is) may have registered its outputs
+        but not itself: they, and a node it made, must not name an op the trace never holds
+        (the loader checks every reference). Run once, when recording ends."""
+        if not (self._tensors or self._nodes):
+            return  # nothing built yet: _build_model's own check covers the raw records
+        known = {op.id for op in self._ops}
+        for t in self._tensors.values():
+            if t.op is not None and t.op not in known:
+                t.op = None
+        for n in self._nodes.values():
+            if n.forward_op is not None and n.forward_op not in known:
+                n.forward_op = None
 
     @property
     def recording(self) -> bool:
@@ -1921,21 +1938,26 @@ class Trace:
 
     def _prune(self, keep: int | None = None, drop: BackwardRun | None = None) -> None:
         """Keep only the last ``keep_runs`` runs and the forward ops that led to them; or, with
-        ``drop``, forget that run and the forward ops of its iteration (a folded one)."""
+        ``drop``, forget that run and the forward ops of its iteration (a folded one).
+
+        NOTE [interrupted pruning]: a signal raises in the program wherever it runs (SIGTERM,
+        Ctrl-C: the CLI then writes what was recorded), also in here, which real PyTorch's
+        loops run after every iteration. So nothing is changed until all is computed, and the
+        new state is then stored by plain assignments, which Python runs without checking for
+        signals between them: an interrupted prune leaves the trace as it was, whole."""
         keep = self.keep_runs if keep is None else keep
+        self._build_model(_expander(self.values))
         if drop is not None:
             gone_seg = self._run_segments.get(drop.id, int(drop.id[3:]))
-            self._runs = [r for r in self._runs if r is not drop]
+            runs = [r for r in self._runs if r is not drop]
         else:
-            self._runs = self._runs[-keep:]
-        kept = {id(r) for r in self._runs}
+            runs = self._runs[-keep:]
+        kept = {id(r) for r in runs}
         # NOTE [perf]: the steps of dropped runs are never built.
-        self._unbuilt = [u for u in self._unbuilt if id(u[0]) in kept]
-        self._build_model(_expander(self.values))
-        segments = self._run_segments
-        for run_id in [k for k in segments if k not in {r.id for r in self._runs}]:
-            del segments[run_id]
-        first_segment = segments.get(self._runs[0].id, int(self._runs[0].id[3:]))
+        unbuilt = [u for u in self._unbuilt if id(u[0]) in kept]
+        kept_ids = {r.id for r in runs}
+        segments = {k: v for k, v in self._run_segments.items() if k in kept_ids}
+        first_segment = segments.get(runs[0].id, int(runs[0].id[3:]))
         if drop is not None:  # the dropped run's iteration, unless a kept run is of it
             kept_segs = set(segments.values())
 
@@ -1944,56 +1966,64 @@ class Trace:
         else:
             def gone(op: OpRecord) -> bool:
                 return op.segment < first_segment
-        dropped = sum(1 for op in self._ops if gone(op))
-        self._ops = [op for op in self._ops if not gone(op)]
+        ops = [op for op in self._ops if not gone(op)]
+        dropped = len(self._ops) - len(ops)
         live_nodes: set[str] = set()
         live_tensors: set[str] = set()
-        for run in self._runs:
+        for run in runs:
             live_nodes.update(run.nodes)
             live_tensors.update(run.roots)
             live_tensors.update(run.inputs)
-        for op in self._ops:
-            live_tensors.update(i for i in op.inputs if isinstance(i, str))
+        for op in ops:
+            live_tensors.update(i for _, i in op.tensor_args())
             live_tensors.update(op.outputs)
-            live_tensors.update(v["tensor"] for v in op.kwargs.values()
-                                if isinstance(v, dict) and "tensor" in v)
             if op.node:
                 live_nodes.add(op.node)
         # What is kept must refer only to what is kept (the loader checks every reference):
         # tensors still alive (a later op may use them: an RNN's hidden state, a weight), and,
         # to a fixed point, kept tensors' grad_fn, kept nodes' next nodes and their tensors.
         live_tensors.update(self._tids.live())
+        all_nodes, all_tensors = self._nodes, self._tensors
         todo = list(live_nodes)
         while True:
             for nid in todo:
-                n = self._nodes.get(nid)
+                n = all_nodes.get(nid)
                 if n is not None:
                     live_tensors.update(t for t in (n.variable, *(s.tensor for s in n.saved))
                                         if t is not None)
-            grown = {f for nid in todo if nid in self._nodes
-                     for f, _ in self._nodes[nid].next_functions if f is not None}
-            grown.update(t.grad_fn for k, t in self._tensors.items()
+            grown = {f for nid in todo if nid in all_nodes
+                     for f, _ in all_nodes[nid].next_functions if f is not None}
+            grown.update(t.grad_fn for k, t in all_tensors.items()
                          if k in live_tensors and t.grad_fn is not None)
-            todo = list((grown & self._nodes.keys()) - live_nodes)
+            todo = list((grown & all_nodes.keys()) - live_nodes)
             if not todo:
                 break
             live_nodes.update(todo)
-        kept_ops = {op.id for op in self._ops}
-        for k, t in self._tensors.items():  # the op that made it was dropped with its segment
-            if k in live_tensors and t.op is not None and t.op not in kept_ops:
-                t.op = None
-        for k, n in self._nodes.items():
-            if k in live_nodes and n.forward_op is not None and n.forward_op not in kept_ops:
-                n.forward_op = None
-        self._nodes = {k: v for k, v in self._nodes.items() if k in live_nodes}
-        self._tensors = {k: v for k, v in self._tensors.items() if k in live_tensors}
-        self._unnamed &= self._tensors.keys()
-        self._trim_versions()
+        kept_ops = {op.id for op in ops}
+        # A tensor or node whose op was dropped with its segment: a copy without the link (the
+        # object itself may still be in the state an interruption leaves).
+        tensors = {k: (t if t.op is None or t.op in kept_ops else dataclasses.replace(t, op=None))
+                   for k, t in all_tensors.items() if k in live_tensors}
+        nodes = {k: (n if n.forward_op is None or n.forward_op in kept_ops
+                     else dataclasses.replace(n, forward_op=None))
+                 for k, n in all_nodes.items() if k in live_nodes}
+        unnamed = self._unnamed & tensors.keys()
+        notes = self.notes
         if dropped and drop is None:
-            self.notes = [n for n in self.notes if not n.startswith("keep_runs")]
-            first = run_id_number(self._runs[0].id)  # NOTE [run numbers]
-            self.notes.append(f"keep_runs={keep}: forward ops and runs before backward run "
-                              f"{first if first is not None else self._runs[0].id} were dropped")
+            first = run_id_number(runs[0].id)  # NOTE [run numbers]
+            notes = [n for n in notes if not n.startswith("keep_runs")] + [
+                f"keep_runs={keep}: forward ops and runs before backward run "
+                f"{first if first is not None else runs[0].id} were dropped"]
+        # The commit: plain stores, no call between them (NOTE [interrupted pruning]).
+        self._runs = runs
+        self._unbuilt = unbuilt
+        self._run_segments = segments
+        self._ops = ops
+        self._nodes = nodes
+        self._tensors = tensors
+        self._unnamed = unnamed
+        self.notes = notes
+        self._trim_versions()
 
     # -- queries -----------------------------------------------------------------------------------
     def backward_graph(self, run: int | str = -1) -> BackwardGraph:

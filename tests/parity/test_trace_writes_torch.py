@@ -187,3 +187,31 @@ def test_gradient_edges_are_recorded_as_on_gradviz() -> None:
                 for r in tr.runs]
 
     assert program(torch) == program(gradviz)
+
+
+def test_an_op_a_signal_stopped_half_way_leaves_a_trace_that_loads(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGTERM or Ctrl-C raise wherever the program is, also between the torch source
+    registering an op's outputs and the op itself; the CLI then writes what was recorded, which
+    must load (it named an op the trace never held: 'tensors[5].op: unknown op id')."""
+    from gradviz.trace import torch_source
+
+    real = torch_source.OpRecord
+    calls = {"n": 0}
+
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt  # as the signal handler would, at this very point
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(torch_source, "OpRecord", interrupted)
+    with pytest.raises(KeyboardInterrupt), gradviz.trace(torch=True) as tr:
+        w = torch.tensor([1.0, 2.0], requires_grad=True)
+        (w * w).sum().backward()
+        (w * 3).exp().sum().backward()
+    made = [t for t in tr.tensors.values() if t.op is not None]
+    assert made and all(t.op in {op.id for op in tr.ops} for t in made)
+    tr.save(tmp_path / "trace.json")
+    back = gradviz.load_trace(tmp_path / "trace.json")
+    assert [op.name for op in back.ops] == ["tensor", "mul"]  # sum never registered
