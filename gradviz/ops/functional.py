@@ -3272,14 +3272,20 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
         >>> gradviz.median(x), gradviz.median(x, 1).values
         (tensor(4.), tensor([2., 6.]))
     """
+    return _median("median", input, dim, keepdim)
+
+
+def _median(name: str, input: Tensor, dim: Any, keepdim: bool) -> Any:
+    """:func:`median` or :func:`nanmedian` (``name``): their checks and texts are torch's,
+    the same for both."""
     _no_bool("median_cpu", input)
     if dim is None:
-        return dispatch(_O["median"], input)
-    d = _wrap_dim(_int_arg("median", "dim", 2, dim), input.ndim)
+        return dispatch(_O[name], input)
+    d = _wrap_dim(_int_arg(name, "dim", 2, dim), input.ndim)
     if input.ndim and input.shape[d] == 0:
         raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
-    values, indices = dispatch(_O["median_dim"], input, dim=d, keepdim=bool(keepdim))
-    return _named("median", values, indices)
+    values, indices = dispatch(_O[f"{name}_dim"], input, dim=d, keepdim=bool(keepdim))
+    return _named(name, values, indices)
 
 
 def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
@@ -3295,14 +3301,7 @@ def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
         values=tensor([2., 6.]),
         indices=tensor([3, 3])))
     """
-    _no_bool("median_cpu", input)
-    if dim is None:
-        return dispatch(_O["nanmedian"], input)
-    d = _wrap_dim(_int_arg("nanmedian", "dim", 2, dim), input.ndim)
-    if input.ndim and input.shape[d] == 0:
-        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
-    values, indices = dispatch(_O["nanmedian_dim"], input, dim=d, keepdim=bool(keepdim))
-    return _named("nanmedian", values, indices)
+    return _median("nanmedian", input, dim, keepdim)
 
 
 def cumprod(input: Tensor, dim: int, *, dtype: _dtype.dtype | None = None) -> Tensor:
