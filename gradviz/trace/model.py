@@ -25,7 +25,7 @@ __all__ = ["SourceLoc", "TensorInfo", "OpRecord", "SavedInfo", "NodeInfo", "Step
            "BackwardRun", "run_id_number", "run_numbers", "runs_made", "run_number", "run_name",
            "BackwardGraph", "summarize", "buffer_stats", "snapshot",
            "expand_snapshot", "scope_key", "packed_summary", "map_leaves", "MAX_TEXT",
-           "clip_text"]
+           "clip_text", "versioned"]
 
 # NOTE [text limit] The longest string a trace holds: the loader refuses longer ones (schema.py),
 # so what the recorders take from the program (a tensor's name, an exception's message, a
@@ -42,6 +42,16 @@ def clip_text(text: str, limit: int = MAX_TEXT) -> str:
         'abc…'
     """
     return text if len(text) <= limit else text[:limit - 1] + "\u2026"
+
+
+def versioned(name: str, version: int) -> str:
+    """How a version of a tensor written inside the graph is named (NOTE [versions]).
+
+    Example:
+        >>> versioned("b", 1)
+        'b (v1)'
+    """
+    return f"{name} (v{version})"
 
 
 @dataclass

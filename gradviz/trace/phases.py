@@ -60,31 +60,28 @@ def _forward_ops(trace: Any) -> set[str]:
     """The ids of the ops that built what the trace's backward runs differentiated."""
     graph_nodes = {nid for r in trace.runs for nid in r.nodes}
     ops = [op for op in trace.ops if op.parent is None]
-    index = {op.id: k for k, op in enumerate(ops)}
     forward = {op.id for op in ops if op.node is not None and op.node in graph_nodes}
     if not trace.runs:  # nothing differentiated yet: every op that recorded a node
         forward = {op.id for op in ops if op.node is not None}
     by_id = {op.id: op for op in ops}
-    first = {}  # segment -> the index of its first graph op
-    for oid in forward:
-        op = by_id[oid]
-        first[op.segment] = min(first.get(op.segment, index[oid]), index[oid])
+    segments = {by_id[oid].segment for oid in forward}  # the iterations that hold a forward
     todo = list(forward)
     while todo:  # up from the graph ops' inputs, iteratively
         op = by_id[todo.pop()]
         for _, i in op.tensor_args():
             t = trace.tensors.get(i)
             maker = None if t is None or t.op is None else by_id.get(t.op)
-            if maker is None or maker.id in forward or not _feeds(maker, trace, first):
+            if maker is None or maker.id in forward or not _feeds(maker, trace, segments):
                 continue
             forward.add(maker.id)
             todo.append(maker.id)
     return forward
 
 
-def _feeds(op: Any, trace: Any, first: dict[int, int]) -> bool:
-    """Whether ``op``, which made an input of a forward op, is part of that forward pass."""
-    if op.no_grad or op.segment not in first:
+def _feeds(op: Any, trace: Any, segments: set[int]) -> bool:
+    """Whether ``op``, which made an input of a forward op, is part of that forward pass (an
+    op of another iteration, ``segments`` holding the forward ones, is not)."""
+    if op.no_grad or op.segment not in segments:
         return False
     for out in op.outputs:
         t = trace.tensors.get(out)

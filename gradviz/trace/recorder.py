@@ -60,6 +60,7 @@ from gradviz.trace.model import (
     scope_key,
     snapshot,
     summarize,
+    versioned,
 )
 
 __all__ = ["Trace", "trace"]
@@ -716,7 +717,7 @@ class Trace:
                 first = tensors.get(identity)
                 name = first.name if first is not None else name
                 if not is_leaf:  # written inside the graph: the version matters
-                    name = f"{name} (v{version})"
+                    name = versioned(name, version)
             tensors[tid] = TensorInfo(
                 id=tid, name=name, shape=list(shape), dtype=dtype_name(dtype),
                 requires_grad=requires_grad, is_leaf=is_leaf, is_param=is_param, grad_fn=grad_fn,
@@ -746,12 +747,7 @@ class Trace:
             if nid is not None and nid in nodes:
                 nodes[nid].forward_op = op_id
         if len(self._ops) + self._op_count_dropped != self._op_count:
-            # An op event stopped half-way (Ctrl-C, SIGTERM) registered its outputs but not
-            # itself: they must not name an op the trace never holds (the loader checks).
-            known = {op.id for op in self._ops}
-            for t in tensors.values():
-                if t.op is not None and t.op not in known:
-                    t.op = None
+            self._drop_dangling()  # an op event a signal stopped half-way
         self._rec_ops = []
 
     def _build_steps(self, expand: Callable[[Any], dict[str, Any]]) -> None:
@@ -946,8 +942,9 @@ class Trace:
             info = self._tensors.get(k)
             if info is None:
                 self._tnames[k] = name  # a raw version's " (vN)" is added when built
-            elif info.identity is not None and info.name.endswith(f" (v{info.version})"):
-                info.name = f"{name} (v{info.version})"
+            elif info.identity is not None and info.name.endswith(
+                    versioned("", info.version)):
+                info.name = versioned(name, info.version)
             else:
                 info.name = name
 

@@ -76,6 +76,7 @@ from gradviz.trace.model import (
     run_id_number,
     scope_key,
     summarize,
+    versioned,
 )
 
 __all__ = ["require_torch", "is_torch_tensor", "TorchSource", "record_torch", "torch_graph_of",
@@ -588,7 +589,7 @@ class TorchSource:
                 first = tr._tensors.get(identity)
                 oname = first.name if first is not None else (tr._tensor_name(old) or old)
                 if t.grad_fn is not None:  # written inside the graph: the version matters
-                    oname = f"{oname} (v{version})"
+                    oname = versioned(oname, version)
             gid = None
             if t.grad_fn is not None:
                 new = id(t.grad_fn) not in known or self.known_node(t.grad_fn) is None
