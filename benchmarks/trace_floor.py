@@ -52,7 +52,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gradviz as gv  # noqa: E402
 from gradviz.autograd import events  # noqa: E402
 from gradviz.trace.model import SMALL, snapshot  # noqa: E402
-from gradviz.trace.recorder import user_frame  # noqa: E402
+from gradviz.trace.naming import user_frame  # noqa: E402
 
 _get_ident = threading.get_ident
 

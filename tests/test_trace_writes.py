@@ -4,10 +4,13 @@ as the CLI writes them (``write_outputs``), and every run is replayed (``replay.
 ``tests/parity/test_trace_writes_torch.py`` does the same for real PyTorch (``nn.LSTM``,
 ``nn.GRU``, a CNN, a Transformer layer) with :func:`round_trip` from here.
 
-The CLI's summary shows the trace's notes too (``gradviz trace``, ``gradviz render``)."""
+The CLI's summary shows the trace's notes too (``gradviz trace``, ``gradviz render``), and the
+trace is data: a ``Trace`` dataclass that ``io`` writes and reads, which the recorder fills."""
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import runpy
 import sys
 from pathlib import Path
@@ -20,7 +23,9 @@ from hypothesis import strategies as st
 from test_properties import build, leaves, operand_shapes, programs
 
 import gradviz
-from gradviz.trace import load_trace
+from gradviz.trace import Recorder, Trace, load_trace
+from gradviz.trace import io as trace_io
+from gradviz.trace.io import trace_to_dict
 from gradviz.trace.replay import states
 from gradviz_cli.commands.examples import example_names, example_path
 from gradviz_cli.runner import write_outputs
@@ -37,6 +42,7 @@ def round_trip(tr: Any, folder: Path, formats: tuple[str, ...] = ("svg", "dot"))
     path = folder / "trace.json"
     tr.save(path)
     back = load_trace(path)
+    assert type(back) is Trace  # plain data: loading rebuilds no recorder
     assert back.to_json() == tr.to_json()  # nothing lost or changed on the way
     out = folder / "out"
     out.mkdir(exist_ok=True)
@@ -46,6 +52,40 @@ def round_trip(tr: Any, folder: Path, formats: tuple[str, ...] = ("svg", "dot"))
         replayed = list(states(r))
         assert len(replayed) == len(r.steps)
     return back
+
+
+# -- the trace is data ----------------------------------------------------------------------------
+def test_the_trace_is_a_dataclass_that_io_writes_field_by_field() -> None:
+    # What trace.json holds is the dataclass's fields, and nothing else of the recorder's.
+    fields = {f.name for f in dataclasses.fields(Trace)}
+    written = set(trace_to_dict(Trace())) - {"schema", "gradviz_version", "options"}
+    assert written | {"values", "keep_runs"} == fields
+    # The recorder is such a trace; no recorder attribute leaks into the file.
+    with gradviz.tracer() as tr:
+        (gradviz.ones(2, requires_grad=True) * 3).sum().backward()
+    assert isinstance(tr, Trace) and type(tr) is Recorder
+    assert set(trace_to_dict(tr)) == set(trace_to_dict(Trace()))
+
+
+def test_a_trace_made_by_hand_draws_saves_and_loads(tmp_path: Path) -> None:
+    # A renderer or a test builds a Trace directly (no recording): the same path as a loaded one.
+    with gradviz.tracer() as rec:
+        x = gradviz.tensor([1.0, -2.0], requires_grad=True)
+        (x * x).sum().backward()
+    tr = Trace(tensors=dict(rec.tensors), ops=list(rec.ops), nodes=dict(rec.nodes),
+               runs=list(rec.runs), runs_total=1, name="by hand")
+    assert tr.summary() == rec.summary()
+    back = round_trip(tr, tmp_path / "hand")
+    assert back.name == "by hand" and back.run().steps[-1].kind == "done"
+    assert [t.name for t in back.tensors.values()] == [t.name for t in rec.tensors.values()]
+
+
+def test_io_builds_traces_without_the_recorder() -> None:
+    # Reading a file never touches the recording machinery (it used to rebuild a recorder).
+    tree = ast.parse(Path(trace_io.__file__).read_text(encoding="utf-8"))
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert "gradviz.trace.recorder" not in imported and "gradviz.trace.model" in imported
 
 
 # -- the bundled examples, as `gradviz trace --example NAME` runs them ---------------------------

@@ -31,7 +31,7 @@ def demo(
     if path is None:
         fail(f"the bundled example {DEMO_EXAMPLE!r} is missing from this installation",
              ExitCode.UNAVAILABLE)
-    # The default keeps one training step (NOTE [long runs] in gradviz/trace/recorder.py).
+    # The default keeps one training step (NOTE [long runs] in gradviz/trace/budget.py).
     code = run_and_write(path, [], out, ("svg",), "small", None, True, False, quiet,
                          title="gradviz demo: MLP on two moons")
     if code in (ExitCode.INTERRUPTED, ExitCode.TERMINATED):  # stopped by a signal: say so

@@ -11,8 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from gradviz.trace.model import BackwardGraph
-from gradviz.trace.recorder import Trace
+from gradviz.trace.model import BackwardGraph, Trace
 
 __all__ = ["install"]
 

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 from gradviz.render import collapse
 from gradviz.render._format import clip, grad_str, op_call, plain, shape_str, source_str, value_str
 from gradviz.trace.io import atomic_write
-from gradviz.trace.model import run_name, run_numbers, runs_made
+from gradviz.trace.model import Trace, run_name, run_numbers, runs_made
 from gradviz.trace.phases import Phase, split_phases
 from gradviz.trace.replay import StepState, replay
 
@@ -56,7 +56,6 @@ if TYPE_CHECKING:  # pragma: no cover
     import graphviz
 
     from gradviz.trace.model import BackwardGraph, BackwardRun, NodeInfo, OpRecord, TensorInfo
-    from gradviz.trace.recorder import Trace
 
 __all__ = ["draw_backward", "draw_forward", "draw_both", "draw_step", "to_svg", "render",
            "FORMATS", "DETAILS", "AUTO_VALUES_MAX", "resolve_detail", "run_label",
@@ -589,8 +588,6 @@ class _Backward:
 
 
 def _is_trace(obj: Any) -> bool:
-    from gradviz.trace.recorder import Trace
-
     return isinstance(obj, Trace)
 
 

@@ -30,8 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
     from rich.table import Table
 
-    from gradviz.trace.model import BackwardGraph, BackwardRun, NodeInfo, Step
-    from gradviz.trace.recorder import Trace
+    from gradviz.trace.model import BackwardGraph, BackwardRun, NodeInfo, Step, Trace
 
 __all__ = ["print_graph", "graph_tree", "step_table", "print_steps", "step_through", "visible",
            "node_label", "tensor_label", "run_label", "describe", "RunReplay", "run_leaves",

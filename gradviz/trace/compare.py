@@ -17,8 +17,8 @@ import numpy as np
 
 from gradviz.engines import mxnet, singa
 from gradviz.tensor import Tensor
-from gradviz.trace.model import LeafGradStep
-from gradviz.trace.recorder import Trace
+from gradviz.trace.model import LeafGradStep, Trace
+from gradviz.trace.recorder import Recorder
 
 __all__ = ["compare_engines", "EngineComparison", "EngineReport", "ENGINES"]
 
@@ -173,7 +173,7 @@ def compare_engines(fn: Callable[..., Tensor], *inputs: Any, values: str = "smal
         (['pytorch', 'singa', 'mxnet'], ['x', 'y'], 0.0)
     """
     names = _input_names(fn, inputs)
-    tr = Trace(values=values, name=f"compare_engines({getattr(fn, '__name__', 'fn')})")
+    tr = Recorder(values=values, name=f"compare_engines({getattr(fn, '__name__', 'fn')})")
     reports: list[EngineReport] = []
     with tr:
         for engine in ENGINES:

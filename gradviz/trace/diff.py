@@ -1,6 +1,6 @@
 """``diff_traces``: where two traces of one program differ (real PyTorch against gradviz).
 
-Works on two plain-data :class:`~gradviz.trace.recorder.Trace` objects, whoever recorded them,
+Works on two plain-data :class:`~gradviz.trace.model.Trace` objects, whoever recorded them,
 so it is tested without torch. ``gradviz compare`` records a script on both engines and hands
 the two traces here.
 

@@ -75,9 +75,9 @@ def gradient_graph(heads: Tensor | Sequence[Tensor], variables: Sequence[Tensor]
         >>> [n.name for n in mx.gradient_graph(y).nodes.values()]
         ['_head_grad_ones', 'SumBackward0', 'MulBackward0', '_aggregate_sum', '_copy']
     """
-    from gradviz.trace.recorder import Trace
+    from gradviz.trace.recorder import Recorder
 
-    rec = Trace(values="none")  # only for its ids: the same ones graph_of gives
+    rec = Recorder(values="none")  # only for its ids: the same ones graph_of gives
     model = gradient_graph_model(mxnet.plan(heads, variables, head_grads), rec.node_id,
                                  rec.tensor_id)
     model.tensors = {n.variable: rec.tensors[n.variable] for n in model.nodes.values()

@@ -26,12 +26,13 @@ def graph_of(*tensors: Tensor, values: str = "none") -> BackwardGraph:
         >>> sorted(n.name for n in g.nodes.values())
         ['AccumulateGrad', 'MulBackward0', 'SumBackward0']
     """
-    from gradviz.trace.recorder import Trace, user_frame
+    from gradviz.trace.naming import user_frame
+    from gradviz.trace.recorder import Recorder
     from gradviz.trace.torch_source import is_torch_tensor, torch_graph_of
 
     if tensors and all(is_torch_tensor(t) for t in tensors):  # real PyTorch (torch_source.py)
         return torch_graph_of(*tensors, values=values)
-    rec = Trace(values=values)
+    rec = Recorder(values=values)
     roots = []
     for t in tensors:
         if not isinstance(t, Tensor):
@@ -49,10 +50,10 @@ def graph_with_ids(tensors: Sequence[Any], values: str = "none"
                    ) -> tuple[BackwardGraph, Callable[[Any], str | None]]:
     """:func:`graph_of` for gradviz or torch tensors, and a function giving the graph's id of
     a live tensor (None if it is not in the graph): how ``make_dot`` names ``params``."""
-    from gradviz.trace.recorder import Trace
+    from gradviz.trace.recorder import Recorder
     from gradviz.trace.torch_source import TorchSource, is_torch_tensor
 
-    rec = Trace(values=values)
+    rec = Recorder(values=values)
     src = TorchSource(rec) if any(is_torch_tensor(t) for t in tensors) else None
     roots = []
     for t in tensors:

@@ -29,6 +29,7 @@ from gradviz.trace.model import (
     SourceLoc,
     Step,
     TensorInfo,
+    Trace,
     freed_names,
     step_from_dict,
     step_to_dict,
@@ -649,7 +650,7 @@ def _run(d: dict[str, Any]) -> BackwardRun:
 
 
 def trace_from_dict(data: Any, where: str = "trace") -> Any:
-    """Rebuild a :class:`~gradviz.trace.recorder.Trace` from parsed ``trace.json`` data,
+    """Build a :class:`~gradviz.trace.model.Trace` from parsed ``trace.json`` data,
     checking every field and every reference first (NOTE [validated loading]).
 
     Args:
@@ -672,15 +673,13 @@ def trace_from_dict(data: Any, where: str = "trace") -> Any:
         ...
         gradviz.trace.io.TraceFormatError: trace.json: runs[0].steps[1].node: unknown node id 'n99'
     """
-    from gradviz.trace.recorder import Trace
-
     if isinstance(data, dict) and data.get("schema") == SCHEMA_V1:
         where = f"{where} (schema {SCHEMA_V1}, read as {SCHEMA.rsplit('/', 1)[1]})"
         data = _from_v1(data)
     _check_schema(data, where)
     options = data.get("options", {})
-    tr = Trace(values=options.get("values", "small"), keep_runs=options.get("keep_runs"),
-               name=data.get("name"))
+    tr = Trace(name=data.get("name"), values=options.get("values", "small"),
+               keep_runs=options.get("keep_runs"))
     tr.tensors = {}
     for i, t in enumerate(data["tensors"]):
         if t["id"] in tr.tensors:

@@ -8,9 +8,10 @@ tensors ``t0, t1, ...``, forward ops ``op0, ...``, backward nodes ``n0, ...``.
 from __future__ import annotations
 
 import math
+import os
 import re
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
@@ -23,7 +24,7 @@ __all__ = ["SourceLoc", "TensorInfo", "OpRecord", "SavedInfo", "NodeInfo", "Step
            "DoneStep", "STEP_TYPES", "STEP_KINDS", "make_step", "step_to_dict", "step_from_dict",
            "freed_names",
            "BackwardRun", "run_id_number", "run_numbers", "runs_made", "run_number", "run_name",
-           "BackwardGraph", "summarize", "buffer_stats", "snapshot",
+           "BackwardGraph", "Trace", "summarize", "buffer_stats", "snapshot",
            "expand_snapshot", "scope_key", "packed_summary", "map_leaves", "MAX_TEXT",
            "clip_text", "versioned"]
 
@@ -513,6 +514,122 @@ def run_name(trace: Any, run: int | str = -1) -> str:
         'run 2 of 3'
     """
     return f"run {run_number(trace, run)} of {runs_made(trace)}"
+
+
+@dataclass(eq=False)
+class Trace:
+    """A recording of forward ops, backward graphs and engine steps, as plain data.
+
+    This is what :mod:`gradviz.trace.io` writes and reads and what every renderer draws. The
+    recorder (:class:`~gradviz.trace.recorder.Recorder`, what ``with gradviz.tracer() as tr``
+    gives) is a ``Trace`` that fills these fields from what a program does; a loaded
+    ``trace.json`` is a ``Trace`` built by the loader.
+
+    Attributes:
+        tensors: every tensor seen, by id, in the order first seen.
+        ops: the forward ops, in execution order.
+        nodes: every backward node seen, by id.
+        runs: the backward runs kept in full (NOTE [long runs] in budget.py).
+        module_classes: each module scope's class name, keyed by :func:`scope_key`.
+        notes: what the recording could not show as it happened (folded iterations, an op
+            that was not recorded ...).
+        runs_total: how many backward runs the program made, kept or not.
+        run_log: one short summary per backward run made, however many were kept.
+        name: the trace's title, if given.
+        values: how values were recorded: ``"small"``, ``"none"`` or ``"all"``.
+        keep_runs: the recording's ``keep_runs`` option.
+
+    Example:
+        >>> import gradviz
+        >>> with gradviz.tracer() as tr:
+        ...     x = gradviz.tensor([1.0, 2.0], requires_grad=True)
+        ...     y = (x * x).sum()
+        ...     y.backward()
+        >>> [op.name for op in tr.ops], [n.name for n in tr.nodes.values()]
+        (['mul', 'sum'], ['MulBackward0', 'AccumulateGrad', 'SumBackward0'])
+        >>> isinstance(tr, Trace)
+        True
+    """
+
+    tensors: dict[str, TensorInfo] = field(default_factory=dict)
+    ops: list[OpRecord] = field(default_factory=list)
+    nodes: dict[str, NodeInfo] = field(default_factory=dict)
+    runs: list[BackwardRun] = field(default_factory=list)
+    module_classes: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    runs_total: int = 0
+    run_log: list[dict[str, Any]] = field(default_factory=list)
+    name: str | None = None
+    values: str = "small"
+    keep_runs: int | str | None = None
+
+    # -- queries -----------------------------------------------------------------------------
+    def backward_graph(self, run: int | str = -1) -> BackwardGraph:
+        """The backward graph one run walked (by index or id), as a :class:`BackwardGraph`."""
+        r = self.run(run)
+        nodes = {n: self.nodes[n] for n in r.nodes if n in self.nodes}
+        leaves = {n.variable: self.tensors[n.variable] for n in nodes.values()
+                  if n.variable in self.tensors}
+        return BackwardGraph(nodes=nodes, roots=[list(e) for e in r.root_edges], tensors=leaves)
+
+    def run(self, run: int | str = -1) -> BackwardRun:
+        """One backward run, by position (``-1``: the last) or id (``"run0"``)."""
+        if not self.runs:
+            raise IndexError("this trace has no backward runs (backward() was never called)")
+        if isinstance(run, str):
+            for r in self.runs:
+                if r.id == run:
+                    return r
+            raise KeyError(f"no run {run!r}; runs are {[r.id for r in self.runs]}")
+        return self.runs[run]
+
+    def steps(self, run: int | str = -1) -> Iterator[Step]:
+        """The engine steps of one run, in order."""
+        return iter(self.run(run).steps)
+
+    def summary(self) -> str:
+        """One line per count: ops, tensors, nodes, backward runs, steps.
+
+        Example:
+            >>> import gradviz
+            >>> with gradviz.tracer() as tr:
+            ...     (gradviz.ones(2, requires_grad=True) * 2).sum().backward()
+            >>> print(tr.summary())
+            gradviz trace: 2 ops, 3 tensors, 3 backward nodes, 1 backward run, 12 steps
+        """
+        steps = sum(len(r.steps) for r in self.runs)
+        runs = len(self.runs)
+        text = (f"gradviz trace: {len(self.ops)} ops, {len(self.tensors)} tensors, "
+                f"{len(self.nodes)} backward nodes, {runs} backward run{'s' if runs != 1 else ''},"
+                f" {steps} steps")
+        if self.runs_total > runs:
+            text += f" ({self.runs_total} runs recorded, last {runs} kept)"
+        return text
+
+    def __repr__(self) -> str:
+        return f"<Trace {self.summary()[len('gradviz trace: '):]}>"
+
+    # (Notebook displays and to_html are installed by the render layer: render/_display.py.)
+
+    # -- serialisation: gradviz.trace.io, imported when asked (io builds Traces: it imports
+    # this module) -----------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The trace as JSON-ready data (:func:`gradviz.trace.io.trace_to_dict`)."""
+        from gradviz.trace.io import trace_to_dict
+
+        return trace_to_dict(self)
+
+    def to_json(self, indent: int | None = 1) -> str:
+        """The trace as JSON text (schema documented in ``docs/trace-schema.md``)."""
+        from gradviz.trace.io import dumps
+
+        return dumps(self, indent=indent)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write :meth:`to_json` to ``path`` (atomically: a reader never sees half a file)."""
+        from gradviz.trace.io import save
+
+        save(self, path)
 
 
 # -- value summaries ------------------------------------------------------------------------------

@@ -19,10 +19,8 @@ recording).
 
 from __future__ import annotations
 
-import dataclasses
 import linecache
 import math
-import os
 import sys
 import threading
 import weakref
@@ -38,77 +36,38 @@ from gradviz.autograd.engine import current_node
 from gradviz.autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled
 from gradviz.autograd.graph import AccumulateGrad, GraphRoot, Node, SavedVariable
 from gradviz.tensor import Tensor
-from gradviz.trace import _names
+from gradviz.trace import naming
+from gradviz.trace.budget import RunBudget
 from gradviz.trace.model import (
     SMALL,
     STEP_TYPES,
-    BackwardGraph,
     BackwardRun,
     NodeInfo,
     OpRecord,
     SavedInfo,
     SourceLoc,
-    Step,
     TensorInfo,
+    Trace,
     clip_text,
     dtype_name,
     expand_snapshot,
     freed_names,
     map_leaves,
     packed_summary,
-    run_id_number,
     scope_key,
     snapshot,
     summarize,
     versioned,
 )
+from gradviz.trace.naming import Naming, user_frame
 
-__all__ = ["Trace", "trace"]
+__all__ = ["Recorder", "Trace", "trace", "tracer"]
 
-_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-# Bundled examples are user code: their lines are what a learner wants to see.
-_USER_DIRS_INSIDE = (os.path.join(_PKG_DIR, "examples") + os.sep,)
 VALUE_MODES = ("small", "none", "all")
-# With keep_runs=None, at most this many backward runs are kept in full (NOTE [long runs]).
-DETAILED_RUNS = 8
 # From a handler called by _on_event, the walk to the user's frame starts at
 # sys._getframe(_EMITTER) (frames: user_frame, handler, then _EngineObserver.op and emit_op, or
 # _on_event and emit).
 _EMITTER = 3
-
-
-# File name -> whether it is gradviz's own code (bounded: see _is_internal).
-_INTERNAL: dict[str, bool] = {}
-
-
-def _is_internal(filename: str) -> bool:
-    known = _INTERNAL.get(filename)
-    if known is None:
-        path = os.path.abspath(filename) if not filename.startswith("<") else filename
-        known = path.startswith(_PKG_DIR) and not path.startswith(_USER_DIRS_INSIDE)
-        if len(_INTERNAL) < 4096:
-            _INTERNAL[filename] = known
-    return known
-
-
-def user_frame(depth: int = 1) -> FrameType | None:
-    """The innermost frame outside gradviz's own code (the user's line)."""
-    try:
-        f: FrameType | None = sys._getframe(depth)
-    except ValueError:  # the stack is not that deep: no user frame
-        return None
-    # NOTE [perf]: a dict lookup per frame, in line (an op's event passes three or four of
-    # gradviz's frames before the user's); _is_internal only for a file not seen yet.
-    internal = _INTERNAL
-    while f is not None:
-        name = f.f_code.co_filename
-        known = internal.get(name)
-        if known is None:
-            known = _is_internal(name)
-        if not known:
-            return f
-        f = f.f_back
-    return None
 
 
 # id(code) -> (code, {line: SourceLoc}). NOTE [perf]: keyed by identity, as hashing a code object
@@ -345,7 +304,7 @@ def _version_of(t: Tensor) -> int:
 
 
 class _VRef(weakref.ref):
-    """A weak reference to a gradient, holding its snapshot (see Trace._value)."""
+    """A weak reference to a gradient, holding its snapshot (see Recorder._value)."""
 
     __slots__ = ("snap",)
 
@@ -396,7 +355,7 @@ def _node_type(n: Node) -> tuple[str, str]:
 #           recorded by keyword; engine_data is the event's own dict (emitters make a fresh one
 #           per event) or None. An enqueue holds the node's priority only, never the queue
 #           (linear in the queue's width: replay.py rebuilds the queue).
-# A source is an index into Trace._sources (or None), a constant a 1-tuple ``(value,)``, and a
+# A source is an index into Recorder._sources (or None), a constant a 1-tuple ``(value,)``, and a
 # value a snapshot (model.snapshot) or such a constant.
 #
 # NOTE [perf: flat records] While recording, the tensor, node and op records are not tuples but
@@ -405,7 +364,7 @@ def _node_type(n: Node) -> tuple[str, str]:
 # fields appended to a list are not objects of their own). Tracing a chain of tiny ops kept
 # about seven such objects per op, which made the collector run over three times as often as
 # without tracing, and once over everything (a full collection). Readers turn the rows into the
-# tuples above first (Trace._unpack), so the rows' layout is known here and in the writers only:
+# tuples above first (Recorder._unpack), so the rows' layout is known here and in the writers only:
 # a tensor: its _TENSOR_ROW fields in the order of the tuple;
 # a node:   name, kind, sequence_nr, num_outputs, variable, n, the n (id, input_nr) pairs of
 #           next_functions flat, m, the m saved entries, each _SAVED_ROW fields (pack_hook and
@@ -473,14 +432,6 @@ _STEP_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _from_graph(ops: list[tuple]) -> list[tuple]:
-    """Raw ops from the first that recorded a backward node (NOTE [long runs])."""
-    for k, o in enumerate(ops):
-        if o[4] is not None:
-            return ops[k:]
-    return []
-
-
 def _one(v: Any, expand: Callable[[Any], Any]) -> Any:
     return None if v is None else expand(v)
 
@@ -516,7 +467,7 @@ def _expander(mode: str) -> Callable[[Any], dict[str, Any]]:
 
 
 class _Built:
-    """A model attribute of :class:`Trace` (``tensors``, ``ops`` ...): reading or replacing it
+    """A model field of the :class:`Recorder` (``tensors``, ``ops`` ...): reading or replacing it
     first builds the model objects from the raw records (NOTE [perf: lazy trace])."""
 
     def __init__(self, doc: str) -> None:
@@ -525,33 +476,37 @@ class _Built:
     def __set_name__(self, owner: type, name: str) -> None:
         self.attr = "_" + name
 
-    def __get__(self, trace: Trace | None, owner: type | None = None) -> Any:
+    def __get__(self, trace: Recorder | None, owner: type | None = None) -> Any:
         if trace is None:
             return self
         trace._flush()
         return getattr(trace, self.attr)
 
-    def __set__(self, trace: Trace, value: Any) -> None:
+    def __set__(self, trace: Recorder, value: Any) -> None:
         trace._flush()
         setattr(trace, self.attr, value)
 
 
-class Trace:
-    """A recording of forward ops, backward graphs and engine steps.
+class Recorder(Naming, RunBudget, Trace):
+    """The tracer: a :class:`~gradviz.trace.model.Trace` that fills itself with what the
+    program inside its ``with`` block does.
 
-    Use :func:`trace` to make one. Attributes are plain data (see :mod:`gradviz.trace.model`):
-    ``tensors``, ``ops``, ``nodes`` (every backward node seen), ``runs`` (one per backward pass),
-    ``module_classes`` (each module scope's class name, keyed by
-    :func:`~gradviz.trace.model.scope_key`).
+    Use :func:`tracer` (or :func:`trace`) to make one. Its fields are the trace's plain data
+    (``tensors``, ``ops``, ``nodes``, ``runs`` ...), built from the raw records the event
+    handlers keep when a reader first asks (NOTE [perf: lazy trace]). Names and identities are
+    given by :class:`~gradviz.trace.naming.Naming`, what a long loop keeps is decided by
+    :class:`~gradviz.trace.budget.RunBudget`.
 
     Example:
         >>> import gradviz
-        >>> with gradviz.trace() as tr:
+        >>> with gradviz.tracer() as tr:
         ...     x = gradviz.tensor([1.0, 2.0], requires_grad=True)
         ...     y = (x * x).sum()
         ...     y.backward()
         >>> [op.name for op in tr.ops], [n.name for n in tr.nodes.values()]
         (['mul', 'sum'], ['MulBackward0', 'AccumulateGrad', 'SumBackward0'])
+        >>> type(tr).__name__, tr.recording
+        ('Recorder', False)
     """
 
     def __init__(self, values: str = "small", keep_runs: int | str | None = None,
@@ -624,7 +579,7 @@ class Trace:
         self._op_snap: tuple[Any, Any] | None = None
         self._run_shared: dict[int, Any] = {}  # the same for the current backward run
         self._frame: FrameType | None = None
-        self._pending: list[_names.Pending] = []  # bindings not yet made (NOTE [tensor names])
+        self._pending: list[naming.Pending] = []  # bindings not yet made (NOTE [tensor names])
         self._fn_stack: list[str] = []  # op ids of the custom Functions whose forward() runs
         self._fn_done: str | None = None  # the op id of the Function whose forward() just ended
         self._active = False
@@ -642,10 +597,10 @@ class Trace:
         self._versions: dict[str, list[str]] = {}
 
     # -- the model, built on first read (see _Built) -----------------------------------------
-    tensors: dict[str, TensorInfo] = _Built("Every tensor seen, by id, in the order first seen.")
-    ops: list[OpRecord] = _Built("The forward ops, in execution order.")
-    nodes: dict[str, NodeInfo] = _Built("Every backward node seen, by id.")
-    runs: list[BackwardRun] = _Built("The finished backward runs (the last ``keep_runs``).")
+    tensors = _Built("Every tensor seen, by id, in the order first seen.")
+    ops = _Built("The forward ops, in execution order.")
+    nodes = _Built("Every backward node seen, by id.")
+    runs = _Built("The finished backward runs (the last ``keep_runs``).")
 
     # What a test measures of the records held unread (unpacked first).
     @property
@@ -701,8 +656,10 @@ class Trace:
                 self._build_model(expand)
                 self._build_steps(expand)
 
-    def _build_model(self, expand: Callable[[Any], dict[str, Any]]) -> None:
+    def _build_model(self, expand: Callable[[Any], dict[str, Any]] | None = None) -> None:
         """Tensors, nodes and ops from their raw records (NOTE [perf: lazy trace])."""
+        if expand is None:
+            expand = _expander(self.values)
         self._unpack()
         sources = self._sources
         tensors, names, grads = self._tensors, self._tnames, self._tgrads
@@ -771,7 +728,7 @@ class Trace:
         self._unbuilt = []
 
     # -- context manager -----------------------------------------------------------------------
-    def __enter__(self) -> Trace:
+    def __enter__(self) -> Recorder:
         if self._active:
             raise RuntimeError("this trace is already recording")
         self._frame = user_frame(2)
@@ -838,7 +795,7 @@ class Trace:
 
         Example:
             >>> import gradviz
-            >>> tr = Trace(values="none")
+            >>> tr = Recorder(values="none")
             >>> tr.tensor_id(gradviz.ones(2))
             't0'
         """
@@ -910,95 +867,12 @@ class Trace:
         if acc is not None:
             self._nids.forget(acc)
 
-    def _tensor_name(self, tid: str) -> str | None:
-        """A recorded tensor's current name (None if it is not in the trace any more)."""
-        if tid in self._pend_t or tid in self._rec_tensors:
-            return self._tnames.get(tid, tid)
-        info = self._tensors.get(tid)
-        return None if info is None else info.name
-
-    def _add_version(self, tid: str, old: str) -> str:
-        """File ``tid`` as a later version of the tensor ``old`` is a version of; its first
-        version's id (NOTE [versions])."""
-        identity = self._identity.get(old, old)
-        self._identity[tid] = identity
-        self._versions.setdefault(identity, []).append(tid)
-        return identity
-
-    def _trim_versions(self) -> None:
-        """Forget the versions of tensors the trace dropped (a long run stays bounded)."""
-        known = self._tensors.keys() | self._rec_tensors.keys() | self._pend_t.keys()
-        self._identity = {k: v for k, v in self._identity.items() if k in known}
-        self._versions = {root: kept for root, vs in self._versions.items()
-                          if (kept := [v for v in vs if v in known])}
-
-    def _rename(self, tid: str, name: str) -> None:
-        if name == tid:
-            return
-        # A tensor's versions are one tensor: all take the name (NOTE [versions]).
-        root = self._identity.get(tid, tid)
-        for k in (root, *self._versions.get(root, ())):
-            self._unnamed.discard(k)
-            info = self._tensors.get(k)
-            if info is None:
-                self._tnames[k] = name  # a raw version's " (vN)" is added when built
-            elif info.identity is not None and info.name.endswith(
-                    versioned("", info.version)):
-                info.name = versioned(name, info.version)
-            else:
-                info.name = name
-
     def _set_grad(self, tid: str, grad: Any) -> None:
         if tid in self._pend_t or tid in self._rec_tensors:
             self._tgrads[tid] = grad
         elif tid in self._tensors:
             self._tensors[tid].grad = None if grad is None else expand_snapshot(grad,
                                                                                 self.values)
-
-    def _first_sight_name(self, t: Tensor, frame: FrameType) -> str | None:
-        """The name of a tensor first seen as an input (made before tracing began, or by a
-        factory, which reports no op): the variable holding it in the outermost user frame
-        between the one using it and the ``with`` block's, as that is nearest to where it was
-        made (``a`` of the script, not ``tensor`` of the Function's forward it is passed to)."""
-        found = None
-        f: FrameType | None = frame
-        for _ in range(64):  # bounded: a deep stack of user frames
-            if f is None:
-                break
-            if not _is_internal(f.f_code.co_filename):
-                found = self._var_name(t, f) or found
-            if f is self._frame:
-                return found
-            f = f.f_back
-        # The with block is not among the callers (another thread's frames): ask it too.
-        outer = self._frame
-        return (self._var_name(t, outer) if outer is not None else None) or found
-
-    def _outer_name(self, t: Tensor, frame: FrameType) -> str | None:
-        """A fallback name for a tensor no creator named (made before tracing began, or by an
-        expression no one stored): the variable holding it where ``with gradviz.trace()`` is
-        written, else in ``frame`` (the user's line using it). The ``with`` block's name comes
-        first: ``data`` passed to ``forward(self, inp)`` is the caller's ``data``."""
-        outer = self._frame
-        name = self._var_name(t, outer) if outer is not None and outer is not frame else None
-        return name or self._var_name(t, frame)
-
-    @staticmethod
-    def _var_name(t: Tensor, frame: FrameType) -> str | None:
-        for k, v in frame.f_locals.items():
-            if v is t and not k.startswith("_"):
-                return k
-        return None
-
-    def _name_from_frame(self, frame: FrameType) -> None:
-        """Give auto-named tensors the names of the user's variables that hold them."""
-        torch_tensor = getattr(sys.modules.get("torch"), "Tensor", None)  # torch_source.py
-        kinds = (Tensor, torch_tensor) if isinstance(torch_tensor, type) else (Tensor,)
-        for k, v in list(frame.f_locals.items()):
-            if isinstance(v, kinds) and not k.startswith("_"):
-                tid = self._tids.get(v)
-                if tid is not None and tid in self._unnamed:
-                    self._rename(tid, k)
 
     def _source_index(self, frame: FrameType | None) -> int | None:
         """The frame's line as an index into ``_sources``. NOTE [perf]: looked up by the code
@@ -1224,131 +1098,6 @@ class Trace:
             self._scope.pop()
             self._scope_t = tuple(self._scope)
 
-    # -- names from the user's code (NOTE [tensor names] in _names.py) ---------------------------
-    def _settle(self, frame: FrameType | None, final: bool = False) -> None:
-        """Name what the statements that have finished bound, before ``frame``'s op records
-        (``final``: all of them, the trace is ending)."""
-        pending = self._pending
-        while pending:
-            top = pending[-1]
-            f, depth = frame, 0
-            while f is not None and (id(f) != top.fid or f.f_code is not top.code):
-                f, depth = f.f_back, depth + 1
-            if f is None:  # its frame has returned: the last value it made is what it bound
-                self._guess(pending.pop())
-                continue
-            span = top.target.span
-            if span is not None and span[0] <= f.f_lasti < span[1] and not final:
-                return  # an inline comprehension still building its list (Python 3.12+)
-            same = f.f_lasti == top.lasti
-            # Whether its names can be given without the frame: one op ran at the instruction,
-            # so once the instruction has finished, that op's result is what it stored.
-            guess = top.target.kind == "names" and len(top.candidates) == len(top.last)
-            if (same or not guess) and _names.call_site(f) != top.site:
-                # Another call of the function, given the frame the first one left (the same
-                # address): the first has returned. Asked only where it matters, before
-                # waiting on the frame or looking a name up in it.
-                self._guess(pending.pop())
-                continue
-            if same and not final:
-                # The same instruction again (a loop running it anew: its last value is bound
-                # now; or the next op of one call, ``pred = model(x)``: nothing bound yet), or
-                # a caller still running the instruction the op comes from inside.
-                if depth == 0 and top.candidates and self._bind(top, f):
-                    top.candidates = []
-                return
-            done = pending.pop()
-            if guess:
-                # NOTE [perf]: no lookup (reading a function's f_locals copies all its
-                # variables), as in ``y = (y * 2).tanh()`` run in a loop.
-                self._guess(done)
-            else:
-                self._bind(done, f)
-
-    def _guess(self, p: _names.Pending) -> None:
-        """Name ``p``'s last candidates without its frame (see NOTE [tensor names])."""
-        slots, last = p.target.slots, p.last
-        if p.target.kind != "names" or not last or last[-1] not in p.candidates:
-            return
-        if p.element is not None:
-            slots = (slots[p.element],) if len(slots) > 1 and p.element < len(slots) else ()
-            names = [f"{_names.slot_name(s)}[{p.element}]" if len(p.target.slots) == 1
-                     else _names.slot_name(s) for s in slots]
-        else:
-            names = p.target.names
-        if len(names) == len(last):  # h, c = x.chunk(2): one name per output
-            pairs = zip(last, names)
-        elif len(names) == 1:
-            pairs = zip(last[:1], names)  # a multi-output op: its main result (nll_loss)
-        else:
-            return
-        for tid, name in pairs:
-            if tid in self._unnamed:
-                self._rename(tid, name)
-
-    def _bind(self, p: _names.Pending, frame: FrameType) -> bool:
-        """Name the candidates of ``p`` found where its target now holds them in ``frame``."""
-        cands = set(p.candidates)
-        if not cands:
-            return False
-        target, found = p.target, False
-        slots = target.slots
-        if p.element is not None and len(slots) > 1:  # h, c = cell(...) with return h2, c2
-            slots = slots[p.element:p.element + 1] if p.element < len(slots) else ()
-            element = None
-        else:
-            element = p.element
-        get = self._tids.get
-        for slot in slots:
-            value = _names.lookup(frame, slot)
-            name = _names.slot_name(slot)
-            if element is not None:  # out = cell(...): the element-th of the tuple it returned
-                try:
-                    value = value[element]
-                except Exception:
-                    continue
-                name = f"{name}[{element}]"
-            if target.kind == "list":  # ys = [x * i for i in ...]: ys[0], ys[1], ...
-                if isinstance(value, (list, tuple)):
-                    for k, v in enumerate(value):
-                        tid = get(v) if isinstance(v, Tensor) else None
-                        if tid in cands and tid in self._unnamed:
-                            self._rename(tid, f"{name}[{k}]")
-                            found = True
-                continue
-            tid = get(value) if isinstance(value, Tensor) else None
-            if tid in cands:
-                found = True
-                if tid in self._unnamed:  # a name given once is kept
-                    self._rename(tid, name)
-        return found
-
-    def _note_outputs(self, frame: FrameType, outputs: list[str], known: Any = None) -> None:
-        """Make the outputs candidates of the binding the user's instruction will make
-        (``known``: what names.known_target said of the instruction)."""
-        if type(known) is _names.Target and known.kind == "names":
-            # NOTE [perf]: the instruction stores the value itself (``y = x.tanh()``): what
-            # binding() would say without its walk.
-            f, lasti, target, element = frame, frame.f_lasti, known, None
-        else:
-            where = _names.binding(frame, _is_internal)
-            if where is None:
-                return
-            f, lasti, target, element = where
-        pending = self._pending
-        last = tuple(outputs)
-        if pending:
-            top = pending[-1]
-            if (top.fid == id(f) and top.code is f.f_code and top.lasti == lasti
-                    and top.site == _names.call_site(f)):
-                top.candidates.extend(outputs)
-                top.last = last
-                return
-        if len(pending) >= 64:  # frames left mid-instruction by exceptions: never finish
-            del pending[0]
-        pending.append(_names.Pending(id(f), f.f_code, lasti, target, list(outputs), element,
-                                      last, _names.call_site(f)))
-
     # -- custom Functions: their forward() ops are the Function op's children ----------------------
     def _on_function_enter(self, data: dict[str, Any]) -> None:
         # The Function's op id is taken now, so the ops its forward() runs can name it as their
@@ -1491,10 +1240,10 @@ class Trace:
         # NOTE [perf]: most instructions bind nothing (the ``*`` of ``(y * 2 + 1).tanh()``):
         # known from the instruction's cached analysis without a call to _note_outputs.
         if frame is not None and not inplace and outputs:
-            code = frame.f_code  # _names.known_target, in line
-            entry = _names._CODE.get(id(code))
-            known = (entry[3].get(frame.f_lasti, _names._UNKNOWN)
-                     if entry is not None and entry[0] is code else _names._UNKNOWN)
+            code = frame.f_code  # naming.known_target, in line
+            entry = naming._CODE.get(id(code))
+            known = (entry[3].get(frame.f_lasti, naming._UNKNOWN)
+                     if entry is not None and entry[0] is code else naming._UNKNOWN)
             if known is not None:
                 self._note_outputs(frame, outputs, known)
 
@@ -1508,7 +1257,7 @@ class Trace:
         roots = [self._tensor(t, frame) for t in tensors]
         if len(roots) == 1 and roots[0] in self._unnamed and frame is not None:
             # outputs.loss.backward(): the root is named by that expression (NOTE [root names])
-            name = _names.backward_receiver(frame, tensors[0])
+            name = naming.backward_receiver(frame, tensors[0])
             if name:
                 self._rename(roots[0], name)
         root_edges = []
@@ -1762,343 +1511,17 @@ class Trace:
         self.runs_total += 1
         self._after_run(run, len(self._unbuilt[-1][1]))
 
-    # NOTE [long runs] What a training loop's trace holds by default (``keep_runs=None``):
-    # - every backward run listed in ``run_log`` (id, kind, roots, nodes, steps, source line,
-    #   error): a few numbers per run, however long the loop;
-    # - each run in full (backward graph, steps, values) with the forward ops of its iteration
-    #   (the ops since the run before it), except that a run whose iteration has the same
-    #   structure as the next one's (the same ops in the same order, with the same numbers of
-    #   inputs and outputs, in-place flags, module scopes and source lines: the same code run
-    #   again; compared from its first op that records a node, as before it come ops without
-    #   grad, the previous step's update or a loop's set-up) is folded into it: so a loop
-    #   keeps ONE iteration, the last, with the note "iteration 20 of 20, identical structure
-    #   folded", while two backward calls on different code are both kept;
-    # - at most DETAILED_RUNS runs in full: beyond, the oldest is dropped (and noted).
-    # Memory and file size are bounded by DETAILED_RUNS iterations plus a line per run; the
-    # records of a dropped iteration are discarded before any model object or value summary is
-    # built from them (NOTE [perf: lazy trace]). The budget (docs/guarantees.md) is checked by
-    # `make bench` on PyTorch's 2,000-step polynomial example. ``keep_runs=N`` instead keeps the
-    # last N runs and every forward op since the first of them.
-    def _after_run(self, run: BackwardRun, steps: int) -> None:
-        """Log a finished run, then bound what is kept (NOTE [long runs])."""
-        self.run_log.append({
-            "id": run.id, "kind": run.kind, "engine": run.engine, "roots": len(run.roots),
-            "nodes": len(run.nodes), "steps": steps,
-            "source": None if run.source is None else str(run.source),
-            "error": None if run.error is None else run.error.get("type")})
-        if self.keep_runs == "all":
-            return
-        if self.keep_runs is not None:
-            if len(self._runs) > self.keep_runs:
-                self._prune()
-            return
-        # This iteration's structure: its ops from the first that records a node on, as what
-        # comes before ran without grad (the previous step's update, a loop's set-up). NOTE
-        # [perf]: found from the end (ops are recorded in segment order), and kept for the next
-        # run to compare with.
-        seg = self._run_segments.get(run.id, 0)
-        self._unpack()
-        # The model is built already when real PyTorch records (torch_source.py builds it as
-        # it goes) or a reader asked for it: then the iteration is read from the built ops,
-        # and a run is dropped from the built model (_prune), else from the raw records.
-        built = bool(self._tensors or self._ops or self._nodes)
-        if built:
-            mine_built = [op for op in self._ops if op.segment == seg]
-            first = next((k for k, op in enumerate(mine_built) if op.node is not None), None)
-            ours = () if first is None else tuple(
-                (op.name, len(op.inputs), len(op.outputs), op.inplace, tuple(op.scope),
-                 None if op.source is None else (op.source.file, op.source.line))
-                for op in mine_built[first:])
-        else:
-            mine = []
-            for o in reversed(self._rec_ops):
-                if o[9] < seg:
-                    break
-                if o[9] == seg:
-                    mine.append(o)
-            mine.reverse()
-            ours = self._signature(_from_graph(mine))
-        (before_seg, before), self._last_signature = self._last_signature, (seg, ours)
-        runs = self._runs
-        if len(runs) < 2:
-            return
-        prev = runs[-2]
-        prev_seg = self._run_segments.get(prev.id, 0)
-        # Folded only when prev is the iteration right before (not another thread's run).
-        if (ours and before_seg == prev_seg == seg - 1 and ours == before
-                and prev.id != self.keep_run):
-            self._folded += 1
-            gone = prev
-        elif len(runs) > DETAILED_RUNS:
-            self._differing += 1
-            gone = next(r for r in runs if r.id != self.keep_run)
-        else:
-            return
-        if built:
-            self._prune(drop=gone)
-        else:
-            self._drop_run(gone)
-        self.notes = [n for n in self.notes if not n.startswith("forward graph: iteration")]
-        total = self.runs_total
-        note = f"forward graph: iteration {total} of {total}"
-        if self._folded:
-            note += f", identical structure folded ({self._folded} earlier iterations)"
-        if self._differing:
-            note += (f"; {self._differing} older runs of other structures dropped (at most "
-                     f"{DETAILED_RUNS} kept in full)")
-        self.notes.append(note + "; every backward run is listed in run_log")
-
-    def _drop_run(self, gone_run: BackwardRun) -> None:
-        """Forget ``gone_run`` now; the forward ops of its iteration and what only they refer to
-        go with the next :meth:`_collect` (NOTE [perf]: one pass for many runs, as finding what
-        is still referred to costs about the same for one run as for thirty)."""
-        self._runs = [r for r in self._runs if r is not gone_run]
-        self._unbuilt = [u for u in self._unbuilt if u[0] is not gone_run]
-        self._to_drop.append(self._run_segments.pop(gone_run.id, 0))
-        if len(self._to_drop) >= 32:
-            self._collect()
-
-    def _collect(self) -> None:
-        """Drop the raw records of the iterations of the runs :meth:`_drop_run` forgot, keeping
-        what the rest refers to (NOTE [long runs])."""
-        dropped, self._to_drop = set(self._to_drop), []
-        self._unpack()
-        runs, segments = self._runs, self._run_segments
-        kept_segments = set(segments.values())
-        last_dropped = max(dropped)
-        kept_ops, gone = [], set()
-        for o in self._rec_ops:
-            if o[9] <= last_dropped and o[9] not in kept_segments:
-                gone.add(o[0])
-            else:
-                kept_ops.append(o)
-        # What the kept records refer to, to a fixed point (the loader checks every id).
-        live_t = set(self._tids.live())
-        live_n: set[str] = set()
-        for r in runs:
-            live_t.update(r.roots)
-            live_t.update(r.inputs)
-            live_n.update(r.nodes)
-            if r.graph_root is not None:
-                live_n.add(r.graph_root)
-        for o in kept_ops:
-            live_t.update(i for i in o[2] if type(i) is str)
-            live_t.update(o[3])
-            live_t.update(v["tensor"] for _, v in o[5] if isinstance(v, dict) and "tensor" in v)
-            if o[4] is not None:
-                live_n.add(o[4])
-        raw_t, raw_n = self._rec_tensors, self._rec_nodes
-        todo_t, todo_n = list(live_t), list(live_n)
-        while todo_t or todo_n:
-            new_n = []
-            for tid in todo_t:
-                rec = raw_t.get(tid)
-                if rec is not None and rec[5] is not None and rec[5] not in live_n:
-                    live_n.add(rec[5])
-                    new_n.append(rec[5])
-            new_t = []
-            for nid in todo_n:
-                rec = raw_n.get(nid)
-                if rec is None:
-                    continue
-                nexts = rec[3]
-                for k in range(0, len(nexts), 2):
-                    if nexts[k] is not None and nexts[k] not in live_n:
-                        live_n.add(nexts[k])
-                        new_n.append(nexts[k])
-                for tid in (rec[5], *(sv[1] for sv in rec[6])):
-                    if tid is not None and tid not in live_t:
-                        live_t.add(tid)
-                        new_t.append(tid)
-            todo_t, todo_n = new_t, new_n
-        tensors = {}
-        for tid, rec in raw_t.items():
-            if tid in live_t:
-                if rec is not None and rec[7] in gone:  # made by a dropped op
-                    rec = (*rec[:7], None, *rec[8:])
-                tensors[tid] = rec
-        self._rec_tensors = tensors
-        self._rec_nodes = {k: v for k, v in raw_n.items() if k in live_n}
-        self._rec_ops = kept_ops
-        self._tnames = {k: v for k, v in self._tnames.items() if k in tensors}
-        self._tgrads = {k: v for k, v in self._tgrads.items() if k in tensors}
-        self._unnamed &= tensors.keys()
-        self._op_count_dropped += len(gone)
-        self._trim_versions()
-
-    @staticmethod
-    def _signature(ops: Any) -> tuple:
-        """What makes two iterations the same: the ops in order, their input and output counts,
-        in-place flags, module scopes and source lines (the same code run again, not two
-        statements that happen to run the same ops)."""
-        return tuple((o[1], len(o[2]), len(o[3]), o[6], o[7], o[8]) for o in ops)
-
-    def _prune(self, keep: int | None = None, drop: BackwardRun | None = None) -> None:
-        """Keep only the last ``keep_runs`` runs and the forward ops that led to them; or, with
-        ``drop``, forget that run and the forward ops of its iteration (a folded one).
-
-        NOTE [interrupted pruning]: a signal raises in the program wherever it runs (SIGTERM,
-        Ctrl-C: the CLI then writes what was recorded), also in here, which real PyTorch's
-        loops run after every iteration. So nothing is changed until all is computed, and the
-        new state is then stored by plain assignments, which Python runs without checking for
-        signals between them: an interrupted prune leaves the trace as it was, whole."""
-        keep = self.keep_runs if keep is None else keep
-        self._build_model(_expander(self.values))
-        if drop is not None:
-            gone_seg = self._run_segments.get(drop.id, int(drop.id[3:]))
-            runs = [r for r in self._runs if r is not drop]
-        else:
-            runs = self._runs[-keep:]
-        kept = {id(r) for r in runs}
-        # NOTE [perf]: the steps of dropped runs are never built.
-        unbuilt = [u for u in self._unbuilt if id(u[0]) in kept]
-        kept_ids = {r.id for r in runs}
-        segments = {k: v for k, v in self._run_segments.items() if k in kept_ids}
-        first_segment = segments.get(runs[0].id, int(runs[0].id[3:]))
-        if drop is not None:  # the dropped run's iteration, unless a kept run is of it
-            kept_segs = set(segments.values())
-
-            def gone(op: OpRecord) -> bool:
-                return op.segment <= gone_seg and op.segment not in kept_segs
-        else:
-            def gone(op: OpRecord) -> bool:
-                return op.segment < first_segment
-        ops = [op for op in self._ops if not gone(op)]
-        dropped = len(self._ops) - len(ops)
-        live_nodes: set[str] = set()
-        live_tensors: set[str] = set()
-        for run in runs:
-            live_nodes.update(run.nodes)
-            live_tensors.update(run.roots)
-            live_tensors.update(run.inputs)
-        for op in ops:
-            live_tensors.update(i for _, i in op.tensor_args())
-            live_tensors.update(op.outputs)
-            if op.node:
-                live_nodes.add(op.node)
-        # What is kept must refer only to what is kept (the loader checks every reference):
-        # tensors still alive (a later op may use them: an RNN's hidden state, a weight), and,
-        # to a fixed point, kept tensors' grad_fn, kept nodes' next nodes and their tensors.
-        live_tensors.update(self._tids.live())
-        all_nodes, all_tensors = self._nodes, self._tensors
-        todo = list(live_nodes)
-        while True:
-            for nid in todo:
-                n = all_nodes.get(nid)
-                if n is not None:
-                    live_tensors.update(t for t in (n.variable, *(s.tensor for s in n.saved))
-                                        if t is not None)
-            grown = {f for nid in todo if nid in all_nodes
-                     for f, _ in all_nodes[nid].next_functions if f is not None}
-            grown.update(t.grad_fn for k, t in all_tensors.items()
-                         if k in live_tensors and t.grad_fn is not None)
-            todo = list((grown & all_nodes.keys()) - live_nodes)
-            if not todo:
-                break
-            live_nodes.update(todo)
-        kept_ops = {op.id for op in ops}
-        # A tensor or node whose op was dropped with its segment: a copy without the link (the
-        # object itself may still be in the state an interruption leaves).
-        tensors = {k: (t if t.op is None or t.op in kept_ops else dataclasses.replace(t, op=None))
-                   for k, t in all_tensors.items() if k in live_tensors}
-        nodes = {k: (n if n.forward_op is None or n.forward_op in kept_ops
-                     else dataclasses.replace(n, forward_op=None))
-                 for k, n in all_nodes.items() if k in live_nodes}
-        unnamed = self._unnamed & tensors.keys()
-        notes = self.notes
-        if dropped and drop is None:
-            first = run_id_number(runs[0].id)  # NOTE [run numbers]
-            notes = [n for n in notes if not n.startswith("keep_runs")] + [
-                f"keep_runs={keep}: forward ops and runs before backward run "
-                f"{first if first is not None else runs[0].id} were dropped"]
-        # The commit: plain stores, no call between them (NOTE [interrupted pruning]).
-        self._runs = runs
-        self._unbuilt = unbuilt
-        self._run_segments = segments
-        self._ops = ops
-        self._nodes = nodes
-        self._tensors = tensors
-        self._unnamed = unnamed
-        self.notes = notes
-        self._trim_versions()
-
-    # -- queries -----------------------------------------------------------------------------------
-    def backward_graph(self, run: int | str = -1) -> BackwardGraph:
-        """The backward graph one run walked (by index or id), as a :class:`BackwardGraph`."""
-        r = self.run(run)
-        nodes = {n: self.nodes[n] for n in r.nodes if n in self.nodes}
-        leaves = {n.variable: self.tensors[n.variable] for n in nodes.values()
-                  if n.variable in self.tensors}
-        return BackwardGraph(nodes=nodes, roots=[list(e) for e in r.root_edges], tensors=leaves)
-
-    def run(self, run: int | str = -1) -> BackwardRun:
-        """One backward run, by position (``-1``: the last) or id (``"run0"``)."""
-        if not self.runs:
-            raise IndexError("this trace has no backward runs (backward() was never called)")
-        if isinstance(run, str):
-            for r in self.runs:
-                if r.id == run:
-                    return r
-            raise KeyError(f"no run {run!r}; runs are {[r.id for r in self.runs]}")
-        return self.runs[run]
-
-    def steps(self, run: int | str = -1) -> Iterator[Step]:
-        """The engine steps of one run, in order."""
-        return iter(self.run(run).steps)
-
-    def summary(self) -> str:
-        """One line per count: ops, tensors, nodes, backward runs, steps.
-
-        Example:
-            >>> import gradviz
-            >>> with gradviz.trace() as tr:
-            ...     (gradviz.ones(2, requires_grad=True) * 2).sum().backward()
-            >>> print(tr.summary())
-            gradviz trace: 2 ops, 3 tensors, 3 backward nodes, 1 backward run, 12 steps
-        """
-        steps = sum(len(r.steps) for r in self.runs)
-        runs = len(self.runs)
-        text = (f"gradviz trace: {len(self.ops)} ops, {len(self.tensors)} tensors, "
-                f"{len(self.nodes)} backward nodes, {runs} backward run{'s' if runs != 1 else ''},"
-                f" {steps} steps")
-        if self.runs_total > runs:
-            text += f" ({self.runs_total} runs recorded, last {runs} kept)"
-        return text
-
-    def __repr__(self) -> str:
-        return f"<Trace {self.summary()[len('gradviz trace: '):]}>"
-
-    # (Notebook displays and to_html are installed by the render layer: render/_display.py.)
-
-    # -- serialisation (see gradviz.trace.io) ------------------------------------------------------
-    def to_dict(self) -> dict[str, Any]:
-        from gradviz.trace.io import trace_to_dict
-
-        return trace_to_dict(self)
-
-    def to_json(self, indent: int | None = 1) -> str:
-        """The trace as JSON text (schema documented in ``docs/trace-schema.md``)."""
-        from gradviz.trace.io import dumps
-
-        return dumps(self, indent=indent)
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write :meth:`to_json` to ``path``."""
-        from gradviz.trace.io import save
-
-        save(self, path)
-
 
 class _EngineObserver(events.Forwarding):
     """What the PyTorch engine calls while this trace is the only listener (NOTE [perf: direct
     observer] in events.py): the frequent steps are recorded here, as the tuples the
     ``_on_<event>`` handlers would record, without an event dict; the rare ones are forwarded
-    as events to :meth:`Trace._on_event`. Each call takes the lock and switches to the calling
+    as events to :meth:`Recorder._on_event`. Each call takes the lock and switches to the calling
     thread's state as ``_on_event`` does (NOTE [threads])."""
 
     __slots__ = ("trace", "_begun")
 
-    def __init__(self, trace: Trace) -> None:
+    def __init__(self, trace: Recorder) -> None:
         self.trace = trace
         self._begun: dict[int, dict[str, Any]] = {}  # thread -> its backward_begin's fields
 
@@ -2269,28 +1692,29 @@ class _EngineObserver(events.Forwarding):
 
 _get_ident = threading.get_ident
 
-# What each thread has of its own (NOTE [threads]), in the order Trace._switch_to keeps it.
+# What each thread has of its own (NOTE [threads]), in the order Recorder._switch_to keeps it.
 _PER_THREAD = ("_run", "_steps", "_run_memo", "_run_shared", "_scope", "_scope_t",
                "_op_shared", "_op_snap", "_pending", "_fn_stack", "_fn_done", "_starts")
 
-# The events Trace handles: one _on_<event> method each.
 def _fn_name(fn: Any) -> str | None:
     """A hook function's qualified name, as hook steps name it."""
     return None if fn is None else getattr(fn, "__qualname__", None) or repr(fn)
 
 
 _PACKS_WAITING = 256  # packs kept for nodes not registered yet (see _on_saved_tensor_pack)
-_EVENTS = tuple(name[4:] for name in vars(Trace) if name.startswith("_on_") and name != "_on_event")
-# event -> Trace._on_<event>, one table for every trace. NOTE [perf]: not a dict of bound
-# methods per trace: that dict made every Trace a reference cycle (trace -> dict -> method ->
+# The events the recorder handles: one _on_<event> method each.
+_EVENTS = tuple(name[4:] for name in vars(Recorder)
+                if name.startswith("_on_") and name != "_on_event")
+# event -> Recorder._on_<event>, one table for every recorder. NOTE [perf]: not a dict of bound
+# methods per trace: that dict made every recorder a reference cycle (trace -> dict -> method ->
 # trace), so a trace and all it recorded stayed in memory until the cyclic collector ran, and
 # made it run more often; a trace dropped is now freed at once (tests/test_trace_run_cost.py).
-_HANDLERS: dict[str, Callable[[Trace, dict[str, Any]], None]] = {
-    event: getattr(Trace, "_on_" + event) for event in _EVENTS}
+_HANDLERS: dict[str, Callable[[Recorder, dict[str, Any]], None]] = {
+    event: getattr(Recorder, "_on_" + event) for event in _EVENTS}
 
 
 def tracer(values: str = "small", keep_runs: int | str | None = None, name: str | None = None,
-          keep_run: int | None = None, torch: bool | None = None) -> Trace:
+          keep_run: int | None = None, torch: bool | None = None) -> Recorder:
     """Record everything inside a ``with`` block: forward ops, backward graphs, engine steps.
 
     ``gradviz.tracer(...)`` is the tracer's unambiguous name; ``gradviz.trace(...)`` is the same
@@ -2304,7 +1728,7 @@ def tracer(values: str = "small", keep_runs: int | str | None = None, name: str 
             backward run listed in ``run_log``, runs in full with their iteration's forward
             ops, an iteration of the same structure as the next folded into it (a loop keeps
             its last iteration, noted "iteration 20 of 20, identical structure folded"), at
-            most ``DETAILED_RUNS`` (8) runs in full; see NOTE [long runs] and
+            most ``DETAILED_RUNS`` (8) runs in full; see NOTE [long runs] in budget.py and
             docs/guarantees.md. ``N``: keep only the last N backward runs and the forward ops
             since the first kept one. ``"all"``: keep everything (memory grows with the loop).
         name: a title for the trace (shown by renderers).
@@ -2323,8 +1747,8 @@ def tracer(values: str = "small", keep_runs: int | str | None = None, name: str 
         >>> [s.kind for s in tr.steps()][:3]
         ['compute_dependencies', 'enqueue', 'execute']
     """
-    return Trace(values=values, keep_runs=keep_runs, name=name, keep_run=keep_run,
-                 torch=torch)
+    return Recorder(values=values, keep_runs=keep_runs, name=name, keep_run=keep_run,
+                    torch=torch)
 
 
 def trace(values: str | Tensor = "small", keep_runs: int | str | None = None,

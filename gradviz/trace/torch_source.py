@@ -59,7 +59,7 @@ from typing import Any
 
 import numpy as np
 
-from gradviz.trace import _names
+from gradviz.trace import naming
 from gradviz.trace import recorder as _rec
 from gradviz.trace.model import (
     BackwardGraph,
@@ -122,7 +122,7 @@ def _user_frame(start: FrameType | None, torch_dir: str) -> FrameType | None:
     f = start
     while f is not None:
         file = f.f_code.co_filename
-        if not _rec._is_internal(file) and not os.path.abspath(file).startswith(torch_dir) \
+        if not naming.is_internal(file) and not os.path.abspath(file).startswith(torch_dir) \
                 and not file.startswith("<frozen"):
             return f
         f = f.f_back
@@ -154,7 +154,7 @@ class TorchSource:
         (['MulBackward0', 'AccumulateGrad', 'SumBackward0'], 'torch')
     """
 
-    def __init__(self, trace: _rec.Trace) -> None:
+    def __init__(self, trace: _rec.Recorder) -> None:
         self.torch = require_torch()
         self.trace = trace
         self._torch_dir = _torch_dir()
@@ -737,8 +737,8 @@ class _BackwardCall:
             root_edges.append((node, int(nr)))
         if len(roots) == 1 == len(t_outputs) and frame is not None and roots[0] in tr._unnamed:
             # outputs.loss.backward(): the root is named by that expression (NOTE [root names]
-            # in _names.py)
-            name = _names.backward_receiver(frame, t_outputs[0])
+            # in naming.py)
+            name = naming.backward_receiver(frame, t_outputs[0])
             if name:
                 tr._rename(roots[0], name)
         self.inputs = list(a.get("inputs") or ())
@@ -1044,7 +1044,7 @@ class _BackwardCall:
             step("release_saved", nid, saved=freed_names(info.saved))
 
 
-def record_torch(values: str = "small", name: str | None = None) -> _rec.Trace:
+def record_torch(values: str = "small", name: str | None = None) -> _rec.Recorder:
     """A trace that records torch inside its ``with`` block: ``gradviz.trace(torch=True)``.
 
     Example:
@@ -1054,7 +1054,7 @@ def record_torch(values: str = "small", name: str | None = None) -> _rec.Trace:
         >>> [s.kind for s in tr.steps()][:3]
         ['compute_dependencies', 'enqueue', 'execute']
     """
-    return _rec.Trace(values=values, name=name, torch=True)
+    return _rec.Recorder(values=values, name=name, torch=True)
 
 
 def torch_graph_of(*tensors: Any, values: str = "none") -> BackwardGraph:
@@ -1066,7 +1066,7 @@ def torch_graph_of(*tensors: Any, values: str = "none") -> BackwardGraph:
         >>> sorted(n.name for n in torch_graph_of((x * 2).sum()).nodes.values())
         ['AccumulateGrad', 'MulBackward0', 'SumBackward0']
     """
-    tr = _rec.Trace(values=values)
+    tr = _rec.Recorder(values=values)
     src = TorchSource(tr)
     frame = _user_frame(sys._getframe(1), src._torch_dir)
     roots = []

@@ -405,7 +405,7 @@ def test_tracing_is_removed_after_the_block() -> None:
 
 
 def test_the_default_policy_bounds_a_torch_training_loop() -> None:
-    from gradviz.trace.recorder import DETAILED_RUNS
+    from gradviz.trace.budget import DETAILED_RUNS
 
     torch.manual_seed(0)
     with gradviz.trace(torch=True) as tr:

@@ -39,17 +39,62 @@ import bisect
 import dis
 import inspect
 import linecache
+import os
+import sys
 from dataclasses import dataclass, field
 from types import CodeType, FrameType
 from typing import Any
 
+from gradviz.tensor import Tensor
+from gradviz.trace.model import TensorInfo, versioned
+
 __all__ = ["Target", "Pending", "store_target", "binding", "lookup", "call_site",
-           "backward_receiver"]
+           "backward_receiver", "is_internal", "user_frame", "Naming"]
 
 _STORES = frozenset({"STORE_NAME", "STORE_FAST", "STORE_GLOBAL", "STORE_DEREF"})
 _SIMPLE_LOADS = frozenset({"LOAD_NAME", "LOAD_FAST", "LOAD_GLOBAL", "LOAD_DEREF", "LOAD_CONST",
                            "LOAD_FAST_CHECK", "LOAD_FAST_BORROW"})
 _SKIP = frozenset({"NOP", "CACHE", "EXTENDED_ARG"})
+
+
+# -- the user's frames ---------------------------------------------------------------------------
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+# Bundled examples are user code: their lines are what a learner wants to see.
+_USER_DIRS_INSIDE = (os.path.join(_PKG_DIR, "examples") + os.sep,)
+
+# File name -> whether it is gradviz's own code (bounded: see is_internal).
+_INTERNAL: dict[str, bool] = {}
+
+
+def is_internal(filename: str) -> bool:
+    """Whether ``filename`` is gradviz's own code (not the bundled examples: user code)."""
+    known = _INTERNAL.get(filename)
+    if known is None:
+        path = os.path.abspath(filename) if not filename.startswith("<") else filename
+        known = path.startswith(_PKG_DIR) and not path.startswith(_USER_DIRS_INSIDE)
+        if len(_INTERNAL) < 4096:
+            _INTERNAL[filename] = known
+    return known
+
+
+def user_frame(depth: int = 1) -> FrameType | None:
+    """The innermost frame outside gradviz's own code (the user's line)."""
+    try:
+        f: FrameType | None = sys._getframe(depth)
+    except ValueError:  # the stack is not that deep: no user frame
+        return None
+    # NOTE [perf]: a dict lookup per frame, in line (an op's event passes three or four of
+    # gradviz's frames before the user's); is_internal only for a file not seen yet.
+    internal = _INTERNAL
+    while f is not None:
+        name = f.f_code.co_filename
+        known = internal.get(name)
+        if known is None:
+            known = is_internal(name)
+        if not known:
+            return f
+        f = f.f_back
+    return None
 
 
 @dataclass(frozen=True)
@@ -470,3 +515,239 @@ def backward_receiver(frame: FrameType, root: Any) -> str | None:
     except Exception:  # a property or a mapping that refuses: not named
         return None
     return written if value is root else None
+
+
+# -- the recorder's names and identities ----------------------------------------------------------
+class Naming:
+    """How the recorder names tensors and keeps one identity across versions: its methods
+    (:class:`~gradviz.trace.recorder.Recorder` mixes this class in).
+
+    - Names from the user's code: an op's outputs become candidates of a :class:`Pending`
+      binding (``_note_outputs``), named once the instruction has finished (``_settle``,
+      ``_bind``, ``_guess``): NOTE [tensor names] above. A tensor first seen as an input takes
+      the variable holding it (``_first_sight_name``, ``_outer_name``); when recording ends,
+      tensors still named by their ids take the names of the ``with`` block's variables
+      (``_name_from_frame``).
+    - NOTE [versions] in model.py: a tensor written in place after it was recorded gets a
+      new record for each new version, all of one identity (``_add_version``); a rename reaches
+      every version (``_rename``).
+    """
+
+    # The recorder's state these methods use (set by Recorder.__init__).
+    _tids: Any  # live tensor -> id
+    _unnamed: set[str]  # tensors still named by their id
+    _tensors: dict[str, TensorInfo]
+    _tnames: dict[str, str]
+    _pend_t: dict[str, int]
+    _rec_tensors: dict[str, tuple | None]
+    _identity: dict[str, str]
+    _versions: dict[str, list[str]]
+    _frame: FrameType | None
+    _pending: list[Pending]
+
+    def _tensor_name(self, tid: str) -> str | None:
+        """A recorded tensor's current name (None if it is not in the trace any more)."""
+        if tid in self._pend_t or tid in self._rec_tensors:
+            return self._tnames.get(tid, tid)
+        info = self._tensors.get(tid)
+        return None if info is None else info.name
+
+    def _add_version(self, tid: str, old: str) -> str:
+        """File ``tid`` as a later version of the tensor ``old`` is a version of; its first
+        version's id (NOTE [versions])."""
+        identity = self._identity.get(old, old)
+        self._identity[tid] = identity
+        self._versions.setdefault(identity, []).append(tid)
+        return identity
+
+    def _trim_versions(self) -> None:
+        """Forget the versions of tensors the trace dropped (a long run stays bounded)."""
+        known = self._tensors.keys() | self._rec_tensors.keys() | self._pend_t.keys()
+        self._identity = {k: v for k, v in self._identity.items() if k in known}
+        self._versions = {root: kept for root, vs in self._versions.items()
+                          if (kept := [v for v in vs if v in known])}
+
+    def _rename(self, tid: str, name: str) -> None:
+        if name == tid:
+            return
+        # A tensor's versions are one tensor: all take the name (NOTE [versions]).
+        root = self._identity.get(tid, tid)
+        for k in (root, *self._versions.get(root, ())):
+            self._unnamed.discard(k)
+            info = self._tensors.get(k)
+            if info is None:
+                self._tnames[k] = name  # a raw version's " (vN)" is added when built
+            elif info.identity is not None and info.name.endswith(
+                    versioned("", info.version)):
+                info.name = versioned(name, info.version)
+            else:
+                info.name = name
+
+    def _first_sight_name(self, t: Tensor, frame: FrameType) -> str | None:
+        """The name of a tensor first seen as an input (made before tracing began, or by a
+        factory, which reports no op): the variable holding it in the outermost user frame
+        between the one using it and the ``with`` block's, as that is nearest to where it was
+        made (``a`` of the script, not ``tensor`` of the Function's forward it is passed to)."""
+        found = None
+        f: FrameType | None = frame
+        for _ in range(64):  # bounded: a deep stack of user frames
+            if f is None:
+                break
+            if not is_internal(f.f_code.co_filename):
+                found = self._var_name(t, f) or found
+            if f is self._frame:
+                return found
+            f = f.f_back
+        # The with block is not among the callers (another thread's frames): ask it too.
+        outer = self._frame
+        return (self._var_name(t, outer) if outer is not None else None) or found
+
+    def _outer_name(self, t: Tensor, frame: FrameType) -> str | None:
+        """A fallback name for a tensor no creator named (made before tracing began, or by an
+        expression no one stored): the variable holding it where ``with gradviz.trace()`` is
+        written, else in ``frame`` (the user's line using it). The ``with`` block's name comes
+        first: ``data`` passed to ``forward(self, inp)`` is the caller's ``data``."""
+        outer = self._frame
+        name = self._var_name(t, outer) if outer is not None and outer is not frame else None
+        return name or self._var_name(t, frame)
+
+    @staticmethod
+    def _var_name(t: Tensor, frame: FrameType) -> str | None:
+        for k, v in frame.f_locals.items():
+            if v is t and not k.startswith("_"):
+                return k
+        return None
+
+    def _name_from_frame(self, frame: FrameType) -> None:
+        """Give auto-named tensors the names of the user's variables that hold them."""
+        torch_tensor = getattr(sys.modules.get("torch"), "Tensor", None)  # torch_source.py
+        kinds = (Tensor, torch_tensor) if isinstance(torch_tensor, type) else (Tensor,)
+        for k, v in list(frame.f_locals.items()):
+            if isinstance(v, kinds) and not k.startswith("_"):
+                tid = self._tids.get(v)
+                if tid is not None and tid in self._unnamed:
+                    self._rename(tid, k)
+
+    def _settle(self, frame: FrameType | None, final: bool = False) -> None:
+        """Name what the statements that have finished bound, before ``frame``'s op records
+        (``final``: all of them, the trace is ending)."""
+        pending = self._pending
+        while pending:
+            top = pending[-1]
+            f, depth = frame, 0
+            while f is not None and (id(f) != top.fid or f.f_code is not top.code):
+                f, depth = f.f_back, depth + 1
+            if f is None:  # its frame has returned: the last value it made is what it bound
+                self._guess(pending.pop())
+                continue
+            span = top.target.span
+            if span is not None and span[0] <= f.f_lasti < span[1] and not final:
+                return  # an inline comprehension still building its list (Python 3.12+)
+            same = f.f_lasti == top.lasti
+            # Whether its names can be given without the frame: one op ran at the instruction,
+            # so once the instruction has finished, that op's result is what it stored.
+            guess = top.target.kind == "names" and len(top.candidates) == len(top.last)
+            if (same or not guess) and call_site(f) != top.site:
+                # Another call of the function, given the frame the first one left (the same
+                # address): the first has returned. Asked only where it matters, before
+                # waiting on the frame or looking a name up in it.
+                self._guess(pending.pop())
+                continue
+            if same and not final:
+                # The same instruction again (a loop running it anew: its last value is bound
+                # now; or the next op of one call, ``pred = model(x)``: nothing bound yet), or
+                # a caller still running the instruction the op comes from inside.
+                if depth == 0 and top.candidates and self._bind(top, f):
+                    top.candidates = []
+                return
+            done = pending.pop()
+            if guess:
+                # NOTE [perf]: no lookup (reading a function's f_locals copies all its
+                # variables), as in ``y = (y * 2).tanh()`` run in a loop.
+                self._guess(done)
+            else:
+                self._bind(done, f)
+
+    def _guess(self, p: Pending) -> None:
+        """Name ``p``'s last candidates without its frame (see NOTE [tensor names])."""
+        slots, last = p.target.slots, p.last
+        if p.target.kind != "names" or not last or last[-1] not in p.candidates:
+            return
+        if p.element is not None:
+            slots = (slots[p.element],) if len(slots) > 1 and p.element < len(slots) else ()
+            names = [f"{slot_name(s)}[{p.element}]" if len(p.target.slots) == 1
+                     else slot_name(s) for s in slots]
+        else:
+            names = p.target.names
+        if len(names) == len(last):  # h, c = x.chunk(2): one name per output
+            pairs = zip(last, names)
+        elif len(names) == 1:
+            pairs = zip(last[:1], names)  # a multi-output op: its main result (nll_loss)
+        else:
+            return
+        for tid, name in pairs:
+            if tid in self._unnamed:
+                self._rename(tid, name)
+
+    def _bind(self, p: Pending, frame: FrameType) -> bool:
+        """Name the candidates of ``p`` found where its target now holds them in ``frame``."""
+        cands = set(p.candidates)
+        if not cands:
+            return False
+        target, found = p.target, False
+        slots = target.slots
+        if p.element is not None and len(slots) > 1:  # h, c = cell(...) with return h2, c2
+            slots = slots[p.element:p.element + 1] if p.element < len(slots) else ()
+            element = None
+        else:
+            element = p.element
+        get = self._tids.get
+        for slot in slots:
+            value = lookup(frame, slot)
+            name = slot_name(slot)
+            if element is not None:  # out = cell(...): the element-th of the tuple it returned
+                try:
+                    value = value[element]
+                except Exception:
+                    continue
+                name = f"{name}[{element}]"
+            if target.kind == "list":  # ys = [x * i for i in ...]: ys[0], ys[1], ...
+                if isinstance(value, (list, tuple)):
+                    for k, v in enumerate(value):
+                        tid = get(v) if isinstance(v, Tensor) else None
+                        if tid in cands and tid in self._unnamed:
+                            self._rename(tid, f"{name}[{k}]")
+                            found = True
+                continue
+            tid = get(value) if isinstance(value, Tensor) else None
+            if tid in cands:
+                found = True
+                if tid in self._unnamed:  # a name given once is kept
+                    self._rename(tid, name)
+        return found
+
+    def _note_outputs(self, frame: FrameType, outputs: list[str], known: Any = None) -> None:
+        """Make the outputs candidates of the binding the user's instruction will make
+        (``known``: what names.known_target said of the instruction)."""
+        if type(known) is Target and known.kind == "names":
+            # NOTE [perf]: the instruction stores the value itself (``y = x.tanh()``): what
+            # binding() would say without its walk.
+            f, lasti, target, element = frame, frame.f_lasti, known, None
+        else:
+            where = binding(frame, is_internal)
+            if where is None:
+                return
+            f, lasti, target, element = where
+        pending = self._pending
+        last = tuple(outputs)
+        if pending:
+            top = pending[-1]
+            if (top.fid == id(f) and top.code is f.f_code and top.lasti == lasti
+                    and top.site == call_site(f)):
+                top.candidates.extend(outputs)
+                top.last = last
+                return
+        if len(pending) >= 64:  # frames left mid-instruction by exceptions: never finish
+            del pending[0]
+        pending.append(Pending(id(f), f.f_code, lasti, target, list(outputs), element,
+                                      last, call_site(f)))
