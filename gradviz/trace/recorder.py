@@ -1696,6 +1696,7 @@ _get_ident = threading.get_ident
 _PER_THREAD = ("_run", "_steps", "_run_memo", "_run_shared", "_scope", "_scope_t",
                "_op_shared", "_op_snap", "_pending", "_fn_stack", "_fn_done", "_starts")
 
+
 def _fn_name(fn: Any) -> str | None:
     """A hook function's qualified name, as hook steps name it."""
     return None if fn is None else getattr(fn, "__qualname__", None) or repr(fn)
