@@ -320,7 +320,8 @@ def out_dir_lock(out: Path) -> Iterator[None]:
 def write_outputs(tr: Any, out: Path, formats: tuple[str, ...] = ("svg",),
                   collapse: bool = True, keep: Path | None = None,
                   result: Outputs | None = None, detail: str = "auto",
-                  run: int | None = None, all_ops: bool = False) -> Outputs:
+                  run: int | None = None, all_ops: bool = False,
+                  depth: int | None = None) -> Outputs:
     """Write ``trace.json``, the forward and backward drawings, and ``steps.html`` into ``out``.
 
     Every file is written atomically (NOTE [atomic outputs] in gradviz.trace.io), trace.json
@@ -336,6 +337,7 @@ def write_outputs(tr: Any, out: Path, formats: tuple[str, ...] = ("svg",),
     -1 = the last, the default). A run that does not exist raises ``ValueError`` (its message
     names the runs there are) after trace.json is written. ``all_ops`` draws every op in
     forward.svg, not only the forward passes (NOTE [phases] in gradviz/trace/phases.py).
+    ``depth`` draws the modules nested deeper than it as one box each, in both drawings.
     """
     from gradviz import render
     from gradviz.trace.model import BackwardGraph
@@ -354,9 +356,11 @@ def write_outputs(tr: Any, out: Path, formats: tuple[str, ...] = ("svg",),
         from gradviz.render.graphviz import run_position
 
         index = run_position(tr, run)
-    forward = render.draw_forward(tr, max_nodes=max_nodes, detail=detail, all_ops=all_ops)
+    forward = render.draw_forward(tr, max_nodes=max_nodes, detail=detail, all_ops=all_ops,
+                                  depth=depth)
     if tr.runs:
-        backward = render.draw_backward(tr, max_nodes=max_nodes, run=index, detail=detail)
+        backward = render.draw_backward(tr, max_nodes=max_nodes, run=index, detail=detail,
+                                        depth=depth)
     else:
         result.notes.append("the script never called backward(): backward.svg shows the graph "
                             "it built, and the step player has no steps to play")

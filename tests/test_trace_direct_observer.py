@@ -246,11 +246,12 @@ def test_emit_op_reaches_a_sole_listeners_observer_and_else_every_listener():
 
 
 def test_module_scopes_reach_a_sole_listeners_observer_and_else_every_listener():
-    reported, seen = [], []
+    reported, seen, arguments = [], [], []
 
     class Mine(events.Forwarding):
-        def module_enter(self, module, name):
+        def module_enter(self, module, name, args):
             reported.append(("enter", type(module).__name__, name))
+            arguments.append(args)
 
         def module_exit(self, module, name, output):
             reported.append(("exit", type(module).__name__, name, output is not None))
@@ -269,6 +270,8 @@ def test_module_scopes_reach_a_sole_listeners_observer_and_else_every_listener()
                             ("exit", "Linear", "0", True), ("enter", "ReLU", "1"),
                             ("exit", "ReLU", "1", True), ("exit", "Sequential", "Sequential", True)]
         assert [e for e in seen if e[0] != "op"] == []  # the observer took the scopes
+        x = arguments[0][0]  # each call's positional arguments, as a forward pre-hook gets them
+        assert [len(a) for a in arguments] == [1, 1, 1] and x.shape == (1, 2)
 
         def other(event: str, data: dict) -> None:
             pass

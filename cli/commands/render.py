@@ -50,6 +50,10 @@ def render(
     all_ops: Annotated[bool, typer.Option(
         "--all-ops", help="Draw every op in forward.svg, model construction and the updates "
         "between backward runs too (default: those are one box per phase).")] = False,
+    depth: Annotated[int | None, typer.Option(
+        "--depth", min=0, help="Draw modules nested deeper than N as one box each, with the "
+        "shapes they took and returned and their parameter count (0: the whole model one "
+        "box; 1: one box per child module).", show_default=False)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")
                      ] = False,
 ) -> None:
@@ -66,7 +70,7 @@ def render(
         out_dir = Path(os.path.abspath(out if out is not None else trace_file.parent))
         with locked(out_dir):
             written = write(tr, out_dir, formats_with_svg(formats), collapse, keep=trace_file,
-                            detail=detail.value, run=run, all_ops=all_ops)
+                            detail=detail.value, run=run, all_ops=all_ops, depth=depth)
         where[0] = "after its outputs were written: they are complete"
         if not quiet:
             print_summary(tr, written.files, written.notes, f"gradviz render {trace_file.name}")

@@ -82,6 +82,10 @@ def trace(
     all_ops: Annotated[bool, typer.Option(
         "--all-ops", help="Draw every op in forward.svg, model construction and the updates "
         "between backward runs too (default: those are one box per phase).")] = False,
+    depth: Annotated[int | None, typer.Option(
+        "--depth", min=0, help="Draw modules nested deeper than N as one box each, with the "
+        "shapes they took and returned and their parameter count (0: the whole model one "
+        "box; 1: one box per child module).", show_default=False)] = None,
     steps: Annotated[bool, typer.Option("--steps", help="Print the engine's step table.")
                      ] = False,
     open_player: Annotated[bool, typer.Option("--open", help="Open the step player in a browser.")
@@ -121,7 +125,7 @@ def trace(
                          values.value, keep_runs, collapse, steps, quiet,
                          argv0=script if script is not None else str(path), written=written,
                          detail=detail.value, run=run, engine=engine, seed=seed,
-                         all_ops=all_ops)
+                         all_ops=all_ops, depth=depth)
     player = out_dir / "steps.html"
     if open_player and player in written:
         import webbrowser
@@ -180,7 +184,8 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
                   quiet: bool, title: str | None = None, argv0: str | None = None,
                   written: list[Path] | None = None, detail: str = "auto",
                   run: int | None = None, engine: Engine = Engine.auto,
-                  seed: int | None = None, all_ops: bool = False) -> int:
+                  seed: int | None = None, all_ops: bool = False,
+                  depth: int | None = None) -> int:
     """Trace ``path``, write the outputs, print the summary; return the script's exit code.
 
     NOTE [paths]: the script runs in this process and may ``os.chdir``, so every path is made
@@ -206,7 +211,7 @@ def run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[str
     with obey_signals(where):
         return _run_and_write(path, args, out_dir, formats, values, keep_runs, collapse,
                               show_steps, quiet, title, argv0, written, detail, run, engine,
-                              seed, where, all_ops)
+                              seed, where, all_ops, depth)
     raise AssertionError("unreachable")  # obey_signals ends the process or re-raises
 
 
@@ -214,7 +219,8 @@ def _run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[st
                    values: str, keep_runs: int | None, collapse: bool, show_steps: bool,
                    quiet: bool, title: str | None, argv0: str | None,
                    written: list[Path] | None, detail: str, run: int | None, engine: Engine,
-                   seed: int | None, where: list[str], all_ops: bool = False) -> int:
+                   seed: int | None, where: list[str], all_ops: bool = False,
+                   depth: int | None = None) -> int:
     """:func:`run_and_write`'s work; ``where`` is told what a signal would leave behind."""
     from .. import runner
 
@@ -263,7 +269,7 @@ def _run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[st
             _warn(f"{name} removed the output folder {out_dir} while it ran: the folder was "
                   "made again and the outputs are written there")
         outputs = (write(tr, out_dir, formats, collapse, detail=detail, run=run,
-                         all_ops=all_ops) if recorded
+                         all_ops=all_ops, depth=depth) if recorded
                    else runner.Outputs())
         if remade:
             outputs.notes.append(f"the script removed {out_dir}; it was made again for these "
@@ -395,14 +401,14 @@ def locked(out_dir: Path) -> Iterator[None]:
 
 def write(tr: Any, out_dir: Path, formats: tuple[str, ...], collapse: bool,
           keep: Path | None = None, detail: str = "auto", run: int | None = None,
-          all_ops: bool = False) -> Outputs:
+          all_ops: bool = False, depth: int | None = None) -> Outputs:
     """runner.write_outputs, with every failure turned into one line and an exit code."""
     from .. import runner
 
     written = runner.Outputs()
     try:
         return runner.write_outputs(tr, out_dir, formats, collapse, keep=keep, result=written,
-                                    detail=detail, run=run, all_ops=all_ops)
+                                    detail=detail, run=run, all_ops=all_ops, depth=depth)
     except ValueError as e:  # --run names a run the trace does not hold
         done = ", ".join(f.name for f in written.files)
         fail(f"--run {run}: {e}" + (f" (written: {done})" if done else ""), ExitCode.USAGE)

@@ -41,7 +41,9 @@ documented in ``docs/engine.md``; in short:
 ``backward_end``         ``engine``
 ``module_enter``         an ``nn.Module`` call began (before its forward pre-hooks): ``module``,
                          ``name`` (qualified name from the outermost module being called, e.g.
-                         ``0`` or ``encoder.fc1``; the class name for that outermost module)
+                         ``0`` or ``encoder.fc1``; the class name for that outermost module),
+                         ``args`` (its positional arguments, as a global forward pre-hook gets
+                         them)
 ``module_exit``          that call ended (after its forward hooks, also when forward raised):
                          ``module``, ``name``, ``output`` (None if forward raised)
 =======================  ==========================================================================
@@ -146,10 +148,10 @@ def emit_op(name: str, node: Any, inputs: tuple, outputs: tuple, kwargs: dict,
     _current[0].op(name, node, inputs, outputs, kwargs, inplace)
 
 
-def emit_module_enter(module: Any, name: str) -> None:
+def emit_module_enter(module: Any, name: str, args: tuple = ()) -> None:
     """Report that a module call began (the ``module_enter`` event) to the current
     :func:`observer`, as :func:`emit_op` reports an op. Callers check ``if _listeners:``."""
-    _current[0].module_enter(module, name)
+    _current[0].module_enter(module, name, args)
 
 
 def emit_module_exit(module: Any, name: str, output: Any) -> None:
@@ -180,8 +182,8 @@ class Observer:
            inplace: bool) -> None:
         """A forward op ran (the dispatch point's report, through :func:`emit_op`)."""
 
-    def module_enter(self, module: Any, name: str) -> None:
-        """A module call began (through :func:`emit_module_enter`)."""
+    def module_enter(self, module: Any, name: str, args: tuple = ()) -> None:
+        """A module call began (through :func:`emit_module_enter`), with positional ``args``."""
 
     def module_exit(self, module: Any, name: str, output: Any) -> None:
         """A module call ended (through :func:`emit_module_exit`)."""
@@ -238,8 +240,8 @@ class Forwarding(Observer):
         emit("op", {"name": name, "node": node, "inputs": inputs, "outputs": outputs,
                     "kwargs": kwargs, "inplace": inplace})
 
-    def module_enter(self, module: Any, name: str) -> None:
-        emit("module_enter", {"module": module, "name": name})
+    def module_enter(self, module: Any, name: str, args: tuple = ()) -> None:
+        emit("module_enter", {"module": module, "name": name, "args": args})
 
     def module_exit(self, module: Any, name: str, output: Any) -> None:
         emit("module_exit", {"module": module, "name": name, "output": output})

@@ -11,6 +11,9 @@ NOTE [collapse]
    blocks in creation order (``Vertex.order``), such as the time steps of an LSTM, keeps its
    last block drawn and folds the others into one ``"19 × [AddmmBackward0 → …]"`` node.
    Twenty copies of one cell teach nothing the first does not, and cost the layout a lot.
+   With ``depth=N``, every module scope more than N deep is then folded into one node (its
+   outermost scope below depth N: ``--depth 1`` draws the model's box with one box per child
+   module), whatever the budget: the module-level view torchview draws.
 1. Otherwise, under the node budget (``max_nodes``), everything is drawn as is.
 2. Over it, module scopes are folded into one summary node each, deepest scopes first, stopping
    at the first depth that fits (``expand=("fc1",)`` keeps a scope open).
@@ -118,7 +121,8 @@ class Plan:
 
 def plan(vertices: Sequence[Vertex], edges: Sequence[tuple[str, str]],
          max_nodes: float | None = None, expand: Iterable[str] = (), prefix: str = "g",
-         noun: str = "nodes", classes: Mapping[str, str] | None = None) -> Plan:
+         noun: str = "nodes", classes: Mapping[str, str] | None = None,
+         depth: int | None = None) -> Plan:
     """Decide how to draw a graph within ``max_nodes`` nodes (see NOTE [collapse]).
 
     Args:
@@ -131,6 +135,8 @@ def plan(vertices: Sequence[Vertex], edges: Sequence[tuple[str, str]],
         noun: what a summary counts (``"nodes"``, ``"ops"``).
         classes: module class names by :func:`~gradviz.trace.model.scope_key`
             (``Trace.module_classes``), for the titles of folded scopes.
+        depth: fold every module scope deeper than this into one node (0: the outermost
+            modules each become one node); None: only as the budget needs.
 
     Example:
         >>> vs = [Vertex(f"n{i}", "MulBackward0" if i % 2 else "AddBackward0")
@@ -143,25 +149,33 @@ def plan(vertices: Sequence[Vertex], edges: Sequence[tuple[str, str]],
     budget = DEFAULT_MAX_NODES if max_nodes is None else max_nodes
     if not budget >= 1:
         raise ValueError(f"max_nodes must be at least 1; got {max_nodes!r}")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int)
+                              or depth < 0):
+        raise ValueError(f"depth must be a non-negative integer or None; got {depth!r}")
     with no_gc():
-        return _plan(vertices, edges, budget, set(expand), prefix, noun, classes or {})
+        return _plan(vertices, edges, budget, set(expand), prefix, noun, classes or {}, depth)
 
 
 def _plan(vertices: Sequence[Vertex], edges: Sequence[tuple[str, str]], budget: float,
-          expand: set[str], prefix: str, noun: str, classes: Mapping[str, str]) -> Plan:
+          expand: set[str], prefix: str, noun: str, classes: Mapping[str, str],
+          depth: int | None) -> Plan:
     expanded = _expanded_scopes(vertices, expand)
 
     def fresh() -> _State:
         state = _State(vertices, edges, budget, prefix, noun, classes)
         if budget != float("inf") and len(vertices) > SMALL:
             state.fold_repeats(expanded)
+        if depth is not None:
+            state.fold_scopes(depth, expanded)
         return state
 
     st = fresh()
     if st.count > budget:
-        depth = max((len(v.scope) for v in vertices), default=0)
+        deepest = max((len(v.scope) for v in vertices), default=0)
+        if depth is not None:  # scopes deeper than ``depth`` are folded already
+            deepest = min(deepest, depth)
         # Deepest scopes first; at each depth, repeated blocks too. Stop at the first that fits.
-        for level in list(range(depth - 1, -1, -1)) or [None]:
+        for level in list(range(deepest - 1, -1, -1)) or [None]:
             st = fresh()
             if level is not None:
                 st.fold_scopes(level, expanded)

@@ -41,14 +41,14 @@ import os
 import re
 import textwrap
 from collections import Counter
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from gradviz.render import collapse
 from gradviz.render._format import clip, grad_str, op_call, plain, shape_str, source_str, value_str
 from gradviz.trace.io import atomic_write
-from gradviz.trace.model import Trace, run_name, run_numbers, runs_made
+from gradviz.trace.model import ModuleSummary, Trace, run_name, run_numbers, runs_made, scope_key
 from gradviz.trace.phases import Phase, split_phases
 from gradviz.trace.replay import StepState, replay
 
@@ -315,9 +315,10 @@ _MARK_TEXT = {
     "cut": "…: left out (more values, text or nodes than fit)",
     "merged": "×N: N edges drawn as one (to or from a folded group)",
     "proxy": "↪ name (dashed box): another reference to a node drawn in full elsewhere",
+    "module": "a module's box: (shapes its call took) → (shapes it returned) · its parameters",
 }
 _MARK_ORDER = ("input-k", "keyword", "input-nr", "output-k", "edge-grad", "range", "range-mean",
-               "cut", "merged", "proxy")
+               "cut", "merged", "proxy", "module")
 
 
 def _line_cell(colour: str, stroke: str, text: str) -> str:
@@ -369,6 +370,10 @@ def _legend(dot: Any, title: str | None, subtitle: str | None, parts: Any, plan:
     used.update(extra)
     if plan.groups:
         used.add("group")
+        kinds = {g.kind for g in plan.groups.values()}
+        if "scope" in kinds:  # a module's box is no "N × block"
+            texts = {"group": "folded: a module" + (", or N × block" if kinds - {"scope"}
+                                                    else ""), **(texts or {})}
     keys = []
     for k in order:
         if k in used:
@@ -388,6 +393,7 @@ def _legend(dot: Any, title: str | None, subtitle: str | None, parts: Any, plan:
         dot.body.insert(at, dot.body.pop())
 
 
+_MODULE_NOTE = "dashed box: a module (path: class)"
 _STYLE_FILL = {"executing": "gold", "ready": "palegreen", "done": "#a6a6a6",
                "grad_fn": "lightgrey", "receiver": "white", "failed": "white"}
 _BACKWARD_KEYS = ("op", "custom", "accumulate_grad", "leaf", "param", "output", "saved", "group",
@@ -585,6 +591,7 @@ class _Backward:
     title: str | None = None
     classes: dict[str, str] = field(default_factory=dict)  # Trace.module_classes
     run_label: str | None = None  # "backward run 2 of 3"
+    modules: dict[str, ModuleSummary] = field(default_factory=dict)  # Trace.modules
 
 
 def _is_trace(obj: Any) -> bool:
@@ -611,7 +618,8 @@ def _backward_input(obj: Any, run: int | str = -1) -> _Backward:
             r = tr.run(run)
             return _Backward(graph=tr.backward_graph(run), tensors=tr.tensors,
                              root_tensors=list(r.roots), run=r, ops=ops, title=tr.name,
-                             classes=tr.module_classes, run_label=run_label(tr, run))
+                             classes=tr.module_classes, run_label=run_label(tr, run),
+                             modules=tr.modules)
         # No backward yet: the whole recorded graph, rooted where nothing points.
         targets = {nxt for n in tr.nodes.values() for nxt, _ in n.next_functions if nxt}
         roots = [[nid, 0] for nid in tr.nodes if nid not in targets]
@@ -621,7 +629,7 @@ def _backward_input(obj: Any, run: int | str = -1) -> _Backward:
         rootset = {r[0] for r in roots}
         outs = [t.id for t in tr.tensors.values() if t.grad_fn in rootset and not t.is_leaf]
         return _Backward(graph=graph, tensors=tr.tensors, root_tensors=outs, ops=ops,
-                         title=tr.name, classes=tr.module_classes,
+                         title=tr.name, classes=tr.module_classes, modules=tr.modules,
                          run_label="the graph built so far (backward() not called yet)")
     raise TypeError("expected a Tensor, a BackwardGraph or a Trace; got "
                     f"{type(obj).__name__}")
@@ -1020,18 +1028,44 @@ def _emit_node(dot: Any, name: str, item: _Item, proxy_of: str | None = None,
     dot.node(name, _label(*lines), **attrs)
 
 
+def _shapes_text(shapes: list[tuple[int, ...]]) -> str:
+    text = ", ".join(_shape_text(s) for s in shapes[:3]) or "nothing"
+    return text + (", …" if len(shapes) > 3 else "")
+
+
+def _shape_text(shape: tuple[int, ...]) -> str:
+    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _module_lines(group: collapse.Group, modules: Mapping[str, ModuleSummary]) -> list[str]:
+    """What a module folded into one box says of it: the shapes its last call took and gave,
+    and its parameters (Trace.modules; none for a scope it never recorded)."""
+    m = modules.get(scope_key(group.path)) if group.kind == "scope" else None
+    if m is None:
+        return []
+    lines = [f"{_shapes_text(m.inputs)} → {_shapes_text(m.outputs)}"]
+    if m.parameters:
+        lines.append(f"{m.parameters:,} parameter{'s' if m.parameters != 1 else ''}")
+    return lines
+
+
 def _emit_group(dot: Any, name: str, group: collapse.Group, extra: dict[str, str],
-                proxy: bool = False, marks: set[str] | None = None) -> None:
+                proxy: bool = False, marks: set[str] | None = None,
+                modules: Mapping[str, ModuleSummary] | None = None) -> None:
     attrs = {"shape": "box3d", "style": "filled", "fillcolor": _FILL["group"],
              "class": "gv-group", "id": name, "tooltip": _attr(f"{group.title}: {group.detail}")}
     attrs.update(extra)
     # A copy (proxy) shows the title only, as a copied node shows its first line.
     # The detail ("19 more like the 29 ops next to it: sigmoid ×3, ...") is wrapped, not one
     # long line: a summary node as wide as that line widened a whole drawing.
+    about = [] if proxy or modules is None else _module_lines(group, modules)
     lines = ("↪ " + group.title,) if proxy else (
-        group.title, *textwrap.wrap(plain(group.detail), 36, max_lines=3, placeholder=" …"))
+        group.title, *about,
+        *textwrap.wrap(plain(group.detail), 36, max_lines=3, placeholder=" …"))
     if marks is not None:
         _mark_text(marks, lines)
+        if about:
+            marks.add("module")
     dot.node(name, _label(*lines), **attrs)
 
 
@@ -1065,9 +1099,11 @@ def _backward_marks(marks: set[str]) -> set[str]:
 
 
 def _emit(parts: _Parts, plan: collapse.Plan, node_target: Any, edge_target: Any,
-          cluster_of: Any = None, extra: dict[str, dict[str, str]] | None = None) -> set[str]:
-    """Write the planned nodes and edges. ``cluster_of(scope)`` picks the subgraph of a node.
-    Returns the notations drawn, for the legend (NOTE [legend marks])."""
+          cluster_of: Any = None, extra: dict[str, dict[str, str]] | None = None,
+          modules: Mapping[str, ModuleSummary] | None = None) -> set[str]:
+    """Write the planned nodes and edges. ``cluster_of(scope)`` picks the subgraph of a node;
+    ``modules`` (Trace.modules) what a folded module's box says of it. Returns the notations
+    drawn, for the legend (NOTE [legend marks])."""
     extra = extra or {}
     marks: set[str] = set()
 
@@ -1083,7 +1119,8 @@ def _emit(parts: _Parts, plan: collapse.Plan, node_target: Any, edge_target: Any
         elif d not in drawn_groups:
             drawn_groups.add(d)
             group = plan.groups[d]
-            _emit_group(target(group.scope), _name(d), group, extra.get(d, {}), marks=marks)
+            _emit_group(target(group.scope), _name(d), group, extra.get(d, {}), marks=marks,
+                        modules=modules)
     for pid, of in plan.proxy_of.items():
         if of in plan.groups:
             group = plan.groups[of]
@@ -1106,6 +1143,8 @@ def _emit(parts: _Parts, plan: collapse.Plan, node_target: Any, edge_target: Any
                 a = prox[1]
         if a in plan.groups or b in plan.groups or plan.proxy_of.get(a) in plan.groups \
                 or plan.proxy_of.get(b) in plan.groups:
+            if b in plan.groups and plan.groups[b].kind == "scope":
+                e = replace(e, head=None)  # an inner op's "input k" is not the module's
             merged.setdefault((a, b), []).append(e)
             continue
         attrs = {"class": f"gv-{e.cls}", "id": e.id if prox is None else f"{e.id}~"}
@@ -1165,13 +1204,16 @@ def _backward_notes(parts: _Parts, d: _Detail) -> list[str]:
 @_gc_paused
 def draw_backward(obj: Any, show_saved: bool = False, show_attrs: bool = False,
                   show_grads: bool = False, run: int | str = -1, max_nodes: float | None = None,
-                  expand: Iterable[str] = (), detail: str | None = None) -> graphviz.Digraph:
+                  expand: Iterable[str] = (), detail: str | None = None,
+                  depth: int | None = None) -> graphviz.Digraph:
     """Draw a backward graph as PyTorch builds it: ``grad_fn`` nodes, ``next_functions`` edges.
 
     Nodes are labelled with PyTorch's class names (``MulBackward0``); an edge goes from a node to
     each of its ``next_functions``, labelled ``input k`` at its head where the receiving node
     has several inputs (``input_nr``). Each ``AccumulateGrad`` is linked to its leaf (name and
-    shape; parameters in green), and a root tensor (olive) points at its ``grad_fn``. The title
+    shape; parameters in green), and a root tensor (olive) points at its ``grad_fn``. Drawn from
+    a trace, each node sits in a dashed box per module whose forward made it (an
+    ``AccumulateGrad`` in the module its gradients come from), as in the forward graph. The title
     says which run is drawn (``backward run 2 of 3``); a legend under it says what the colours
     mean.
 
@@ -1192,6 +1234,10 @@ def draw_backward(obj: Any, show_saved: bool = False, show_attrs: bool = False,
             box, as micrograd draws), ``"saved"`` (saved tensors and attributes, as torchviz
             draws) or ``"auto"`` (``values`` up to :data:`AUTO_VALUES_MAX` nodes, else
             ``bare``; the default). The ``show_*`` flags add to it (NOTE [detail levels]).
+        depth: draw modules nested deeper than this as one box each, with the shapes their
+            call took and returned and their parameter count (``0``: the whole model one box;
+            ``1``: one box per child of the model); None (the default) folds only what the
+            node budget needs.
 
     Returns:
         a ``graphviz.Digraph`` (displays inline in Jupyter; :func:`to_svg` / :func:`render`
@@ -1212,12 +1258,17 @@ def draw_backward(obj: Any, show_saved: bool = False, show_attrs: bool = False,
     d = _detail(detail, len(b.graph.nodes), show_saved, show_attrs, show_grads)
     parts = _backward_parts(b, d)
     plan = collapse.plan(parts.vertices, [(e.src, e.dst) for e in parts.edges], max_nodes,
-                         expand, classes=b.classes)
+                         expand, classes=b.classes, depth=depth)
     dot = _new("backward")
     at = len(dot.body)
     _speed_attrs(dot, plan, len(parts.vertices))
-    marks = _backward_marks(_emit(parts, plan, dot, dot))
-    _legend(dot, b.title, _subtitle(b.run_label, d), parts, plan, _backward_notes(parts, d),
+    clusters = _Clusters(dot, prefix="cluster_b", classes=b.classes)
+    marks = _backward_marks(_emit(parts, plan, dot, dot, clusters, modules=b.modules))
+    clusters.close()
+    notes = _backward_notes(parts, d)
+    if clusters.subs:
+        notes.insert(0, _MODULE_NOTE)
+    _legend(dot, b.title, _subtitle(b.run_label, d), parts, plan, notes,
             _BACKWARD_KEYS,
             extra=["failed"] if parts.failed and plan.drawn(parts.failed) == parts.failed else [],
             marks=marks, at=at)
@@ -1410,7 +1461,7 @@ class _Clusters:
 @_gc_paused
 def draw_forward(trace: Trace, max_nodes: float | None = None,
                  expand: Iterable[str] = (), detail: str | None = None,
-                 all_ops: bool = False) -> graphviz.Digraph:
+                 all_ops: bool = False, depth: int | None = None) -> graphviz.Digraph:
     """Draw the forward graph of a trace: tensors and ops in creation order, by module scope.
 
     Ops (orange) are labelled with their call (``mul(x, 2)``) and the user's source line
@@ -1429,6 +1480,7 @@ def draw_forward(trace: Trace, max_nodes: float | None = None,
         all_ops: draw every op recorded; by default only the forward passes are drawn op by
             op, and the ops that built the model or updated it between backward runs are one
             box per phase (NOTE [phases] in gradviz/trace/phases.py).
+        depth: as in :func:`draw_backward`: modules deeper than this are one box each.
 
     Example:
         >>> import gradviz
@@ -1437,6 +1489,11 @@ def draw_forward(trace: Trace, max_nodes: float | None = None,
         ...     y = (x * 2).sum()
         >>> "mul(x, 2)" in draw_forward(tr).source
         True
+        >>> with gradviz.trace() as tr:
+        ...     _ = gradviz.nn.Sequential(gradviz.nn.Linear(3, 4), gradviz.nn.ReLU())(
+        ...         gradviz.ones(2, 3))
+        >>> "(2, 3) → (2, 4)" in draw_forward(tr, depth=1).source
+        True
     """
     if not _is_trace(trace):
         raise TypeError(f"draw_forward() takes a Trace; got {type(trace).__name__}")
@@ -1444,15 +1501,15 @@ def draw_forward(trace: Trace, max_nodes: float | None = None,
     d = _detail(detail, len(trace.ops) + len(trace.tensors))
     parts = _forward_parts(trace, roots, d, all_ops)
     plan = collapse.plan(parts.vertices, [(e.src, e.dst) for e in parts.edges], max_nodes,
-                         expand, noun="ops", classes=trace.module_classes)
+                         expand, noun="ops", classes=trace.module_classes, depth=depth)
     dot = _new("forward")
-    notes = ["dashed box: a module (path: class)"] if any(op.scope for op in trace.ops) else []
+    notes = [_MODULE_NOTE] if any(op.scope for op in trace.ops) else []
     if d.values:
         notes.append("data: the tensor's value · grad: its gradient in the last backward run")
     at = len(dot.body)
     _speed_attrs(dot, plan, len(parts.vertices))
     clusters = _Clusters(dot, classes=trace.module_classes)
-    marks = _emit(parts, plan, dot, dot, clusters)
+    marks = _emit(parts, plan, dot, dot, clusters, modules=trace.modules)
     clusters.close()
     _legend(dot, trace.name, _subtitle("forward graph", d), parts, plan, notes, _FORWARD_KEYS,
             forward=True, marks=marks, at=at)
@@ -1465,7 +1522,7 @@ def draw_forward(trace: Trace, max_nodes: float | None = None,
 @_gc_paused
 def draw_both(trace: Trace, run: int | str = -1, max_nodes: float | None = None,
               expand: Iterable[str] = (), detail: str | None = None,
-              all_ops: bool = False) -> graphviz.Digraph:
+              all_ops: bool = False, depth: int | None = None) -> graphviz.Digraph:
     """Forward and backward graphs side by side, linked.
 
     Left, the forward graph (as :func:`draw_forward`); right, the backward graph of run ``run``
@@ -1482,6 +1539,7 @@ def draw_both(trace: Trace, run: int | str = -1, max_nodes: float | None = None,
         detail: as in :func:`draw_forward` and :func:`draw_backward`, for both sides
             (``"auto"`` counts the nodes of both).
         all_ops: as in :func:`draw_forward`.
+        depth: as in :func:`draw_backward`, for both sides.
 
     Example:
         >>> import gradviz
@@ -1499,10 +1557,11 @@ def draw_both(trace: Trace, run: int | str = -1, max_nodes: float | None = None,
     d = _detail(detail, len(trace.ops) + len(trace.tensors) + len(b.graph.nodes))
     fparts = _forward_parts(trace, roots, d, all_ops)
     fplan = collapse.plan(fparts.vertices, [(e.src, e.dst) for e in fparts.edges], max_nodes,
-                          expand, prefix="fg", noun="ops", classes=trace.module_classes)
+                          expand, prefix="fg", noun="ops", classes=trace.module_classes,
+                          depth=depth)
     bparts = _backward_parts(b, d, leaf_boxes=False)
     bplan = collapse.plan(bparts.vertices, [(e.src, e.dst) for e in bparts.edges], max_nodes,
-                          expand, prefix="bg", classes=b.classes)
+                          expand, prefix="bg", classes=b.classes, depth=depth)
     # Mirror the backward side: draw its edges reversed (dir=back), so next_functions sit
     # above their node, level with the forward ops that made them.
     for e in bparts.edges:
@@ -1514,13 +1573,17 @@ def draw_both(trace: Trace, run: int | str = -1, max_nodes: float | None = None,
     fwd = _drawing_class()(name="cluster_forward")
     fwd.attr(label="forward", style="rounded", color="#999999", fontname="Helvetica")
     clusters = _Clusters(fwd, prefix="cluster_f", classes=trace.module_classes)
-    marks = _emit(fparts, fplan, fwd, dot, clusters)
+    marks = _emit(fparts, fplan, fwd, dot, clusters, modules=trace.modules)
     clusters.close()
     bwd = _drawing_class()(name="cluster_backward")
     bwd.attr(label=b.run_label if b.run else "backward", style="rounded",
              color="#999999", fontname="Helvetica")
-    marks |= _backward_marks(_emit(bparts, bplan, bwd, dot))
+    bclusters = _Clusters(bwd, prefix="cluster_b", classes=b.classes)
+    marks |= _backward_marks(_emit(bparts, bplan, bwd, dot, bclusters, modules=b.modules))
+    bclusters.close()
     notes = ["dotted line: an op and the grad_fn node it made"]
+    if clusters.subs or bclusters.subs:
+        notes.insert(0, _MODULE_NOTE)
     if d.values:
         notes.append("data: a tensor's (a node's output's) value · grad: the gradient it "
                      "received")

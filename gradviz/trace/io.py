@@ -23,6 +23,7 @@ from gradviz.trace.model import (
     STEP_TYPES,
     BackwardGraph,
     BackwardRun,
+    ModuleSummary,
     NodeInfo,
     OpRecord,
     SavedInfo,
@@ -70,6 +71,7 @@ def trace_to_dict(tr: Any, runs: list[int] | None = None) -> dict[str, Any]:
         "runs_total": tr.runs_total,
         "notes": list(tr.notes),
         "module_classes": dict(tr.module_classes),
+        "modules": {k: dataclasses.asdict(m) for k, m in tr.modules.items()},
         "run_log": [dict(r) for r in tr.run_log],
         "tensors": [dataclasses.asdict(t) for t in tr.tensors.values()],
         "ops": [dataclasses.asdict(o) for o in tr.ops],
@@ -234,7 +236,9 @@ def _chunks(tr: Any, indent: int | None) -> Iterator[str]:
     head = {"schema": SCHEMA, "gradviz_version": __version__, "name": tr.name,
             "options": {"values": tr.values, "keep_runs": tr.keep_runs},
             "runs_total": tr.runs_total, "notes": list(tr.notes),
-            "module_classes": dict(tr.module_classes), "run_log": list(tr.run_log)}
+            "module_classes": dict(tr.module_classes),
+            "modules": {k: dataclasses.asdict(m) for k, m in tr.modules.items()},
+            "run_log": list(tr.run_log)}
     body = {"tensors": iter(tr.tensors.values()), "ops": iter(tr.ops),
             "nodes": iter(tr.nodes.values()), "runs": iter(tr.runs)}
     yield from members([*head.items(), *body.items()], 0)
@@ -694,6 +698,10 @@ def trace_from_dict(data: Any, where: str = "trace") -> Any:
     tr.runs = [_run(r) for r in data["runs"]]
     tr.notes = list(data.get("notes", []))
     tr.module_classes = dict(data.get("module_classes", {}))  # optional: older files lack it
+    tr.modules = {k: ModuleSummary(inputs=[tuple(s) for s in m.get("inputs", [])],
+                                   outputs=[tuple(s) for s in m.get("outputs", [])],
+                                   parameters=m.get("parameters", 0), calls=m.get("calls", 0))
+                  for k, m in data.get("modules", {}).items()}  # optional too
     tr.runs_total = data.get("runs_total", len(tr.runs))
     tr.run_log = [dict(r) for r in data.get("run_log", [])]  # optional: older files lack it
     _check_references(tr, where)

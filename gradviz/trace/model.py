@@ -24,7 +24,8 @@ __all__ = ["SourceLoc", "TensorInfo", "OpRecord", "SavedInfo", "NodeInfo", "Step
            "DoneStep", "STEP_TYPES", "STEP_KINDS", "make_step", "step_to_dict", "step_from_dict",
            "freed_names",
            "BackwardRun", "run_id_number", "run_numbers", "runs_made", "run_number", "run_name",
-           "BackwardGraph", "Trace", "summarize", "buffer_stats", "snapshot",
+           "BackwardGraph", "Trace", "ModuleSummary", "tensor_shapes", "summarize",
+           "buffer_stats", "snapshot",
            "expand_snapshot", "scope_key", "packed_summary", "map_leaves", "MAX_TEXT",
            "clip_text", "versioned"]
 
@@ -131,6 +132,55 @@ class OpRecord:
         out += [(k, v["tensor"]) for k, v in self.kwargs.items()
                 if isinstance(v, dict) and isinstance(v.get("tensor"), str)]
         return out
+
+
+@dataclass(slots=True)  # NOTE [perf: module calls]: updated at every module call
+class ModuleSummary:
+    """What one module scope (a ``scope_key``) did: the shapes of the tensors its last call
+    took (positional arguments) and returned, how many parameter elements it holds (its
+    submodules' included), and how many times it was called while recording.
+
+    Example:
+        >>> import gradviz
+        >>> with gradviz.tracer() as tr:
+        ...     _ = gradviz.nn.Linear(3, 2)(gradviz.ones(4, 3))
+        >>> tr.modules["Linear"]
+        ModuleSummary(inputs=[(4, 3)], outputs=[(4, 2)], parameters=8, calls=1)
+    """
+
+    inputs: list[tuple[int, ...]] = field(default_factory=list)
+    outputs: list[tuple[int, ...]] = field(default_factory=list)
+    parameters: int = 0
+    calls: int = 0
+
+
+def tensor_shapes(value: Any, is_tensor: Callable[[Any], bool], depth: int = 2,
+                  limit: int = 16) -> list[tuple[int, ...]]:
+    """The shapes of the tensors in a module's result or arguments, in order: ``value``
+    itself, or what tuples, lists and dicts hold, ``depth`` containers deep (``(output, (h,
+    c))`` is two deep), at most ``limit`` of them.
+
+    Example:
+        >>> import gradviz
+        >>> tensor_shapes((gradviz.ones(2, 3), 4, [gradviz.ones(5)]),
+        ...               lambda x: isinstance(x, gradviz.Tensor))
+        [(2, 3), (5,)]
+    """
+    todo = [value]
+    shapes: list[tuple[int, ...]] = []
+    for _ in range(depth + 1):  # level by level: bounded, no recursion
+        inner = []
+        for v in todo:
+            if is_tensor(v):
+                shapes.append(tuple(int(d) for d in v.shape))
+            elif isinstance(v, (tuple, list)):
+                inner.extend(v)
+            elif isinstance(v, dict):
+                inner.extend(v.values())
+            if len(shapes) >= limit:
+                return shapes
+        todo = inner
+    return shapes
 
 
 def scope_key(scope: list[str] | tuple[str, ...]) -> str:
@@ -531,6 +581,8 @@ class Trace:
         nodes: every backward node seen, by id.
         runs: the backward runs kept in full (NOTE [long runs] in budget.py).
         module_classes: each module scope's class name, keyed by :func:`scope_key`.
+        modules: what each module scope took, returned and holds (:class:`ModuleSummary`),
+            by the same keys.
         notes: what the recording could not show as it happened (folded iterations, an op
             that was not recorded ...).
         runs_total: how many backward runs the program made, kept or not.
@@ -556,6 +608,7 @@ class Trace:
     nodes: dict[str, NodeInfo] = field(default_factory=dict)
     runs: list[BackwardRun] = field(default_factory=list)
     module_classes: dict[str, str] = field(default_factory=dict)
+    modules: dict[str, ModuleSummary] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     runs_total: int = 0
     run_log: list[dict[str, Any]] = field(default_factory=list)

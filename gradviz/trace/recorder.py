@@ -42,6 +42,7 @@ from gradviz.trace.model import (
     SMALL,
     STEP_TYPES,
     BackwardRun,
+    ModuleSummary,
     NodeInfo,
     OpRecord,
     SavedInfo,
@@ -57,6 +58,7 @@ from gradviz.trace.model import (
     scope_key,
     snapshot,
     summarize,
+    tensor_shapes,
     versioned,
 )
 from gradviz.trace.naming import Naming, user_frame
@@ -540,6 +542,8 @@ class Recorder(Naming, RunBudget, Trace):
         self._last_signature: tuple[int, tuple] = (-1, ())  # the last run's iteration
         # Each module scope's class, by scope_key ("LeNet/features/features.0" -> "Conv2d").
         self.module_classes: dict[str, str] = {}
+        self.modules: dict[str, ModuleSummary] = {}  # by the same keys (see _module_enter)
+        self._module_at: dict[tuple[str, ...], ModuleSummary] = {}  # the same, by scope
         # The model objects built so far (read through the properties below).
         self._tensors: dict[str, TensorInfo] = {}
         self._ops: list[OpRecord] = []
@@ -1077,24 +1081,38 @@ class Recorder(Naming, RunBudget, Trace):
         self._thread = thread
 
     def _on_module_enter(self, data: dict[str, Any]) -> None:
-        self._module_enter(data.get("module"), data.get("name"))
+        self._module_enter(data.get("module"), data.get("name"), data.get("args", ()))
 
-    def _module_enter(self, module: Any, name: str | None) -> None:
+    # NOTE [perf: module calls] Module.__call__ reports every call, several per step of a
+    # model. A scope seen before is found by its tuple (no key string joined per call), and
+    # the shapes of plain tensor arguments and results are read in line; what is known of a
+    # scope once (its class, its parameter count) is taken on first sight only.
+    def _module_enter(self, module: Any, name: str | None, args: tuple) -> None:
         """A module scope opens (also called by _EngineObserver.module_enter)."""
         self._scope.append(str(name or type(module).__name__))
-        self._scope_t = tuple(self._scope)
-        # The class is what a drawing names a box by (features.0: Conv2d). The first class seen
-        # at a path is kept: a path that changes class (a module replaced) is rare and would
-        # otherwise make the label depend on which call came last.
-        key = scope_key(self._scope_t)
-        if key not in self.module_classes:
-            self.module_classes[key] = type(module).__name__
+        scope = self._scope_t = tuple(self._scope)
+        summary = self._module_at.get(scope)
+        if summary is None:
+            summary = self._module_at[scope] = module_seen(self, scope_key(scope), module)
+        summary.calls += 1
+        shapes = []
+        for a in args:
+            if isinstance(a, Tensor):
+                shapes.append(a._data.shape)
+            elif isinstance(a, (tuple, list, dict)):  # the rare case: tensors in containers
+                shapes = tensor_shapes(args, _is_tensor, depth=3)
+                break
+        summary.inputs = shapes  # its outputs: at the exit, None when forward raised
 
     def _on_module_exit(self, data: dict[str, Any]) -> None:
-        self._module_exit()
+        self._module_exit(data.get("output"))
 
-    def _module_exit(self) -> None:
+    def _module_exit(self, output: Any) -> None:
         if self._scope:
+            summary = self._module_at.get(self._scope_t)
+            if summary is not None:
+                summary.outputs = ([output._data.shape] if isinstance(output, Tensor)
+                                   else tensor_shapes(output, _is_tensor))
             self._scope.pop()
             self._scope_t = tuple(self._scope)
 
@@ -1579,13 +1597,13 @@ class _EngineObserver(events.Forwarding):
     # module call, 12 per step of the MLP (6 modules). Measured on 40 nn.Identity calls in a
     # Sequential, traced: 0.162 -> 0.143 ms (CPU time, medians of 21 interleaved rounds, two
     # process pairs), about 0.5 us per module call, 3 us per MLP step.
-    def module_enter(self, module: Any, name: str) -> None:
+    def module_enter(self, module: Any, name: str, args: tuple = ()) -> None:
         tr = self.trace
         with tr._lock:
             me = _get_ident()
             if me != tr._thread:
                 tr._switch_to(me)
-            tr._module_enter(module, name)
+            tr._module_enter(module, name, args)
 
     def module_exit(self, module: Any, name: str, output: Any) -> None:
         tr = self.trace
@@ -1593,7 +1611,7 @@ class _EngineObserver(events.Forwarding):
             me = _get_ident()
             if me != tr._thread:
                 tr._switch_to(me)
-            tr._module_exit()
+            tr._module_exit(output)
 
     def enqueue(self, node: Node, ready: Any) -> None:
         tr = self.trace
@@ -1695,6 +1713,29 @@ _get_ident = threading.get_ident
 # What each thread has of its own (NOTE [threads]), in the order Recorder._switch_to keeps it.
 _PER_THREAD = ("_run", "_steps", "_run_memo", "_run_shared", "_scope", "_scope_t",
                "_op_shared", "_op_snap", "_pending", "_fn_stack", "_fn_done", "_starts")
+
+
+def _is_tensor(x: Any) -> bool:
+    return isinstance(x, Tensor)
+
+
+def module_seen(trace: Trace, key: str, module: Any) -> ModuleSummary:
+    """The summary of the module scope ``key`` (made on its first call: its parameter count),
+    and its class, kept in ``module_classes`` (both engines' recorders call this)."""
+    # The class is what a drawing names a box by (features.0: Conv2d). The first class seen at
+    # a path is kept: a path that changes class (a module replaced) is rare and would otherwise
+    # make the label depend on which call came last.
+    trace.module_classes.setdefault(key, type(module).__name__)
+    summary = trace.modules.get(key)
+    if summary is None:
+        seen: set[int] = set()
+        count = 0
+        for p in module.parameters():
+            if id(p) not in seen:  # a tied weight counts once, as in parameters()
+                seen.add(id(p))
+                count += int(p.numel())
+        summary = trace.modules[key] = ModuleSummary(parameters=count)
+    return summary
 
 
 def _fn_name(fn: Any) -> str | None:

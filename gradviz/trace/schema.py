@@ -422,6 +422,13 @@ KeepRuns = Annotated[(Annotated[StrictInt, Field(ge=1, le=MAX_INT), Tag("<int>")
                       | Annotated[Literal["all"], Tag("<str>")]), Discriminator(_keep_runs_tag)]
 
 
+class ModuleModel(_Strict):
+    inputs: list[list[Count]] = []
+    outputs: list[list[Count]] = []
+    parameters: Count = 0
+    calls: Count = 0
+
+
 class OptionsModel(_Strict):
     values: Literal["small", "none", "all"] = "small"
     keep_runs: KeepRuns | None = None
@@ -438,6 +445,8 @@ class TraceModel(_Strict):
     notes: list[Name] = []
     # Optional (files written before it existed load unchanged): scope key -> module class.
     module_classes: dict[Name, Name] = {}
+    # Optional: scope key -> what the module took, returned and holds (model.ModuleSummary).
+    modules: dict[Name, ModuleModel] = {}
     # Optional: one summary per backward run, also those not kept in full (NOTE [long runs]).
     run_log: list[RunLogModel] = []
     tensors: list[TensorModel]

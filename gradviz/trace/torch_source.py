@@ -76,6 +76,7 @@ from gradviz.trace.model import (
     run_id_number,
     scope_key,
     summarize,
+    tensor_shapes,
     versioned,
 )
 
@@ -506,13 +507,13 @@ class TorchSource:
         depth = len(scope)
         try:
             with self.trace._lock:
-                self._enter_scope(module, scope)
+                self._enter_scope(module, scope, args)
         except Exception as exc:  # noqa: BLE001 - never break the user's program
             self._note(f"a module scope was not recorded: {exc!r}")
             del scope[depth:]
             scope.append(type(module).__name__)  # the exit hook pops one
 
-    def _enter_scope(self, module: Any, scope: list[str]) -> None:
+    def _enter_scope(self, module: Any, scope: list[str], args: Any) -> None:
         if not scope:  # an outer module: name its submodules by their qualified names
             self._local.names = {id(m): q for q, m in module.named_modules() if q}
             # and its parameters ("0.weight"): a module path beats any other name (``tensor``
@@ -535,12 +536,20 @@ class TorchSource:
         else:
             name = getattr(self._local, "names", {}).get(id(module), type(module).__name__)
         scope.append(name)
-        key = scope_key(scope)
-        self.trace.module_classes.setdefault(key, type(module).__name__)
+        summary = _rec.module_seen(self.trace, scope_key(scope), module)
+        summary.calls += 1
+        summary.inputs = tensor_shapes(args, is_torch_tensor, depth=3)  # args: a tuple
 
     def _module_exit(self, module: Any, args: Any, output: Any) -> None:
         scope = self._scope()
         if not self._paused() and scope:
+            try:
+                with self.trace._lock:
+                    summary = self.trace.modules.get(scope_key(scope))
+                    if summary is not None:
+                        summary.outputs = tensor_shapes(output, is_torch_tensor)
+            except Exception as exc:  # noqa: BLE001 - never break the user's program
+                self._note(f"a module's outputs were not recorded: {exc!r}")
             scope.pop()
 
     def _on_op(self, func: Any, args: Sequence[Any], kwargs: dict[str, Any], out: Any) -> None:

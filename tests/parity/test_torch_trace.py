@@ -440,6 +440,30 @@ def test_identical_iterations_fold_on_torch_as_on_gradviz() -> None:
         assert graph_ops == ["mul", "sum"], graph_ops
 
 
+def test_each_modules_summary_and_module_boxes_agree_between_engines() -> None:
+    """Trace.modules (shapes taken and returned, parameters, calls) and the boxes ``depth``
+    draws are the same on real PyTorch as on gradviz, for one program."""
+    def run(lib: Any) -> Any:
+        lib.manual_seed(0)
+        nn = lib.nn
+        model = nn.Sequential(nn.Conv2d(1, 2, 3), nn.ReLU(), nn.Flatten(),
+                              nn.Sequential(nn.Linear(4, 4), nn.Tanh()), nn.LSTM(4, 3))
+        with gradviz.trace(torch=lib is torch) as tr:
+            for _ in range(2):
+                out, (h, c) = model(lib.rand(2, 1, 4, 3))
+                (out.sum() + h.sum()).backward()
+        return tr
+
+    ours, theirs = run(gradviz), run(torch)
+    assert theirs.modules == ours.modules
+    assert theirs.modules["Sequential/4"].outputs == [(2, 3), (1, 3), (1, 3)]
+    assert theirs.modules["Sequential"].calls == 2
+    for draw in (gradviz.render.draw_forward, gradviz.render.draw_backward):
+        titles = [sorted(g.title for g in draw(tr, depth=1).plan.groups.values())
+                  for tr in (ours, theirs)]
+        assert titles[0] == titles[1] and "Sequential.4: LSTM" in titles[0]
+
+
 def test_keep_runs_bounds_a_torch_training_loop(tmp_path: Path) -> None:
     torch.manual_seed(0)
     with gradviz.trace(torch=True, keep_runs=2) as tr:

@@ -174,7 +174,7 @@ class Module:
         if not _listeners:
             return self._call_with_hooks(args, kwargs)
         qual, display = _scope_names(self)
-        emit_module_enter(self, display)
+        emit_module_enter(self, display, args)
         stack = _scopes.stack
         stack.append([self, qual, None])
         result = None
