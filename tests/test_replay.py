@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import gradviz
-from gradviz.trace.replay import replay, state_at, states, timeline
+from gradviz.trace.replay import memory, replay, state_at, states, timeline
 from tests import _replay_programs as programs
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -246,3 +246,92 @@ def test_waiting_buffers_agree_between_states_and_state_at(name: str) -> None:
                 mine.pop(node, None)
             before = ready
             assert got == mine, (name, run.id, step.index)
+
+
+# -- memory (NOTE [memory]) -----------------------------------------------------------------------
+def saved_by(node: Any) -> dict[tuple, int]:
+    """The non-leaf tensors ``node`` saves, read through its ``_saved_*`` attributes (PyTorch's
+    API, on either engine), keyed by where their data lives: key -> bytes."""
+    out = {}
+    for attr in dir(node):
+        if not attr.startswith("_saved_"):
+            continue
+        values = getattr(node, attr)
+        for t in values if isinstance(values, (tuple, list)) else [values]:
+            if hasattr(t, "data_ptr") and hasattr(t, "is_leaf") and not t.is_leaf:
+                key = (t.data_ptr(), tuple(t.shape), str(t.dtype))
+                out[key] = t.element_size() * t.numel()
+    return out
+
+
+def check_memory_curve(lib: Any, loss: Any, chain: bool = False) -> None:
+    """Run ``loss.backward()`` traced and compare the recorded memory curve with what the
+    program itself sees: the saved activations of the nodes not yet run (read before the pass,
+    node by node, with the nodes' own hooks telling which ran); for a ``chain`` (each node
+    feeding one), the bytes of the one gradient sent, waiting in a buffer until its node runs."""
+    nodes, todo = [], [loss.grad_fn]
+    seen: set[int] = set()
+    while todo:  # every node of the graph, without recursion
+        n = todo.pop()
+        if n is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        nodes.append(n)
+        todo.extend(f for f, _ in n.next_functions)
+    saves = {id(n): saved_by(n) for n in nodes}
+    ran: list[int] = []
+    for n in nodes:
+        n.register_hook(lambda *_, n=n: ran.append(id(n)))
+    with gradviz.trace(torch=lib is not gradviz) as tr:
+        loss.backward()
+    run = tr.run()
+    m = memory(run, tr.nodes, tr.tensors)
+
+    def held(done: int) -> int:
+        gone = set(ran[:done])
+        live: dict[tuple, int] = {}
+        for n in nodes:
+            if id(n) not in gone:
+                live.update(saves[id(n)])
+        return sum(live.values())
+
+    assert m.saved[0] == held(0) > 0
+    releases = [s.index for s in run.steps if s.kind == "release_saved"]
+    executes = [s.index for s in run.steps if s.kind == "execute"
+                and tr.nodes[s.node].kind != "graph_root"]
+    assert len(executes) == len(ran)
+    # After the j-th node ran and freed its saved tensors, the curve holds the others'.
+    for rel in releases:
+        j = sum(1 for e in executes if e < rel)
+        assert m.saved[rel] == held(j), (rel, j)
+    assert m.saved[-1] == 0
+    if not chain:
+        return
+    # A chain's buffers: the gradient just sent waits until its node runs, then is taken.
+    for s in run.steps:
+        if s.kind == "execute":
+            assert m.buffers[s.index] == 0
+        elif s.kind == "accumulate":
+            assert m.buffers[s.index] == np.prod(s.grad["shape"]) * 4  # float32
+
+
+def test_the_memory_curve_is_what_the_program_holds() -> None:
+    gradviz.manual_seed(0)
+    x = gradviz.randn(50, 20, requires_grad=True)
+    w = gradviz.randn(20, 30, requires_grad=True)
+    h = (x @ w).tanh()  # tanh saves its result; mm saves its (leaf) inputs: not counted
+    loss = (h.exp() * h.sigmoid()).sum()  # exp and sigmoid save results, mul both sides
+    check_memory_curve(gradviz, loss)
+    x = gradviz.randn(40, 10, requires_grad=True)
+    check_memory_curve(gradviz, x.exp().tanh().sigmoid().sum(), chain=True)
+
+
+def test_the_memory_curve_stays_flat_when_the_graph_is_retained() -> None:
+    x = gradviz.ones(100, requires_grad=True)
+    with gradviz.trace() as tr:
+        x.exp().sum().backward(retain_graph=True)
+    m = memory(tr.run(), tr.nodes, tr.tensors)
+    assert m.saved == [400] * len(tr.run().steps)
+    assert m.per_node == {tr.tensors[t].grad_fn: 400 for t in tr.tensors
+                          if tr.tensors[t].grad_fn is not None
+                          and tr.nodes[tr.tensors[t].grad_fn].name == "ExpBackward0"}

@@ -78,12 +78,52 @@ def print_summary(tr: Any, files: list[Path], notes: list[str], title: str,
     table.add_row("backward nodes", str(len(tr.nodes)))
     table.add_row("backward runs", runs_kept_text(tr))
     table.add_row("engine steps", str(steps))
+    if tr.runs:
+        table.add_row("memory", memory_text(tr))
     for i, f in enumerate(files):
         table.add_row("files written" if i == 0 else "", Text(visible(str(f))))
     console.print(table)
     for note in dict.fromkeys([*tr.notes, *notes]):  # each once, in order
         # One line each, as the warnings print (the terminal wraps it; a pipe or grep sees it).
         console.print(Text(f"note: {visible(note)}", style="yellow"), soft_wrap=True)
+
+
+def size_text(n: int) -> str:
+    """Bytes as people read them: ``512 B``, ``4.0 KiB``, ``1.5 MiB``, ``2.0 GiB``.
+
+    Example:
+        >>> size_text(512), size_text(4096), size_text(3 * 2**19)
+        ('512 B', '4.0 KiB', '1.5 MiB')
+    """
+    if n < 1024:
+        return f"{n} B"
+    for unit in ("KiB", "MiB", "GiB"):
+        n /= 1024
+        if n < 1024 or unit == "GiB":
+            break
+    return f"{n:.1f} {unit}"
+
+
+def memory_text(tr: Any, run: int = -1) -> str:
+    """The summary's memory line for one run (NOTE [memory] in gradviz/trace/replay.py): the
+    saved activations it held at its start and end, the most its input buffers held.
+
+    Example:
+        >>> import gradviz
+        >>> with gradviz.trace() as tr:
+        ...     x = gradviz.ones(1000, requires_grad=True)
+        ...     (x.exp() * 2).sum().backward()
+        >>> memory_text(tr)
+        'run 1: saved activations 3.9 KiB at its start, 0 B at its end; input buffers up to 3.9 KiB'
+    """
+    from gradviz.trace.model import run_number
+    from gradviz.trace.replay import memory
+
+    r = tr.run(run)
+    m = memory(r, tr.nodes, tr.tensors)
+    start, end = (m.saved[0], m.saved[-1]) if m.saved else (0, 0)
+    return (f"run {run_number(tr, run)}: saved activations {size_text(start)} at its start, "
+            f"{size_text(end)} at its end; input buffers up to {size_text(m.peak_buffers)}")
 
 
 def runs_kept_text(tr: Any) -> str:

@@ -27,7 +27,7 @@ __all__ = ["SourceLoc", "TensorInfo", "OpRecord", "SavedInfo", "NodeInfo", "Step
            "BackwardGraph", "Trace", "ModuleSummary", "tensor_shapes", "summarize",
            "buffer_stats", "snapshot",
            "expand_snapshot", "scope_key", "packed_summary", "map_leaves", "MAX_TEXT",
-           "clip_text", "versioned"]
+           "clip_text", "versioned", "element_size", "nbytes"]
 
 # NOTE [text limit] The longest string a trace holds: the loader refuses longer ones (schema.py),
 # so what the recorders take from the program (a tensor's name, an exception's message, a
@@ -753,6 +753,45 @@ def dtype_name(dt: np.dtype) -> str:
     if name is None:
         name = _DTYPE_NAMES[dt] = str(dt)
     return name
+
+
+# Bytes per element of the dtypes a trace names that NumPy does not know (torch's own).
+_TORCH_SIZES = {"bfloat16": 2, "complex32": 4, "qint8": 1, "quint8": 1, "qint32": 4,
+                "quint4x2": 1, "quint2x4": 1, "bits8": 1, "bits16": 2}
+
+
+def element_size(dtype: str) -> int:
+    """Bytes per element of a dtype as a trace names it (``Tensor.element_size()``); 0 for a
+    name neither NumPy nor this table knows (a sub-byte or unknown type: counted as nothing).
+
+    Example:
+        >>> element_size("float32"), element_size("bfloat16"), element_size("float8_e4m3fn")
+        (4, 2, 1)
+    """
+    size = _TORCH_SIZES.get(dtype)
+    if size is None:
+        if dtype.startswith("float8"):
+            return 1
+        try:
+            size = np.dtype(dtype).itemsize
+        except TypeError:
+            size = 0
+    return size
+
+
+def nbytes(summary_or_shape: Any, dtype: str | None = None) -> int:
+    """Bytes of a tensor: from its shape and dtype name, or from a value summary (which holds
+    both). A summary of a constant, or None, is 0 bytes.
+
+    Example:
+        >>> nbytes([64, 10], "float32"), nbytes({"shape": [3], "dtype": "float64"})
+        (2560, 24)
+    """
+    if dtype is None:
+        if not isinstance(summary_or_shape, dict) or "shape" not in summary_or_shape:
+            return 0
+        summary_or_shape, dtype = summary_or_shape["shape"], summary_or_shape.get("dtype", "")
+    return math.prod(summary_or_shape) * element_size(str(dtype))
 
 
 # NOTE [perf: block sums] The mean of a large float array is what its summary costs most: from

@@ -32,9 +32,10 @@ from dataclasses import dataclass, field
 from heapq import heappop, heappush
 from typing import Any
 
-from gradviz.trace.model import BackwardRun, Step
+from gradviz.trace.model import BackwardRun, NodeInfo, Step, TensorInfo, nbytes
 
-__all__ = ["Timeline", "StepState", "timeline", "state_at", "states", "replay"]
+__all__ = ["Timeline", "StepState", "timeline", "state_at", "states", "replay", "Memory",
+           "memory"]
 
 
 @dataclass
@@ -334,3 +335,112 @@ def replay(run: BackwardRun, k: int) -> StepState:
     if not -n <= k < n:
         raise IndexError(f"step {k} out of range: run {run.id} has {n} steps (0..{n - 1})")
     return state_at(run, timeline(run), k % n)
+
+
+# -- memory ---------------------------------------------------------------------------------------
+# NOTE [memory] What a run holds at each step, in bytes (elements x element size, as
+# ``t.element_size() * t.numel()`` gives it), derived from the recorded steps as the rest of the
+# engine's state is (NOTE [one replay]):
+# * saved activations: the distinct non-leaf tensors the run's nodes save (a tensor saved by two
+#   nodes counts once), held from the run's start until the last node saving it frees its saved
+#   tensors (``release_saved``; with ``retain_graph=True`` no node frees them and the curve stays
+#   flat). A leaf (a parameter, an input) is left out: the program holds it whatever the graph
+#   does. A node's saved result is the output of it with that shape (a node saves its output
+#   without naming it; one not recorded counts per node). A saved input that is no recorded
+#   tensor is a constant (the 2 of ``x * 2``) or what a pack hook returned: not counted;
+# * input buffers: the gradients waiting in input buffers (``Timeline.buffers``), each slot's
+#   sum so far, until its node takes it.
+@dataclass
+class Memory:
+    """Bytes a backward run holds, after each step (NOTE [memory]).
+
+    Attributes:
+        saved: bytes of saved activations right after each step.
+        buffers: bytes of gradients waiting in input buffers right after each step.
+        per_node: node id -> bytes of the activations it saves (a tensor two nodes save counts
+            in both).
+    """
+
+    saved: list[int] = field(default_factory=list)
+    buffers: list[int] = field(default_factory=list)
+    per_node: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def peak_saved(self) -> int:
+        return max(self.saved, default=0)
+
+    @property
+    def peak_buffers(self) -> int:
+        return max(self.buffers, default=0)
+
+
+def memory(run: BackwardRun, nodes: dict[str, NodeInfo], tensors: dict[str, TensorInfo],
+           tl: Timeline | None = None) -> Memory:
+    """The bytes ``run`` holds after each of its steps (NOTE [memory]); ``nodes`` and
+    ``tensors`` are the trace's (what the saved values are), ``tl`` its timeline if made.
+
+    Example:
+        >>> import gradviz
+        >>> with gradviz.trace() as tr:
+        ...     x = gradviz.ones(1000, requires_grad=True)
+        ...     (x.exp() * 2).sum().backward()   # exp saves its result: 4,000 bytes
+        >>> m = memory(tr.run(), tr.nodes, tr.tensors)
+        >>> m.saved[0], m.saved[-1], m.peak_buffers
+        (4000, 0, 4000)
+    """
+    tl = timeline(run) if tl is None else tl
+    made: dict[str, list[str]] = {}  # node -> the tensors it made (its outputs)
+    for tid, t in tensors.items():
+        if t.grad_fn is not None:
+            made.setdefault(t.grad_fn, []).append(tid)
+    holders: dict[Any, list[Any]] = {}  # saved value -> [its bytes, the nodes still saving it]
+    per_node: dict[str, int] = {}
+    for nid in run.nodes:
+        info = nodes.get(nid)
+        if info is None:
+            continue
+        own = 0
+        for s in info.saved:
+            tid = s.tensor
+            if tid is None and s.is_output and isinstance(s.value, dict):
+                shape = s.value.get("shape")
+                tid = next((o for o in made.get(nid, ()) if tensors[o].shape == shape), None)
+            t = tensors.get(tid) if tid is not None else None
+            if t is not None:
+                if t.is_leaf:
+                    continue
+                key, size = tid, nbytes(t.shape, t.dtype)
+            elif s.is_output:
+                key, size = (nid, s.name), nbytes(s.value)
+            else:
+                continue
+            if size:
+                own += size
+                holders.setdefault(key, [size, set()])[1].add(nid)
+        if own:
+            per_node[nid] = own
+    held = sum(size for size, _ in holders.values())
+    freeing: dict[str, list[Any]] = {}  # node -> the saved values it holds
+    for key, (_, who) in holders.items():
+        for nid in who:
+            freeing.setdefault(nid, []).append(key)
+    delta = [0] * (len(run.steps) + 1)  # input buffer bytes: + when a slot fills, - when taken
+    for _node, _nr, grad, enter, leave in tl.buffers:
+        size = nbytes(grad)
+        delta[enter] += size
+        if leave is not None:
+            delta[leave] -= size
+    out = Memory(per_node=per_node)
+    in_buffers = 0
+    for step in run.steps:
+        k = step.index
+        if step.kind == "release_saved":
+            for key in freeing.pop(step.node, ()):  # type: ignore[arg-type]
+                size, who = holders[key]
+                who.discard(step.node)
+                if not who:
+                    held -= size
+        in_buffers += delta[k]
+        out.saved.append(held)
+        out.buffers.append(in_buffers)
+    return out

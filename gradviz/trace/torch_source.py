@@ -462,6 +462,13 @@ class TorchSource:
                 continue
             if isinstance(v, self.torch.Tensor):
                 tid = self.trace._tids.get(v)
+                if tid is None and v.grad_fn is not fn and (
+                        v.dim() or v.requires_grad or v.grad_fn is not None):
+                    # An input comes back as itself: one id for it, whoever saves it (NOTE
+                    # [memory] in replay.py counts it once), as gradviz's recorder does. A 0-d
+                    # constant (the 2 of ``x * 2``, which torch wraps in a tensor) stays a value,
+                    # as gradviz records it.
+                    tid = self.tensor_id(v)
                 if tid is not None:
                     out.append(SavedInfo(name=name, tensor=tid,
                                          value=self._summary(v, "none")))
