@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from gradviz._device import MetaArray, meta_array
 from gradviz.autograd import events
 
 if TYPE_CHECKING:
@@ -431,7 +432,10 @@ class AccumulateGrad(Node):
         var = self.variable
         before = var._grad  # a leaf's: the property's non-leaf warning never applies
         shown_before = observer.keep(before)  # the value before an in-place add changes it
-        if create_graph:
+        if type(var._data) is MetaArray:  # a meta leaf's .grad is meta: nothing to add up
+            if before is None:  # (NOTE [meta device] in gradviz/_device.py)
+                var._grad = tensor_type._make(meta_array(var._data.shape, var._data.dtype))
+        elif create_graph:
             # PyTorch copies into a fresh tensor (clone_obey_contract): .grad shows CopyBackwards.
             var.grad = (tensor_type._make(np.empty_like(new_grad._data)).copy_(new_grad)
                         if before is None else before + new_grad)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from gradviz import _dtype
-from gradviz._device import check_device
+from gradviz._device import check_device, meta_array
 from gradviz._factories import int_list, invalid_combination
 from gradviz.ops import _args
 from gradviz.ops.derivatives import OPS
@@ -22,6 +22,7 @@ from gradviz.ops.dispatch import (
     broadcast_message,
     dispatch,
     dispatch_inplace,
+    no_meta_kernel,
     dispatch_inplace_view,
     out_variant,
 )
@@ -995,8 +996,11 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: _dtype.dtype | None = No
         tensor([7., 7.])
     """
     dt = input._data.dtype if dtype is None else dtype.np
-    check_device(device, "full_like")
-    return Tensor._make(np.full(input.shape, fill_value, dtype=dt)).requires_grad_(requires_grad)
+    # like PyTorch's *_like: on the input's device unless told (a meta input: a meta result)
+    dev = input.device if device is None else check_device(device, "full_like")
+    arr = (meta_array(input.shape, dt) if dev.type == "meta"
+           else np.full(input.shape, fill_value, dtype=dt))
+    return Tensor._make(arr).requires_grad_(requires_grad)
 
 
 # -- in place ----------------------------------------------------------------------------------
@@ -1838,6 +1842,8 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
         True
     """
     b = _tensor_arg(other)._data if isinstance(other, Tensor) else other
+    if input.is_meta or (isinstance(other, Tensor) and other.is_meta):
+        raise RuntimeError("Tensor.item() cannot be called on meta tensors")
     try:
         np.broadcast_shapes(input._data.shape, np.shape(b))
     except ValueError:
@@ -1854,6 +1860,8 @@ def equal(input: Tensor, other: Tensor) -> bool:
         >>> gradviz.equal(gradviz.tensor([1, 2]), gradviz.tensor([1, 2]))
         True
     """
+    if input.is_meta or other.is_meta:
+        raise NotImplementedError(no_meta_kernel("aten::equal"))
     return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
 
 
