@@ -115,7 +115,8 @@ def _encode_one(value: Any, arrays: list, memo: dict, where: str, stack: list,
         index = memo.get(id(value))
         if index is None:  # a non-leaf is saved as its values: it loads as a leaf, as in torch
             index = memo[id(value)] = len(arrays)
-            arrays.append(np.ascontiguousarray(value._data))
+            # (np.ascontiguousarray makes a 0-dim array 1-dim: a 0-dim tensor must load 0-dim)
+            arrays.append(np.ascontiguousarray(value._data).reshape(value._data.shape))
         return {"tensor": index, "requires_grad": bool(value.requires_grad),
                 "parameter": isinstance(value, Parameter)}
     if isinstance(value, (list, tuple, dict)) and depth == MAX_NESTING:

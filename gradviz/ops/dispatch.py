@@ -818,6 +818,9 @@ def _on_meta(run: Callable[..., Any], op: OpInfo, args: tuple, kwargs: dict,
     else:
         tensors = _tensor_args(args, {k: v for k, v in kwargs.items()
                                       if k not in _INDEX_KWARGS})
+        if 0 < len(op.broadcast_idx) < len(op.inputs):  # addmm: its matrices first, as torch
+            tensors.sort(key=lambda t: any(t is args[i] for i in op.broadcast_idx
+                                           if i < len(args)))
     expected = None
     for t in tensors:
         on_meta = type(t._data) is _MetaArray
