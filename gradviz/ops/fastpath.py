@@ -21,7 +21,9 @@ of one input (``t``, ``view``, ``select`` ...) makes its result a view as the ge
 does (``_make_view``). A call of a three-input row (``addmm``: ``F.linear`` with a bias) takes
 it when its three arguments are ``Tensor``s (or subclasses) of one floating dtype; its
 broadcast inputs (the bias) may have any shape that broadcasts, and their shapes are kept for
-the backward (``node._in_meta``), as the general path keeps them.
+the backward (``node._in_meta``), as the general path keeps them. A tensor whose array is not
+a plain ``np.ndarray`` (a meta tensor's, NOTE [meta device] in gradviz/_device.py) sends the
+call to the general path, which has the one check for it.
 """
 
 from __future__ import annotations
@@ -333,7 +335,8 @@ def _compile_forward(op: OpInfo, dispatch: Callable[..., Tensor], node_class: ty
                      make_view: Callable[..., None]) -> Callable[..., Tensor]:
     source = forward_source(op)
     namespace: dict[str, Any] = {
-        "np": np, "ndarray": np.ndarray, "Tensor": Tensor, "general": dispatch, "op": op, "forward": op.forward,
+        "np": np, "ndarray": np.ndarray, "Tensor": Tensor, "general": dispatch, "op": op,
+        "forward": op.forward,
         node_class.__name__: node_class, "new": object.__new__, "_state": _state,
         "InferenceCounter": _InferenceCounter, "edge_pair": edge_pair,
         "next_sequence_nr": next_sequence_nr, "out_metas": out_metas,

@@ -22,8 +22,8 @@ from gradviz.ops.dispatch import (
     broadcast_message,
     dispatch,
     dispatch_inplace,
-    no_meta_kernel,
     dispatch_inplace_view,
+    no_meta_kernel,
     out_variant,
 )
 from gradviz.tensor import Tensor, _AsGiven, _is_number, _wrap_dim
