@@ -112,7 +112,9 @@ META = device("meta")
 # `tolist`, `numpy`, `.cpu()`) raises PyTorch's errors instead.
 class MetaArray(np.ndarray):
     """The array a meta tensor holds: its shape and dtype over a single zero (NOTE [meta
-    device]). Never written, never shown."""
+    device]). Never written, never shown (``is_meta`` tells readers such as the tracer)."""
+
+    is_meta = True
 
 
 def meta_array(shape: tuple[int, ...], dtype: Any) -> MetaArray:

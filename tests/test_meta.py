@@ -506,3 +506,21 @@ def test_the_cpu_path_is_untouched_by_meta() -> None:
     assert not y.is_meta and y.grad_fn.name() == "TanhBackward0"
     y.sum().backward()
     assert x.grad.device == gradviz.device("cpu")
+
+
+def test_a_trace_shows_no_values_of_meta_tensors() -> None:
+    from gradviz.trace import tracer
+
+    with tracer() as tr:
+        w = gradviz.randn(3, device="meta", requires_grad=True)
+        (w * 2).sin().sum().backward()
+    found, stack = [], [tr.to_dict()]
+    while stack:  # every summary in the trace, without recursion
+        x = stack.pop()
+        if isinstance(x, dict):
+            if "shape" in x and "dtype" in x:
+                found.append(x)
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            stack.extend(x)
+    assert found and all("values" not in s and "head" not in s for s in found)

@@ -839,16 +839,32 @@ def _on_meta(run: Callable[..., Any], op: OpInfo, args: tuple, kwargs: dict,
             writable = inplace and t is args[0]
             t._data = np.zeros(d.shape, d.dtype) if writable else d.view(np.ndarray)
             shown[id(t)] = (t, d, t._data)
+    # The op is told to listeners (the tracer) once its tensors are meta again, never while
+    # they show the stand-in zeros: the run is not watched, then reported here.
+    watching = _listeners[:]
+    before = args[0]._grad_fn if inplace or run is not general_dispatch else None
+    _listeners.clear()
     try:
         with np.errstate(all="ignore"):
             result = run(op, *args, **kwargs)
     finally:
+        _listeners[:] = watching
         for t, meta, plain in shown.values():
             now = t._data  # another array if the op wrote it or changed its shape in place
             t._data = meta if now is plain else _device.meta_array(now.shape, now.dtype)
-    for r in (result if type(result) is tuple else (result,)):
+    outputs = result if type(result) is tuple else (result,)
+    for r in outputs:
         if isinstance(r, Tensor) and type(r._data) is not _MetaArray:
             r._data = _device.meta_array(r._data.shape, r._data.dtype)
+    if watching:
+        if run is general_dispatch:
+            node = next((r._grad_fn for r in outputs if isinstance(r, Tensor)
+                         and r._grad_fn is not None), None)
+            emit_op(op.name, node, args, outputs, kwargs, False)
+        else:  # in place: the node is self's new grad_fn, if this op recorded one
+            node = args[0]._grad_fn if args[0]._grad_fn is not before else None
+            name = op.name + "_" if inplace and not op.name.endswith("_") else op.name
+            emit_op(name, node, args, (args[0],), kwargs, True)
     return result
 
 
