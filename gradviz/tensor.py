@@ -864,9 +864,11 @@ class Tensor:
                                "attempting to deepcopy a module, this may be because of a "
                                "torch.nn.utils.weight_norm usage, see "
                                "https://github.com/pytorch/pytorch/pull/103001")
-        out = type(self)._make(self._data.copy(), self._requires_grad)
+        data = self._data
+        out = type(self)._make(data.copy() if type(data) is not _MetaArray else
+                               _device.meta_array(data.shape, data.dtype), self._requires_grad)
         if self.grad is not None:
-            out.grad = Tensor._make(self.grad._data.copy())
+            out.grad = self.grad.__deepcopy__({})
         memo[id(self)] = out
         return out
 

@@ -189,6 +189,7 @@ VALUES: list[tuple] = [
     ),
     ("m.nn.Linear(3, 4).to_empty(device='meta').weight.device", "device(type='meta')"),
     ('str(meta.device)', "'meta'"),
+    ("m.autograd.grad((meta_w * 3).sum(), [meta_w])", "(tensor(..., device='meta', size=(6,)),)"),
     ('meta.new_tensor([1, 2]).device', "device(type='meta')"),
 ]
 
@@ -330,6 +331,11 @@ ERRORS: list[tuple] = [
         'meta.sum().backward()',
         'RuntimeError',
         'element 0 of tensors does not require grad and does not have a grad_fn',
+    ),
+    (
+        "m.ones(2, requires_grad=True).to('meta').sum().backward()",
+        "NotImplementedError",
+        "Cannot copy out of meta tensor; no data!",
     ),
 ]
 
@@ -524,3 +530,18 @@ def test_a_trace_shows_no_values_of_meta_tensors() -> None:
         elif isinstance(x, list):
             stack.extend(x)
     assert found and all("values" not in s and "head" not in s for s in found)
+
+
+def hooks_program(lib: Any) -> list[str]:
+    """A backward over meta tensors with a tensor hook and retain_grad: what each sees."""
+    w = lib.ones(2, device="meta", requires_grad=True)
+    y = w * 2
+    y.retain_grad()
+    seen: list[str] = []
+    y.register_hook(lambda g: seen.append(shown(g)))
+    y.sum().backward()
+    return [*seen, shown(y.grad), shown(w.grad)]
+
+
+def test_hooks_and_retain_grad_see_meta_gradients() -> None:
+    assert hooks_program(gradviz) == ["tensor(..., device='meta', size=(2,))"] * 3

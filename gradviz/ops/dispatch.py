@@ -856,13 +856,15 @@ def _on_meta(run: Callable[..., Any], op: OpInfo, args: tuple, kwargs: dict,
     for r in outputs:
         if isinstance(r, Tensor) and type(r._data) is not _MetaArray:
             r._data = _device.meta_array(r._data.shape, r._data.dtype)
+    recorded = args[0]._grad_fn if run is not general_dispatch else next(
+        (r._grad_fn for r in outputs if isinstance(r, Tensor) and r._grad_fn is not None), None)
+    if recorded is not None and recorded is not before:
+        recorded._x().on_meta = True  # its backward sends meta gradients (Node.run)
     if watching:
+        node = recorded if recorded is not before else None
         if run is general_dispatch:
-            node = next((r._grad_fn for r in outputs if isinstance(r, Tensor)
-                         and r._grad_fn is not None), None)
             emit_op(op.name, node, args, outputs, kwargs, False)
         else:  # in place: the node is self's new grad_fn, if this op recorded one
-            node = args[0]._grad_fn if args[0]._grad_fn is not before else None
             name = op.name + "_" if inplace and not op.name.endswith("_") else op.name
             emit_op(name, node, args, (args[0],), kwargs, True)
     return result

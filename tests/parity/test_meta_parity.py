@@ -84,3 +84,7 @@ def test_deferred_initialisation_as_torch() -> None:
         return seen
 
     assert program(gradviz) == program(torch)
+
+
+def test_hooks_and_retain_grad_as_torch() -> None:
+    assert META.hooks_program(torch) == META.hooks_program(gradviz)
