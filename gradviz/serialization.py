@@ -112,6 +112,11 @@ def _encode_one(value: Any, arrays: list, memo: dict, where: str, stack: list,
     if isinstance(value, np.bool_):
         return bool(value)
     if isinstance(value, Tensor):
+        if value.is_meta:  # the format holds values; zeros written for it would load as data
+            raise RuntimeError(f"gradviz.save: {where} is a meta tensor (a shape and a dtype, "
+                               "no values), which gradviz's files cannot hold (PyTorch's can). "
+                               "Give it values first (a module: to_empty(device='cpu'), then "
+                               "initialise or load), or save its shape and dtype.")
         index = memo.get(id(value))
         if index is None:  # a non-leaf is saved as its values: it loads as a leaf, as in torch
             index = memo[id(value)] = len(arrays)

@@ -545,3 +545,8 @@ def hooks_program(lib: Any) -> list[str]:
 
 def test_hooks_and_retain_grad_see_meta_gradients() -> None:
     assert hooks_program(gradviz) == ["tensor(..., device='meta', size=(2,))"] * 3
+
+
+def test_save_refuses_a_meta_tensor() -> None:
+    with pytest.raises(RuntimeError, match=r"^gradviz.save: obj\['w'\] is a meta tensor"):
+        gradviz.save({"w": gradviz.ones(2, device="meta")}, io.BytesIO())
