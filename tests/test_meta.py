@@ -156,6 +156,25 @@ REPRS: list[tuple] = [
         "m.nn.LayerNorm(3, device='meta').bias",
         "Parameter containing:\ntensor(..., device='meta', size=(3,), requires_grad=True)",
     ),
+    ("m.nn.functional.dropout(meta, 0.5)", "tensor(..., device='meta', size=(2, 3))"),
+    (
+        "m.multinomial(m.ones(4, device='meta'), 2)",
+        "tensor(..., device='meta', size=(2,), dtype=gradviz.int64)",
+    ),
+    (
+        "meta.masked_fill(meta > 0, 1.0)", "tensor(..., device='meta', size=(2, 3))"),
+    ("meta.gather(1, m.zeros(2, 1, dtype=m.long))", "tensor(..., device='meta', size=(2, 1))"),
+    (
+        "m.einsum('ij,jk->ik', meta, m.ones(3, 4, device='meta'))",
+        "tensor(..., device='meta', size=(2, 4))",
+    ),
+    (
+        "m.nn.functional.conv2d(m.ones(1, 1, 5, 5, device='meta'), "
+        "m.ones(2, 1, 3, 3, device='meta'))",
+        "tensor(..., device='meta', size=(1, 2, 3, 3))",
+    ),
+    ("m.linalg.inv(m.ones(3, 3, device='meta'))", "tensor(..., device='meta', size=(3, 3))"),
+    ("meta.split(2, 1)[1]", "tensor(..., device='meta', size=(2, 1))"),
 ]
 
 
@@ -336,6 +355,16 @@ ERRORS: list[tuple] = [
         "m.ones(2, requires_grad=True).to('meta').sum().backward()",
         "NotImplementedError",
         "Cannot copy out of meta tensor; no data!",
+    ),
+    (
+        "meta.masked_fill(m.ones(2, 3, dtype=m.bool), 1.0)",
+        "RuntimeError",
+        "Tensor on device meta is not on the expected device cpu!",
+    ),
+    (
+        "m.nn.functional.nll_loss(meta, m.zeros(2, dtype=m.long))",
+        "RuntimeError",
+        "Tensor on device meta is not on the expected device cpu!",
     ),
 ]
 
@@ -550,3 +579,17 @@ def test_hooks_and_retain_grad_see_meta_gradients() -> None:
 def test_save_refuses_a_meta_tensor() -> None:
     with pytest.raises(RuntimeError, match=r"^gradviz.save: obj\['w'\] is a meta tensor"):
         gradviz.save({"w": gradviz.ones(2, device="meta")}, io.BytesIO())
+
+
+def in_place_through_a_view(lib: Any) -> tuple:
+    """An in-place op on a view of a meta tensor: the base's graph, as PyTorch records it."""
+    base = lib.ones(2, 3, device="meta", requires_grad=True) * 1
+    view = base[0]
+    view.add_(1)
+    return shown(base), base.grad_fn.name(), view.grad_fn.name(), base._version
+
+
+def test_in_place_through_a_view() -> None:
+    assert in_place_through_a_view(gradviz) == (
+        "tensor(..., device='meta', size=(2, 3), grad_fn=<CopySlices>)",
+        "torch::autograd::CopySlices", "AsStridedBackward0", 1)

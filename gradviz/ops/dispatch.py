@@ -816,11 +816,14 @@ def _on_meta(run: Callable[..., Any], op: OpInfo, args: tuple, kwargs: dict,
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         tensors = [args[0]]
     else:
-        tensors = _tensor_args(args, {k: v for k, v in kwargs.items()
-                                      if k not in _INDEX_KWARGS})
-        if 0 < len(op.broadcast_idx) < len(op.inputs):  # addmm: its matrices first, as torch
+        # In the order PyTorch's checks meet them: keyword tensors (masked_fill's mask,
+        # nll_loss's target), then the inputs, addmm's matrices before its bias.
+        tensors = _tensor_args(args, {})
+        if 0 < len(op.broadcast_idx) < len(op.inputs):
             tensors.sort(key=lambda t: any(t is args[i] for i in op.broadcast_idx
                                            if i < len(args)))
+        tensors = _tensor_args((), {k: v for k, v in kwargs.items()
+                                    if k not in _INDEX_KWARGS}) + tensors
     expected = None
     for t in tensors:
         on_meta = type(t._data) is _MetaArray

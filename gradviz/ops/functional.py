@@ -901,6 +901,11 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if num_samples <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if input.is_meta:  # indices of the right shape, nothing drawn (NOTE [meta device])
+        if not replacement and num_samples > weights.shape[-1]:
+            raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                               "replacement")
+        return Tensor._make(meta_array(weights.shape[:-1] + (num_samples,), np.int64))
     rows = weights.reshape(-1, weights.shape[-1]).astype(np.float64)
     if not np.isfinite(rows).all() or (rows < 0).any():
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")

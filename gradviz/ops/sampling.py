@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from gradviz import _dtype, _factories
-from gradviz._device import check_device
+from gradviz._device import check_device, meta_array
 from gradviz.ops._kernels import _SCALAR_TYPE
 from gradviz.ops.derivatives import OPS
 from gradviz.ops.dispatch import broadcast_message, dispatch, dispatch_inplace
@@ -249,6 +249,8 @@ def dropout_noise(input: Tensor, p: float, shape: tuple | None = None) -> Tensor
     if dt.kind != "f":
         name = _SCALAR_TYPE.get(dt.name, dt.name)
         raise RuntimeError(f"result type Float can't be cast to the desired output type {name}")
+    if input.is_meta:  # a meta mask, nothing drawn (NOTE [meta device] in gradviz/_device.py)
+        return Tensor._make(meta_array(tuple(input.shape) if shape is None else shape, dt))
     keep = _factories.rng().random(tuple(input.shape) if shape is None else shape) < 1 - p
     # PyTorch's `noise.bernoulli_(1 - p).div_(1 - p)`: the division in input's dtype.
     return Tensor._make(keep.astype(dt) / dt.type(1 - p))

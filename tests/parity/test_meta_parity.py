@@ -88,3 +88,7 @@ def test_deferred_initialisation_as_torch() -> None:
 
 def test_hooks_and_retain_grad_as_torch() -> None:
     assert META.hooks_program(torch) == META.hooks_program(gradviz)
+
+
+def test_in_place_through_a_view_as_torch() -> None:
+    assert META.in_place_through_a_view(torch) == META.in_place_through_a_view(gradviz)
