@@ -44,7 +44,8 @@ class Generator:
     DEFAULT_SEED = 67280421310721
 
     def __init__(self, device: Any = "cpu") -> None:
-        check_device(device, "Generator")
+        if check_device(device, "Generator") is META:
+            raise RuntimeError("META device type not an accelerator.")
         self._np = np.random.default_rng(self.DEFAULT_SEED)
         self._seed = self.DEFAULT_SEED
 

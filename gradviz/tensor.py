@@ -151,7 +151,9 @@ class Tensor:
                             "but expected one of:\n * (*, gradviz.device device = None)\n"
                             " * (tuple of ints size, *, gradviz.device device = None)\n"
                             " * (object data, *, gradviz.device device = None)")
-        _device.check_device(device, "new")
+        if _device.check_device(device, "new") is _device.META:
+            raise RuntimeError("legacy constructor expects device type: cpu but device type: "
+                               "meta was passed")
         dt = _dtype.get_default_dtype().np
         first = args[0] if args else ()
         if len(args) == 1 and isinstance(first, str):

@@ -175,6 +175,16 @@ REPRS: list[tuple] = [
     ),
     ("m.linalg.inv(m.ones(3, 3, device='meta'))", "tensor(..., device='meta', size=(3, 3))"),
     ("meta.split(2, 1)[1]", "tensor(..., device='meta', size=(2, 1))"),
+    ("m.normal(0.0, 1.0, (2,), device='meta')", "tensor(..., device='meta', size=(2,))"),
+    ("m.randint_like(meta, 3)", "tensor(..., device='meta', size=(2, 3))"),
+    ("m.logspace(0, 1, 3, device='meta')", "tensor(..., device='meta', size=(3,))"),
+    (
+        "m.tril_indices(3, 3, device='meta')",
+        "tensor(..., device='meta', size=(2, 6), dtype=gradviz.int64)",
+    ),
+    ("meta.new(2, 3)", "tensor(..., device='meta', size=(2, 3))"),
+    ("meta.new([1.0, 2.0])", "tensor(..., device='meta', size=(2,))"),
+    ("meta.new_full((2,), 3.0)", "tensor(..., device='meta', size=(2,))"),
 ]
 
 
@@ -365,6 +375,17 @@ ERRORS: list[tuple] = [
         "m.nn.functional.nll_loss(meta, m.zeros(2, dtype=m.long))",
         "RuntimeError",
         "Tensor on device meta is not on the expected device cpu!",
+    ),
+    ("m.Generator(device='meta')", "RuntimeError", "META device type not an accelerator."),
+    (
+        "m.Tensor(2, 3, device='meta')",
+        "RuntimeError",
+        "legacy constructor expects device type: cpu but device type: meta was passed",
+    ),
+    (
+        "m.ones(2).new(2, device='meta')",
+        "RuntimeError",
+        "legacy constructor expects device type: cpu but device type: meta was passed",
     ),
 ]
 

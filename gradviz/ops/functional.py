@@ -4996,9 +4996,12 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
 __all__ += ["logspace", "tril_indices", "triu_indices"]
 
 
-def _factory_result(values: np.ndarray, dtype: _dtype.dtype | None, requires_grad: bool
-                    ) -> Tensor:
-    out = Tensor._make(values.astype(dtype.np if dtype is not None else values.dtype))
+def _factory_result(values: np.ndarray, dtype: _dtype.dtype | None, requires_grad: bool,
+                    device: Any) -> Tensor:
+    values = values.astype(dtype.np if dtype is not None else values.dtype)
+    if device.type == "meta":  # the values computed are dropped (NOTE [meta device])
+        values = meta_array(values.shape, values.dtype)
+    out = Tensor._make(values)
     return out.requires_grad_() if requires_grad else out
 
 
@@ -5012,7 +5015,7 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *,
         >>> gradviz.logspace(0, 2, 3)
         tensor([  1.,  10., 100.])
     """
-    check_device(device, "logspace")
+    dev = check_device(device, "logspace")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     values = np.power(float(base), np.linspace(start, end, steps))
@@ -5021,17 +5024,17 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *,
         # PyTorch truncates the float powers to the integer dtype; the 1e-9 keeps a power
         # that lands a hair under an integer (99.99999...) at that integer.
         values = np.floor(values + 1e-9)
-    return _factory_result(values, target, requires_grad)
+    return _factory_result(values, target, requires_grad, dev)
 
 
 def _triangle_indices(name: str, row: int, col: int, offset: int, lower: bool,
-                      dtype: _dtype.dtype | None) -> Tensor:
+                      dtype: _dtype.dtype | None, device: Any) -> Tensor:
     for what, v in (("row", row), ("col", col)):
         if v < 0:
             raise RuntimeError(f"{what} must be non-negative, got{v}")
     r, c = np.indices((row, col)).reshape(2, -1)
     keep = (c - r <= offset) if lower else (c - r >= offset)
-    return _factory_result(np.stack([r[keep], c[keep]]), dtype or _dtype.int64, False)
+    return _factory_result(np.stack([r[keep], c[keep]]), dtype or _dtype.int64, False, device)
 
 
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype: _dtype.dtype | None = None,
@@ -5045,8 +5048,8 @@ def tril_indices(row: int, col: int, offset: int = 0, *, dtype: _dtype.dtype | N
         tensor([[0, 1, 1, 2, 2, 2],
                 [0, 0, 1, 0, 1, 2]])
     """
-    check_device(device, "tril_indices")
-    return _triangle_indices("tril_indices", row, col, offset, True, dtype)
+    dev = check_device(device, "tril_indices")
+    return _triangle_indices("tril_indices", row, col, offset, True, dtype, dev)
 
 
 def triu_indices(row: int, col: int, offset: int = 0, *, dtype: _dtype.dtype | None = None,
@@ -5059,8 +5062,8 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype: _dtype.dtype | N
         tensor([[0, 0, 1],
                 [1, 2, 2]])
     """
-    check_device(device, "triu_indices")
-    return _triangle_indices("triu_indices", row, col, offset, False, dtype)
+    dev = check_device(device, "triu_indices")
+    return _triangle_indices("triu_indices", row, col, offset, False, dtype, dev)
 
 
 # -- more (opsmore): quantiles --------------------------------------------------------------------

@@ -378,13 +378,26 @@ def _new(self: Any, *args: Any, device: Any = None, **kwargs: Any) -> Any:
         >>> x.new([1, 2]), x.new(2, 3).shape
         (tensor([1., 2.], dtype=gradviz.float64), gradviz.Size([2, 3]))
     """
+    from gradviz import _factories
+
+    if kwargs:
+        raise _factories.invalid_combination("new", args, kwargs)
+    dev = _device.check_device(device, "new") if device is not None else self.device
+    if dev.type != self.device.type:
+        raise RuntimeError(f"legacy constructor expects device type: {self.device.type} but "
+                           f"device type: {dev.type} was passed")
+    out = _new_values(self, args)
+    if dev.type == "meta" and not out.is_meta:  # (an alias of a meta tensor is meta already)
+        out._data = _device.meta_array(out._data.shape, out._data.dtype)
+    return out
+
+
+def _new_values(self: Any, args: tuple) -> Any:
+    """What ``x.new(*args)`` holds, made on the CPU (``_new`` drops the values for meta)."""
     from gradviz import _factories, _size
     from gradviz.ops.derivatives import OPS
     from gradviz.ops.dispatch import dispatch
 
-    if kwargs:
-        raise _factories.invalid_combination("new", args, kwargs)
-    _device.check_device(device, "new")
     dtype = self.dtype
     if not args:
         return _factories.empty(0, dtype=dtype)
