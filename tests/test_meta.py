@@ -614,3 +614,29 @@ def test_in_place_through_a_view() -> None:
     assert in_place_through_a_view(gradviz) == (
         "tensor(..., device='meta', size=(2, 3), grad_fn=<CopySlices>)",
         "torch::autograd::CopySlices", "AsStridedBackward0", 1)
+
+
+def optimizer_program(lib: Any) -> list:
+    """Two steps of each optimizer on a meta layer: what its state holds, and where."""
+    seen = []
+    for cls, kw in [(lib.optim.SGD, {"momentum": 0.9}), (lib.optim.Adam, {}),
+                    (lib.optim.RMSprop, {})]:
+        net = lib.nn.Linear(3, 2, device="meta")
+        opt = cls(net.parameters(), lr=0.1, **kw)
+        for _ in range(2):
+            net(lib.ones(4, 3, device="meta")).sum().backward()
+            opt.step()
+        state = opt.state[net.weight]
+        seen.append((cls.__name__, shown(net.weight.grad),
+                     {k: (v.device.type, tuple(v.shape)) for k, v in state.items()}))
+    return seen
+
+
+def test_optimizers_step_meta_parameters() -> None:
+    assert optimizer_program(gradviz) == [
+        ("SGD", "tensor(..., device='meta', size=(2, 3))", {"momentum_buffer": ("meta", (2, 3))}),
+        ("Adam", "tensor(..., device='meta', size=(2, 3))",
+         {"step": ("cpu", ()), "exp_avg": ("meta", (2, 3)), "exp_avg_sq": ("meta", (2, 3))}),
+        ("RMSprop", "tensor(..., device='meta', size=(2, 3))",
+         {"step": ("cpu", ()), "square_avg": ("meta", (2, 3))}),
+    ]

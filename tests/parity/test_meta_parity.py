@@ -92,3 +92,7 @@ def test_hooks_and_retain_grad_as_torch() -> None:
 
 def test_in_place_through_a_view_as_torch() -> None:
     assert META.in_place_through_a_view(torch) == META.in_place_through_a_view(gradviz)
+
+
+def test_optimizers_as_torch() -> None:
+    assert META.optimizer_program(torch) == META.optimizer_program(gradviz)
