@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from gradviz import _dtype
-from gradviz._device import meta_array
+from gradviz._device import META_SEEN, meta_array
 from gradviz.autograd.grad_mode import enable_grad, no_grad
 from gradviz.tensor import Tensor
 
@@ -204,7 +204,8 @@ class Optimizer:
                 # .grad is ._grad without the property's non-leaf check
                 params = [p for p in group["params"] if p._grad is not None]
                 if params:
-                    if any(p.is_meta for p in params):
+                    # (one truth test until a meta tensor was ever made)
+                    if META_SEEN[0] and any(p.is_meta for p in params):
                         self._update_on_meta(group, params)
                     else:
                         self._update_group(group, params)
