@@ -107,9 +107,12 @@ META = device("meta")
 # are all 0 over one zero (np.broadcast_to), so it costs one element whatever its shape. The
 # device lives in the array's type, as PyTorch's lives in the storage: `Tensor.device` is
 # `type(_data) is MetaArray`, and nothing else marks a tensor. Ops run on such tensors through
-# the ordinary dispatch and kernels (one test there, gradviz/ops/dispatch.py `_on_meta`), so
-# shapes, dtypes and grad_fn names are what the CPU would give; what needs values (`item`,
-# `tolist`, `numpy`, `.cpu()`) raises PyTorch's errors instead.
+# the ordinary dispatch and kernels (one test there, NOTE [meta device: ops] in
+# gradviz/ops/dispatch.py), so shapes, dtypes and grad_fn names are what the CPU would give. The
+# few places that write or read values directly learn it the same way: a node recorded on meta
+# tensors sends meta gradients (Node.run), an optimizer steps meta parameters on stand-in zeros
+# (Optimizer._update_on_meta), the tracer shows no values. What needs values (`item`, `tolist`,
+# `numpy`, `.cpu()`) raises PyTorch's errors instead.
 class MetaArray(np.ndarray):
     """The array a meta tensor holds: its shape and dtype over a single zero (NOTE [meta
     device]). Never written, never shown (``is_meta`` tells readers such as the tracer)."""
@@ -130,7 +133,8 @@ def meta_array(shape: tuple[int, ...], dtype: Any) -> MetaArray:
     return np.broadcast_to(zero, shape, subok=True)
 
 
-# [True] once a meta array was made: until then the op dispatch skips looking for meta inputs.
+# [True] once a meta array was made: until then the op dispatch and the optimizers do not look
+# for meta tensors (the CPU path pays one truth test).
 META_SEEN = [False]
 
 
