@@ -6,6 +6,9 @@ gradviz computes with NumPy, on the CPU. Code written for PyTorch names devices 
 accelerator does: ``cuda.is_available()`` is False, a ``device("cuda")`` can be made (as in
 PyTorch) but putting a tensor there is an error that says gradviz runs on the CPU.
 
+One other device holds tensors: PyTorch's ``meta``, whose tensors have a shape and a dtype and
+no values (NOTE [meta device] below).
+
 Example:
     >>> import gradviz
     >>> dev = gradviz.device("cuda" if gradviz.cuda.is_available() else "cpu")
@@ -18,8 +21,11 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+import numpy as np
+
 __all__ = ["device", "check_device", "cuda", "accelerator", "set_default_device",
-           "get_default_device", "DEVICE_TYPES"]
+           "get_default_device", "DEVICE_TYPES", "CPU", "META", "MetaArray", "meta_array",
+           "META_SEEN"]
 
 # The device types PyTorch's device strings may start with, in its order.
 DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
@@ -28,8 +34,8 @@ DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "idee
 
 
 class device:  # noqa: N801 - torch.device
-    """A device: ``device("cpu")``, ``device("cuda:0")``, ``device("cuda", 0)``. Only ``cpu``
-    can hold tensors in gradviz.
+    """A device: ``device("cpu")``, ``device("cuda:0")``, ``device("cuda", 0)``. ``cpu`` and
+    ``meta`` (shape and dtype, no values) can hold tensors in gradviz.
 
     Example:
         >>> device("cpu") == "cpu", device("cuda:1").index, str(device("cpu"))
@@ -89,22 +95,66 @@ def _name(x: Any) -> str:
 
 
 CPU = device("cpu")
+META = device("meta")
+
+
+# NOTE [meta device]
+# PyTorch's `meta` device holds tensors that have a shape, a dtype and a graph but no values:
+# a learner sizes a model without memory (`nn.Linear(4096, 4096, device="meta")`), reads a
+# checkpoint's shapes (`load(f, map_location="meta")`), or builds a module and gives it memory
+# later (`module.to_empty(device="cpu")`). In gradviz a meta tensor is an ordinary Tensor whose
+# `_data` is a MetaArray: a read-only NumPy array of the tensor's shape and dtype whose strides
+# are all 0 over one zero (np.broadcast_to), so it costs one element whatever its shape. The
+# device lives in the array's type, as PyTorch's lives in the storage: `Tensor.device` is
+# `type(_data) is MetaArray`, and nothing else marks a tensor. Ops run on such tensors through
+# the ordinary dispatch and kernels (one test there, NOTE [meta device: ops] in
+# gradviz/ops/dispatch.py), so shapes, dtypes and grad_fn names are what the CPU would give. The
+# few places that write or read values directly learn it the same way: a node recorded on meta
+# tensors sends meta gradients (Node.run), an optimizer steps meta parameters on stand-in zeros
+# (Optimizer._update_on_meta), the tracer shows no values. What needs values (`item`, `tolist`,
+# `numpy`, `.cpu()`) raises PyTorch's errors instead.
+class MetaArray(np.ndarray):
+    """The array a meta tensor holds: its shape and dtype over a single zero (NOTE [meta
+    device]). Never written, never shown (``is_meta`` tells readers such as the tracer)."""
+
+    is_meta = True
+
+
+def meta_array(shape: tuple[int, ...], dtype: Any) -> MetaArray:
+    """A :class:`MetaArray` of ``shape`` and ``dtype``: one element of memory, all strides 0.
+
+    Example:
+        >>> a = meta_array((2, 3), np.float32)
+        >>> a.shape, a.strides, a.flags.writeable
+        ((2, 3), (0, 0), False)
+    """
+    META_SEEN[0] = True
+    zero = np.zeros((), dtype).view(MetaArray)
+    return np.broadcast_to(zero, shape, subok=True)
+
+
+# [True] once a meta array was made: until then the op dispatch and the optimizers do not look
+# for meta tensors (the CPU path pays one truth test).
+META_SEEN = [False]
 
 
 def check_device(spec: Any, where: str) -> device:
-    """``spec`` (None, a string, a device) as the device a tensor goes to: the CPU, or PyTorch's
-    error for an unknown device, or gradviz's for a device it does not have.
+    """``spec`` (None, a string, a device) as the device a tensor goes to: the CPU or ``meta``,
+    or PyTorch's error for an unknown device, or gradviz's for a device it does not have.
 
     Example:
-        >>> check_device("cpu", "ones")
-        device(type='cpu')
+        >>> check_device("cpu", "ones"), check_device("meta", "ones")
+        (device(type='cpu'), device(type='meta'))
     """
     if spec is None:
         return CPU
     dev = spec if isinstance(spec, device) else device(spec)
+    if dev.type == "meta":
+        return META
     if dev.type != "cpu":
         raise RuntimeError(f"{where}(): gradviz computes on the CPU only (with NumPy); device "
-                           f"'{dev}' is not available. Use device='cpu' or leave it out.")
+                           f"'{dev}' is not available. Use device='cpu' (or 'meta') or leave it "
+                           "out.")
     return CPU
 
 
@@ -115,7 +165,9 @@ def set_default_device(spec: Any) -> None:
         >>> set_default_device("cpu"); get_default_device()
         device(type='cpu')
     """
-    check_device(spec, "set_default_device")
+    if check_device(spec, "set_default_device") is META:
+        raise RuntimeError("set_default_device(): gradviz's default device is the CPU; make "
+                           "meta tensors with device='meta' or .to('meta').")
 
 
 def get_default_device() -> device:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from gradviz import _dtype
-from gradviz._device import check_device
+from gradviz._device import CPU, META, MetaArray, check_device, meta_array
 from gradviz._dtype import dtype as DType
 from gradviz.autograd.grad_mode import is_grad_enabled
 from gradviz.tensor import Tensor, _is_number, _type_name
@@ -44,7 +44,8 @@ class Generator:
     DEFAULT_SEED = 67280421310721
 
     def __init__(self, device: Any = "cpu") -> None:
-        check_device(device, "Generator")
+        if check_device(device, "Generator") is META:
+            raise RuntimeError("META device type not an accelerator.")
         self._np = np.random.default_rng(self.DEFAULT_SEED)
         self._seed = self.DEFAULT_SEED
 
@@ -184,14 +185,17 @@ def _check_bool_overload(fn: str, args: tuple, requires_grad: Any) -> None:
         raise invalid_combination(fn, args, {"requires_grad": requires_grad})
 
 
-def _alloc(make: Any, shape: tuple[int, ...], np_dt: np.dtype) -> np.ndarray:
+def _alloc(make: Any, shape: tuple[int, ...], np_dt: np.dtype, dev: Any = CPU) -> np.ndarray:
     """``make(shape, np_dt)`` with PyTorch's errors for sizes that overflow or do not fit
-    (NumPy's MemoryError and ValueError never reach the user)."""
+    (NumPy's MemoryError and ValueError never reach the user); on ``dev`` meta, a meta array
+    made without calling ``make`` (no memory, no random draw: NOTE [meta device])."""
     numel = 1
     for n in shape:
         numel *= n
     if numel * np_dt.itemsize > 2**63 - 1:
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
+    if dev is META:
+        return meta_array(shape, np_dt)
     try:
         return make(shape, np_dt)
     except (MemoryError, ValueError):
@@ -201,7 +205,9 @@ def _alloc(make: Any, shape: tuple[int, ...], np_dt: np.dtype) -> np.ndarray:
             "(Cannot allocate memory)") from None
 
 
-def _finish(arr: np.ndarray, requires_grad: bool) -> Tensor:
+def _finish(arr: np.ndarray, requires_grad: bool, dev: Any = CPU) -> Tensor:
+    if dev is META and type(arr) is not MetaArray:  # values computed anyway (arange): dropped
+        arr = meta_array(arr.shape, arr.dtype)
     t = Tensor._make(arr)
     if requires_grad:
         if arr.dtype.kind not in "fc":  # PyTorch's factory text: capitalised, unlike requires_grad_
@@ -411,7 +417,7 @@ def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False
         >>> gradviz.tensor([[1.0, 2.0]], requires_grad=True, name="w")
         tensor([[1., 2.]], requires_grad=True)
     """
-    check_device(device, "tensor")
+    dev = check_device(device, "tensor")
     check_bool("tensor", requires_grad)
     arr = _infer_np(data)
     if dtype is not None:
@@ -422,7 +428,7 @@ def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False
             except Exception:  # noqa: BLE001 - nested tensors etc.: keep the inferred array
                 pass
         arr = arr.astype(_np_dtype(dtype))
-    t = _finish(arr, requires_grad)
+    t = _finish(arr, requires_grad, dev)
     if name is not None:
         t.name = name
     return t
@@ -470,12 +476,12 @@ def zeros(*args: Any, size: Any = None, out: Tensor | None = None, dtype: DType 
         gradviz.Size([2, 3])
     """
     size = _given_size("zeros", args, size)
-    check_device(device, "zeros")
+    dev = check_device(device, "zeros")
     check_bool("zeros", requires_grad)
     if out is not None:
         shape = _size(size, "zeros")
         return _factory_out("zeros", out, dtype, requires_grad, lambda dt: np.zeros(shape, dt))
-    arr = _alloc(np.zeros, _size(size, "zeros"), _np_dtype(dtype, fn="zeros"))
+    arr = _alloc(np.zeros, _size(size, "zeros"), _np_dtype(dtype, fn="zeros"), dev)
     return _finish(arr, requires_grad)
 
 
@@ -489,12 +495,13 @@ def ones(*args: Any, size: Any = None, out: Tensor | None = None, dtype: DType |
         tensor([1., 1.])
     """
     size = _given_size("ones", args, size)
-    check_device(device, "ones")
+    dev = check_device(device, "ones")
     check_bool("ones", requires_grad)
     if out is not None:
         shape = _size(size, "ones")
         return _factory_out("ones", out, dtype, requires_grad, lambda dt: np.ones(shape, dt))
-    return _finish(_alloc(np.ones, _size(size, "ones"), _np_dtype(dtype, fn="ones")), requires_grad)
+    return _finish(_alloc(np.ones, _size(size, "ones"), _np_dtype(dtype, fn="ones"), dev),
+                   requires_grad)
 
 
 def full(size: Sequence[int], fill_value: Any, *, dtype: DType | None = None,
@@ -506,7 +513,7 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: DType | None = None,
         >>> gradviz.full((2,), 7)
         tensor([7, 7])
     """
-    check_device(device, "full")
+    dev = check_device(device, "full")
     check_bool("full", requires_grad)
     if not _is_number(fill_value):
         raise TypeError("full(): argument 'fill_value' (position 2) must be Number, not "
@@ -518,7 +525,7 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: DType | None = None,
     else:
         np_dt = _np_dtype(dtype, fn="full")
     shape = _size((size,), "full")
-    return _finish(_alloc(lambda sh, dt: np.full(sh, fill_value, dt), shape, np_dt),
+    return _finish(_alloc(lambda sh, dt: np.full(sh, fill_value, dt), shape, np_dt, dev),
                    requires_grad)
 
 
@@ -532,9 +539,9 @@ def empty(*args: Any, size: Any = None, dtype: DType | None = None, requires_gra
         gradviz.Size([2])
     """
     size = _given_size("empty", args, size)
-    check_device(device, "empty")
+    dev = check_device(device, "empty")
     check_bool("empty", requires_grad)
-    arr = _alloc(np.zeros, _size(size, "empty"), _np_dtype(dtype, fn="empty"))
+    arr = _alloc(np.zeros, _size(size, "empty"), _np_dtype(dtype, fn="empty"), dev)
     return _finish(arr, requires_grad)
 
 
@@ -549,7 +556,7 @@ def rand(*args: Any, size: Any = None, generator: Generator | None = None,
         gradviz.Size([2, 2])
     """
     size = _given_size("rand", args, size)
-    check_device(device, "rand")
+    dev = check_device(device, "rand")
     _check_bool_overload("rand", size, requires_grad)
     shape = _size(size, "rand")
     if out is not None:
@@ -559,7 +566,8 @@ def rand(*args: Any, size: Any = None, generator: Generator | None = None,
     np_dt = _np_dtype(dtype)
     _floating_kernel("check_uniform_bounds", np_dt)
     draw = rng(generator, "rand")
-    return _finish(draw.random(shape).astype(np_dt), requires_grad)
+    return _finish(_alloc(lambda sh, dt: draw.random(sh).astype(dt), shape, np_dt, dev),
+                   requires_grad)
 
 
 def randn(*args: Any, size: Any = None, generator: Generator | None = None,
@@ -574,7 +582,7 @@ def randn(*args: Any, size: Any = None, generator: Generator | None = None,
         (gradviz.Size([3]), gradviz.Size([2, 3]))
     """
     size = _given_size("randn", args, size)
-    check_device(device, "randn")
+    dev = check_device(device, "randn")
     _check_bool_overload("randn", size, requires_grad)
     shape = _size(size, "randn")
     if out is not None:
@@ -584,7 +592,8 @@ def randn(*args: Any, size: Any = None, generator: Generator | None = None,
     np_dt = _np_dtype(dtype)
     _floating_kernel("normal_kernel_cpu", np_dt)
     draw = rng(generator, "randn")
-    return _finish(draw.standard_normal(shape).astype(np_dt), requires_grad)
+    return _finish(_alloc(lambda sh, dt: draw.standard_normal(sh).astype(dt), shape, np_dt, dev),
+                   requires_grad)
 
 
 def randint(low: int | None = None, high: int | None = None, size: Sequence[int] = (), *,
@@ -597,7 +606,7 @@ def randint(low: int | None = None, high: int | None = None, size: Sequence[int]
         >>> gradviz.randint(0, 10, (3,)).dtype
         gradviz.int64
     """
-    check_device(device, "randint")
+    dev = check_device(device, "randint")
     if low is None:  # randint(high=h, size=s): randint(h, s) with keywords
         if high is None:
             raise invalid_combination("randint", (), {"size": size})
@@ -614,7 +623,9 @@ def randint(low: int | None = None, high: int | None = None, size: Sequence[int]
                            f"to={high}")
     np_dt = _np_dtype(dtype, np.dtype(np.int64))
     draw = rng(generator, "randint")
-    return Tensor._make(draw.integers(low, high, _size((size,), "randint")).astype(np_dt))
+    shape = _size((size,), "randint")
+    return _finish(_alloc(lambda sh, dt: draw.integers(low, high, sh).astype(dt), shape, np_dt,
+                          dev), False)
 
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: DType | None = None,
@@ -626,14 +637,14 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: DType | None 
         >>> sorted(gradviz.randperm(4).tolist())
         [0, 1, 2, 3]
     """
-    check_device(device, "randperm")
+    dev = check_device(device, "randperm")
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
         raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not "
                         f"{type(n).__name__}")
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     np_dt = _np_dtype(dtype, np.dtype(np.int64))
-    return _finish(rng(generator, "randperm").permutation(n).astype(np_dt), requires_grad)
+    return _finish(rng(generator, "randperm").permutation(n).astype(np_dt), requires_grad, dev)
 
 
 def arange(start: float, end: float | None = None, step: float = 1, *,
@@ -645,7 +656,7 @@ def arange(start: float, end: float | None = None, step: float = 1, *,
         >>> gradviz.arange(3), gradviz.arange(0, 1, 0.5)
         (tensor([0, 1, 2]), tensor([0.0000, 0.5000]))
     """
-    check_device(device, "arange")
+    dev = check_device(device, "arange")
     _check_bool_overload("arange", (start,) if end is None else (start, end), requires_grad)
     if end is None:
         start, end = 0, start
@@ -656,7 +667,7 @@ def arange(start: float, end: float | None = None, step: float = 1, *,
     all_int = builtins.all(isinstance(v, (int, np.integer)) for v in (start, end, step))
     fallback = np.dtype(np.int64) if all_int else None
     np_dt = _np_dtype(dtype, fallback)
-    return _finish(np.arange(start, end, step).astype(np_dt), requires_grad)
+    return _finish(np.arange(start, end, step).astype(np_dt), requires_grad, dev)
 
 
 def linspace(start: float, end: float, steps: int, *, dtype: DType | None = None,
@@ -668,11 +679,11 @@ def linspace(start: float, end: float, steps: int, *, dtype: DType | None = None
         >>> gradviz.linspace(0, 1, 3)
         tensor([0.0000, 0.5000, 1.0000])
     """
-    check_device(device, "linspace")
+    dev = check_device(device, "linspace")
     _check_bool_overload("linspace", (start, end, steps), requires_grad)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    return _finish(np.linspace(start, end, steps).astype(_np_dtype(dtype)), requires_grad)
+    return _finish(np.linspace(start, end, steps).astype(_np_dtype(dtype)), requires_grad, dev)
 
 
 def eye(n: int, m: int | None = None, *, dtype: DType | None = None,
@@ -685,13 +696,13 @@ def eye(n: int, m: int | None = None, *, dtype: DType | None = None,
         tensor([[1., 0.],
                 [0., 1.]])
     """
-    check_device(device, "eye")
+    dev = check_device(device, "eye")
     _check_bool_overload("eye", (n,) if m is None else (n, m), requires_grad)
     for name, v in (("n", n), ("m", m)):
         if v is not None and v < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
     shape = (n, n if m is None else m)
-    return _finish(_alloc(lambda sh, dt: np.eye(*sh, dtype=dt), shape, _np_dtype(dtype)),
+    return _finish(_alloc(lambda sh, dt: np.eye(*sh, dtype=dt), shape, _np_dtype(dtype), dev),
                    requires_grad)
 
 
@@ -705,10 +716,12 @@ def rand_like(input: Tensor, *, generator: Generator | None = None,
         >>> gradviz.rand_like(gradviz.zeros(2)).shape
         gradviz.Size([2])
     """
-    check_device(device, "rand_like")
+    dev = input.device if device is None else check_device(device, "rand_like")
     _check_bool_overload("rand_like", (input,), requires_grad)
     np_dt = _np_dtype(dtype, input._data.dtype)
-    return _finish(rng(generator, "rand_like").random(input.shape).astype(np_dt), requires_grad)
+    draw = rng(generator, "rand_like")
+    return _finish(_alloc(lambda sh, dt: draw.random(sh).astype(dt), tuple(input.shape), np_dt,
+                          dev), requires_grad)
 
 
 def randn_like(input: Tensor, *, generator: Generator | None = None,
@@ -721,8 +734,9 @@ def randn_like(input: Tensor, *, generator: Generator | None = None,
         >>> gradviz.randn_like(gradviz.zeros(2)).shape
         gradviz.Size([2])
     """
-    check_device(device, "randn_like")
+    dev = input.device if device is None else check_device(device, "randn_like")
     _check_bool_overload("randn_like", (input,), requires_grad)
     np_dt = _np_dtype(dtype, input._data.dtype)
     draw = rng(generator, "randn_like")
-    return _finish(draw.standard_normal(input.shape).astype(np_dt), requires_grad)
+    return _finish(_alloc(lambda sh, dt: draw.standard_normal(sh).astype(dt), tuple(input.shape),
+                          np_dt, dev), requires_grad)

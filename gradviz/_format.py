@@ -176,7 +176,12 @@ def tensor_repr(t: Tensor) -> str:
     dt = _dtype.to_dtype(arr.dtype)
     default = _dtype.get_default_dtype()
     suffixes: list[str] = []
-    if arr.size == 0:
+    meta = t.is_meta  # no values: torch prints `...`, the device, the size, a dtype not default
+    if meta:
+        suffixes += ["device='meta'", f"size={tuple(arr.shape)}"]
+        if dt is not default:
+            suffixes.append(f"dtype={dt!r}")
+    elif arr.size == 0:
         if arr.ndim != 1:  # the shape is shown unless it is (0,), as NumPy does
             suffixes.append(f"size={tuple(arr.shape)}")
         if dt is not default:  # no element to tell an int64 from a float, so always say
@@ -193,4 +198,4 @@ def tensor_repr(t: Tensor) -> str:
             suffixes.append(f"grad_fn=<{type(grad_fn).__name__}>")
         elif t._requires_grad:
             suffixes.append("requires_grad=True")
-    return _add_suffixes(_PREFIX + array_str(arr), suffixes, len(_PREFIX))
+    return _add_suffixes(_PREFIX + ("..." if meta else array_str(arr)), suffixes, len(_PREFIX))

@@ -112,10 +112,16 @@ def _encode_one(value: Any, arrays: list, memo: dict, where: str, stack: list,
     if isinstance(value, np.bool_):
         return bool(value)
     if isinstance(value, Tensor):
+        if value.is_meta:  # the format holds values; zeros written for it would load as data
+            raise RuntimeError(f"gradviz.save: {where} is a meta tensor (a shape and a dtype, "
+                               "no values), which gradviz's files cannot hold (PyTorch's can). "
+                               "Give it values first (a module: to_empty(device='cpu'), then "
+                               "initialise or load), or save its shape and dtype.")
         index = memo.get(id(value))
         if index is None:  # a non-leaf is saved as its values: it loads as a leaf, as in torch
             index = memo[id(value)] = len(arrays)
-            arrays.append(np.ascontiguousarray(value._data))
+            # (np.ascontiguousarray makes a 0-dim array 1-dim: a 0-dim tensor must load 0-dim)
+            arrays.append(np.ascontiguousarray(value._data).reshape(value._data.shape))
         return {"tensor": index, "requires_grad": bool(value.requires_grad),
                 "parameter": isinstance(value, Parameter)}
     if isinstance(value, (list, tuple, dict)) and depth == MAX_NESTING:
@@ -163,8 +169,11 @@ def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
             read from the file, and uses the tensor it returns, which must have the same shape
             and dtype, or the one it was given when it returns None. So
             ``lambda storage, loc: storage`` works as in PyTorch, and ``storage.cuda()``
-            fails as on PyTorch without CUDA. ``"meta"`` (PyTorch's tensors without values,
-            shape and dtype only) is refused: a gradviz tensor always holds its values.
+            fails as on PyTorch without CUDA. ``"meta"`` (or ``gradviz.device("meta")``, or
+            ``{"cpu": "meta"}``) gives meta tensors, as PyTorch does: each with its saved
+            shape, dtype and ``requires_grad`` and no values (NOTE [meta device] in
+            gradviz/_device.py), to read a checkpoint's shapes or to ``load_state_dict(...,
+            assign=True)`` into a module made on meta. The file is checked as for any load.
         weights_only: accepted as in PyTorch; a gradviz file holds only tensors and plain
             values (NOTE [file format]), so both values load the same data.
 
@@ -173,6 +182,8 @@ def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
         >>> buf = io.BytesIO(); gradviz.save([gradviz.zeros(1), (1, "a")], buf); _ = buf.seek(0)
         >>> gradviz.load(buf, map_location="cpu")
         [tensor([0.]), (1, 'a')]
+        >>> _ = buf.seek(0); gradviz.load(buf, map_location="meta")
+        [tensor(..., device='meta', size=(1,)), (1, 'a')]
     """
     restore = _restore_location(map_location)
     if isinstance(f, (str, os.PathLike)):
@@ -592,12 +603,9 @@ def _restore_location(map_location: Any) -> Callable[[Tensor], Tensor]:
         raise TypeError("gradviz.load: map_location must be None, 'cpu', gradviz.device('cpu'), "
                         "a dict of location names or a callable, got "
                         f"{type(target).__name__}")
-    if target is not None and _device.device(target).type == "meta":
-        raise RuntimeError("gradviz.load: map_location='meta' asks for PyTorch's meta tensors "
-                           "(a shape and a dtype without values), which gradviz does not have: "
-                           "its tensors always hold their values. Load them to the CPU "
-                           "(map_location=None or 'cpu').")
-    _device.check_device(target, "load")
+    if _device.check_device(target, "load") is _device.META:
+        # the values read (and checked) are dropped: shape and dtype stay (NOTE [meta device])
+        return lambda t: Tensor._make(_device.meta_array(t._data.shape, t._data.dtype))
     return lambda t: t
 
 

@@ -21,6 +21,11 @@ from gradviz._size import Size
 from gradviz.autograd.grad_mode import _state as _grad_state
 from gradviz.autograd.graph import AccumulateGrad, Node, RemovableHandle, _add_hook, _HookDict
 
+_MetaArray = _device.MetaArray
+# What PyTorch raises where a meta tensor (NOTE [meta device] in _device.py) has no values.
+_NO_DATA = "Cannot copy out of meta tensor; no data!"
+_NO_ITEM = "Tensor.item() cannot be called on meta tensors"
+
 __all__ = ["Tensor"]
 
 _Number = (numbers.Number, np.number, np.bool_)
@@ -146,7 +151,9 @@ class Tensor:
                             "but expected one of:\n * (*, gradviz.device device = None)\n"
                             " * (tuple of ints size, *, gradviz.device device = None)\n"
                             " * (object data, *, gradviz.device device = None)")
-        _device.check_device(device, "new")
+        if _device.check_device(device, "new") is _device.META:
+            raise RuntimeError("legacy constructor expects device type: cpu but device type: "
+                               "meta was passed")
         dt = _dtype.get_default_dtype().np
         first = args[0] if args else ()
         if len(args) == 1 and isinstance(first, str):
@@ -187,7 +194,7 @@ class Tensor:
     def _make(cls, arr: Any, requires_grad: bool = False) -> Tensor:
         """Wrap an array without copying (internal fast constructor)."""
         t = object.__new__(cls)
-        if type(arr) is not np.ndarray:
+        if type(arr) is not np.ndarray and type(arr) is not _MetaArray:
             arr = np.asarray(arr)  # NumPy reductions hand back scalars, not 0-d arrays
         # NOTE [perf]: _init's body, inlined: every op result comes through here.
         t._data = arr
@@ -297,7 +304,14 @@ class Tensor:
             ((4, 1), (1, 4), 1)
         """
         size = self._data.itemsize
-        steps = tuple(s // size for s in self._data.strides)
+        if type(self._data) is _MetaArray:  # its 0 strides are gradviz's: report contiguous
+            rev, step = [], 1
+            for n in reversed(self._data.shape):
+                rev.append(step)
+                step *= max(n, 1)
+            steps = tuple(reversed(rev))
+        else:
+            steps = tuple(s // size for s in self._data.strides)
         return steps if dim is None else steps[_wrap_dim(dim, self._data.ndim)]
 
     def element_size(self) -> int:
@@ -315,7 +329,9 @@ class Tensor:
         return self._data.nbytes
 
     def data_ptr(self) -> int:
-        """The address of the tensor's first element."""
+        """The address of the tensor's first element (0 for a meta tensor, as in PyTorch)."""
+        if type(self._data) is _MetaArray:
+            return 0
         return self._data.__array_interface__["data"][0]
 
     def storage_offset(self) -> int:
@@ -328,6 +344,8 @@ class Tensor:
             (5, 8)
         """
         root = self._data
+        if type(root) is _MetaArray:
+            return 0  # (gradviz keeps no offsets for a meta tensor: NOTE [meta device])
         while isinstance(root.base, np.ndarray):  # the array that owns the memory
             root = root.base
         start = root.__array_interface__["data"][0]
@@ -340,14 +358,31 @@ class Tensor:
 
     @property
     def device(self) -> _device.device:
-        """Always the CPU: gradviz computes with NumPy.
+        """The CPU, where gradviz computes with NumPy, or ``meta`` for a tensor without values
+        (NOTE [meta device] in gradviz/_device.py).
 
         Example:
             >>> import gradviz
-            >>> gradviz.ones(2).device
-            device(type='cpu')
+            >>> gradviz.ones(2).device, gradviz.ones(2, device="meta").device
+            (device(type='cpu'), device(type='meta'))
         """
-        return _device.CPU
+        return _device.META if type(self._data) is _MetaArray else _device.CPU
+
+    @property
+    def is_meta(self) -> bool:
+        """Whether this is a meta tensor: a shape and a dtype, no values.
+
+        Example:
+            >>> import gradviz
+            >>> gradviz.empty(2, 3, device="meta").is_meta, gradviz.ones(1).is_meta
+            (True, False)
+        """
+        return type(self._data) is _MetaArray
+
+    @property
+    def is_cpu(self) -> bool:
+        """Whether the tensor is on the CPU (every tensor but a meta one)."""
+        return type(self._data) is not _MetaArray
 
     @property
     def layout(self) -> _layout.layout:
@@ -665,16 +700,18 @@ class Tensor:
         from gradviz import _factories
 
         _factories.check_bool("new_tensor", requires_grad)
-        _device.check_device(device, "new_tensor")
-        return _factories.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return _factories.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad,
+                                 device=self.device if device is None else device)
 
     def _new(self, fn: str, size: tuple, fill: Any, dtype: _DType | None,
-             requires_grad: Any) -> Tensor:
+             requires_grad: Any, device: Any) -> Tensor:
         from gradviz import _factories as fa
 
+        # on this tensor's device unless told, as in PyTorch (a meta tensor's: meta)
+        dev = self.device if device is None else _device.check_device(device, fn)
         fa.check_bool(fn, requires_grad)
         np_dt = self._data.dtype if dtype is None else fa._np_dtype(dtype, fn=fn)
-        arr = fa._alloc(lambda sh, dt: np.full(sh, fill, dt), fa._size(size, fn), np_dt)
+        arr = fa._alloc(lambda sh, dt: np.full(sh, fill, dt), fa._size(size, fn), np_dt, dev)
         return fa._finish(arr, requires_grad)
 
     def new_ones(self, *args: Any, size: Any = None, dtype: _DType | None = None,
@@ -686,8 +723,8 @@ class Tensor:
             >>> gradviz.tensor([1, 2]).new_ones(3)
             tensor([1, 1, 1])
         """
-        _device.check_device(device, "new_ones")
-        return self._new("new_ones", _given_size("new_ones", args, size), 1, dtype, requires_grad)
+        return self._new("new_ones", _given_size("new_ones", args, size), 1, dtype, requires_grad,
+                         device)
 
     def new_zeros(self, *args: Any, size: Any = None, dtype: _DType | None = None,
                   requires_grad: bool = False, device: Any = None) -> Tensor:
@@ -698,9 +735,8 @@ class Tensor:
             >>> gradviz.ones(1).new_zeros(2, 2).shape
             gradviz.Size([2, 2])
         """
-        _device.check_device(device, "new_zeros")
         return self._new("new_zeros", _given_size("new_zeros", args, size), 0, dtype,
-                         requires_grad)
+                         requires_grad, device)
 
     def new_empty(self, *args: Any, size: Any = None, dtype: _DType | None = None,
                   requires_grad: bool = False, device: Any = None) -> Tensor:
@@ -711,9 +747,8 @@ class Tensor:
             >>> gradviz.ones(1).new_empty(3).shape
             gradviz.Size([3])
         """
-        _device.check_device(device, "new_empty")
         return self._new("new_empty", _given_size("new_empty", args, size), 0, dtype,
-                         requires_grad)
+                         requires_grad, device)
 
     def new_full(self, size: Any, fill_value: Any, *, dtype: _DType | None = None,
                  requires_grad: bool = False, device: Any = None) -> Tensor:
@@ -727,8 +762,7 @@ class Tensor:
         if not _is_number(fill_value):
             raise TypeError("new_full(): argument 'fill_value' (position 2) must be Number, not "
                             f"{type(fill_value).__name__}")
-        _device.check_device(device, "new_full")
-        return self._new("new_full", (size,), fill_value, dtype, requires_grad)
+        return self._new("new_full", (size,), fill_value, dtype, requires_grad, device)
 
     # -- conversions -----------------------------------------------------------------------------
     def item(self) -> Any:
@@ -736,6 +770,8 @@ class Tensor:
         if self._data.size != 1:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        if type(self._data) is _MetaArray:
+            raise RuntimeError(_NO_ITEM)
         return self._data.reshape(()).item()
 
     def numpy(self) -> np.ndarray:
@@ -744,6 +780,9 @@ class Tensor:
         if self._requires_grad and _grad_state.enabled:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        if type(self._data) is _MetaArray:
+            raise TypeError("can't convert meta device type tensor to numpy. Use Tensor.cpu() "
+                            "to copy the tensor to host memory first.")
         return self._data
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
@@ -752,12 +791,16 @@ class Tensor:
 
     def tolist(self) -> Any:
         """The values as (nested) Python lists."""
+        if type(self._data) is _MetaArray:
+            raise NotImplementedError(_NO_DATA)
         return self._data.tolist()
 
     def _scalar(self) -> Any:
         # Python's number protocols say ValueError where .item() says RuntimeError, as torch.
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
+        if type(self._data) is _MetaArray:
+            raise RuntimeError(_NO_ITEM)
         return self._data.reshape(()).item()
 
     def __float__(self) -> float:
@@ -787,6 +830,8 @@ class Tensor:
             raise RuntimeError("Boolean value of Tensor with "
                                f"{'no values' if not self._data.size else 'more than one value'}"
                                " is ambiguous")
+        if type(self._data) is _MetaArray:
+            raise RuntimeError(_NO_ITEM)
         return bool(self._data.reshape(()).item())
 
     def __len__(self) -> int:
@@ -805,8 +850,10 @@ class Tensor:
     __str__ = __repr__
 
     def __format__(self, spec: str) -> str:
+        if type(self._data) is _MetaArray:  # no value to format: object's TypeError, as torch
+            return object.__format__(self, spec) if spec else repr(self)
         if self._data.ndim == 0 and spec:
-            return format(self._data.item(), spec)
+            return format(self.item(), spec)
         return repr(self)
 
     def __reduce_ex__(self, protocol: int) -> Any:
@@ -819,9 +866,11 @@ class Tensor:
                                "attempting to deepcopy a module, this may be because of a "
                                "torch.nn.utils.weight_norm usage, see "
                                "https://github.com/pytorch/pytorch/pull/103001")
-        out = type(self)._make(self._data.copy(), self._requires_grad)
+        data = self._data
+        out = type(self)._make(data.copy() if type(data) is not _MetaArray else
+                               _device.meta_array(data.shape, data.dtype), self._requires_grad)
         if self.grad is not None:
-            out.grad = Tensor._make(self.grad._data.copy())
+            out.grad = self.grad.__deepcopy__({})
         memo[id(self)] = out
         return out
 

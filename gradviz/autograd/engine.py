@@ -144,7 +144,7 @@ def run_backward(roots: Sequence[Tensor | GradientEdge], grad_roots: Sequence[An
             raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been "
                                "used in the graph. Set allow_unused=True if this is the desired "
                                "behavior.")
-    return tuple(None if g is None else (g if create_graph else Tensor._make(np.array(g)))
+    return tuple(None if g is None else (g if create_graph else Tensor._make(graph.copied_grad(g)))
                  for g in task.captured_vars)
 
 

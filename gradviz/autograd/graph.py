@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from gradviz._device import MetaArray, meta_array
 from gradviz.autograd import events
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ __all__ = ["Node", "AccumulateGrad", "GraphRoot", "Edge", "RemovableHandle", "Sa
            "next_sequence_nr", "set_history", "move_retains_grad", "SavedVariableList",
            "save_value", "NO_EDGE", "FREED_MESSAGE", "DETACHED_MESSAGE", "GradientEdge",
            "input_edge", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
-           "register_multi_grad_hook", "increment_version", "SavedTensor"]
+           "register_multi_grad_hook", "increment_version", "SavedTensor", "copied_grad"]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -111,7 +112,8 @@ def _add_hook(hooks: _HookDict, fn: Callable) -> RemovableHandle:
 class _NodeExtra:
     """A node's hooks and metadata: rare, so kept out of every node's construction."""
 
-    __slots__ = ("pre_hooks", "post_hooks", "tensor_pre_hooks", "retains_grad_hooks", "metadata")
+    __slots__ = ("pre_hooks", "post_hooks", "tensor_pre_hooks", "retains_grad_hooks", "metadata",
+                 "on_meta")
 
     def __init__(self) -> None:
         self.pre_hooks: _HookDict | None = None
@@ -119,6 +121,9 @@ class _NodeExtra:
         self.tensor_pre_hooks: _HookDict | None = None
         self.retains_grad_hooks: dict | None = None
         self.metadata: dict | None = None
+        # Recorded by an op on meta tensors: the gradients it sends are meta too (NOTE [meta
+        # device] in gradviz/_device.py), as PyTorch's are for a node on the meta device.
+        self.on_meta = False
 
 
 class NodeHooks(NamedTuple):
@@ -333,6 +338,9 @@ class Node:
         """What the engine calls: :meth:`apply`, then tell ``observer`` what it received and
         sent (PyTorch's ``Node::operator()``, where the profiler records each call)."""
         grad_inputs = self.apply(grad_outputs, create_graph)
+        extra = self._extra
+        if extra is not None and extra.on_meta:  # computed on stand-in zeros: shapes only
+            grad_inputs = tuple([None if g is None else _as_meta(g) for g in grad_inputs])
         observer.execute(self, grad_outputs, grad_inputs)
         return grad_inputs
 
@@ -431,7 +439,12 @@ class AccumulateGrad(Node):
         var = self.variable
         before = var._grad  # a leaf's: the property's non-leaf warning never applies
         shown_before = observer.keep(before)  # the value before an in-place add changes it
-        if create_graph:
+        if type(var._data) is MetaArray:  # a meta leaf's .grad is meta: nothing to add up
+            if before is None:  # (NOTE [meta device] in gradviz/_device.py)
+                var._grad = tensor_type._make(meta_array(var._data.shape, var._data.dtype))
+        elif type(new_grad) is MetaArray:  # from a meta tensor made with .to("meta")
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        elif create_graph:
             # PyTorch copies into a fresh tensor (clone_obey_contract): .grad shows CopyBackwards.
             var.grad = (tensor_type._make(np.empty_like(new_grad._data)).copy_(new_grad)
                         if before is None else before + new_grad)
@@ -514,7 +527,18 @@ def retain_grad(tensor: Tensor, grad: Any, create_graph: bool) -> None:
     else:
         tensor_type = _TENSOR or _tensor_class()
         tensor.grad = tensor_type._make(
-            np.array(grad) if tensor.grad is None else tensor.grad._data + grad)
+            copied_grad(grad) if tensor.grad is None else tensor.grad._data + grad)
+
+
+def copied_grad(grad: Any) -> np.ndarray:
+    """A gradient array as a tensor gets it: a copy, or a meta one as it is (it has no values
+    to share, NOTE [meta device] in gradviz/_device.py).
+
+    Example:
+        >>> copied_grad(np.ones(2))
+        array([1., 1.])
+    """
+    return grad if type(grad) is MetaArray else np.array(grad)
 
 
 def _use_count(obj: Any) -> int:
@@ -722,6 +746,17 @@ class SavedVariableList(tuple):
         """The tensors as saved, unchecked (for inspection)."""
         return tuple(None if s is None else (s._tensor if s._tensor is not None else s.data)
                      for s in self)
+
+
+def _as_meta(g: Any) -> Any:
+    """A gradient (an array, or a tensor under create_graph) as a meta one of its shape."""
+    data = getattr(g, "_data", None)
+    if data is not None:  # a tensor: made by this backward, so its array may be replaced
+        if type(data) is not MetaArray:
+            g._data = meta_array(data.shape, data.dtype)
+        return g
+    arr = np.asarray(g)
+    return g if type(g) is MetaArray else meta_array(arr.shape, arr.dtype)
 
 
 def save_value(v: Any) -> Any:

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from gradviz._device import meta_array
 from gradviz._dtype import to_dtype
 from gradviz.autograd.engine import run_backward
 from gradviz.autograd.graph import GradientEdge
@@ -72,7 +73,8 @@ def _make_grads(outputs: tuple, grads: Any, is_grads_batched: bool = False) -> l
                 if dt.kind != "f":
                     raise RuntimeError(f"grad can be implicitly created only for real scalar "
                                        f"outputs but got {to_dtype(dt)!r}")
-                g = Tensor._make(np.ones(shape, dtype=dt))
+                g = Tensor._make(meta_array(shape, dt) if getattr(out, "is_meta", False)
+                                 else np.ones(shape, dtype=dt))  # (a meta root: a meta grad)
             result.append(g)
             continue
         if not isinstance(g, Tensor):  # a number too: PyTorch makes no tensor of it

@@ -32,6 +32,8 @@ def _rng(generator: Any) -> np.random.Generator:
 
 def _fill(tensor: Tensor, values: np.ndarray | float) -> Tensor:
     """Write ``values`` into ``tensor`` in place (no graph) and bump its version."""
+    if tensor.is_meta:  # no values to write (a layer made on device="meta")
+        return tensor
     arr = tensor._data
     arr[...] = values  # casts to the tensor's dtype
     tensor._version_counter.version += 1
@@ -79,6 +81,8 @@ def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0,
         >>> bool(w.numpy().min() >= -1.0 and w.numpy().max() < 1.0)
         True
     """
+    if tensor.is_meta:  # nothing drawn, as PyTorch draws nothing for a meta tensor
+        return tensor
     return _fill(tensor, _rng(generator).uniform(a, b, tensor.shape))
 
 
@@ -92,6 +96,8 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
         >>> init.normal_(gradviz.empty(3), 0.0, 0.01).shape
         gradviz.Size([3])
     """
+    if tensor.is_meta:  # nothing drawn, as PyTorch draws nothing for a meta tensor
+        return tensor
     return _fill(tensor, _rng(generator).normal(mean, std, tensor.shape))
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from gradviz import _dtype
+from gradviz import _device, _dtype
 from gradviz._factories import check_out, write_out
 from gradviz.autograd import graph
 from gradviz.autograd.events import _listeners, emit_op
@@ -44,9 +44,11 @@ __all__ = ["dispatch", "general_dispatch", "specialise", "dispatch_inplace", "Op
            "node_source",
            "CopySlices", "AsStridedBackward0", "ViewMeta", "broadcast_message", "rebase_history",
            "rebase_message", "DEFAULT", "NO_GRAD_MODE", "MULTI_OUTPUT_NODE",
-           "IN_CUSTOM_FUNCTION", "INFERENCE_MODE"]
+           "IN_CUSTOM_FUNCTION", "INFERENCE_MODE", "no_meta_kernel"]
 
 _FLOAT64 = np.dtype(np.float64)
+_MetaArray = _device.MetaArray
+_META_SEEN = _device.META_SEEN
 _new = object.__new__
 # Nodes written by hand in PyTorch's C++ (not generated from derivatives.yaml): their name()
 # is qualified, e.g. "torch::autograd::CopyBackwards", while the class is "CopyBackwards".
@@ -625,6 +627,8 @@ def specialise(op: OpInfo) -> None:
 
 def general_dispatch(op: OpInfo, *args: Any, **kwargs: Any) -> Tensor:
     """:func:`dispatch` for any call: tensors and numbers, broadcasting, promotion, views."""
+    if _META_SEEN[0] and _meta_inputs(args, kwargs):  # NOTE [meta device: ops]
+        return _on_meta(general_dispatch, op, args, kwargs, False)
     if op.general:  # several outputs or a list of inputs: see NOTE [multi-output and variadic]
         return _dispatch_general(op, args, kwargs)
     arrays, requires = _arrays(op, args)
@@ -644,6 +648,8 @@ def general_dispatch(op: OpInfo, *args: Any, **kwargs: Any) -> Tensor:
 def dispatch_inplace(op: OpInfo, self: Tensor, *others: Any, **kwargs: Any) -> Tensor:
     """Run ``op`` writing into ``self``: bump its version, and make the op's node its
     ``grad_fn`` when recording (its old ``grad_fn`` becomes the node's first edge)."""
+    if _META_SEEN[0] and _meta_inputs((self, *others), kwargs):  # NOTE [meta device: ops]
+        return _on_meta(dispatch_inplace, op, (self, *others), kwargs, True)
     recording = _state.enabled
     args = (self, *others)
     arrays, requires = _arrays(op, args)
@@ -708,6 +714,9 @@ def dispatch_inplace_view(op: OpInfo, view_op: OpInfo, self: Tensor, **kwargs: A
         >>> out is y, y.shape, y.grad_fn.name(), y._version
         (True, gradviz.Size([1, 2]), 'UnsqueezeBackward1', 1)
     """
+    if _META_SEEN[0] and _meta_inputs((self,), kwargs):  # NOTE [meta device: ops]
+        return _on_meta(lambda o, s, **kw: dispatch_inplace_view(o, view_op, s, **kw), op,
+                        (self,), kwargs, False)
     recording = _state.enabled
     arrays, requires = _arrays(op, (self,))
     record = recording and requires and op.node is not None
@@ -732,6 +741,136 @@ def dispatch_inplace_view(op: OpInfo, view_op: OpInfo, self: Tensor, **kwargs: A
     if _listeners:
         emit_op(op.name, node, (self,), (self,), kwargs, True)
     return self
+
+
+# NOTE [meta device: ops]
+# A meta tensor (NOTE [meta device] in gradviz/_device.py) takes the ordinary path: the general
+# dispatch, the kernels, the node and its saved values are the CPU's, so the shapes, dtypes and
+# grad_fn names are too, and no op has code of its own for it. The one test is at the top of the
+# general entry points (a row's fast path sends a call with a non-plain array there): until a
+# meta tensor was ever made it is one truth test, then a look at the arguments. `_on_meta` checks
+# the devices (PyTorch's error when a CPU tensor with dimensions meets a meta one; a 0-dim CPU
+# tensor goes with any device, as in PyTorch), lets each meta input show a plain read-only array
+# of its shape and dtype (all strides 0: no memory per element; a tensor written in place gets
+# zeros it may write), runs the entry point again (the test then finds no meta input), and turns
+# the outputs and those inputs back into meta arrays. NumPy warnings are silenced meanwhile:
+# quotients of those zeros mean nothing.
+def _meta_inputs(args: tuple, kwargs: dict) -> bool:
+    for t in _tensor_args(args, kwargs):
+        if type(t._data) is _MetaArray:
+            return True
+    return False
+
+
+def _tensor_args(args: tuple, kwargs: dict) -> list[Tensor]:
+    # the tensors of a call, also inside a list argument (cat's tensors)
+    found = []
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, Tensor):
+            found.append(a)
+        elif type(a) in (list, tuple):
+            found += [x for x in a if isinstance(x, Tensor)]
+    return found
+
+
+# Ops whose result's shape depends on the values: PyTorch has no meta kernel for them.
+_NONZERO_ON_META = (
+    "The register_meta function for torch.nonzero() raises unimplemented by default, as a "
+    "correct data-independent implementation does not exist. This implementation returns a "
+    "fake value, assuming all elements of the tensor are non-zero. To enable this "
+    "registration, please set 'torch.fx.experimental._config.meta_nonzero_assume_all_nonzero' "
+    "to True.")
+
+
+def no_meta_kernel(aten: str) -> str:
+    """PyTorch's text for an operator without a meta kernel (``aten`` such as ``aten::equal``).
+
+    Example:
+        >>> no_meta_kernel("aten::equal")[:62]
+        'aten::equal: attempted to run this operator with Meta tensors,'
+    """
+    return (f"{aten}: attempted to run this operator with Meta tensors, but there was no fake "
+            "impl or Meta kernel registered. You may have run into this message while using an "
+            "operator with PT2 compilation APIs (torch.compile/torch.export); in order to use "
+            "this operator with those APIs you'll need to add a fake impl. Please see the "
+            "following for next steps:  "
+            "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html")
+
+
+_NO_META_KERNEL = {"nonzero": _NONZERO_ON_META, "masked_select": _NONZERO_ON_META,
+                   "unique": no_meta_kernel("aten::_unique2")}
+# Keyword tensors that may stay on the CPU next to meta ones (index_select's index, x[idx]).
+_INDEX_KWARGS = ("index", "indices")
+
+
+def _on_meta(run: Callable[..., Any], op: OpInfo, args: tuple, kwargs: dict,
+             inplace: bool) -> Any:
+    """Run ``run(op, *args, **kwargs)`` on meta inputs (NOTE [meta device: ops])."""
+    if op.name in _NO_META_KERNEL:
+        raise NotImplementedError(_NO_META_KERNEL[op.name])
+    if op.name == "index" and any(isinstance(i, Tensor) and i._data.dtype.kind == "b"
+                                  for i in kwargs.get("indices", ())):
+        raise NotImplementedError(_NONZERO_ON_META)  # x[mask]: its size is the mask's count
+    if op.name == "copy_":  # copy_ moves values across devices: into meta, or nothing to copy
+        if type(args[0]._data) is not _MetaArray:
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        tensors = [args[0]]
+    else:
+        # In the order PyTorch's checks meet them: keyword tensors (masked_fill's mask,
+        # nll_loss's target), then the inputs, addmm's matrices before its bias.
+        tensors = _tensor_args(args, {})
+        if 0 < len(op.broadcast_idx) < len(op.inputs):
+            tensors.sort(key=lambda t: any(t is args[i] for i in op.broadcast_idx
+                                           if i < len(args)))
+        tensors = _tensor_args((), {k: v for k, v in kwargs.items()
+                                    if k not in _INDEX_KWARGS}) + tensors
+    expected = None
+    for t in tensors:
+        on_meta = type(t._data) is _MetaArray
+        if not on_meta and not t._data.ndim:
+            continue  # a CPU scalar tensor is taken with a tensor of any device, as in PyTorch
+        where = "meta" if on_meta else "cpu"
+        if expected is None:
+            expected = where
+        elif where != expected:
+            raise RuntimeError(f"Tensor on device {where} is not on the expected device "
+                               f"{expected}!")
+    shown = {}
+    for t in _tensor_args(args, kwargs):
+        d = t._data
+        if type(d) is _MetaArray and id(t) not in shown:
+            writable = inplace and t is args[0]
+            t._data = np.zeros(d.shape, d.dtype) if writable else d.view(np.ndarray)
+            shown[id(t)] = (t, d, t._data)
+    # The op is told to listeners (the tracer) once its tensors are meta again, never while
+    # they show the stand-in zeros: the run is not watched, then reported here.
+    watching = _listeners[:]
+    before = args[0]._grad_fn if inplace or run is not general_dispatch else None
+    _listeners.clear()
+    try:
+        with np.errstate(all="ignore"):
+            result = run(op, *args, **kwargs)
+    finally:
+        _listeners[:] = watching
+        for t, meta, plain in shown.values():
+            now = t._data  # another array if the op wrote it or changed its shape in place
+            t._data = meta if now is plain else _device.meta_array(now.shape, now.dtype)
+    outputs = result if type(result) is tuple else (result,)
+    for r in outputs:
+        if isinstance(r, Tensor) and type(r._data) is not _MetaArray:
+            r._data = _device.meta_array(r._data.shape, r._data.dtype)
+    recorded = args[0]._grad_fn if run is not general_dispatch else next(
+        (r._grad_fn for r in outputs if isinstance(r, Tensor) and r._grad_fn is not None), None)
+    if recorded is not None and recorded is not before:
+        recorded._x().on_meta = True  # its backward sends meta gradients (Node.run)
+    if watching:
+        node = recorded if recorded is not before else None
+        if run is general_dispatch:
+            emit_op(op.name, node, args, outputs, kwargs, False)
+        else:  # in place: the node is self's new grad_fn, if this op recorded one
+            name = op.name + "_" if inplace and not op.name.endswith("_") else op.name
+            emit_op(name, node, args, (args[0],), kwargs, True)
+    return result
 
 
 def out_variant(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:

@@ -21,7 +21,9 @@ of one input (``t``, ``view``, ``select`` ...) makes its result a view as the ge
 does (``_make_view``). A call of a three-input row (``addmm``: ``F.linear`` with a bias) takes
 it when its three arguments are ``Tensor``s (or subclasses) of one floating dtype; its
 broadcast inputs (the bias) may have any shape that broadcasts, and their shapes are kept for
-the backward (``node._in_meta``), as the general path keeps them.
+the backward (``node._in_meta``), as the general path keeps them. A tensor whose array is not
+a plain ``np.ndarray`` (a meta tensor's, NOTE [meta device] in gradviz/_device.py) sends the
+call to the general path, which has the one check for it.
 """
 
 from __future__ import annotations
@@ -188,7 +190,7 @@ def forward_source(op: OpInfo) -> str:
         body += ["if type(a) is not Tensor and not isinstance(a, Tensor):",
                  f"    return {general}",
                  "x = a._data",
-                 "if x.dtype.kind != 'f':",
+                 "if x.dtype.kind != 'f' or type(x) is not ndarray:  # (a meta tensor: general)",
                  f"    return {general}",
                  "requires = a._requires_grad"]
     elif n == 3:  # three tensors of one floating dtype; anything else: the general path
@@ -197,7 +199,9 @@ def forward_source(op: OpInfo) -> str:
                  "and isinstance(c, Tensor)):",
                  f"    return {general}",
                  "x, y, z = a._data, b._data, c._data",
-                 "if x.dtype.kind != 'f' or y.dtype != x.dtype or z.dtype != x.dtype:",
+                 "if x.dtype.kind != 'f' or y.dtype != x.dtype or z.dtype != x.dtype or (",
+                 "        type(x) is not ndarray or type(y) is not ndarray or "
+                 "type(z) is not ndarray):",
                  f"    return {general}",
                  "requires = a._requires_grad or b._requires_grad or c._requires_grad"]
     else:
@@ -208,10 +212,12 @@ def forward_source(op: OpInfo) -> str:
                  "if kind is Tensor:",
                  "    y = b._data",
                  "    if x.dtype.kind != 'f' or y.dtype.kind != 'f'"
-                 + (" or y.shape != x.shape or y.dtype != x.dtype:" if op.broadcasts else ":"),
+                 + (" or y.shape != x.shape or y.dtype != x.dtype" if op.broadcasts else "")
+                 + " or type(x) is not ndarray or type(y) is not ndarray:",
                  f"        return {general}",
                  "    requires = a._requires_grad or b._requires_grad",
-                 "elif (kind is float or kind is int) and x.dtype.kind == 'f':",
+                 "elif (kind is float or kind is int) and x.dtype.kind == 'f' "
+                 "and type(x) is ndarray:",
                  "    y = b",
                  "    requires = a._requires_grad",
                  "else:",
@@ -329,7 +335,8 @@ def _compile_forward(op: OpInfo, dispatch: Callable[..., Tensor], node_class: ty
                      make_view: Callable[..., None]) -> Callable[..., Tensor]:
     source = forward_source(op)
     namespace: dict[str, Any] = {
-        "np": np, "Tensor": Tensor, "general": dispatch, "op": op, "forward": op.forward,
+        "np": np, "ndarray": np.ndarray, "Tensor": Tensor, "general": dispatch, "op": op,
+        "forward": op.forward,
         node_class.__name__: node_class, "new": object.__new__, "_state": _state,
         "InferenceCounter": _InferenceCounter, "edge_pair": edge_pair,
         "next_sequence_nr": next_sequence_nr, "out_metas": out_metas,

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from gradviz import _dtype
-from gradviz._device import check_device
+from gradviz._device import check_device, meta_array
 from gradviz._factories import int_list, invalid_combination
 from gradviz.ops import _args
 from gradviz.ops.derivatives import OPS
@@ -23,6 +23,7 @@ from gradviz.ops.dispatch import (
     dispatch,
     dispatch_inplace,
     dispatch_inplace_view,
+    no_meta_kernel,
     out_variant,
 )
 from gradviz.tensor import Tensor, _AsGiven, _is_number, _wrap_dim
@@ -900,6 +901,11 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if num_samples <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if input.is_meta:  # indices of the right shape, nothing drawn (NOTE [meta device])
+        if not replacement and num_samples > weights.shape[-1]:
+            raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                               "replacement")
+        return Tensor._make(meta_array(weights.shape[:-1] + (num_samples,), np.int64))
     rows = weights.reshape(-1, weights.shape[-1]).astype(np.float64)
     if not np.isfinite(rows).all() or (rows < 0).any():
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
@@ -995,8 +1001,11 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: _dtype.dtype | None = No
         tensor([7., 7.])
     """
     dt = input._data.dtype if dtype is None else dtype.np
-    check_device(device, "full_like")
-    return Tensor._make(np.full(input.shape, fill_value, dtype=dt)).requires_grad_(requires_grad)
+    # like PyTorch's *_like: on the input's device unless told (a meta input: a meta result)
+    dev = input.device if device is None else check_device(device, "full_like")
+    arr = (meta_array(input.shape, dt) if dev.type == "meta"
+           else np.full(input.shape, fill_value, dtype=dt))
+    return Tensor._make(arr).requires_grad_(requires_grad)
 
 
 # -- in place ----------------------------------------------------------------------------------
@@ -1838,6 +1847,8 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
         True
     """
     b = _tensor_arg(other)._data if isinstance(other, Tensor) else other
+    if input.is_meta or (isinstance(other, Tensor) and other.is_meta):
+        raise RuntimeError("Tensor.item() cannot be called on meta tensors")
     try:
         np.broadcast_shapes(input._data.shape, np.shape(b))
     except ValueError:
@@ -1854,6 +1865,8 @@ def equal(input: Tensor, other: Tensor) -> bool:
         >>> gradviz.equal(gradviz.tensor([1, 2]), gradviz.tensor([1, 2]))
         True
     """
+    if input.is_meta or other.is_meta:
+        raise NotImplementedError(no_meta_kernel("aten::equal"))
     return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
 
 
@@ -4983,9 +4996,12 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
 __all__ += ["logspace", "tril_indices", "triu_indices"]
 
 
-def _factory_result(values: np.ndarray, dtype: _dtype.dtype | None, requires_grad: bool
-                    ) -> Tensor:
-    out = Tensor._make(values.astype(dtype.np if dtype is not None else values.dtype))
+def _factory_result(values: np.ndarray, dtype: _dtype.dtype | None, requires_grad: bool,
+                    device: Any) -> Tensor:
+    values = values.astype(dtype.np if dtype is not None else values.dtype)
+    if device.type == "meta":  # the values computed are dropped (NOTE [meta device])
+        values = meta_array(values.shape, values.dtype)
+    out = Tensor._make(values)
     return out.requires_grad_() if requires_grad else out
 
 
@@ -4999,7 +5015,7 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *,
         >>> gradviz.logspace(0, 2, 3)
         tensor([  1.,  10., 100.])
     """
-    check_device(device, "logspace")
+    dev = check_device(device, "logspace")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     values = np.power(float(base), np.linspace(start, end, steps))
@@ -5008,17 +5024,17 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *,
         # PyTorch truncates the float powers to the integer dtype; the 1e-9 keeps a power
         # that lands a hair under an integer (99.99999...) at that integer.
         values = np.floor(values + 1e-9)
-    return _factory_result(values, target, requires_grad)
+    return _factory_result(values, target, requires_grad, dev)
 
 
 def _triangle_indices(name: str, row: int, col: int, offset: int, lower: bool,
-                      dtype: _dtype.dtype | None) -> Tensor:
+                      dtype: _dtype.dtype | None, device: Any) -> Tensor:
     for what, v in (("row", row), ("col", col)):
         if v < 0:
             raise RuntimeError(f"{what} must be non-negative, got{v}")
     r, c = np.indices((row, col)).reshape(2, -1)
     keep = (c - r <= offset) if lower else (c - r >= offset)
-    return _factory_result(np.stack([r[keep], c[keep]]), dtype or _dtype.int64, False)
+    return _factory_result(np.stack([r[keep], c[keep]]), dtype or _dtype.int64, False, device)
 
 
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype: _dtype.dtype | None = None,
@@ -5032,8 +5048,8 @@ def tril_indices(row: int, col: int, offset: int = 0, *, dtype: _dtype.dtype | N
         tensor([[0, 1, 1, 2, 2, 2],
                 [0, 0, 1, 0, 1, 2]])
     """
-    check_device(device, "tril_indices")
-    return _triangle_indices("tril_indices", row, col, offset, True, dtype)
+    dev = check_device(device, "tril_indices")
+    return _triangle_indices("tril_indices", row, col, offset, True, dtype, dev)
 
 
 def triu_indices(row: int, col: int, offset: int = 0, *, dtype: _dtype.dtype | None = None,
@@ -5046,8 +5062,8 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype: _dtype.dtype | N
         tensor([[0, 0, 1],
                 [1, 2, 2]])
     """
-    check_device(device, "triu_indices")
-    return _triangle_indices("triu_indices", row, col, offset, False, dtype)
+    dev = check_device(device, "triu_indices")
+    return _triangle_indices("triu_indices", row, col, offset, False, dtype, dev)
 
 
 # -- more (opsmore): quantiles --------------------------------------------------------------------

@@ -116,7 +116,7 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
         "long": lambda self: _to(self, _dtype.int64),
         "int": lambda self: _to(self, _dtype.int32),
         "bool": lambda self: _to(self, _dtype.bool),
-        "cpu": lambda self: self,
+        "cpu": lambda self: _to(self, "cpu"),
         "cuda": lambda self, *args, **kwargs: _to(self, "cuda"),  # gradviz's CPU-only error
         "T": property(_T),
         "mT": property(_mT), "mH": property(_mH), "H": property(_H), "adjoint": F.adjoint,
@@ -320,19 +320,24 @@ def _H(self: Any) -> Any:  # noqa: N802 - Tensor.H
 
 
 def _to(self: Any, *args: Any, **kwargs: Any) -> Any:
-    """``to(dtype)`` (a differentiable cast, ``ToCopyBackward0``) or ``to('cpu')`` (itself)."""
+    """``to(dtype)`` (a differentiable cast, ``ToCopyBackward0``), ``to('cpu')`` (itself, or
+    PyTorch's error for a meta tensor: it has no values to copy) or ``to('meta')`` (a copy
+    without values, ``ToCopyBackward0`` too; NOTE [meta device] in gradviz/_device.py)."""
     from gradviz.ops.derivatives import OPS
     from gradviz.ops.dispatch import dispatch
 
     target = kwargs.get("dtype")
-    for a in (*args, kwargs.get("device", "cpu")):
+    dev = None
+    for a in (*args, kwargs.get("device")):
         if isinstance(a, _device.device):
             a = str(a)  # then as the device's string, below
-        elif isinstance(a, _Tensor):  # x.to(other): other's dtype (and device: the CPU)
-            a = a.dtype
+        elif isinstance(a, _Tensor):  # x.to(other): other's dtype and device
+            a, dev = a.dtype, a.device
         if isinstance(a, (_dtype.dtype, np.dtype)):
             target = a
-        elif isinstance(a, str) and a.split(":")[0] != "cpu":
+        elif isinstance(a, str) and a.split(":")[0] in ("cpu", "meta"):
+            dev = _device.device(a)
+        elif isinstance(a, str):
             if a.split(":")[0] not in _DEVICE_TYPES:
                 raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at "
                                    f"start of device string: {a}")
@@ -340,9 +345,14 @@ def _to(self: Any, *args: Any, **kwargs: Any) -> Any:
         elif isinstance(a, int) and not isinstance(a, bool):  # a device index: an accelerator
             raise RuntimeError("Cannot access accelerator device when none is available. "
                                "(gradviz computes on the CPU only)")
-    if target is None:
-        return self
-    np_dt = target.np if isinstance(target, _dtype.dtype) else np.dtype(target)
+    np_dt = self._data.dtype if target is None else (
+        target.np if isinstance(target, _dtype.dtype) else np.dtype(target))
+    if dev is not None and dev.type != self.device.type:
+        if dev.type == "cpu":
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        out = dispatch(OPS["to_copy"], self, dtype=np_dt)  # the CPU copy, then its values go
+        out._data = _device.meta_array(out._data.shape, out._data.dtype)
+        return out
     if np_dt == self._data.dtype:
         return self
     return dispatch(OPS["to_copy"], self, dtype=np_dt)
@@ -368,13 +378,26 @@ def _new(self: Any, *args: Any, device: Any = None, **kwargs: Any) -> Any:
         >>> x.new([1, 2]), x.new(2, 3).shape
         (tensor([1., 2.], dtype=gradviz.float64), gradviz.Size([2, 3]))
     """
+    from gradviz import _factories
+
+    if kwargs:
+        raise _factories.invalid_combination("new", args, kwargs)
+    dev = _device.check_device(device, "new") if device is not None else self.device
+    if dev.type != self.device.type:
+        raise RuntimeError(f"legacy constructor expects device type: {self.device.type} but "
+                           f"device type: {dev.type} was passed")
+    out = _new_values(self, args)
+    if dev.type == "meta" and not out.is_meta:  # (an alias of a meta tensor is meta already)
+        out._data = _device.meta_array(out._data.shape, out._data.dtype)
+    return out
+
+
+def _new_values(self: Any, args: tuple) -> Any:
+    """What ``x.new(*args)`` holds, made on the CPU (``_new`` drops the values for meta)."""
     from gradviz import _factories, _size
     from gradviz.ops.derivatives import OPS
     from gradviz.ops.dispatch import dispatch
 
-    if kwargs:
-        raise _factories.invalid_combination("new", args, kwargs)
-    _device.check_device(device, "new")
     dtype = self.dtype
     if not args:
         return _factories.empty(0, dtype=dtype)
@@ -427,7 +450,9 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
                  "movedim", "moveaxis", "tile", "repeat_interleave", "masked_select", "take",
                  "nonzero", "argwhere", "cross", "diff", "kron"):
         setattr(Tensor, name, _as_method(getattr(F, name), name))
-    Tensor.is_contiguous = lambda self: bool(self._data.flags.c_contiguous)
+    # (a meta tensor's zero strides are gradviz's own: it is contiguous, NOTE [meta device])
+    Tensor.is_contiguous = lambda self: (bool(self._data.flags.c_contiguous)
+                                         or type(self._data) is _device.MetaArray)
     Tensor.__getitem__ = _indexing.getitem
     Tensor.__setitem__ = _indexing.setitem
     Tensor.__iter__ = _iter

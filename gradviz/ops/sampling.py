@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from gradviz import _dtype, _factories
-from gradviz._device import check_device
+from gradviz._device import check_device, meta_array
 from gradviz.ops._kernels import _SCALAR_TYPE
 from gradviz.ops.derivatives import OPS
 from gradviz.ops.dispatch import broadcast_message, dispatch, dispatch_inplace
@@ -162,14 +162,17 @@ def normal(mean: Any = None, std: Any = 1.0, size: Sequence[int] | None = None, 
         return dispatch(OPS["normal_float_tensor"], std, mean=float(mean),
                         **_gen(generator, "normal"))
     if size is not None and _float(mean) and _float(std) and not _bad_generator(generator):
-        check_device(device, "normal")
+        dev = check_device(device, "normal")
         shape = _factories._size((size,), "normal")
         np_dt = _factories._np_dtype(dtype, fn="normal")
         if not std >= 0.0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
-        z = _factories.rng(generator, "normal").standard_normal(shape).astype(np_dt)
-        return _factories._finish((z * np_dt.type(std) + np_dt.type(mean)).astype(np_dt),
-                                  requires_grad)
+        draw = _factories.rng(generator, "normal")
+        z = _factories._alloc(lambda sh, dt: draw.standard_normal(sh).astype(dt), shape, np_dt,
+                              dev)
+        if dev.type != "meta":  # (a meta result: nothing drawn, nothing to scale)
+            z = (z * np_dt.type(std) + np_dt.type(mean)).astype(np_dt)
+        return _factories._finish(z, requires_grad)
     args = () if mean is None else (mean, std) if size is None else (mean, std, size)
     kw = {"generator": generator} if _bad_generator(generator) else {}
     raise TypeError(f"normal() received an invalid combination of arguments - got "
@@ -207,7 +210,7 @@ def randint_like(input: Tensor, low: Any = 0, high: Any = None, *, generator: An
         >>> bool(((t >= 0) & (t < 3)).all()), t.dtype
         (True, gradviz.int64)
     """
-    check_device(device, "randint_like")
+    dev = input.device if device is None else check_device(device, "randint_like")
     if high is None:
         low, high = 0, low
     if isinstance(high, Tensor) and high.ndim == 0 and high._data.dtype.kind in "iu":
@@ -226,6 +229,10 @@ def randint_like(input: Tensor, low: Any = 0, high: Any = None, *, generator: An
             + "".join(f" * ({a}, *, gradviz.Generator generator, {rest} * ({a}, *, {rest}"
                       for a in first))
     np_dt = _factories._np_dtype(dtype, input._data.dtype, fn="randint_like")
+    if dev.type == "meta":  # random_'s checks on one element of a spare generator: no draw
+        Tensor._make(np.zeros((), np_dt)).random_(int(low), int(high),
+                                                  generator=np.random.default_rng(0))
+        return _factories._finish(meta_array(tuple(input.shape), np_dt), requires_grad)
     out = Tensor._make(np.zeros(input.shape, np_dt))
     out.random_(int(low), int(high), generator=generator)  # random_'s checks and texts
     return _factories._finish(out._data, requires_grad)
@@ -249,6 +256,8 @@ def dropout_noise(input: Tensor, p: float, shape: tuple | None = None) -> Tensor
     if dt.kind != "f":
         name = _SCALAR_TYPE.get(dt.name, dt.name)
         raise RuntimeError(f"result type Float can't be cast to the desired output type {name}")
+    if input.is_meta:  # a meta mask, nothing drawn (NOTE [meta device] in gradviz/_device.py)
+        return Tensor._make(meta_array(tuple(input.shape) if shape is None else shape, dt))
     keep = _factories.rng().random(tuple(input.shape) if shape is None else shape) < 1 - p
     # PyTorch's `noise.bernoulli_(1 - p).div_(1 - p)`: the division in input's dtype.
     return Tensor._make(keep.astype(dt) / dt.type(1 - p))

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from gradviz import _dtype
+from gradviz._device import META_SEEN, meta_array
 from gradviz.autograd.grad_mode import enable_grad, no_grad
 from gradviz.tensor import Tensor
 
@@ -203,7 +204,11 @@ class Optimizer:
                 # .grad is ._grad without the property's non-leaf check
                 params = [p for p in group["params"] if p._grad is not None]
                 if params:
-                    self._update_group(group, params)
+                    # (one truth test until a meta tensor was ever made)
+                    if META_SEEN[0] and any(p.is_meta for p in params):
+                        self._update_on_meta(group, params)
+                    else:
+                        self._update_group(group, params)
                     for p in params:
                         p._version_counter.version += 1  # an in-place write, as param.add_()
         return loss
@@ -211,6 +216,31 @@ class Optimizer:
     def _update_group(self, group: dict[str, Any], params: list[Tensor]) -> None:
         """Apply the update formula to ``params`` (those of ``group`` that have a gradient)."""
         raise NotImplementedError
+
+    def _update_on_meta(self, group: dict[str, Any], params: list[Tensor]) -> None:
+        """``_update_group`` where some parameters are meta (NOTE [meta device] in
+        gradviz/_device.py): they, their gradients and their state show writable zeros while
+        the formula runs, then they, and the state of their shape (momentum buffers,
+        moments), are meta; a 0-dim ``step`` stays on the CPU, as in PyTorch."""
+        shown = []
+        for p in params:
+            if p.is_meta:
+                grad = p._grad
+                shown.append((p, grad, grad.is_meta))
+                for t in (p, grad, *self.state.get(p, {}).values()):
+                    if isinstance(t, Tensor) and t.is_meta:
+                        t._data = np.zeros(t._data.shape, t._data.dtype)
+        try:
+            with np.errstate(all="ignore"):
+                self._update_group(group, params)
+        finally:
+            for p, grad, grad_meta in shown:
+                p._data = meta_array(p._data.shape, p._data.dtype)
+                if grad_meta:
+                    grad._data = meta_array(grad._data.shape, grad._data.dtype)
+                for v in self.state.get(p, {}).values():
+                    if isinstance(v, Tensor) and v._data.shape == p._data.shape:
+                        v._data = meta_array(v._data.shape, v._data.dtype)
 
     # -- state dict ------------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:

@@ -855,9 +855,10 @@ def summarize(value: Any, mode: str = "small",
         {'shape': [3], 'dtype': 'float64', 'values': [0.0, 1.0, 2.0]}
     """
     arr = getattr(value, "_data", value)
+    meta = getattr(arr, "is_meta", False)  # a meta tensor's array: no values to show
     arr = np.asarray(arr)
     out: dict[str, Any] = {"shape": list(arr.shape), "dtype": dtype_name(arr.dtype)}
-    if mode == "none" or arr.dtype.kind not in "biuf":
+    if mode == "none" or arr.dtype.kind not in "biuf" or meta:
         return out
     if mode == "all" or arr.size <= SMALL:
         out["values"] = _list(arr)
@@ -908,7 +909,13 @@ def snapshot(value: Any, mode: str = "small",
     only those are shown, a copy of a value shown in full or of a medium one (its stats computed
     when read), and for a large value shown as stats ``(shape, dtype, min, max, mean, head)``
     (``shared``: see the NOTE above)."""
-    arr = value if type(value) is np.ndarray else np.asarray(getattr(value, "_data", value))
+    if type(value) is np.ndarray:
+        arr = value
+    else:
+        arr = getattr(value, "_data", value)
+        if getattr(arr, "is_meta", False):  # a meta tensor's array: no values to show
+            return (arr.shape, arr.dtype)
+        arr = np.asarray(arr)
     if mode == "none" or arr.dtype.kind not in "biuf":
         return (arr.shape, arr.dtype)
     if mode == "all" or arr.size <= SMALL:

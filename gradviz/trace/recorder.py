@@ -577,6 +577,9 @@ class Recorder(Naming, RunBudget, Trace):
         self._steps: list[Any] = []  # the current run's raw steps, flat (NOTE [perf: flat steps])
         self._starts: list[int] = []  # where each of them starts in _steps
         self._run_memo: dict[int, _VRef | _Held] = {}  # see _value
+        # A run from a meta root (NOTE [meta device] in gradviz/_device.py): its gradients are
+        # stand-ins computed on zeros, so the run shows their shapes and dtypes only.
+        self._run_meta = False
         # Within one op event (else None): stats of large buffers, see model.snapshot, and the
         # last value snapshotted, see _snap.
         self._op_shared: dict[int, Any] | None = None
@@ -1022,6 +1025,9 @@ class Recorder(Naming, RunBudget, Trace):
         hit = self._run_memo.get(id(v))
         if hit is not None and hit() is v:
             return hit.snap
+        if self._run_meta:
+            arr = getattr(v, "_data", v)
+            return (arr.shape, arr.dtype)  # (snapshot()'s form for a shape and a dtype only)
         if type(v) is np.ndarray and v.size <= self._copy_upto and v.dtype.kind in "biuf":
             s = v.copy()  # snapshot()'s usual case, in line (see _snap)
         else:
@@ -1075,7 +1081,7 @@ class Recorder(Naming, RunBudget, Trace):
                 self._parked[self._thread] = state
         mine = self._parked.pop(thread, None)
         if mine is None:
-            mine = (None, [], {}, {}, [], (), None, None, [], [], None, [])
+            mine = (None, [], {}, {}, [], (), None, None, [], [], None, [], False)
         for attr, value in zip(_PER_THREAD, mine):
             setattr(self, attr, value)
         self._thread = thread
@@ -1309,6 +1315,7 @@ class Recorder(Naming, RunBudget, Trace):
         self._steps, self._starts = [], []
         self._run_memo.clear()
         self._run_shared.clear()
+        self._run_meta = any(t.is_meta for t in tensors)
 
     def _tensor_grad_fn(self, tid: str) -> str | None:
         """The grad_fn recorded for a tensor (its grad_fn when first seen)."""
@@ -1642,7 +1649,7 @@ class _EngineObserver(events.Forwarding):
                     outs.append(hit.snap if hit is not None and hit() is g else value(g))
                 # What it sends is new: _value's usual case (a small array copied) in line.
                 ins = []
-                upto = tr._copy_upto
+                upto = -1 if tr._run_meta else tr._copy_upto  # (a meta run: _value says)
                 for g in grad_inputs:
                     if type(g) is np.ndarray and g.size <= upto and g.dtype.kind in "biuf":
                         hit = memo.get(id(g))
@@ -1712,7 +1719,8 @@ _get_ident = threading.get_ident
 
 # What each thread has of its own (NOTE [threads]), in the order Recorder._switch_to keeps it.
 _PER_THREAD = ("_run", "_steps", "_run_memo", "_run_shared", "_scope", "_scope_t",
-               "_op_shared", "_op_snap", "_pending", "_fn_stack", "_fn_done", "_starts")
+               "_op_shared", "_op_snap", "_pending", "_fn_stack", "_fn_done", "_starts",
+               "_run_meta")
 
 
 def _is_tensor(x: Any) -> bool:

@@ -23,7 +23,6 @@ _NORM = "deliberate: norm is a vector norm; no matrix norms such as 'nuc' (docs/
 # (none today).
 ALLOWED: dict[str, str] = {
     "x.to('cuda')": _CPU,
-    "x.to('meta')": "deliberate: gradviz has no meta device (docs/ops.md, differences)",
     "x.norm('nuc')": _NORM,
     "x.norm(p='a')": _NORM,
     "g.register_hook(1)": ("deliberate: gradviz refuses a hook that is not callable when it is "

@@ -1,6 +1,6 @@
 """The numeric edge cases of tests/test_numeric_edges.py against a live torch: its hard-coded
 values and errors derived again from torch, and the ``map_location`` behaviours gradviz's
-``load`` follows (or, for ``'meta'``, refuses) checked in ``torch.load``."""
+``load`` follows checked in ``torch.load``."""
 
 from __future__ import annotations
 
@@ -61,6 +61,9 @@ def test_map_location_dict_applies_its_cpu_entry_only() -> None:
 
 @pytest.mark.parametrize("where", ["meta", torch.device("meta"), {"cpu": "meta"}])
 def test_map_location_meta_gives_tensors_without_values(where: Any) -> None:
-    """What gradviz cannot give, and so refuses (gradviz.load's docstring)."""
+    """What gradviz.load gives too (tests/test_numeric_edges.py)."""
     out = torch.load(EDGES._saved(torch), map_location=where)
-    assert out["w"].is_meta and out["w"].shape == (2,)
+    assert out["w"].is_meta and out["w"].device == torch.device("meta")
+    assert out["w"].shape == (2,) and out["b"].shape == (3,) and out["w"] is out["tied"]
+    with pytest.raises(NotImplementedError, match="^Cannot copy out of meta tensor; no data!$"):
+        out["b"].tolist()

@@ -9,7 +9,7 @@ from gradviz import _dtype as _dt
 from gradviz import _factories
 from gradviz.nn import functional as F
 from gradviz.nn import init as _init
-from gradviz.nn.modules.module import Module, _factory_dtype
+from gradviz.nn.modules.module import Module, _factory_dtype, _on_device
 from gradviz.nn.parameter import Parameter
 from gradviz.ops import functional as _ops
 from gradviz.tensor import Tensor
@@ -349,6 +349,7 @@ class PReLU(Module):
         self.init = init
         self.weight = Parameter(_factories.empty(num_parameters,
                                                  dtype=_factory_dtype(device, dtype)))
+        _on_device(self, device)  # device="meta": its tensors become meta
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

@@ -9,7 +9,7 @@ from gradviz import _factories
 from gradviz.nn import init
 from gradviz.nn._attention import multi_head_attention_forward
 from gradviz.nn.modules.linear import Linear
-from gradviz.nn.modules.module import Module, _factory_dtype
+from gradviz.nn.modules.module import Module, _factory_dtype, _on_device
 from gradviz.nn.parameter import Parameter
 from gradviz.tensor import Tensor
 
@@ -96,6 +96,7 @@ class MultiheadAttention(Module):
         else:
             self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn
+        _on_device(self, device)  # device="meta": its tensors become meta
         self._reset_parameters()
 
     def _reset_parameters(self) -> None:

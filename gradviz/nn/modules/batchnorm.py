@@ -10,7 +10,7 @@ from gradviz import _dtype as _dt
 from gradviz import _factories
 from gradviz.nn import functional as F
 from gradviz.nn import init
-from gradviz.nn.modules.module import Module, _factory_dtype
+from gradviz.nn.modules.module import Module, _factory_dtype, _on_device
 from gradviz.nn.parameter import Parameter
 from gradviz.tensor import Tensor
 
@@ -54,11 +54,12 @@ class _BatchNorm(Module):
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
             self.register_buffer("num_batches_tracked", None)
+        _on_device(self, device)  # device="meta": its tensors become meta
         self.reset_parameters()
 
     def reset_running_stats(self) -> None:
         """Running mean to zeros, running variance to ones, the batch count to 0."""
-        if self.track_running_stats:
+        if self.track_running_stats and not self.running_mean.is_meta:  # meta: no values
             self.running_mean._data[...] = 0
             self.running_var._data[...] = 1
             self.num_batches_tracked._data[...] = 0

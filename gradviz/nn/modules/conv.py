@@ -10,7 +10,7 @@ from gradviz import _dtype as _dt
 from gradviz import _factories
 from gradviz.nn import functional as F
 from gradviz.nn import init
-from gradviz.nn.modules.module import Module, _factory_dtype
+from gradviz.nn.modules.module import Module, _factory_dtype, _on_device
 from gradviz.nn.parameter import Parameter
 from gradviz.tensor import Tensor
 
@@ -71,6 +71,7 @@ class _ConvNd(Module):
             self.bias = Parameter(_factories.empty(out_channels, dtype=dt))
         else:
             self.register_parameter("bias", None)
+        _on_device(self, device)  # device="meta": its tensors become meta
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from gradviz import _dtype
+from gradviz import _device, _dtype
 from gradviz.autograd.events import _listeners, emit_module_enter, emit_module_exit
 from gradviz.autograd.graph import RemovableHandle, _add_hook, _HookDict
 from gradviz.nn.modules._backward_hooks import BackwardHookCall, warn_non_full_hook
@@ -770,32 +770,89 @@ class Module:
         return self
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
-        """Cast floating point parameters and buffers to a dtype, in place (``'cpu'`` is
-        accepted and changes nothing).
+        """Cast floating point parameters and buffers to a dtype, in place; ``'cpu'`` is
+        accepted and changes nothing, ``'meta'`` drops their values (new parameters of the
+        same shapes and dtypes on the meta device, NOTE [meta device] in gradviz/_device.py).
 
         Example:
             >>> import gradviz
             >>> from gradviz import nn
             >>> nn.Linear(1, 1).to(gradviz.float64).weight.dtype
             gradviz.float64
+            >>> nn.Linear(1, 1).to("meta").weight.device
+            device(type='meta')
         """
         target = kwargs.pop("dtype", None)
-        kwargs.pop("device", None)
+        dev = kwargs.pop("device", None)
         kwargs.pop("non_blocking", None)
         if kwargs:
             raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
         for a in args:
             if isinstance(a, _dtype.dtype):
                 target = a
-            elif isinstance(a, str) and a != "cpu":
+            elif isinstance(a, (str, _device.device)):
+                dev = a
+        if dev is not None:
+            name = str(dev).split(":")[0]
+            if name not in ("cpu", "meta"):
                 raise RuntimeError(f"gradviz computes on the CPU only; cannot move a module to "
-                                   f"{a!r}")
-        if target is None:
-            return self
-        if not target.is_floating_point:
+                                   f"{str(dev)!r}")
+            dev = _device.device(name)
+        if target is not None and not target.is_floating_point:
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
                             f"got desired dtype={target}")
-        return self._apply_dtype(target.np)
+        if dev is not None and dev.type == "cpu" and any(t.is_meta for t in self._tensors()):
+            raise NotImplementedError(
+                "Cannot copy out of meta tensor; no data! Please use gradviz.nn.Module.to_empty() "
+                "instead of gradviz.nn.Module.to() when moving module from meta to a different "
+                "device.")
+        if target is not None:
+            self._apply_dtype(target.np)
+        if dev is not None and dev.type == "meta":
+            self._replace_tensors(lambda t: _device.meta_array(t.shape, t._data.dtype))
+        return self
+
+    def to_empty(self, *, device: Any, recurse: bool = True) -> Module:
+        """Parameters and buffers replaced by new ones of the same shapes and dtypes on
+        ``device``, with no values to rely on (zeros on the CPU): PyTorch's deferred
+        initialisation, a module built on ``meta`` and given memory afterwards, then
+        initialised (``reset_parameters()``) or loaded (``load_state_dict``).
+
+        Args:
+            device: ``"cpu"`` or ``"meta"`` (a string or a :class:`gradviz.device`).
+            recurse: also the submodules' (default); only this module's when False.
+
+        Example:
+            >>> from gradviz import nn
+            >>> lin = nn.Linear(3, 4, device="meta").to_empty(device="cpu")
+            >>> lin.weight.device, lin.weight.shape
+            (device(type='cpu'), gradviz.Size([4, 3]))
+        """
+        meta = _device.check_device(device, "to_empty") is _device.META
+        self._replace_tensors(lambda t: (_device.meta_array(t.shape, t._data.dtype) if meta
+                                         else np.zeros(t.shape, t._data.dtype)), recurse)
+        return self
+
+    def _tensors(self) -> Iterator[Tensor]:
+        for module in self.modules():
+            for registry in (module._parameters, module._buffers):
+                yield from (t for t in registry.values() if t is not None)
+
+    def _replace_tensors(self, make: Callable[[Tensor], np.ndarray], recurse: bool = True
+                         ) -> None:
+        # New tensors holding make(old) (PyTorch's _apply swaps in new parameters when the
+        # device changes): a Parameter stays one, with its requires_grad; a grad is remade too.
+        for module in (self.modules() if recurse else (self,)):
+            for registry in (module._parameters, module._buffers):
+                for name, t in registry.items():
+                    if t is None:
+                        continue
+                    new = Tensor._make(make(t))
+                    if isinstance(t, Parameter):
+                        new = Parameter(new, requires_grad=t.requires_grad)
+                    if t.grad is not None:
+                        new.grad = Tensor._make(make(t.grad))
+                    registry[name] = new
 
     def float(self) -> Module:
         """Cast floating point parameters and buffers to float32."""
@@ -816,7 +873,10 @@ class Module:
         return self._apply_dtype(np.dtype(np.float16))
 
     def cpu(self) -> Module:
-        """Return ``self``: gradviz always computes on the CPU."""
+        """Return ``self``: gradviz computes on the CPU (a module with meta tensors has no
+        values to bring there: PyTorch's error)."""
+        if any(t.is_meta for t in self._tensors()):
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         return self
 
     # -- state dict ------------------------------------------------------------------------------
@@ -901,6 +961,20 @@ class Module:
                     f"{_size_text(arr.shape)} from checkpoint, the shape in current model is "
                     f"{_size_text(param.shape)}.")
                 continue
+            if value.is_meta and not param.is_meta and not assign:
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", whose dimensions in the model '
+                    f"are {_size_text(param.shape)} and whose dimensions in the checkpoint are "
+                    f"{_size_text(value.shape)}, an exception occurred : ('Cannot copy out of "
+                    "meta tensor; no data!',).")
+                continue
+            if param.is_meta and not value.is_meta and not assign:
+                warnings.warn(f"for {key}: copying from a non-meta parameter in the checkpoint "
+                              "to a meta parameter in the current model, which is a no-op. (Did "
+                              "you mean to pass `assign=True` to assign items in the state "
+                              "dictionary to their corresponding key in the module instead of "
+                              "copying them in place?)", UserWarning, stacklevel=3)
+                continue
             if assign:
                 if isinstance(param, Parameter) and not isinstance(value, Parameter):
                     value = Parameter(value, requires_grad=param.requires_grad)
@@ -972,8 +1046,9 @@ def _reset_grad(p: Tensor, set_to_none: bool) -> None:
 
 
 def _factory_dtype(device: Any, dtype: _dtype.dtype | None) -> _dtype.dtype:
-    """The dtype for a layer's new parameters; ``device`` may only name the CPU."""
-    if device is not None and str(device) != "cpu":
+    """The dtype for a layer's new parameters; ``device`` may only name the CPU or ``meta``
+    (the layer then calls :func:`_on_device` once built)."""
+    if device is not None and str(device) not in ("cpu", "meta"):
         raise RuntimeError(f"gradviz computes on the CPU only; cannot create parameters on "
                            f"{device!r}")
     if dtype is None:
@@ -981,3 +1056,11 @@ def _factory_dtype(device: Any, dtype: _dtype.dtype | None) -> _dtype.dtype:
     if not isinstance(dtype, _dtype.dtype):
         raise TypeError(f"dtype must be a gradviz.dtype, got {dtype!r}")
     return dtype
+
+
+def _on_device(module: Module, device: Any) -> None:
+    """The end of a layer's ``__init__`` given ``device``: on ``meta``, its parameters and
+    buffers (made and initialised on the CPU) become meta tensors, as PyTorch's layers made
+    with ``device="meta"`` (NOTE [meta device] in gradviz/_device.py)."""
+    if device is not None and str(device) == "meta":
+        module.to_empty(device="meta", recurse=False)

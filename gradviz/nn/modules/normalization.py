@@ -10,7 +10,7 @@ from gradviz import _dtype as _dt
 from gradviz import _factories
 from gradviz.nn import functional as F
 from gradviz.nn import init
-from gradviz.nn.modules.module import Module, _factory_dtype
+from gradviz.nn.modules.module import Module, _factory_dtype, _on_device
 from gradviz.nn.parameter import Parameter
 from gradviz.tensor import Tensor
 
@@ -64,6 +64,7 @@ class LayerNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         _affine_parameters(self, self.normalized_shape, elementwise_affine, bias, dt)
+        _on_device(self, device)  # device="meta": its tensors become meta
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -106,6 +107,7 @@ class GroupNorm(Module):
         self.num_groups, self.num_channels = num_groups, num_channels
         self.eps, self.affine = eps, affine
         _affine_parameters(self, (num_channels,), affine, bias, dt)
+        _on_device(self, device)  # device="meta": its tensors become meta
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -148,6 +150,7 @@ class RMSNorm(Module):
             self.weight = Parameter(_factories.empty(self.normalized_shape, dtype=dt))
         else:
             self.register_parameter("weight", None)
+        _on_device(self, device)  # device="meta": its tensors become meta
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

@@ -35,7 +35,7 @@ from gradviz import _dtype as _dt
 from gradviz import _factories
 from gradviz.nn import functional as F
 from gradviz.nn import init
-from gradviz.nn.modules.module import Module, _factory_dtype
+from gradviz.nn.modules.module import Module, _factory_dtype, _on_device
 from gradviz.nn.parameter import Parameter
 from gradviz.ops import functional as _F
 from gradviz.tensor import Tensor
@@ -123,6 +123,7 @@ class RNNCellBase(Module):
         else:
             self.register_parameter("bias_ih", None)
             self.register_parameter("bias_hh", None)
+        _on_device(self, device)  # device="meta": its tensors become meta
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -338,6 +339,7 @@ class RNNBase(Module):
                 for name, shape in shapes:
                     setattr(self, name + suffix, Parameter(_factories.empty(*shape, dtype=dt)))
                     self._flat_weights_names.append(name + suffix)
+        _on_device(self, device)  # device="meta": its tensors become meta
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

@@ -8,7 +8,7 @@ from gradviz import _dtype as _dt
 from gradviz import _factories
 from gradviz.nn import functional as F
 from gradviz.nn import init
-from gradviz.nn.modules.module import Module, _factory_dtype
+from gradviz.nn.modules.module import Module, _factory_dtype, _on_device
 from gradviz.nn.parameter import Parameter
 from gradviz.tensor import Tensor
 
@@ -64,6 +64,7 @@ class Embedding(Module):
                 raise AssertionError("Shape of weight does not match num_embeddings and "
                                      "embedding_dim")
             self.weight = Parameter(_weight, requires_grad=not _freeze)
+        _on_device(self, device)  # device="meta": its tensors become meta
 
     def reset_parameters(self) -> None:
         """Draw ``weight`` from ``N(0, 1)`` and zero the padding row."""
