@@ -142,7 +142,7 @@ def test_sequence_gradcheck(cls: type) -> None:
 # Both projections: linear(hx, w_hh, b_hh) first, then linear(input, w_ih, b_ih), summed.
 _GATES = ("AddBackward0(AddmmBackward0(Acc, Acc, TBackward0(Acc)), "
           "AddmmBackward0(Acc, Acc, TBackward0(Acc)))")
-_SPLIT = f"SplitBackward0({_GATES})"  # PyTorch: UnsafeSplitBackward0 (docs/ops.md)
+_SPLIT = f"UnsafeSplitBackward0({_GATES})"  # ATen's CPU cells cut the gates with unsafe_chunk
 _C = (f"AddBackward0(MulBackward0(SigmoidBackward0({_SPLIT}), Acc), "
       f"MulBackward0(SigmoidBackward0({_SPLIT}), TanhBackward0({_SPLIT})))")
 
@@ -164,7 +164,7 @@ def test_lstm_cell_step_graph() -> None:
     assert sig(hy) == f"MulBackward0(SigmoidBackward0({_SPLIT}), TanhBackward0({_C}))"
     # The four gates are the four outputs of one split node, in PyTorch's order i, f, g, o.
     split = hy.grad_fn.next_functions[0][0].next_functions[0][0]
-    assert split.name() == "SplitBackward0"
+    assert split.name() == "UnsafeSplitBackward0"
     assert (split._saved_split_size, split._saved_dim) == (4, 1)
     tanh_c = hy.grad_fn.next_functions[1][0]
     add_c = tanh_c.next_functions[0][0]
@@ -176,7 +176,7 @@ def test_lstm_cell_step_graph() -> None:
 
 def test_gru_cell_step_graph() -> None:
     x, h = _rand(2, 3), _rand(2, 4)
-    ih = "SplitBackward0(AddmmBackward0(Acc, Acc, TBackward0(Acc)))"
+    ih = "UnsafeSplitBackward0(AddmmBackward0(Acc, Acc, TBackward0(Acc)))"
     hh = ih  # both projections are split into r, z, n before they are added
     r = z = f"SigmoidBackward0(AddBackward0({hh}, {ih}))"
     n = f"TanhBackward0(AddBackward0({ih}, MulBackward0({hh}, {r})))"
