@@ -2250,7 +2250,8 @@ def unsafe_split(tensor: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor,
 
 def unsafe_split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0
                             ) -> tuple[Tensor, ...]:
-    """:func:`split_with_sizes` with pieces not tracked as views (``UnsafeSplitWithSizesBackward0``).
+    """:func:`split_with_sizes` with the pieces not tracked as views
+    (``UnsafeSplitWithSizesBackward0``).
 
     Example:
         >>> import gradviz
