@@ -212,7 +212,7 @@ class RNNCell(RNNCellBase):
 class LSTMCell(RNNCellBase):
     """One step of an LSTM, with PyTorch's gate order (input, forget, cell, output)::
 
-        i, f, g, o = chunk(x W_ih^T + b_ih + h W_hh^T + b_hh, 4)
+        i, f, g, o = unsafe_chunk(x W_ih^T + b_ih + h W_hh^T + b_hh, 4)
         c' = sigmoid(f) * c + sigmoid(i) * tanh(g)
         h' = sigmoid(o) * tanh(c')
 
