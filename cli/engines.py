@@ -17,6 +17,8 @@ import ast
 import contextlib
 import importlib.abc
 import importlib.machinery
+import importlib.metadata
+import re
 import sys
 import types
 from collections.abc import Iterator
@@ -159,12 +161,136 @@ TORCH_PACKAGES = ("torch.utils",)
 TORCH_LIBRARIES = ("torchvision", "torchaudio", "torchtext")
 
 
+# NOTE [the stand-in looks installed]: libraries built on torch ask whether torch is there before
+# importing it, as transformers' `is_torch_available()` does: `importlib.util.find_spec("torch")`
+# (which raises "torch.__spec__ is None" for a bare module object), then
+# `importlib.metadata.version("torch")`, then `packaging.version.parse(...) >= "2.6.0"`; others
+# read `torch.__version__` or `torch.__file__`. While gradviz stands in, every one of these
+# describes the stand-in: a module spec, a `__version__` of the PyTorch gradviz copies with a
+# local label saying what it is (`2.13.0+gradviz.0.1.0`, which PEP 440 orders after `2.13.0`),
+# and a distribution `torch` of that version in importlib.metadata (ahead of an installed real
+# torch's, which is not what runs). Modules gradviz has no equivalent of (`torch.distributed`,
+# torchvision ...) are found too, by a loader that stops the import with the message naming
+# them: a library that probes first and imports after stops there, with that message, instead
+# of a probe raising or a library running half on real torch.
+TORCH_COPIED = "2.13.0"  # the PyTorch whose names and graphs gradviz copies (tests/parity pins it)
+
+
+def stand_in_version() -> str:
+    """``torch.__version__`` while gradviz stands in for torch: the PyTorch version gradviz
+    copies, with gradviz's version as the local label.
+
+    Example:
+        >>> stand_in_version().startswith("2.13.0+gradviz.")
+        True
+    """
+    from gradviz import __version__
+
+    return f"{TORCH_COPIED}+gradviz.{re.sub(r'[^A-Za-z0-9]+', '.', __version__).strip('.')}"
+
+
+class TorchVersion(str):
+    """``torch.__version__``'s type, as in PyTorch: a ``str`` that also orders against version
+    strings and tuples by its release numbers (``torch.__version__ >= (2, 1)``,
+    ``>= "2.1.0"``). Equality stays string equality.
+
+    Example:
+        >>> v = TorchVersion("2.13.0+gradviz.0.1.0")
+        >>> v >= "2.6", v < (3,), v > "2.13.0rc1", v == "2.13.0+gradviz.0.1.0"
+        (True, True, False, True)
+    """
+
+    __slots__ = ()
+
+    @staticmethod
+    def _release(v: Any) -> tuple[int, ...]:
+        if isinstance(v, tuple):
+            return tuple(int(x) for x in v)
+        m = re.match(r"\s*v?(\d+(?:\.\d+)*)", str(v))
+        if m is None:
+            raise ValueError(f"not a version: {v!r}")
+        return tuple(int(x) for x in m.group(1).split("."))
+
+    def _cmp(self, other: Any) -> int:
+        a, b = self._release(self), self._release(other)
+        n = max(len(a), len(b))
+        a, b = a + (0,) * (n - len(a)), b + (0,) * (n - len(b))
+        return (a > b) - (a < b)
+
+    def __lt__(self, other: Any) -> bool:
+        return self._cmp(other) < 0
+
+    def __le__(self, other: Any) -> bool:
+        return self._cmp(other) <= 0
+
+    def __gt__(self, other: Any) -> bool:
+        return self._cmp(other) > 0
+
+    def __ge__(self, other: Any) -> bool:
+        return self._cmp(other) >= 0
+
+
+class _StandInLoader(importlib.abc.Loader):
+    """The loader of the stand-in's spec: the module is already in ``sys.modules``, so
+    loading (or reloading) it again changes nothing."""
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType | None:
+        return sys.modules.get(spec.name)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        return None
+
+
+class _NoEquivalentLoader(importlib.abc.Loader):
+    """Found, but loading it fails with the message naming what gradviz lacks."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType | None:
+        raise ModuleNotFoundError(self.message, name=spec.name)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        raise ModuleNotFoundError(self.message, name=module.__name__)
+
+
+def _stand_in_spec(name: str) -> importlib.machinery.ModuleSpec:
+    spec = importlib.machinery.ModuleSpec(name, _StandInLoader(), is_package=True,
+                                          origin="gradviz standing in for " + name)
+    spec.submodule_search_locations = []
+    return spec
+
+
+class _StandInDistribution(importlib.metadata.Distribution):
+    """``importlib.metadata``'s ``torch`` while gradviz stands in: name, version and the
+    top-level package; no files (nothing of real torch's is used)."""
+
+    def read_text(self, filename: str) -> str | None:
+        if filename in ("METADATA", "PKG-INFO"):
+            return (f"Metadata-Version: 2.1\nName: torch\nVersion: {stand_in_version()}\n"
+                    "Summary: gradviz standing in for torch (gradviz --engine gradviz)\n")
+        if filename == "top_level.txt":
+            return "torch\n"
+        return None
+
+    def locate_file(self, path: Any) -> Path:
+        import gradviz
+
+        return Path(gradviz.__file__).parent / str(path)
+
+
 class _TorchOnGradviz(types.ModuleType):
-    """``torch`` for a run on gradviz: gradviz's top level, plus the mapped submodules."""
+    """``torch`` for a run on gradviz: gradviz's top level, plus the mapped submodules, with
+    what import machinery and library loaders look for (NOTE [the stand-in looks installed])."""
 
     def __init__(self, gradviz: types.ModuleType, extra: dict[str, Any]) -> None:
         super().__init__("torch", "gradviz standing in for torch (gradviz --engine gradviz)")
         self.__dict__.update(extra)
+        self.__spec__ = _stand_in_spec("torch")
+        self.__loader__ = self.__spec__.loader
+        self.__path__: list[str] = []  # a package, so `import torch.x` asks the finders
+        self.__file__ = gradviz.__file__
+        self.__version__ = TorchVersion(stand_in_version())
         self._gradviz = gradviz
 
     def __getattr__(self, name: str) -> Any:
@@ -179,22 +305,31 @@ class _TorchOnGradviz(types.ModuleType):
 
 
 class _NoEquivalentFinder(importlib.abc.MetaPathFinder):
-    """Fails the import of a torch module gradviz has no equivalent of, naming it."""
+    """Finds the torch modules gradviz has no equivalent of (and the libraries built on real
+    torch) with a loader that fails naming them; answers ``importlib.metadata`` for ``torch``."""
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None
                   ) -> importlib.machinery.ModuleSpec | None:
         top = fullname.split(".", 1)[0]
+        served = sys.modules.get(fullname) if top == "torch" else None
+        if served is not None:  # the stand-in or a mapped module, asked again (reload)
+            return served.__spec__
         if top == "torch":
-            raise ModuleNotFoundError(
-                f"No module named {fullname!r}: gradviz has no equivalent of {fullname}, so "
-                "this script cannot run with --engine gradviz (run it on real PyTorch with "
-                "--engine torch)", name=fullname)
-        if top in TORCH_LIBRARIES:
-            raise ModuleNotFoundError(
-                f"{top} needs real PyTorch and gradviz has no equivalent of it, so this script "
-                "cannot run with --engine gradviz (run it on real PyTorch with --engine torch)",
-                name=fullname)
-        return None
+            message = (f"No module named {fullname!r}: gradviz has no equivalent of {fullname}, "
+                       "so this script cannot run with --engine gradviz (run it on real PyTorch "
+                       "with --engine torch)")
+        elif top in TORCH_LIBRARIES:
+            message = (f"{top} needs real PyTorch and gradviz has no equivalent of it, so this "
+                       "script cannot run with --engine gradviz (run it on real PyTorch with "
+                       "--engine torch)")
+        else:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, _NoEquivalentLoader(message))
+
+    def find_distributions(self, context: Any = None) -> Iterator[importlib.metadata.Distribution]:
+        name = getattr(context, "name", None)
+        if name is None or re.sub(r"[-_.]+", "_", name).lower() == "torch":
+            yield _StandInDistribution()
 
 
 @contextlib.contextmanager
@@ -228,13 +363,14 @@ def torch_as_gradviz() -> Iterator[types.ModuleType]:
                 for name in TORCH_PACKAGES}
     for pkg_name, pkg in packages.items():
         pkg.__path__ = []  # a package: its submodules are the mapped modules below it
+        pkg.__spec__ = _stand_in_spec(pkg_name)
+        pkg.__loader__ = pkg.__spec__.loader
         for name, mod in modules.items():
             if name.rsplit(".", 1)[0] == pkg_name:
                 setattr(pkg, name.rsplit(".", 1)[1], mod)
     top_extra = {name.split(".")[1]: mod for name, mod in {**modules, **packages}.items()
                  if name.count(".") == 1}
     torch = _TorchOnGradviz(gradviz, top_extra)
-    torch.__path__ = []  # type: ignore[attr-defined]  # a package, so `import torch.x` asks
     finder = _NoEquivalentFinder()
     sys.modules.update({"torch": torch, **modules, **packages})
     sys.meta_path.insert(0, finder)

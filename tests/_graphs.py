@@ -50,3 +50,26 @@ def graph_nodes(out: Any) -> list:
         seen[id(node)] = node
         stack.extend(n for n, _ in node.next_functions)
     return list(seen.values())
+
+
+def execution_order(loss: Any) -> list[tuple[str, int | None, tuple]]:
+    """Run ``loss.backward()`` (gradviz or torch) and return the nodes in the order the engine
+    ran them: ``(name, sequence_nr, next_functions as (name, input_nr) pairs)``, with
+    ``None`` for an ``AccumulateGrad``'s number (its UINT64_MAX is not a creation order). The
+    order is read with a pre-hook on every node (the hook runs as its node is about to run)."""
+    def short(node: Any) -> str | None:
+        return None if node is None else node.name().replace("torch::autograd::", "")
+
+    ran: list[tuple[str, int | None, tuple]] = []
+
+    def record(node: Any) -> Any:
+        def hook(grad_outputs: Any) -> None:
+            seq = None if short(node) == "AccumulateGrad" else node._sequence_nr()
+            ran.append((short(node), seq, tuple((short(n), i) for n, i in node.next_functions)))
+        return hook
+
+    handles = [n.register_prehook(record(n)) for n in graph_nodes(loss)]
+    loss.backward()
+    for h in handles:
+        h.remove()
+    return ran

@@ -153,3 +153,121 @@ def test_compare_refuses_values_none(tmp_path: Path) -> None:
     proc = run("compare", "--values", "none", "s.py", cwd=tmp_path)
     assert proc.returncode == 2
     assert "--values none keeps no values" in proc.stderr
+
+
+# -- libraries that look for torch before importing it (NOTE [the stand-in looks installed]) -----
+# A library of the kind transformers is: before it imports torch it asks whether torch is
+# installed and new enough, the way `transformers.utils.import_utils.is_torch_available()` does
+# (find_spec, then the distribution's version, then a version comparison), and it imports an
+# optional companion (torchvision) only when a probe finds it. Written for these tests.
+LOADERLIB = """
+    import importlib
+    import importlib.metadata
+    import importlib.util
+
+    from packaging import version
+
+
+    def installed_version(name):
+        if importlib.util.find_spec(name) is None:
+            return None
+        try:
+            return importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            for dist in importlib.metadata.packages_distributions().get(name, []):
+                try:
+                    return importlib.metadata.version(dist)
+                except importlib.metadata.PackageNotFoundError:
+                    continue
+            return getattr(importlib.import_module(name), "__version__", None)
+
+
+    def is_torch_available():
+        v = installed_version("torch")
+        return v is not None and version.parse(v) >= version.parse("2.6.0")
+
+
+    def train_step():
+        import torch
+        from torch import nn
+
+        assert version.parse(torch.__version__) >= version.parse("2.6")
+        assert torch.__version__ >= (2, 6) and torch.__version__ >= "2.6.0"
+        model = nn.Linear(3, 2)
+        loss = model(torch.ones(4, 3)).pow(2).mean()
+        loss.backward()
+        return model.weight.grad.shape
+
+
+    def vision():
+        if installed_version("torchvision") is not None:
+            import torchvision  # noqa: F401
+        return "no torchvision"
+"""
+
+
+def test_the_stand_in_answers_what_library_loaders_probe() -> None:
+    import importlib.metadata
+    import importlib.util
+
+    from packaging import version
+
+    from gradviz_cli.engines import stand_in_version, torch_as_gradviz
+
+    with torch_as_gradviz() as torch:
+        spec = importlib.util.find_spec("torch")  # was: ValueError: torch.__spec__ is None
+        assert spec is not None and spec.name == "torch" and spec.submodule_search_locations == []
+        assert importlib.util.find_spec("torch.utils") is not None
+        assert importlib.util.find_spec("torch.nn").name == "gradviz.nn"
+        assert importlib.metadata.version("torch") == torch.__version__ == stand_in_version()
+        assert version.parse(torch.__version__) >= version.parse("2.6.0")
+        assert version.parse(torch.__version__).public == "2.13.0"
+        assert "torch" in importlib.metadata.packages_distributions()
+        assert torch.__file__.endswith("__init__.py")
+        importlib.reload(torch)  # a no-op, not an error
+        # What gradviz lacks is found (a probe does not raise) and fails when imported.
+        for name, text in (("torchvision", "torchvision needs real PyTorch"),
+                           ("torch.fx", "gradviz has no equivalent of torch.fx")):
+            assert importlib.util.find_spec(name) is not None
+            with pytest.raises(ModuleNotFoundError, match=text):
+                importlib.import_module(name)
+    assert "torch" not in sys.modules or sys.modules["torch"].__spec__.origin != spec.origin
+
+
+def test_a_library_that_probes_for_torch_runs_on_gradviz(tmp_path: Path) -> None:
+    (tmp_path / "loaderlib").mkdir()
+    write(tmp_path / "loaderlib" / "__init__.py", LOADERLIB)
+    write(tmp_path / "uses_lib.py", """
+        import torch
+        import loaderlib
+
+        print("available", loaderlib.is_torch_available(), loaderlib.installed_version("torch"))
+        print("grad", tuple(loaderlib.train_step()))
+    """)
+    # Without real torch installed: the stand-in is what the metadata describes.
+    proc = run_env(["trace", "--engine", "gradviz", "--out", "o", "uses_lib.py"], tmp_path,
+                   no_torch_env(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert "available True 2.13.0+gradviz." in proc.stdout
+    assert "grad (2, 3)" in proc.stdout
+    names = {n.name for n in load_trace(tmp_path / "o" / "trace.json").nodes.values()}
+    assert {"AddmmBackward0", "PowBackward0", "MeanBackward0"} <= names
+
+
+def test_a_library_that_needs_torchvision_stops_with_the_clean_message(tmp_path: Path) -> None:
+    (tmp_path / "loaderlib").mkdir()
+    write(tmp_path / "loaderlib" / "__init__.py", LOADERLIB)
+    write(tmp_path / "vision.py", """
+        import torch
+        import loaderlib
+
+        print(loaderlib.is_torch_available())
+        loaderlib.vision()
+    """)
+    proc = run_env(["trace", "--engine", "gradviz", "--out", "o", "vision.py"], tmp_path,
+                   no_torch_env(tmp_path))
+    assert proc.returncode == 1
+    line = " ".join(proc.stderr.split())
+    assert ("ModuleNotFoundError: torchvision needs real PyTorch and gradviz has no equivalent "
+            "of it, so this script cannot run with --engine gradviz") in line
+    assert "__spec__" not in line

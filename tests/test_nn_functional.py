@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _graphs import sig
+from _graphs import execution_order, sig
 
 import gradviz
 import gradviz.nn.functional as F
@@ -329,3 +329,79 @@ def test_implicit_softmax_dim_warns() -> None:
         out = F.softmax(gradviz.zeros(2, 3))
     assert out.grad_fn is None
     np.testing.assert_allclose(out.numpy(), np.full((2, 3), 1 / 3), rtol=1e-6)
+
+
+# -- linear: the order its nodes are made in, and so the order the engine runs them -------------
+# What torch 2.13 records and runs, written out (tests/parity/test_engine_order_parity.py checks
+# these against torch): (name, sequence_nr counted from the first number linear takes,
+# next_functions). The engine runs the ready node with the highest number first, so the order
+# of creation decides which of two ready nodes runs first.
+_ACC = ("AccumulateGrad", None, ())
+LINEAR_ORDERS = {
+    # 2-D with a bias: t, addmm
+    "2-D, bias": ((4, 3), (5,), [
+        ("SumBackward0", 2, (("AddmmBackward0", 0),)),
+        ("AddmmBackward0", 1, (("AccumulateGrad", 0), ("AccumulateGrad", 0), ("TBackward0", 0))),
+        _ACC, _ACC, ("TBackward0", 0, (("AccumulateGrad", 0),)), _ACC]),
+    "2-D, no bias": ((4, 3), None, [
+        ("SumBackward0", 2, (("MmBackward0", 0),)),
+        ("MmBackward0", 1, (("AccumulateGrad", 0), ("TBackward0", 0))),
+        _ACC, ("TBackward0", 0, (("AccumulateGrad", 0),)), _ACC]),
+    # 3-D with a bias: the input's view is made before weight.t(), so TBackward0 runs first
+    "3-D, bias": ((2, 4, 3), (5,), [
+        ("SumBackward0", 4, (("ViewBackward0", 0),)),
+        ("ViewBackward0", 3, (("AddmmBackward0", 0),)),
+        ("AddmmBackward0", 2, (("AccumulateGrad", 0), ("ViewBackward0", 0), ("TBackward0", 0))),
+        _ACC, ("TBackward0", 1, (("AccumulateGrad", 0),)), _ACC,
+        ("ViewBackward0", 0, (("AccumulateGrad", 0),)), _ACC]),
+    # 3-D without a bias (matmul): weight.t() first, so the input's ViewBackward0 runs first
+    "3-D, no bias": ((2, 4, 3), None, [
+        ("SumBackward0", 4, (("UnsafeViewBackward0", 0),)),
+        ("UnsafeViewBackward0", 3, (("MmBackward0", 0),)),
+        ("MmBackward0", 2, (("ViewBackward0", 0), ("TBackward0", 0))),
+        ("ViewBackward0", 1, (("AccumulateGrad", 0),)), _ACC,
+        ("TBackward0", 0, (("AccumulateGrad", 0),)), _ACC]),
+    # A (1, 5) bias is one row once squeezed: the flattened path; the squeeze's node is in no
+    # graph but took number 0
+    "3-D, (1, 5) bias": ((2, 4, 3), (1, 5), [
+        ("SumBackward0", 5, (("ViewBackward0", 0),)),
+        ("ViewBackward0", 4, (("AddmmBackward0", 0),)),
+        ("AddmmBackward0", 3, (("AccumulateGrad", 0), ("ViewBackward0", 0), ("TBackward0", 0))),
+        _ACC, ("TBackward0", 2, (("AccumulateGrad", 0),)), _ACC,
+        ("ViewBackward0", 1, (("AccumulateGrad", 0),)), _ACC]),
+    # A (4, 5) bias is not: matmul, then the bias added (the squeeze took number 0 here too)
+    "3-D, (4, 5) bias": ((2, 4, 3), (4, 5), [
+        ("SumBackward0", 6, (("AddBackward0", 0),)),
+        ("AddBackward0", 5, (("UnsafeViewBackward0", 0), ("AccumulateGrad", 0))), _ACC,
+        ("UnsafeViewBackward0", 4, (("MmBackward0", 0),)),
+        ("MmBackward0", 3, (("ViewBackward0", 0), ("TBackward0", 0))),
+        ("ViewBackward0", 2, (("AccumulateGrad", 0),)), _ACC,
+        ("TBackward0", 1, (("AccumulateGrad", 0),)), _ACC]),
+}
+
+
+def _numbered_from(first: int, ran: list) -> list:
+    return [(n, None if s is None else s - first, e) for n, s, e in ran]
+
+
+@pytest.mark.parametrize("case", sorted(LINEAR_ORDERS))
+def test_linear_makes_and_runs_its_nodes_in_pytorchs_order(case: str) -> None:
+    x_shape, b_shape, expected = LINEAR_ORDERS[case]
+    rng = np.random.default_rng(0)
+    x = gradviz.tensor(rng.standard_normal(x_shape), requires_grad=True)
+    w = gradviz.tensor(rng.standard_normal((5, 3)), requires_grad=True)
+    b = None if b_shape is None else gradviz.tensor(rng.standard_normal(b_shape),
+                                                    requires_grad=True)
+    first = (x * 1).grad_fn._sequence_nr() + 1  # the next number is linear's first
+    ran = execution_order(F.linear(x, w, b).sum())
+    assert _numbered_from(first, ran) == expected
+
+
+def test_leaves_take_no_sequence_number() -> None:
+    # AccumulateGrad is made with UINT64_MAX (as in PyTorch): making one, on first use of a
+    # leaf, leaves the op nodes around it numbered one after the other.
+    a, b = gradviz.ones(2, requires_grad=True), gradviz.ones(2, requires_grad=True)
+    y = a * 2
+    z = y * b  # makes b's AccumulateGrad
+    assert z.grad_fn._sequence_nr() == y.grad_fn._sequence_nr() + 1
+    assert z.grad_fn.next_functions[1][0]._sequence_nr() == 2**64 - 1

@@ -446,6 +446,8 @@ TORCH_SAVED: dict[str, list[str]] = {
     "SoftplusBackward0": ["beta", "self", "threshold"],
     "SplitBackward0": ["dim", "self_sym_sizes", "split_size"],
     "SplitWithSizesBackward0": ["dim", "self_sym_sizes", "split_sizes"],
+    "UnsafeSplitBackward0": ["dim", "self_sym_sizes", "split_size"],
+    "UnsafeSplitWithSizesBackward0": ["dim", "self_sym_sizes", "split_sizes"],
     "SqrtBackward0": ["result"],
     "StackBackward0": ["dim"],
     "StdBackward0": ["correction", "dim", "keepdim", "result", "self"],

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
-from _graphs import graph_nodes, sig
+from _graphs import execution_order, graph_nodes, sig
 
 import gradviz
 from gradviz import nn
@@ -142,7 +142,7 @@ def test_sequence_gradcheck(cls: type) -> None:
 # Both projections: linear(hx, w_hh, b_hh) first, then linear(input, w_ih, b_ih), summed.
 _GATES = ("AddBackward0(AddmmBackward0(Acc, Acc, TBackward0(Acc)), "
           "AddmmBackward0(Acc, Acc, TBackward0(Acc)))")
-_SPLIT = f"SplitBackward0({_GATES})"  # PyTorch: UnsafeSplitBackward0 (docs/ops.md)
+_SPLIT = f"UnsafeSplitBackward0({_GATES})"  # ATen's CPU cells cut the gates with unsafe_chunk
 _C = (f"AddBackward0(MulBackward0(SigmoidBackward0({_SPLIT}), Acc), "
       f"MulBackward0(SigmoidBackward0({_SPLIT}), TanhBackward0({_SPLIT})))")
 
@@ -164,7 +164,7 @@ def test_lstm_cell_step_graph() -> None:
     assert sig(hy) == f"MulBackward0(SigmoidBackward0({_SPLIT}), TanhBackward0({_C}))"
     # The four gates are the four outputs of one split node, in PyTorch's order i, f, g, o.
     split = hy.grad_fn.next_functions[0][0].next_functions[0][0]
-    assert split.name() == "SplitBackward0"
+    assert split.name() == "UnsafeSplitBackward0"
     assert (split._saved_split_size, split._saved_dim) == (4, 1)
     tanh_c = hy.grad_fn.next_functions[1][0]
     add_c = tanh_c.next_functions[0][0]
@@ -174,9 +174,57 @@ def test_lstm_cell_step_graph() -> None:
         ingate_mul.next_functions[1][0], hy.grad_fn.next_functions[0][0])] == [0, 1, 2, 3]
 
 
+# What torch 2.13's CPU LSTMCell records and its engine runs for `h, c = cell(x)` and
+# `(h.sum() + c.sum()).backward()` (tests/parity/test_engine_order_parity.py compares with torch):
+# (name, sequence_nr counted from the cell's first node, next_functions), in the order run.
+_ACC = ("AccumulateGrad", None, ())
+LSTM_CELL_ORDER = [
+    ("AddBackward0", 17, (("SumBackward0", 0), ("SumBackward0", 0))),
+    ("SumBackward0", 16, (("AddBackward0", 0),)),
+    ("SumBackward0", 15, (("MulBackward0", 0),)),
+    ("MulBackward0", 14, (("SigmoidBackward0", 0), ("TanhBackward0", 0))),  # hy = o * tanh(cy)
+    ("TanhBackward0", 13, (("AddBackward0", 0),)),
+    ("AddBackward0", 12, (("MulBackward0", 0), ("MulBackward0", 0))),  # cy = f * cx + i * g
+    ("MulBackward0", 11, (("SigmoidBackward0", 0), ("TanhBackward0", 0))),
+    ("MulBackward0", 10, (("SigmoidBackward0", 0), (None, 0))),  # cx: zeros, no gradient
+    ("SigmoidBackward0", 9, (("UnsafeSplitBackward0", 3),)),
+    ("TanhBackward0", 8, (("UnsafeSplitBackward0", 2),)),
+    ("SigmoidBackward0", 7, (("UnsafeSplitBackward0", 1),)),
+    ("SigmoidBackward0", 6, (("UnsafeSplitBackward0", 0),)),
+    ("UnsafeSplitBackward0", 5, (("AddBackward0", 0),)),
+    ("AddBackward0", 4, (("AddmmBackward0", 0), ("AddmmBackward0", 0))),
+    ("AddmmBackward0", 3, (("AccumulateGrad", 0), ("AccumulateGrad", 0), ("TBackward0", 0))),
+    _ACC, _ACC, ("TBackward0", 2, (("AccumulateGrad", 0),)), _ACC,  # the input projection
+    ("AddmmBackward0", 1, (("AccumulateGrad", 0), (None, 0), ("TBackward0", 0))),  # hx: zeros
+    _ACC, ("TBackward0", 0, (("AccumulateGrad", 0),)), _ACC,
+]
+
+
+def test_lstm_cell_runs_its_nodes_in_pytorchs_order() -> None:
+    cell = nn.LSTMCell(3, 4, dtype=F64)
+    x = _rand(2, 3)
+    first = (x * 1).grad_fn._sequence_nr() + 1  # the cell's first node takes the next number
+    h, c = cell(x)
+    ran = execution_order(h.sum() + c.sum())
+    assert [(n, None if s is None else s - first, e) for n, s, e in ran] == LSTM_CELL_ORDER
+
+
+def test_unsafe_chunk_pieces_are_not_views() -> None:
+    x = _rand(2, 8)
+    pieces = gradviz.unsafe_chunk(x * 1, 4, 1)
+    node = pieces[0].grad_fn
+    assert node.name() == "UnsafeSplitBackward0" and all(p.grad_fn is node for p in pieces)
+    assert [p.output_nr for p in pieces] == [0, 1, 2, 3]
+    assert (node._saved_split_size, node._saved_dim, node._saved_self_sym_sizes) == (2, 1, (2, 8))
+    assert not any(p._is_view() for p in pieces) and pieces[1]._base is None
+    (pieces[1] * 2).sum().backward()  # the pieces not used get zeros
+    np.testing.assert_array_equal(x.grad.numpy(), np.tile([0, 0, 2, 2, 0, 0, 0, 0], (2, 1)))
+    assert [p.shape[1] for p in gradviz.unsafe_split_with_sizes(x, [3, 5], 1)] == [3, 5]
+
+
 def test_gru_cell_step_graph() -> None:
     x, h = _rand(2, 3), _rand(2, 4)
-    ih = "SplitBackward0(AddmmBackward0(Acc, Acc, TBackward0(Acc)))"
+    ih = "UnsafeSplitBackward0(AddmmBackward0(Acc, Acc, TBackward0(Acc)))"
     hh = ih  # both projections are split into r, z, n before they are added
     r = z = f"SigmoidBackward0(AddBackward0({hh}, {ih}))"
     n = f"TanhBackward0(AddBackward0({ih}, MulBackward0({hh}, {r})))"

@@ -176,9 +176,12 @@ class Node:
     __slots__ = ("_n0", "_i0", "_n1", "_i1", "_nedges", "_rest", "_seq", "_out_meta", "_extra",
                  "__weakref__")
 
-    def __init__(self, next_functions: tuple = (), out_meta: tuple = ()) -> None:
+    def __init__(self, next_functions: tuple = (), out_meta: tuple = (),
+                 sequence_nr: int | None = None) -> None:
         self.next_functions = next_functions
-        self._seq = next(_sequence_counter)
+        # PyTorch's two constructors: without a number a node takes the next one (and uses it
+        # up); with one (AccumulateGrad's UINT64_MAX) the counter is left alone.
+        self._seq = next(_sequence_counter) if sequence_nr is None else sequence_nr
         self._out_meta = out_meta
         self._extra: _NodeExtra | None = None  # hooks and metadata, rarely present
 
@@ -383,9 +386,10 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
 
     def __init__(self, variable: Tensor) -> None:
-        super().__init__((), ((variable._data.shape, variable._data.dtype),))
+        # PyTorch builds it with an explicit UINT64_MAX: making a leaf's AccumulateGrad does not
+        # use up a sequence number, so the op nodes around it are numbered 0, 1, 2 ... as in torch.
+        super().__init__((), ((variable._data.shape, variable._data.dtype),), _MAX_SEQUENCE_NR)
         self.variable = variable
-        self._seq = _MAX_SEQUENCE_NR
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"  # what PyTorch's AccumulateGrad.name() returns

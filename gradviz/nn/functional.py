@@ -189,7 +189,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
     * 2-D input with a bias: ``addmm(bias, input, weight.t())`` (``AddmmBackward0``, with
       ``TBackward0`` on the weight);
-    * a contiguous N-D input with a bias: the same on ``input`` flattened to 2-D, viewed back;
+    * a contiguous N-D input with a bias that is one row (1-D, or 1-D once squeezed): the same
+      on ``input`` flattened to 2-D (its ``reshape`` made before ``weight.t()``), viewed back;
     * otherwise ``matmul(input, weight.t())``, plus ``bias`` added in place.
 
     Example:
@@ -199,16 +200,24 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         >>> F.linear(gradviz.ones(4, 2), w, gradviz.zeros(3)).grad_fn.name()
         'AddmmBackward0'
     """
-    wt = _F.t(weight)
+    # NOTE [linear's node order] The nodes are made in ATen's order (torch 2.13, checked with a
+    # TorchDispatchMode log), which fixes their sequence numbers and so the order the engine
+    # runs them in: on the flattened path the input's reshape comes before ``weight.t()`` (the
+    # input's ``ViewBackward0`` numbered below ``TBackward0``, so ``TBackward0`` runs first);
+    # on the matmul path ``weight.t()`` comes first.
     if bias is not None and input.ndim == 2:
-        return _F.addmm(bias, input, wt)
-    if bias is not None and input._data.flags.c_contiguous and (input.ndim == 3
-                                                                  or bias.ndim == 1):
-        shape = input.shape
-        flat = _F.reshape(input, (int(np.prod(shape[:-1])), shape[-1]))
-        out = _F.addmm(bias, flat, wt)
-        return _F.view(out, shape[:-1] + (out.shape[1],))
-    out = _F.matmul(input, wt)
+        return _F.addmm(bias, input, _F.t(weight))
+    if bias is not None:
+        # ATen asks "is the bias one row?" as ``bias.dim() == 1 || bias.squeeze().dim() == 1``,
+        # before looking at the input's layout. The squeeze is a real op: its node is in no
+        # graph, but it takes a sequence number when the bias requires grad, as in PyTorch.
+        one_row = bias.ndim == 1 or _F.squeeze(bias).ndim == 1
+        if one_row and input._data.flags.c_contiguous:
+            shape = input.shape
+            flat = _F.reshape(input, (int(np.prod(shape[:-1])), shape[-1]))
+            out = _F.addmm(bias, flat, _F.t(weight))
+            return _F.view(out, shape[:-1] + (out.shape[1],))
+    out = _F.matmul(input, _F.t(weight))
     if bias is not None:
         out = _F.add_(out, bias)
     return out

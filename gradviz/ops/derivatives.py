@@ -1573,6 +1573,20 @@ defop("split_with_sizes", "SplitWithSizesBackward0", K.split_with_sizes, ("self"
       doc="split(list of sizes)",
       calls=("`gradviz.split(x, [sizes])`", "`.split()`"),
       self=lambda grads, dim, self_sym_sizes, split_sizes: f.cat(grads, dim))
+# unsafe_split: split whose pieces autograd does not track as views of the input (each piece
+# has its own version counter; writing into one is not checked against the others). PyTorch's
+# CPU RNN cells cut their gates with it (`unsafe_chunk` in ATen's RNN.cpp).
+defop("unsafe_split", "UnsafeSplitBackward0", K.split, ("self",),
+      multi=True,
+      doc="split(int) and unsafe_chunk, the pieces not tracked as views (the CPU RNN cells' gates)",
+      calls=("`gradviz.unsafe_split`, `gradviz.unsafe_chunk`, `nn.LSTMCell`, `nn.GRUCell`",
+             "`.unsafe_split()`, `.unsafe_chunk()`"),
+      self=lambda grads, dim, self_sym_sizes, split_size: f.cat(grads, dim))
+defop("unsafe_split_with_sizes", "UnsafeSplitWithSizesBackward0", K.split_with_sizes, ("self",),
+      multi=True,
+      doc="unsafe_split(list of sizes)",
+      calls=("`gradviz.unsafe_split_with_sizes`", "`.unsafe_split_with_sizes()`"),
+      self=lambda grads, dim, self_sym_sizes, split_sizes: f.cat(grads, dim))
 defop("unbind", "UnbindBackward0", K.unbind, ("self",),
       view=True, multi=True,
       doc="the slices along dim (iterating over a tensor)",

@@ -1137,7 +1137,8 @@ __all__ += [
     "clamp", "clip", "clamp_min", "clamp_max", "maximum", "minimum", "max", "min", "amax", "amin",
     "argmax", "argmin", "all", "any", "isnan", "isinf", "isfinite", "allclose", "equal",
     "prod", "var", "std", "logsumexp", "norm", "softmax", "log_softmax", "flatten", "repeat",
-    "flip", "cumsum", "contiguous", "split", "split_with_sizes", "chunk", "cat", "concat",
+    "flip", "cumsum", "contiguous", "split", "split_with_sizes", "chunk", "unsafe_split",
+    "unsafe_split_with_sizes", "unsafe_chunk", "cat", "concat",
     "concatenate", "stack", "bmm", "outer", "ger",
     "select", "narrow", "index_select", "gather", "scatter", "scatter_add", "masked_fill",
     "clamp_", "clip_", "index_put", "index_put_",
@@ -2233,6 +2234,76 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input.shape[_wrap_dim(dim, input.ndim)]
     return split(input, -(-n // chunks) if n else 1, dim)
+
+
+def unsafe_split(tensor: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """:func:`split` into pieces of ``split_size`` whose autograd does not treat them as views
+    of ``tensor``: one ``UnsafeSplitBackward0`` node (same saved ``split_size``, ``dim`` and
+    gradients as ``SplitBackward0``), each piece its own version counter. "Unsafe" as in
+    PyTorch: writing into a piece in place is not checked against the input or the others.
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.arange(4.0, requires_grad=True)
+        >>> a, b = gradviz.unsafe_split(x, 2)
+        >>> a.grad_fn.name(), b.output_nr, a._is_view()
+        ('UnsafeSplitBackward0', 1, False)
+    """
+    if tensor.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = _wrap_dim(dim, tensor.ndim)
+    n = tensor.shape[d]
+    size = int(split_size)
+    if size == 0 and n != 0 or size < 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
+                           f"size of {n}" if size == 0 else
+                           f"split expects split_size be non-negative, but got split_size={size}")
+    return dispatch(_O["unsafe_split"], tensor, split_size=size, dim=d)
+
+
+def unsafe_split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0
+                            ) -> tuple[Tensor, ...]:
+    """:func:`split_with_sizes` with the pieces not tracked as views
+    (``UnsafeSplitWithSizesBackward0``).
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.arange(5.0, requires_grad=True)
+        >>> gradviz.unsafe_split_with_sizes(x, [2, 3])[1].grad_fn.name()
+        'UnsafeSplitWithSizesBackward0'
+    """
+    _split_sizes_arg(split_sizes, 2)
+    if input.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    sizes = tuple(int(s) for s in split_sizes)
+    if builtins.any(s < 0 for s in sizes):
+        raise RuntimeError("split_with_sizes expects split_sizes have only non-negative entries, "
+                           f"but got split_sizes={list(sizes)}")
+    if builtins.sum(sizes) != n:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
+            f"size at dimension {dim}), but got split_sizes={list(sizes)}")
+    return dispatch(_O["unsafe_split_with_sizes"], input, split_sizes=sizes, dim=d)
+
+
+def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """:func:`chunk` recorded as :func:`unsafe_split` (``UnsafeSplitBackward0``), as PyTorch
+    does; what ATen's CPU ``LSTMCell`` and ``GRUCell`` cut their gates with.
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.zeros(2, 8, requires_grad=True)
+        >>> [p.shape for p in gradviz.unsafe_chunk(x, 4, 1)][0]
+        gradviz.Size([2, 2])
+    """
+    if input.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    n = input.shape[_wrap_dim(dim, input.ndim)]
+    return unsafe_split(input, -(-n // chunks) if n else 1, dim)
 
 
 def _tensor_list(name: str, tensors: Any) -> list[Tensor]:

@@ -436,6 +436,7 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
              "allclose", "equal", "prod", "var", "std", "logsumexp", "norm",
              "softmax", "log_softmax",
              "flatten", "cumsum", "repeat", "contiguous", "split", "chunk", "unbind",
+             "unsafe_split", "unsafe_chunk",
              "bmm", "outer", "ger",
              "select", "narrow", "index_select", "gather", "scatter", "scatter_add",
              "masked_fill", "clamp_", "clip_", "masked_fill_", "scatter_", "scatter_add_",
@@ -443,6 +444,8 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
     for name in names:
         setattr(Tensor, name, _as_method(getattr(F, name), name))
     Tensor.split_with_sizes = _as_method(F._split_with_sizes_method, "split_with_sizes")
+    Tensor.unsafe_split_with_sizes = _as_method(F.unsafe_split_with_sizes,
+                                                 "unsafe_split_with_sizes")
     # -- more ops (opsselect)
     for name in ("topk", "sort", "argsort", "kthvalue", "median", "nanmedian", "cumprod",
                  "cummax", "cummin",

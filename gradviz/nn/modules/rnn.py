@@ -9,10 +9,10 @@ The sequence modules follow ATen's CPU path for float64 too: the input projectio
 layer is one ``linear`` over the sequence, ``unbind`` into steps, one cell per step with that
 projection precomputed, and ``stack`` of the step outputs; layers run one after the other, with
 ``dropout`` between them while training. Two differences are documented in ``docs/ops.md``
-("Where gradviz differs"): gradviz has no ``unsafe_chunk``, so the gates come from ``chunk``
-(``SplitBackward0`` where PyTorch shows ``UnsafeSplitBackward0``), and float32 sequence modules
-in PyTorch run one fused oneDNN kernel (``MkldnnRnnLayerBackward0``) while gradviz always shows
-the steps.
+("Where gradviz differs"), among them: float32 sequence modules in PyTorch run one fused oneDNN
+kernel (``MkldnnRnnLayerBackward0``) while gradviz always shows the steps. The gates are cut
+with ``unsafe_chunk`` (``UnsafeSplitBackward0``), as ATen's CPU ``LSTMCell``/``GRUCell`` do in
+torch 2.13 (CUDA runs the fused cells instead, a different graph).
 
 Example:
     >>> import gradviz
@@ -69,7 +69,8 @@ def _lstm_step(gi: Tensor, hidden: tuple[Tensor, Tensor], w_ih: Tensor, w_hh: Te
                ) -> tuple[Tensor, Tensor]:
     hx, cx = hidden
     gates = _F.add(F.linear(hx, w_hh, b_hh), _ih(gi, w_ih, b_ih, precomputed))
-    i, f, g, o = _F.chunk(gates, 4, 1)  # PyTorch's gate order: input, forget, cell, output
+    # torch 2.13 CPU: `unsafe_chunk` (UnsafeSplitBackward0); gate order input, forget, cell, output
+    i, f, g, o = _F.unsafe_chunk(gates, 4, 1)
     i, f, g, o = _F.sigmoid(i), _F.sigmoid(f), _F.tanh(g), _F.sigmoid(o)
     cy = _F.add(_F.mul(f, cx), _F.mul(i, g))
     hy = _F.mul(o, _F.tanh(cy))
@@ -78,8 +79,9 @@ def _lstm_step(gi: Tensor, hidden: tuple[Tensor, Tensor], w_ih: Tensor, w_hh: Te
 
 def _gru_step(gi: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None,
               b_hh: Tensor | None, precomputed: bool = False) -> Tensor:
-    i_r, i_z, i_n = _F.chunk(_ih(gi, w_ih, b_ih, precomputed), 3, 1)
-    h_r, h_z, h_n = _F.chunk(F.linear(hx, w_hh, b_hh), 3, 1)
+    # torch 2.13 CPU: `unsafe_chunk` (UnsafeSplitBackward0), input gates cut first
+    i_r, i_z, i_n = _F.unsafe_chunk(_ih(gi, w_ih, b_ih, precomputed), 3, 1)
+    h_r, h_z, h_n = _F.unsafe_chunk(F.linear(hx, w_hh, b_hh), 3, 1)
     r = _F.sigmoid(_F.add(h_r, i_r))
     z = _F.sigmoid(_F.add(h_z, i_z))
     # The reset gate scales the *projected* hidden state, bias included (b_hn inside r * (...)).
@@ -211,7 +213,7 @@ class RNNCell(RNNCellBase):
 class LSTMCell(RNNCellBase):
     """One step of an LSTM, with PyTorch's gate order (input, forget, cell, output)::
 
-        i, f, g, o = chunk(x W_ih^T + b_ih + h W_hh^T + b_hh, 4)
+        i, f, g, o = unsafe_chunk(x W_ih^T + b_ih + h W_hh^T + b_hh, 4)
         c' = sigmoid(f) * c + sigmoid(i) * tanh(g)
         h' = sigmoid(o) * tanh(c')
 
