@@ -14,6 +14,7 @@ prints the tally.
 from __future__ import annotations
 
 import math
+import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,7 +54,7 @@ class Resolved:
 
     name: str
     call: Callable[..., Any]
-    how: str  # "function" or "method"
+    how: str  # "function", "method" or "lambda"
 
 
 def entry_id(info: Any) -> str:
@@ -74,6 +75,8 @@ def resolve(info: Any) -> Resolved | None:
         if obj is None:
             break
     if callable(obj) and not isinstance(obj, type):
+        if getattr(info.op, "__name__", "") == "<lambda>":
+            return Resolved(info.name, _on_gradviz(info.op), "lambda")
         return Resolved(info.name, obj, "function")
     if info.method_variant is not None and "." not in info.name:
         attr = getattr(gradviz.Tensor, info.name, None)
@@ -81,6 +84,15 @@ def resolve(info: Any) -> Resolved | None:
             name = info.name
             return Resolved(name, lambda x, *a, **k: _method(x, name, a, k), "method")
     return None
+
+
+def _on_gradviz(op: Callable[..., Any]) -> Callable[..., Any]:
+    """An OpInfo's ``op`` lambda run on gradviz: the same code with its global ``torch`` bound
+    to gradviz. Such a lambda reorders the sample before calling the op (``where`` takes the
+    condition second, ``polygamma`` the order after the input, ``einsum`` the operands first),
+    so calling gradviz's function on the sample as given would compare a different call."""
+    names = dict(op.__globals__, torch=gradviz)
+    return types.FunctionType(op.__code__, names, op.__name__, op.__defaults__, op.__closure__)
 
 
 def _method(x: Any, name: str, args: tuple, kwargs: dict) -> Any:
