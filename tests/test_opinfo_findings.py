@@ -57,6 +57,9 @@ GRADS = [
     ("x.mT * m.tensor([1.0, 2.0], dtype=m.float64)", "x", [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]),
     ("x.H.exp()", "x", [[1.3498588075760032, 0.4965853037914095, 1.2214027581601699],
                         [2.45960311115695, 0.9048374180359595, 1.6487212707001282]]),
+    # an empty batch normalises nothing: zero gradients, not a crash
+    ("m.nn.functional.group_norm(x[:0], 1, v, v)", "x", [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]),
+    ("m.nn.functional.group_norm(x[:0], 3, v, v)", "v", [0.0, 0.0, 0.0]),
 ]
 
 _ADDMM = ["alpha", "beta", "mat1", "mat1_sym_sizes", "mat1_sym_strides", "mat2", "mat2_sym_sizes",
@@ -139,6 +142,10 @@ VALUES = [
      [[6.0, 6.0], [6.0, 6.0]]),
     ("m.ones(2, 2).addmm(m.ones(2, 3), m.ones(3, 2), beta=0.5, alpha=2)", "float32",
      [[6.5, 6.5], [6.5, 6.5]]),
+    # rows of an empty sequence: no position to find, and no crash
+    ("m.nn.functional.group_norm(x[:0], 1, v, v).shape", None, [0, 3]),
+    ("m.searchsorted(m.zeros(0, 0), m.zeros(0, 0))", "int64", []),
+    ("m.searchsorted(m.zeros(2, 0), m.ones(2, 1))", "int64", [[0], [0]]),
 ]
 
 # (source, error type, message), read off torch 2.13.0

@@ -1938,7 +1938,7 @@ def native_group_norm(input: np.ndarray, weight: Any, bias: Any, N: int = 0, C: 
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(y, mean, rstd)``, the statistics of shape (N, group), each over a group's
     ``C / group * HxW`` elements (the variance biased)."""
-    x = input.reshape(N, group, -1)
+    x = input.reshape(N, group, C // group * HxW)  # not -1: an empty batch has N = 0
     mean = x.mean(axis=2)
     centred = x - mean[..., None]
     rstd = 1 / np.sqrt((centred * centred).mean(axis=2) + eps)
@@ -2773,12 +2773,14 @@ def searchsorted(sorted_sequence: np.ndarray, values: Any, right: bool = False,
     if seq.ndim == 1:
         out = np.searchsorted(seq, vals, side=side, sorter=order)
     else:
-        rows_s = seq.reshape(-1, seq.shape[-1])
-        rows_v = vals.reshape(-1, vals.shape[-1])
-        rows_o = None if order is None else order.reshape(-1, order.shape[-1])
-        out = np.stack([np.searchsorted(s, v, side=side,
-                                        sorter=None if rows_o is None else rows_o[i])
-                        for i, (s, v) in enumerate(zip(rows_s, rows_v, strict=True))])
+        # The row count spelled out, not -1: an empty sequence has rows of length 0.
+        n = math.prod(seq.shape[:-1])
+        rows_s = seq.reshape(n, seq.shape[-1])
+        rows_v = vals.reshape(n, vals.shape[-1])
+        rows_o = None if order is None else order.reshape(n, order.shape[-1])
+        out = np.zeros(rows_v.shape, dtype=np.int64)
+        for i, (s, v) in enumerate(zip(rows_s, rows_v, strict=True)):
+            out[i] = np.searchsorted(s, v, side=side, sorter=None if rows_o is None else rows_o[i])
         out = out.reshape(vals.shape)
     return np.asarray(out).astype(np.int32 if out_int32 else np.int64)
 

@@ -2708,7 +2708,8 @@ def _group_norm_backward(which, grads, input, weight, result1, result2, N, C, Hx
     g = grads[0]
     nd = len(input.shape)
     reduce_dims = (0,) + tuple(range(2, nd))
-    xg = input.reshape((N, group, -1))
+    per_group = C // group * HxW  # spelled out, not -1: an empty batch has N = 0
+    xg = input.reshape((N, group, per_group))
     mean, rstd = f.layer_norm_stats(xg, (2,), eps, result1.reshape((N, group, 1)),
                                     result2.reshape((N, group, 1)))
     xhat = (xg - mean) * rstd
@@ -2717,7 +2718,7 @@ def _group_norm_backward(which, grads, input, weight, result1, result2, N, C, Hx
     if which == "weight":
         return f.sum(g * xhat.reshape(tuple(input.shape)), reduce_dims)
     gw = g if weight is None else g * weight.reshape((1, C) + (1,) * (nd - 2))
-    gw = gw.reshape((N, group, -1))
+    gw = gw.reshape((N, group, per_group))
     gx = rstd * (gw - f.mean(gw, (2,)) - xhat * f.mean(gw * xhat, (2,)))
     return gx.reshape(tuple(input.shape))
 
