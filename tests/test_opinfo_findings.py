@@ -57,6 +57,10 @@ GRADS = [
     ("x.mT * m.tensor([1.0, 2.0], dtype=m.float64)", "x", [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]),
     ("x.H.exp()", "x", [[1.3498588075760032, 0.4965853037914095, 1.2214027581601699],
                         [2.45960311115695, 0.9048374180359595, 1.6487212707001282]]),
+    # a 0-d input and source: the one element reduced with itself or replaced
+    ("m.scatter_reduce(s, 0, m.tensor(0), s * 3, 'prod')", "s", 2.4),
+    ("m.scatter_reduce(s, 0, m.tensor(0), s * 3, 'mean', include_self=False)", "s", 3.0),
+    ("m.scatter_reduce(s, 0, m.tensor(0), s * 3, 'amax')", "s", 3.0),
     # an empty batch normalises nothing: zero gradients, not a crash
     ("m.nn.functional.group_norm(x[:0], 1, v, v)", "x", [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]),
     ("m.nn.functional.group_norm(x[:0], 3, v, v)", "v", [0.0, 0.0, 0.0]),

@@ -2716,9 +2716,10 @@ def index_fill_tensor(a: np.ndarray, value: np.ndarray, dim: int = 0, index: Any
 
 def _scatter_count(shape: tuple, dim: int, idx: np.ndarray) -> np.ndarray:
     """How many elements of ``src`` scatter_reduce sends to each position of the result."""
-    count = np.zeros(shape, np.int64)
-    np.add.at(count, _grid(idx, dim), 1)
-    return count
+    # a 0-d result is counted as a 1-D tensor of one, as scatter_reduce runs it
+    count = np.zeros(shape or (1,), np.int64)
+    np.add.at(count, _grid(idx if shape else idx.reshape(1), dim), 1)
+    return count.reshape(shape)
 
 
 def scatter_reduce(a: np.ndarray, src: np.ndarray, dim: int = 0, index: Any = None,
