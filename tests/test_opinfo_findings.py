@@ -146,6 +146,9 @@ VALUES = [
      [[6.0, 6.0], [6.0, 6.0]]),
     ("m.ones(2, 2).addmm(m.ones(2, 3), m.ones(3, 2), beta=0.5, alpha=2)", "float32",
      [[6.5, 6.5], [6.5, 6.5]]),
+    # a float32 end point is stepped from in double
+    ("m.linspace(m.tensor(4.3), -3, 5, dtype=m.float64)", "float64",
+     [4.300000190734863, 2.475000143051147, 0.6500000953674316, -1.1749999523162842, -3.0]),
     # rows of an empty sequence: no position to find, and no crash
     ("m.nn.functional.group_norm(x[:0], 1, v, v).shape", None, [0, 3]),
     ("m.searchsorted(m.zeros(0, 0), m.zeros(0, 0))", "int64", []),
