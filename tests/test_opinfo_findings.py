@@ -61,6 +61,10 @@ GRADS = [
     ("m.scatter_reduce(s, 0, m.tensor(0), s * 3, 'prod')", "s", 2.4),
     ("m.scatter_reduce(s, 0, m.tensor(0), s * 3, 'mean', include_self=False)", "s", 3.0),
     ("m.scatter_reduce(s, 0, m.tensor(0), s * 3, 'amax')", "s", 3.0),
+    # q requiring grad gets one through linear interpolation's weights, rank - floor(rank)
+    ("m.quantile(x, s, dim=1)", "s", 3.0),
+    ("m.nanquantile(x, s, dim=1)", "s", 3.0),
+    ("m.quantile(x, s.reshape(1), dim=1, keepdim=True)", "s", 3.0),
     # an empty batch normalises nothing: zero gradients, not a crash
     ("m.nn.functional.group_norm(x[:0], 1, v, v)", "x", [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]),
     ("m.nn.functional.group_norm(x[:0], 3, v, v)", "v", [0.0, 0.0, 0.0]),
@@ -95,6 +99,16 @@ GRAPHS = [
      ["dim", "index", "self_sym_sizes"]),
     ("s.index_select(-1, m.tensor(0))", ["IndexSelectBackward0", "  AccumulateGrad"],
      ["dim", "index", "self_sym_sizes"]),
+    ("m.quantile(x, s, dim=1)",
+     ["SqueezeBackward4", "  LerpBackward1", "    GatherBackward0", "      ViewBackward0",
+      "        SortBackward0", "          AccumulateGrad", "    GatherBackward0",
+      "    SubBackward0", "      MaskedFillBackward0", "        ExpandBackward0",
+      "          MulBackward1", "            AccumulateGrad"], None),
+    ("m.nanquantile(x, s)",
+     ["SqueezeBackward4", "  LerpBackward1", "    GatherBackward0", "      ViewBackward0",
+      "        SortBackward0", "          ViewBackward0", "            AccumulateGrad",
+      "    GatherBackward0", "    SubBackward0", "      MaskedFillBackward0",
+      "        MulBackward0", "          AccumulateGrad"], None),
     # the method forms gradviz lacked, and the matrix trace
     ("m.trace(x)", ["TraceBackward0", "  AccumulateGrad"], ["self_sym_sizes"]),
     ("x.trace()", ["TraceBackward0", "  AccumulateGrad"], ["self_sym_sizes"]),
@@ -301,6 +315,11 @@ def _f64(*shape: int, seed: int = 0) -> gradviz.Tensor:
     return gradviz.tensor(rng.uniform(-1, 1, shape), dtype=gradviz.float64, requires_grad=True)
 
 
+def _unit(*shape: int, seed: int = 0) -> gradviz.Tensor:
+    """A leaf in [0, 1] (a quantile's q)."""
+    return _f64(*shape, seed=seed).detach().abs().requires_grad_()
+
+
 def test_the_fixed_formulas_pass_gradcheck_and_gradgradcheck_in_float64() -> None:
     mask = gradviz.tensor([[True, False, False], [True, True, False]])
     cases = [
@@ -323,6 +342,8 @@ def test_the_fixed_formulas_pass_gradcheck_and_gradgradcheck_in_float64() -> Non
          (_f64(2, 2, seed=18), _f64(2, 3, seed=19), _f64(3, 2, seed=20))),
         (lambda a, b, c: (a * 1).addmm_(b, c, alpha=2.0),
          (_f64(2, 2, seed=21), _f64(2, 3, seed=22), _f64(3, 2, seed=23))),
+        (lambda x, q: gradviz.quantile(x, q, dim=1), (_f64(2, 5, seed=24), _unit(2, seed=25))),
+        (lambda x, q: gradviz.nanquantile(x, q), (_f64(7, seed=26), _unit(seed=27))),
         (lambda x: gradviz.nn.functional.soft_margin_loss(
             x, gradviz.tensor([1.0, -1.0, 1.0], dtype=gradviz.float64)),
          (_f64(3, seed=14),)),

@@ -5107,13 +5107,36 @@ def _quantile(name: str, input: Tensor, q: Any, dim: int | None, keepdim: bool,
     below = ranks.astype(np.int64)
     out = gather(sorted_, -1, Tensor._make(below))
     if interpolation in ("linear", "midpoint"):
-        weights = np.full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
+        if interpolation == "midpoint":
+            weights = Tensor._make(np.full_like(ranks, 0.5).astype(data.dtype))
+        elif isinstance(q, Tensor) and q.requires_grad:  # q's gradient flows through them
+            weights = sub(_quantile_ranks(q, data, ignore_nan), Tensor._make(below))
+        else:
+            weights = Tensor._make((ranks - below).astype(data.dtype))
         above = gather(sorted_, -1, Tensor._make(np.ceil(ranks).astype(np.int64)))
-        out = lerp(out, above, Tensor._make(weights.astype(data.dtype)))
+        out = lerp(out, above, weights)
     if not scalar_q:  # the quantiles first: unsqueeze_(0).transpose_(0, -1)
         out = dispatch(_O["unsqueeze_"], out, dim=0)
         out = dispatch(_O["transpose_"], out, dim0=0, dim1=_wrap_dim(-1, out.ndim))
     return dispatch(_O["squeeze_dim_"], out, dim=_wrap_dim(-1, out.ndim))  # (dim -1, as torch)
+
+
+def _quantile_ranks(q: Tensor, data: np.ndarray, ignore_nan: bool) -> Tensor:
+    """The ranks of a ``q`` that requires grad, recorded as torch computes them (linear
+    interpolation's weights are ``ranks - floor(ranks)``, so ``q`` gets a gradient): nanquantile
+    ``q * (count - 1)`` with negatives filled in place by 0, quantile ``q * last`` broadcast
+    against the rows and filled with ``last`` where a row holds a NaN."""
+    if ignore_nan:
+        count = np.sum(~np.isnan(data), axis=-1, keepdims=True) - 1
+        ranks = mul(q, Tensor._make(count))
+        return masked_fill_(ranks, ranks < 0, 0)
+    last = data.shape[-1] - 1
+    ranks = dispatch(_O["mul_scalar"], q, other=last)
+    has_nan = np.isnan(data).any(axis=-1, keepdims=True)
+    shape = np.broadcast_shapes(tuple(ranks.shape), has_nan.shape)
+    if tuple(ranks.shape) != shape:
+        ranks = expand(ranks, shape)
+    return masked_fill(ranks, Tensor._make(np.broadcast_to(has_nan, shape)), last)
 
 
 def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
