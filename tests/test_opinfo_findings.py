@@ -109,6 +109,16 @@ GRAPHS = [
       "        SortBackward0", "          ViewBackward0", "            AccumulateGrad",
       "    GatherBackward0", "    SubBackward0", "      MaskedFillBackward0",
       "        MulBackward0", "          AccumulateGrad"], None),
+    # to one number through a permutation that cannot be flattened as a view: the product
+    # summed, not a dot
+    ("m.tensordot(x, y, dims=([1, 0], [1, 0]))",
+     ["ViewBackward0", "  SumBackward0", "    MulBackward0", "      SqueezeBackward0",
+      "        PermuteBackward0", "          AccumulateGrad", "      SqueezeBackward0",
+      "        PermuteBackward0", "          AccumulateGrad"], ["self_sym_sizes"]),
+    ("m.tensordot(x, y, dims=([0, 1], [0, 1]))",
+     ["ViewBackward0", "  DotBackward0", "    ViewBackward0", "      PermuteBackward0",
+      "        AccumulateGrad", "    ViewBackward0", "      PermuteBackward0",
+      "        AccumulateGrad"], ["self_sym_sizes"]),
     # the method forms gradviz lacked, and the matrix trace
     ("m.trace(x)", ["TraceBackward0", "  AccumulateGrad"], ["self_sym_sizes"]),
     ("x.trace()", ["TraceBackward0", "  AccumulateGrad"], ["self_sym_sizes"]),
@@ -342,6 +352,8 @@ def test_the_fixed_formulas_pass_gradcheck_and_gradgradcheck_in_float64() -> Non
          (_f64(2, 2, seed=18), _f64(2, 3, seed=19), _f64(3, 2, seed=20))),
         (lambda a, b, c: (a * 1).addmm_(b, c, alpha=2.0),
          (_f64(2, 2, seed=21), _f64(2, 3, seed=22), _f64(3, 2, seed=23))),
+        (lambda a, b: gradviz.tensordot(a, b, dims=([1, 0], [0, 1])),
+         (_f64(2, 3, seed=28), _f64(3, 2, seed=29))),
         (lambda x, q: gradviz.quantile(x, q, dim=1), (_f64(2, 5, seed=24), _unit(2, seed=25))),
         (lambda x, q: gradviz.nanquantile(x, q), (_f64(7, seed=26), _unit(seed=27))),
         (lambda x: gradviz.nn.functional.soft_margin_loss(

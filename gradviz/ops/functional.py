@@ -3746,8 +3746,11 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     out_shape = tuple(a.shape[i] for i in free_a) + tuple(b.shape[i] for i in free_b)
     # the permutations name the contracted dims as written (negative ones saved as given)
     pa, pb = permute(a, free_a + da), permute(b, db + free_b)
-    if rows == 1 and cols == 1:  # one number: PyTorch takes a dot of the flattened operands
-        return view(dot(flatten(pa), flatten(pb)), out_shape)
+    if rows == 1 and cols == 1:  # one number: PyTorch takes a dot of the flattened operands,
+        if pa.is_contiguous() and pb.is_contiguous():
+            return view(dot(flatten(pa), flatten(pb)), out_shape)
+        # or, where a permutation cannot be flattened as a view, sums their product
+        return view(sum(mul(squeeze(pa), squeeze(pb))), out_shape)
     left = reshape(pa, (rows, size))
     right = reshape(pb, (size, cols))
     return reshape(mm(left, right), out_shape)
