@@ -65,6 +65,16 @@ GRADS = [
     ("m.quantile(x, s, dim=1)", "s", 3.0),
     ("m.nanquantile(x, s, dim=1)", "s", 3.0),
     ("m.quantile(x, s.reshape(1), dim=1, keepdim=True)", "s", 3.0),
+    # cdist's batch dimensions broadcast: each input's gradient is summed back to its shape
+    ("m.cdist(x.reshape(2, 1, 1, 3), y.reshape(1, 2, 3), 1.0)", "y",
+     [[0.0, 2.0, -2.0], [-2.0, 2.0, -2.0]]),
+    ("m.cdist(x.reshape(2, 1, 1, 3), y.reshape(1, 2, 3))", "y",
+     [[-0.16874056120781927, 1.6424516098296507, -0.9899663661226445],
+      [-0.7434506333060034, 1.450021990476292, -0.9566513496616138]]),
+    ("m.cdist(x.reshape(1, 2, 3), y.reshape(2, 1, 1, 3), 3.0)", "x",
+     [[0.007679052434763347, -1.926700364053245, 0.27796557023433943],
+      [0.6280074707100541, -1.0753753595824591, 1.068420166873072]]),
+    ("m.cdist(x[:0], y)", "y", [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]),
     # an empty batch normalises nothing: zero gradients, not a crash
     ("m.nn.functional.group_norm(x[:0], 1, v, v)", "x", [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]),
     ("m.nn.functional.group_norm(x[:0], 3, v, v)", "v", [0.0, 0.0, 0.0]),
@@ -175,6 +185,8 @@ VALUES = [
      [4.300000190734863, 2.475000143051147, 0.6500000953674316, -1.1749999523162842, -3.0]),
     # rows of an empty sequence: no position to find, and no crash
     ("m.nn.functional.group_norm(x[:0], 1, v, v).shape", None, [0, 3]),
+    ("m.cdist(x[:0], y, float('inf'))", "float64", []),
+    ("m.cdist(x[:, :0], y[:, :0], float('inf'))", "float64", [[0.0, 0.0], [0.0, 0.0]]),
     ("m.searchsorted(m.zeros(0, 0), m.zeros(0, 0))", "int64", []),
     ("m.searchsorted(m.zeros(2, 0), m.ones(2, 1))", "int64", [[0], [0]]),
 ]
@@ -184,6 +196,13 @@ ERRORS = [
     ("s.index_select(0, m.tensor([0, 0]))", "RuntimeError",
      "index_select(): Index to scalar can have only 1 value, got 2 value(s)"),
     ("s.index_select(0, m.tensor([1]))", "IndexError", "index out of range in self"),
+    # max and min have no identity: inf and -inf norms over nothing raise
+    ("m.linalg.vector_norm(x[:0], float('inf'))", "RuntimeError",
+     "linalg.vector_norm cannot compute the inf norm on an empty tensor because the operation "
+     "does not have an identity"),
+    ("m.linalg.vector_norm(x[:0], -float('inf'), dim=0)", "RuntimeError",
+     "linalg.vector_norm cannot compute the -inf norm on the dimension 0because this dimension "
+     "is empty and the operation does not have an identity"),
     ("m.trace(v)", "RuntimeError", "trace: expected a matrix, but got tensor with dim 1"),
     ("m.trace(s)", "RuntimeError", "trace: expected a matrix, but got tensor with dim 0"),
     ("m.trace(m.ones(2, 2, dtype=m.bool))", "NotImplementedError",
@@ -354,6 +373,8 @@ def test_the_fixed_formulas_pass_gradcheck_and_gradgradcheck_in_float64() -> Non
          (_f64(2, 2, seed=21), _f64(2, 3, seed=22), _f64(3, 2, seed=23))),
         (lambda a, b: gradviz.tensordot(a, b, dims=([1, 0], [0, 1])),
          (_f64(2, 3, seed=28), _f64(3, 2, seed=29))),
+        (lambda a, b: gradviz.cdist(a, b, 3.0),
+         (_f64(2, 1, 1, 3, seed=30), _f64(1, 2, 3, seed=31))),
         (lambda x, q: gradviz.quantile(x, q, dim=1), (_f64(2, 5, seed=24), _unit(2, seed=25))),
         (lambda x, q: gradviz.nanquantile(x, q), (_f64(7, seed=26), _unit(seed=27))),
         (lambda x: gradviz.nn.functional.soft_margin_loss(

@@ -420,8 +420,17 @@ def vector_norm(a: np.ndarray, ord: float = 2, dim: tuple | None = None,  # noqa
                 keepdim: bool = False) -> np.ndarray:
     x = np.abs(a)
     dim = _axis(dim, a)
+    if ord in (math.inf, -math.inf):  # max and min have no identity: nothing to reduce raises
+        text = f"linalg.vector_norm cannot compute the {ord} norm on "
+        if dim is None and not x.size:
+            raise RuntimeError(text + "an empty tensor because the operation does not have an "
+                               "identity")
+        for d in () if dim is None else np.atleast_1d(dim):
+            if not x.shape[d]:
+                raise RuntimeError(text + f"the dimension {d}because this dimension is "
+                                   "empty and the operation does not have an identity")
     if ord == math.inf:
-        out = np.amax(x, axis=dim, keepdims=keepdim) if x.size else np.zeros(())
+        out = np.amax(x, axis=dim, keepdims=keepdim)
     elif ord == -math.inf:
         out = np.amin(x, axis=dim, keepdims=keepdim)
     elif ord == 0:
@@ -3227,6 +3236,8 @@ def addbmm(a: np.ndarray, batch1: np.ndarray, batch2: np.ndarray, beta: float = 
 def cdist(x1: np.ndarray, x2: np.ndarray, p: float = 2.0) -> np.ndarray:
     """The p-norm distance between each row of ``x1`` and each row of ``x2`` (batched)."""
     diff = x1[..., :, None, :] - x2[..., None, :, :]
+    if not diff.shape[-1]:  # rows of no features are all at distance 0, for every p
+        return np.zeros(diff.shape[:-1], x1.dtype)
     return vector_norm(diff, p, (-1,))
 
 

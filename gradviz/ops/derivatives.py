@@ -1997,13 +1997,16 @@ def _cdist_weights(x1, x2, p, result):
 
 
 def _cdist_x1(grad, x1, x2, p, result):
+    # the batch dimensions broadcast against x2's are summed back to x1's shape
     w = _cdist_weights(x1, x2, p, result)
-    return f.sum(f.unsqueeze_dims(grad, (len(grad.shape),)) * w, (len(w.shape) - 2,))
+    g = f.sum(f.unsqueeze_dims(grad, (len(grad.shape),)) * w, (len(w.shape) - 2,))
+    return f.sum_to(g, tuple(x1.shape))
 
 
 def _cdist_x2(grad, x1, x2, p, result):
     w = _cdist_weights(x1, x2, p, result)
-    return -f.sum(f.unsqueeze_dims(grad, (len(grad.shape),)) * w, (len(w.shape) - 3,))
+    g = -f.sum(f.unsqueeze_dims(grad, (len(grad.shape),)) * w, (len(w.shape) - 3,))
+    return f.sum_to(g, tuple(x2.shape))
 
 
 def _addbmm_grad(grad, batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2):
