@@ -75,6 +75,10 @@ GRADS = [
      [[0.007679052434763347, -1.926700364053245, 0.27796557023433943],
       [0.6280074707100541, -1.0753753595824591, 1.068420166873072]]),
     ("m.cdist(x[:0], y)", "y", [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]),
+    # norms of the singular values at repeated ones (here the zero matrix): U diag(gS) Vh, not NaN
+    ("m.linalg.matrix_norm(m.diag(z[:2]), 'nuc')", "z", [1.0, 1.0, 0.0, 0.0]),
+    ("m.linalg.matrix_norm(m.diag(z[:2]), 2)", "z", [0.5, 0.5, 0.0, 0.0]),
+    ("m.linalg.norm(m.diag(z[:2]), -2)", "z", [0.5, 0.5, 0.0, 0.0]),
     # an empty batch normalises nothing: zero gradients, not a crash
     ("m.nn.functional.group_norm(x[:0], 1, v, v)", "x", [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]),
     ("m.nn.functional.group_norm(x[:0], 3, v, v)", "v", [0.0, 0.0, 0.0]),
