@@ -79,6 +79,10 @@ GRADS = [
     ("m.linalg.matrix_norm(m.diag(z[:2]), 'nuc')", "z", [1.0, 1.0, 0.0, 0.0]),
     ("m.linalg.matrix_norm(m.diag(z[:2]), 2)", "z", [0.5, 0.5, 0.0, 0.0]),
     ("m.linalg.norm(m.diag(z[:2]), -2)", "z", [0.5, 0.5, 0.0, 0.0]),
+    # hermitian=True reads the lower triangle only; the gradient is the full input's formula
+    ("m.linalg.pinv(x[:, :2] + m.eye(2, dtype=m.float64) * 2, hermitian=True)", "x",
+     [[-0.04712973194566001, 0.02741255289239665, 0.0],
+      [-0.11046585027143022, -0.07237906915055828, 0.0]]),
     # an empty batch normalises nothing: zero gradients, not a crash
     ("m.nn.functional.group_norm(x[:0], 1, v, v)", "x", [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]),
     ("m.nn.functional.group_norm(x[:0], 3, v, v)", "v", [0.0, 0.0, 0.0]),
@@ -191,6 +195,8 @@ VALUES = [
     ("m.nn.functional.group_norm(x[:0], 1, v, v).shape", None, [0, 3]),
     ("m.cdist(x[:0], y, float('inf'))", "float64", []),
     ("m.cdist(x[:, :0], y[:, :0], float('inf'))", "float64", [[0.0, 0.0], [0.0, 0.0]]),
+    ("m.linalg.pinv(m.tensor([[2.0, 5.0], [1.0, -3.0]]), hermitian=True)", "float32",
+     [[0.42857143, 0.14285715], [0.14285715, -0.28571430]]),
     ("m.searchsorted(m.zeros(0, 0), m.zeros(0, 0))", "int64", []),
     ("m.searchsorted(m.zeros(2, 0), m.ones(2, 1))", "int64", [[0], [0]]),
 ]

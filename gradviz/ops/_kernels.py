@@ -3193,7 +3193,12 @@ def linalg_pinv(a: np.ndarray, atol: float | None = None, rtol: float | None = N
     (PyTorch's default: ``rtol = eps * max(m, n)`` when neither is given)."""
     if atol is None and rtol is None:
         rtol = np.finfo(a.dtype).eps * max(a.shape[-2:])
-    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    if hermitian:  # eigh of the lower triangle, as torch (the upper one is never read):
+        # A = V diag(w) Vᵀ, the singular values |w|, and the pseudo-inverse V diag(1/w) Vᵀ
+        w, v = np.linalg.eigh(a, UPLO="L")
+        s, u, vh = np.abs(w), v * np.where(w < 0, -1.0, 1.0)[..., None, :], np.swapaxes(v, -1, -2)
+    else:
+        u, s, vh = np.linalg.svd(a, full_matrices=False)
     largest = s.max(-1, keepdims=True) if s.shape[-1] else s
     # numbers, or arrays of one tolerance per matrix (broadcast over the batch dims)
     atol, rtol = (0.0 if t is None else np.asarray(t, s.dtype)[..., None] for t in (atol, rtol))
