@@ -83,6 +83,8 @@ GRADS = [
     ("m.linalg.pinv(x[:, :2] + m.eye(2, dtype=m.float64) * 2, hermitian=True)", "x",
      [[-0.04712973194566001, 0.02741255289239665, 0.0],
       [-0.11046585027143022, -0.07237906915055828, 0.0]]),
+    ("m.norm(x, 'nuc')", "x", [[0.10893124018909706, -0.9880205499469714, 0.10931320960135196],
+                              [0.8696742025766546, 0.14798541843784263, 0.47092154049526797]]),
     # an empty batch normalises nothing: zero gradients, not a crash
     ("m.nn.functional.group_norm(x[:0], 1, v, v)", "x", [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]),
     ("m.nn.functional.group_norm(x[:0], 3, v, v)", "v", [0.0, 0.0, 0.0]),
@@ -197,6 +199,9 @@ VALUES = [
     ("m.cdist(x[:, :0], y[:, :0], float('inf'))", "float64", [[0.0, 0.0], [0.0, 0.0]]),
     ("m.linalg.pinv(m.tensor([[2.0, 5.0], [1.0, -3.0]]), hermitian=True)", "float32",
      [[0.42857143, 0.14285715], [0.14285715, -0.28571430]]),
+    ("m.norm(m.tensor([[3.0, 0.0], [0.0, -4.0]]), 'nuc')", "float32", 7.0),
+    ("m.norm(m.ones(2, 2, 3), 'nuc', dim=(0, 2), keepdim=True)", "float32",
+     [[[2.4494898319244385], [2.4494898319244385]]]),
     ("m.searchsorted(m.zeros(0, 0), m.zeros(0, 0))", "int64", []),
     ("m.searchsorted(m.zeros(2, 0), m.ones(2, 1))", "int64", [[0], [0]]),
 ]
@@ -213,6 +218,14 @@ ERRORS = [
     ("m.linalg.vector_norm(x[:0], -float('inf'), dim=0)", "RuntimeError",
      "linalg.vector_norm cannot compute the -inf norm on the dimension 0because this dimension "
      "is empty and the operation does not have an identity"),
+    # 'nuc' (and 'fro' over more than two dims) is a matrix norm over all dims or dim
+    ("m.norm(m.ones(2, 2, 2), 'nuc')", "RuntimeError",
+     "linalg.matrix_norm: dim must be a 2-tuple. Got 0 1 2"),
+    ("m.norm(m.ones(2, 2, 2), 'fro', dim=(0, 1, 2))", "RuntimeError",
+     "linalg.matrix_norm: dim must be a 2-tuple. Got 0 1 2"),
+    ("m.norm(x, 'nuc', dim=0)", "RuntimeError",
+     "linalg.matrix_norm: dim must be a 2-tuple. Got 0"),
+    ("m.norm(x, 'abc')", "RuntimeError", "linalg.matrix_norm: Order abc not supported."),
     ("m.trace(v)", "RuntimeError", "trace: expected a matrix, but got tensor with dim 1"),
     ("m.trace(s)", "RuntimeError", "trace: expected a matrix, but got tensor with dim 0"),
     ("m.trace(m.ones(2, 2, dtype=m.bool))", "NotImplementedError",

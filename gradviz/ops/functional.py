@@ -1982,7 +1982,8 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
          dtype: _dtype.dtype | None = None) -> Tensor:
     """The vector norm of all elements or over ``dim``: ``p`` = 2 or ``'fro'`` (Euclidean),
     1, ``inf``, ``-inf``, 0 or any number. Recorded as PyTorch records ``torch.norm``:
-    ``LinalgVectorNormBackward0``.
+    ``LinalgVectorNormBackward0``. ``p='nuc'`` (or ``'fro'`` over more than two dims) is
+    :func:`gradviz.linalg.matrix_norm` over ``dim``, all dims by default.
 
     Example:
         >>> import gradviz
@@ -1991,11 +1992,16 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     """
     if dtype is not None:
         input = input.to(dtype)
+    if isinstance(p, str) and not (p == "fro" and (dim is None or isinstance(dim, int)
+                                                   or len(dim) <= 2)):
+        # 'nuc', or 'fro' over more than two dims: a matrix norm over ``dim`` (all dims by
+        # default), which raises torch's errors for what is not a pair of dims
+        from gradviz.ops._linalg import matrix_norm
+
+        dims = list(range(input.ndim)) if dim is None else [dim] if isinstance(dim, int) else dim
+        return matrix_norm(input, p, dims, keepdim)
     if p is None or p == "fro":
         p = 2
-    elif isinstance(p, str):
-        raise RuntimeError(f"norm: gradviz supports vector norms only (p a number or 'fro'), "
-                           f"got p={p!r} for an input of shape {list(input.shape)}")
     if input._data.dtype.kind != "f":
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {input.dtype._legacy[:-6]}")
