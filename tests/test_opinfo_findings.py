@@ -85,6 +85,10 @@ GRADS = [
       [-0.11046585027143022, -0.07237906915055828, 0.0]]),
     ("m.norm(x, 'nuc')", "x", [[0.10893124018909706, -0.9880205499469714, 0.10931320960135196],
                               [0.8696742025766546, 0.14798541843784263, 0.47092154049526797]]),
+    # full=True: Stirling's term is recorded, so a target that requires grad gets one
+    ("m.nn.functional.poisson_nll_loss(x, p, full=True)", "p",
+     [[-0.049999999999999996, 0.23979974024024958, 0.12385786342665756],
+      [-0.15, 0.11649803724343688, 0.1275464925557961]]),
     # an empty batch normalises nothing: zero gradients, not a crash
     ("m.nn.functional.group_norm(x[:0], 1, v, v)", "x", [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]),
     ("m.nn.functional.group_norm(x[:0], 3, v, v)", "v", [0.0, 0.0, 0.0]),
@@ -139,6 +143,12 @@ GRAPHS = [
      ["ViewBackward0", "  DotBackward0", "    ViewBackward0", "      PermuteBackward0",
       "        AccumulateGrad", "    ViewBackward0", "      PermuteBackward0",
       "        AccumulateGrad"], ["self_sym_sizes"]),
+    ("m.nn.functional.poisson_nll_loss(x, p, full=True)",
+     ["MeanBackward0", "  AddBackward0", "    SubBackward0", "      ExpBackward0",
+      "        AccumulateGrad", "      MulBackward0", "        AccumulateGrad",
+      "    MaskedFillBackward0", "      AddBackward0", "        SubBackward0",
+      "          MulBackward0", "            LogBackward0", "        MulBackward1",
+      "          LogBackward0", "            MulBackward1"], None),
     # the method forms gradviz lacked, and the matrix trace
     ("m.trace(x)", ["TraceBackward0", "  AccumulateGrad"], ["self_sym_sizes"]),
     ("x.trace()", ["TraceBackward0", "  AccumulateGrad"], ["self_sym_sizes"]),
@@ -398,6 +408,8 @@ def test_the_fixed_formulas_pass_gradcheck_and_gradgradcheck_in_float64() -> Non
          (_f64(2, 3, seed=28), _f64(3, 2, seed=29))),
         (lambda a, b: gradviz.cdist(a, b, 3.0),
          (_f64(2, 1, 1, 3, seed=30), _f64(1, 2, 3, seed=31))),
+        (lambda x, t: gradviz.nn.functional.poisson_nll_loss(x, t, full=True),
+         (_f64(2, 3, seed=32), (_f64(2, 3, seed=33).detach() * 2 + 3).requires_grad_())),
         (lambda x, q: gradviz.quantile(x, q, dim=1), (_f64(2, 5, seed=24), _unit(2, seed=25))),
         (lambda x, q: gradviz.nanquantile(x, q), (_f64(7, seed=26), _unit(seed=27))),
         (lambda x: gradviz.nn.functional.soft_margin_loss(
