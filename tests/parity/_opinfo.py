@@ -40,7 +40,15 @@ RANDOM = frozenset({
     "cauchy", "log_normal", "nn.functional.dropout", "nn.functional.dropout2d",
     "nn.functional.dropout3d", "nn.functional.alpha_dropout",
     "nn.functional.feature_alpha_dropout.with_train",
-    "nn.functional.feature_alpha_dropout.without_train", "nn.functional.rrelu"})
+    "nn.functional.feature_alpha_dropout.without_train", "nn.functional.rrelu",
+    # its one sample trains with dropout 0.5
+    "nn.functional.multi_head_attention_forward"})
+
+
+def _is_random(info: Any, sample: Any) -> bool:
+    """Whether a sample's values are random: a :data:`RANDOM` entry's, or one that asks for
+    dropout (scaled_dot_product_attention's ``dropout_p``)."""
+    return entry_id(info) in RANDOM or bool(sample.kwargs.get("dropout_p", 0))
 
 
 class Unsupported(Exception):
@@ -216,8 +224,8 @@ class Outcome:
 def compare_sample(info: Any, resolved: Resolved, sample: Any, dt: torch.dtype,
                    grad_check: bool = True) -> Outcome:
     """Run ``sample`` through torch's op and gradviz's, and say what differs (only the
-    structure for a :data:`RANDOM` entry)."""
-    random = entry_id(info) in RANDOM
+    structure for a random sample: :func:`_is_random`)."""
+    random = _is_random(info, sample)
     leaves: list[tuple[torch.Tensor, Any]] = []
     g_input = _to_gradviz(sample.input, leaves)
     g_args = _to_gradviz(tuple(sample.args), leaves)
