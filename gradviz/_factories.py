@@ -683,6 +683,9 @@ def linspace(start: float, end: float, steps: int, *, dtype: DType | None = None
     _check_bool_overload("linspace", (start, end, steps), requires_grad)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    # A 0-d tensor end point is read as a number: numpy would step in a float32 tensor's
+    # precision, torch steps in double and rounds to ``dtype`` once.
+    start, end = (v.item() if hasattr(v, "item") else v for v in (start, end))
     return _finish(np.linspace(start, end, steps).astype(_np_dtype(dtype)), requires_grad, dev)
 
 

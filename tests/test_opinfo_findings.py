@@ -57,6 +57,41 @@ GRADS = [
     ("x.mT * m.tensor([1.0, 2.0], dtype=m.float64)", "x", [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]),
     ("x.H.exp()", "x", [[1.3498588075760032, 0.4965853037914095, 1.2214027581601699],
                         [2.45960311115695, 0.9048374180359595, 1.6487212707001282]]),
+    # a 0-d input and source: the one element reduced with itself or replaced
+    ("m.scatter_reduce(s, 0, m.tensor(0), s * 3, 'prod')", "s", 2.4),
+    ("m.scatter_reduce(s, 0, m.tensor(0), s * 3, 'mean', include_self=False)", "s", 3.0),
+    ("m.scatter_reduce(s, 0, m.tensor(0), s * 3, 'amax')", "s", 3.0),
+    # q requiring grad gets one through linear interpolation's weights, rank - floor(rank)
+    ("m.quantile(x, s, dim=1)", "s", 3.0),
+    ("m.nanquantile(x, s, dim=1)", "s", 3.0),
+    ("m.quantile(x, s.reshape(1), dim=1, keepdim=True)", "s", 3.0),
+    # cdist's batch dimensions broadcast: each input's gradient is summed back to its shape
+    ("m.cdist(x.reshape(2, 1, 1, 3), y.reshape(1, 2, 3), 1.0)", "y",
+     [[0.0, 2.0, -2.0], [-2.0, 2.0, -2.0]]),
+    ("m.cdist(x.reshape(2, 1, 1, 3), y.reshape(1, 2, 3))", "y",
+     [[-0.16874056120781927, 1.6424516098296507, -0.9899663661226445],
+      [-0.7434506333060034, 1.450021990476292, -0.9566513496616138]]),
+    ("m.cdist(x.reshape(1, 2, 3), y.reshape(2, 1, 1, 3), 3.0)", "x",
+     [[0.007679052434763347, -1.926700364053245, 0.27796557023433943],
+      [0.6280074707100541, -1.0753753595824591, 1.068420166873072]]),
+    ("m.cdist(x[:0], y)", "y", [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]),
+    # norms of the singular values at repeated ones (here the zero matrix): U diag(gS) Vh, not NaN
+    ("m.linalg.matrix_norm(m.diag(z[:2]), 'nuc')", "z", [1.0, 1.0, 0.0, 0.0]),
+    ("m.linalg.matrix_norm(m.diag(z[:2]), 2)", "z", [0.5, 0.5, 0.0, 0.0]),
+    ("m.linalg.norm(m.diag(z[:2]), -2)", "z", [0.5, 0.5, 0.0, 0.0]),
+    # hermitian=True reads the lower triangle only; the gradient is the full input's formula
+    ("m.linalg.pinv(x[:, :2] + m.eye(2, dtype=m.float64) * 2, hermitian=True)", "x",
+     [[-0.04712973194566001, 0.02741255289239665, 0.0],
+      [-0.11046585027143022, -0.07237906915055828, 0.0]]),
+    ("m.norm(x, 'nuc')", "x", [[0.10893124018909706, -0.9880205499469714, 0.10931320960135196],
+                              [0.8696742025766546, 0.14798541843784263, 0.47092154049526797]]),
+    # full=True: Stirling's term is recorded, so a target that requires grad gets one
+    ("m.nn.functional.poisson_nll_loss(x, p, full=True)", "p",
+     [[-0.049999999999999996, 0.23979974024024958, 0.12385786342665756],
+      [-0.15, 0.11649803724343688, 0.1275464925557961]]),
+    # an empty batch normalises nothing: zero gradients, not a crash
+    ("m.nn.functional.group_norm(x[:0], 1, v, v)", "x", [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]),
+    ("m.nn.functional.group_norm(x[:0], 3, v, v)", "v", [0.0, 0.0, 0.0]),
 ]
 
 _ADDMM = ["alpha", "beta", "mat1", "mat1_sym_sizes", "mat1_sym_strides", "mat2", "mat2_sym_sizes",
@@ -88,6 +123,32 @@ GRAPHS = [
      ["dim", "index", "self_sym_sizes"]),
     ("s.index_select(-1, m.tensor(0))", ["IndexSelectBackward0", "  AccumulateGrad"],
      ["dim", "index", "self_sym_sizes"]),
+    ("m.quantile(x, s, dim=1)",
+     ["SqueezeBackward4", "  LerpBackward1", "    GatherBackward0", "      ViewBackward0",
+      "        SortBackward0", "          AccumulateGrad", "    GatherBackward0",
+      "    SubBackward0", "      MaskedFillBackward0", "        ExpandBackward0",
+      "          MulBackward1", "            AccumulateGrad"], None),
+    ("m.nanquantile(x, s)",
+     ["SqueezeBackward4", "  LerpBackward1", "    GatherBackward0", "      ViewBackward0",
+      "        SortBackward0", "          ViewBackward0", "            AccumulateGrad",
+      "    GatherBackward0", "    SubBackward0", "      MaskedFillBackward0",
+      "        MulBackward0", "          AccumulateGrad"], None),
+    # to one number through a permutation that cannot be flattened as a view: the product
+    # summed, not a dot
+    ("m.tensordot(x, y, dims=([1, 0], [1, 0]))",
+     ["ViewBackward0", "  SumBackward0", "    MulBackward0", "      SqueezeBackward0",
+      "        PermuteBackward0", "          AccumulateGrad", "      SqueezeBackward0",
+      "        PermuteBackward0", "          AccumulateGrad"], ["self_sym_sizes"]),
+    ("m.tensordot(x, y, dims=([0, 1], [0, 1]))",
+     ["ViewBackward0", "  DotBackward0", "    ViewBackward0", "      PermuteBackward0",
+      "        AccumulateGrad", "    ViewBackward0", "      PermuteBackward0",
+      "        AccumulateGrad"], ["self_sym_sizes"]),
+    ("m.nn.functional.poisson_nll_loss(x, p, full=True)",
+     ["MeanBackward0", "  AddBackward0", "    SubBackward0", "      ExpBackward0",
+      "        AccumulateGrad", "      MulBackward0", "        AccumulateGrad",
+      "    MaskedFillBackward0", "      AddBackward0", "        SubBackward0",
+      "          MulBackward0", "            LogBackward0", "        MulBackward1",
+      "          LogBackward0", "            MulBackward1"], None),
     # the method forms gradviz lacked, and the matrix trace
     ("m.trace(x)", ["TraceBackward0", "  AccumulateGrad"], ["self_sym_sizes"]),
     ("x.trace()", ["TraceBackward0", "  AccumulateGrad"], ["self_sym_sizes"]),
@@ -139,6 +200,20 @@ VALUES = [
      [[6.0, 6.0], [6.0, 6.0]]),
     ("m.ones(2, 2).addmm(m.ones(2, 3), m.ones(3, 2), beta=0.5, alpha=2)", "float32",
      [[6.5, 6.5], [6.5, 6.5]]),
+    # a float32 end point is stepped from in double
+    ("m.linspace(m.tensor(4.3), -3, 5, dtype=m.float64)", "float64",
+     [4.300000190734863, 2.475000143051147, 0.6500000953674316, -1.1749999523162842, -3.0]),
+    # rows of an empty sequence: no position to find, and no crash
+    ("m.nn.functional.group_norm(x[:0], 1, v, v).shape", None, [0, 3]),
+    ("m.cdist(x[:0], y, float('inf'))", "float64", []),
+    ("m.cdist(x[:, :0], y[:, :0], float('inf'))", "float64", [[0.0, 0.0], [0.0, 0.0]]),
+    ("m.linalg.pinv(m.tensor([[2.0, 5.0], [1.0, -3.0]]), hermitian=True)", "float32",
+     [[0.42857143, 0.14285715], [0.14285715, -0.28571430]]),
+    ("m.norm(m.tensor([[3.0, 0.0], [0.0, -4.0]]), 'nuc')", "float32", 7.0),
+    ("m.norm(m.ones(2, 2, 3), 'nuc', dim=(0, 2), keepdim=True)", "float32",
+     [[[2.4494898319244385], [2.4494898319244385]]]),
+    ("m.searchsorted(m.zeros(0, 0), m.zeros(0, 0))", "int64", []),
+    ("m.searchsorted(m.zeros(2, 0), m.ones(2, 1))", "int64", [[0], [0]]),
 ]
 
 # (source, error type, message), read off torch 2.13.0
@@ -146,6 +221,21 @@ ERRORS = [
     ("s.index_select(0, m.tensor([0, 0]))", "RuntimeError",
      "index_select(): Index to scalar can have only 1 value, got 2 value(s)"),
     ("s.index_select(0, m.tensor([1]))", "IndexError", "index out of range in self"),
+    # max and min have no identity: inf and -inf norms over nothing raise
+    ("m.linalg.vector_norm(x[:0], float('inf'))", "RuntimeError",
+     "linalg.vector_norm cannot compute the inf norm on an empty tensor because the operation "
+     "does not have an identity"),
+    ("m.linalg.vector_norm(x[:0], -float('inf'), dim=0)", "RuntimeError",
+     "linalg.vector_norm cannot compute the -inf norm on the dimension 0because this dimension "
+     "is empty and the operation does not have an identity"),
+    # 'nuc' (and 'fro' over more than two dims) is a matrix norm over all dims or dim
+    ("m.norm(m.ones(2, 2, 2), 'nuc')", "RuntimeError",
+     "linalg.matrix_norm: dim must be a 2-tuple. Got 0 1 2"),
+    ("m.norm(m.ones(2, 2, 2), 'fro', dim=(0, 1, 2))", "RuntimeError",
+     "linalg.matrix_norm: dim must be a 2-tuple. Got 0 1 2"),
+    ("m.norm(x, 'nuc', dim=0)", "RuntimeError",
+     "linalg.matrix_norm: dim must be a 2-tuple. Got 0"),
+    ("m.norm(x, 'abc')", "RuntimeError", "linalg.matrix_norm: Order abc not supported."),
     ("m.trace(v)", "RuntimeError", "trace: expected a matrix, but got tensor with dim 1"),
     ("m.trace(s)", "RuntimeError", "trace: expected a matrix, but got tensor with dim 0"),
     ("m.trace(m.ones(2, 2, dtype=m.bool))", "NotImplementedError",
@@ -287,6 +377,11 @@ def _f64(*shape: int, seed: int = 0) -> gradviz.Tensor:
     return gradviz.tensor(rng.uniform(-1, 1, shape), dtype=gradviz.float64, requires_grad=True)
 
 
+def _unit(*shape: int, seed: int = 0) -> gradviz.Tensor:
+    """A leaf in [0, 1] (a quantile's q)."""
+    return _f64(*shape, seed=seed).detach().abs().requires_grad_()
+
+
 def test_the_fixed_formulas_pass_gradcheck_and_gradgradcheck_in_float64() -> None:
     mask = gradviz.tensor([[True, False, False], [True, True, False]])
     cases = [
@@ -309,6 +404,14 @@ def test_the_fixed_formulas_pass_gradcheck_and_gradgradcheck_in_float64() -> Non
          (_f64(2, 2, seed=18), _f64(2, 3, seed=19), _f64(3, 2, seed=20))),
         (lambda a, b, c: (a * 1).addmm_(b, c, alpha=2.0),
          (_f64(2, 2, seed=21), _f64(2, 3, seed=22), _f64(3, 2, seed=23))),
+        (lambda a, b: gradviz.tensordot(a, b, dims=([1, 0], [0, 1])),
+         (_f64(2, 3, seed=28), _f64(3, 2, seed=29))),
+        (lambda a, b: gradviz.cdist(a, b, 3.0),
+         (_f64(2, 1, 1, 3, seed=30), _f64(1, 2, 3, seed=31))),
+        (lambda x, t: gradviz.nn.functional.poisson_nll_loss(x, t, full=True),
+         (_f64(2, 3, seed=32), (_f64(2, 3, seed=33).detach() * 2 + 3).requires_grad_())),
+        (lambda x, q: gradviz.quantile(x, q, dim=1), (_f64(2, 5, seed=24), _unit(2, seed=25))),
+        (lambda x, q: gradviz.nanquantile(x, q), (_f64(7, seed=26), _unit(seed=27))),
         (lambda x: gradviz.nn.functional.soft_margin_loss(
             x, gradviz.tensor([1.0, -1.0, 1.0], dtype=gradviz.float64)),
          (_f64(3, seed=14),)),

@@ -269,8 +269,8 @@ CASES: dict[str, list[Case]] = {
         c("dot", lambda x, y: x.dot(y), R(3), R(3)),
         c("matmul 1-D @ 1-D", lambda x, y: x @ y, R(4), R(4)),
         c("dot self", lambda x: gradviz.dot(x, x), R(3)),
-        c("tensordot to one number", lambda x, y: gradviz.tensordot(x, y, dims=([0, 1], [1, 0])),
-          R(2, 3), R(3, 2)),
+        c("tensordot to one number", lambda x, y: gradviz.tensordot(x, y, dims=([0, 1], [0, 1])),
+          R(2, 3), R(2, 3)),
     ],
     "mv": [
         c("mv", lambda x, y: x.mv(y), R(2, 3), R(3)),

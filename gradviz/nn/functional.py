@@ -1350,15 +1350,13 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     else:
         loss = _F.sub(input, _F.mul(target, _F.log(dispatch(OPS["add_scalar"], input,
                                                               other=eps))))
-    if full:
-        if target.requires_grad:
-            raise RuntimeError("poisson_nll_loss(full=True): gradviz computes Stirling's term "
-                               "of a target as a constant; pass target.detach()")
-        t = target._data
+    if full:  # Stirling's term of log(target!), recorded as torch's C++ writes it (a target
+        # that requires grad gets its gradient through it), 0 where target <= 1
         with np.errstate(divide="ignore", invalid="ignore"):
-            stirling = t * np.log(t) - t + np.log(2 * math.pi * t) / 2
-        stirling = np.where(t <= 1, 0, stirling).astype(loss._data.dtype)
-        loss = _F.add_(loss, Tensor._make(stirling))
+            stirling = _F.add(_F.sub(_F.mul(target, _F.log(target)), target),
+                              dispatch(OPS["mul_scalar"], _F.log(dispatch(
+                                  OPS["mul_scalar"], target, other=2 * math.pi)), other=0.5))
+        loss = _F.add_(loss, _F.masked_fill(stirling, target <= 1, 0))
     return _reduce(loss, _REDUCTIONS[reduction])
 
 

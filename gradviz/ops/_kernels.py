@@ -420,8 +420,17 @@ def vector_norm(a: np.ndarray, ord: float = 2, dim: tuple | None = None,  # noqa
                 keepdim: bool = False) -> np.ndarray:
     x = np.abs(a)
     dim = _axis(dim, a)
+    if ord in (math.inf, -math.inf):  # max and min have no identity: nothing to reduce raises
+        text = f"linalg.vector_norm cannot compute the {ord} norm on "
+        if dim is None and not x.size:
+            raise RuntimeError(text + "an empty tensor because the operation does not have an "
+                               "identity")
+        for d in () if dim is None else np.atleast_1d(dim):
+            if not x.shape[d]:
+                raise RuntimeError(text + f"the dimension {d}because this dimension is "
+                                   "empty and the operation does not have an identity")
     if ord == math.inf:
-        out = np.amax(x, axis=dim, keepdims=keepdim) if x.size else np.zeros(())
+        out = np.amax(x, axis=dim, keepdims=keepdim)
     elif ord == -math.inf:
         out = np.amin(x, axis=dim, keepdims=keepdim)
     elif ord == 0:
@@ -1938,7 +1947,7 @@ def native_group_norm(input: np.ndarray, weight: Any, bias: Any, N: int = 0, C: 
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(y, mean, rstd)``, the statistics of shape (N, group), each over a group's
     ``C / group * HxW`` elements (the variance biased)."""
-    x = input.reshape(N, group, -1)
+    x = input.reshape(N, group, C // group * HxW)  # not -1: an empty batch has N = 0
     mean = x.mean(axis=2)
     centred = x - mean[..., None]
     rstd = 1 / np.sqrt((centred * centred).mean(axis=2) + eps)
@@ -2716,9 +2725,10 @@ def index_fill_tensor(a: np.ndarray, value: np.ndarray, dim: int = 0, index: Any
 
 def _scatter_count(shape: tuple, dim: int, idx: np.ndarray) -> np.ndarray:
     """How many elements of ``src`` scatter_reduce sends to each position of the result."""
-    count = np.zeros(shape, np.int64)
-    np.add.at(count, _grid(idx, dim), 1)
-    return count
+    # a 0-d result is counted as a 1-D tensor of one, as scatter_reduce runs it
+    count = np.zeros(shape or (1,), np.int64)
+    np.add.at(count, _grid(idx if shape else idx.reshape(1), dim), 1)
+    return count.reshape(shape)
 
 
 def scatter_reduce(a: np.ndarray, src: np.ndarray, dim: int = 0, index: Any = None,
@@ -2773,12 +2783,14 @@ def searchsorted(sorted_sequence: np.ndarray, values: Any, right: bool = False,
     if seq.ndim == 1:
         out = np.searchsorted(seq, vals, side=side, sorter=order)
     else:
-        rows_s = seq.reshape(-1, seq.shape[-1])
-        rows_v = vals.reshape(-1, vals.shape[-1])
-        rows_o = None if order is None else order.reshape(-1, order.shape[-1])
-        out = np.stack([np.searchsorted(s, v, side=side,
-                                        sorter=None if rows_o is None else rows_o[i])
-                        for i, (s, v) in enumerate(zip(rows_s, rows_v, strict=True))])
+        # The row count spelled out, not -1: an empty sequence has rows of length 0.
+        n = math.prod(seq.shape[:-1])
+        rows_s = seq.reshape(n, seq.shape[-1])
+        rows_v = vals.reshape(n, vals.shape[-1])
+        rows_o = None if order is None else order.reshape(n, order.shape[-1])
+        out = np.zeros(rows_v.shape, dtype=np.int64)
+        for i, (s, v) in enumerate(zip(rows_s, rows_v, strict=True)):
+            out[i] = np.searchsorted(s, v, side=side, sorter=None if rows_o is None else rows_o[i])
         out = out.reshape(vals.shape)
     return np.asarray(out).astype(np.int32 if out_int32 else np.int64)
 
@@ -3181,7 +3193,12 @@ def linalg_pinv(a: np.ndarray, atol: float | None = None, rtol: float | None = N
     (PyTorch's default: ``rtol = eps * max(m, n)`` when neither is given)."""
     if atol is None and rtol is None:
         rtol = np.finfo(a.dtype).eps * max(a.shape[-2:])
-    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    if hermitian:  # eigh of the lower triangle, as torch (the upper one is never read):
+        # A = V diag(w) Vᵀ, the singular values |w|, and the pseudo-inverse V diag(1/w) Vᵀ
+        w, v = np.linalg.eigh(a, UPLO="L")
+        s, u, vh = np.abs(w), v * np.where(w < 0, -1.0, 1.0)[..., None, :], np.swapaxes(v, -1, -2)
+    else:
+        u, s, vh = np.linalg.svd(a, full_matrices=False)
     largest = s.max(-1, keepdims=True) if s.shape[-1] else s
     # numbers, or arrays of one tolerance per matrix (broadcast over the batch dims)
     atol, rtol = (0.0 if t is None else np.asarray(t, s.dtype)[..., None] for t in (atol, rtol))
@@ -3224,6 +3241,8 @@ def addbmm(a: np.ndarray, batch1: np.ndarray, batch2: np.ndarray, beta: float = 
 def cdist(x1: np.ndarray, x2: np.ndarray, p: float = 2.0) -> np.ndarray:
     """The p-norm distance between each row of ``x1`` and each row of ``x2`` (batched)."""
     diff = x1[..., :, None, :] - x2[..., None, :, :]
+    if not diff.shape[-1]:  # rows of no features are all at distance 0, for every p
+        return np.zeros(diff.shape[:-1], x1.dtype)
     return vector_norm(diff, p, (-1,))
 
 

@@ -715,7 +715,8 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1),  # noqa: A002,
         A = A.to(dtype)
     dims = _norm_dims(dim, A.ndim)
     if dims is None or len(dims) != 2:
-        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {dim}")
+        given = " ".join(str(d) for d in dim) if isinstance(dim, (list, tuple)) else dim
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {given}")
     d0, d1 = dims
     if ord == "fro":
         return vector_norm(A, 2, dims, keepdim)

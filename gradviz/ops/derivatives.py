@@ -1937,6 +1937,12 @@ def _eigh_backward(grads, eigenvalues, eigenvectors):
     return V @ (skew / E + f.diag_embed(gL)) @ f.mT(V)
 
 
+def _unused(g):
+    """Whether an output's gradient is the zeros filled in for an output that got none (no
+    graph behind it): its terms are 0 and need not be computed."""
+    return not (f.is_tensor(g) and g.requires_grad) and not np.asarray(f.data(g)).any()
+
+
 def _svd_backward(grads, U, S, Vh, full_matrices, S_sym_argsize_minus_1):  # noqa: N803
     """The gradient of A = U diag(S) Vh (Townsend, 2016, real case):
     gA = U [(F∘(J - Jᵀ)) S + S (F∘(K - Kᵀ)) + diag(gS)] Vh
@@ -1949,6 +1955,10 @@ def _svd_backward(grads, U, S, Vh, full_matrices, S_sym_argsize_minus_1):  # noq
     if full_matrices:
         U, gU = f.slice_dim(U, nd - 1, 0, k), f.slice_dim(gU, nd - 1, 0, k)
         Vh, gVh = f.slice_dim(Vh, nd - 2, 0, k), f.slice_dim(gVh, nd - 2, 0, k)
+    if _unused(gU) and _unused(gVh):
+        # Only the singular values were used (svdvals, a matrix norm): U diag(gS) Vh, as
+        # PyTorch, without the F terms that are 0 * inf = NaN at repeated singular values.
+        return U @ (f.as_cols(gS) * Vh)
     eye = f.eye_like(S, k)
     S2 = S * S
     F = (1 / (f.as_rows(S2) - f.as_cols(S2) + eye)) * (1 - eye)  # (a tensor first: create_graph)
@@ -2011,13 +2021,16 @@ def _cdist_weights(x1, x2, p, result):
 
 
 def _cdist_x1(grad, x1, x2, p, result):
+    # the batch dimensions broadcast against x2's are summed back to x1's shape
     w = _cdist_weights(x1, x2, p, result)
-    return f.sum(f.unsqueeze_dims(grad, (len(grad.shape),)) * w, (len(w.shape) - 2,))
+    g = f.sum(f.unsqueeze_dims(grad, (len(grad.shape),)) * w, (len(w.shape) - 2,))
+    return f.sum_to(g, tuple(x1.shape))
 
 
 def _cdist_x2(grad, x1, x2, p, result):
     w = _cdist_weights(x1, x2, p, result)
-    return -f.sum(f.unsqueeze_dims(grad, (len(grad.shape),)) * w, (len(w.shape) - 3,))
+    g = -f.sum(f.unsqueeze_dims(grad, (len(grad.shape),)) * w, (len(w.shape) - 3,))
+    return f.sum_to(g, tuple(x2.shape))
 
 
 def _addbmm_grad(grad, batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2):
@@ -2722,7 +2735,8 @@ def _group_norm_backward(which, grads, input, weight, result1, result2, N, C, Hx
     g = grads[0]
     nd = len(input.shape)
     reduce_dims = (0,) + tuple(range(2, nd))
-    xg = input.reshape((N, group, -1))
+    per_group = C // group * HxW  # spelled out, not -1: an empty batch has N = 0
+    xg = input.reshape((N, group, per_group))
     mean, rstd = f.layer_norm_stats(xg, (2,), eps, result1.reshape((N, group, 1)),
                                     result2.reshape((N, group, 1)))
     xhat = (xg - mean) * rstd
@@ -2731,7 +2745,7 @@ def _group_norm_backward(which, grads, input, weight, result1, result2, N, C, Hx
     if which == "weight":
         return f.sum(g * xhat.reshape(tuple(input.shape)), reduce_dims)
     gw = g if weight is None else g * weight.reshape((1, C) + (1,) * (nd - 2))
-    gw = gw.reshape((N, group, -1))
+    gw = gw.reshape((N, group, per_group))
     gx = rstd * (gw - f.mean(gw, (2,)) - xhat * f.mean(gw * xhat, (2,)))
     return gx.reshape(tuple(input.shape))
 

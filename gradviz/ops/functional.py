@@ -1996,7 +1996,8 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
          dtype: _dtype.dtype | None = None) -> Tensor:
     """The vector norm of all elements or over ``dim``: ``p`` = 2 or ``'fro'`` (Euclidean),
     1, ``inf``, ``-inf``, 0 or any number. Recorded as PyTorch records ``torch.norm``:
-    ``LinalgVectorNormBackward0``.
+    ``LinalgVectorNormBackward0``. ``p='nuc'`` (or ``'fro'`` over more than two dims) is
+    :func:`gradviz.linalg.matrix_norm` over ``dim``, all dims by default.
 
     Example:
         >>> import gradviz
@@ -2005,11 +2006,16 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     """
     if dtype is not None:
         input = input.to(dtype)
+    if isinstance(p, str) and not (p == "fro" and (dim is None or isinstance(dim, int)
+                                                   or len(dim) <= 2)):
+        # 'nuc', or 'fro' over more than two dims: a matrix norm over ``dim`` (all dims by
+        # default), which raises torch's errors for what is not a pair of dims
+        from gradviz.ops._linalg import matrix_norm
+
+        dims = list(range(input.ndim)) if dim is None else [dim] if isinstance(dim, int) else dim
+        return matrix_norm(input, p, dims, keepdim)
     if p is None or p == "fro":
         p = 2
-    elif isinstance(p, str):
-        raise RuntimeError(f"norm: gradviz supports vector norms only (p a number or 'fro'), "
-                           f"got p={p!r} for an input of shape {list(input.shape)}")
     if input._data.dtype.kind != "f":
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {input.dtype._legacy[:-6]}")
@@ -3830,8 +3836,11 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     out_shape = tuple(a.shape[i] for i in free_a) + tuple(b.shape[i] for i in free_b)
     # the permutations name the contracted dims as written (negative ones saved as given)
     pa, pb = permute(a, free_a + da), permute(b, db + free_b)
-    if rows == 1 and cols == 1:  # one number: PyTorch takes a dot of the flattened operands
-        return view(dot(flatten(pa), flatten(pb)), out_shape)
+    if rows == 1 and cols == 1:  # one number: PyTorch takes a dot of the flattened operands,
+        if pa.is_contiguous() and pb.is_contiguous():
+            return view(dot(flatten(pa), flatten(pb)), out_shape)
+        # or, where a permutation cannot be flattened as a view, sums their product
+        return view(sum(mul(squeeze(pa), squeeze(pb))), out_shape)
     left = reshape(pa, (rows, size))
     right = reshape(pb, (size, cols))
     return reshape(mm(left, right), out_shape)
@@ -5194,13 +5203,36 @@ def _quantile(name: str, input: Tensor, q: Any, dim: int | None, keepdim: bool,
     below = ranks.astype(np.int64)
     out = gather(sorted_, -1, Tensor._make(below))
     if interpolation in ("linear", "midpoint"):
-        weights = np.full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
+        if interpolation == "midpoint":
+            weights = Tensor._make(np.full_like(ranks, 0.5).astype(data.dtype))
+        elif isinstance(q, Tensor) and q.requires_grad:  # q's gradient flows through them
+            weights = sub(_quantile_ranks(q, data, ignore_nan), Tensor._make(below))
+        else:
+            weights = Tensor._make((ranks - below).astype(data.dtype))
         above = gather(sorted_, -1, Tensor._make(np.ceil(ranks).astype(np.int64)))
-        out = lerp(out, above, Tensor._make(weights.astype(data.dtype)))
+        out = lerp(out, above, weights)
     if not scalar_q:  # the quantiles first: unsqueeze_(0).transpose_(0, -1)
         out = dispatch(_O["unsqueeze_"], out, dim=0)
         out = dispatch(_O["transpose_"], out, dim0=0, dim1=_wrap_dim(-1, out.ndim))
     return dispatch(_O["squeeze_dim_"], out, dim=_wrap_dim(-1, out.ndim))  # (dim -1, as torch)
+
+
+def _quantile_ranks(q: Tensor, data: np.ndarray, ignore_nan: bool) -> Tensor:
+    """The ranks of a ``q`` that requires grad, recorded as torch computes them (linear
+    interpolation's weights are ``ranks - floor(ranks)``, so ``q`` gets a gradient): nanquantile
+    ``q * (count - 1)`` with negatives filled in place by 0, quantile ``q * last`` broadcast
+    against the rows and filled with ``last`` where a row holds a NaN."""
+    if ignore_nan:
+        count = np.sum(~np.isnan(data), axis=-1, keepdims=True) - 1
+        ranks = mul(q, Tensor._make(count))
+        return masked_fill_(ranks, ranks < 0, 0)
+    last = data.shape[-1] - 1
+    ranks = dispatch(_O["mul_scalar"], q, other=last)
+    has_nan = np.isnan(data).any(axis=-1, keepdims=True)
+    shape = np.broadcast_shapes(tuple(ranks.shape), has_nan.shape)
+    if tuple(ranks.shape) != shape:
+        ranks = expand(ranks, shape)
+    return masked_fill(ranks, Tensor._make(np.broadcast_to(has_nan, shape)), last)
 
 
 def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,

@@ -14,6 +14,7 @@ prints the tally.
 from __future__ import annotations
 
 import math
+import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +40,15 @@ RANDOM = frozenset({
     "cauchy", "log_normal", "nn.functional.dropout", "nn.functional.dropout2d",
     "nn.functional.dropout3d", "nn.functional.alpha_dropout",
     "nn.functional.feature_alpha_dropout.with_train",
-    "nn.functional.feature_alpha_dropout.without_train", "nn.functional.rrelu"})
+    "nn.functional.feature_alpha_dropout.without_train", "nn.functional.rrelu",
+    # its one sample trains with dropout 0.5
+    "nn.functional.multi_head_attention_forward"})
+
+
+def _is_random(info: Any, sample: Any) -> bool:
+    """Whether a sample's values are random: a :data:`RANDOM` entry's, or one that asks for
+    dropout (scaled_dot_product_attention's ``dropout_p``)."""
+    return entry_id(info) in RANDOM or bool(sample.kwargs.get("dropout_p", 0))
 
 
 class Unsupported(Exception):
@@ -53,7 +62,7 @@ class Resolved:
 
     name: str
     call: Callable[..., Any]
-    how: str  # "function" or "method"
+    how: str  # "function", "method" or "lambda"
 
 
 def entry_id(info: Any) -> str:
@@ -74,6 +83,8 @@ def resolve(info: Any) -> Resolved | None:
         if obj is None:
             break
     if callable(obj) and not isinstance(obj, type):
+        if getattr(info.op, "__name__", "") == "<lambda>":
+            return Resolved(info.name, _on_gradviz(info.op), "lambda")
         return Resolved(info.name, obj, "function")
     if info.method_variant is not None and "." not in info.name:
         attr = getattr(gradviz.Tensor, info.name, None)
@@ -81,6 +92,15 @@ def resolve(info: Any) -> Resolved | None:
             name = info.name
             return Resolved(name, lambda x, *a, **k: _method(x, name, a, k), "method")
     return None
+
+
+def _on_gradviz(op: Callable[..., Any]) -> Callable[..., Any]:
+    """An OpInfo's ``op`` lambda run on gradviz: the same code with its global ``torch`` bound
+    to gradviz. Such a lambda reorders the sample before calling the op (``where`` takes the
+    condition second, ``polygamma`` the order after the input, ``einsum`` the operands first),
+    so calling gradviz's function on the sample as given would compare a different call."""
+    names = dict(op.__globals__, torch=gradviz)
+    return types.FunctionType(op.__code__, names, op.__name__, op.__defaults__, op.__closure__)
 
 
 def _method(x: Any, name: str, args: tuple, kwargs: dict) -> Any:
@@ -204,8 +224,8 @@ class Outcome:
 def compare_sample(info: Any, resolved: Resolved, sample: Any, dt: torch.dtype,
                    grad_check: bool = True) -> Outcome:
     """Run ``sample`` through torch's op and gradviz's, and say what differs (only the
-    structure for a :data:`RANDOM` entry)."""
-    random = entry_id(info) in RANDOM
+    structure for a random sample: :func:`_is_random`)."""
+    random = _is_random(info, sample)
     leaves: list[tuple[torch.Tensor, Any]] = []
     g_input = _to_gradviz(sample.input, leaves)
     g_args = _to_gradviz(tuple(sample.args), leaves)

@@ -17,14 +17,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bad_input  # noqa: E402 - the corpus lives next to this file
 
 _CPU = "deliberate: gradviz computes on the CPU only and says so (docs/ops.md, differences)"
-_NORM = "deliberate: norm is a vector norm; no matrix norms such as 'nuc' (docs/ops.md, scope)"
 # snippet -> why gradviz differs. Every `disagree` and `same type` snippet must be here, and
 # nothing else: "deliberate" ones are documented in docs/ops.md, "gap" ones are still to match
 # (none today).
 ALLOWED: dict[str, str] = {
     "x.to('cuda')": _CPU,
-    "x.norm('nuc')": _NORM,
-    "x.norm(p='a')": _NORM,
     "g.register_hook(1)": ("deliberate: gradviz refuses a hook that is not callable when it is "
                            "registered; torch fails later, inside backward (docs/ops.md)"),
 }
