@@ -16,8 +16,9 @@ What it makes, for every bundled example (``gradviz examples``), each traced as
 - the training programs (``PROGRAMS``: the demo, a learner's manual SGD, and on real PyTorch a
   ResNet-18-sized CNN and a small Transformer language model, each built, then trained with
   clipping and an optimizer), traced as ``gradviz trace SCRIPT`` traces them (a loop keeps
-  its last iteration): the forward and backward graphs at the level ``--detail auto`` picks,
-  and the step player at 1,024 and 1,400 px wide, at a step in the middle of the last run.
+  its last iteration): the forward and backward graphs at the level ``--detail auto`` picks
+  (on real PyTorch, the backward graph at ``--depth 1`` too), and the step player at 1,024 and
+  1,400 px wide, at a step in the middle of the last run.
 
 Pictures are stored as palette PNGs (256 colours: a drawing has few) to keep the gallery small;
 the script prints each file's size and the total. It writes docs/gallery.md from the pictures
@@ -245,11 +246,16 @@ def make_program(driver, name: str, tmp: Path) -> Example:  # noqa: ANN001
     ex.nodes = len(tr.backward_graph(-1).nodes)
     ex.detail = resolve_detail("auto", ex.nodes)
     fwd, bwd = render.draw_forward(tr), render.draw_backward(tr)
+    drawings = [("forward", fwd, f"forward graph, detail {fwd.detail} (auto)", None),
+                ("backward", bwd, f"backward graph, detail {bwd.detail} (auto), grouped by "
+                 "module", "gv-output")]
+    if engine == "torch":  # a real model: its module-level view too (`--depth 1`)
+        deep = render.draw_backward(tr, depth=1)
+        drawings.append(("backward_depth1", deep, "backward graph at `--depth 1`: one box per "
+                         "child module, with its shapes and parameters", "gv-output"))
     # A drawing too wide to read shrunk is shown twice: whole (its shape), and a full-scale
     # window at its start (a forward graph's inputs, top left; a backward graph's output).
-    for key, dot, what, anchor in (
-            ("forward", fwd, f"forward graph, detail {fwd.detail} (auto)", None),
-            ("backward", bwd, f"backward graph, detail {bwd.detail} (auto)", "gv-output")):
+    for key, dot, what, anchor in drawings:
         out = OUT / f"program_{name}_{key}.png"
         ex.tried += 1
         try:
@@ -346,7 +352,7 @@ def write_doc(examples: list[Example], programs: list[Example]) -> None:
         "call names an enum argument (`nll_loss(..., reduction='mean')`, though the aten op "
         "is given the int 1). Its title says which backward run it is (`backward run 3 of 3, "
         "last 1 kept`; `--run N` draws another). An edge is labelled `input k` only where the "
-        "node it feeds has several inputs (`SplitBackward0`, the two outputs of "
+        "node it feeds has several inputs (`UnsafeSplitBackward0`, the two outputs of "
         "`max_pool2d`).",
         "",
         "The forward graph is the forward pass: the ops that built what the backward run "
