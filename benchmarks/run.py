@@ -10,7 +10,8 @@ installed (the ``parity`` extra). Targets are those of the performance issue (se
 docs/performance.md); a ratio is "met" when it is at or below its target.
 
 Usage: ``python benchmarks/run.py [--repeat N] [--rounds R] [--quick]``: N timed runs in each
-process (5), R rounds (3); ``--quick`` skips the 1,000,000-op chains.
+process (5), R rounds (3); ``--quick`` skips the 1,000,000-op chains and the real models (with
+torch: a ResNet-18-shaped and a GPT-2-shaped model traced whole, benchmarks/real_models.py).
 """
 
 from __future__ import annotations
@@ -191,6 +192,10 @@ def main(argv: list[str]) -> int:
     if not quick and r("million_floor") and r("million_torch"):
         references.append(("1M chain: perfect op layer on gradviz's engine / PyTorch",
                            r("million_floor")["median"] / r("million_torch")["median"]))
+    if have_torch and not quick:  # real models traced whole (issue #32): minutes, so not --quick
+        import real_models  # benchmarks/ is this script's folder, first on sys.path
+
+        rows += real_models.report(real_models.measure(rounds))
     render_rows = [("import gradviz (CPU s, over importing NumPy)", r("import_gradviz"), 0.3),
                    ("1,000-node SVG (s)", r("render_1000"), 1.0),
                    ("20,000-op trace SVG (s)", r("render_20000"), 10.0)]

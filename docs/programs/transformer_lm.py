@@ -1,6 +1,11 @@
 """A small Transformer language model written out: token and position embeddings, two
 pre-norm decoder blocks with causal self-attention, a tied output layer. Built, then one
-training step on random tokens with gradient clipping and AdamW. Needs real PyTorch."""
+training step on random tokens with gradient clipping and AdamW. Needs real PyTorch.
+
+``python transformer_lm.py gpt2`` runs it GPT-2-shaped instead (12 blocks of width 256, 8 heads,
+a context of 64, batch 4), as ``make bench PARITY=1`` traces it."""
+
+import sys
 
 import torch
 from torch import nn
@@ -40,15 +45,20 @@ class TinyLM(nn.Module):
         return self.head(self.ln(x))
 
 
+SIZE = {"vocab": 50, "dim": 32, "heads": 4, "layers": 2, "context": 16}
+BATCH = 2
+if sys.argv[1:] == ["gpt2"]:
+    SIZE, BATCH = {"vocab": 1000, "dim": 256, "heads": 8, "layers": 12, "context": 64}, 4
+
 torch.manual_seed(0)
-model = TinyLM()
+model = TinyLM(**SIZE)
 optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
-tokens = torch.randint(0, 50, (2, 17))
+tokens = torch.randint(0, SIZE["vocab"], (BATCH, SIZE["context"] + 1))
 inputs, targets = tokens[:, :-1], tokens[:, 1:]
 
 optimizer.zero_grad()
 logits = model(inputs)
-loss = nn.functional.cross_entropy(logits.reshape(-1, 50), targets.reshape(-1))
+loss = nn.functional.cross_entropy(logits.reshape(-1, SIZE["vocab"]), targets.reshape(-1))
 loss.backward()
 nn.utils.clip_grad_norm_(model.parameters(), 1.0)
 optimizer.step()

@@ -130,8 +130,9 @@ def _user_frame(start: FrameType | None, torch_dir: str) -> FrameType | None:
     return None
 
 
-def _numpy(t: Any) -> np.ndarray:
-    """A copy of a torch tensor's values as NumPy (for summaries only)."""
+def _numpy(t: Any, copy: bool = True) -> np.ndarray:
+    """A torch tensor's values as NumPy (for summaries only): a copy, kept while the program
+    goes on, or (``copy=False``) a view to summarise at once, sparing a large tensor's copy."""
     torch = sys.modules["torch"]
     d = t.detach()
     if d.layout != torch.strided:  # sparse: its values as a dense array
@@ -140,7 +141,8 @@ def _numpy(t: Any) -> np.ndarray:
             d.dtype not in (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8,
                             torch.bool):
         d = d.to(torch.float32) if not d.is_complex() else d.abs()
-    return d.cpu().numpy().copy()
+    arr = d.cpu().numpy()
+    return arr.copy() if copy else arr
 
 
 class TorchSource:
@@ -388,7 +390,7 @@ class TorchSource:
 
     def _summary(self, t: Any, mode: str | None = None) -> dict[str, Any]:
         try:
-            out = summarize(_numpy(t), mode or self.trace.values)
+            out = summarize(_numpy(t, copy=False), mode or self.trace.values)
         except Exception:  # noqa: BLE001 - sparse, meta, quantized ...: shape and dtype only
             out = {"shape": list(t.shape)}
         out["dtype"] = str(t.dtype).replace("torch.", "")
