@@ -35,6 +35,7 @@ import re
 import secrets
 import xml.etree.ElementTree as ET
 from importlib import resources
+from collections.abc import Callable
 from typing import Any
 
 from gradviz.render._format import clip, op_call
@@ -182,10 +183,17 @@ def _svgs(trace: Any, run_indices: list[int], uid: str
         dot = draw_forward(trace, detail="saved" if small else "bare")
         forward = _sanitize_svg(to_svg(dot, inline=True), f"{uid}-f-")
         svgs: list[tuple[str, str]] = []
-        folded["forward"] = _folded(dot, _forward_edges(trace), trace, f"{uid}-fi-", svgs)
+        folded["forward"] = _folded(dot, lambda: _forward_edges(trace), trace, f"{uid}-fi-",
+                                    svgs)
         folded["svgs"]["f"] = svgs
     backward = []
-    edges = _backward_edges(trace) if run_indices else {}
+    cache: list[dict[str, list[str]]] = []
+
+    def edges() -> dict[str, list[str]]:  # only when a drawing folds something
+        if not cache:
+            cache.append(_backward_edges(trace))
+        return cache[0]
+
     for k, i in enumerate(run_indices):
         dot = draw_backward(trace, run=i, detail="bare")
         backward.append(_sanitize_svg(to_svg(dot, inline=True), f"{uid}-b{k}-"))
@@ -218,8 +226,9 @@ def _forward_edges(trace: Any) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for op in trace.ops:
         for t in op.inputs:
-            out.setdefault(t, []).append(op.id)
-        out.setdefault(op.id, []).extend(op.outputs)
+            if isinstance(t, str):  # (an input may be a constant, recorded as a dict)
+                out.setdefault(t, []).append(op.id)
+        out.setdefault(op.id, []).extend(t for t in op.outputs if isinstance(t, str))
     return out
 
 
@@ -232,7 +241,7 @@ def _label(trace: Any, vid: str, op_names: dict[str, str]) -> str:
     return op_names.get(vid, vid)
 
 
-def _folded(dot: Any, edges: dict[str, list[str]], trace: Any, prefix: str,
+def _folded(dot: Any, edges: Callable[[], dict[str, list[str]]], trace: Any, prefix: str,
             svgs: list[tuple[str, str]]) -> dict[str, Any] | None:
     """Which trace ids a drawing folded into a summary node, where in its block each sits, and
     one repetition of each block drawn open.
@@ -261,7 +270,7 @@ def _folded(dot: Any, edges: dict[str, list[str]], trace: Any, prefix: str,
             if r < len(grid):
                 grid[r][p] = vid
         if places <= INSET_MAX_PLACES and drawn < INSET_MAX_GROUPS:
-            dot_text = _block_dot(group, grid, edges, lambda v: _label(trace, v, op_names))
+            dot_text = _block_dot(group, grid, edges(), lambda v: _label(trace, v, op_names))
             svgs.append((gid, _sanitize_svg(to_svg(dot_text, inline=True), f"{prefix}{gid}-")))
             drawn += 1
         blocks[gid] = {"reps": len(grid), "grid": grid}

@@ -1601,6 +1601,7 @@ function showResults(query) {
   box.replaceChildren();
   const found = findEntries(query);
   box.hidden = !query.trim();
+  box.dataset.query = query; // what the list answers (tests wait for it)
   if (!found.length) {
     box.appendChild(el("p", "gv-none", "Nothing in this run matches \u201c" + query.trim()
       + "\u201d."));
