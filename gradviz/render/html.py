@@ -34,8 +34,8 @@ import os
 import re
 import secrets
 import xml.etree.ElementTree as ET
-from importlib import resources
 from collections.abc import Callable
+from importlib import resources
 from typing import Any
 
 from gradviz.render._format import clip, op_call

@@ -550,7 +550,13 @@ function buildPanel(R) {
     const table = el("table", "gv-table gv-leaves");
     for (const tid of R.leaves) {
       const tr = el("tr");
-      tr.appendChild(el("th", null, tensorName(tid) + ".grad"));
+      // A dotted name (layer3.0.conv1.weight.grad) may wrap after any dot, never inside a word.
+      const th = el("th");
+      String(tensorName(tid) + ".grad").split(/(?<=\.)/).forEach((piece, i) => {
+        if (i) th.appendChild(document.createElement("wbr"));
+        th.appendChild(document.createTextNode(piece));
+      });
+      tr.appendChild(th);
       const td = el("td");
       tr.appendChild(td);
       table.appendChild(tr);
@@ -1330,6 +1336,7 @@ function openBlock(inset, gid, rep, pinned) {
   inset.box.dataset.rep = String(newRep);
   if (repChanged) nameInset(inset, block);
   paintInset(inset);
+  if (pinned) revealInsets();
 }
 
 /** Draw an opened block a little smaller than Graphviz's size: node text stays about 10 px. */
@@ -1397,7 +1404,14 @@ function paintInset(inset) {
       for (const g of els) g.classList.toggle("gv-current", id === view.current);
     }
   });
-  if (focus) keepInBox(inset.body, focus);
+  inset.focus = focus; // scrolled into the inset's view by revealInsets, after every write
+}
+
+/** Scroll each open inset to its current place (a read of the layout: after all writes). */
+function revealInsets() {
+  for (const inset of insets) {
+    if (inset.gid !== null && inset.focus) keepInBox(inset.body, inset.focus);
+  }
 }
 
 /** Scroll box (only box) so that element e is inside it. */
@@ -1856,11 +1870,13 @@ function go(k) {
   if (currentItem) {
     currentItem.classList.add("gv-cur");
     currentItem.setAttribute("aria-current", "step");
-    keepVisible(currentItem);
   }
-  revealCurrent();
   root.dataset.step = String(stepIndex); // for tests and for styling
   root.dataset.run = String(runIndex);
+  // Only now read the layout (once): every write of this step is done.
+  if (currentItem) keepVisible(currentItem);
+  revealCurrent();
+  revealInsets();
   writeUrl(false);
 }
 
