@@ -50,9 +50,14 @@ if (!root) {
   return;
 }
 
-/** The element with data-role=name inside this player. */
+// The element with data-role=name inside this player, looked up once: a querySelector walks
+// the page, which holds a row per step (20,000 rows in a long run), so a lookup per step would
+// make every step as slow as the run is long (NOTE [constant cost per step]).
+const parts = new Map();
+
 function part(name) {
-  return root.querySelector('[data-role="' + name + '"]');
+  if (!parts.has(name)) parts.set(name, root.querySelector('[data-role="' + name + '"]'));
+  return parts.get(name);
 }
 
 /** A new element with a class and text (text is always set as text, never parsed). */
@@ -1334,7 +1339,10 @@ function openBlock(inset, gid, rep, pinned) {
   inset.box.hidden = false;
   inset.box.dataset.group = gid;
   inset.box.dataset.rep = String(newRep);
-  if (repChanged) nameInset(inset, block);
+  if (repChanged) {
+    inset.window = null;
+    nameInset(inset, block, 0);
+  }
   paintInset(inset);
   if (pinned) revealInsets();
 }
@@ -1356,21 +1364,35 @@ function closeBlock(inset) {
 }
 
 /** The names of the repetition shown: a tensor's name differs from block to block. */
-function nameInset(inset, block) {
+// A block too big to draw is listed, LIST_PLACES places at a time around the current one (so
+// a step costs the same in a group of 20,000 nodes).
+const LIST_PLACES = 100;
+
+function nameInset(inset, block, around) {
   const row = block.grid[inset.rep];
   if (!inset.index) {
-    // Too big to draw: the places as a list.
+    const lo = Math.max(0, Math.min((around || 0) - LIST_PLACES / 2, row.length - LIST_PLACES));
+    const hi = Math.min(row.length, lo + LIST_PLACES);
     const list = el("ol", "gv-inset-list");
-    row.forEach((id, p) => {
-      if (id === null) return;
+    list.start = lo + 1;
+    inset.items = new Map();
+    for (let p = lo; p < hi; p++) {
+      const id = row[p];
       const li = el("li", "gv-inset-item");
-      li.dataset.place = "p" + p;
-      li.appendChild(tensors.has(id) ? el("span", null, tensorName(id))
-        : nodes.has(id) ? nodeRef(id) : el("span", null, ops.has(id) ? ops.get(id).name : id));
+      if (id !== null) {
+        li.appendChild(tensors.has(id) ? el("span", null, tensorName(id))
+          : nodes.has(id) ? nodeRef(id) : el("span", null, ops.has(id) ? ops.get(id).name : id));
+      }
       list.appendChild(li);
-    });
+      inset.items.set(p, [li]);
+    }
+    const more = row.length - hi + lo;
     inset.body.replaceChildren(list);
-    inset.items = list;
+    if (more > 0) {
+      inset.body.appendChild(el("p", "gv-none", "places " + (lo + 1) + "\u2013" + hi + " of "
+        + row.length + " shown"));
+    }
+    inset.window = [lo, hi];
     return;
   }
   row.forEach((id, p) => {
@@ -1388,12 +1410,25 @@ function paintInset(inset) {
   const block = blockOf(insetInfo(inset), inset.gid);
   if (!block) return;
   const row = block.grid[inset.rep];
-  const place = (p) => (inset.index ? inset.index.byNode.get("p" + p)
-    : Array.from(inset.items ? inset.items.querySelectorAll('[data-place="p' + p + '"]') : []));
+  let lo = 0;
+  let hi = row.length;
+  if (!inset.index) {
+    // A listed block: keep the current node's place among the places listed.
+    const info = insetInfo(inset);
+    const ids = inset.forward ? view.fwdIds : [view.current];
+    const slot = ids.map((id) => (id ? slotOf(info, inset.gid, id) : null)).find(Boolean);
+    const at = slot && slot[0] === inset.rep ? slot[1] : null;
+    if (!inset.window || (at !== null && (at < inset.window[0] || at >= inset.window[1]))) {
+      nameInset(inset, block, at === null ? 0 : at);
+    }
+    [lo, hi] = inset.window;
+  }
+  const place = (p) => (inset.index ? inset.index.byNode.get("p" + p) : inset.items.get(p));
   let focus = null;
-  row.forEach((id, p) => {
+  for (let p = lo; p < hi; p++) {
+    const id = row[p];
     const els = place(p);
-    if (id === null || !els) return;
+    if (id === null || !els) continue;
     if (id === view.current || view.fwdIds.includes(id)) focus = els[0];
     if (inset.forward) {
       const current = view.fwdIds.includes(id);
@@ -1403,7 +1438,7 @@ function paintInset(inset) {
     } else {
       for (const g of els) g.classList.toggle("gv-current", id === view.current);
     }
-  });
+  }
   inset.focus = focus; // scrolled into the inset's view by revealInsets, after every write
 }
 
