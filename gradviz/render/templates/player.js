@@ -1464,6 +1464,7 @@ function keepInBox(box, e) {
 /** After a step: open the block holding the step's node, or repaint / close what is open. */
 function updateInsets(step) {
   for (const inset of insets) {
+    if (inset.forward && !forwardOpen()) continue; // folded away: nothing to open it in
     const info = insetInfo(inset);
     const ids = inset.forward ? view.fwdIds : step.node ? [step.node] : [];
     let opened = false;
@@ -1725,6 +1726,13 @@ function initSearch() {
     }
     e.preventDefault();
     e.stopPropagation();
+  });
+  // The list closes when the learner works elsewhere, and opens again on the box.
+  root.addEventListener("pointerdown", (e) => {
+    if (!e.target.closest || !e.target.closest(".gv-search")) box.hidden = true;
+  });
+  input.addEventListener("focus", () => {
+    if (input.value.trim()) showResults(input.value);
   });
   box.addEventListener("click", (e) => {
     const b = e.target.closest ? e.target.closest("button.gv-jump") : null;
@@ -1998,6 +2006,8 @@ function toggleForward() {
   part("forward-toggle").setAttribute("aria-expanded", String(open));
   part("forward-box").classList.toggle("gv-collapsed", !open);
   forwardView.hidden = !open;
+  forwardView.parentElement.hidden = !open; // its stage, with the opened-block inset
+  if (!open) closeBlock(insets[1]);
   if (open) {
     showView(forwardViewState);
     revealCurrent();
