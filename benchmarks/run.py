@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -216,7 +217,37 @@ def main(argv: list[str]) -> int:
         else:
             v = res["median"]
             print(f"| {label} | {v:.2f} | <= {target} | {'yes' if v <= target else 'NO'} |")
+    player_rows(player())
     return 0
+
+
+def player() -> dict | None:
+    """The HTML player in headless Chromium (player_bench.py), when Chromium is installed."""
+    if not (shutil.which("chromium") or os.access("/usr/bin/chromium", os.X_OK)):
+        print("player benchmark skipped: no chromium (scripts/ensure-chromium.sh)",
+              file=sys.stderr)
+        return None
+    print("running player_bench ...", file=sys.stderr, flush=True)
+    proc = subprocess.run([sys.executable, str(HERE / "player_bench.py"), "--json"],
+                          capture_output=True, text=True, timeout=3600)
+    if proc.returncode != 0:
+        print(f"  player_bench: failed\n{proc.stderr.strip()}", file=sys.stderr)
+        return None
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def player_rows(res: dict | None) -> None:
+    """Targets of the player (docs/player.md): a step costs the same at 20,000 steps as at 200
+    (ratio about 1; 1.5 leaves room for the machine's noise), a page loads in under 2 s."""
+    if res is None:
+        print("| player: step time 20,000 / 200 steps | - | <= 1.5 | (not measured) |")
+        return
+    big = res["20,000 steps"]
+    for label, value, target in (
+            ("player: next-step time, 20,000 / 200 steps", res["ratio"]["next_ms"], 1.5),
+            ("player: previous-step time, 20,000 / 200 steps", res["ratio"]["prev_ms"], 1.5),
+            ("player: load at 20,000 steps (s)", big["load_ms"] / 1000, 2.0)):
+        print(f"| {label} | {value:.2f} | <= {target} | {'yes' if value <= target else 'NO'} |")
 
 
 if __name__ == "__main__":

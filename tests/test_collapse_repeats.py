@@ -53,6 +53,48 @@ def test_an_unrolled_cell_folds_all_but_its_last_step_under_the_budget():
     assert all(p.drawn(f"s{t}.{k}") == group.id for t in range(29) for k in range(5))
 
 
+def test_each_member_says_its_repetition_and_its_place_in_the_block():
+    # NOTE [block slots]: step t of the cell is repetition t; its k-th node takes place k.
+    vs, es = unrolled(30)
+    (group,) = plan(vs, es).groups.values()
+    assert group.repeats == 29
+    assert group.slots == {f"s{t}.{k}": (t, k) for t in range(29) for k in range(len(CELL))}
+    # a folded chain of blocks: repetitions in chain order, the same kinds at the same places
+    chain = [Vertex(f"n{i}", "MulBackward0" if i % 2 else "AddBackward0") for i in range(10)]
+    (g,) = plan(chain, [(f"n{i}", f"n{i + 1}") for i in range(9)], max_nodes=4).groups.values()
+    assert g.repeats == 5
+    assert g.slots == {f"n{i}": (i // 2, i % 2) for i in range(10)}
+    # any other group is one repetition, its members' order as places
+    rest = [Vertex(f"v{i}", f"Op{i}") for i in range(6)]
+    (r,) = plan(rest, [], max_nodes=3).groups.values()
+    assert r.repeats == 1 and sorted(r.slots.values()) == [(0, p) for p in range(len(r.slots))]
+
+
+def test_a_real_model_block_has_the_same_kinds_at_each_place():
+    class Block(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc1, self.fc2 = nn.Linear(3, 4), nn.Linear(4, 3)
+
+        def forward(self, x):
+            return x + self.fc2(torch.relu(self.fc1(x)))
+
+    model = nn.Sequential(*[Block() for _ in range(12)])
+    with torch.trace() as tr:
+        model(torch.randn(2, 3)).sum().backward()
+    group = next(g for g in draw_backward(tr, detail="bare").plan.groups.values()
+                 if g.kind == "repeat")
+    kinds: dict[int, set[str]] = {}
+    reps: dict[int, set[str]] = {}
+    for vid, (rep, place) in group.slots.items():
+        kind = tr.nodes[vid].name if vid in tr.nodes else "tensor"
+        kinds.setdefault(place, set()).add(kind)
+        if vid in tr.tensors:  # a parameter of module `rep`
+            reps.setdefault(rep, set()).add(tr.tensors[vid].name.split(".")[0])
+    assert all(len(k) == 1 for k in kinds.values())
+    assert all(len(r) == 1 for r in reps.values()) and len(reps) == group.repeats
+
+
 def test_small_graphs_plain_chains_and_full_detail_are_left_alone():
     vs, es = unrolled(collapse.MIN_REPEATS + 2)  # 52 vertices: at most SMALL
     assert not plan(vs, es).groups

@@ -286,8 +286,21 @@ def test_the_page_says_which_nodes_each_drawing_folded():
     folded = _data(page)["folded"]
     back, fwd = folded["backward"][0], folded["forward"]
     plan = draw_backward(tr).plan
-    assert back == {"of": plan.rep, "titles": {g: grp.title for g, grp in plan.groups.items()}}
+    assert back["of"] == plan.rep
+    assert back["titles"] == {g: grp.title for g, grp in plan.groups.items()}
     assert "200 × [MulBackward0 → AddBackward0]" in back["titles"].values()
+    # Each group's block: grid[r][p] is the id at place p of repetition r (Group.slots), and
+    # one repetition is drawn, hidden, with places titled p0, p1, ... (the player opens it).
+    for gid, grp in plan.groups.items():
+        block = back["blocks"][gid]
+        assert block["reps"] == grp.repeats == len(block["grid"])
+        assert {v: (r, p) for r, row in enumerate(block["grid"]) for p, v in enumerate(row)
+                if v is not None} == grp.slots
+        assert f'data-drawing="b0" data-group="{gid}"' in page
+    chain = next(g for g in plan.groups.values() if g.title.startswith("200 ×"))
+    assert chain.repeats == 200
+    # every repetition but the last (the leaf hangs off its end) is the same two places
+    assert {p for r, p in chain.slots.values() if r < 199} == {0, 1}
     assert fwd["of"] == draw_forward(tr).plan.rep
     # The group is drawn as a node whose <title> is its id (what the player looks up).
     for gid in back["titles"]:

@@ -522,7 +522,7 @@ def test_a_node_inside_a_folded_group_highlights_the_group(driver, viewport, cha
                 fwhere: where('forward-where')};""")
     assert got["back"] == [back.rep[folded.node]]
     assert got["fwd"] == [fwd.rep[tr.nodes[folded.node].forward_op]]
-    assert "inside the folded group" in got["where"] and group.title in got["where"]
+    assert "of the folded group" in got["where"] and group.title in got["where"]
     assert folded.node in got["where"]
     assert fgroup.title in got["fwhere"]
     # The group is on screen (panned to if needed).

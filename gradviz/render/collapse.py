@@ -34,6 +34,15 @@ NOTE [collapse]
 Folded scopes are titled with the module's class when the caller knows it
 (``classes``): ``features.0: Conv2d``.
 
+NOTE [block slots] Every group says where each of its members sits (:attr:`Group.slots`):
+``(repetition, position)``. In a group of ``N × [block]`` the repetition is the block's index in
+creation order (0 to N - 1) and the position is the member's place in the block (the block's
+k-th node, or the j-th leaf hanging off it, or the j-th vertex a folded scope in the block stood
+for), numbered as the first repetition meets them, so members of two repetitions that play the
+same part share a position. Any other group is one repetition whose positions are its members'
+order. A viewer can then draw one repetition (every repetition has the same structure) and show
+any of them in it: the HTML player opens folded blocks this way.
+
 Everything here is iterative and linear (a million-node chain is fine) and deterministic: the
 same input gives the same ids, so golden files stay stable.
 """
@@ -45,7 +54,7 @@ import gc
 import heapq
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -98,6 +107,11 @@ class Group:
     scope: tuple[str, ...] = ()  # the scope it is drawn in (clusters)
     key: str = ""  # what identical blocks are compared by
     path: tuple[str, ...] = ()  # the folded scope, for a "scope" group
+    #: How many repetitions of one block it holds (``"11 × [...]"``: 11); 1 for any other group.
+    repeats: int = 1
+    #: Each member's ``(repetition, position)``: which repetition it is in (0-based) and which
+    #: place of the block it takes, the same place in every repetition (NOTE [block slots]).
+    slots: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -333,7 +347,8 @@ class _State:
 
     # groups
     def _new_group(self, kind: str, title: str, members: list[str], scope: tuple[str, ...],
-                   key: str = "", path: tuple[str, ...] = ()) -> Group:
+                   key: str = "", path: tuple[str, ...] = (),
+                   slots: dict[str, tuple[int, int]] | None = None, repeats: int = 1) -> Group:
         gid = f"{self.prefix}{self.made}"
         self.made += 1
         while gid in self.info or gid in self.members:  # never shadow a real vertex id
@@ -347,7 +362,9 @@ class _State:
             f": {top}" if top else "")
         key = key or "|".join(f"{k}:{c}" for k, c in sorted(named.items()))
         group = Group(id=gid, kind=kind, title=title, detail=detail, size=len(members),
-                      scope=scope, key=key, path=path)
+                      scope=scope, key=key, path=path, repeats=repeats,
+                      slots=slots if slots is not None else {m: (0, i)
+                                                             for i, m in enumerate(members)})
         self.members[gid] = members
         self.plan.groups[gid] = group
         for m in members:
@@ -438,17 +455,13 @@ class _State:
                     k <= 1 and sum(n in inside for n in pred[q]) <= 1
                     for k, q in zip(links, folded)):
                 continue  # a plain chain: step 3 folds it whole when over the budget
-            members: list[str] = []
-            stack = list(reversed(folded))
-            while stack:
-                q = stack.pop()
-                members.append(q)
-                stack.extend(reversed(kids.get(q, ())))
+            members, slots = _slotted(folded, p, kids, lambda q: [q])
             names = [self.info[q].kind for q in block if self.info[q].named]
             shown = names if len(names) <= 3 else [names[0], "…", names[-1]]
             title = f"{reps - 1} × [{' → '.join(shown) or '…'}]"
             scope = _common_prefix(self.info[m].scope for m in members)
-            group = self._new_group("repeat", title, members, scope)
+            group = self._new_group("repeat", title, members, scope, slots=slots,
+                                    repeats=reps - 1)
             per = Counter(names)
             top = ", ".join(k if c == 1 else f"{k} ×{c}" for k, c in per.most_common(3))
             group.detail = (f"{reps - 1} more like the {len(block)} {self.noun} next to it"
@@ -569,7 +582,9 @@ class _State:
             _, _, seq = heapq.heappop(heap)
             code = [codes.setdefault(kind_key(q), len(codes)) for q in seq]
             start, p, reps = best_period(code)
+            period, repeats = len(seq), 1
             if reps >= 2 and reps * p * 2 >= len(seq):
+                period, repeats = p, reps
                 block_q = seq[start:start + p]
                 block = [s for s in (shown(q, block_q) for q in block_q) if s]
                 title = f"{reps} × [{' → '.join(block) or '…'}]"
@@ -583,17 +598,10 @@ class _State:
                 title = f"chain of {len(seq)}: {ends[0]} → … → {ends[-1]}"
                 part = seq
             # gather the chain and everything hanging off it
-            quot: list[str] = []
-            stack = list(reversed(part))
-            while stack:
-                q = stack.pop()
-                quot.append(q)
-                stack.extend(reversed(kids.get(q, ())))
-            members: list[str] = []
-            for q in quot:
-                members.extend(self._originals(q))
+            quot = _gathered(part, kids)
+            members, slots = _slotted(part, period, kids, self._originals)
             scope = _common_prefix(self.info[m].scope for m in members)
-            self._new_group("chain", title, members, scope)
+            self._new_group("chain", title, members, scope, slots=slots, repeats=repeats)
             self.count -= len(quot) - 1
 
     # 4. the rest
@@ -672,6 +680,38 @@ class _State:
                 counts[node] += 1
             self.plan.proxies[i] = (end, pid)
             self.plan.proxy_of[pid] = node
+
+
+def _gathered(seq: Sequence[str], kids: Mapping[str, Sequence[str]]) -> list[str]:
+    """``seq`` and, after each of its vertices, what hangs off it (depth first)."""
+    out: list[str] = []
+    stack = list(reversed(seq))
+    while stack:
+        q = stack.pop()
+        out.append(q)
+        stack.extend(reversed(kids.get(q, ())))
+    return out
+
+
+def _slotted(seq: Sequence[str], period: int, kids: Mapping[str, Sequence[str]],
+             originals: Callable[[str], list[str]]
+             ) -> tuple[list[str], dict[str, tuple[int, int]]]:
+    """The members of a run of blocks (``seq``, ``period`` quotient nodes a block) with what
+    hangs off them, in :func:`_gathered`'s order, and each one's ``(repetition, position)``
+    (NOTE [block slots]). ``originals`` turns a quotient node into the vertices it stands for."""
+    members: list[str] = []
+    slots: dict[str, tuple[int, int]] = {}
+    places: dict[tuple[int, ...], int] = {}  # a part of the block (its path) -> its position
+    for i, q in enumerate(seq):
+        repetition, at = divmod(i, period)
+        stack: list[tuple[str, tuple[int, ...]]] = [(q, (at,))]
+        while stack:
+            x, path = stack.pop()
+            for j, m in enumerate(originals(x)):
+                members.append(m)
+                slots[m] = (repetition, places.setdefault((*path, -1, j), len(places)))
+            stack.extend(reversed([(c, (*path, k)) for k, c in enumerate(kids.get(x, ()))]))
+    return members, slots
 
 
 def _common_prefix(scopes: Iterable[tuple[str, ...]]) -> tuple[str, ...]:

@@ -34,6 +34,7 @@ import os
 import re
 import secrets
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
@@ -177,31 +178,136 @@ def _svgs(trace: Any, run_indices: list[int], uid: str
     # every box, even at step 0). The forward graph keeps calls and source lines when small.
     small = resolve_detail("auto", len(trace.ops) + len(trace.tensors)) == "values"
     forward = ""
-    folded: dict[str, Any] = {"forward": None, "backward": []}
+    folded: dict[str, Any] = {"forward": None, "backward": [], "svgs": {}}
     if trace.ops:
         dot = draw_forward(trace, detail="saved" if small else "bare")
         forward = _sanitize_svg(to_svg(dot, inline=True), f"{uid}-f-")
-        folded["forward"] = _folded(dot)
+        svgs: list[tuple[str, str]] = []
+        folded["forward"] = _folded(dot, lambda: _forward_edges(trace), trace, f"{uid}-fi-",
+                                    svgs)
+        folded["svgs"]["f"] = svgs
     backward = []
+    cache: list[dict[str, list[str]]] = []
+
+    def edges() -> dict[str, list[str]]:  # only when a drawing folds something
+        if not cache:
+            cache.append(_backward_edges(trace))
+        return cache[0]
+
     for k, i in enumerate(run_indices):
         dot = draw_backward(trace, run=i, detail="bare")
         backward.append(_sanitize_svg(to_svg(dot, inline=True), f"{uid}-b{k}-"))
-        folded["backward"].append(_folded(dot))
+        svgs = []
+        folded["backward"].append(_folded(dot, edges, trace, f"{uid}-b{k}i-", svgs))
+        folded["svgs"][f"b{k}"] = svgs
     return forward, backward, folded
 
 
-def _folded(dot: Any) -> dict[str, Any] | None:
-    """Which trace ids a drawing folded into a summary node, and that node's title.
+#: A folded group is drawn opened (one repetition) only up to this many places in its block;
+#: a bigger one opens as a list. And at most this many groups per drawing get a drawing.
+INSET_MAX_PLACES = 60
+INSET_MAX_GROUPS = 40
 
-    ``{"of": {"n12": "g0", ...}, "titles": {"g0": "fc1: Linear", ...}}`` (``None`` when nothing
-    is folded). The player uses it to highlight the group a step's node is hidden in: the
-    group's SVG ``<title>`` is its id, as a node's is its trace id (NOTE [the SVG contract]).
+
+def _backward_edges(trace: Any) -> dict[str, list[str]]:
+    """The backward graph's edges as drawn, by their start: each node to its next functions,
+    and a leaf's ``AccumulateGrad`` to the tensor it writes."""
+    out: dict[str, list[str]] = {}
+    for n in trace.nodes.values():
+        out[n.id] = [t for t, _ in n.next_functions if t is not None]
+        if n.variable:
+            out[n.id].append(n.variable)
+    return out
+
+
+def _forward_edges(trace: Any) -> dict[str, list[str]]:
+    """The forward graph's edges, by their start: each op's inputs into it, it into its
+    outputs."""
+    out: dict[str, list[str]] = {}
+    for op in trace.ops:
+        for t in op.inputs:
+            if isinstance(t, str):  # (an input may be a constant, recorded as a dict)
+                out.setdefault(t, []).append(op.id)
+        out.setdefault(op.id, []).extend(t for t in op.outputs if isinstance(t, str))
+    return out
+
+
+def _label(trace: Any, vid: str, op_names: dict[str, str]) -> str:
+    """What a place of an opened block is called: a node's or op's name, a tensor's name."""
+    if vid in trace.nodes:
+        return trace.nodes[vid].name
+    if vid in trace.tensors:
+        return trace.tensors[vid].name or vid
+    return op_names.get(vid, vid)
+
+
+def _folded(dot: Any, edges: Callable[[], dict[str, list[str]]], trace: Any, prefix: str,
+            svgs: list[tuple[str, str]]) -> dict[str, Any] | None:
+    """Which trace ids a drawing folded into a summary node, where in its block each sits, and
+    one repetition of each block drawn open.
+
+    ``{"of": {"n12": "g0", ...}, "titles": {"g0": "fc1: Linear", ...}, "blocks": {"g0": ...}}``
+    (``None`` when nothing is folded). ``of`` lets the player highlight the group a step's node
+    is hidden in: the group's SVG ``<title>`` is its id, as a node's is its trace id (NOTE [the
+    SVG contract]). ``blocks[g]`` opens the group (NOTE [block slots] in collapse.py):
+    ``reps``, how many repetitions it holds; ``grid[r][p]``, the id at place ``p`` of
+    repetition ``r`` (or ``null``). One repetition drawn, each place's DOT name ``p0, p1, ...``,
+    is appended to ``svgs`` as ``(group id, svg)`` (not for a block too big to draw: the player
+    then lists its places).
     """
     plan = getattr(dot, "plan", None)
     if plan is None or not plan.groups:
         return None
+    from gradviz.render.graphviz import to_svg
+
+    blocks: dict[str, Any] = {}
+    drawn = 0
+    op_names = {op.id: op.name for op in trace.ops}
+    for gid, group in plan.groups.items():
+        places = 1 + max((p for _, p in group.slots.values()), default=-1)
+        grid: list[list[str | None]] = [[None] * places for _ in range(max(1, group.repeats))]
+        for vid, (r, p) in group.slots.items():
+            if r < len(grid):
+                grid[r][p] = vid
+        if places <= INSET_MAX_PLACES and drawn < INSET_MAX_GROUPS:
+            dot_text = _block_dot(group, grid, edges(), lambda v: _label(trace, v, op_names))
+            svgs.append((gid, _sanitize_svg(to_svg(dot_text, inline=True), f"{prefix}{gid}-")))
+            drawn += 1
+        blocks[gid] = {"reps": len(grid), "grid": grid}
     return {"of": dict(plan.rep),
-            "titles": {gid: group.title for gid, group in plan.groups.items()}}
+            "titles": {gid: group.title for gid, group in plan.groups.items()},
+            "blocks": blocks}
+
+
+def _block_dot(group: Any, grid: list[list[str | None]], edges: dict[str, list[str]],
+               label: Any) -> Any:
+    """One repetition of a folded block as DOT: a node ``p<k>`` per place (named after the
+    first repetition that has it), an edge wherever members of one repetition are linked."""
+    import graphviz
+
+    dot = graphviz.Digraph(graph_attr={"rankdir": "TB", "nodesep": "0.2", "ranksep": "0.25",
+                                       "bgcolor": "transparent", "margin": "0.05"},
+                           node_attr={"shape": "box", "style": "rounded,filled",
+                                      "fillcolor": "white", "fontsize": "11",
+                                      "fontname": "Helvetica", "height": "0.3"},
+                           edge_attr={"arrowsize": "0.6"})
+    named: set[int] = set()
+    for row in grid:
+        for p, vid in enumerate(row):
+            if vid is not None and p not in named:
+                named.add(p)
+                # nohtml: a name such as "<b>" is text, not an HTML-like label
+                dot.node(f"p{p}", graphviz.nohtml(label(vid).replace("\\", "\\\\")))
+    slot = group.slots
+    seen: set[tuple[int, int]] = set()
+    for a, sa in slot.items():
+        for b in edges.get(a, ()):
+            sb = slot.get(b)
+            if sb is None or sa[0] != sb[0] or (sa[1], sb[1]) in seen:
+                continue
+            seen.add((sa[1], sb[1]))
+            dot.edge(f"p{sa[1]}", f"p{sb[1]}")
+    return dot
 
 
 # -- the player -----------------------------------------------------------------------------------
@@ -264,7 +370,12 @@ def player_html(trace: Any, run: int | str | None = None, title: str | None = No
                "hasForward": bool(forward_svg),
                "runNumbers": [numbers[i] for i in indices],
                "runNames": [run_name(trace, i) for i in indices]}
-    payload["folded"] = folded  # which ids each drawing folded into a group (player.md)
+    # Which ids each drawing folded into a group, where in its block each sits (player.md);
+    # one repetition of each block drawn open goes into the page as hidden SVG.
+    block_svgs = "".join(f'<div class="gv-block-svg" data-drawing="{name}" data-group='
+                         f'"{html.escape(gid, quote=True)}">{svg}</div>'
+                         for name, items in folded.pop("svgs").items() for gid, svg in items)
+    payload["folded"] = folded
     # Each step's sentence, written once in Python (sentences.py): the page only displays it.
     payload["sentences"] = player_sentences(trace, [trace.runs[i] for i in indices])
     # Each op that made a backward node, as the call that ran (an enum by its name: NOTE [enum
@@ -287,6 +398,7 @@ def player_html(trace: Any, run: int | str | None = None, title: str | None = No
         "CSS": _template("player.css"),
         "BACKWARD_SVGS": backward,
         "FORWARD_SVG": forward_svg,
+        "BLOCK_SVGS": block_svgs,
         "DATA_JSON": _json_for_script(payload),
         "SCRIPT": script,
         "CSP": _csp(script),

@@ -50,9 +50,14 @@ if (!root) {
   return;
 }
 
-/** The element with data-role=name inside this player. */
+// The element with data-role=name inside this player, looked up once: a querySelector walks
+// the page, which holds a row per step (20,000 rows in a long run), so a lookup per step would
+// make every step as slow as the run is long (NOTE [constant cost per step]).
+const parts = new Map();
+
 function part(name) {
-  return root.querySelector('[data-role="' + name + '"]');
+  if (!parts.has(name)) parts.set(name, root.querySelector('[data-role="' + name + '"]'));
+  return parts.get(name);
 }
 
 /** A new element with a class and text (text is always set as text, never parsed). */
@@ -157,23 +162,6 @@ function indexDrawing(box) {
 const backwardBoxes = Array.from(part("backward").querySelectorAll(".gv-svg[data-run]"));
 const backwardIndex = backwardBoxes.map(indexDrawing);
 const forwardIndex = indexDrawing(part("forward"));
-
-// Elements currently carrying a highlight class, so the next step can clear exactly those.
-let marked = [];
-
-function mark(elements, cls) {
-  for (const e of elements || []) {
-    e.classList.add(cls);
-    marked.push([e, cls]);
-  }
-}
-
-function clearMarks() {
-  for (const [e, cls] of marked) {
-    e.classList.remove(cls);
-  }
-  marked = [];
-}
 
 // -- formatting tensor summaries --------------------------------------------------------------
 function fmtNum(v) {
@@ -280,61 +268,161 @@ function sourceLine(src) {
   return p;
 }
 
-// -- the engine's state at a step (looked up in the run's timeline) ---------------------------
-/** The last value of [[step, value], ...] at or before step k, or undefined. */
-function valueAt(changes, k) {
-  let out;
-  for (const [at, v] of changes) {
-    if (at > k) break;
-    out = v;
+// -- the engine's state at a step (from the run's timeline) -----------------------------------
+// NOTE [constant cost per step] Showing a step never walks the run. When a run is chosen, its
+// timeline (gradviz/trace/replay.py) is turned once into `changes[k]`: what step k changes (a
+// node finishes, a ready-queue entry comes or goes, a dependency count, a leaf's .grad, an
+// input buffer slot). Moving from step j to step k applies (or undoes) the changes in between
+// to one live state, then updates on the page only what they touched: one step costs what it
+// changes, at 200 steps as at 20,000 (benchmarks/player_bench.py measures it; the browser
+// tests count the DOM changes per step).
+const NO_TIMELINE = {executed: [], queue: [], deps: {}, leafGrads: {}, bufferBefore: {},
+  buffers: []};
+
+/** A run's changes per step, built once: [kind, ...] records (see apply). */
+function prepareRun(r) {
+  const run = runs[r];
+  const tl = timelines[r] || NO_TIMELINE;
+  const n = run.steps.length;
+  const changes = Array.from({length: n}, () => []);
+  const lastExec = new Int32Array(n).fill(-1); // the last execute step at or before k
+  for (const [node, begin] of tl.executed) {
+    if (begin + 1 < n) changes[begin + 1].push(["done", node]); // finished once it has run
+    if (begin < n) lastExec[begin] = begin;
   }
-  return out;
+  for (let k = 1; k < n; k++) {
+    if (lastExec[k] < 0) lastExec[k] = lastExec[k - 1];
+  }
+  tl.queue.forEach(([, enter, leave], i) => {
+    if (enter < n) changes[enter].push(["queue", i]);
+    if (leave !== null && leave < n) changes[leave].push(["unqueue", i]);
+  });
+  for (const [node, counts] of Object.entries(tl.deps)) {
+    let before;
+    for (const [at, count] of counts) {
+      changes[at].push(["dep", node, count, before]);
+      before = count;
+    }
+  }
+  const initialGrads = new Map();
+  for (const [tid, g] of Object.entries(tl.leafGrads)) {
+    let before = {value: g.before, step: null};
+    initialGrads.set(tid, before);
+    for (const [at, value] of g.at) {
+      const entry = {value: value, step: at};
+      changes[at].push(["leaf", tid, entry, before]);
+      before = entry;
+    }
+  }
+  (tl.buffers || []).forEach(([, , enter, leave], i) => {
+    if (enter < n) changes[enter].push(["buffer", i]);
+    if (leave !== null && leave < n) changes[leave].push(["unbuffer", i]);
+  });
+  // Which group of the drawing each of the run's nodes is folded into, and how many each holds.
+  const drawing = backwardIndex[r] || {byNode: new Map(), byEdge: new Map()};
+  const info = (folded.backward || [])[r] || null;
+  const groupOf = new Map();
+  const groupTotal = new Map();
+  for (const id of run.nodes) {
+    if (drawing.byNode.has(id)) continue;
+    const gid = drawnId(info, id);
+    if (gid === id) continue;
+    groupOf.set(id, gid);
+    groupTotal.set(gid, (groupTotal.get(gid) || 0) + 1);
+  }
+  return {run, tl, n, changes, lastExec, initialGrads, leaves: runLeaves(run),
+    inRun: new Set(run.nodes), drawing, info, groupOf, groupTotal};
+}
+
+/** The live engine state of the prepared run R, before its first step. */
+function freshState(R) {
+  return {at: -1, done: new Map(), ready: new Map(), queue: [], deps: new Map(),
+    grads: new Map(R.initialGrads), buffers: [], groupReady: new Map(), groupDone: new Map()};
+}
+
+/** Where `x` goes in the sorted array `a` (the first index holding x or more). */
+function lowerBound(a, x) {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function sortedHas(a, x) {
+  const i = lowerBound(a, x);
+  return i < a.length && a[i] === x;
+}
+
+function sortedAdd(a, x) {
+  a.splice(lowerBound(a, x), 0, x);
+}
+
+function sortedRemove(a, x) {
+  const i = lowerBound(a, x);
+  if (i < a.length && a[i] === x) a.splice(i, 1);
 }
 
 /**
- * The engine's state after steps 0..k of a run: dependency counts, ready queue, executed nodes,
- * the input buffers waiting, each leaf's .grad, and the last `execute` step (whose gradients
- * are on the edges).
+ * Count a node in or out of a state set (done / ready); when it crosses zero, note it and
+ * count it in or out of its folded group's tally too.
  */
-function replay(run, k) {
-  const tl = timelines[runs.indexOf(run)];
-  const state = {deps: {}, ready: [], done: new Set(), grads: new Map(), lastExecute: null};
-  if (!tl) {
-    return state;
+function bump(counts, groupCounts, R, node, by, touched) {
+  const before = counts.get(node) || 0;
+  const after = before + by;
+  if (after) counts.set(node, after);
+  else counts.delete(node);
+  if (!before === !after) return;
+  touched.nodes.add(node);
+  const gid = R.groupOf.get(node);
+  if (gid !== undefined) groupCounts.set(gid, (groupCounts.get(gid) || 0) + (after ? 1 : -1));
+}
+
+/** Apply one change forwards (dir 1) or undo it (dir -1), noting what it touched. */
+function apply(S, R, c, dir, touched) {
+  const kind = c[0];
+  if (kind === "done") {
+    bump(S.done, S.groupDone, R, c[1], dir, touched);
+  } else if (kind === "queue" || kind === "unqueue") {
+    const i = c[1];
+    const node = R.tl.queue[i][0];
+    const inQueue = (kind === "queue") === (dir > 0);
+    if (inQueue) sortedAdd(S.queue, i);
+    else sortedRemove(S.queue, i);
+    bump(S.ready, S.groupReady, R, node, inQueue ? 1 : -1, touched);
+    touched.queue.add(i);
+  } else if (kind === "dep") {
+    const value = dir > 0 ? c[2] : c[3];
+    if (value === undefined) S.deps.delete(c[1]);
+    else S.deps.set(c[1], value);
+    touched.deps.add(c[1]);
+  } else if (kind === "leaf") {
+    S.grads.set(c[1], dir > 0 ? c[2] : c[3]);
+    touched.leaves.add(c[1]);
+  } else if (kind === "buffer" || kind === "unbuffer") {
+    if ((kind === "buffer") === (dir > 0)) sortedAdd(S.buffers, c[1]);
+    else sortedRemove(S.buffers, c[1]);
+    touched.buffers.add(c[1]);
   }
-  for (const [node, begin] of tl.executed) {
-    if (begin > k) break;
-    if (begin < k) state.done.add(node);
-    state.lastExecute = run.steps[begin];
+}
+
+/** Move the live state to step k: O(the changes between), and what they touched. */
+function moveTo(S, R, k) {
+  const touched = {nodes: new Set(), queue: new Set(), deps: new Set(), leaves: new Set(),
+    buffers: new Set()};
+  while (S.at < k) {
+    S.at += 1;
+    for (const c of R.changes[S.at]) apply(S, R, c, 1, touched);
   }
-  for (const [node, enter, leave] of tl.queue) {
-    if (enter <= k && (leave === null || k < leave)) state.ready.push(node);
+  while (S.at > k) {
+    const cs = R.changes[S.at];
+    for (let i = cs.length - 1; i >= 0; i--) apply(S, R, cs[i], -1, touched);
+    S.at -= 1;
   }
-  for (const [node, changes] of Object.entries(tl.deps)) {
-    const count = valueAt(changes, k);
-    if (count !== undefined) state.deps[node] = count;
-  }
-  for (const [tid, g] of Object.entries(tl.leafGrads)) {
-    let entry = {value: g.before, step: null};
-    for (const [at, value] of g.at) {
-      if (at > k) break;
-      entry = {value: value, step: at};
-    }
-    state.grads.set(tid, entry);
-  }
-  const key = String(k);
-  state.bufferBefore = Object.prototype.hasOwnProperty.call(tl.bufferBefore, key)
-    ? tl.bufferBefore[key] : null;
-  // The input buffers waiting: each slot holds the buffer its last accumulate step left there.
-  state.buffers = [];
-  for (const [node, inputNr, enter, leave] of tl.buffers || []) {
-    if (enter > k) break;
-    if (leave === null || k < leave) {
-      state.buffers.push({node: node, inputNr: inputNr, value: run.steps[enter].buffer,
-                          changed: enter === k});
-    }
-  }
-  return state;
+  return touched;
 }
 
 // Tensors in creation order, to list leaves the way the program made them.
@@ -422,32 +510,135 @@ function renderEvent(run, step) {
   }
 }
 
-function renderReady(state) {
-  const list = part("ready");
-  list.replaceChildren();
-  if (!state.ready.length) {
-    list.appendChild(el("li", "gv-none", "(empty)"));
+// The side panel's lists are built once per run and then changed one item at a time: a queue
+// entry or buffer slot that comes or goes, a dependency count or a leaf's .grad that changes.
+let panel = null; // this run's panel elements (buildPanel)
+
+/** A list item for queue entry / buffer slot i, put in its place among the shown ones. */
+function placeItem(list, items, shown, i, make) {
+  const at = lowerBound(shown, i);
+  const nextItem = at + 1 < shown.length ? items.get(shown[at + 1]) : null;
+  let item = items.get(i);
+  if (!item) {
+    item = make(i);
+    items.set(i, item);
   }
-  for (const id of state.ready) {
-    const li = el("li");
-    li.appendChild(nodeRef(id));
-    list.appendChild(li);
-  }
+  list.insertBefore(item, nextItem || null);
 }
 
-function renderBuffers(state) {
-  const box = part("buffers");
-  box.replaceChildren();
-  if (!state.buffers.length) {
-    box.appendChild(el("p", "gv-none", "(none waiting)"));
-    return;
+/** Show exactly the entries of `shown` that `touched` names (in their order). */
+function syncList(list, items, shown, touched, make, empty) {
+  const order = Array.from(touched).sort((a, b) => b - a); // later ones first: each finds its
+  for (const i of order) { // successor already in place
+    if (sortedHas(shown, i)) {
+      placeItem(list, items, shown, i, make);
+    } else if (items.has(i)) {
+      items.get(i).remove();
+    }
   }
-  for (const b of state.buffers) {
-    const row = el("div", b.changed ? "gv-buffer gv-changed" : "gv-buffer");
-    row.appendChild(line("gv-kv gv-slot", nodeRef(b.node), " input " + b.inputNr + ":"));
-    row.appendChild(summaryEl(b.value));
-    box.appendChild(row);
+  empty.hidden = shown.length > 0;
+}
+
+function buildPanel(R) {
+  const ready = part("ready");
+  const readyEmpty = el("li", "gv-none", "(empty)");
+  ready.replaceChildren(readyEmpty);
+  const buffers = part("buffers");
+  const buffersEmpty = el("p", "gv-none", "(none waiting)");
+  buffers.replaceChildren(buffersEmpty);
+
+  const leaves = part("leaves");
+  const leafRows = new Map();
+  if (!R.leaves.length) {
+    leaves.replaceChildren(el("p", "gv-none", "This run writes no leaf .grad."));
+  } else {
+    const table = el("table", "gv-table gv-leaves");
+    for (const tid of R.leaves) {
+      const tr = el("tr");
+      // A dotted name (layer3.0.conv1.weight.grad) may wrap after any dot, never inside a word.
+      const th = el("th");
+      String(tensorName(tid) + ".grad").split(/(?<=\.)/).forEach((piece, i) => {
+        if (i) th.appendChild(document.createElement("wbr"));
+        th.appendChild(document.createTextNode(piece));
+      });
+      tr.appendChild(th);
+      const td = el("td");
+      tr.appendChild(td);
+      table.appendChild(tr);
+      leafRows.set(tid, {tr, td});
+    }
+    leaves.replaceChildren(table);
   }
+
+  // One row per node the run ever counts, hidden until counted; in blocks the browser lays
+  // out only when in view (a 20,000-step run counts thousands of nodes).
+  const deps = part("deps");
+  const depsEmpty = el("p", "gv-none", "Not counted yet.");
+  const depRows = new Map();
+  const depBox = el("div", "gv-deps");
+  let block = null;
+  Object.keys(R.tl.deps).forEach((id, i) => {
+    if (i % 64 === 0) {
+      block = el("div", "gv-block");
+      depBox.appendChild(block);
+    }
+    const row = el("div", "gv-dep");
+    row.hidden = true;
+    row.appendChild(nodeRef(id));
+    const count = el("span", "gv-count");
+    row.appendChild(count);
+    block.appendChild(row);
+    depRows.set(id, {row, count});
+  });
+  deps.replaceChildren(depsEmpty, depBox);
+  panel = {readyItems: new Map(), readyEmpty, bufferItems: new Map(), buffersEmpty, leafRows,
+    depRows, depsEmpty, marked: []};
+  for (const tid of R.leaves) showLeaf(tid, R.initialGrads.get(tid));
+}
+
+function showLeaf(tid, entry) {
+  const row = panel.leafRows.get(tid);
+  if (row) row.td.replaceChildren(summaryEl(entry ? entry.value : null));
+}
+
+/** Update the panel's lists for what a move touched; rows changed by this step stand out. */
+function updatePanel(R, S, touched, step) {
+  syncList(part("ready"), panel.readyItems, S.queue, touched.queue, (i) => {
+    const li = el("li");
+    li.appendChild(nodeRef(R.tl.queue[i][0]));
+    return li;
+  }, panel.readyEmpty);
+  syncList(part("buffers"), panel.bufferItems, S.buffers, touched.buffers, (i) => {
+    const [node, inputNr, enter] = R.tl.buffers[i];
+    const row = el("div", "gv-buffer");
+    row.appendChild(line("gv-kv gv-slot", nodeRef(node), " input " + inputNr + ":"));
+    row.appendChild(summaryEl(R.run.steps[enter].buffer));
+    return row;
+  }, panel.buffersEmpty);
+  for (const tid of touched.leaves) showLeaf(tid, S.grads.get(tid));
+  for (const id of touched.deps) {
+    const row = panel.depRows.get(id);
+    if (!row) continue;
+    const count = S.deps.get(id);
+    row.row.hidden = count === undefined;
+    row.count.textContent = count === undefined ? "" : String(count);
+    row.count.classList.toggle("gv-zero", count === 0);
+  }
+  panel.depsEmpty.hidden = S.deps.size > 0;
+  // What this very step changed: its buffer slot, its leaf's .grad, its node's count.
+  for (const e of panel.marked) e.classList.remove("gv-changed");
+  panel.marked = [];
+  const changed = (e) => {
+    if (e) {
+      e.classList.add("gv-changed");
+      panel.marked.push(e);
+    }
+  };
+  for (const c of R.changes[S.at] || []) {
+    if (c[0] === "buffer") changed(panel.bufferItems.get(c[1]));
+    if (c[0] === "leaf") changed((panel.leafRows.get(c[1]) || {}).tr);
+  }
+  if (step.kind === "accumulate") changed((panel.depRows.get(step.node) || {}).row);
 }
 
 function renderEdges(step, state) {
@@ -485,48 +676,6 @@ function renderEdges(step, state) {
       : line("gv-kv", "\u2192 ", nodeRef(target), " (input " + inputNr + "): ", summaryEl(g));
     box.appendChild(row);
   });
-}
-
-function renderLeaves(run, step, state) {
-  const box = part("leaves");
-  box.replaceChildren();
-  const leaves = runLeaves(run);
-  if (!leaves.length) {
-    box.appendChild(el("p", "gv-none", "This run writes no leaf .grad."));
-    return;
-  }
-  const table = el("table", "gv-table gv-leaves");
-  for (const tid of leaves) {
-    const entry = state.grads.get(tid);
-    const tr = el("tr", entry && entry.step === step.index ? "gv-changed" : null);
-    tr.appendChild(el("th", null, tensorName(tid) + ".grad"));
-    const td = el("td");
-    td.appendChild(summaryEl(entry ? entry.value : null));
-    tr.appendChild(td);
-    table.appendChild(tr);
-  }
-  box.appendChild(table);
-}
-
-function renderDeps(step, state) {
-  const box = part("deps");
-  box.replaceChildren();
-  const ids = Object.keys(state.deps);
-  if (!ids.length) {
-    box.appendChild(el("p", "gv-none", "Not counted yet."));
-    return;
-  }
-  const table = el("table", "gv-table");
-  for (const id of ids) {
-    const changed = step.kind === "accumulate" && step.node === id;
-    const tr = el("tr", changed ? "gv-changed" : null);
-    const th = el("th");
-    th.appendChild(nodeRef(id));
-    tr.appendChild(th);
-    tr.appendChild(el("td", state.deps[id] === 0 ? "gv-zero" : null, state.deps[id]));
-    table.appendChild(tr);
-  }
-  box.appendChild(table);
 }
 
 // -- zoom and pan ---------------------------------------------------------------------------------
@@ -787,6 +936,9 @@ function enableZoom(box) {
     }
     box.setPointerCapture(e.pointerId);
     pointers.set(e.pointerId, {x: e.clientX, y: e.clientY});
+    // A press that does not move is a click: it opens the folded group under it.
+    press = pointers.size === 1 ? {id: e.pointerId, x: e.clientX, y: e.clientY, target: e.target}
+      : null;
     box.classList.add("gv-dragging");
     keyBox = box;
   });
@@ -812,7 +964,13 @@ function enableZoom(box) {
     }
     pointers.set(e.pointerId, {x: e.clientX, y: e.clientY});
   });
+  let press = null;
   const release = (e) => {
+    if (press && press.id === e.pointerId && e.type === "pointerup"
+        && Math.hypot(e.clientX - press.x, e.clientY - press.y) < 5) {
+      openGroupAt(box, press.target);
+    }
+    if (press && press.id === e.pointerId) press = null;
     pointers.delete(e.pointerId);
     if (!pointers.size) box.classList.remove("gv-dragging");
   };
@@ -871,7 +1029,10 @@ function watchSizes() {
 // -- folded groups ------------------------------------------------------------------------------
 // A big graph is drawn with some nodes folded into one summary node (render/collapse.py). The
 // page says, per drawing, which trace id went into which group: {of: {n12: "g0"}, titles:
-// {g0: "fc1: Linear"}}; the group's <g> has the group id as its <title>.
+// {g0: "fc1: Linear"}, blocks: {g0: {reps, grid}}}; the group's <g> has the group id as its
+// <title>. blocks[g].grid[r][p] is the id at place p of repetition r (NOTE [block slots] in
+// collapse.py), and the page holds one repetition of the block drawn open (its places titled
+// p0, p1, ...), which the player shows for whichever repetition it opens.
 const folded = payload.folded || {};
 
 function hasOwn(obj, key) {
@@ -889,19 +1050,28 @@ function drawnId(info, id) {
   return group ? group.id : id;
 }
 
-// Each backward drawing's groups -> the ids folded into them (built when first needed).
-const groupMembers = new Map();
+/** A group's block: {reps, grid}, or null. */
+function blockOf(info, gid) {
+  return info && hasOwn(info.blocks, gid) ? info.blocks[gid] : null;
+}
 
-function membersOf(info) {
-  if (!groupMembers.has(info)) {
-    const members = new Map();
-    for (const [id, gid] of Object.entries((info && info.of) || {})) {
-      if (!members.has(gid)) members.set(gid, []);
-      members.get(gid).push(id);
-    }
-    groupMembers.set(info, members);
+// Where each folded id sits in its group's block: [repetition, place], built per drawing the
+// first time one of its groups is asked about (linear in that group, once).
+const slotIndex = new Map();
+
+function slotOf(info, gid, id) {
+  const key = info;
+  if (!slotIndex.has(key)) slotIndex.set(key, new Map());
+  const byGroup = slotIndex.get(key);
+  if (!byGroup.has(gid)) {
+    const slots = new Map();
+    const block = blockOf(info, gid);
+    (block ? block.grid : []).forEach((row, r) => row.forEach((vid, p) => {
+      if (vid !== null) slots.set(vid, [r, p]);
+    }));
+    byGroup.set(gid, slots);
   }
-  return groupMembers.get(info);
+  return byGroup.get(gid).get(id) || null;
 }
 
 // -- highlighting the graphs ----------------------------------------------------------------------
@@ -928,9 +1098,10 @@ function shapeBox(g) {
 
 /** Give a node a check-mark badge on its top-right corner (shown only while it is finished). */
 function addCheck(g) {
-  if (g.querySelector(":scope > g.gv-check")) {
+  if (g.gvChecked) {
     return;
   }
+  g.gvChecked = true;
   const corner = shapeBox(g);
   if (!corner) {
     return;
@@ -952,66 +1123,97 @@ function addCheck(g) {
   g.appendChild(badge);
 }
 
-function markDone(elements) {
-  for (const g of elements || []) addCheck(g);
-  mark(elements, "gv-done");
+/**
+ * Give node elements their state: this step's node (gv-current), in the ready queue
+ * (gv-ready), finished (gv-done) or not yet run (gv-pending). A node can be both current and
+ * ready or done (the CSS lets current win). Only classes that change are written.
+ */
+function paint(elements, current, ready, done) {
+  for (const g of elements || []) {
+    if (done) addCheck(g);
+    const want = [current, ready, done, !current && !ready && !done];
+    ["gv-current", "gv-ready", "gv-done", "gv-pending"].forEach((cls, i) => {
+      if (g.classList.contains(cls) !== want[i]) g.classList.toggle(cls, want[i]);
+    });
+  }
 }
 
 /** Say where a node is hidden when a folded group stands for it (empty text: it is not). */
 function sayWhere(roleName, text) {
   const p = part(roleName);
-  p.textContent = text;
+  if (p.textContent !== text) p.textContent = text;
   p.hidden = !text;
 }
 
-/**
- * Colour the graphs for one step. Every node of the run is, in the backward graph: this step's
- * node (gv-current), in the ready queue (gv-ready), finished (gv-done) or not yet run
- * (gv-pending); a node can be both current and ready or done (the CSS lets current win). A
- * folded group stands for its nodes: current if it holds this step's node, ready if it holds a
- * ready one, finished when all of its nodes are, otherwise not yet run.
- */
-function highlight(run, step, state) {
-  clearMarks();
-  sayWhere("where", "");
-  sayWhere("forward-where", "");
-  const drawing = backwardIndex[runIndex];
-  if (!drawing) {
+// What the backward drawing of the shown run shows (built with the run, updated per step):
+// each group's count of the run's nodes in it, ready in it and finished in it.
+let view = null;
+
+/** Every node of the run (and every group holding some) as not yet run: once per run. */
+function buildGraphState(R) {
+  const drawing = R.drawing;
+  for (const id of R.run.nodes) paint(drawing.byNode.get(id), false, false, false);
+  for (const gid of R.groupTotal.keys()) paint(drawing.byNode.get(gid), false, false, false);
+  view = {drawing, info: R.info, current: null, currentEls: [], flow: [], fwdCurrent: [],
+    fwdIds: []};
+}
+
+/** Repaint one node of the run (or the group it is folded into) from the live state. */
+function repaintNode(S, R, id) {
+  const own = view.drawing.byNode.get(id);
+  if (own) {
+    paint(own, id === view.current, S.ready.has(id), S.done.has(id));
     return;
   }
-  const info = (folded.backward || [])[runIndex] || null;
-  const done = new Set(state.done);
-  const ready = new Set(state.ready);
-  for (const id of run.nodes) {
-    const own = drawing.byNode.get(id);
-    if (!own) continue;
-    if (done.has(id)) markDone(own);
-    if (ready.has(id)) mark(own, "gv-ready");
-    if (!done.has(id) && !ready.has(id) && id !== step.node) mark(own, "gv-pending");
+  const gid = R.groupOf.get(id);
+  if (gid === undefined) return;
+  const ready = (S.groupReady.get(gid) || 0) > 0;
+  const done = !ready && (S.groupDone.get(gid) || 0) === R.groupTotal.get(gid);
+  const holdsCurrent = view.current !== null && drawnId(view.info, view.current) === gid;
+  paint(view.drawing.byNode.get(gid), holdsCurrent, ready, done);
+}
+
+/**
+ * Colour the graphs for one step, changing only what the move touched: the nodes whose state
+ * changed, the previous and the new current node, the edges of this step and the last, and the
+ * forward op of this step and the last. A folded group stands for its nodes: current if it
+ * holds this step's node, ready if it holds a ready one, finished when all of its nodes are,
+ * otherwise not yet run.
+ */
+function highlight(R, S, step, touched) {
+  const info = view.info;
+  const old = view.current;
+  view.current = step.node || null;
+  const repaint = new Set(touched.nodes);
+  if (old !== null) repaint.add(old);
+  if (view.current !== null) repaint.add(view.current);
+  for (const id of repaint) {
+    if (R.inRun.has(id)) repaintNode(S, R, id);
   }
-  const inRun = new Set(run.nodes);
-  for (const [gid, ids] of membersOf(info)) {
-    const mine = ids.filter((id) => inRun.has(id));
-    const els = drawing.byNode.get(gid);
-    if (!mine.length || !els) continue;
-    if (mine.some((id) => ready.has(id))) mark(els, "gv-ready");
-    else if (mine.every((id) => done.has(id))) markDone(els);
-    else if (!mine.includes(step.node)) mark(els, "gv-pending");
-  }
+  // The current node's own element (or its group's), for revealing and the where-line.
+  let group = null;
   if (step.node) {
-    const own = drawing.byNode.get(step.node);
-    const group = own ? null : foldedIn(info, step.node);
-    mark(own || (group && drawing.byNode.get(group.id)), "gv-current");
-    if (group) {
-      sayWhere("where", nodeName(step.node) + " (" + step.node + ") is inside the folded "
-        + "group \u201c" + group.title + "\u201d, highlighted in its place.");
+    const own = view.drawing.byNode.get(step.node);
+    group = own ? null : foldedIn(info, step.node);
+    view.currentEls = own || (group && view.drawing.byNode.get(group.id)) || [];
+    if (!R.inRun.has(step.node)) {
+      paint(view.currentEls, true, false, false); // (a node outside the run's list)
     }
+  } else {
+    view.currentEls = [];
   }
+  sayWhere("where", group ? whereText(info, group, step.node, nodeName(step.node)) : "");
   // Edges a gradient travels along in this step (between the groups, if folded).
+  for (const e of view.flow) e.classList.remove("gv-flow");
+  view.flow = [];
   const flow = (from, to) => {
     const a = drawnId(info, from);
     const b = drawnId(info, to);
-    if (a !== b) mark(drawing.byEdge.get(a + "->" + b), "gv-flow");
+    if (a === b) return;
+    for (const e of view.drawing.byEdge.get(a + "->" + b) || []) {
+      e.classList.add("gv-flow");
+      view.flow.push(e);
+    }
   };
   if (step.kind === "execute") {
     const n = nodes.get(step.node);
@@ -1022,27 +1224,523 @@ function highlight(run, step, state) {
     flow(step.source, step.node);
   }
   // The forward graph: the op that made this node, or the leaf it writes.
+  for (const e of view.fwdCurrent) e.classList.remove("gv-current");
+  view.fwdCurrent = [];
+  view.fwdIds = [];
   const n = step.node ? nodes.get(step.node) : null;
   const fwd = folded.forward || null;
+  let where = "";
   for (const id of n ? [n.forward_op, n.variable] : []) {
     if (!id) continue;
     const own = forwardIndex.byNode.get(id);
-    const group = own ? null : foldedIn(fwd, id);
-    mark(own || (group && forwardIndex.byNode.get(group.id)), "gv-current");
-    if (group) {
+    const fgroup = own ? null : foldedIn(fwd, id);
+    for (const e of own || (fgroup && forwardIndex.byNode.get(fgroup.id)) || []) {
+      e.classList.add("gv-current");
+      view.fwdCurrent.push(e);
+    }
+    view.fwdIds.push(id);
+    if (fgroup) {
       const what = ops.has(id) ? "the forward op " + ops.get(id).name : tensorName(id);
-      sayWhere("forward-where", what + " (" + id + ") is inside the folded group \u201c"
-        + group.title + "\u201d, highlighted in its place.");
+      where = whereText(fwd, fgroup, id, what);
     }
   }
+  sayWhere("forward-where", where);
+}
+
+/** "X (n5) is in block 5 of 11 of the folded group “11 × [...]”, opened beside." */
+function whereText(info, group, id, what) {
+  const block = blockOf(info, group.id);
+  const slot = block ? slotOf(info, group.id, id) : null;
+  const scope = moduleOf(id);
+  const head = what + " (" + id + (scope ? ", in " + scope : "") + ") is ";
+  if (slot && block.reps > 1) {
+    return head + "in block " + (slot[0] + 1) + " of " + block.reps + " of the folded group \u201c"
+      + group.title + "\u201d: that block is drawn open in the corner.";
+  }
+  return head + "inside the folded group \u201c" + group.title + "\u201d, highlighted in its "
+    + "place" + (block ? " and drawn open in the corner." : ".");
+}
+
+/** The module a node's (or an op's) forward op ran in, by its path ("6.fc2"), or "". */
+function moduleOf(id) {
+  const n = nodes.get(id);
+  const op = ops.get(n ? n.forward_op : id);
+  const scope = op && op.scope && op.scope.length > 1 ? op.scope : null;
+  return scope ? String(scope[scope.length - 1]) : "";
 }
 
 /** Pan each shown graph so this step's highlighted node is in view. */
 function revealCurrent() {
-  const current = (box) => Array.from(box.querySelectorAll("g.node.gv-current"))
-    .filter((g) => !g.closest("[hidden]"));
-  reveal(viewIn(backwardView), current(backwardView));
-  if (forwardOpen()) reveal(forwardViewState, current(forwardView));
+  if (!view) return;
+  const back = view.currentEls.length ? view.currentEls : view.lastEls || [];
+  reveal(viewIn(backwardView), back);
+  if (forwardOpen()) reveal(forwardViewState, view.fwdCurrent);
+}
+
+// -- a folded group, opened ---------------------------------------------------------------------
+// NOTE [opened blocks] Each graph has an inset that draws one repetition of a folded group
+// (drawn once by Python: every repetition has the same structure) with the nodes of the
+// repetition shown, coloured as in the main graph. It opens by itself on the repetition that
+// holds this step's node (and closes when the step leaves the group, unless the learner opened
+// it), or on a click (or Enter) on any folded group; its arrows show the block before / after.
+// The main graph keeps the fold, as the static SVG files do.
+const blockSvgs = new Map(); // "b0/g3" or "f/g1" -> the hidden <div> holding its drawing
+for (const d of root.querySelectorAll(".gv-block-svg[data-drawing][data-group]")) {
+  blockSvgs.set(d.dataset.drawing + "/" + d.dataset.group, d);
+}
+const blockStore = root.querySelector(".gv-blocks");
+
+function makeInset(role, forward) {
+  const box = part(role);
+  return {box, forward, gid: null, rep: 0, pinned: false, shown: null, index: null,
+    title: box.querySelector("[data-inset=title]"),
+    body: box.querySelector("[data-inset=body]"),
+    prev: box.querySelector("[data-inset=prev]"),
+    next: box.querySelector("[data-inset=next]")};
+}
+
+const insets = [makeInset("inset", false), makeInset("forward-inset", true)];
+
+function insetInfo(inset) {
+  return inset.forward ? folded.forward || null : (folded.backward || [])[runIndex] || null;
+}
+
+/** Open group gid of the inset's graph at repetition rep (pinned: the learner opened it). */
+function openBlock(inset, gid, rep, pinned) {
+  const info = insetInfo(inset);
+  const block = blockOf(info, gid);
+  if (!block) return;
+  const key = (inset.forward ? "f" : "b" + runIndex) + "/" + gid;
+  if (inset.shown !== key) {
+    if (inset.shown && blockSvgs.has(inset.shown)) blockStore.appendChild(blockSvgs.get(inset.shown));
+    inset.body.replaceChildren();
+    const drawing = blockSvgs.get(key);
+    if (drawing) {
+      shrink(drawing.querySelector("svg"));
+      inset.body.appendChild(drawing);
+      inset.index = indexDrawing(drawing);
+    } else {
+      inset.index = null;
+    }
+    inset.shown = key;
+    inset.rep = -1;
+  }
+  const newRep = Math.max(0, Math.min(block.reps - 1, rep));
+  const repChanged = newRep !== inset.rep || gid !== inset.gid;
+  inset.gid = gid;
+  inset.rep = newRep;
+  inset.pinned = pinned;
+  const title = foldedIn(info, block.grid[newRep].find((v) => v !== null)) || {title: gid};
+  inset.title.textContent = (block.reps > 1 ? "block " + (newRep + 1) + " of " + block.reps
+    + " \u00b7 " : "opened \u00b7 ") + title.title;
+  inset.prev.disabled = newRep === 0;
+  inset.next.disabled = newRep >= block.reps - 1;
+  inset.prev.hidden = inset.next.hidden = block.reps < 2;
+  inset.box.hidden = false;
+  inset.box.dataset.group = gid;
+  inset.box.dataset.rep = String(newRep);
+  if (repChanged) {
+    inset.window = null;
+    nameInset(inset, block, 0);
+  }
+  paintInset(inset);
+  if (pinned) revealInsets();
+}
+
+/** Draw an opened block a little smaller than Graphviz's size: node text stays about 10 px. */
+function shrink(svg) {
+  if (!svg || svg.dataset.shrunk) return;
+  svg.dataset.shrunk = "1";
+  for (const side of ["width", "height"]) {
+    const pt = parseFloat(svg.getAttribute(side));
+    if (pt > 0) svg.style[side] = (pt * NATURAL * 0.72).toFixed(1) + "px";
+  }
+}
+
+function closeBlock(inset) {
+  inset.box.hidden = true;
+  inset.gid = null;
+  inset.pinned = false;
+}
+
+/** The names of the repetition shown: a tensor's name differs from block to block. */
+// A block too big to draw is listed, LIST_PLACES places at a time around the current one (so
+// a step costs the same in a group of 20,000 nodes).
+const LIST_PLACES = 100;
+
+function nameInset(inset, block, around) {
+  const row = block.grid[inset.rep];
+  if (!inset.index) {
+    const lo = Math.max(0, Math.min((around || 0) - LIST_PLACES / 2, row.length - LIST_PLACES));
+    const hi = Math.min(row.length, lo + LIST_PLACES);
+    const list = el("ol", "gv-inset-list");
+    list.start = lo + 1;
+    inset.items = new Map();
+    for (let p = lo; p < hi; p++) {
+      const id = row[p];
+      const li = el("li", "gv-inset-item");
+      if (id !== null) {
+        li.appendChild(tensors.has(id) ? el("span", null, tensorName(id))
+          : nodes.has(id) ? nodeRef(id) : el("span", null, ops.has(id) ? ops.get(id).name : id));
+      }
+      list.appendChild(li);
+      inset.items.set(p, [li]);
+    }
+    const more = row.length - hi + lo;
+    inset.body.replaceChildren(list);
+    if (more > 0) {
+      inset.body.appendChild(el("p", "gv-none", "places " + (lo + 1) + "\u2013" + hi + " of "
+        + row.length + " shown"));
+    }
+    inset.window = [lo, hi];
+    return;
+  }
+  row.forEach((id, p) => {
+    if (id === null || !tensors.has(id)) return;
+    for (const g of inset.index.byNode.get("p" + p) || []) {
+      const text = g.querySelector("text");
+      if (text) text.textContent = tensorName(id);
+    }
+  });
+}
+
+/** Colour the inset's places as their nodes are coloured at this step. */
+function paintInset(inset) {
+  if (inset.gid === null || !live) return;
+  const block = blockOf(insetInfo(inset), inset.gid);
+  if (!block) return;
+  const row = block.grid[inset.rep];
+  let lo = 0;
+  let hi = row.length;
+  if (!inset.index) {
+    // A listed block: keep the current node's place among the places listed.
+    const info = insetInfo(inset);
+    const ids = inset.forward ? view.fwdIds : [view.current];
+    const slot = ids.map((id) => (id ? slotOf(info, inset.gid, id) : null)).find(Boolean);
+    const at = slot && slot[0] === inset.rep ? slot[1] : null;
+    if (!inset.window || (at !== null && (at < inset.window[0] || at >= inset.window[1]))) {
+      nameInset(inset, block, at === null ? 0 : at);
+    }
+    [lo, hi] = inset.window;
+  }
+  const place = (p) => (inset.index ? inset.index.byNode.get("p" + p) : inset.items.get(p));
+  let focus = null;
+  for (let p = lo; p < hi; p++) {
+    const id = row[p];
+    const els = place(p);
+    if (id === null || !els) continue;
+    if (id === view.current || view.fwdIds.includes(id)) focus = els[0];
+    if (inset.forward) {
+      const current = view.fwdIds.includes(id);
+      for (const g of els) g.classList.toggle("gv-current", current);
+    } else if (live.R.inRun.has(id)) {
+      paint(els, id === view.current, live.S.ready.has(id), live.S.done.has(id));
+    } else {
+      for (const g of els) g.classList.toggle("gv-current", id === view.current);
+    }
+  }
+  inset.focus = focus; // scrolled into the inset's view by revealInsets, after every write
+}
+
+/** Scroll each open inset to its current place (a read of the layout: after all writes). */
+function revealInsets() {
+  for (const inset of insets) {
+    if (inset.gid !== null && inset.focus) keepInBox(inset.body, inset.focus);
+  }
+}
+
+/** Scroll box (only box) so that element e is inside it. */
+function keepInBox(box, e) {
+  const b = box.getBoundingClientRect();
+  const r = e.getBoundingClientRect();
+  if (r.left < b.left || r.right > b.right) {
+    box.scrollLeft += (r.left + r.right) / 2 - (b.left + b.right) / 2;
+  }
+  if (r.top < b.top || r.bottom > b.bottom) {
+    box.scrollTop += (r.top + r.bottom) / 2 - (b.top + b.bottom) / 2;
+  }
+}
+
+/** After a step: open the block holding the step's node, or repaint / close what is open. */
+function updateInsets(step) {
+  for (const inset of insets) {
+    if (inset.forward && !forwardOpen()) continue; // folded away: nothing to open it in
+    const info = insetInfo(inset);
+    const ids = inset.forward ? view.fwdIds : step.node ? [step.node] : [];
+    let opened = false;
+    for (const id of ids) {
+      const group = foldedIn(info, id);
+      const slot = group ? slotOf(info, group.id, id) : null;
+      if (slot) {
+        openBlock(inset, group.id, slot[0], false);
+        opened = true;
+        break;
+      }
+    }
+    if (!opened && inset.gid !== null) {
+      if (inset.pinned) paintInset(inset);
+      else closeBlock(inset);
+    }
+  }
+}
+
+/** The repetition to open a group at: the one holding this step's node, else the first. */
+function repToOpen(inset, gid) {
+  const info = insetInfo(inset);
+  for (const id of inset.forward ? view.fwdIds : [view.current]) {
+    const slot = id ? slotOf(info, gid, id) : null;
+    if (slot) return slot[0];
+  }
+  return 0;
+}
+
+/** A click (or Enter) on a folded group in a graph opens it. */
+function openGroupAt(box, g) {
+  const node = g && g.closest ? g.closest("g.node") : null;
+  const gid = node ? titleOf(node) : null;
+  const inset = insets[box === forwardView ? 1 : 0];
+  if (gid && blockOf(insetInfo(inset), gid)) {
+    openBlock(inset, gid, repToOpen(inset, gid), true);
+    return true;
+  }
+  return false;
+}
+
+function initInsets() {
+  for (const inset of insets) {
+    inset.prev.addEventListener("click", () => openBlock(inset, inset.gid, inset.rep - 1, true));
+    inset.next.addEventListener("click", () => openBlock(inset, inset.gid, inset.rep + 1, true));
+    inset.box.querySelector("[data-inset=close]").addEventListener("click", () => {
+      closeBlock(inset);
+      (inset.forward ? forwardView : backwardView).focus();
+    });
+  }
+  // Folded groups are buttons for the keyboard too.
+  const drawings = [[forwardView, folded.forward || null]];
+  backwardBoxes.forEach((b, i) => drawings.push([b, (folded.backward || [])[i] || null]));
+  for (const [box, info] of drawings) {
+    for (const gid of Object.keys((info && info.blocks) || {})) {
+      for (const g of indexOf(box).byNode.get(gid) || []) {
+        g.setAttribute("tabindex", "0");
+        g.setAttribute("role", "button");
+        g.setAttribute("aria-label", "open the folded group " + (info.titles[gid] || gid));
+        g.classList.add("gv-openable");
+      }
+    }
+  }
+  for (const box of [backwardView, forwardView]) {
+    box.addEventListener("keydown", (e) => {
+      if ((e.key === "Enter" || e.key === " ") && openGroupAt(box, e.target)) {
+        e.preventDefault();
+      }
+    });
+  }
+}
+
+function indexOf(box) {
+  return box === forwardView ? forwardIndex : backwardIndex[backwardBoxes.indexOf(box)];
+}
+
+// -- search -------------------------------------------------------------------------------------
+// NOTE [search] The box finds a backward node (by id or name), a tensor or parameter (by name:
+// layer3.0.conv1.weight), a module path (0.fc1) or an op (addmm, AddmmBackward0), and lists
+// the steps of the shown run that touch it: a node's own steps; a tensor's AccumulateGrad and
+// leaf_grad steps and those of the node that made it; a module's or an op's nodes' steps. A
+// step in the list jumps there (and pans the graph to its node). Keys: / focuses the box;
+// ↓ / ↑ move through the results; Enter jumps to the first; Esc leaves the box.
+// Indexes are built the first time the box is used (once; per run for the steps).
+const MAX_RESULTS = 20;
+const MAX_STEPS_SHOWN = 12;
+let searchIndex = null;
+const stepsOfNode = new Map(); // run index -> Map node -> [step]
+
+function buildSearchIndex() {
+  const entries = [];
+  const add = (kind, label, id, nodeIds) => entries.push({kind, label, id, key: label.toLowerCase(),
+    idKey: String(id).toLowerCase(), nodes: nodeIds});
+  const byName = new Map();
+  for (const n of trace.nodes) {
+    add("node", n.name, n.id, [n.id]);
+    if (!byName.has(n.name)) byName.set(n.name, []);
+    byName.get(n.name).push(n.id);
+  }
+  const producer = new Map(); // tensor -> node of the op that made it
+  const byOp = new Map();
+  const byModule = new Map();
+  for (const op of trace.ops) {
+    if (op.node) {
+      for (const t of op.outputs) producer.set(t, op.node);
+      if (!byOp.has(op.name)) byOp.set(op.name, []);
+      byOp.get(op.name).push(op.node);
+      for (const scope of op.scope || []) {
+        if (!byModule.has(scope)) byModule.set(scope, []);
+        byModule.get(scope).push(op.node);
+      }
+    }
+  }
+  const writers = new Map(); // tensor -> its AccumulateGrad nodes
+  for (const n of trace.nodes) {
+    if (n.variable) {
+      if (!writers.has(n.variable)) writers.set(n.variable, []);
+      writers.get(n.variable).push(n.id);
+    }
+  }
+  for (const t of trace.tensors) {
+    const own = (writers.get(t.id) || []).concat(producer.has(t.id) ? [producer.get(t.id)] : []);
+    add(t.is_param ? "parameter" : "tensor", t.name || t.id, t.id, own);
+  }
+  for (const [name, ids] of byName) {
+    if (ids.length > 1) add("node name", name, ids.length + " nodes", ids);
+  }
+  for (const [name, ids] of byOp) add("op", name, ids.length + " ops", ids);
+  for (const [name, ids] of byModule) add("module", name, "", ids);
+  return entries;
+}
+
+function nodeSteps(r) {
+  if (!stepsOfNode.has(r)) {
+    const map = new Map();
+    for (const s of runs[r].steps) {
+      for (const id of [s.node, s.kind === "leaf_grad" ? "tensor:" + s.tensor : null]) {
+        if (!id) continue;
+        if (!map.has(id)) map.set(id, []);
+        map.get(id).push(s.index);
+      }
+    }
+    stepsOfNode.set(r, map);
+  }
+  return stepsOfNode.get(r);
+}
+
+/** The steps of the shown run that touch an entry, in order. */
+function entrySteps(entry) {
+  const map = nodeSteps(runIndex);
+  const out = new Set();
+  for (const id of entry.nodes) for (const k of map.get(id) || []) out.add(k);
+  if (entry.kind === "parameter" || entry.kind === "tensor") {
+    for (const k of map.get("tensor:" + entry.id) || []) out.add(k);
+  }
+  return Array.from(out).sort((a, b) => a - b);
+}
+
+/** Entries matching the query, best first: exact id or name, then prefix, then substring. */
+function findEntries(query) {
+  const q = query.trim().toLowerCase();
+  if (!q) return [];
+  if (!searchIndex) searchIndex = buildSearchIndex();
+  const scored = [];
+  for (const e of searchIndex) {
+    let score = -1;
+    if (e.idKey === q || e.key === q) score = 0;
+    else if (e.key.startsWith(q)) score = 1;
+    else if (e.key.includes(q)) score = 2;
+    if (score >= 0) scored.push([score, e]);
+  }
+  scored.sort((a, b) => a[0] - b[0]);
+  const out = [];
+  for (const [, e] of scored) {
+    if (out.length >= MAX_RESULTS) break;
+    const steps = entrySteps(e);
+    if (steps.length || e.kind === "module" || e.kind === "op") out.push({entry: e, steps});
+  }
+  return out;
+}
+
+function showResults(query) {
+  const box = part("results");
+  box.replaceChildren();
+  const found = findEntries(query);
+  box.hidden = !query.trim();
+  box.dataset.query = query; // what the list answers (tests wait for it)
+  if (!found.length) {
+    box.appendChild(el("p", "gv-none", "Nothing in this run matches \u201c" + query.trim()
+      + "\u201d."));
+    return;
+  }
+  const list = el("ul", "gv-results");
+  for (const {entry, steps} of found) {
+    const li = el("li", "gv-result");
+    const head = el("div", "gv-result-head");
+    head.appendChild(el("span", "gv-result-kind", entry.kind));
+    head.appendChild(document.createTextNode(" "));
+    head.appendChild(el("span", "gv-result-name", entry.label));
+    if (entry.id && entry.id !== entry.label) {
+      head.appendChild(document.createTextNode(" "));
+      head.appendChild(el("small", "gv-id", String(entry.id)));
+    }
+    li.appendChild(head);
+    const row = el("div", "gv-result-steps");
+    if (!steps.length) row.appendChild(el("span", "gv-none", "no step of this run"));
+    for (const k of steps.slice(0, MAX_STEPS_SHOWN)) {
+      const b = el("button", "gv-jump", "step " + k);
+      b.type = "button";
+      b.dataset.step = String(k);
+      b.title = runs[runIndex].steps[k].kind + (runs[runIndex].steps[k].node
+        ? " " + nodeName(runs[runIndex].steps[k].node) : "");
+      row.appendChild(b);
+    }
+    if (steps.length > MAX_STEPS_SHOWN) {
+      row.appendChild(el("span", "gv-more", "+" + (steps.length - MAX_STEPS_SHOWN) + " more"));
+    }
+    li.appendChild(row);
+    list.appendChild(li);
+  }
+  box.appendChild(list);
+}
+
+function initSearch() {
+  const input = part("search");
+  const box = part("results");
+  let timer = null;
+  input.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => showResults(input.value), 80);
+  });
+  const jumps = () => Array.from(box.querySelectorAll("button.gv-jump"));
+  input.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" || e.key === "ArrowDown") {
+      clearTimeout(timer);
+      showResults(input.value);
+      const first = jumps()[0];
+      if (first && e.key === "Enter") first.click();
+      else if (first) first.focus();
+      e.preventDefault();
+    } else if (e.key === "Escape") {
+      input.value = "";
+      box.hidden = true;
+      root.focus();
+    }
+  });
+  box.addEventListener("keydown", (e) => {
+    const all = jumps();
+    const i = all.indexOf(e.target);
+    if (i < 0) return;
+    if (e.key === "ArrowDown" || e.key === "ArrowRight") {
+      (all[i + 1] || all[i]).focus();
+    } else if (e.key === "ArrowUp" || e.key === "ArrowLeft") {
+      (i ? all[i - 1] : input).focus();
+    } else if (e.key === "Escape") {
+      input.focus();
+    } else {
+      return;
+    }
+    e.preventDefault();
+    e.stopPropagation();
+  });
+  // The list closes when the learner works elsewhere, and opens again on the box.
+  root.addEventListener("pointerdown", (e) => {
+    if (!e.target.closest || !e.target.closest(".gv-search")) box.hidden = true;
+  });
+  input.addEventListener("focus", () => {
+    if (input.value.trim()) showResults(input.value);
+  });
+  box.addEventListener("click", (e) => {
+    const b = e.target.closest ? e.target.closest("button.gv-jump") : null;
+    if (!b) return;
+    for (const other of box.querySelectorAll(".gv-jump.gv-on")) other.classList.remove("gv-on");
+    b.classList.add("gv-on");
+    go(Number(b.dataset.step));
+  });
 }
 
 // -- the step list and controls ---------------------------------------------------------------
@@ -1192,14 +1890,18 @@ function go(k) {
   }
   stepIndex = Math.max(0, Math.min(run.steps.length - 1, k));
   const step = run.steps[stepIndex];
-  const state = replay(run, stepIndex);
-  highlight(run, step, state);
+  const {R, S} = live;
+  const touched = moveTo(S, R, stepIndex);
+  highlight(R, S, step, touched);
+  // The last step (done) is about no node: the graph shows the node that ran last.
+  const last = R.lastExec[stepIndex] >= 0 ? run.steps[R.lastExec[stepIndex]] : null;
+  view.lastEls = !step.node && last ? R.drawing.byNode.get(drawnId(R.info, last.node)) || [] : [];
   renderEvent(run, step);
-  renderReady(state);
-  renderBuffers(state);
-  renderEdges(step, state);
-  renderLeaves(run, step, state);
-  renderDeps(step, state);
+  updatePanel(R, S, touched, step);
+  const bufferBefore = hasOwn(R.tl.bufferBefore, String(stepIndex))
+    ? R.tl.bufferBefore[String(stepIndex)] : null;
+  renderEdges(step, {lastExecute: last, bufferBefore: bufferBefore});
+  updateInsets(step);
   slider.value = String(stepIndex);
   part("position").textContent = "step " + stepIndex + " / " + (run.steps.length - 1)
     + " \u00b7 " + step.kind;
@@ -1211,17 +1913,28 @@ function go(k) {
   if (currentItem) {
     currentItem.classList.add("gv-cur");
     currentItem.setAttribute("aria-current", "step");
-    keepVisible(currentItem);
   }
-  revealCurrent();
   root.dataset.step = String(stepIndex); // for tests and for styling
   root.dataset.run = String(runIndex);
+  // Only now read the layout (once): every write of this step is done.
+  if (currentItem) keepVisible(currentItem);
+  revealCurrent();
+  revealInsets();
   writeUrl(false);
 }
 
 /** Switch to run r (position in the embedded runs) and show its first step. */
+let live = null; // {R, S}: the shown run, prepared, and its live state (NOTE [constant cost])
+
 function selectRun(r, push) {
   runIndex = r;
+  const R = prepareRun(r);
+  live = {R, S: freshState(R)};
+  buildGraphState(R);
+  buildPanel(R);
+  for (const inset of insets) {
+    if (!inset.forward) closeBlock(inset);
+  }
   backwardBoxes.forEach((box, i) => {
     box.hidden = i !== r;
   });
@@ -1261,6 +1974,15 @@ function onKey(event) {
       || (t && t.isContentEditable)) {
     return;
   }
+  if (event.key === "/") {
+    event.preventDefault();
+    part("search").focus();
+    return;
+  }
+  if (event.key === "Escape") {
+    for (const inset of insets) closeBlock(inset);
+    return;
+  }
   const moves = {ArrowRight: stepIndex + 1, ArrowLeft: stepIndex - 1, Home: 0, End: Infinity};
   const zooms = {"+": "in", "=": "in", "-": "out", "_": "out", "0": "fit"};
   if (!(event.key in moves) && !(event.key in zooms)) {
@@ -1284,6 +2006,8 @@ function toggleForward() {
   part("forward-toggle").setAttribute("aria-expanded", String(open));
   part("forward-box").classList.toggle("gv-collapsed", !open);
   forwardView.hidden = !open;
+  forwardView.parentElement.hidden = !open; // its stage, with the opened-block inset
+  if (!open) closeBlock(insets[1]);
   if (open) {
     showView(forwardViewState);
     revealCurrent();
@@ -1306,6 +2030,8 @@ function init() {
   part("last").addEventListener("click", () => go(Infinity));
   slider.addEventListener("input", () => go(Number(slider.value)));
   part("forward-toggle").addEventListener("click", toggleForward);
+  initInsets();
+  initSearch();
   enableZoom(backwardView);
   enableZoom(forwardView);
   // A page has one player: keys work anywhere. In a notebook, only while the player has focus.
