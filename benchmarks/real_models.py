@@ -73,22 +73,26 @@ def measure(rounds: int = 3) -> dict[str, dict[str, float]]:
                           "plain_peak": max(peaks[0]), "traced_peak": max(peaks[1]),
                           "trace_bytes": trace_file.stat().st_size, "steps": steps,
                           "player": str(folder / "steps.html")}
-            out[label].update(player_numbers(folder / "steps.html"))
+            out[label].update(player_numbers(folder / "steps.html", steps))
     return out
 
 
-def player_numbers(page: Path) -> dict[str, float]:
-    """The step player's load time and time per step, where the player benchmark can measure
-    them (headless Chromium); nothing otherwise."""
+def player_numbers(page: Path, steps: int) -> dict[str, float]:
+    """The step player's load time and mean time per step (one forward, one back), measured
+    as benchmarks/player_bench.py measures it in headless Chromium; nothing without a
+    browser."""
     try:
-        from player_bench import measure_page  # the player's own benchmark (benchmarks/)
-    except ImportError:
-        return {}
-    try:
-        return measure_page(page)
-    except Exception as e:  # noqa: BLE001 - a missing browser leaves these numbers out
+        import player_bench  # benchmarks/ is this script's folder, first on sys.path
+
+        driver = player_bench.browser()
+    except Exception as e:  # noqa: BLE001 - no Chromium or selenium: these numbers are left out
         print(f"  player not measured: {e}", file=sys.stderr)
         return {}
+    try:
+        m = player_bench.measure(driver, page, steps)
+    finally:
+        driver.quit()
+    return {"load": m["load_ms"] / 1e3, "per_step": (m["next_ms"] + m["prev_ms"]) / 2e3}
 
 
 def report(results: dict[str, dict[str, float]]) -> list[tuple[str, float | None, float]]:

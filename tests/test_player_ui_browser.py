@@ -629,3 +629,45 @@ def test_finished_and_not_yet_run_nodes_look_different(driver, viewport, tmp_pat
     assert looks["legend"] == ["this step", "gradient flowing", "ready queue", "\u2713finished",
                                "not yet run", "folded group"]
     _assert_no_console_errors(driver)
+
+
+# -- memory (NOTE [memory]) -----------------------------------------------------------------------
+def test_the_memory_panel_shows_what_the_saved_tensors_hold_at_each_step(driver, tmp_path):
+    """The numbers under the memory plot are the bytes of the saved activations the nodes not
+    yet freed hold, as the program itself reads them (each node's ``_saved_*`` tensors)."""
+    from test_replay import saved_by
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(6, 32), torch.nn.Tanh(), torch.nn.Linear(32, 32),
+                                torch.nn.Sigmoid(), torch.nn.Linear(32, 2))
+    loss = model(torch.randn(16, 6)).exp().sum()
+    live, todo = [], [loss.grad_fn]
+    while todo:
+        n = todo.pop()
+        if n is not None and all(n is not m for m in live):
+            live.append(n)
+            todo.extend(f for f, _ in n.next_functions)
+    saves = [saved_by(n) for n in live]
+    with torch.trace() as tr:
+        loss.backward()
+    ids = [tr.node_id(n) for n in live]
+    run = tr.run()
+    path = tmp_path / "steps.html"
+    path.write_text(player_html(tr), encoding="utf-8")
+    _load(driver, path)
+    releases = [s.index for s in run.steps if s.kind == "release_saved"]
+    checked = 0
+    for k in (0, *releases, len(run.steps) - 1):
+        freed = {s.node for s in run.steps[:k + 1] if s.kind == "release_saved"}
+        held: dict = {}
+        for nid, saved in zip(ids, saves):
+            if nid not in freed:
+                held.update(saved)
+        _goto_step(driver, k)
+        shown = _wait(driver, "const e = document.querySelector('[data-role=mem-saved]');"
+                      "return e && Number(arguments[0]) === Number("
+                      "document.querySelector('.gv-player').dataset.step) && e.dataset.bytes", k)
+        assert int(shown) == sum(held.values()), k
+        checked += 1
+    assert checked >= 5 and sum(saves[0].values()) + sum(saves[1].values()) > 0
+    _assert_no_console_errors(driver)

@@ -164,6 +164,39 @@ for name, nbytes in saved_memory(loss).items():
     print(f"{name:26s} {nbytes / 1024:6.1f} KiB {'█' * max(1, round(nbytes / 8192))}")
 gradviz.draw_backward(loss, show_saved=True)
 
+# %% [markdown]
+# ## 5. Memory, step by step
+#
+# `backward()` frees a node's saved tensors right after the node runs (its `release_saved`
+# step), so the memory the graph holds falls as the engine walks down it. The tracer records
+# it: `gradviz.trace.memory` gives the bytes held after each engine step, as *saved
+# activations* (the non-leaf tensors still saved: the parameters and the input are held by the
+# program anyway) and *input buffers* (gradients received by a node that has not run yet). The
+# step player draws the same two curves in its **Memory** panel, a marker at the current step,
+# and `gradviz trace` prints their ends in its summary.
+
+# %%
+from gradviz.trace import memory
+
+with gradviz.trace() as tr:
+    loss.backward()
+run = tr.run()
+held = memory(run, tr.nodes, tr.tensors)
+print(f"before the first node runs: {held.saved[0] / 1024:.1f} KiB of saved activations")
+for step in run.steps:
+    if step.kind == "release_saved":
+        print(f"step {step.index:3d}  {tr.nodes[step.node].name:16s} frees its saved tensors: "
+              f"{held.saved[step.index] / 1024:6.1f} KiB still held")
+print(f"input buffers held at most {held.peak_buffers / 1024:.1f} KiB at once")
+
+# %% [markdown]
+# The same run in the step player: step through it and watch the Memory panel's blue curve
+# drop at each `release_saved` step, while the orange one rises and falls as gradients wait in
+# input buffers.
+
+# %%
+tr
+
 
 # %% [markdown]
 # ## Exercises

@@ -42,7 +42,7 @@ from gradviz.render._format import clip, op_call
 from gradviz.render.sentences import player_sentences
 from gradviz.trace.io import atomic_write, encode_json, trace_to_dict
 from gradviz.trace.model import run_name, run_numbers
-from gradviz.trace.replay import timeline
+from gradviz.trace.replay import memory, timeline
 
 __all__ = ["player_html", "write_player", "MAX_RUNS"]
 
@@ -311,6 +311,20 @@ def _block_dot(group: Any, grid: list[list[str | None]], edges: dict[str, list[s
 
 
 # -- the player -----------------------------------------------------------------------------------
+def _memory_changes(trace: Any, run: Any, tl: Any) -> dict[str, list[list[int]]]:
+    """A run's memory curve (replay.memory) as ``[[step, bytes], ...]`` where it changes."""
+    m = memory(run, trace.nodes, trace.tensors, tl)
+
+    def changes(values: list[int]) -> list[list[int]]:
+        out: list[list[int]] = []
+        for k, v in enumerate(values):
+            if not out or out[-1][1] != v:
+                out.append([k, v])
+        return out
+
+    return {"saved": changes(m.saved), "buffers": changes(m.buffers)}
+
+
 def _run_indices(trace: Any, run: int | str | None, max_runs: int) -> tuple[list[int], list[str]]:
     if not trace.runs:
         return [], []
@@ -362,7 +376,8 @@ def player_html(trace: Any, run: int | str | None = None, title: str | None = No
     data = trace_to_dict(trace, runs=indices)
     heading = title if title is not None else (trace.name or "gradviz: backward, step by step")
     # The engine's states, replayed once in the trace layer: the page only looks them up.
-    timelines = [timeline(trace.runs[i]).to_dict() for i in indices]
+    tls = [timeline(trace.runs[i]) for i in indices]
+    timelines = [tl.to_dict() for tl in tls]
     # Each shown run's number and name as the drawings' titles give them (NOTE [run numbers]):
     # the header, the run picker and the address (#run=N) use these, never a count of their own.
     numbers = run_numbers(trace)
@@ -376,6 +391,9 @@ def player_html(trace: Any, run: int | str | None = None, title: str | None = No
                          f'"{html.escape(gid, quote=True)}">{svg}</div>'
                          for name, items in folded.pop("svgs").items() for gid, svg in items)
     payload["folded"] = folded
+    # The bytes each run holds after each step (NOTE [memory] in replay.py), as the steps at
+    # which they change: the page's plot and numbers only look them up.
+    payload["memory"] = [_memory_changes(trace, trace.runs[i], tl) for i, tl in zip(indices, tls)]
     # Each step's sentence, written once in Python (sentences.py): the page only displays it.
     payload["sentences"] = player_sentences(trace, [trace.runs[i] for i in indices])
     # Each op that made a backward node, as the call that ran (an enum by its name: NOTE [enum

@@ -27,6 +27,7 @@ from gradviz.trace.model import (
     GradientNodeStep,
     HookStep,
     LeafGradStep,
+    ModuleSummary,
     NodeInfo,
     OpRecord,
     PackHookStep,
@@ -43,7 +44,7 @@ from gradviz.trace.model import (
     summarize,
 )
 from gradviz.trace.recorder import Recorder, trace, tracer
-from gradviz.trace.replay import StepState, Timeline, replay, timeline
+from gradviz.trace.replay import Memory, StepState, Timeline, memory, replay, timeline
 
 __all__ = ["trace", "tracer", "Trace", "Recorder", "graph_of", "load_trace", "TraceFormatError",
            "SCHEMA", "BackwardGraph", "BackwardRun", "NodeInfo", "OpRecord", "SavedInfo",
@@ -52,4 +53,4 @@ __all__ = ["trace", "tracer", "Trace", "Recorder", "graph_of", "load_trace", "Tr
            "EnqueueStep", "ExecuteStep", "AccumulateStep", "LeafGradStep", "HookStep",
            "PackHookStep", "UnpackHookStep", "ReleaseSavedStep", "ErrorStep", "GradientNodeStep",
            "DoneStep", "StepState", "run_name", "run_number", "run_numbers", "Timeline", "replay",
-           "timeline"]
+           "timeline", "Memory", "memory", "ModuleSummary"]

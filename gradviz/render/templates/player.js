@@ -90,6 +90,7 @@ const runs = trace.runs;
 // One timeline per run (gradviz/trace/replay.py, NOTE [one replay]): when each part of the
 // engine's state changed. Showing step k is lookups in it (at <= k); nothing is re-derived here.
 const timelines = payload.timelines || [];
+const memories = payload.memory || []; // per run: {saved, buffers} as [[step, bytes], ...]
 // NOTE [run numbers] (gradviz/trace/model.py): each run's number and name ("run 20 of 20") as
 // the drawings' titles give them, from Python; the header, the picker and the address use them.
 const runNumbers = payload.runNumbers || [];
@@ -594,6 +595,101 @@ function buildPanel(R) {
   panel = {readyItems: new Map(), readyEmpty, bufferItems: new Map(), buffersEmpty, leafRows,
     depRows, depsEmpty, marked: []};
   for (const tid of R.leaves) showLeaf(tid, R.initialGrads.get(tid));
+}
+
+// -- memory (NOTE [memory] in gradviz/trace/replay.py) ------------------------------------------
+// A run's saved activations and input buffers, step by step, drawn once per run as a small step
+// plot; moving to a step moves its marker and rewrites two numbers (the same work at any step).
+const SVG_NS = "http://www.w3.org/2000/svg";
+const MEM_W = 300;
+const MEM_H = 60;
+let memView = null; // {changes, x, marker, saved, buffers}: the shown run's plot
+
+/** Bytes as people read them: 512 B, 4.0 KiB, 1.5 MiB (as the CLI's summary writes them). */
+function bytesText(n) {
+  if (n < 1024) return n + " B";
+  let v = n;
+  let unit = "";
+  for (const u of ["KiB", "MiB", "GiB"]) {
+    v /= 1024;
+    unit = u;
+    if (v < 1024) break;
+  }
+  return v.toFixed(1) + " " + unit;
+}
+
+/** The value of a [[step, value], ...] change list at step k (binary search). */
+function valueAt(changes, k) {
+  let lo = 0;
+  let hi = changes.length - 1;
+  let at = 0;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (changes[mid][0] <= k) {
+      at = changes[mid][1];
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return at;
+}
+
+function svgEl(tag, attrs) {
+  const e = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  return e;
+}
+
+function buildMemory(r, nSteps) {
+  const box = part("memory");
+  const m = memories[r];
+  if (!m || !nSteps) {
+    box.replaceChildren(el("p", "gv-none", "No steps."));
+    memView = null;
+    return;
+  }
+  let peak = 1;
+  for (const list of [m.saved, m.buffers]) {
+    for (const c of list) peak = Math.max(peak, c[1]);
+  }
+  const x = (k) => (nSteps > 1 ? (k / (nSteps - 1)) * MEM_W : 0);
+  const y = (v) => MEM_H - (v / peak) * (MEM_H - 2);
+  const path = (changes) => { // a step function: flat until the next change
+    let d = "";
+    changes.forEach(([k, v], i) => {
+      d += (i ? " H" + x(k).toFixed(1) + " V" : "M" + x(k).toFixed(1) + " ") + y(v).toFixed(1);
+    });
+    return d + " H" + MEM_W;
+  };
+  const svg = svgEl("svg", {viewBox: "0 0 " + MEM_W + " " + MEM_H, class: "gv-mem-plot",
+    role: "img", "aria-label": "bytes held at each step: saved activations and input buffers"});
+  svg.appendChild(svgEl("path", {d: path(m.buffers), class: "gv-mem-buffers"}));
+  svg.appendChild(svgEl("path", {d: path(m.saved), class: "gv-mem-saved"}));
+  const marker = svgEl("line", {x1: 0, x2: 0, y1: 0, y2: MEM_H, class: "gv-mem-marker"});
+  svg.appendChild(marker);
+  const saved = el("span", "gv-mem-v");
+  const buffers = el("span", "gv-mem-v");
+  const now = el("p", "gv-mem-now");
+  now.append(el("span", "gv-key gv-mem-saved-key", ""), "saved activations ", saved,
+    el("br"), el("span", "gv-key gv-mem-buffers-key", ""), "input buffers ", buffers);
+  box.replaceChildren(svg, now, el("p", "gv-sub", "plot from 0 to " + bytesText(peak)));
+  saved.dataset.role = "mem-saved";
+  buffers.dataset.role = "mem-buffers";
+  memView = {m, x, marker, saved, buffers};
+}
+
+function updateMemory(k) {
+  if (!memView) return;
+  const x = memView.x(k).toFixed(1);
+  memView.marker.setAttribute("x1", x);
+  memView.marker.setAttribute("x2", x);
+  for (const [span, changes] of [[memView.saved, memView.m.saved],
+    [memView.buffers, memView.m.buffers]]) {
+    const v = valueAt(changes, k);
+    span.textContent = bytesText(v);
+    span.dataset.bytes = String(v);
+  }
 }
 
 function showLeaf(tid, entry) {
@@ -1898,6 +1994,7 @@ function go(k) {
   view.lastEls = !step.node && last ? R.drawing.byNode.get(drawnId(R.info, last.node)) || [] : [];
   renderEvent(run, step);
   updatePanel(R, S, touched, step);
+  updateMemory(stepIndex);
   const bufferBefore = hasOwn(R.tl.bufferBefore, String(stepIndex))
     ? R.tl.bufferBefore[String(stepIndex)] : null;
   renderEdges(step, {lastExecute: last, bufferBefore: bufferBefore});
@@ -1932,6 +2029,7 @@ function selectRun(r, push) {
   live = {R, S: freshState(R)};
   buildGraphState(R);
   buildPanel(R);
+  buildMemory(r, runs[r].steps.length);
   for (const inset of insets) {
     if (!inset.forward) closeBlock(inset);
   }
