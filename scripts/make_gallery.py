@@ -97,7 +97,8 @@ class Example:
 def output_x(svg: str, cls: str = "gv-output") -> float | None:
     """The x (in px, full scale) of the first ``cls`` node's label: where a backward graph
     starts."""
-    m = re.search(rf'class="node {cls}">.*?<text[^>]* x="([-\d.]+)"', svg, re.S)
+    name = cls.replace("-", "(?:-|&#45;)")  # Graphviz's SVG may write "-" as "&#45;"
+    m = re.search(rf'class="node {name}">.*?<text[^>]* x="([-\d.]+)"', svg, re.S)
     if m is None:
         return None
     return (float(m.group(1)) + 4) * 4 / 3  # Graphviz translates the drawing by 4 pt
