@@ -2176,13 +2176,7 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Te
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     if isinstance(split_size_or_sections, (list, tuple)):
         return split_with_sizes(tensor, split_size_or_sections, dim)
-    d = _wrap_dim(dim, tensor.ndim)
-    n = tensor.shape[d]
-    size = int(split_size_or_sections)
-    if size == 0 and n != 0 or size < 0:
-        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
-                           f"size of {n}" if size == 0 else
-                           f"split expects split_size be non-negative, but got split_size={size}")
+    size, d = _split_size_checked(tensor, split_size_or_sections, dim)
     return dispatch(_O["split"], tensor, split_size=size, dim=d)
 
 
@@ -2196,6 +2190,26 @@ def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0
         >>> [p.tolist() for p in gradviz.split_with_sizes(gradviz.arange(5.0), [2, 3])]
         [[0.0, 1.0], [2.0, 3.0, 4.0]]
     """
+    sizes, d = _split_sizes_checked(input, split_sizes, dim)
+    return dispatch(_O["split_with_sizes"], input, split_sizes=sizes, dim=d)
+
+
+def _split_size_checked(tensor: Tensor, split_size: int, dim: int) -> tuple[int, int]:
+    """``split_size`` and ``dim`` as (unsafe_)split takes them, checked as torch checks them."""
+    d = _wrap_dim(dim, tensor.ndim)
+    n = tensor.shape[d]
+    size = int(split_size)
+    if size == 0 and n != 0 or size < 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
+                           f"size of {n}" if size == 0 else
+                           f"split expects split_size be non-negative, but got split_size={size}")
+    return size, d
+
+
+def _split_sizes_checked(input: Tensor, split_sizes: Sequence[int], dim: int
+                         ) -> tuple[tuple[int, ...], int]:
+    """``split_sizes`` and ``dim`` as (unsafe_)split_with_sizes takes them, checked as torch
+    checks them (its texts say ``split_with_sizes`` for both)."""
     _split_sizes_arg(split_sizes, 2)
     if input.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
@@ -2209,7 +2223,7 @@ def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0
         raise RuntimeError(
             f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
             f"size at dimension {dim}), but got split_sizes={list(sizes)}")
-    return dispatch(_O["split_with_sizes"], input, split_sizes=sizes, dim=d)
+    return sizes, d
 
 
 def _split_sizes_arg(split_sizes: Any, position: int) -> None:
@@ -2257,13 +2271,7 @@ def unsafe_split(tensor: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor,
     """
     if tensor.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
-    d = _wrap_dim(dim, tensor.ndim)
-    n = tensor.shape[d]
-    size = int(split_size)
-    if size == 0 and n != 0 or size < 0:
-        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
-                           f"size of {n}" if size == 0 else
-                           f"split expects split_size be non-negative, but got split_size={size}")
+    size, d = _split_size_checked(tensor, split_size, dim)
     return dispatch(_O["unsafe_split"], tensor, split_size=size, dim=d)
 
 
@@ -2278,19 +2286,7 @@ def unsafe_split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int 
         >>> gradviz.unsafe_split_with_sizes(x, [2, 3])[1].grad_fn.name()
         'UnsafeSplitWithSizesBackward0'
     """
-    _split_sizes_arg(split_sizes, 2)
-    if input.ndim == 0:
-        raise RuntimeError("split expects at least a 1-dimensional tensor")
-    d = _wrap_dim(dim, input.ndim)
-    n = input.shape[d]
-    sizes = tuple(int(s) for s in split_sizes)
-    if builtins.any(s < 0 for s in sizes):
-        raise RuntimeError("split_with_sizes expects split_sizes have only non-negative entries, "
-                           f"but got split_sizes={list(sizes)}")
-    if builtins.sum(sizes) != n:
-        raise RuntimeError(
-            f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
-            f"size at dimension {dim}), but got split_sizes={list(sizes)}")
+    sizes, d = _split_sizes_checked(input, split_sizes, dim)
     return dispatch(_O["unsafe_split_with_sizes"], input, split_sizes=sizes, dim=d)
 
 
