@@ -373,7 +373,7 @@ def player_html(trace: Any, run: int | str | None = None, title: str | None = No
     forward_svg, backward_svgs, folded = _svgs(trace, indices, uid)
 
     # Only the runs shown are converted: a long training loop has thousands.
-    data = trace_to_dict(trace, runs=indices)
+    data = trace_to_dict(trace, runs=indices, copy=False)  # only written out, below
     heading = title if title is not None else (trace.name or "gradviz: backward, step by step")
     # The engine's states, replayed once in the trace layer: the page only looks them up.
     tls = [timeline(trace.runs[i]) for i in indices]
