@@ -597,6 +597,15 @@ def test_hooks_and_retain_grad_see_meta_gradients() -> None:
     assert hooks_program(gradviz) == ["tensor(..., device='meta', size=(2,))"] * 3
 
 
+def test_meta_gradients_also_once_a_pack_hook_was_used() -> None:
+    # A pack hook makes op nodes run another way from then on (the process over: OpNode.run
+    # becomes _run_unpacking_once), which must send meta gradients too.
+    x = gradviz.ones(2, requires_grad=True)
+    with gradviz.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        (x * x).sum().backward()
+    assert hooks_program(gradviz) == ["tensor(..., device='meta', size=(2,))"] * 3
+
+
 def test_save_refuses_a_meta_tensor() -> None:
     with pytest.raises(RuntimeError, match=r"^gradviz.save: obj\['w'\] is a meta tensor"):
         gradviz.save({"w": gradviz.ones(2, device="meta")}, io.BytesIO())

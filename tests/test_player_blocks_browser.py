@@ -156,6 +156,9 @@ def test_any_folded_group_opens_on_click_and_on_enter(driver, blocks):
     fgid = next(iter(fwd.groups))
     _load(driver, path, "#run=1&step=0")
     assert _inset(driver)["hidden"]
+    # The whole drawing in view first (the group may sit beyond the view's edge), as a learner
+    # would see it before clicking it.
+    driver.find_element(By.CSS_SELECTOR, '[data-role="backward-box"] [data-zoom="fit"]').click()
     node = driver.find_element(By.ID, f"gvp-b0-{gid}")
     ActionChains(driver).move_to_element(node).click().perform()
     got = _inset(driver)

@@ -342,8 +342,8 @@ class Node:
         sent (PyTorch's ``Node::operator()``, where the profiler records each call)."""
         grad_inputs = self.apply(grad_outputs, create_graph)
         extra = self._extra
-        if extra is not None and extra.on_meta:  # computed on stand-in zeros: shapes only
-            grad_inputs = tuple([None if g is None else _as_meta(g) for g in grad_inputs])
+        if extra is not None and extra.on_meta:
+            grad_inputs = meta_gradients(grad_inputs)
         observer.execute(self, grad_outputs, grad_inputs)
         return grad_inputs
 
@@ -750,6 +750,13 @@ class SavedVariableList(tuple):
         """The tensors as saved, unchecked (for inspection)."""
         return tuple(None if s is None else (s._tensor if s._tensor is not None else s.data)
                      for s in self)
+
+
+def meta_gradients(grad_inputs: tuple) -> tuple:
+    """What a node recorded on meta tensors sends: its gradients, computed on stand-in zeros,
+    as meta ones of their shapes (NOTE [meta device: ops]). Every way of running a node
+    (``Node.run``, an ``OpNode`` unpacking hooked saves) passes its gradients through here."""
+    return tuple([None if g is None else _as_meta(g) for g in grad_inputs])
 
 
 def _as_meta(g: Any) -> Any:

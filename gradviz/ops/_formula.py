@@ -10,6 +10,7 @@ differentiated again. Formulas therefore use only Python operators (``+ - * / **
 from __future__ import annotations
 
 import math
+import weakref
 from typing import Any
 
 import numpy as np
@@ -118,10 +119,24 @@ def dtype_of(x: Any) -> np.dtype:
     return x._data.dtype if _is_t(x) else np.result_type(x)
 
 
+# The zeros standing in for gradients that never came (new_zeros), by id while they live: a
+# formula that must tell them from computed zeros (svd's, where PyTorch sees an undefined
+# gradient) asks is_missing. Weak: an id is never taken for another array's while it is here.
+_MISSING: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+
+
 def new_zeros(shape: tuple, dt: np.dtype, as_tensor: bool) -> Any:
     """Zeros standing in for an output's missing gradient (materialized, as PyTorch does)."""
     z = np.zeros(shape, dt)
-    return Tensor._make(z) if as_tensor else z
+    out = Tensor._make(z) if as_tensor else z
+    _MISSING[id(out)] = out
+    return out
+
+
+def is_missing(g: Any) -> bool:
+    """Whether ``g`` stands in for a gradient that never came (:func:`new_zeros`): what PyTorch
+    passes to a formula as an undefined tensor, not a gradient that happens to be zero."""
+    return _MISSING.get(id(g)) is g
 
 
 def flip(g: Any, dims: tuple) -> Any:

@@ -1937,12 +1937,6 @@ def _eigh_backward(grads, eigenvalues, eigenvectors):
     return V @ (skew / E + f.diag_embed(gL)) @ f.mT(V)
 
 
-def _unused(g):
-    """Whether an output's gradient is the zeros filled in for an output that got none (no
-    graph behind it): its terms are 0 and need not be computed."""
-    return not (f.is_tensor(g) and g.requires_grad) and not np.asarray(f.data(g)).any()
-
-
 def _svd_backward(grads, U, S, Vh, full_matrices, S_sym_argsize_minus_1):  # noqa: N803
     """The gradient of A = U diag(S) Vh (Townsend, 2016, real case):
     gA = U [(F∘(J - Jᵀ)) S + S (F∘(K - Kᵀ)) + diag(gS)] Vh
@@ -1952,12 +1946,14 @@ def _svd_backward(grads, U, S, Vh, full_matrices, S_sym_argsize_minus_1):  # noq
     gU, gS, gVh = grads
     k = S_sym_argsize_minus_1
     nd = len(U.shape)
+    # Only the singular values got a gradient (svdvals, a matrix norm): U diag(gS) Vh, as
+    # PyTorch does when gU and gVh are undefined, without the F terms that are 0 * inf = NaN
+    # at repeated singular values. Computed zeros (a double backward) take the full formula.
+    values_only = f.is_missing(gU) and f.is_missing(gVh)
     if full_matrices:
         U, gU = f.slice_dim(U, nd - 1, 0, k), f.slice_dim(gU, nd - 1, 0, k)
         Vh, gVh = f.slice_dim(Vh, nd - 2, 0, k), f.slice_dim(gVh, nd - 2, 0, k)
-    if _unused(gU) and _unused(gVh):
-        # Only the singular values were used (svdvals, a matrix norm): U diag(gS) Vh, as
-        # PyTorch, without the F terms that are 0 * inf = NaN at repeated singular values.
+    if values_only:
         return U @ (f.as_cols(gS) * Vh)
     eye = f.eye_like(S, k)
     S2 = S * S

