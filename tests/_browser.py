@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,3 +56,47 @@ def driver(tmp_path_factory):
     drv.set_page_load_timeout(60)
     yield drv
     drv.quit()
+
+
+# -- driving a player page (what the player's browser tests share) ------------------------------
+def load_page(driver: Any, path: Path, fragment: str = "") -> None:
+    """Open a player page (``fragment``: ``#run=1&step=5``) and wait until it shows a step."""
+    driver.get("about:blank")  # a new hash on the same file would not reload the page
+    driver.get(path.as_uri() + fragment)
+    wait_for(driver, "return document.querySelector('.gv-player').dataset.step !== undefined")
+
+
+def wait_for(driver: Any, script: str, *args: Any, timeout: float = 5.0) -> Any:
+    """Poll a JS expression until it is truthy (the URL is written a moment after a step)."""
+    end = time.monotonic() + timeout
+    while True:
+        value = driver.execute_script(script, *args)
+        if value or time.monotonic() > end:
+            return value
+        time.sleep(0.05)
+
+
+def goto_step(driver: Any, k: int) -> None:
+    """Move the player to step ``k`` as its slider does."""
+    driver.execute_script("""
+        const s = document.querySelector('[data-role="slider"]');
+        s.value = String(arguments[0]); s.dispatchEvent(new Event('input'));""", k)
+
+
+def no_console_errors(driver: Any) -> None:
+    """The page logged no error."""
+    assert [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def chain_trace(n_ops: int) -> Any:
+    """A chain of ``n_ops`` alternating ops, about 3.5 engine steps per op, drawn folded."""
+    import gradviz
+
+    with gradviz.trace() as tr:
+        x = gradviz.tensor([1.0, 2.0], requires_grad=True)
+        y = x
+        for i in range(n_ops):
+            y = y * 1.001 if i % 2 else y + 0.5
+        y.sum().backward()
+    return tr
+

@@ -12,6 +12,11 @@ from __future__ import annotations
 import time
 
 import pytest
+from _browser import chain_trace as _chain_trace
+from _browser import goto_step as _goto_step
+from _browser import load_page as _load
+from _browser import no_console_errors as _no_console_errors
+from _browser import wait_for as _wait
 
 import gradviz as torch
 from gradviz import nn
@@ -45,41 +50,6 @@ def blocks(tmp_path_factory):
     path = tmp_path_factory.mktemp("blocks") / "steps.html"
     path.write_text(player_html(tr), encoding="utf-8")
     return tr, path
-
-
-def _chain_trace(n_ops: int):
-    with torch.trace() as tr:
-        x = torch.tensor([1.0, 2.0], requires_grad=True)
-        y = x
-        for i in range(n_ops):
-            y = y * 1.001 if i % 2 else y + 0.5
-        y.sum().backward()
-    return tr
-
-
-def _load(driver, path, fragment: str = "") -> None:
-    driver.get("about:blank")
-    driver.get(path.as_uri() + fragment)
-    _wait(driver, "return document.querySelector('.gv-player').dataset.step !== undefined")
-
-
-def _wait(driver, script: str, *args, timeout: float = 5.0):
-    end = time.monotonic() + timeout
-    while True:
-        value = driver.execute_script(script, *args)
-        if value or time.monotonic() > end:
-            return value
-        time.sleep(0.05)
-
-
-def _goto_step(driver, k: int) -> None:
-    driver.execute_script("""
-        const s = document.querySelector('[data-role="slider"]');
-        s.value = String(arguments[0]); s.dispatchEvent(new Event('input'));""", k)
-
-
-def _no_console_errors(driver) -> None:
-    assert [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
 
 
 # What an inset shows: open or not, its title, the group and repetition, the places that are

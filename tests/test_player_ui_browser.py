@@ -11,6 +11,11 @@ import math
 import time
 
 import pytest
+from _browser import chain_trace as _chain_trace
+from _browser import goto_step as _goto_step
+from _browser import load_page as _load
+from _browser import no_console_errors as _assert_no_console_errors
+from _browser import wait_for as _wait
 
 import gradviz as torch
 from gradviz.render.graphviz import draw_backward, draw_forward
@@ -36,17 +41,6 @@ def _two_runs_trace():
         w = torch.tensor([1.0, -2.0], requires_grad=True)
         (w * 3).sum().backward()
         (w * w).sum().backward()
-    return tr
-
-
-def _chain_trace(n_ops: int):
-    """A chain of n_ops alternating ops: about 3.5 engine steps per op, drawn folded."""
-    with torch.trace() as tr:
-        x = torch.tensor([1.0, 2.0], requires_grad=True)
-        y = x
-        for i in range(n_ops):
-            y = y * 1.001 if i % 2 else y + 0.5
-        y.sum().backward()
     return tr
 
 
@@ -78,22 +72,6 @@ def viewport(driver):
 
     yield set_size
     driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-
-
-def _load(driver, path, fragment: str = "") -> None:
-    driver.get("about:blank")  # a new hash on the same file would not reload the page
-    driver.get(path.as_uri() + fragment)
-    _wait(driver, "return document.querySelector('.gv-player').dataset.step !== undefined")
-
-
-def _wait(driver, script: str, *args, timeout: float = 5.0):
-    """Poll a JS expression until it is truthy (the URL is written a moment after a step)."""
-    end = time.monotonic() + timeout
-    while True:
-        value = driver.execute_script(script, *args)
-        if value or time.monotonic() > end:
-            return value
-        time.sleep(0.05)
 
 
 def _press(driver, key, times: int = 1) -> None:
@@ -152,17 +130,6 @@ def _state(driver) -> dict:
         const root = document.querySelector('.gv-player');
         return {step: Number(root.dataset.step), run: Number(root.dataset.run),
                 hash: location.hash, history: history.length};""")
-
-
-def _goto_step(driver, k: int) -> None:
-    driver.execute_script("""
-        const s = document.querySelector('[data-role="slider"]');
-        s.value = String(arguments[0]); s.dispatchEvent(new Event('input'));""", k)
-
-
-def _assert_no_console_errors(driver) -> None:
-    severe = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-    assert severe == []
 
 
 # -- zoom and pan -----------------------------------------------------------------------------
