@@ -96,6 +96,8 @@ def _name(x: Any) -> str:
 
 CPU = device("cpu")
 META = device("meta")
+# What PyTorch raises (NotImplementedError) where a meta tensor's values are asked for.
+NO_DATA = "Cannot copy out of meta tensor; no data!"
 
 
 # NOTE [meta device]

@@ -23,7 +23,7 @@ from gradviz.autograd.graph import AccumulateGrad, Node, RemovableHandle, _add_h
 
 _MetaArray = _device.MetaArray
 # What PyTorch raises where a meta tensor (NOTE [meta device] in _device.py) has no values.
-_NO_DATA = "Cannot copy out of meta tensor; no data!"
+_NO_DATA = _device.NO_DATA
 _NO_ITEM = "Tensor.item() cannot be called on meta tensors"
 
 __all__ = ["Tensor"]

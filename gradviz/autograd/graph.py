@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from gradviz._device import MetaArray, meta_array
+from gradviz._device import NO_DATA, MetaArray, meta_array
 from gradviz.autograd import events
 
 if TYPE_CHECKING:
@@ -447,7 +447,7 @@ class AccumulateGrad(Node):
             if before is None:  # (NOTE [meta device] in gradviz/_device.py)
                 var._grad = tensor_type._make(meta_array(var._data.shape, var._data.dtype))
         elif type(new_grad) is MetaArray:  # from a meta tensor made with .to("meta")
-            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+            raise NotImplementedError(NO_DATA)
         elif create_graph:
             # PyTorch copies into a fresh tensor (clone_obey_contract): .grad shows CopyBackwards.
             var.grad = (tensor_type._make(np.empty_like(new_grad._data)).copy_(new_grad)

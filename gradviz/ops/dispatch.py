@@ -821,7 +821,7 @@ def _on_meta(run: Callable[..., Any], op: OpInfo, args: tuple, kwargs: dict,
         raise NotImplementedError(_NONZERO_ON_META)  # x[mask]: its size is the mask's count
     if op.name == "copy_":  # copy_ moves values across devices: into meta, or nothing to copy
         if type(args[0]._data) is not _MetaArray:
-            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+            raise NotImplementedError(_device.NO_DATA)
         tensors = [args[0]]
     else:
         # In the order PyTorch's checks meet them: keyword tensors (masked_fill's mask,

@@ -349,7 +349,7 @@ def _to(self: Any, *args: Any, **kwargs: Any) -> Any:
         target.np if isinstance(target, _dtype.dtype) else np.dtype(target))
     if dev is not None and dev.type != self.device.type:
         if dev.type == "cpu":
-            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+            raise NotImplementedError(_device.NO_DATA)
         out = dispatch(OPS["to_copy"], self, dtype=np_dt)  # the CPU copy, then its values go
         out._data = _device.meta_array(out._data.shape, out._data.dtype)
         return out

@@ -803,7 +803,7 @@ class Module:
                             f"got desired dtype={target}")
         if dev is not None and dev.type == "cpu" and any(t.is_meta for t in self._tensors()):
             raise NotImplementedError(
-                "Cannot copy out of meta tensor; no data! Please use gradviz.nn.Module.to_empty() "
+                _device.NO_DATA + " Please use gradviz.nn.Module.to_empty() "
                 "instead of gradviz.nn.Module.to() when moving module from meta to a different "
                 "device.")
         if target is not None:
@@ -876,7 +876,7 @@ class Module:
         """Return ``self``: gradviz computes on the CPU (a module with meta tensors has no
         values to bring there: PyTorch's error)."""
         if any(t.is_meta for t in self._tensors()):
-            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+            raise NotImplementedError(_device.NO_DATA)
         return self
 
     # -- state dict ------------------------------------------------------------------------------
