@@ -2248,12 +2248,17 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         >>> [p.shape for p in gradviz.zeros(5, 2).chunk(2)]
         [gradviz.Size([3, 2]), gradviz.Size([2, 2])]
     """
+    return split(input, _chunk_size(input, chunks, dim), dim)
+
+
+def _chunk_size(input: Tensor, chunks: int, dim: int) -> int:
+    """The piece size (un)safe_chunk splits by, ``ceil(size / chunks)``, checked as torch."""
     if input.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input.shape[_wrap_dim(dim, input.ndim)]
-    return split(input, -(-n // chunks) if n else 1, dim)
+    return -(-n // chunks) if n else 1
 
 
 def unsafe_split(tensor: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
@@ -2300,12 +2305,7 @@ def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]
         >>> [p.shape for p in gradviz.unsafe_chunk(x, 4, 1)][0]
         gradviz.Size([2, 2])
     """
-    if input.ndim == 0:
-        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
-    if chunks <= 0:
-        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    n = input.shape[_wrap_dim(dim, input.ndim)]
-    return unsafe_split(input, -(-n // chunks) if n else 1, dim)
+    return unsafe_split(input, _chunk_size(input, chunks, dim), dim)
 
 
 def _tensor_list(name: str, tensors: Any) -> list[Tensor]:
