@@ -1029,12 +1029,8 @@ def _emit_node(dot: Any, name: str, item: _Item, proxy_of: str | None = None,
 
 
 def _shapes_text(shapes: list[tuple[int, ...]]) -> str:
-    text = ", ".join(_shape_text(s) for s in shapes[:3]) or "nothing"
+    text = ", ".join(shape_str(s) for s in shapes[:3]) or "nothing"
     return text + (", …" if len(shapes) > 3 else "")
-
-
-def _shape_text(shape: tuple[int, ...]) -> str:
-    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
 def _module_lines(group: collapse.Group, modules: Mapping[str, ModuleSummary]) -> list[str]:
