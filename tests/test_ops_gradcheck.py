@@ -2,7 +2,7 @@
 
 Two sources of cases, both keyed by the op names of ``gradviz.ops.OPS``:
 
-* a row's own ``samples`` (``gradviz/ops/derivatives.py``): each is run through every API the row
+* a row's own ``samples`` (``gradviz/ops/derivatives/``): each is run through every API the row
   generates: the function, the ``Tensor`` method, the in-place method on a clone;
 * :data:`CASES` below: programs written out by hand, for the ops whose public forms take more
   than a row can say (operators, argument parsing, decompositions).
@@ -294,7 +294,7 @@ CASES: dict[str, list[Case]] = {
     ],
 }
 
-# -- the op library (gradviz/ops/derivatives.py, "The op library"; tests/test_ops_library.py
+# -- the op library (gradviz/ops/derivatives/, "The op library"; tests/test_ops_library.py
 # checks their graphs, saved names, values and errors) -------------------------------------------
 from gradviz.nn import functional as NF  # noqa: E402
 

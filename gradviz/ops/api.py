@@ -40,7 +40,7 @@ def _docstring(op: OpInfo) -> str:
     records = f"Records ``{op.node}``" if op.node else "Not differentiable"
     if op.node and saved:
         records += " (saves " + ", ".join(f"``{n}``" for n in saved) + ")"
-    text = f"{doc}\n\n    {records}; generated from its row in ``gradviz/ops/derivatives.py``.\n"
+    text = f"{doc}\n\n    {records}; generated from its row in ``gradviz/ops/derivatives/``.\n"
     if op.example:
         call, *shown = op.example.strip().splitlines()
         lines = ["", "    Example:", "        >>> import gradviz", f"        >>> {call}"]
