@@ -1,6 +1,6 @@
-"""The im2col convolution kernels (NOTE [im2col] in gradviz/ops/_kernels.py) without torch: the
-plain convolution against its definition written as loops over output positions, the transposed
-one as its adjoint, in 1, 2 and 3 dimensions with every option; dtypes are kept."""
+"""The im2col convolution kernels (NOTE [im2col] in gradviz/ops/_kernels/conv_pool.py) without
+torch: the plain convolution against its definition written as loops over output positions, the
+transposed one as its adjoint, in 1, 2 and 3 dimensions with every option; dtypes are kept."""
 
 from __future__ import annotations
 
@@ -115,8 +115,10 @@ def test_max_pool_keeps_the_first_maximum_and_the_last_nan() -> None:
 def test_index_caches_are_bounded_by_bytes_not_count(monkeypatch):
     """Many large geometries keep at most the byte budget of indices (the newest always)."""
     from gradviz.ops import _kernels as K
+    from gradviz.ops._kernels import conv_pool
 
-    monkeypatch.setattr(K, "_INDEX_CACHE_BYTES", 2 * 2**20)
+    # (the budget is read where the caches live: gradviz/ops/_kernels/conv_pool.py)
+    monkeypatch.setattr(conv_pool, "_INDEX_CACHE_BYTES", 2 * 2**20)
     for size in range(20, 60, 4):  # each index: 16 * 9 * (size - 2)**2 entries, 0.4-3.6 MB
         x = np.ones((1, 16, size, size))
         w = np.ones((2, 16, 3, 3))

@@ -97,8 +97,9 @@ def test_linear_bias_gradient_is_the_row_sum():
 @pytest.mark.parametrize("shape,dim", [((64, 10), 1), ((3, 4, 5), 0), ((7,), 0), ((2, 3), -1),
                                        ((0, 3), 1), ((), 0)])
 def test_softmax_kernels_give_the_textbook_formulas_numbers(dtype, shape, dim):
-    # The kernels reduce with the ufuncs and finish in place (NOTE [perf] in _kernels.py): the
-    # numbers, dtype and type must be those of the formula written with np.amax and np.sum.
+    # The kernels reduce with the ufuncs and finish in place (NOTE [perf] in
+    # _kernels/activations.py): the numbers, dtype and type must be those of the formula written
+    # with np.amax and np.sum.
     from gradviz.ops import _kernels as K
 
     a = (np.random.default_rng(2).standard_normal(shape) * 5).astype(dtype)

@@ -1,7 +1,8 @@
-"""The NumPy convolution and max-pooling kernels (NOTE [im2col] in gradviz/ops/_kernels.py)
-against torch's, directly: 1-d, 2-d and 3-d, plain and transposed, every option at once and one
-at a time, float32 and float64, empty batches; max pooling's ties, NaN, -inf under padding,
-ceil_mode and dilation, and its backward with overlapping windows."""
+"""The NumPy convolution and max-pooling kernels (NOTE [im2col] in
+gradviz/ops/_kernels/conv_pool.py) against torch's, directly: 1-d, 2-d and 3-d, plain and
+transposed, every option at once and one at a time, float32 and float64, empty batches; max
+pooling's ties, NaN, -inf under padding, ceil_mode and dilation, and its backward with
+overlapping windows."""
 
 from __future__ import annotations
 
