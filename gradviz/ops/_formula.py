@@ -96,7 +96,7 @@ def to_dtype(g: Any, dt: np.dtype) -> Any:
     return g.astype(dt, copy=False) if g.dtype != dt else g
 
 
-# -- helpers of the op library (gradviz/ops/derivatives/, "The op library") ----------------------
+# -- helpers of the op library (gradviz/ops/functional/, "The op library") ----------------------
 # Each picks the gradviz op for tensors (so create_graph records it) and NumPy for arrays.
 
 def _F() -> Any:

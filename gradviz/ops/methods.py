@@ -426,7 +426,7 @@ def _new_values(self: Any, args: tuple) -> Any:
 
 
 def _install_library(Tensor: type) -> None:  # noqa: N803
-    """The op library's methods (gradviz/ops/functional.py, "The op library") and indexing."""
+    """The op library's methods (gradviz/ops/functional/, "The op library") and indexing."""
     from gradviz.ops import _indexing
     from gradviz.ops import functional as F
 

@@ -1,0 +1,135 @@
+"""What the functional forms share: the table (``_O``), argument checks and PyTorch's error
+texts for them, and the way a tensor-only function becomes a Tensor method."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from gradviz.ops import _args
+from gradviz.ops.derivatives import OPS
+from gradviz.tensor import Tensor, _is_number, _wrap_dim
+
+__all__: list[str] = []
+
+
+_O = OPS
+
+
+_MUL, _ADD = OPS["mul"], OPS["add"]
+
+
+_PLAIN = (Tensor, float, int)  # operands that need no conversion
+
+
+def _tensor_arg(x: Any, like: Tensor | None = None) -> Any:
+    """Accept tensors and numbers; turn NumPy arrays into constant tensors."""
+    t = type(x)
+    if t is Tensor or t is float or t is int or isinstance(x, Tensor) or _is_number(x):
+        return x
+    if isinstance(x, np.ndarray):
+        return Tensor._make(x)
+    raise TypeError(f"expected a Tensor or a number, got {type(x).__name__}")
+
+
+def _number(x: Any) -> Any:
+    if not _is_number(x):
+        raise TypeError(f"expected a Tensor or a number, got {type(x).__name__}")
+    return x
+
+
+def _dims(dim: int | Sequence[int], ndim: int) -> tuple[int, ...]:
+    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    out = tuple(_wrap_dim(int(d), ndim) for d in dims)
+    if len(set(out)) != len(out):
+        d = next(d for d in out if out.count(d) > 1)
+        raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return out
+
+
+def _overloads(fn: str, args: tuple, signatures: tuple[str, ...]) -> TypeError:
+    """torch's "invalid combination of arguments" error, with the signatures it lists."""
+    got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
+    listed = "".join(f" * ({s}, *, Tensor out = None)\n" for s in signatures)
+    return TypeError(f"{fn}() received an invalid combination of arguments - got ({got}), but "
+                     f"expected one of:\n{listed}")
+
+
+def _tensors_only(fn: str, **operands: Any) -> None:
+    """torch's error for a number where only a tensor is taken (``atan2(x, 2.0)``)."""
+    for position, (name, value) in enumerate(operands.items(), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, "
+                            f"not {type(value).__name__}")
+
+
+def _method_form(fn: Any, name: str, params: tuple[str, ...]) -> Any:
+    """``fn`` as the Tensor method ``name`` (``x.atan2(y)``): a number where a tensor is
+    needed is reported at the method's position, ``self`` not counted, as torch's parser does
+    (``atan2(): argument 'other' (position 1) must be Tensor, not float``)."""
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        given = dict(zip(params, args))
+        given.update((k, kwargs[k]) for k in params if k in kwargs)
+        missing = [k for k in params if k not in given]
+        if missing:  # torch's wording (gradviz/ops/_args.py)
+            raise TypeError(_args.parser_text(name, f"{name}() missing {len(missing)} required "
+                                              "positional arguments: "
+                                              + ", ".join(f"'{k}'" for k in missing), True))
+        _tensors_only(name, **given)
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = fn.__doc__
+    return method
+
+
+_TYPE_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half"}
+
+
+def _ints(name: str, v: Any, nd: int, what: str = "convolution") -> tuple:
+    """An int, or a sequence of one or ``nd`` ints, as ``nd`` ints (PyTorch's expand_param)."""
+    t = (int(v),) if _is_number(v) else tuple(int(x) for x in v)
+    if len(t) == 1:
+        return t * nd
+    if len(t) != nd:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {nd} "
+                           f"values to match the {what} dimensions, but got {name}={list(t)}")
+    return t
+
+
+def _int_arg(fn: str, name: str, pos: int, value: Any) -> int:
+    """An int argument, refused with PyTorch's text when it is not one (a float ``k`` ...)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be int, not "
+                        f"{type(value).__name__}")
+    return int(value)
+
+
+def _named(kind: str, values: Tensor, indices: Tensor) -> Any:
+    from gradviz import return_types
+
+    return getattr(return_types, kind)(values, indices)
+
+
+def _no_bool(kernel: str, input: Tensor) -> None:
+    if input._data.dtype == np.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+def _float_only(kernel: str, *tensors: Tensor) -> None:
+    """PyTorch's NotImplementedError for an integer or bool tensor where only floats are
+    taken (``"logaddexp_cpu" not implemented for 'Long'``)."""
+    from gradviz.ops._kernels import _not_for
+
+    for t in tensors:
+        if t._data.dtype.kind != "f":
+            raise _not_for(kernel, t._data.dtype)
+
+
+def _dtype_word(t: Tensor) -> str:
+    """PyTorch's scalar type name of a tensor's dtype (``Float``, ``Long`` ...)."""
+    from gradviz.ops._kernels import _SCALAR_TYPE
+
+    return _SCALAR_TYPE.get(t._data.dtype.name, t._data.dtype.name)
