@@ -124,7 +124,7 @@ defop("_scaled_dot_product_flash_attention_for_cpu_backward", "NotImplemented",
 # hardtanh (relu6 is hardtanh(0, 6)), celu, mish, prelu, glu, hardswish, hardsigmoid, logsigmoid,
 # softshrink, hardshrink, threshold: each its own PyTorch node. selu is EluBackward0/1 (elu's
 # rows with SELU's constants); softsign, tanhshrink and softmin are composites of existing rows
-# (gradviz/nn/functional.py). An in-place call of a row whose formula reads ``self`` records the
+# (gradviz/nn/functional/). An in-place call of a row whose formula reads ``self`` records the
 # same row: the dispatch point keeps the input as it was before the write, as PyTorch saves it.
 def _mish_backward(grad, self):
     t = f.tanh(f.softplus(self))

@@ -102,7 +102,7 @@ defop("binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0
 
 
 # smooth_l1_loss, huber_loss, soft_margin_loss: their own nodes. kl_div, cosine_similarity,
-# normalize, margin_ranking_loss are composites of existing rows (gradviz/nn/functional.py).
+# normalize, margin_ranking_loss are composites of existing rows (gradviz/nn/functional/).
 def _smooth_l1_grad(grad, self, target, reduction, beta):
     d = self - target
     return _loss_scale(grad, self, reduction) * f.where(f.abs(d) < beta, d * (1 / beta),

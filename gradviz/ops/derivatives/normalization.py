@@ -40,7 +40,7 @@ defop("layer_norm", "NativeLayerNormBackward0", K.layer_norm, ("input", "weight"
 
 # native_group_norm: its own node (NativeGroupNormBackward0, which shows eps). instance_norm is
 # batch_norm over a (1, N * C, ...) view and rms_norm a composite of existing rows
-# (gradviz/nn/functional.py).
+# (gradviz/nn/functional/).
 def _group_norm_backward(which, grads, input, weight, result1, result2, N, C, HxW, group, eps):
     g = grads[0]
     nd = len(input.shape)
