@@ -17,16 +17,14 @@ from gradviz.optim.adadelta import Adadelta
 from gradviz.optim.adagrad import Adagrad
 from gradviz.optim.adam import Adam, AdamW
 from gradviz.optim.adamax import Adamax
-from gradviz.optim.asgd import ASGD  # -- more (optmore)
-from gradviz.optim.lbfgs import LBFGS  # -- more (optmore)
+from gradviz.optim.asgd import ASGD
+from gradviz.optim.lbfgs import LBFGS
 from gradviz.optim.nadam import NAdam
 from gradviz.optim.optimizer import Optimizer
 from gradviz.optim.radam import RAdam
 from gradviz.optim.rmsprop import RMSprop
-from gradviz.optim.rprop import Rprop  # -- more (optmore)
+from gradviz.optim.rprop import Rprop
 from gradviz.optim.sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "NAdam", "RAdam", "lr_scheduler",
-           # -- more (optmore)
-           "LBFGS", "Rprop", "ASGD"]
+           "NAdam", "RAdam", "ASGD", "Rprop", "LBFGS", "lr_scheduler"]

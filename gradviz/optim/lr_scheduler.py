@@ -43,9 +43,8 @@ from gradviz.tensor import Tensor
 __all__ = [
     "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
     "ExponentialLR", "SequentialLR", "CosineAnnealingLR", "ChainedScheduler",
-    "ReduceLROnPlateau", "OneCycleLR", "LRScheduler",
-    # -- more (optmore)
-    "PolynomialLR", "CyclicLR", "CosineAnnealingWarmRestarts",
+    "ReduceLROnPlateau", "OneCycleLR", "LRScheduler", "PolynomialLR", "CyclicLR",
+    "CosineAnnealingWarmRestarts",
 ]
 
 EPOCH_DEPRECATION_WARNING = (
@@ -631,6 +630,143 @@ class CosineAnnealingLR(LRScheduler):
                 for base_lr in self.base_lrs]
 
 
+class PolynomialLR(LRScheduler):
+    """Decay the rate to 0 over ``total_iters`` epochs along a polynomial of degree ``power``:
+    ``base_lr * (1 - epoch / total_iters) ** power`` (linear with the default ``power=1``),
+    then keep it at 0.
+
+    Each step multiplies the current rate by the ratio of consecutive values (see NOTE
+    [chainable form]).
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import optim
+        >>> opt = optim.SGD([gradviz.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = optim.lr_scheduler.PolynomialLR(opt, total_iters=4, power=2.0)
+        >>> lrs = [sched.get_last_lr()[0]]
+        >>> for _ in range(5):
+        ...     opt.step(); sched.step(); lrs.append(sched.get_last_lr()[0])
+        >>> lrs
+        [1.0, 0.5625, 0.25, 0.0625, 0.0, 0.0]
+    """
+
+    def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0,
+                 last_epoch: int = -1) -> None:
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[LrT]:
+        """The current rates times ``(remaining fraction / previous remaining fraction) **
+        power``; unchanged at the initial step and after ``total_iters``."""
+        _warn_get_lr_called_within_step(self)
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return _group_values(self.optimizer, "lr")
+        decay = ((1.0 - self.last_epoch / self.total_iters)
+                 / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        return [g["lr"] * decay for g in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self) -> list[LrT]:
+        return [base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters)
+                ** self.power for base_lr in self.base_lrs]
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    r"""Cosine annealing with warm restarts (SGDR): the rate falls from ``base_lr`` to
+    ``eta_min`` along half a cosine over ``T_0`` epochs, jumps back to ``base_lr``, and falls
+    again over ``T_0 * T_mult`` epochs, then ``T_0 * T_mult**2`` ...:
+
+    ``lr = eta_min + (base_lr - eta_min) * (1 + cos(pi * T_cur / T_i)) / 2``
+
+    where ``T_cur`` counts the epochs since the last restart and ``T_i`` is the current
+    period. ``step(epoch)`` accepts a fractional epoch, to anneal within an epoch, batch by
+    batch: ``sched.step(epoch + i / iters)`` (no deprecation warning here, unlike the other
+    schedulers).
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import optim
+        >>> opt = optim.SGD([gradviz.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=2)
+        >>> lrs = [sched.get_last_lr()[0]]
+        >>> for _ in range(6):
+        ...     opt.step(); sched.step(); lrs.append(round(sched.get_last_lr()[0], 4))
+        >>> lrs  # restarts at epochs 2 and 6
+        [1.0, 0.5, 1.0, 0.8536, 0.5, 0.1464, 1.0]
+        >>> sched.step(6.5); round(sched.get_last_lr()[0], 4)  # a fractional epoch
+        0.9904
+    """
+
+    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1,  # noqa: N803
+                 eta_min: float = 0.0, last_epoch: int = -1) -> None:
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type "
+                             f"{type(eta_min)}")
+        self.T_0 = T_0
+        self.T_i = T_0
+        self.T_mult = T_mult
+        self.eta_min = eta_min
+        self.T_cur: float = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[LrT]:
+        """The cosine's value at ``T_cur`` of the current period ``T_i``."""
+        _warn_get_lr_called_within_step(self)
+        return [self.eta_min + (base_lr - self.eta_min)
+                * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+                for base_lr in self.base_lrs]
+
+    def step(self, epoch: float | None = None) -> None:
+        """Advance one epoch, or go to ``epoch`` (may be fractional, e.g. ``epoch + i /
+        iters`` after batch ``i``). Unlike :meth:`LRScheduler.step` it neither warns nor
+        counts ``_step_count``, as in PyTorch.
+
+        Example:
+            >>> import gradviz
+            >>> from gradviz import optim
+            >>> opt = optim.SGD([gradviz.zeros(1, requires_grad=True)], lr=1.0)
+            >>> sched = optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=4)
+            >>> sched.step(5.0); sched.T_cur, sched.T_i, sched.last_epoch
+            (1.0, 4, 5)
+        """
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:  # a restart
+                self.T_cur = self.T_cur % self.T_i
+                self.T_i = self.T_i * self.T_mult
+        else:
+            if epoch < 0:
+                raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+            if epoch >= self.T_0:
+                if self.T_mult == 1:
+                    self.T_cur = epoch % self.T_0
+                else:
+                    # the number n of completed periods: T_0 * (T_mult**n - 1) / (T_mult - 1)
+                    # epochs lie before period n
+                    n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+                    self.T_cur = epoch - self.T_0 * (self.T_mult**n - 1) / (self.T_mult - 1)
+                    self.T_i = self.T_0 * self.T_mult**n
+            else:
+                self.T_i = self.T_0
+                self.T_cur = epoch
+        self.last_epoch = math.floor(epoch)
+        self._get_lr_called_within_step = True
+        try:
+            values = self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
+            _set_group_value(group, "lr", lr)
+        self._last_lr = _group_values(self.optimizer, "lr")
+
+
 # -- combining schedulers --------------------------------------------------------------------------
 class SequentialLR(LRScheduler):
     """Run ``schedulers[0]`` until ``milestones[0]``, then ``schedulers[1]`` (restarted at its
@@ -889,7 +1025,7 @@ class ReduceLROnPlateau(LRScheduler):
                              threshold_mode=self.threshold_mode)
 
 
-# -- one cycle -------------------------------------------------------------------------------------
+# -- cycles ----------------------------------------------------------------------------------------
 class OneCycleLR(LRScheduler):
     """The 1cycle policy, stepped once per batch: the rate rises from ``max_lr / div_factor``
     to ``max_lr`` over the first ``pct_start`` of ``total_steps``, then falls to
@@ -1035,48 +1171,6 @@ def _phase(end_step: float, start_lr: str, end_lr: str, start_momentum: str,
     """One phase of OneCycleLR, in PyTorch's dict layout (it is part of state_dict())."""
     return {"end_step": end_step, "start_lr": start_lr, "end_lr": end_lr,
             "start_momentum": start_momentum, "end_momentum": end_momentum}
-
-
-# -- more (optmore) --------------------------------------------------------------------------------
-class PolynomialLR(LRScheduler):
-    """Decay the rate to 0 over ``total_iters`` epochs along a polynomial of degree ``power``:
-    ``base_lr * (1 - epoch / total_iters) ** power`` (linear with the default ``power=1``),
-    then keep it at 0.
-
-    Each step multiplies the current rate by the ratio of consecutive values (see NOTE
-    [chainable form]).
-
-    Example:
-        >>> import gradviz
-        >>> from gradviz import optim
-        >>> opt = optim.SGD([gradviz.zeros(1, requires_grad=True)], lr=1.0)
-        >>> sched = optim.lr_scheduler.PolynomialLR(opt, total_iters=4, power=2.0)
-        >>> lrs = [sched.get_last_lr()[0]]
-        >>> for _ in range(5):
-        ...     opt.step(); sched.step(); lrs.append(sched.get_last_lr()[0])
-        >>> lrs
-        [1.0, 0.5625, 0.25, 0.0625, 0.0, 0.0]
-    """
-
-    def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0,
-                 last_epoch: int = -1) -> None:
-        self.total_iters = total_iters
-        self.power = power
-        super().__init__(optimizer, last_epoch)
-
-    def get_lr(self) -> list[LrT]:
-        """The current rates times ``(remaining fraction / previous remaining fraction) **
-        power``; unchanged at the initial step and after ``total_iters``."""
-        _warn_get_lr_called_within_step(self)
-        if self._is_initial or self.last_epoch > self.total_iters:
-            return _group_values(self.optimizer, "lr")
-        decay = ((1.0 - self.last_epoch / self.total_iters)
-                 / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
-        return [g["lr"] * decay for g in self.optimizer.param_groups]
-
-    def _get_closed_form_lr(self) -> list[LrT]:
-        return [base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters)
-                ** self.power for base_lr in self.base_lrs]
 
 
 class CyclicLR(LRScheduler):
@@ -1232,99 +1326,3 @@ class CyclicLR(LRScheduler):
         if fn_state is not None:
             self._scale_fn_custom.__dict__.update(fn_state)  # type: ignore[union-attr]
         self._init_scale_fn()
-
-
-class CosineAnnealingWarmRestarts(LRScheduler):
-    r"""Cosine annealing with warm restarts (SGDR): the rate falls from ``base_lr`` to
-    ``eta_min`` along half a cosine over ``T_0`` epochs, jumps back to ``base_lr``, and falls
-    again over ``T_0 * T_mult`` epochs, then ``T_0 * T_mult**2`` ...:
-
-    ``lr = eta_min + (base_lr - eta_min) * (1 + cos(pi * T_cur / T_i)) / 2``
-
-    where ``T_cur`` counts the epochs since the last restart and ``T_i`` is the current
-    period. ``step(epoch)`` accepts a fractional epoch, to anneal within an epoch, batch by
-    batch: ``sched.step(epoch + i / iters)`` (no deprecation warning here, unlike the other
-    schedulers).
-
-    Example:
-        >>> import gradviz
-        >>> from gradviz import optim
-        >>> opt = optim.SGD([gradviz.zeros(1, requires_grad=True)], lr=1.0)
-        >>> sched = optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=2)
-        >>> lrs = [sched.get_last_lr()[0]]
-        >>> for _ in range(6):
-        ...     opt.step(); sched.step(); lrs.append(round(sched.get_last_lr()[0], 4))
-        >>> lrs  # restarts at epochs 2 and 6
-        [1.0, 0.5, 1.0, 0.8536, 0.5, 0.1464, 1.0]
-        >>> sched.step(6.5); round(sched.get_last_lr()[0], 4)  # a fractional epoch
-        0.9904
-    """
-
-    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1,  # noqa: N803
-                 eta_min: float = 0.0, last_epoch: int = -1) -> None:
-        if T_0 <= 0 or not isinstance(T_0, int):
-            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
-        if T_mult < 1 or not isinstance(T_mult, int):
-            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
-        if not isinstance(eta_min, (float, int)):
-            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type "
-                             f"{type(eta_min)}")
-        self.T_0 = T_0
-        self.T_i = T_0
-        self.T_mult = T_mult
-        self.eta_min = eta_min
-        self.T_cur: float = last_epoch
-        super().__init__(optimizer, last_epoch)
-
-    def get_lr(self) -> list[LrT]:
-        """The cosine's value at ``T_cur`` of the current period ``T_i``."""
-        _warn_get_lr_called_within_step(self)
-        return [self.eta_min + (base_lr - self.eta_min)
-                * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
-                for base_lr in self.base_lrs]
-
-    def step(self, epoch: float | None = None) -> None:
-        """Advance one epoch, or go to ``epoch`` (may be fractional, e.g. ``epoch + i /
-        iters`` after batch ``i``). Unlike :meth:`LRScheduler.step` it neither warns nor
-        counts ``_step_count``, as in PyTorch.
-
-        Example:
-            >>> import gradviz
-            >>> from gradviz import optim
-            >>> opt = optim.SGD([gradviz.zeros(1, requires_grad=True)], lr=1.0)
-            >>> sched = optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=4)
-            >>> sched.step(5.0); sched.T_cur, sched.T_i, sched.last_epoch
-            (1.0, 4, 5)
-        """
-        if epoch is None and self.last_epoch < 0:
-            epoch = 0
-        if epoch is None:
-            epoch = self.last_epoch + 1
-            self.T_cur = self.T_cur + 1
-            if self.T_cur >= self.T_i:  # a restart
-                self.T_cur = self.T_cur % self.T_i
-                self.T_i = self.T_i * self.T_mult
-        else:
-            if epoch < 0:
-                raise ValueError(f"Expected non-negative epoch, but got {epoch}")
-            if epoch >= self.T_0:
-                if self.T_mult == 1:
-                    self.T_cur = epoch % self.T_0
-                else:
-                    # the number n of completed periods: T_0 * (T_mult**n - 1) / (T_mult - 1)
-                    # epochs lie before period n
-                    n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
-                    self.T_cur = epoch - self.T_0 * (self.T_mult**n - 1) / (self.T_mult - 1)
-                    self.T_i = self.T_0 * self.T_mult**n
-            else:
-                self.T_i = self.T_0
-                self.T_cur = epoch
-        self.last_epoch = math.floor(epoch)
-        self._get_lr_called_within_step = True
-        try:
-            values = self.get_lr()
-        finally:
-            self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
-            _set_group_value(group, "lr", lr)
-        self._last_lr = _group_values(self.optimizer, "lr")
