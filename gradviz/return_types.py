@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-__all__ = ["max", "min"]
+__all__ = ["max", "min", "topk", "sort", "kthvalue", "median", "nanmedian", "mode", "cummax",
+           "cummin", "aminmax"]
 
 
 def _structseq(name: str) -> type:
@@ -30,24 +31,17 @@ def _structseq(name: str) -> type:
     return cls
 
 
+# -- reductions and selection along a dimension: (values, indices) -----------------------------
 max = _structseq("max")  # noqa: A001 - PyTorch's names
 min = _structseq("min")  # noqa: A001
-
-
-# -- more ops (opsselect)
-__all__ += ["topk", "sort", "kthvalue", "median", "nanmedian", "cummax", "cummin"]
 topk = _structseq("topk")
 sort = _structseq("sort")
 kthvalue = _structseq("kthvalue")
 median = _structseq("median")
 nanmedian = _structseq("nanmedian")
+mode = _structseq("mode")
 cummax = _structseq("cummax")
 cummin = _structseq("cummin")
-
-
-# -- more (opsmore)
-__all__ += ["mode", "aminmax"]
-mode = _structseq("mode")
 
 
 class aminmax(namedtuple("aminmax", ["min", "max"])):  # noqa: N801, PYI024 - PyTorch's name
@@ -59,7 +53,7 @@ class aminmax(namedtuple("aminmax", ["min", "max"])):  # noqa: N801, PYI024 - Py
         return f"gradviz.return_types.aminmax(\nmin={self[0]!r},\nmax={self[1]!r})"
 
 
-# -- more (einlin): the named tuples of torch.linalg (and torch.slogdet, torch.svd)
+# -- linear algebra: the named tuples of torch.linalg (and torch.slogdet, torch.svd) ------------
 def _fields(name: str, fields: tuple[str, ...]) -> type:
     base = namedtuple(name, fields)  # noqa: PYI024
 

@@ -30,7 +30,7 @@ __all__ = ["OPS", "OpInfo", "defop", "remove_op", "derivatives", "functional", "
 for _op in OPS.values():
     dispatch.specialise(_op)
     api.publish(_op)
-# -- more (einlin): torch's linear algebra functions (gradviz/ops/_linalg.py builds on functional,
+# torch's linear algebra functions (gradviz/ops/_linalg.py builds on functional,
 # so it is loaded after it and adds its functions to it here, before the methods refer to them).
 from gradviz.ops import _linalg  # noqa: E402
 

@@ -398,7 +398,7 @@ def op(name: str, *args: Any, **kwargs: Any) -> Any:
     return row.forward(*args, **kwargs)
 
 
-# -- more ops (opsselect) --------------------------------------------------------------------------
+# -- triangles, diagonals, rolls, cumulative products, cross products ------------------------------
 def tril(g: Any, diagonal: int) -> Any:
     return _F().tril(g, diagonal) if _is_t(g) else np.tril(g, diagonal)
 
@@ -441,7 +441,7 @@ def cross(a: Any, b: Any, dim: int) -> Any:
     return np.cross(a, b, axis=dim)
 
 
-# -- more (einlin): linear algebra ----------------------------------------------------------------
+# -- linear algebra --------------------------------------------------------------------------------
 def mT(x: Any) -> Any:  # noqa: N802 - PyTorch's name
     """The transpose of the last two dimensions (``Tensor.mT``)."""
     return x.transpose(-2, -1) if _is_t(x) else np.swapaxes(x, -1, -2)

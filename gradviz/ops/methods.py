@@ -430,36 +430,41 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
     from gradviz.ops import _indexing
     from gradviz.ops import functional as F
 
-    names = ("abs", "absolute", "square", "clamp", "clip", "clamp_min", "clamp_max", "maximum",
-             "minimum", "max", "min",
-             "amax", "amin", "argmax", "argmin", "all", "any", "isnan", "isinf", "isfinite",
-             "allclose", "equal", "prod", "var", "std", "logsumexp", "norm",
-             "softmax", "log_softmax",
-             "flatten", "cumsum", "repeat", "contiguous", "split", "chunk", "unbind",
-             "unsafe_split", "unsafe_chunk",
-             "bmm", "outer", "ger",
-             "select", "narrow", "index_select", "gather", "scatter", "scatter_add",
-             "masked_fill", "clamp_", "clip_", "masked_fill_", "scatter_", "scatter_add_",
-             "index_put", "index_put_", "multinomial")
-    for name in names:
+    # By category, as gradviz/ops/functional/ is split.
+    elementwise = ("abs", "absolute", "square", "clamp", "clip", "clamp_min", "clamp_max",
+                   "maximum", "minimum", "copysign", "copysign_", "logaddexp", "logaddexp2",
+                   "float_power", "float_power_", "sgn", "sgn_")
+    comparison = ("isnan", "isinf", "isfinite", "allclose", "equal", "signbit", "isclose")
+    reductions = ("max", "min", "amax", "amin", "argmax", "argmin", "all", "any", "prod", "var",
+                  "std", "logsumexp", "norm", "softmax", "log_softmax", "cumsum", "topk", "sort",
+                  "argsort", "kthvalue", "median", "nanmedian", "cumprod", "cummax", "cummin",
+                  "diff", "msort", "logcumsumexp", "nansum", "nanmean", "aminmax", "mode",
+                  "count_nonzero", "bincount", "histc", "quantile", "nanquantile")
+    shape = ("flatten", "repeat", "contiguous", "split", "chunk", "unbind", "unsafe_split",
+             "unsafe_chunk", "tril", "triu", "tril_", "triu_", "diagonal", "diag", "diag_embed",
+             "roll", "movedim", "moveaxis", "tile", "repeat_interleave", "unflatten", "swapdims",
+             "rot90", "tensor_split", "hsplit", "vsplit", "dsplit")
+    linalg = ("bmm", "outer", "ger", "cross", "kron")
+    indexing = ("select", "narrow", "index_select", "gather", "scatter", "scatter_add",
+                "masked_fill", "index_put", "masked_select", "take", "nonzero", "argwhere",
+                "index_add", "index_copy", "index_fill", "scatter_reduce", "put", "unique",
+                "unique_consecutive")
+    inplace = ("clamp_", "clip_", "masked_fill_", "scatter_", "scatter_add_", "index_put_",
+               "index_add_", "index_copy_", "index_fill_", "scatter_reduce_", "put_")
+    for name in (*elementwise, *comparison, *reductions, *shape, *linalg, *indexing, *inplace,
+                 "multinomial"):
         setattr(Tensor, name, _as_method(getattr(F, name), name))
     Tensor.split_with_sizes = _as_method(F._split_with_sizes_method, "split_with_sizes")
     Tensor.unsafe_split_with_sizes = _as_method(F.unsafe_split_with_sizes,
                                                  "unsafe_split_with_sizes")
-    # -- more ops (opsselect)
-    for name in ("topk", "sort", "argsort", "kthvalue", "median", "nanmedian", "cumprod",
-                 "cummax", "cummin",
-                 "tril", "triu", "tril_", "triu_", "diagonal", "diag", "diag_embed", "roll",
-                 "movedim", "moveaxis", "tile", "repeat_interleave", "masked_select", "take",
-                 "nonzero", "argwhere", "cross", "diff", "kron"):
-        setattr(Tensor, name, _as_method(getattr(F, name), name))
     # (a meta tensor's zero strides are gradviz's own: it is contiguous, NOTE [meta device])
     Tensor.is_contiguous = lambda self: (bool(self._data.flags.c_contiguous)
                                          or type(self._data) is _device.MetaArray)
     Tensor.__getitem__ = _indexing.getitem
     Tensor.__setitem__ = _indexing.setitem
     Tensor.__iter__ = _iter
-    # -- more elementwise functions (opsmath): the hand-written ones (the rest are generated)
+    # The hand-written elementwise functions with PyTorch's argument handling (the rest are
+    # generated from their rows); the tensor-only ones through their method forms.
     for name in ("round", "round_", "fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
                  "arctanh", "logit", "logit_", "nan_to_num", "nan_to_num_", "atan2", "atan2_",
                  "arctan2", "hypot", "hypot_", "fmod", "fmod_", "fmax", "fmin", "xlogy",
@@ -471,20 +476,6 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
                        ("arctan_", "atan_"), ("arcsinh_", "asinh_"), ("arccosh_", "acosh_"),
                        ("arctanh_", "atanh_"), ("arctan2_", "atan2_")):
         setattr(Tensor, alias, getattr(Tensor, row))
-    # -- more (opsmore): PyTorch's tensor functions gradviz lacked
-    for name in ("copysign", "copysign_", "logaddexp", "logaddexp2", "signbit", "isclose",
-                 "float_power", "float_power_", "sgn", "sgn_"):
-        setattr(Tensor, name, _as_method(getattr(F, name), name))
-    for name in ("unflatten", "swapdims", "rot90", "msort", "tensor_split", "hsplit", "vsplit",
-                 "dsplit"):
-        setattr(Tensor, name, _as_method(getattr(F, name), name))
-    for name in ("logcumsumexp", "nansum", "nanmean", "aminmax", "mode", "count_nonzero",
-                 "bincount", "histc"):
-        setattr(Tensor, name, _as_method(getattr(F, name), name))
-    for name in ("index_add", "index_add_", "index_copy", "index_copy_", "index_fill",
-                 "index_fill_", "scatter_reduce", "scatter_reduce_", "put", "put_", "unique",
-                 "unique_consecutive", "quantile", "nanquantile"):
-        setattr(Tensor, name, _as_method(getattr(F, name), name))
     Tensor.unfold, Tensor.sum_to_size = F._unfold_method, F._sum_to_size
     Tensor.polygamma = F._polygamma_method
     Tensor.flip = _args.method(F._flip_method, "flip")
@@ -493,11 +484,11 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
     for name, dt in (("half", _dtype.float16), ("byte", _dtype.uint8), ("char", _dtype.int8),
                      ("short", _dtype.int16)):
         setattr(Tensor, name, _cast_method(name, dt))
-    # -- more (opsrand): bernoulli, bernoulli_ and the random in-place fills (exponential_ ...)
+    # random sampling: bernoulli, bernoulli_ and the random in-place fills (exponential_ ...)
     from gradviz.ops import sampling
 
     sampling.install(Tensor)
-    # -- more (einlin): linear algebra (gradviz/ops/_linalg.py, installed in functional)
+    # torch's linear algebra (gradviz/ops/_linalg.py, installed in functional)
     for name in ("inverse", "det", "logdet", "slogdet", "cholesky", "matrix_power", "dist",
                  "inner", "vdot", "baddbmm", "addbmm", "svd", "pinverse", "qr"):
         setattr(Tensor, name, _as_method(getattr(F, name), name))
