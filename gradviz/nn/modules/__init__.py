@@ -22,6 +22,7 @@ from gradviz.nn.modules.activation import (
     Sigmoid,
     SiLU,
     Softmax,
+    Softmax2d,
     Softmin,
     Softplus,
     Softshrink,
@@ -39,11 +40,20 @@ from gradviz.nn.modules.container import (
     ParameterList,
     Sequential,
 )
-from gradviz.nn.modules.conv import Conv1d, Conv2d, ConvTranspose2d
+from gradviz.nn.modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
 from gradviz.nn.modules.distance import CosineSimilarity, PairwiseDistance
-from gradviz.nn.modules.dropout import Dropout, Dropout2d
+from gradviz.nn.modules.dropout import (
+    AlphaDropout,
+    Dropout,
+    Dropout1d,
+    Dropout2d,
+    Dropout3d,
+    FeatureAlphaDropout,
+)
 from gradviz.nn.modules.flatten import Flatten, Unflatten
-from gradviz.nn.modules.linear import Identity, Linear
+from gradviz.nn.modules.fold import Fold, Unfold
+from gradviz.nn.modules.instancenorm import InstanceNorm1d, InstanceNorm2d
+from gradviz.nn.modules.linear import Bilinear, Identity, Linear
 from gradviz.nn.modules.loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -62,54 +72,13 @@ from gradviz.nn.modules.loss import (
     SoftMarginLoss,
 )
 from gradviz.nn.modules.module import Module
-from gradviz.nn.modules.normalization import LayerNorm
-from gradviz.nn.modules.padding import ZeroPad2d
-from gradviz.nn.modules.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
-from gradviz.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
-from gradviz.nn.modules.sparse import Embedding
-from gradviz.nn.modules.transformer import (
-    Transformer,
-    TransformerDecoder,
-    TransformerDecoderLayer,
-    TransformerEncoder,
-    TransformerEncoderLayer,
-)
-
-__all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Linear", "ReLU",
-           "LeakyReLU", "ELU", "SiLU", "GELU", "Softplus", "Tanh", "Sigmoid", "Softmax",
-           "LogSoftmax", "Dropout", "Flatten", "Embedding", "LayerNorm", "MSELoss", "L1Loss",
-           "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "Conv1d", "Conv2d",
-           "ConvTranspose2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d",
-           "BatchNorm2d", "Dropout2d"]
-__all__ += ["MultiheadAttention", "NonDynamicallyQuantizableLinear"]  # modules/attention.py
-__all__ += ["Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
-            "TransformerDecoderLayer"]  # modules/transformer.py
-__all__ += ["RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "RNNBase", "RNN", "LSTM", "GRU"]
-__all__ += ["Hardtanh", "ReLU6", "SELU", "CELU", "Mish", "PReLU", "GLU", "Hardswish",
-            "Hardsigmoid", "LogSigmoid", "Softsign", "Softshrink", "Hardshrink", "Tanhshrink",
-            "Threshold", "Softmin", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "MarginRankingLoss",
-            "SoftMarginLoss", "CosineSimilarity", "Unflatten", "ZeroPad2d", "ParameterList",
-            "ParameterDict", "PairwiseDistance", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
-            "PoissonNLLLoss", "GaussianNLLLoss"]
-
-# -- more (nnmore)
-from gradviz.nn.modules.activation import Softmax2d  # noqa: E402
-from gradviz.nn.modules.conv import Conv3d, ConvTranspose1d  # noqa: E402
-from gradviz.nn.modules.dropout import (  # noqa: E402
-    AlphaDropout,
-    Dropout1d,
-    Dropout3d,
-    FeatureAlphaDropout,
-)
-from gradviz.nn.modules.fold import Fold, Unfold  # noqa: E402
-from gradviz.nn.modules.instancenorm import InstanceNorm1d, InstanceNorm2d  # noqa: E402
-from gradviz.nn.modules.linear import Bilinear  # noqa: E402
-from gradviz.nn.modules.normalization import (  # noqa: E402
+from gradviz.nn.modules.normalization import (
     GroupNorm,
+    LayerNorm,
     LocalResponseNorm,
     RMSNorm,
 )
-from gradviz.nn.modules.padding import (  # noqa: E402
+from gradviz.nn.modules.padding import (
     CircularPad1d,
     CircularPad2d,
     ConstantPad1d,
@@ -119,29 +88,70 @@ from gradviz.nn.modules.padding import (  # noqa: E402
     ReplicationPad1d,
     ReplicationPad2d,
     ZeroPad1d,
+    ZeroPad2d,
 )
-from gradviz.nn.modules.pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: E402
-from gradviz.nn.modules.pooling import (  # noqa: E402
+from gradviz.nn.modules.pixelshuffle import PixelShuffle, PixelUnshuffle
+from gradviz.nn.modules.pooling import (
     AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
     AdaptiveMaxPool1d,
     AdaptiveMaxPool2d,
     AvgPool1d,
+    AvgPool2d,
     AvgPool3d,
     LPPool1d,
     LPPool2d,
     MaxPool1d,
+    MaxPool2d,
 )
-from gradviz.nn.modules.upsampling import (  # noqa: E402
+from gradviz.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from gradviz.nn.modules.sparse import Embedding
+from gradviz.nn.modules.transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
+from gradviz.nn.modules.upsampling import (
     Upsample,
     UpsamplingBilinear2d,
     UpsamplingNearest2d,
 )
 
-__all__ += ["GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "RMSNorm", "MaxPool1d", "AvgPool1d",
-            "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d",
-            "LPPool2d", "ConvTranspose1d", "Conv3d", "ConstantPad1d", "ConstantPad2d",
-            "ZeroPad1d", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d",
-            "ReplicationPad2d", "CircularPad1d", "CircularPad2d", "Upsample",
-            "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
-            "Fold", "Unfold", "Bilinear", "Softmax2d", "Dropout1d", "Dropout3d", "AlphaDropout",
-            "FeatureAlphaDropout", "AvgPool3d", "LocalResponseNorm"]
+__all__ = [
+    # module, containers
+    "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
+    # linear
+    "Identity", "Linear", "Bilinear",
+    # activations
+    "ReLU", "Hardtanh", "ReLU6", "LeakyReLU", "PReLU", "ELU", "SELU", "CELU", "GELU", "SiLU",
+    "Mish", "Softplus", "Tanh", "Tanhshrink", "Softsign", "Sigmoid", "LogSigmoid", "Hardswish",
+    "Hardsigmoid", "Softshrink", "Hardshrink", "Threshold", "GLU", "Softmax", "Softmin",
+    "Softmax2d", "LogSoftmax",
+    # losses
+    "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "NLLLoss", "CrossEntropyLoss",
+    "PoissonNLLLoss", "GaussianNLLLoss", "KLDivLoss", "BCELoss", "BCEWithLogitsLoss",
+    "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss",
+    # distances
+    "CosineSimilarity", "PairwiseDistance",
+    # convolution, pooling
+    "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d",
+    "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d",
+    # normalization
+    "BatchNorm1d", "BatchNorm2d", "InstanceNorm1d", "InstanceNorm2d", "LayerNorm", "GroupNorm",
+    "RMSNorm", "LocalResponseNorm",
+    # dropout
+    "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
+    # shapes, padding, resampling
+    "Flatten", "Unflatten", "ConstantPad1d", "ConstantPad2d", "ZeroPad1d", "ZeroPad2d",
+    "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d",
+    "CircularPad2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle",
+    "PixelUnshuffle", "Fold", "Unfold",
+    # embedding, attention, transformers, recurrent
+    "Embedding", "MultiheadAttention", "NonDynamicallyQuantizableLinear", "Transformer",
+    "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
+    "TransformerDecoderLayer", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "RNNBase", "RNN",
+    "LSTM", "GRU",
+]

@@ -11,7 +11,7 @@ from typing import Any, overload
 from gradviz.nn.modules.module import Module, _addindent, _adopt
 from gradviz.tensor import Tensor
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict"]
+__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
 class Sequential(Module):
@@ -321,10 +321,6 @@ class ModuleDict(Module):
                 raise ValueError("ModuleDict update sequence element #" + str(j)
                                  + " has length " + str(len(m)) + "; 2 is required")
             self[m[0]] = m[1]
-
-
-# -- more (nnact) --------------------------------------------------------------------------------
-__all__ += ["ParameterList", "ParameterDict"]
 
 
 def _as_parameter(value: Any) -> Any:

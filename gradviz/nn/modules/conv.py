@@ -14,13 +14,27 @@ from gradviz.nn.modules.module import Module, _factory_dtype, _on_device
 from gradviz.nn.parameter import Parameter
 from gradviz.tensor import Tensor
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose2d", "ConvTranspose1d"]
+
 
 _PADDING_STRINGS = {"same", "valid"}
 
 
 def _ntuple(v: int | Sequence[int], n: int) -> tuple[int, ...]:
     return tuple(int(x) for x in v) if isinstance(v, (tuple, list)) else (int(v),) * n
+
+
+def _reversed_padding(padding: Any, kernel: tuple, dilation: tuple) -> Any:
+    """PyTorch's ``_reversed_padding_repeated_twice``: a tuple for int padding, a list for
+    'same' / 'valid' (as PyTorch keeps them)."""
+    if isinstance(padding, str):
+        out = [0, 0] * len(kernel)
+        if padding == "same":
+            for d, k, i in zip(dilation, kernel, range(len(kernel) - 1, -1, -1)):
+                total = d * (k - 1)
+                out[2 * i], out[2 * i + 1] = total // 2, total - total // 2
+        return out
+    return tuple(p for p in reversed(padding) for _ in range(2))
 
 
 class _ConvNd(Module):
@@ -161,6 +175,36 @@ class Conv2d(_ConvNd):
                         self.dilation, self.groups)
 
 
+class Conv3d(_ConvNd):
+    """3-D convolution over (N, C_in, D, H, W) or (C_in, D, H, W): ``F.conv3d`` with a learned
+    ``weight`` (out_channels, in_channels / groups, kd, kh, kw) and ``bias``. Of the padding
+    modes other than zeros, gradviz pads 3-D inputs with 'circular' only.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> conv = nn.Conv3d(1, 2, 3, padding=1); conv
+        Conv3d(1, 2, kernel_size=(3, 3, 3), stride=(1, 1, 1), padding=(1, 1, 1))
+        >>> conv(gradviz.ones(1, 1, 4, 4, 4)).shape
+        gradviz.Size([1, 2, 4, 4, 4])
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None,
+                 dtype: _dt.dtype | None = None) -> None:
+        super().__init__(3, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         False, 0, groups, bias, padding_mode, device, dtype)
+
+    def forward(self, input: Tensor) -> Tensor:
+        if self.padding_mode != "zeros":
+            return F.conv3d(F.pad(input, self._reversed_padding_repeated_twice,
+                                  mode=self.padding_mode), self.weight, self.bias, self.stride,
+                            (0, 0, 0), self.dilation, self.groups)
+        return F.conv3d(input, self.weight, self.bias, self.stride, self.padding,
+                        self.dilation, self.groups)
+
+
 class ConvTranspose2d(_ConvNd):
     """The transpose of :class:`Conv2d` (``F.conv_transpose2d``), with ``weight`` of shape
     (in_channels, out_channels / groups, kh, kw). ``forward(input, output_size)`` picks the
@@ -206,40 +250,6 @@ class ConvTranspose2d(_ConvNd):
                                   self.dilation)
 
 
-# -- more (nnmore) -------------------------------------------------------------------------------
-__all__ += ["ConvTranspose1d", "Conv3d"]
-
-
-class Conv3d(_ConvNd):
-    """3-D convolution over (N, C_in, D, H, W) or (C_in, D, H, W): ``F.conv3d`` with a learned
-    ``weight`` (out_channels, in_channels / groups, kd, kh, kw) and ``bias``. Of the padding
-    modes other than zeros, gradviz pads 3-D inputs with 'circular' only.
-
-    Example:
-        >>> import gradviz
-        >>> from gradviz import nn
-        >>> conv = nn.Conv3d(1, 2, 3, padding=1); conv
-        Conv3d(1, 2, kernel_size=(3, 3, 3), stride=(1, 1, 1), padding=(1, 1, 1))
-        >>> conv(gradviz.ones(1, 1, 4, 4, 4)).shape
-        gradviz.Size([1, 2, 4, 4, 4])
-    """
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
-                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
-                 padding_mode: str = "zeros", device: Any = None,
-                 dtype: _dt.dtype | None = None) -> None:
-        super().__init__(3, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         False, 0, groups, bias, padding_mode, device, dtype)
-
-    def forward(self, input: Tensor) -> Tensor:
-        if self.padding_mode != "zeros":
-            return F.conv3d(F.pad(input, self._reversed_padding_repeated_twice,
-                                  mode=self.padding_mode), self.weight, self.bias, self.stride,
-                            (0, 0, 0), self.dilation, self.groups)
-        return F.conv3d(input, self.weight, self.bias, self.stride, self.padding,
-                        self.dilation, self.groups)
-
-
 class ConvTranspose1d(ConvTranspose2d):
     """The transpose of :class:`Conv1d` (``F.conv_transpose1d``), with ``weight`` of shape
     (in_channels, out_channels / groups, k). ``forward(input, output_size)`` picks the
@@ -282,16 +292,3 @@ class ConvTranspose1d(ConvTranspose2d):
         return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
                                   self._output_padding(input, output_size), self.groups,
                                   self.dilation)
-
-
-def _reversed_padding(padding: Any, kernel: tuple, dilation: tuple) -> Any:
-    """PyTorch's ``_reversed_padding_repeated_twice``: a tuple for int padding, a list for
-    'same' / 'valid' (as PyTorch keeps them)."""
-    if isinstance(padding, str):
-        out = [0, 0] * len(kernel)
-        if padding == "same":
-            for d, k, i in zip(dilation, kernel, range(len(kernel) - 1, -1, -1)):
-                total = d * (k - 1)
-                out[2 * i], out[2 * i + 1] = total // 2, total - total // 2
-        return out
-    return tuple(p for p in reversed(padding) for _ in range(2))

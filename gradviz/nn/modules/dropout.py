@@ -6,7 +6,7 @@ from gradviz.nn import functional as F
 from gradviz.nn.modules.module import Module
 from gradviz.tensor import Tensor
 
-__all__ = ["Dropout", "Dropout2d"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
 
 
 class Dropout(Module):
@@ -36,28 +36,6 @@ class Dropout(Module):
         return f"p={self.p}, inplace={self.inplace}"
 
 
-class Dropout2d(Dropout):
-    """In training mode, zero whole channels (each (sample, channel) plane) with probability
-    ``p`` and scale the others by ``1 / (1 - p)`` (``F.dropout2d``); in evaluation mode, the
-    identity.
-
-    Example:
-        >>> import gradviz
-        >>> from gradviz import nn
-        >>> drop = nn.Dropout2d(0.2); drop
-        Dropout2d(p=0.2, inplace=False)
-        >>> drop.eval()(gradviz.ones(1, 2, 2, 2)).sum()
-        tensor(8.)
-    """
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.dropout2d(input, self.p, self.training, self.inplace)
-
-
-# -- more (nnmore) -------------------------------------------------------------------------------
-__all__ += ["Dropout1d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
-
-
 class Dropout1d(Dropout):
     """In training mode, zero whole channels of (N, C, L) or (C, L) inputs with probability
     ``p`` and scale the others by ``1 / (1 - p)`` (``F.dropout1d``); in evaluation mode, the
@@ -74,6 +52,24 @@ class Dropout1d(Dropout):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(Dropout):
+    """In training mode, zero whole channels (each (sample, channel) plane) with probability
+    ``p`` and scale the others by ``1 / (1 - p)`` (``F.dropout2d``); in evaluation mode, the
+    identity.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> drop = nn.Dropout2d(0.2); drop
+        Dropout2d(p=0.2, inplace=False)
+        >>> drop.eval()(gradviz.ones(1, 2, 2, 2)).sum()
+        tensor(8.)
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout2d(input, self.p, self.training, self.inplace)
 
 
 class Dropout3d(Dropout):

@@ -8,7 +8,7 @@ from gradviz.nn.modules.module import Module
 from gradviz.ops import functional as _ops
 from gradviz.tensor import Tensor, _wrap_dim
 
-__all__ = ["Flatten"]
+__all__ = ["Flatten", "Unflatten"]
 
 
 def _flatten(input: Tensor, start_dim: int, end_dim: int) -> Tensor:
@@ -48,10 +48,6 @@ class Flatten(Module):
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
-
-
-# -- more (nnact) --------------------------------------------------------------------------------
-__all__ += ["Unflatten"]
 
 
 def _unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:

@@ -13,7 +13,7 @@ from gradviz.nn.modules.module import Module, _factory_dtype, _on_device
 from gradviz.nn.parameter import Parameter
 from gradviz.tensor import Tensor
 
-__all__ = ["Identity", "Linear"]
+__all__ = ["Identity", "Linear", "Bilinear"]
 
 
 class Identity(Module):
@@ -87,10 +87,6 @@ class Linear(Module):
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
-
-
-# -- more (nnmore) -------------------------------------------------------------------------------
-__all__ += ["Bilinear"]
 
 
 class Bilinear(Module):

@@ -14,7 +14,7 @@ from gradviz.nn.modules.module import Module, _factory_dtype, _on_device
 from gradviz.nn.parameter import Parameter
 from gradviz.tensor import Tensor
 
-__all__ = ["LayerNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
 
 
 def _affine_parameters(module: Module, shape: Any, affine: bool, bias: bool,
@@ -77,10 +77,6 @@ class LayerNorm(Module):
     def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
-
-
-# -- more (nnmore) -------------------------------------------------------------------------------
-__all__ += ["GroupNorm", "RMSNorm"]
 
 
 class GroupNorm(Module):
@@ -164,9 +160,6 @@ class RMSNorm(Module):
     def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}")
-
-
-__all__ += ["LocalResponseNorm"]
 
 
 class LocalResponseNorm(Module):

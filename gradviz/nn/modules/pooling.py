@@ -8,7 +8,12 @@ from gradviz.nn import functional as F
 from gradviz.nn.modules.module import Module
 from gradviz.tensor import Tensor
 
-__all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
+__all__ = ["MaxPool2d", "MaxPool1d", "AvgPool2d", "AvgPool1d", "AvgPool3d", "AdaptiveAvgPool2d",
+           "AdaptiveAvgPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool1d", "LPPool2d", "LPPool1d"]
+
+
+def _single(v: Any) -> tuple:
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,)
 
 
 class MaxPool2d(Module):
@@ -43,6 +48,23 @@ class MaxPool2d(Module):
                 f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
 
+class MaxPool1d(MaxPool2d):
+    """``F.max_pool1d`` as a layer; ``stride`` defaults to ``kernel_size``.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> pool = nn.MaxPool1d(2); pool
+        MaxPool1d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
+        >>> pool(gradviz.tensor([[[1.0, 3.0, 2.0, 0.0]]]))
+        tensor([[[3., 2.]]])
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
 class AvgPool2d(Module):
     """``F.avg_pool2d`` as a layer; ``stride`` defaults to ``kernel_size``.
 
@@ -75,55 +97,6 @@ class AvgPool2d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class AdaptiveAvgPool2d(Module):
-    """``F.adaptive_avg_pool2d`` to a fixed ``output_size`` (``None`` keeps that side).
-
-    Example:
-        >>> import gradviz
-        >>> from gradviz import nn
-        >>> pool = nn.AdaptiveAvgPool2d((1, 1)); pool
-        AdaptiveAvgPool2d(output_size=(1, 1))
-        >>> pool(gradviz.ones(2, 3, 5, 4)).shape
-        gradviz.Size([2, 3, 1, 1])
-    """
-
-    def __init__(self, output_size: Any) -> None:
-        super().__init__()
-        self.output_size = output_size
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.adaptive_avg_pool2d(input, self.output_size)
-
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
-
-
-# -- more (nnmore) -------------------------------------------------------------------------------
-__all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d",
-            "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d"]
-
-
-def _single(v: Any) -> tuple:
-    return tuple(v) if isinstance(v, (tuple, list)) else (v,)
-
-
-class MaxPool1d(MaxPool2d):
-    """``F.max_pool1d`` as a layer; ``stride`` defaults to ``kernel_size``.
-
-    Example:
-        >>> import gradviz
-        >>> from gradviz import nn
-        >>> pool = nn.MaxPool1d(2); pool
-        MaxPool1d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
-        >>> pool(gradviz.tensor([[[1.0, 3.0, 2.0, 0.0]]]))
-        tensor([[[3., 2.]]])
-    """
-
-    def forward(self, input: Tensor) -> Any:
-        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
-
-
 class AvgPool1d(Module):
     """``F.avg_pool1d`` as a layer; sizes kept as 1-tuples, ``stride`` defaulting to
     ``kernel_size``.
@@ -152,6 +125,46 @@ class AvgPool1d(Module):
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool3d(AvgPool2d):
+    """``F.avg_pool3d`` as a layer; ``stride`` defaults to ``kernel_size``.
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> pool = nn.AvgPool3d(2); pool
+        AvgPool3d(kernel_size=2, stride=2, padding=0)
+        >>> pool(gradviz.ones(1, 1, 4, 4, 4)).shape
+        gradviz.Size([1, 1, 2, 2, 2])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class AdaptiveAvgPool2d(Module):
+    """``F.adaptive_avg_pool2d`` to a fixed ``output_size`` (``None`` keeps that side).
+
+    Example:
+        >>> import gradviz
+        >>> from gradviz import nn
+        >>> pool = nn.AdaptiveAvgPool2d((1, 1)); pool
+        AdaptiveAvgPool2d(output_size=(1, 1))
+        >>> pool(gradviz.ones(2, 3, 5, 4)).shape
+        gradviz.Size([2, 3, 1, 1])
+    """
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
 
 
 class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
@@ -255,23 +268,3 @@ class LPPool1d(LPPool2d):
     def forward(self, input: Tensor) -> Tensor:
         return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride,
                            self.ceil_mode)
-
-
-__all__ += ["AvgPool3d"]
-
-
-class AvgPool3d(AvgPool2d):
-    """``F.avg_pool3d`` as a layer; ``stride`` defaults to ``kernel_size``.
-
-    Example:
-        >>> import gradviz
-        >>> from gradviz import nn
-        >>> pool = nn.AvgPool3d(2); pool
-        AvgPool3d(kernel_size=2, stride=2, padding=0)
-        >>> pool(gradviz.ones(1, 1, 4, 4, 4)).shape
-        gradviz.Size([1, 1, 2, 2, 2])
-    """
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
