@@ -14,7 +14,7 @@ Example:
 
 from __future__ import annotations
 
-from gradviz import autograd, functional, linalg, nn, optim, return_types, utils  # linalg: (einlin)
+from gradviz import autograd, functional, linalg, nn, optim, return_types, utils
 from gradviz._device import accelerator, cuda, device, get_default_device, set_default_device
 from gradviz._dtype import (
     bool,

@@ -35,7 +35,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0 or input._data.size == 0:
         return input
-    # (opsrand) the mask as torch.dropout makes it: its dtype rules and division, one place
+    # the mask as torch.dropout makes it: its dtype rules and division, one place
     mask = sampling.dropout_noise(input, p)
     return _F.mul_(input, mask) if inplace else _F.mul(input, mask)
 

@@ -38,7 +38,7 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
         tensor([[0.5000, 1.0000, 1.0000, 0.5000]])
     """
     if mode != "constant":
-        return _pad_nonconstant(input, pad, mode, value)  # (nnmore)
+        return _pad_nonconstant(input, pad, mode, value)
     return _F.constant_pad_nd(input, pad, 0 if value is None else value)
 
 

@@ -73,7 +73,7 @@ class _ConvNd(Module):
         self.output_padding = _ntuple(output_padding, nd)
         self.groups = groups
         self.padding_mode = padding_mode
-        # (nnmore) The other padding modes pad with F.pad first (last dimension first, each
+        # The other padding modes pad with F.pad first (last dimension first, each
         # amount twice, 'same' split as F.conv's own padding splits it), then convolve unpadded.
         self._reversed_padding_repeated_twice = _reversed_padding(self.padding, self.kernel_size,
                                                                   self.dilation)
@@ -138,7 +138,7 @@ class Conv1d(_ConvNd):
                          False, 0, groups, bias, padding_mode, device, dtype)
 
     def forward(self, input: Tensor) -> Tensor:
-        if self.padding_mode != "zeros":  # (nnmore)
+        if self.padding_mode != "zeros":
             return F.conv1d(F.pad(input, self._reversed_padding_repeated_twice,
                                   mode=self.padding_mode), self.weight, self.bias, self.stride,
                             (0,), self.dilation, self.groups)
@@ -167,7 +167,7 @@ class Conv2d(_ConvNd):
                          False, 0, groups, bias, padding_mode, device, dtype)
 
     def forward(self, input: Tensor) -> Tensor:
-        if self.padding_mode != "zeros":  # (nnmore)
+        if self.padding_mode != "zeros":
             return F.conv2d(F.pad(input, self._reversed_padding_repeated_twice,
                                   mode=self.padding_mode), self.weight, self.bias, self.stride,
                             (0, 0), self.dilation, self.groups)
