@@ -24,8 +24,6 @@ __all__ = [
 
 
 sigmoid = _F.sigmoid
-
-
 tanh = _F.tanh
 
 
@@ -164,8 +162,6 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
 
 # SELU's constants (Klambauer et al. 2017), as PyTorch writes them into its elu call.
 _SELU_ALPHA = 1.6732632423543772848170429916717
-
-
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 

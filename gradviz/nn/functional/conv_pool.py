@@ -24,17 +24,9 @@ __all__ = [
 
 
 conv1d = _F.conv1d
-
-
 conv2d = _F.conv2d
-
-
 conv_transpose2d = _F.conv_transpose2d
-
-
 max_pool1d = _F.max_pool1d
-
-
 max_pool2d = _F.max_pool2d
 
 
@@ -86,8 +78,6 @@ def adaptive_avg_pool2d(input: Tensor, output_size: int | Sequence[int | None]) 
 
 
 conv_transpose1d = _F.conv_transpose1d
-
-
 conv3d = _F.conv3d
 
 

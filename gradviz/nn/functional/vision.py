@@ -43,10 +43,7 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
 
 
 pixel_shuffle = _F.pixel_shuffle
-
-
 pixel_unshuffle = _F.pixel_unshuffle
-
 
 _PAD_ROWS = {"reflect": "reflection_pad", "replicate": "replication_pad"}
 

@@ -308,8 +308,6 @@ def _lgamma1(x: float) -> float:
 
 
 _ERFC = np.frompyfunc(math.erfc, 1, 1)
-
-
 _LGAMMA = np.frompyfunc(_lgamma1, 1, 1)
 
 

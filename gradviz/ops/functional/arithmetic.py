@@ -53,11 +53,7 @@ def sub(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
 
 # torch words a call of add/sub with arguments missing as an overload error (gradviz/ops/_args.py).
 add, sub = _args.function(add, "add"), _args.function(sub, "sub")
-
-
 add, sub = out_variant(add), out_variant(sub)  # torch's out= (NOTE [out=], gradviz/_factories.py)
-
-
 subtract = sub
 
 

@@ -16,11 +16,7 @@ __all__: list[str] = []
 
 
 _O = OPS
-
-
 _MUL, _ADD = OPS["mul"], OPS["add"]
-
-
 _PLAIN = (Tensor, float, int)  # operands that need no conversion
 
 

@@ -88,11 +88,7 @@ def _compare(name: str):
 
 
 eq, ne, lt, le, gt, ge = (_compare(n) for n in ("eq", "ne", "lt", "le", "gt", "ge"))
-
-
 logical_and, logical_or = _compare("logical_and"), _compare("logical_or")
-
-
 logical_xor = _compare("logical_xor")
 
 

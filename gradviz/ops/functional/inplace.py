@@ -159,7 +159,6 @@ def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: 
 
 clip_ = clamp_
 
-
 # torch's module-level in-place functions (``torch.sin_(x)`` is ``x.sin_()``), for the in-place
 # methods gradviz has; ``clamp_``, ``clip_``, ``index_put_``, ``dropout_``, ``fill_``, ``zero_``,
 # ``round_``, ``logit_``, ``nan_to_num_``, ``xlogy_``, ``asinh_``, ``acosh_`` and ``atanh_`` are

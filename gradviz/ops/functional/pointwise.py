@@ -209,14 +209,8 @@ def _alias(row: str, name: str) -> Any:
 
 
 fix = _alias("trunc", "fix")
-
-
 arcsin, arccos = _alias("asin", "arcsin"), _alias("acos", "arccos")
-
-
 arctan, arcsinh = _alias("atan", "arctan"), _alias("asinh", "arcsinh")
-
-
 arccosh, arctanh = _alias("acosh", "arccosh"), _alias("atanh", "arctanh")
 
 
