@@ -837,8 +837,44 @@ class _BackwardCall:
                                                   for n, nr in self.root_edges])
         self.graph_root = self.start = gid
 
-    def _grads(self, gs: Sequence[Any]) -> list[np.ndarray | None]:
-        return [None if g is None else _numpy(g) for g in gs]
+    # NOTE [torch gradients: summarised as seen] A hook's gradients are summarised while the
+    # hook runs, from a view of torch's memory: nothing is copied, and nothing is kept past the
+    # hook (copies of every gradient of a large model's run, held to the run's end, doubled
+    # its peak memory and were most of the tracer's cost in backward). What a step shows of an
+    # input buffer is the sum so far of the gradients sent into that slot, so the slots that
+    # more than one edge feeds keep their own running sum, in torch, as the engine does (its
+    # own buffer may be added to in place, so it is not ours to read later).
+    def _summ(self, t: Any) -> dict[str, Any] | None:
+        if t is None:
+            return None
+        return summarize(_numpy(t, copy=False), self.src.trace.values)
+
+    def _sent(self, nid: str, grads: Sequence[Any]) -> list[tuple[Any, Any] | None]:
+        """What ``nid`` sends along each edge, as the steps show it: the gradient's summary
+        and the receiving slot's summary after adding it (None: not sent to a node that runs)."""
+        out: list[tuple[Any, Any] | None] = []
+        sums = self.sums
+        for i, (j, nr) in enumerate(self.src.trace._nodes[nid].next_functions):
+            if j is None or j not in self.should_run:
+                out.append(None)
+                continue
+            g = grads[i] if i < len(grads) else None
+            out.append(self._add_to_slot((j, nr), g, sums))
+        return out
+
+    def _add_to_slot(self, slot: tuple[str, int], g: Any, sums: dict) -> tuple[Any, Any]:
+        gs = self._summ(g)
+        if slot not in self.shared_slots:  # one edge feeds it: the slot holds just g
+            return gs, gs
+        if self.src.trace.values == "none":  # shape and dtype only: no sum to keep
+            if gs is not None:
+                sums[slot] = gs
+            return gs, sums.get(slot)
+        if g is not None:
+            old = sums.get(slot)
+            d = g.detach()
+            sums[slot] = d.clone() if old is None else old.add_(d)
+        return gs, self._summ(sums.get(slot))
 
     def __enter__(self) -> _BackwardCall:
         src = self.src
@@ -859,8 +895,9 @@ class _BackwardCall:
                     before = None
                     if nid in leaf_of:
                         g = leaf_of[nid].grad
-                        before = None if g is None else _numpy(g)
-                    events.append(("pre", nid, (self._grads(grad_outputs), before)))
+                        before = self._summ(g)
+                    events.append(("pre", nid, ([self._summ(g) for g in grad_outputs],
+                                                before)))
                 except Exception as exc:  # noqa: BLE001
                     src._note(f"a gradient at {nid} was not recorded: {exc!r}")
                     events.append(("pre", nid, ([], None)))
@@ -869,14 +906,33 @@ class _BackwardCall:
                 if owner(key) is not self:
                     return
                 try:
-                    events.append(("post", nid, self._grads(grad_inputs)))
+                    events.append(("post", nid, ([self._summ(g) for g in grad_inputs],
+                                                 self._sent(nid, grad_inputs))))
                 except Exception as exc:  # noqa: BLE001
                     src._note(f"a gradient from {nid} was not recorded: {exc!r}")
-                    events.append(("post", nid, [None] * len(grad_inputs)))
+                    events.append(("post", nid, ([None] * len(grad_inputs), [])))
 
             self.handles.append(fn.register_prehook(pre))
             self.handles.append(fn.register_hook(post))
 
+        # The input slots more than one edge feeds (NOTE [torch gradients: summarised as seen]);
+        # with several roots, GraphRoot's sends come first, before any hook runs.
+        fed: dict[tuple[str, int], int] = {}
+        for n in self.reach:
+            for nxt, nr in n.next_functions:
+                if nxt is not None:
+                    slot = (self.ids[id(nxt)], int(nr))
+                    fed[slot] = fed.get(slot, 0) + 1
+        root_slots = [(self.ids.get(id(n)), int(nr)) for n, nr in self.root_edges]
+        if self.multi_root:
+            for slot in root_slots:
+                fed[slot] = fed.get(slot, 0) + 1
+        self.shared_slots = {slot for slot, k in fed.items() if k > 1}
+        self.sums: dict[tuple[str, int], Any] = {}
+        self.root_sent = [None if j is None or j not in self.should_run
+                          else self._add_to_slot((j, nr), g, self.sums)
+                          for (j, nr), g in zip(root_slots, self._root_grads())] \
+            if self.multi_root else []
         leaf_of: dict[str, Any] = {}
         # One call at a time: a node's first hook is added to it (torch makes its hook
         # list then) before any traced call can be running it.
@@ -891,7 +947,7 @@ class _BackwardCall:
                         if owner(key) is not self:
                             return
                         try:
-                            events.append(("acc", nid, None if t.grad is None else _numpy(t.grad)))
+                            events.append(("acc", nid, self._summ(t.grad)))
                         except Exception as exc:  # noqa: BLE001
                             src._note(f"a .grad at {nid} was not recorded: {exc!r}")
 
@@ -905,6 +961,12 @@ class _BackwardCall:
         for h in self.handles:
             h.remove()
         self.handles = []
+        self.sums = {}  # the running sums are summarised already: let them go
+
+    def _root_grads(self) -> list[Any]:
+        """The gradient each root starts with (torch's default: ones for a scalar root)."""
+        grads = list(self.grad_roots)
+        return grads + [None] * (len(self.root_edges) - len(grads))
 
     # -- steps -----------------------------------------------------------------------------------
     def _priority(self, nid: str) -> int:
@@ -945,7 +1007,6 @@ class _BackwardCall:
         """The run's record, from what the hooks saw; ``cut``: the trace ended while it ran,
         so it stops where it stood (no "done" step)."""
         src, tr = self.src, self.src.trace
-        values = tr.values
         if self.multi_root:
             self._add_graph_root()
         events = list(self.events)  # (a cut run's hooks may still be adding)
@@ -961,9 +1022,6 @@ class _BackwardCall:
         def prio(nid: str) -> int:
             return self._priority(nid) if agree else position.get(nid, len(position))
 
-        def summ(a: np.ndarray | None) -> dict[str, Any] | None:
-            return None if a is None else summarize(a, values)
-
         steps: list[Step] = []
 
         def step(kind: str, node: str | None, **kw: Any) -> None:
@@ -972,31 +1030,27 @@ class _BackwardCall:
         step("compute_dependencies", None, counts=dict(self.deps),
              **({} if agree else {"engine_data": {"order": "observed"}}))
         remaining = dict(self.deps)
-        buffers: dict[tuple[str, int], np.ndarray | None] = {}
 
-        def send(src_id: str, fn_edges: list[list[Any]], grads: list[Any]) -> None:
+        def send(src_id: str, fn_edges: list[list[Any]], sent: list[Any]) -> None:
+            """The steps of ``src_id``'s sends, summarised when they happened (``sent``)."""
             for i, (j, nr) in enumerate(fn_edges):
                 if j is None:
                     continue
                 remaining[j] = remaining.get(j, 1) - 1
                 if j not in self.should_run:
                     continue
-                g = grads[i] if i < len(grads) else None
-                old = buffers.get((j, nr))
-                buf = g if old is None else (old if g is None else old + g)
-                buffers[(j, nr)] = buf
-                step("accumulate", j, input_nr=nr, source=src_id, grad=summ(g),
-                     buffer=summ(buf), remaining=remaining[j])
+                grad, buffer = sent[i] if i < len(sent) and sent[i] is not None else (None, None)
+                step("accumulate", j, input_nr=nr, source=src_id, grad=grad, buffer=buffer,
+                     remaining=remaining[j])
                 if remaining[j] == 0:
                     step("enqueue", j, priority=prio(j))
 
         if self.graph_root is not None:
             gr = tr._nodes[self.graph_root]
             step("enqueue", self.graph_root, priority=self._priority(self.graph_root))
-            roots = [None if g is None else _numpy(g) for g in self.grad_roots]
             step("execute", self.graph_root, grad_outputs=[],
-                 grad_inputs=[summ(g) for g in roots])
-            send(self.graph_root, gr.next_functions, roots)
+                 grad_inputs=[self._summ(g) for g in self.grad_roots])
+            send(self.graph_root, gr.next_functions, self.root_sent)
         elif self.start is not None:
             step("enqueue", self.start, priority=prio(self.start))
         pending: dict[str, Any] = {}
@@ -1008,21 +1062,20 @@ class _BackwardCall:
                 pending[nid] = grads
                 leaf_before[nid] = before
             elif kind == "post":
-                grads_in = pending.pop(nid, [])
-                step("execute", nid, grad_outputs=[summ(g) for g in grads_in],
-                     grad_inputs=[summ(g) for g in data])
+                grads_out, sent = data
+                step("execute", nid, grad_outputs=pending.pop(nid, []), grad_inputs=grads_out)
                 if nid in self.leaf_of:  # its .grad was written inside it (the "acc" event)
                     if nid in leaf_after:
                         tid = src.tensor_id(self.leaf_of[nid])
-                        after = summ(leaf_after.pop(nid))
-                        step("leaf_grad", nid, tensor=tid, before=summ(leaf_before.get(nid)),
+                        after = leaf_after.pop(nid)
+                        step("leaf_grad", nid, tensor=tid, before=leaf_before.get(nid),
                              after=after)
                         info = tr._tensors.get(tid)
                         if info is not None:
                             info.grad = after
                 else:
                     self._after_execute(nid, step)
-                    send(nid, tr._nodes[nid].next_functions, data)
+                    send(nid, tr._nodes[nid].next_functions, sent)
             elif kind == "acc":
                 leaf_after[nid] = data
         error_info = None
@@ -1030,7 +1083,7 @@ class _BackwardCall:
             failed = None
             for nid, grads_in in pending.items():
                 failed = nid
-                step("execute", nid, grad_outputs=[summ(g) for g in grads_in], grad_inputs=[])
+                step("execute", nid, grad_outputs=grads_in, grad_inputs=[])
             error_info = {"type": type(error).__name__, "message": clip_text(str(error))}
             step("error", failed, **error_info)
         elif not cut:

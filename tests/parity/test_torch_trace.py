@@ -516,3 +516,44 @@ def test_sparse_and_meta_tensors_are_recorded() -> None:
     assert tr.runs[0].steps[-1].kind == "done" and tr.notes == []
     leaf = [s for s in tr.runs[0].steps if isinstance(s, LeafGradStep)]
     np.testing.assert_array_equal(_values(leaf[0].after), traced["x"].grad.numpy())
+
+
+def test_each_input_buffer_shown_is_what_its_node_received() -> None:
+    """NOTE [torch gradients: summarised as seen]: the buffer an ``accumulate`` step shows is
+    the running sum of what was sent into that slot. Its last value must equal what the
+    receiving node got (captured by its pre-hook, independently), also where the engine adds
+    into its own buffer in place, for values shown in full and as stats, with several roots."""
+
+    def program() -> dict[str, Any]:
+        small = torch.randn(3, requires_grad=True)
+        big = torch.randn(40, 30, requires_grad=True)  # more than SMALL: stats, not values
+        h = small.exp()  # h feeds three edges: its slot sums three gradients
+        y = (h * 2 + h.sin() + h * h).sum()
+        b = big.tanh()
+        z = (b @ b.t()).sum() + (b * 3).sum()  # b feeds three edges too
+        torch.autograd.backward([y, z])  # two roots: GraphRoot sends first
+        return {"small": small, "big": big}
+
+    _, tr, _ = _run(program, traced=True)
+    (run,) = tr.runs
+    last: dict[tuple[str, int], dict[str, Any]] = {}
+    fed: dict[tuple[str, int], int] = {}
+    for s in run.steps:
+        if isinstance(s, AccumulateStep):
+            last[(s.node, s.input_nr)] = s.buffer
+            fed[(s.node, s.input_nr)] = fed.get((s.node, s.input_nr), 0) + 1
+    assert max(fed.values()) >= 3
+    checked = 0
+    for s in run.steps:
+        if isinstance(s, ExecuteStep) and tr.nodes[s.node].kind != "graph_root":
+            for nr, got in enumerate(s.grad_outputs):
+                shown = last.get((s.node, nr))
+                if got is None or shown is None:
+                    continue
+                if "values" in got:
+                    np.testing.assert_allclose(_values(shown), _values(got), rtol=1e-6)
+                else:
+                    for k in ("min", "max", "mean"):
+                        assert shown["stats"][k] == pytest.approx(got["stats"][k], rel=1e-5)
+                checked += 1
+    assert checked >= len(fed)
