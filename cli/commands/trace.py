@@ -244,6 +244,7 @@ def _run_and_write(path: Path, args: list[str], out_dir: Path, formats: tuple[st
     existed = out_dir.exists()
     with contextlib.ExitStack() as held:
         held.enter_context(locked(out_dir))
+        held.enter_context(runner.settled_heap())
         folder = _identity(out_dir)
         where[0] = "before its outputs were written: no file was written"
         torch_before = "torch" in sys.modules
