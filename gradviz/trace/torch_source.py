@@ -52,6 +52,7 @@ import os
 import re
 import sys
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from heapq import heappop, heappush
 from types import FrameType, ModuleType
@@ -122,12 +123,25 @@ def _user_frame(start: FrameType | None, torch_dir: str) -> FrameType | None:
     """The innermost frame neither in gradviz nor in torch: the user's line."""
     f = start
     while f is not None:
-        file = f.f_code.co_filename
-        if not naming.is_internal(file) and not os.path.abspath(file).startswith(torch_dir) \
-                and not file.startswith("<frozen"):
+        if _is_user_file(f.f_code.co_filename, torch_dir):
             return f
         f = f.f_back
     return None
+
+
+def _is_user_file(file: str, torch_dir: str) -> bool:
+    """Whether code in ``file`` is the user's, decided once per file: every recorded op walks
+    the stack up through torch's frames (an optimizer step, several frames per op)."""
+    known = _USER_FILES.get((file, torch_dir))
+    if known is None:
+        known = not (naming.is_internal(file) or file.startswith("<frozen")
+                     or os.path.abspath(file).startswith(torch_dir))
+        if len(_USER_FILES) < 4096:
+            _USER_FILES[(file, torch_dir)] = known
+    return known
+
+
+_USER_FILES: dict[tuple[str, str], bool] = {}
 
 
 def _numpy(t: Any, copy: bool = True) -> np.ndarray:
@@ -849,21 +863,42 @@ class _BackwardCall:
             return None
         return summarize(_numpy(t, copy=False), self.src.trace.values)
 
-    def _sent(self, nid: str, grads: Sequence[Any]) -> list[tuple[Any, Any] | None]:
+    def _summ_sent(self, t: Any) -> dict[str, Any] | None:
+        """A gradient a node sent, summarised, and remembered for its receiver's pre-hook."""
+        out = self._summ(t)
+        if out is not None and not t.is_inference():  # (an inference tensor has no version)
+            self.sent_summaries[id(t)] = (weakref.ref(t), t._version, out)
+        return out
+
+    def _summ_received(self, t: Any) -> dict[str, Any] | None:
+        """A gradient a node received: the sender's summary when it is the very tensor the
+        sender sent, unchanged since (same object, same version: a tensor hook that returned
+        another tensor or wrote into it makes it summarised again)."""
+        if t is None:
+            return None
+        seen = self.sent_summaries.pop(id(t), None)
+        if seen is not None and seen[0]() is t and seen[1] == t._version:
+            return seen[2]
+        return self._summ(t)
+
+    def _sent(self, nid: str, grads: Sequence[Any], summaries: list[Any]
+              ) -> list[tuple[Any, Any] | None]:
         """What ``nid`` sends along each edge, as the steps show it: the gradient's summary
-        and the receiving slot's summary after adding it (None: not sent to a node that runs)."""
+        (``summaries``, of ``grads``) and the receiving slot's summary after adding it (None:
+        not sent to a node that runs)."""
         out: list[tuple[Any, Any] | None] = []
         sums = self.sums
         for i, (j, nr) in enumerate(self.src.trace._nodes[nid].next_functions):
             if j is None or j not in self.should_run:
                 out.append(None)
                 continue
-            g = grads[i] if i < len(grads) else None
-            out.append(self._add_to_slot((j, nr), g, sums))
+            g, gs = (grads[i], summaries[i]) if i < len(grads) else (None, None)
+            out.append(self._add_to_slot((j, nr), g, sums, gs))
         return out
 
-    def _add_to_slot(self, slot: tuple[str, int], g: Any, sums: dict) -> tuple[Any, Any]:
-        gs = self._summ(g)
+    def _add_to_slot(self, slot: tuple[str, int], g: Any, sums: dict,
+                     gs: dict[str, Any] | None) -> tuple[Any, Any]:
+        """The summaries of ``g`` (``gs``) and of ``slot`` once ``g`` is added to it."""
         if slot not in self.shared_slots:  # one edge feeds it: the slot holds just g
             return gs, gs
         if self.src.trace.values == "none":  # shape and dtype only: no sum to keep
@@ -896,7 +931,7 @@ class _BackwardCall:
                     if nid in leaf_of:
                         g = leaf_of[nid].grad
                         before = self._summ(g)
-                    events.append(("pre", nid, ([self._summ(g) for g in grad_outputs],
+                    events.append(("pre", nid, ([self._summ_received(g) for g in grad_outputs],
                                                 before)))
                 except Exception as exc:  # noqa: BLE001
                     src._note(f"a gradient at {nid} was not recorded: {exc!r}")
@@ -906,8 +941,8 @@ class _BackwardCall:
                 if owner(key) is not self:
                     return
                 try:
-                    events.append(("post", nid, ([self._summ(g) for g in grad_inputs],
-                                                 self._sent(nid, grad_inputs))))
+                    shown = [self._summ_sent(g) for g in grad_inputs]
+                    events.append(("post", nid, (shown, self._sent(nid, grad_inputs, shown))))
                 except Exception as exc:  # noqa: BLE001
                     src._note(f"a gradient from {nid} was not recorded: {exc!r}")
                     events.append(("post", nid, ([None] * len(grad_inputs), [])))
@@ -929,8 +964,9 @@ class _BackwardCall:
                 fed[slot] = fed.get(slot, 0) + 1
         self.shared_slots = {slot for slot, k in fed.items() if k > 1}
         self.sums: dict[tuple[str, int], Any] = {}
+        self.sent_summaries: dict[int, tuple[Any, int, dict[str, Any]]] = {}
         self.root_sent = [None if j is None or j not in self.should_run
-                          else self._add_to_slot((j, nr), g, self.sums)
+                          else self._add_to_slot((j, nr), g, self.sums, self._summ(g))
                           for (j, nr), g in zip(root_slots, self._root_grads())] \
             if self.multi_root else []
         leaf_of: dict[str, Any] = {}
@@ -962,6 +998,7 @@ class _BackwardCall:
             h.remove()
         self.handles = []
         self.sums = {}  # the running sums are summarised already: let them go
+        self.sent_summaries = {}
 
     def _root_grads(self) -> list[Any]:
         """The gradient each root starts with (torch's default: ones for a scalar root)."""

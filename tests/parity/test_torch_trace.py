@@ -557,3 +557,22 @@ def test_each_input_buffer_shown_is_what_its_node_received() -> None:
                         assert shown["stats"][k] == pytest.approx(got["stats"][k], rel=1e-5)
                 checked += 1
     assert checked >= len(fed)
+
+
+def test_a_gradient_a_tensor_hook_changed_in_place_is_shown_changed() -> None:
+    """A node's received gradient reuses the sender's summary only while it is the same,
+    unchanged tensor: a hook that writes into it (a new version) must show the new values."""
+
+    def program() -> dict[str, Any]:
+        w = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        u = w * 2
+        u.register_hook(lambda g: g.mul_(3))  # in place, before MulBackward0 runs
+        u.exp().sum().backward()
+        return {"w": w, "sent": (w * 2).exp().detach()}
+
+    out, tr, _ = _run(program, traced=True)
+    executed = {tr.nodes[s.node].name: s for s in tr.run().steps if isinstance(s, ExecuteStep)}
+    np.testing.assert_allclose(_values(executed["ExpBackward0"].grad_inputs[0]),
+                               out["sent"].numpy(), rtol=1e-6)
+    np.testing.assert_allclose(_values(executed["MulBackward0"].grad_outputs[0]),
+                               3 * out["sent"].numpy(), rtol=1e-6)
