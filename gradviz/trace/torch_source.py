@@ -184,6 +184,7 @@ class TorchSource:
         # (NOTE [versions] in model.py; the recorder's _new_leaf_version).
         self._accumulators: dict[int, int] = {}
         self._param_names: dict[int, tuple[Any, str]] = {}  # id -> (parameter, its name)
+        self._saved_attr_names: dict[type, list[str]] = {}  # node class -> its _saved_ names
         # NOTE [threads]: what is a thread's own is kept per thread (.paused: inside a backward
         # call or our own code; .scope: its module scopes; .names: id(module) -> qualified name
         # under its outer module); what is shared (the trace, _nodes, _param_names, the calls
@@ -459,11 +460,20 @@ class TorchSource:
                         sequence_nr=int(fn._sequence_nr()), next_functions=nexts,
                         variable=variable, saved=self._saved(fn), num_outputs=num_outputs)
 
+    def _saved_attrs(self, fn: Any) -> list[str]:
+        """``fn``'s ``_saved_<name>`` attributes. A built-in node's are its class's (one
+        ``dir`` per node class, not per node); a custom Function's node may have its own."""
+        cls = type(fn)
+        attrs = self._saved_attr_names.get(cls)
+        if attrs is None:
+            attrs = [a for a in dir(fn) if a.startswith("_saved_")]
+            if not isinstance(fn, self.torch.autograd.function.BackwardCFunction):
+                self._saved_attr_names[cls] = attrs
+        return attrs
+
     def _saved(self, fn: Any) -> list[SavedInfo]:
         out = []
-        for attr in dir(fn):
-            if not attr.startswith("_saved_"):
-                continue
+        for attr in self._saved_attrs(fn):
             name = attr[len("_saved_"):]
             hook = self._unpack_hook(fn, attr)
             if hook is not None:
