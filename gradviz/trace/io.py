@@ -102,16 +102,30 @@ def _plain(obj: Any) -> dict[str, Any]:
     while todo:
         d = todo.pop()
         for k, v in d.items():
-            if dataclasses.is_dataclass(v) and not isinstance(v, type):
+            if _is_record(v):
                 d[k] = sub = _fields(v)
                 todo.append(sub)
-            elif type(v) is list and v and dataclasses.is_dataclass(v[0]):
+            elif type(v) is list and v and _is_record(v[0]):
                 d[k] = subs = [_fields(x) for x in v]
                 todo.extend(subs)
-            elif type(v) is dict and v and dataclasses.is_dataclass(next(iter(v.values()))):
+            elif type(v) is dict and v and _is_record(next(iter(v.values()))):
                 d[k] = subd = {key: _fields(x) for key, x in v.items()}
                 todo.extend(subd.values())
     return root
+
+
+def _is_record(value: Any) -> bool:
+    """Whether ``value`` is a dataclass instance (not a class), decided once per type: the
+    conversion asks it of every value of a big trace (``dataclasses.is_dataclass`` each time
+    was a third of the step player's conversion)."""
+    cls = type(value)
+    known = _RECORD_TYPES.get(cls)
+    if known is None:
+        known = _RECORD_TYPES[cls] = dataclasses.is_dataclass(cls)
+    return known
+
+
+_RECORD_TYPES: dict[type, bool] = {}
 
 
 def _fields(obj: Any) -> dict[str, Any]:
@@ -128,7 +142,7 @@ _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 def _default(obj: Any) -> Any:
     """What the encoder does with a value JSON has no type for."""
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+    if _is_record(obj):
         return _fields(obj)
     raise TypeError(f"{type(obj).__name__} is not JSON serializable")
 
