@@ -32,7 +32,7 @@ endif
 PIP_FLAGS   ?= --disable-pip-version-check --progress-bar off
 PYTEST_ARGS ?=
 
-.PHONY: help venv demo test lint bench docs strip clean distclean
+.PHONY: bench-compare help venv demo test lint bench docs strip clean distclean
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
@@ -72,6 +72,11 @@ lint: venv
 
 bench: $(TEST_DEPS)
 	$(PY) benchmarks/run.py
+
+# Before and after in one run: `make bench-compare BASE=main` (a git revision or a folder).
+BASE ?= main
+bench-compare: $(TEST_DEPS)
+	$(PY) benchmarks/compare.py $(BASE)
 
 # The tutorials execute while the site builds, in kernels of this .venv (scripts/docs_ext.py's
 # on_config: PATH and docs/jupyter/'s settings). Tutorial 13 runs real PyTorch, so the build needs

@@ -15,6 +15,7 @@ BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCH))
 
 import chain_floor  # noqa: E402
+import compare  # noqa: E402
 import minimal_engine  # noqa: E402
 import mlp_floor  # noqa: E402
 import run  # noqa: E402
@@ -180,3 +181,38 @@ def test_the_recording_floor_workloads_run(name, monkeypatch):
     monkeypatch.setattr(workloads, "CHAIN_OPS", 30)
     res = getattr(workloads, name)(1)
     assert set(res) == {"median", "min", "max"} and res["min"] > 0
+
+
+def test_compare_pairs_each_round_and_flags_a_slowdown(monkeypatch, tmp_path, capsys):
+    """compare.py: every round runs both versions; a ratio is the median of new/old per
+    round; a workload worse than the tolerance fails the run (exit status 1)."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    for tree in (old, new):
+        (tree / "gradviz").mkdir(parents=True)
+    seconds = {("old", "a"): [1.0, 1.0, 1.0], ("new", "a"): [0.5, 0.6, 0.7],
+               ("old", "b"): [1.0, 2.0, 1.0], ("new", "b"): [1.2, 2.0, 1.1]}
+    asked: list[tuple[str, str]] = []
+
+    def fake(tree, name, repeat):
+        asked.append((tree.name, name))
+        return seconds[(tree.name, name)].pop(0)
+
+    monkeypatch.setattr(compare, "run_once", fake)
+    got = compare.compare(old, new, ["a", "b"], rounds=3, repeat=1)
+    assert got["a"] == (1.0, 0.6, 0.6)
+    assert got["b"] == (1.0, 1.2, 1.1)
+    # interleaved: each round both versions of each workload, the first version alternating
+    assert asked[:4] == [("old", "a"), ("new", "a"), ("old", "b"), ("new", "b")]
+    assert asked[4:6] == [("new", "a"), ("old", "a")]
+    monkeypatch.setattr(compare, "compare", lambda *a: got)
+    assert compare.main([str(old), str(new), "--workloads", "a,b"]) == 1
+    out = capsys.readouterr().out
+    assert "| b | 1 | 1.2 | 1.100  worse |" in out and "| a | 1 | 0.6 | 0.600 |" in out
+
+
+def test_compare_exports_a_git_revision(tmp_path):
+    tree = compare.export("HEAD", tmp_path)
+    assert (tree / "benchmarks" / "workloads.py").is_file()
+    assert (tree / "gradviz" / "__init__.py").is_file()
+    with pytest.raises(SystemExit, match="neither a folder nor a git revision"):
+        compare.export("no-such-revision-here", tmp_path)
