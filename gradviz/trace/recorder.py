@@ -1,12 +1,12 @@
 """``gradviz.trace()``: record what the dispatch point and the engines report, as plain data.
 
-The recorder is one listener (see :mod:`gradviz.autograd.events`). It turns live tensors and
+The recorder is one observer (see :mod:`gradviz.autograd.events`). It turns live tensors and
 nodes into string ids the moment it first sees them, keeping only weak references to map the
 same object to the same id, so tracing never keeps a graph alive and never changes a result.
 
 NOTE [perf: lazy trace] Tracing must cost little next to what it watches (issue #9: a traced
-chain of tiny ops at most twice the untraced one). So an event handler keeps only what cannot be
-had later (ids, shapes, a snapshot of each value: see NOTE [perf: value snapshots] in model.py)
+chain of tiny ops at most twice the untraced one). So each event keeps only what cannot be had
+later (ids, shapes, a snapshot of each value: see NOTE [perf: value snapshots] in model.py)
 as plain fields, and the model objects (TensorInfo, NodeInfo, OpRecord, Step) and the value
 summaries are built from them when a reader first asks for ``tensors``, ``ops``, ``nodes`` or
 ``runs``. The fields are only strings, numbers, tuples of such and arrays (a source line is an
@@ -494,8 +494,8 @@ class Recorder(Naming, RunBudget, Trace):
     program inside its ``with`` block does.
 
     Use :func:`tracer` (or :func:`trace`) to make one. Its fields are the trace's plain data
-    (``tensors``, ``ops``, ``nodes``, ``runs`` ...), built from the raw records the event
-    handlers keep when a reader first asks (NOTE [perf: lazy trace]). Names and identities are
+    (``tensors``, ``ops``, ``nodes``, ``runs`` ...), built from the raw records its observer
+    keeps when a reader first asks (NOTE [perf: lazy trace]). Names and identities are
     given by :class:`~gradviz.trace.naming.Naming`, what a long loop keeps is decided by
     :class:`~gradviz.trace.budget.RunBudget`.
 
