@@ -57,7 +57,7 @@ from gradviz.trace.naming import user_frame  # noqa: E402
 _get_ident = threading.get_ident
 
 
-class Floor(events.Forwarding):
+class Floor(events.Observer):
     """An observer that records the irreducible part of each event (see the module's doc)."""
 
     def __init__(self, values: str = "small") -> None:
@@ -70,7 +70,7 @@ class Floor(events.Forwarding):
         self.run_shared: dict = {}  # a backward run's views of one buffer share their stats
 
     def op(self, name: str, node: Any, inputs: tuple, outputs: tuple, kwargs: dict,
-           inplace: bool) -> None:
+           inplace: bool, function: bool = False) -> None:
         with self.lock:
             if _get_ident() != self.thread:
                 self.thread = _get_ident()
@@ -84,13 +84,14 @@ class Floor(events.Forwarding):
             self.log.append((name, node, inputs, outputs, kwargs, inplace, frame.f_code,
                              frame.f_lasti, snaps))
 
-    def enqueue(self, node: Any, ready: Any) -> None:
+    def enqueue(self, node: Any, priority: int, engine_data: dict | None = None) -> None:
         with self.lock:
             if _get_ident() != self.thread:
                 self.thread = _get_ident()
-            self.log.append(("enqueue", node, ready.priority(node)))
+            self.log.append(("enqueue", node, priority))
 
-    def execute(self, node: Any, grad_outputs: list, grad_inputs: tuple) -> None:
+    def execute(self, node: Any, grad_outputs: list, grad_inputs: tuple,
+                engine_data: dict | None = None) -> None:
         with self.lock:
             if _get_ident() != self.thread:
                 self.thread = _get_ident()
@@ -105,13 +106,13 @@ class Floor(events.Forwarding):
             self.log.append(("execute", node, tuple(grad_outputs), sent))
 
     def accumulate(self, node: Any, input_nr: int, grad: Any, buffer: Any, source: Any,
-                   remaining: int) -> None:
+                   remaining: int, engine_data: dict | None = None) -> None:
         with self.lock:
             if _get_ident() != self.thread:
                 self.thread = _get_ident()
             self.log.append(("accumulate", node, input_nr, grad, buffer, source, remaining))
 
-    def release_saved(self, node: Any) -> None:
+    def release_saved(self, node: Any, engine_data: dict | None = None) -> None:
         with self.lock:
             if _get_ident() != self.thread:
                 self.thread = _get_ident()
@@ -120,7 +121,7 @@ class Floor(events.Forwarding):
 
 @contextlib.contextmanager
 def recording_floor(values: str = "small") -> Iterator[Floor]:
-    """A ``with`` block in which a :class:`Floor` is the only listener's observer, as a trace's
+    """A ``with`` block in which a :class:`Floor` is the registered observer, as a trace's
     observer is inside ``gradviz.trace()``.
 
     Example:
@@ -129,15 +130,11 @@ def recording_floor(values: str = "small") -> Iterator[Floor]:
         >>> [entry[0] for entry in floor.log]
         ['mul']
     """
-    def listener(event: str, data: dict[str, Any]) -> None:
-        pass
-
-    floor = Floor(values)
-    events.add_listener(listener, floor)
+    floor = events.add_observer(Floor(values))
     try:
         yield floor
     finally:
-        events.remove_listener(listener)
+        events.remove_observer(floor)
 
 
 def _chain(n: int) -> tuple[Any, Callable[[], Any]]:

@@ -576,7 +576,8 @@ def test_removed_listener_receives_nothing():
 
 def test_nothing_is_emitted_when_no_listener_is_registered(monkeypatch):
     # The hot paths must not even build event data without listeners: make emitting fatal.
-    # (The engine reports through events.observer(), whose forwarding observer calls emit.)
+    # (The engine reports to events.observer(), which does nothing then; a custom Function
+    # does not even fetch it.)
     import gradviz.autograd.function as function_mod
     import gradviz.ops.dispatch as dispatch_mod
 
@@ -586,12 +587,16 @@ def test_nothing_is_emitted_when_no_listener_is_registered(monkeypatch):
     def fail_op(name, *fields):
         raise AssertionError(f"reported op {name!r} with no listener registered")
 
+    def fail_fetch():
+        raise AssertionError("asked for an observer with no listener registered")
+
     saved = events.listeners()
     for fn in saved:
         events.remove_listener(fn)
     try:
-        for mod in (events, function_mod):
-            monkeypatch.setattr(mod, "emit", fail)
+        monkeypatch.setattr(events, "emit", fail)
+        monkeypatch.setattr(events.Forwarding, "__init__", fail)  # no event dicts' adapter
+        monkeypatch.setattr(function_mod, "observer", fail_fetch)
         for mod in (events, dispatch_mod):  # the dispatch point reports ops with emit_op
             monkeypatch.setattr(mod, "emit_op", fail_op)
         assert type(events.observer()) is events.Observer  # the one whose methods do nothing
@@ -617,10 +622,10 @@ def test_nothing_is_emitted_when_no_listener_is_registered(monkeypatch):
             events.add_listener(fn)
 
 
-def test_a_sole_listeners_own_observer_is_called_instead_of_events():
-    # NOTE [perf: direct observer]: the engine calls the observer a listener registered with,
-    # while that listener is the only one; with a second listener every listener gets events.
-    seen, calls = [], []
+def test_an_observer_is_called_directly_and_listeners_get_events():
+    # NOTE [perf: direct observer]: the engine calls the observer a listener registered with
+    # (alone: that very observer); a plain listener gets events through the dict adapter.
+    seen, calls, others = [], [], []
 
     class Mine(events.Forwarding):
         def execute(self, node, grad_outputs, grad_inputs):
@@ -630,7 +635,7 @@ def test_a_sole_listeners_own_observer_is_called_instead_of_events():
         seen.append(event)
 
     def other(event, data):
-        pass
+        others.append(event)
 
     saved = events.listeners()
     for fn in saved:
@@ -643,11 +648,13 @@ def test_a_sole_listeners_own_observer_is_called_instead_of_events():
         # What Mine does not override still reaches the listener as events.
         assert "execute" not in seen and "enqueue" in seen and "backward_end" in seen
         events.add_listener(other)
-        assert type(events.observer()) is events.Forwarding
+        assert type(events.observer()) not in (Mine, events.Forwarding)  # both are told
         calls.clear()
         seen.clear()
         (f64([1.0]) * 2).sum().backward()
-        assert calls == [] and "execute" in seen
+        assert calls == ["SumBackward0", "MulBackward0", "torch::autograd::AccumulateGrad"]
+        assert "execute" not in seen and "enqueue" in seen
+        assert others.count("execute") == 3 and "enqueue" in others
         events.remove_listener(other)
         events.remove_listener(listener)
         assert type(events.observer()) is events.Observer

@@ -1,11 +1,14 @@
-"""The tracer's direct paths record what its event handlers record.
+"""The tracer's observer records the same rows whether it is called directly or through the
+dict adapter an outside listener gets.
 
-While a trace is the only listener, the dispatch point reports each op straight to the trace's
-observer (``events.emit_op``, NOTE [perf: direct observer]) and the engine's ``backward_begin``
-is recorded when the dependency counts arrive, its run's nodes taken from them (NOTE [perf:
-reachable from the counts] in gradviz/trace/recorder.py). With a second listener registered,
-every report becomes an ``(event, data)`` pair handled by ``Trace._on_event`` instead, which
-walks the graph itself. The two must give the same trace, to the byte.
+A trace is an :class:`events.Observer` called directly by the dispatch point (``events.emit_op``,
+NOTE [perf: direct observer]), the three engines and custom Functions; the PyTorch engine's
+``backward_begin`` is recorded when the dependency counts arrive, its run's nodes taken from
+them (NOTE [perf: reachable from the counts] in gradviz/trace/recorder.py). Here the same
+observer is also fed through ``events.Forwarding`` (what ``add_listener(fn)`` registers) and a
+listener that replays each ``(event, data)`` as the call it came from (tests/_replay_events.py):
+the two must give the same trace, to the byte, so an outside listener sees every fact the trace
+records.
 """
 
 from __future__ import annotations
@@ -15,12 +18,16 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import _replay_events
 import numpy as np
 import pytest
 
 import gradviz as torch
 from gradviz import nn
 from gradviz.autograd import events
+from gradviz.engines import mxnet as mx
+from gradviz.engines import singa
+from gradviz.trace import naming
 
 
 def _chain() -> None:
@@ -135,8 +142,57 @@ def _nested_modules() -> None:
     model[1](out).sum().backward()
 
 
+def _singa_steps() -> None:
+    # SINGA: its own counts (tensor_counts), a stack's priorities, yielded gradients.
+    w = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    b = torch.tensor([0.1, 0.2, 0.3], requires_grad=True)
+    loss = ((w * 2).exp() + b * w).sum()
+    for p, g in singa.backward(loss):
+        with torch.no_grad():
+            p -= 0.1 * g
+    for _ in singa.backward((w * 3).sum()):  # stopped early: the pass ends unfinished
+        break
+
+
+def _mxnet_steps() -> None:
+    # MXNet: its gradient graph, gradient-graph nodes, grad_req, create_graph.
+    x = mx.attach_grad(torch.tensor([1.0, 2.0, 3.0]), grad_req="add")
+    w = mx.attach_grad(torch.tensor([0.5, -1.0, 2.0]))
+    for _ in range(2):
+        with mx.record():
+            loss = (x * w + x * x).sum()
+        mx.backward(loss)
+    with mx.record():
+        y = (x ** 3 * w).sum()
+        (dx,) = mx.grad(y, [x], create_graph=True)
+        z = (dx * dx).sum()
+    mx.backward(z)
+
+
+class _Boom(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a * 1
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise KeyError("from backward")
+
+
+def _saved_hooks_and_an_error() -> None:
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda p: p):
+        y = (x * x).exp().sum()
+    y.backward()
+    try:
+        _Boom.apply(x).sum().backward()
+    except KeyError:
+        pass
+
+
 PROGRAMS = [_chain, _shared_and_several_roots, _grad_of_some_inputs, _function_inplace_hooks,
-            _mlp_steps, _threads, _nested_modules]
+            _mlp_steps, _threads, _nested_modules, _singa_steps, _mxnet_steps,
+            _saved_hooks_and_an_error]
 
 
 _LEAF = 2**63  # leaves' AccumulateGrad nodes have the largest sequence number
@@ -153,37 +209,62 @@ def _canonical(text: str) -> Any:
         if n["sequence_nr"] < _LEAF:
             n["sequence_nr"] -= base
     for run in data["runs"]:
+        if run["engine"] != "pytorch":  # SINGA's priorities count its pushes
+            continue
         for step in run["steps"]:
             if step["kind"] == "enqueue" and -step["priority"] < _LEAF:
                 step["priority"] += base
     return data
 
 
-def _traced(program: Callable[[], None], forwarded: bool, values: str) -> Any:
-    def other(event: str, data: dict) -> None:
-        pass
+@pytest.fixture
+def replay_is_internal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The replaying listener's frames count as gradviz's own, as the adapter's do."""
+    monkeypatch.setitem(naming._INTERNAL, _replay_events.__file__, True)
 
+
+def _traced(program: Callable[[], None], forwarded: bool, values: str) -> Any:
+    before = events.listeners()
     with torch.trace(values=values, keep_runs="all") as tr:
-        if forwarded:
-            events.add_listener(other)  # two listeners: every report is an event
+        (mine,) = [o for o in events.listeners() if o not in before]  # the trace's observer
+        assert isinstance(mine, events.Observer) and events.observer() is mine
+        if forwarded:  # the same observer, told through event dicts instead
+            events.remove_observer(mine)
+            replay = events.add_listener(_replay_events.Replay(mine))
+            assert type(events.observer()) is events.Forwarding
         try:
-            assert (type(events.observer()) is events.Forwarding) == forwarded
             program()
         finally:
             if forwarded:
-                events.remove_listener(other)
+                events.remove_listener(replay)
+                events.add_observer(mine)
     return _canonical(tr.to_json())
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__)
 @pytest.mark.parametrize("values", ["small", "none"])
-def test_the_direct_paths_record_what_the_events_record(program, values):
+def test_the_direct_paths_record_what_the_events_record(program, values, replay_is_internal):
     direct = _traced(program, False, values)
     assert direct["ops"] and direct["runs"]
     assert direct == _traced(program, True, values)
 
 
-def test_a_graph_made_before_the_trace_is_recorded_the_same_both_ways():
+def test_the_engines_own_steps_are_recorded(replay_is_internal):
+    # What only SINGA, MXNet and the hooks report is in the traces compared above.
+    kinds = {}
+    for program in (_singa_steps, _mxnet_steps, _saved_hooks_and_an_error):
+        data = _traced(program, True, "small")
+        kinds[program.__name__] = {(run["engine"], step["kind"]) for run in data["runs"]
+                                   for step in run["steps"]}
+    assert {("singa", "leaf_grad"), ("singa", "enqueue"), ("singa", "done")} <= \
+        kinds["_singa_steps"]
+    assert {("mxnet", "gradient_node"), ("mxnet", "leaf_grad"), ("mxnet", "execute")} <= \
+        kinds["_mxnet_steps"]
+    assert {("pytorch", "unpack_hook"), ("pytorch", "error")} <= \
+        kinds["_saved_hooks_and_an_error"]
+
+
+def test_a_graph_made_before_the_trace_is_recorded_the_same_both_ways(replay_is_internal):
     traces = []
     for forwarded in (False, True):
         x = torch.tensor([1.0, 2.0], requires_grad=True)
@@ -209,11 +290,11 @@ def test_a_run_lists_its_nodes_in_the_order_a_stack_walk_meets_them():
     assert [tr.tensors[n.variable].name for n in acc] == ["a", "b"]
 
 
-def test_emit_op_reaches_a_sole_listeners_observer_and_else_every_listener():
-    reported, seen = [], []
+def test_emit_op_reaches_an_observer_directly_and_listeners_as_events():
+    reported, seen, others = [], [], []
 
     class Mine(events.Forwarding):
-        def op(self, name, node, inputs, outputs, kwargs, inplace):
+        def op(self, name, node, inputs, outputs, kwargs, inplace, function=False):
             reported.append((name, node is not None, len(inputs), len(outputs), inplace))
 
     def listener(event: str, data: dict) -> None:
@@ -229,24 +310,25 @@ def test_emit_op_reaches_a_sole_listeners_observer_and_else_every_listener():
         y.add_(1)
         assert reported == [("mul", True, 2, 1, False), ("add_", True, 2, 1, True)]
         assert seen == []  # the observer took the ops
-        def other(event: str, data: dict) -> None:
-            pass
 
-        events.add_listener(other)  # a second listener: ops become events for both
+        def other(event: str, data: dict) -> None:
+            others.append((event, data))
+
+        events.add_listener(other)  # a second listener: it gets events, the observer calls
         z = y * 3
         events.remove_listener(other)
-        ((event, data),) = seen
+        assert seen == [] and len(reported) == 3 and reported[-1][0] == "mul"
+        ((event, data),) = others
         assert event == "op" and data["name"] == "mul" and data["outputs"] == (z,)
         assert set(data) == {"name", "node", "inputs", "outputs", "kwargs", "inplace"}
-        assert len(reported) == 2
     finally:
         events.remove_listener(listener)
         for fn in saved:
             events.add_listener(fn)
 
 
-def test_module_scopes_reach_a_sole_listeners_observer_and_else_every_listener():
-    reported, seen, arguments = [], [], []
+def test_module_scopes_reach_an_observer_directly_and_listeners_as_events():
+    reported, seen, arguments, others = [], [], [], []
 
     class Mine(events.Forwarding):
         def module_enter(self, module, name, args):
@@ -274,14 +356,20 @@ def test_module_scopes_reach_a_sole_listeners_observer_and_else_every_listener()
         assert [len(a) for a in arguments] == [1, 1, 1] and x.shape == (1, 2)
 
         def other(event: str, data: dict) -> None:
-            pass
+            others.append((event, data))
 
-        events.add_listener(other)  # a second listener: scopes become events for both
-        model[1](torch.ones(1, 2))
+        events.add_listener(other)  # a second listener: it gets events, the observer calls
+        relu = model[1]
+        out = relu(torch.ones(1, 2))
         events.remove_listener(other)
-        assert [e for e in seen if e[0] != "op"] == [("module_enter", "ReLU"),
-                                                     ("module_exit", "ReLU")]
-        assert len(reported) == 6
+        assert [e for e in seen if e[0] != "op"] == []
+        assert reported[6:] == [("enter", "ReLU", "ReLU"), ("exit", "ReLU", "ReLU", True)]
+        scopes = [(e, d) for e, d in others if e != "op"]
+        assert [(e, d["name"]) for e, d in scopes] == [("module_enter", "ReLU"),
+                                                        ("module_exit", "ReLU")]
+        assert set(scopes[0][1]) == {"module", "name", "args"} and scopes[0][1]["module"] is relu
+        assert set(scopes[1][1]) == {"module", "name", "output"}
+        assert scopes[1][1]["output"] is out
     finally:
         events.remove_listener(listener)
         for fn in saved:

@@ -5,8 +5,8 @@ When on, every recorded node keeps the traceback of the forward call that create
 (``node.metadata["parent_"]``); if backward then fails in a node, warnings show those
 tracebacks, and with ``check_nan`` a node that produces NaN gradients raises an error naming it.
 
-It is built as an ordinary event listener (:mod:`gradviz.autograd.events`), so it costs nothing
-when it is off.
+It is an ordinary :class:`~gradviz.autograd.events.Observer`, registered only while it is on, so
+it costs nothing when it is off.
 """
 
 from __future__ import annotations
@@ -46,25 +46,36 @@ def _user_stacklevel() -> int:
     return level
 
 
-def _listener(event: str, data: dict[str, Any]) -> None:
-    if event == "op":
-        node = data.get("node")
+class _AnomalyObserver(events.Observer):
+    """What anomaly mode watches: each recorded node (its forward traceback), each node's
+    results (NaN), and a failing node (its tracebacks)."""
+
+    def op(self, name: str, node: Any, inputs: tuple, outputs: tuple, kwargs: dict,
+           inplace: bool, function: bool = False) -> None:
         if node is not None:
             meta = node.metadata
             meta["traceback_"] = _user_stack()
             parent = engine.current_node()
             if parent is not None:  # recorded by a node's backward (create_graph): keep which
                 meta["parent_"] = parent
-    elif event == "execute" and _state["check_nan"]:
-        node = data["node"]
-        for i, g in enumerate(data["grad_inputs"]):
+
+    def execute(self, node: Any, grad_outputs: list, grad_inputs: tuple,
+                engine_data: dict | None = None) -> None:
+        if not _state["check_nan"]:
+            return
+        for i, g in enumerate(grad_inputs):
             arr = getattr(g, "_data", g)
             if arr is not None and np.issubdtype(np.asarray(arr).dtype, np.floating) and \
                     np.isnan(arr).any():
                 raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
                                    "output.")
-    elif event == "error" and data.get("node") is not None:
-        _print_stack(data["node"])
+
+    def error(self, error: BaseException, node: Any, engine_data: dict | None = None) -> None:
+        if node is not None:
+            _print_stack(node)
+
+
+_observer = _AnomalyObserver()
 
 
 _NO_FORWARD_INFO = ("No forward pass information available. Enable detect anomaly during forward "
@@ -111,10 +122,10 @@ def _apply(enabled: bool, check_nan: bool) -> None:
     _state["enabled"] = enabled
     _state["check_nan"] = check_nan
     if enabled:
-        if _listener not in events.listeners():
-            events.add_listener(_listener)
+        if _observer not in events.listeners():
+            events.add_observer(_observer)
     else:
-        events.remove_listener(_listener)
+        events.remove_observer(_observer)
 
 
 def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:

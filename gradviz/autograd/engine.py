@@ -53,8 +53,12 @@ class ReadyQueue(list):
         super().__init__()
         self._arrivals = count()
 
-    def push(self, node: Node, inputs: InputBuffer) -> None:
-        heappush(self, (self.priority(node), next(self._arrivals), node, inputs))
+    def push(self, node: Node, inputs: InputBuffer) -> int:
+        """Queue ``node`` with its inputs; returns its :meth:`priority` (what observers are
+        told)."""
+        priority = self.priority(node)
+        heappush(self, (priority, next(self._arrivals), node, inputs))
+        return priority
 
     @staticmethod
     def priority(node: Node) -> int:
@@ -275,8 +279,7 @@ def _loop(task: GraphTask, graph_root: Node, root_inputs: InputBuffer) -> None:
     """The loop: evaluate ready nodes until none is left, each as the :func:`current_node`.
     Recording is on only under ``create_graph``; like PyTorch, 1/0 gives inf without a
     warning."""
-    task.ready.push(graph_root, root_inputs)
-    task.observer.enqueue(graph_root, task.ready)
+    task.observer.enqueue(graph_root, task.ready.push(graph_root, root_inputs))
     running = graph.RUNNING  # this thread's: what current_node and the hooks ask about
     node, outer = None, running.node  # outer: a backward running inside a node's backward
     running.tasks.append((task, graph_root))
@@ -330,8 +333,7 @@ def evaluate_function(task: GraphTask, node: Node, inputs: InputBuffer) -> None:
         if remaining:
             not_ready[next_node] = buffer
         else:
-            task.ready.push(next_node, buffer)
-            observer.enqueue(next_node, task.ready)
+            observer.enqueue(next_node, task.ready.push(next_node, buffer))
 
 
 def call_function(task: GraphTask, node: Node, inputs: list) -> tuple:

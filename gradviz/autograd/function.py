@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from gradviz.autograd.events import _listeners, emit
+from gradviz.autograd.events import observer, watchers
 from gradviz.autograd.grad_mode import _state, no_grad
 from gradviz.autograd.graph import (
     FREED_MESSAGE,
@@ -258,9 +258,9 @@ class Function(metaclass=_FunctionMeta):
             bound.apply_defaults()
             args, kwargs = tuple(bound.args), {}
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-        watched = bool(_listeners)
-        if watched:  # a tracer keeps the ops forward() runs inside the Function's op
-            emit("function_enter", {"function": cls})
+        watched = observer() if watchers else None
+        if watched is not None:  # a tracer keeps the ops forward() runs inside the Function's op
+            watched.function_enter(cls)
         try:
             with no_grad():
                 if with_setup_context:
@@ -269,8 +269,8 @@ class Function(metaclass=_FunctionMeta):
                 else:
                     raw = cls.forward(ctx, *args, **kwargs)
         finally:
-            if watched:
-                emit("function_exit", {"function": cls})
+            if watched is not None:
+                watched.function_exit(cls)
         is_tuple = isinstance(raw, tuple)
         record = _state.enabled and any(ctx.needs_input_grad)
         outputs = _wrap_outputs(ctx, args, list(raw) if is_tuple else [raw], record)
@@ -278,11 +278,10 @@ class Function(metaclass=_FunctionMeta):
         # As PyTorch, drop what forward handed over: a node holding its own outputs (a saved or
         # dirty output) would be a reference cycle, keeping the graph alive until gc runs.
         ctx.to_save = ctx.dirty_tensors = ctx.non_differentiable = None
-        if _listeners:
-            emit("op", {"name": cls.__name__, "node": ctx if record else None,
-                        "inputs": args, "outputs": tuple(o for o in outputs
-                                                         if isinstance(o, Tensor)),
-                        "kwargs": {}, "inplace": bool(dirty), "function": True})
+        if watchers:
+            observer().op(cls.__name__, ctx if record else None, args,
+                          tuple(o for o in outputs if isinstance(o, Tensor)), {}, bool(dirty),
+                          function=True)
         return tuple(outputs) if is_tuple else outputs[0]
 
 

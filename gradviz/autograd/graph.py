@@ -873,9 +873,8 @@ class SavedVariable:
                 fn()
         self._tensor = None
         self._was_non_leaf = False  # the tensor is no longer held: nothing left to check
-        if events._listeners:
-            events.emit("saved_tensor_pack", {"saved": self, "tensor": tensor, "packed": packed,
-                                              "fn": pack_hook, "node": owner})
+        if events.watchers:
+            events.observer().saved_tensor_pack(self, tensor, packed, pack_hook, owner)
 
     def check_version(self, owner: Node | None = None) -> None:
         counter = self._counter
@@ -914,9 +913,8 @@ class SavedVariable:
         if not isinstance(value, tensor_type):
             raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
                             f"result of type {type(value).__name__}")
-        if events._listeners:
-            events.emit("saved_tensor_unpack", {"saved": self, "node": owner, "packed": packed,
-                                                "tensor": value, "fn": unpack_hook})
+        if events.watchers:
+            events.observer().saved_tensor_unpack(self, owner, packed, value, unpack_hook)
         return value
 
     def unpack_data(self, owner: Node | None = None) -> Any:

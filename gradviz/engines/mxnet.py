@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from gradviz.autograd import events
-from gradviz.autograd.events import _listeners, emit
+from gradviz.autograd.events import observer, watchers
 from gradviz.autograd.grad_mode import _state as _grad_state
 from gradviz.autograd.graph import NO_EDGE, AccumulateGrad, GraphRoot, Node, gradient_edge
 from gradviz.tensor import Tensor
@@ -84,15 +84,21 @@ _lock = threading.Lock()
 _recording_threads = 0
 
 
-def _mark_recorded(event: str, data: dict[str, Any]) -> None:
-    """The listener that tells MXNet's graph apart: every node made while recording is in it."""
-    if event == "op" and _state.recording and data["node"] is not None:
-        _recorded.add(data["node"])
+class _MarkRecorded(events.Observer):
+    """The observer that tells MXNet's graph apart: every node made while recording is in it."""
+
+    def op(self, name: str, node: Node | None, inputs: tuple, outputs: tuple, kwargs: dict,
+           inplace: bool, function: bool = False) -> None:
+        if _state.recording and node is not None:
+            _recorded.add(node)
+
+
+_mark_recorded = _MarkRecorded()
 
 
 def _set_recording_flag(flag: bool) -> None:
-    # The marking listener is registered only while some thread records, so plain gradviz code
-    # keeps its free, listener-less hot path.
+    # The marking observer is registered only while some thread records, so plain gradviz code
+    # keeps its free, unwatched hot path.
     global _recording_threads
     if flag == _state.recording:
         return
@@ -100,9 +106,9 @@ def _set_recording_flag(flag: bool) -> None:
     with _lock:
         _recording_threads += 1 if flag else -1
         if flag and _recording_threads == 1:
-            events.add_listener(_mark_recorded)
+            events.add_observer(_mark_recorded)
         elif not flag and _recording_threads == 0:
-            events.remove_listener(_mark_recorded)
+            events.remove_observer(_mark_recorded)
 
 
 def is_recording() -> bool:
@@ -530,16 +536,16 @@ def _run(graph: GradientGraph, head_grads: Sequence[Any], retain_graph: bool,
     the nodes it makes are in MXNet's graph). Returns the variables' gradients in order.
     """
     heads = graph.heads
-    if _listeners:
+    # Who watches this pass (one that does nothing when nobody does); what only a watcher
+    # reads is worked out only if someone watches.
+    obs, watched = observer(), bool(watchers)
+    if watched:
         root = (gradient_edge(heads[0]).function if len(heads) == 1 else
                 GraphRoot(tuple(gradient_edge(h) for h in heads), list(head_grads)))
-        emit("backward_begin", {"engine": "mxnet", "roots": tuple(heads),
-                                "grad_roots": list(head_grads), "retain_graph": retain_graph,
-                                "create_graph": create_graph,
-                                "inputs": () if accumulate else tuple(graph.variables),
-                                "accumulate_grad": accumulate, "graph_root": root,
-                                "gradient_graph": graph})
-        emit("dependencies", {"counts": dict(graph.counts), "graph_root": root})
+        obs.backward_begin("mxnet", tuple(heads), list(head_grads), retain_graph, create_graph,
+                           () if accumulate else tuple(graph.variables), accumulate, root,
+                           gradient_graph=graph)
+        obs.dependencies(graph.counts, root)
 
     def const(arr: np.ndarray) -> Any:
         # A constant in the pass's representation: a tensor under create_graph, else an array.
@@ -577,22 +583,20 @@ def _run(graph: GradientGraph, head_grads: Sequence[Any], retain_graph: bool,
                 outs = [functools.reduce(operator.add, ins)]  # ElementWiseSum
             else:  # _copy
                 var = gn.node.variable
-                if accumulate and _listeners and var.grad is not None:
-                    before = Tensor._make(var.grad._data.copy())
+                if accumulate and var.grad is not None:
+                    before = obs.keep(var.grad)  # a copy, if a watcher records it
                 outs = [_copy(var, ins[0], gn.attrs["grad_req"], create_graph, accumulate)]
             for e, v in zip(gn.outputs, outs, strict=True):
                 if e is not None:
                     buffers[e] = v
             freed = _free(gn, buffers, refs, graph)
-            if _listeners:
-                _report(gn, ins, outs, before, freed, graph, remaining, accumulate)
-            if gn.op == "backward" and not retain_graph and gn.node.release_variables() \
-                    and _listeners:
-                emit("release_saved", {"node": gn.node})
+            if watched:
+                _report(obs, gn, ins, outs, before, freed, graph, remaining, accumulate)
+            if gn.op == "backward" and not retain_graph and gn.node.release_variables():
+                obs.release_saved(gn.node)
         gn = None
     except BaseException as exc:
-        if _listeners:
-            emit("error", {"error": exc, "node": None if gn is None else gn.node})
+        obs.error(exc, None if gn is None else gn.node)
         raise
     finally:
         _set_recording_flag(prev_recording)
@@ -604,10 +608,9 @@ def _run(graph: GradientGraph, head_grads: Sequence[Any], retain_graph: bool,
             if isinstance(node, AccumulateGrad):
                 continue  # a variable stays a variable
             _recorded.discard(node)
-            if node not in executed and node.release_variables() and _listeners:
-                emit("release_saved", {"node": node})
-    if _listeners:
-        emit("backward_end", {"engine": "mxnet"})
+            if node not in executed and node.release_variables():
+                obs.release_saved(node)
+    obs.backward_end("mxnet")
     return [buffers[c.outputs[0]] for c in graph.copies]
 
 
@@ -644,26 +647,24 @@ def _free(gn: GradNode, buffers: dict[int, Any], refs: dict[int, int], graph: Gr
     return freed
 
 
-def _report(gn: GradNode, ins: list, outs: list, before: Tensor | None, freed: list[str],
-            graph: GradientGraph, remaining: dict[Node, int], accumulate: bool) -> None:
-    """Tell the listeners what one gradient-graph node did, in the shared vocabulary:
+def _report(obs: events.Observer, gn: GradNode, ins: list, outs: list, before: Tensor | None,
+            freed: list[str], graph: GradientGraph, remaining: dict[Node, int],
+            accumulate: bool) -> None:
+    """Tell ``obs`` what one gradient-graph node did, in the shared vocabulary:
     ``execute`` for a backward node, ``gradient_node`` for the others, ``leaf_grad`` for a
     ``_copy`` into ``.grad``, and one ``accumulate`` per gradient delivered to a node."""
     if gn.op == "backward":
         sent = [o if e is not None else None for e, o in zip(gn.outputs, outs, strict=True)]
-        emit("execute", {"node": gn.node, "grad_outputs": ins, "grad_inputs": sent,
-                         "engine_data": {"gnode": gn.id, "freed": freed}})
+        obs.execute(gn.node, ins, sent, {"gnode": gn.id, "freed": freed})
     else:
         extra: dict[str, Any] = {"freed": freed}
         if gn.op == "_copy":
             extra["grad_req"] = gn.attrs["grad_req"]
-        emit("gradient_node", {"gnode": gn.id, "op": gn.op, "node": gn.node,
-                               "input_nr": gn.slot, "inputs": ins, "output": outs[0],
-                               "engine_data": extra})
+        obs.gradient_node(gn.id, gn.op, gn.node, gn.slot, ins, outs[0], extra)
     if gn.op == "_copy" and accumulate:
         var = gn.node.variable
-        emit("leaf_grad", {"node": gn.node, "tensor": var, "before": before, "after": var.grad,
-                           "engine_data": {"gnode": gn.id, "grad_req": gn.attrs["grad_req"]}})
+        obs.leaf_grad(gn.node, var, before, var.grad,
+                      {"gnode": gn.id, "grad_req": gn.attrs["grad_req"]})
     sender = gn.node if gn.op == "backward" else None
     for e, o in zip(gn.outputs, outs, strict=True):
         target = graph.targets.get(e) if e is not None else None
@@ -671,9 +672,8 @@ def _report(gn: GradNode, ins: list, outs: list, before: Tensor | None, freed: l
             continue
         node, nr = target
         remaining[node] -= 1
-        emit("accumulate", {"node": node, "input_nr": nr, "grad": o, "buffer": o,
-                            "from": sender, "remaining": remaining[node],
-                            "engine_data": {"gnode": gn.id, "buffer_id": graph.buffer_name(e)}})
+        obs.accumulate(node, nr, o, o, sender, remaining[node],
+                       {"gnode": gn.id, "buffer_id": graph.buffer_name(e)})
 
 
 # -- the API ---------------------------------------------------------------------------------------

@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from gradviz.autograd.events import _listeners, emit
+from gradviz.autograd.events import observer
 from gradviz.autograd.grad_mode import set_grad_enabled
 from gradviz.autograd.graph import AccumulateGrad, Node, gradient_edge
 from gradviz.tensor import Tensor
@@ -148,18 +148,13 @@ def backward(y: Tensor, dy: Any = None, *, retain_graph: bool = False
     if creator is None:
         return  # y is no op's output and stores no gradient: nothing to do, as in SINGA
 
-    if _listeners:
-        emit("backward_begin", {"engine": "singa", "roots": (y,), "grad_roots": [dy],
-                                "retain_graph": retain_graph, "create_graph": False,
-                                "inputs": (), "accumulate_grad": False, "graph_root": creator})
-        emit("dependencies", {"counts": dict(op_dep), "graph_root": creator,
-                              "tensor_counts": dict(tensor_dep)})
+    obs = observer()  # who watches this pass (one that does nothing when nobody does)
+    obs.backward_begin("singa", (y,), [dy], retain_graph, False, (), False, creator)
+    obs.dependencies(op_dep, creator, tensor_counts=tensor_dep)
 
     if isinstance(creator, AccumulateGrad):  # y is itself a parameter: its gradient is dy
-        if _listeners:
-            emit("leaf_grad", {"node": creator, "tensor": y, "before": None, "after": dy,
-                               "engine_data": {"yielded": True}})
-            emit("backward_end", {"engine": "singa"})
+        obs.leaf_grad(creator, y, None, dy, {"yielded": True})
+        obs.backward_end("singa")
         yield y, _grad_tensor(y, dy)
         return
 
@@ -169,8 +164,7 @@ def backward(y: Tensor, dy: Any = None, *, retain_graph: bool = False
     ready: deque[tuple[Node, list]] = deque([(creator, first)])
     not_ready: dict[Node, list] = {}
     pushed = 0  # pushes so far, for the enqueue event's priority
-    if _listeners:
-        emit("enqueue", {"node": creator, "priority": 0})
+    obs.enqueue(creator, 0)
 
     op: Node | None = None
     try:
@@ -178,10 +172,9 @@ def backward(y: Tensor, dy: Any = None, *, retain_graph: bool = False
             op, dys = ready.pop()  # the right end: last in, first out
             with set_grad_enabled(False):
                 dxs = op.apply(list(dys), False)
-            if _listeners:
-                emit("execute", {"node": op, "grad_outputs": list(dys), "grad_inputs": list(dxs)})
-            if not retain_graph and op.release_variables() and _listeners:
-                emit("release_saved", {"node": op})
+            obs.execute(op, dys, dxs)
+            if not retain_graph and op.release_variables():
+                obs.release_saved(op)
             if len(op.next_functions) != len(dxs):
                 raise AssertionError(f"the number of src ops (={len(op.next_functions)}) and dx "
                                      f"(={len(dxs)}) not match")
@@ -198,41 +191,32 @@ def backward(y: Tensor, dy: Any = None, *, retain_graph: bool = False
                 op_dep[src_op] -= 1
                 x_id = (src_op, y_idx)
                 tensor_dep[x_id] -= 1
-                if _listeners:
-                    emit("accumulate", {"node": src_op, "input_nr": y_idx, "grad": dx,
-                                        "buffer": dxs_[y_idx], "from": op,
-                                        "remaining": op_dep[src_op],
-                                        "engine_data": {"tensor_remaining": tensor_dep[x_id]}})
+                obs.accumulate(src_op, y_idx, dx, dxs_[y_idx], op, op_dep[src_op],
+                               {"tensor_remaining": tensor_dep[x_id]})
                 if isinstance(src_op, AccumulateGrad) and tensor_dep[x_id] == 0:
                     # The parameter's gradient is final: hand it out now, mid-pass.
                     g = dxs_[y_idx]
                     if g is not None:
                         param = src_op.variable
-                        if _listeners:
-                            emit("leaf_grad", {"node": src_op, "tensor": param, "before": None,
-                                               "after": g, "engine_data": {"yielded": True}})
+                        obs.leaf_grad(src_op, param, None, g, {"yielded": True})
                         yield param, _grad_tensor(param, g)
                 if op_dep[src_op] == 0:
                     if not isinstance(src_op, AccumulateGrad):  # a Dummy never runs backward
                         ready.append((src_op, dxs_))
-                        if _listeners:
-                            # A stack: the newest runs first (lowest priority).
-                            pushed += 1
-                            emit("enqueue", {"node": src_op, "priority": -pushed})
+                        # A stack: the newest runs first (lowest priority).
+                        pushed += 1
+                        obs.enqueue(src_op, -pushed)
                     del not_ready[src_op]
             del op, dys, dxs  # drop this op's gradients now, as SINGA's `del op`
             op = None
     except GeneratorExit:
         # The caller stopped iterating (a `break`): the pass ends here, unfinished.
-        if _listeners:
-            emit("backward_end", {"engine": "singa", "engine_data": {"stopped_early": True}})
+        obs.backward_end("singa", {"stopped_early": True})
         raise
     except BaseException as exc:
-        if _listeners:
-            emit("error", {"error": exc, "node": op})
+        obs.error(exc, op)
         raise
-    if _listeners:
-        emit("backward_end", {"engine": "singa"})
+    obs.backward_end("singa")
 
 
 def _grad_tensor(param: Tensor, g: Any) -> Tensor:

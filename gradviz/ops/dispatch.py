@@ -19,7 +19,7 @@ import numpy as np
 from gradviz import _device, _dtype
 from gradviz._factories import check_out, write_out
 from gradviz.autograd import graph
-from gradviz.autograd.events import _listeners, emit_op
+from gradviz.autograd.events import emit_op, unwatched, watchers
 from gradviz.autograd.grad_mode import _state
 from gradviz.autograd.graph import (
     FREED_MESSAGE,
@@ -643,7 +643,7 @@ def general_dispatch(op: OpInfo, *args: Any, **kwargs: Any) -> Tensor:
     # Only floating point results can carry gradients (a cast to int ends the graph).
     if requires and _state.enabled and op.node is not None and out.dtype.kind == "f":
         node = _record(op, result, args, arrays, kwargs, collect_next_edges(args))
-    if _listeners:
+    if watchers:
         emit_op(op.name, node, args, (result,), kwargs, False)
     return result
 
@@ -695,7 +695,7 @@ def dispatch_inplace(op: OpInfo, self: Tensor, *others: Any, **kwargs: Any) -> T
             move_retains_grad(self, old)
         else:
             node = _copy_slices(op, self, base, (original, *others), arrays, kwargs, edges)
-    if _listeners:
+    if watchers:
         emit_op(op.name + "_" if not op.name.endswith("_") else op.name, node, args, (self,),
                 kwargs, True)
     return self
@@ -746,7 +746,7 @@ def _inplace_view(op: OpInfo, view_op: OpInfo, self: Tensor, **kwargs: Any) -> T
         self._view_meta = ViewMeta(meta, view_op, kwargs, meta.known,
                                    counter.version if record else meta.version,
                                    meta.creation_meta)
-    if _listeners:
+    if watchers:
         emit_op(op.name, node, (self,), (self,), kwargs, True)
     return self
 
@@ -852,14 +852,12 @@ def _on_meta(run: Callable[..., Any], op: OpInfo, args: tuple, kwargs: dict,
             shown[id(t)] = (t, d, t._data)
     # The op is told to listeners (the tracer) once its tensors are meta again, never while
     # they show the stand-in zeros: the run is not watched, then reported here.
-    watching = _listeners[:]
+    watching = bool(watchers)
     before = args[0]._grad_fn if inplace or run is not general_dispatch else None
-    _listeners.clear()
     try:
-        with np.errstate(all="ignore"):
+        with unwatched(), np.errstate(all="ignore"):
             result = run(op, *args, **kwargs)
     finally:
-        _listeners[:] = watching
         for t, meta, plain in shown.values():
             now = t._data  # another array if the op wrote it or changed its shape in place
             t._data = meta if now is plain else _device.meta_array(now.shape, now.dtype)
@@ -1044,7 +1042,7 @@ def _dispatch_general(op: OpInfo, args: tuple, kwargs: dict) -> Any:
         if diff:
             node = _record_general(op, results, diff, args, arrays, kwargs,
                                    collect_next_edges(args))
-    if _listeners:
+    if watchers:
         emit_op(op.name, node, args, results, kwargs, False)
     return results if op.multi else results[0]
 

@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from gradviz.autograd.events import _listeners, emit_op
+from gradviz.autograd.events import emit_op, watchers
 from gradviz.autograd.grad_mode import _state
 from gradviz.autograd.graph import (
     SavedVariable,
@@ -284,7 +284,7 @@ def forward_source(op: OpInfo) -> str:
                 f"    node._store = {_store_literal(op, 2, args, arrays)}"]
     body += ["    " + line for line in rec]
     inputs = f"({params},)" if unary else f"({params})"
-    body += ["if _listeners:",
+    body += ["if watchers:",
              f"    emit_op({op.name!r}, node, {inputs}, (result,), kwargs, False)",
              "return result"]
     return "\n".join(lines + ["    " + line for line in body]) + "\n"
@@ -341,7 +341,7 @@ def _compile_forward(op: OpInfo, dispatch: Callable[..., Tensor], node_class: ty
         "InferenceCounter": _InferenceCounter, "edge_pair": edge_pair,
         "next_sequence_nr": next_sequence_nr, "out_metas": out_metas,
         "make_out_meta": make_out_meta, "SavedVariable": SavedVariable,
-        "save_kwarg": _save_kwarg(op), "_listeners": _listeners, "emit_op": emit_op,
+        "save_kwarg": _save_kwarg(op), "watchers": watchers, "emit_op": emit_op,
         "make_view": make_view}
     exec(_compile(source, f"{op.name}_fast"), namespace)  # noqa: S102
     fn = namespace[f"{op.name}_fast"]

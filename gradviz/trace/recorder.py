@@ -1,12 +1,12 @@
 """``gradviz.trace()``: record what the dispatch point and the engines report, as plain data.
 
-The recorder is one listener (see :mod:`gradviz.autograd.events`). It turns live tensors and
+The recorder is one observer (see :mod:`gradviz.autograd.events`). It turns live tensors and
 nodes into string ids the moment it first sees them, keeping only weak references to map the
 same object to the same id, so tracing never keeps a graph alive and never changes a result.
 
 NOTE [perf: lazy trace] Tracing must cost little next to what it watches (issue #9: a traced
-chain of tiny ops at most twice the untraced one). So an event handler keeps only what cannot be
-had later (ids, shapes, a snapshot of each value: see NOTE [perf: value snapshots] in model.py)
+chain of tiny ops at most twice the untraced one). So each event keeps only what cannot be had
+later (ids, shapes, a snapshot of each value: see NOTE [perf: value snapshots] in model.py)
 as plain fields, and the model objects (TensorInfo, NodeInfo, OpRecord, Step) and the value
 summaries are built from them when a reader first asks for ``tensors``, ``ops``, ``nodes`` or
 ``runs``. The fields are only strings, numbers, tuples of such and arrays (a source line is an
@@ -66,9 +66,9 @@ from gradviz.trace.naming import Naming, user_frame
 __all__ = ["Recorder", "Trace", "trace", "tracer"]
 
 VALUE_MODES = ("small", "none", "all")
-# From a handler called by _on_event, the walk to the user's frame starts at
-# sys._getframe(_EMITTER) (frames: user_frame, handler, then _EngineObserver.op and emit_op, or
-# _on_event and emit).
+# From a Recorder method called by _EngineObserver, the walk to the user's frame starts at
+# sys._getframe(_EMITTER) (frames: user_frame, that method, the observer's, then its caller:
+# emit_op, an engine, Function.apply).
 _EMITTER = 3
 
 
@@ -494,8 +494,8 @@ class Recorder(Naming, RunBudget, Trace):
     program inside its ``with`` block does.
 
     Use :func:`tracer` (or :func:`trace`) to make one. Its fields are the trace's plain data
-    (``tensors``, ``ops``, ``nodes``, ``runs`` ...), built from the raw records the event
-    handlers keep when a reader first asks (NOTE [perf: lazy trace]). Names and identities are
+    (``tensors``, ``ops``, ``nodes``, ``runs`` ...), built from the raw records its observer
+    keeps when a reader first asks (NOTE [perf: lazy trace]). Names and identities are
     given by :class:`~gradviz.trace.naming.Naming`, what a long loop keeps is decided by
     :class:`~gradviz.trace.budget.RunBudget`.
 
@@ -588,13 +588,13 @@ class Recorder(Naming, RunBudget, Trace):
         self._fn_stack: list[str] = []  # op ids of the custom Functions whose forward() runs
         self._fn_done: str | None = None  # the op id of the Function whose forward() just ended
         self._active = False
-        # NOTE [threads]: see _on_event.
+        # NOTE [threads]: see _switch_to.
         self._lock = threading.RLock()
         self._thread: int | None = None  # whose state the per-thread attributes hold
         self._parked: dict[int, tuple] = {}  # thread id -> its per-thread state, when not current
         self._runs_begun = 0  # run ids come from here: unique even when runs overlap
         self._run_segments: dict[str, int] = {}  # run id -> runs finished when it began
-        # Saved values packed by a hook, waiting for their node (see _on_saved_tensor_pack).
+        # Saved values packed by a hook, waiting for their node (see _saved_tensor_pack).
         self._packs: dict[int, tuple] = {}
         # A later version's id -> the id of its tensor's first version, and the first
         # version's id -> the later versions' ids (NOTE [versions]).
@@ -743,11 +743,15 @@ class Recorder(Naming, RunBudget, Trace):
             self.torch_source = TorchSource(self)  # an ImportError says how to install torch
             self.torch_source.start()
         self._active = True
-        events.add_listener(self._on_event, _EngineObserver(self))
+        # (The trace does not hold its observer, which holds the trace: no reference cycle.)
+        events.add_observer(_EngineObserver(self))
         return self
 
     def __exit__(self, *exc: object) -> None:
-        events.remove_listener(self._on_event)
+        for obs in events.listeners():
+            if type(obs) is _EngineObserver and obs.trace is self:
+                events.remove_observer(obs)
+                break
         if self.torch_source is not None:
             self.torch_source.stop()
         self._active = False
@@ -1040,31 +1044,13 @@ class Recorder(Naming, RunBudget, Trace):
 
     # -- events ----------------------------------------------------------------------------------
     # NOTE [threads]: the engine runs a backward pass on the thread that called backward(), and
-    # any thread may run ops, so events from several threads interleave. Handlers run one at a
-    # time (a lock), and what belongs to one thread's work in progress (its open run and steps,
-    # the ready queue, module scopes, per-event caches: _PER_THREAD) is kept per thread: the
-    # attributes hold the state of the thread that sent the last event, and another thread's
-    # event first parks it and brings its own back. One thread pays one ident call and one
-    # comparison per event. Runs are listed in the order they finished.
-    def _on_event(self, event: str, data: dict[str, Any]) -> None:
-        if event == "op":  # NOTE [perf]: the most frequent event, without a lookup
-            # (the dispatch point's ops come through _EngineObserver.op; a custom Function's
-            # op, or any op while another listener is registered, come here)
-            with self._lock:
-                me = _get_ident()
-                if me != self._thread:
-                    self._switch_to(me)
-                self._op(data["name"], data["node"], data["inputs"], data["outputs"],
-                         data.get("kwargs"), data["inplace"], data.get("function", False))
-            return
-        handler = _HANDLERS.get(event)
-        if handler is not None:
-            with self._lock:
-                me = _get_ident()
-                if me != self._thread:
-                    self._switch_to(me)
-                handler(self, data)
-
+    # any thread may run ops, so events from several threads interleave. The observer's methods
+    # (_EngineObserver) run one at a time (a lock), and what belongs to one thread's work in
+    # progress (its open run and steps, the ready queue, module scopes, per-event caches:
+    # _PER_THREAD) is kept per thread: the attributes hold the state of the thread that sent
+    # the last event, and another thread's event first parks it and brings its own back. One
+    # thread pays one ident call and one comparison per event. Runs are listed in the order
+    # they finished.
     def _switch_to(self, thread: int) -> None:
         """Park the current thread's state and bring back ``thread``'s (fresh if it has none)."""
         if self._thread is None and not self._parked:
@@ -1083,9 +1069,6 @@ class Recorder(Naming, RunBudget, Trace):
         for attr, value in zip(_PER_THREAD, mine):
             setattr(self, attr, value)
         self._thread = thread
-
-    def _on_module_enter(self, data: dict[str, Any]) -> None:
-        self._module_enter(data.get("module"), data.get("name"), data.get("args", ()))
 
     # NOTE [perf: module calls] Module.__call__ reports every call, several per step of a
     # model. A scope seen before is found by its tuple (no key string joined per call), and
@@ -1108,9 +1091,6 @@ class Recorder(Naming, RunBudget, Trace):
                 break
         summary.inputs = shapes  # its outputs: at the exit, None when forward raised
 
-    def _on_module_exit(self, data: dict[str, Any]) -> None:
-        self._module_exit(data.get("output"))
-
     def _module_exit(self, output: Any) -> None:
         if self._scope:
             summary = self._module_at.get(self._scope_t)
@@ -1121,27 +1101,23 @@ class Recorder(Naming, RunBudget, Trace):
             self._scope_t = tuple(self._scope)
 
     # -- custom Functions: their forward() ops are the Function op's children ----------------------
-    def _on_function_enter(self, data: dict[str, Any]) -> None:
+    def _function_enter(self) -> None:
         # The Function's op id is taken now, so the ops its forward() runs can name it as their
         # parent; the Function's own op event (after forward) uses it. Not during a backward
-        # pass: no op of it is recorded (see _on_op).
+        # pass: no op of it is recorded (see _op).
         if self._run is not None:
             return
         op_id = f"op{self._op_count}"
         self._op_count += 1
         self._fn_stack.append(op_id)
 
-    def _on_function_exit(self, data: dict[str, Any]) -> None:
+    def _function_exit(self) -> None:
         if self._run is None and self._fn_stack:
             self._fn_done = self._fn_stack.pop()
 
-    def _on_op(self, data: dict[str, Any]) -> None:
-        self._op(data["name"], data["node"], data["inputs"], data["outputs"], data.get("kwargs"),
-                 data["inplace"], data.get("function", False))
-
     def _op(self, op_name: str, node: Node | None, inputs_: tuple, outputs_: tuple,
             given: dict[str, Any] | None, inplace: bool, function: bool) -> None:
-        """Record one forward op (the ``op`` event's fields; see _on_op).
+        """Record one forward op (the ``op`` event's fields).
 
         NOTE [perf: op path] Keyword arguments that are plain numbers (_jsonable's usual case)
         and the instruction's cached binding target (names.known_target) are read in line;
@@ -1206,7 +1182,7 @@ class Recorder(Naming, RunBudget, Trace):
             self._flat_n += row
         fn_done, self._fn_done = self._fn_done, None
         if fn_done is not None and function:
-            op_id = fn_done  # taken when its forward() began (_on_function_enter)
+            op_id = fn_done  # taken when its forward() began (_function_enter)
         else:
             op_id = f"op{self._op_count}"
             self._op_count += 1
@@ -1269,47 +1245,46 @@ class Recorder(Naming, RunBudget, Trace):
             if known is not None:
                 self._note_outputs(frame, outputs, known)
 
-    def _on_backward_begin(self, data: dict[str, Any], below: Any = None) -> None:
+    def _backward_begin(self, engine: str, roots: tuple, retain_graph: bool, create_graph: bool,
+                        inputs: tuple, accumulate_grad: bool, graph_root: Node,
+                        gradient_graph: Any, below: Any = None) -> None:
         """A run begins (``below``: the nodes reachable from the graph root, in the order
         _reachable finds them, when they are known already: see _EngineObserver)."""
         frame = user_frame(_EMITTER)
         # A root or an input may be a GradientEdge (autograd.grad(z, get_gradient_edge(y))):
         # it has no tensor, its edge is its node's (as the torch source records it).
-        tensors = [t for t in data["roots"] if isinstance(t, Tensor)]
-        roots = [self._tensor(t, frame) for t in tensors]
-        if len(roots) == 1 and roots[0] in self._unnamed and frame is not None:
+        tensors = [t for t in roots if isinstance(t, Tensor)]
+        root_ids = [self._tensor(t, frame) for t in tensors]
+        if len(root_ids) == 1 and root_ids[0] in self._unnamed and frame is not None:
             # outputs.loss.backward(): the root is named by that expression (NOTE [root names])
             name = naming.backward_receiver(frame, tensors[0])
             if name:
-                self._rename(roots[0], name)
+                self._rename(root_ids[0], name)
         root_edges = []
-        for t in data["roots"]:
+        for t in roots:
             if isinstance(t, Tensor):
                 tid = self._tensor(t, frame)
                 root_edges.append([self._tensor_grad_fn(tid) or self._leaf_node(t),
                                    t._output_nr])
             else:
                 root_edges.append([self._node(t.node), t.output_nr])
-        graph_root = data["graph_root"]
         root_id = self._node(graph_root)
         reachable = self._reachable(graph_root, below)
         run_id = f"run{self._runs_begun}"
         self._runs_begun += 1
         self._run_segments[run_id] = self.runs_total
         self._run = BackwardRun(
-            id=run_id, engine=data.get("engine", "pytorch"),
-            kind="backward" if data.get("accumulate_grad", True) else "grad", roots=roots,
+            id=run_id, engine=engine,
+            kind="backward" if accumulate_grad else "grad", roots=root_ids,
             root_edges=root_edges, nodes=reachable, graph_root=root_id,
-            retain_graph=bool(data.get("retain_graph")),
-            create_graph=bool(data.get("create_graph")),
-            inputs=[self._tensor(t, frame) for t in data.get("inputs", ())
-                    if isinstance(t, Tensor)],
+            retain_graph=bool(retain_graph), create_graph=bool(create_graph),
+            inputs=[self._tensor(t, frame) for t in inputs if isinstance(t, Tensor)],
             source=_source(frame))
-        graph = data.get("gradient_graph")  # MXNet's explicit gradient graph
-        if graph is not None:
+        if gradient_graph is not None:  # MXNet's explicit gradient graph
             from gradviz.trace.engines import gradient_graph_model
 
-            self._run.gradient_graph = gradient_graph_model(graph, self._node, self._tensor)
+            self._run.gradient_graph = gradient_graph_model(gradient_graph, self._node,
+                                                            self._tensor)
         self._steps, self._starts = [], []
         self._run_memo.clear()
         self._run_shared.clear()
@@ -1365,62 +1340,22 @@ class Recorder(Naming, RunBudget, Trace):
         steps += row
         self._starts.append(k)  # noted once whole
 
-    # NOTE [perf]: the handlers below run several times per op in a backward pass. They look
-    # node ids up directly (``ids.get(id(node)) or self._node(node)``: ids are never empty) and
-    # append one tuple per step (see _STEP_FIELDS for the order of its values).
-    def _on_dependencies(self, data: dict[str, Any]) -> None:
+    # NOTE [perf]: the frequent steps (enqueue, execute, accumulate, release_saved) are recorded
+    # by _EngineObserver's methods in line. They look node ids up directly
+    # (``ids.get(id(node)) or self._node(node)``: ids are never empty) and append one tuple per
+    # step (see _STEP_FIELDS for the order of its values).
+    def _dependencies(self, counts: dict, tensor_counts: dict | None,
+                      engine_data: dict[str, Any] | None) -> None:
         if self._run is None:
             return
         ids = self._nids.ids
-        deps = {ids.get(id(n)) or self._node(n): c for n, c in data["counts"].items()}
+        deps = {ids.get(id(n)) or self._node(n): c for n, c in counts.items()}
         self._run.dependencies = deps
         extra = {}
-        if "tensor_counts" in data:  # SINGA counts each (node, output) tensor too
+        if tensor_counts is not None:  # SINGA counts each (node, output) tensor too
             extra["tensor_counts"] = [[self._node(n), nr, c]
-                                      for (n, nr), c in data["tensor_counts"].items()]
-        self._step("compute_dependencies", None, data.get("engine_data"), counts=dict(deps),
-                   **extra)
-
-    def _on_enqueue(self, data: dict[str, Any]) -> None:
-        # The node and its priority only: the queue is rebuilt by replay.py, so a wide queue
-        # costs one tuple per push, not a copy of the queue per push.
-        if self._run is not None:
-            node = data["node"]
-            self._add_step(("enqueue", self._nids.ids.get(id(node)) or self._node(node),
-                            data.get("engine_data"), data["priority"]))
-
-    def _on_execute(self, data: dict[str, Any]) -> None:
-        if self._run is not None:
-            node = data["node"]
-            value = self._value
-            outs = tuple(map(value, data["grad_outputs"]))
-            ins = tuple(map(value, data["grad_inputs"]))
-            self._add_step(("execute", self._nids.ids.get(id(node)) or self._node(node),
-                            data.get("engine_data"), len(outs), *outs, len(ins), *ins))
-
-    def _on_accumulate(self, data: dict[str, Any]) -> None:
-        if self._run is None:
-            return
-        ids = self._nids.ids
-        node, src = data["node"], data.get("from")
-        target = ids.get(id(node)) or self._node(node)
-        source = None if src is None else ids.get(id(src)) or self._node(src)
-        grad, buffer = data["grad"], data["buffer"]
-        g = self._value(grad)
-        # NOTE [perf]: a slot that was empty holds the very gradient sent: one snapshot for both.
-        self._add_step(("accumulate", target, data.get("engine_data"), data["input_nr"],
-                        source, g, g if buffer is grad else self._value(buffer),
-                        data["remaining"]))
-
-    def _on_release_saved(self, data: dict[str, Any]) -> None:
-        if self._run is not None:
-            node = data["node"]
-            self._add_step(("release_saved", self._nids.ids.get(id(node)) or self._node(node),
-                            data.get("engine_data")))
-
-    def _on_leaf_grad(self, data: dict[str, Any]) -> None:
-        self._leaf_grad(data["node"], data["tensor"], data["before"], data["after"],
-                        data.get("engine_data"))
+                                      for (n, nr), c in tensor_counts.items()]
+        self._step("compute_dependencies", None, engine_data, counts=dict(deps), **extra)
 
     def _leaf_grad(self, node: Node, tensor: Tensor, before: Any, after: Any,
                    engine_data: dict[str, Any] | None) -> None:
@@ -1431,9 +1366,8 @@ class Recorder(Naming, RunBudget, Trace):
             self._add_step(("leaf_grad", self._node(node), engine_data, tid,
                             self._value(before), after))
 
-    def _on_hook(self, data: dict[str, Any]) -> None:
-        fn = data.get("fn")
-        self._step("hook", data.get("node"), data.get("engine_data"), hook=data["kind"],
+    def _hook(self, kind: str, node: Node, fn: Any, engine_data: dict[str, Any] | None) -> None:
+        self._step("hook", node, engine_data, hook=kind,
                    fn=getattr(fn, "__qualname__", None) if fn is not None else None)
 
     # -- saved-tensor hooks (NOTE [saved tensor hooks] in gradviz/autograd/graph.py) ------------
@@ -1442,14 +1376,14 @@ class Recorder(Naming, RunBudget, Trace):
     # pack by register_hooks names its (registered) node: its saved entry is updated at once.
     # A pack or unpack during a backward pass is a step of the run. These events fire only
     # while hooks are in use: nothing here is paid otherwise.
-    def _on_saved_tensor_pack(self, data: dict[str, Any]) -> None:
-        saved, tensor, owner = data["saved"], data["tensor"], data.get("node")
-        fn = _fn_name(data.get("fn"))
-        packed = packed_summary(data["packed"], self.values)
+    def _saved_tensor_pack(self, saved: SavedVariable, tensor: Tensor, packed: Any,
+                           fn: Any, owner: Node | None) -> None:
+        fn = _fn_name(fn)
+        packed = packed_summary(packed, self.values)
         if self._run is not None and owner is None:
             # A backward formula saving (create_graph): a step, not kept for its node, which
             # is no forward op's (holding the value for it would keep it alive).
-            self._step("pack_hook", current_node(), data.get("engine_data"), fn=fn,
+            self._step("pack_hook", current_node(), None, fn=fn,
                        tensor=summarize(tensor._data, self.values), packed=packed)
             return
         packs = self._packs
@@ -1492,33 +1426,31 @@ class Recorder(Naming, RunBudget, Trace):
             if sv.name == name:
                 sv.pack_hook, sv.packed = fn, packed
 
-    def _on_saved_tensor_unpack(self, data: dict[str, Any]) -> None:
-        owner = data.get("node")
+    def _saved_tensor_unpack(self, saved: SavedVariable, owner: Node | None, packed: Any,
+                             tensor: Tensor, fn: Any) -> None:
         if self._run is None or owner is None:  # read by hand (grad_fn._saved_self): no step
             return
-        saved = data["saved"]
         name = next((n for n, v in owner._inspect_saved() if v is saved), None)
-        self._step("unpack_hook", owner, data.get("engine_data"), saved=name,
-                   fn=_fn_name(data.get("fn")), packed=packed_summary(data["packed"], self.values),
-                   tensor=summarize(data["tensor"]._data, self.values))
+        self._step("unpack_hook", owner, None, saved=name, fn=_fn_name(fn),
+                   packed=packed_summary(packed, self.values),
+                   tensor=summarize(tensor._data, self.values))
 
-    def _on_gradient_node(self, data: dict[str, Any]) -> None:
-        self._step("gradient_node", data.get("node"), data.get("engine_data"),
-                   gnode=data["gnode"], op=data["op"], input_nr=data.get("input_nr", 0),
-                   inputs=[self._value(g) for g in data["inputs"]],
-                   output=self._value(data["output"]))
+    def _gradient_node(self, gnode: str, op: str, node: Node, input_nr: int, inputs: list,
+                       output: Any, engine_data: dict[str, Any] | None) -> None:
+        self._step("gradient_node", node, engine_data, gnode=gnode, op=op, input_nr=input_nr,
+                   inputs=[self._value(g) for g in inputs], output=self._value(output))
 
-    def _on_error(self, data: dict[str, Any]) -> None:
-        exc = data["error"]
+    def _error(self, exc: BaseException, node: Node | None,
+               engine_data: dict[str, Any] | None) -> None:
         err = {"type": type(exc).__name__, "message": clip_text(str(exc))}
         if self._run is not None:
             self._run.error = err
-        self._step("error", data.get("node"), data.get("engine_data"), **err)
+        self._step("error", node, engine_data, **err)
         self._finish_run()
 
-    def _on_backward_end(self, data: dict[str, Any]) -> None:
+    def _backward_end(self, engine_data: dict[str, Any] | None) -> None:
         if self._run is not None:
-            self._add_step(("done", None, data.get("engine_data")))
+            self._add_step(("done", None, engine_data))
         self._finish_run()
 
     def _finish_run(self) -> None:
@@ -1535,73 +1467,91 @@ class Recorder(Naming, RunBudget, Trace):
         self._after_run(run, len(self._unbuilt[-1][1]))
 
 
-class _EngineObserver(events.Forwarding):
-    """What the PyTorch engine calls while this trace is the only listener (NOTE [perf: direct
-    observer] in events.py): the frequent steps are recorded here, as the tuples the
-    ``_on_<event>`` handlers would record, without an event dict; the rare ones are forwarded
-    as events to :meth:`Recorder._on_event`. Each call takes the lock and switches to the calling
-    thread's state as ``_on_event`` does (NOTE [threads])."""
+class _EngineObserver(events.Observer):
+    """What this trace is told, by the dispatch point, the three engines and custom Functions
+    (NOTE [perf: direct observer] in events.py): every event is recorded here or by the
+    Recorder method it names, without an event dict; the frequent steps append their tuples in
+    line. Each call takes the lock and switches to the calling thread's state (NOTE
+    [threads])."""
 
     __slots__ = ("trace", "_begun")
 
     def __init__(self, trace: Recorder) -> None:
         self.trace = trace
-        self._begun: dict[int, dict[str, Any]] = {}  # thread -> its backward_begin's fields
+        self._begun: dict[int, tuple] = {}  # thread -> its pending backward_begin's fields
+
+    def _locked(self) -> Recorder:
+        """The trace, switched to the calling thread's state; call with its lock held."""
+        tr = self.trace
+        me = _get_ident()
+        if me != tr._thread:
+            tr._switch_to(me)
+        return tr
 
     # NOTE [perf: reachable from the counts] A run's ``nodes`` are the nodes reachable from its
-    # graph root, in the order a depth-first walk with a stack first meets them. The engine has
-    # just walked the graph that way (compute_dependencies: its counts are filed in that very
-    # order, the root aside) and reports the counts right after backward_begin, with nothing
-    # in between. So backward_begin is recorded when the counts come, its nodes taken from
-    # them instead of a second walk of the whole graph in Python, and the counts are filed by
-    # those nodes' ids without a look-up per node. The records are the same, made in the same
-    # order (tests/test_trace_direct_observer.py compares with the event path, which walks).
-    # Measured on the tiny-op chain's backward: 9.15 -> 8.57 us per node (CPU time, medians
-    # of 21 interleaved rounds in one process).
+    # graph root, in the order a depth-first walk with a stack first meets them. The PyTorch
+    # engine has just walked the graph that way (compute_dependencies: its counts are filed in
+    # that very order, the root aside) and reports the counts right after backward_begin, with
+    # nothing in between. So its backward_begin is recorded when the counts come, its nodes
+    # taken from them instead of a second walk of the whole graph in Python, and the counts are
+    # filed by those nodes' ids without a look-up per node. The records are the same, made in
+    # the same order (tests/test_trace_direct_observer.py compares with the walk). SINGA and
+    # MXNet count in other orders (MXNet only the nodes it delivers to): their runs begin at
+    # once, with the walk. Measured on the tiny-op chain's backward: 9.15 -> 8.57 us per node
+    # (CPU time, medians of 21 interleaved rounds in one process).
     def backward_begin(self, engine: str, roots: tuple, grad_roots: list, retain_graph: bool,
                        create_graph: bool, inputs: tuple, accumulate_grad: bool,
-                       graph_root: Any) -> None:
-        self._begun[_get_ident()] = {
-            "engine": engine, "roots": roots, "grad_roots": grad_roots,
-            "retain_graph": retain_graph, "create_graph": create_graph, "inputs": inputs,
-            "accumulate_grad": accumulate_grad, "graph_root": graph_root}
+                       graph_root: Any, gradient_graph: Any = None) -> None:
+        begun = (engine, roots, retain_graph, create_graph, inputs, accumulate_grad, graph_root,
+                 gradient_graph)
+        if engine == "pytorch":
+            self._begun[_get_ident()] = begun
+            return
+        with self.trace._lock:
+            self._locked()._backward_begin(*begun)
 
-    def dependencies(self, counts: dict, graph_root: Any) -> None:
-        tr = self.trace
+    def dependencies(self, counts: dict, graph_root: Any, tensor_counts: dict | None = None,
+                     engine_data: dict | None = None) -> None:
         begun = self._begun.pop(_get_ident(), None)
-        with tr._lock:
-            me = _get_ident()
-            if me != tr._thread:
-                tr._switch_to(me)
+        with self.trace._lock:
+            tr = self._locked()
             below = None
             if begun is not None:
-                below = counts if begun["graph_root"] is graph_root else None
-                tr._on_backward_begin(begun, below)
+                below = counts if begun[6] is graph_root else None
+                tr._backward_begin(*begun, below)
             run = tr._run
-            if below is not None and run is not None:
+            if below is not None and run is not None and tensor_counts is None:
                 # The run's nodes after its root are the counts' nodes, in their order: the
-                # counts by id without a look-up per node (what _on_dependencies records).
+                # counts by id without a look-up per node (what _dependencies records).
                 deps = dict(zip(islice(run.nodes, 1, None), counts.values()))
                 run.dependencies = deps
-                tr._step("compute_dependencies", None, None, counts=dict(deps))
+                tr._step("compute_dependencies", None, engine_data, counts=dict(deps))
             else:
-                tr._on_dependencies({"counts": dict(counts), "graph_root": graph_root})
+                tr._dependencies(counts, tensor_counts, engine_data)
 
     def op(self, name: str, node: Node | None, inputs: tuple, outputs: tuple, kwargs: dict,
-           inplace: bool) -> None:
+           inplace: bool, function: bool = False) -> None:
         tr = self.trace
         with tr._lock:
             me = _get_ident()
             if me != tr._thread:
                 tr._switch_to(me)
-            tr._op(name, node, inputs, outputs, kwargs, inplace, False)
+            tr._op(name, node, inputs, outputs, kwargs, inplace, function)
+
+    def function_enter(self, function: type) -> None:
+        with self.trace._lock:
+            self._locked()._function_enter()
+
+    def function_exit(self, function: type) -> None:
+        with self.trace._lock:
+            self._locked()._function_exit()
 
     # NOTE [perf: direct module scopes] Module.__call__ reports each module call's start and end
     # to these methods (events.emit_module_enter / emit_module_exit) instead of an event dict
-    # that emit hands to _on_event, which looked its handler up by name: two reports per
-    # module call, 12 per step of the MLP (6 modules). Measured on 40 nn.Identity calls in a
-    # Sequential, traced: 0.162 -> 0.143 ms (CPU time, medians of 21 interleaved rounds, two
-    # process pairs), about 0.5 us per module call, 3 us per MLP step.
+    # looked up by name: two reports per module call, 12 per step of the MLP (6 modules).
+    # Measured on 40 nn.Identity calls in a Sequential, traced: 0.162 -> 0.143 ms (CPU time,
+    # medians of 21 interleaved rounds, two process pairs), about 0.5 us per module call, 3 us
+    # per MLP step.
     def module_enter(self, module: Any, name: str, args: tuple = ()) -> None:
         tr = self.trace
         with tr._lock:
@@ -1618,20 +1568,33 @@ class _EngineObserver(events.Forwarding):
                 tr._switch_to(me)
             tr._module_exit(output)
 
-    def enqueue(self, node: Node, ready: Any) -> None:
+    def saved_tensor_pack(self, saved: Any, tensor: Any, packed: Any, fn: Any,
+                          node: Any) -> None:
+        with self.trace._lock:
+            self._locked()._saved_tensor_pack(saved, tensor, packed, fn, node)
+
+    def saved_tensor_unpack(self, saved: Any, node: Any, packed: Any, tensor: Any,
+                            fn: Any) -> None:
+        with self.trace._lock:
+            self._locked()._saved_tensor_unpack(saved, node, packed, tensor, fn)
+
+    def enqueue(self, node: Node, priority: int, engine_data: dict | None = None) -> None:
         tr = self.trace
         with tr._lock:
             me = _get_ident()
             if me != tr._thread:
                 tr._switch_to(me)
             if tr._run is not None:
+                # The node and its priority only: the queue is rebuilt by replay.py, so a wide
+                # queue costs one tuple per push, not a copy of the queue per push.
                 steps = tr._steps  # a row, noted once whole (NOTE [perf: flat steps])
                 k = len(steps)
-                steps += ("enqueue", tr._nids.ids.get(id(node)) or tr._node(node), None,
-                          ready.priority(node))
+                steps += ("enqueue", tr._nids.ids.get(id(node)) or tr._node(node), engine_data,
+                          priority)
                 tr._starts.append(k)
 
-    def execute(self, node: Node, grad_outputs: list, grad_inputs: tuple) -> None:
+    def execute(self, node: Node, grad_outputs: list, grad_inputs: tuple,
+                engine_data: dict | None = None) -> None:
         tr = self.trace
         with tr._lock:
             me = _get_ident()
@@ -1663,7 +1626,7 @@ class _EngineObserver(events.Forwarding):
                         ins.append(value(g))
                 steps = tr._steps
                 k = len(steps)
-                steps += ("execute", tr._nids.ids.get(id(node)) or tr._node(node), None,
+                steps += ("execute", tr._nids.ids.get(id(node)) or tr._node(node), engine_data,
                           len(outs))
                 steps += outs
                 steps.append(len(ins))
@@ -1671,7 +1634,7 @@ class _EngineObserver(events.Forwarding):
                 tr._starts.append(k)
 
     def accumulate(self, node: Node, input_nr: int, grad: Any, buffer: Any, source: Any,
-                   remaining: int) -> None:
+                   remaining: int, engine_data: dict | None = None) -> None:
         tr = self.trace
         with tr._lock:
             me = _get_ident()
@@ -1686,11 +1649,27 @@ class _EngineObserver(events.Forwarding):
                 # A slot that was empty holds the very gradient sent: one snapshot for both.
                 steps = tr._steps
                 k = len(steps)
-                steps += ("accumulate", target, None, input_nr, src, g,
+                steps += ("accumulate", target, engine_data, input_nr, src, g,
                           g if buffer is grad else tr._value(buffer), remaining)
                 tr._starts.append(k)
 
-    def release_saved(self, node: Node) -> None:
+    def leaf_grad(self, node: Node, tensor: Any, before: Any, after: Any,
+                  engine_data: dict | None = None) -> None:
+        tr = self.trace
+        with tr._lock:
+            if not tr._active:  # the trace ended while another thread's pass still runs
+                return
+            me = _get_ident()
+            if me != tr._thread:
+                tr._switch_to(me)
+            tr._leaf_grad(node, tensor, before, after, engine_data)
+
+    def hook(self, kind: str, node: Any, fn: Any = None, input_nr: int | None = None,
+             tensor: Any = None, engine_data: dict | None = None) -> None:
+        with self.trace._lock:
+            self._locked()._hook(kind, node, fn, engine_data)
+
+    def release_saved(self, node: Node, engine_data: dict | None = None) -> None:
         tr = self.trace
         with tr._lock:
             me = _get_ident()
@@ -1699,18 +1678,27 @@ class _EngineObserver(events.Forwarding):
             if tr._run is not None:
                 steps = tr._steps
                 k = len(steps)
-                steps += ("release_saved", tr._nids.ids.get(id(node)) or tr._node(node), None)
+                steps += ("release_saved", tr._nids.ids.get(id(node)) or tr._node(node),
+                          engine_data)
                 tr._starts.append(k)
 
-    def leaf_grad(self, node: Node, tensor: Any, before: Any, after: Any) -> None:
-        tr = self.trace
-        with tr._lock:
-            if not tr._active:  # the trace ended while another thread's pass still runs
-                return
-            me = _get_ident()
-            if me != tr._thread:
-                tr._switch_to(me)
-            tr._leaf_grad(node, tensor, before, after, None)
+    def gradient_node(self, gnode: str, op: str, node: Any, input_nr: int, inputs: list,
+                      output: Any, engine_data: dict | None = None) -> None:
+        with self.trace._lock:
+            self._locked()._gradient_node(gnode, op, node, input_nr, inputs, output,
+                                          engine_data)
+
+    def error(self, error: BaseException, node: Any, engine_data: dict | None = None) -> None:
+        with self.trace._lock:
+            self._locked()._error(error, node, engine_data)
+
+    def backward_end(self, engine: str, engine_data: dict | None = None) -> None:
+        with self.trace._lock:
+            self._locked()._backward_end(engine_data)
+
+    def keep(self, value: Any) -> Any:
+        # A copy of the values only: clone() could record an op under create_graph.
+        return value if value is None else type(value)._make(value._data.copy())
 
 
 _get_ident = threading.get_ident
@@ -1749,18 +1737,7 @@ def _fn_name(fn: Any) -> str | None:
     return None if fn is None else getattr(fn, "__qualname__", None) or repr(fn)
 
 
-_PACKS_WAITING = 256  # packs kept for nodes not registered yet (see _on_saved_tensor_pack)
-# The events the recorder handles: one _on_<event> method each.
-_EVENTS = tuple(name[4:] for name in vars(Recorder)
-                if name.startswith("_on_") and name != "_on_event")
-# event -> Recorder._on_<event>, one table for every recorder. NOTE [perf]: not a dict of bound
-# methods per trace: that dict made every recorder a reference cycle (trace -> dict -> method ->
-# trace), so a trace and all it recorded stayed in memory until the cyclic collector ran, and
-# made it run more often; a trace dropped is now freed at once (tests/test_trace_run_cost.py).
-_HANDLERS: dict[str, Callable[[Recorder, dict[str, Any]], None]] = {
-    event: getattr(Recorder, "_on_" + event) for event in _EVENTS}
-
-
+_PACKS_WAITING = 256  # packs kept for nodes not registered yet (see _saved_tensor_pack)
 def tracer(values: str = "small", keep_runs: int | str | None = None, name: str | None = None,
           keep_run: int | None = None, torch: bool | None = None) -> Recorder:
     """Record everything inside a ``with`` block: forward ops, backward graphs, engine steps.

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from gradviz import _device, _dtype
-from gradviz.autograd.events import _listeners, emit_module_enter, emit_module_exit
+from gradviz.autograd.events import emit_module_enter, emit_module_exit, watchers
 from gradviz.autograd.graph import RemovableHandle, _add_hook, _HookDict
 from gradviz.nn.modules._backward_hooks import BackwardHookCall, warn_non_full_hook
 from gradviz.nn.parameter import Parameter, _auto_name
@@ -168,10 +168,10 @@ class Module:
 
     # -- calling -------------------------------------------------------------------------------
     def _call_impl(self, *args: Any, **kwargs: Any) -> Any:
-        if not (self._forward_pre_hooks or self._forward_hooks or _listeners
+        if not (self._forward_pre_hooks or self._forward_hooks or watchers
                 or self._backward_hooks or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
-        if not _listeners:
+        if not watchers:
             return self._call_with_hooks(args, kwargs)
         qual, display = _scope_names(self)
         emit_module_enter(self, display, args)
