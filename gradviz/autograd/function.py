@@ -15,16 +15,8 @@ import numpy as np
 
 from gradviz.autograd.events import _listeners, emit
 from gradviz.autograd.grad_mode import _state, no_grad
-from gradviz.autograd.graph import (
-    FREED_MESSAGE,
-    NO_EDGE,
-    Node,
-    SavedTensor,
-    SavedVariable,
-    collect_next_edges,
-    move_retains_grad,
-    set_history,
-)
+from gradviz.autograd.node import NO_EDGE, Node, collect_next_edges, move_retains_grad, set_history
+from gradviz.autograd.saved_variable import FREED_MESSAGE, SavedTensor, SavedVariable
 from gradviz.ops.dispatch import (
     IN_CUSTOM_FUNCTION,
     MULTI_OUTPUT_NODE,

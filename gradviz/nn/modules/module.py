@@ -28,7 +28,7 @@ import numpy as np
 
 from gradviz import _device, _dtype
 from gradviz.autograd.events import _listeners, emit_module_enter, emit_module_exit
-from gradviz.autograd.graph import RemovableHandle, _add_hook, _HookDict
+from gradviz.autograd.hooks import HookDict, RemovableHandle, add_hook
 from gradviz.nn.modules._backward_hooks import BackwardHookCall, warn_non_full_hook
 from gradviz.nn.parameter import Parameter, _auto_name
 from gradviz.tensor import Tensor
@@ -152,13 +152,13 @@ class Module:
         setattr_("_buffers", {})
         setattr_("_non_persistent_buffers_set", set())
         setattr_("_modules", {})
-        setattr_("_forward_pre_hooks", _HookDict())
+        setattr_("_forward_pre_hooks", HookDict())
         setattr_("_forward_pre_hooks_with_kwargs", {})
-        setattr_("_forward_hooks", _HookDict())
+        setattr_("_forward_hooks", HookDict())
         setattr_("_forward_hooks_with_kwargs", {})
         setattr_("_forward_hooks_always_called", {})
-        setattr_("_backward_pre_hooks", _HookDict())
-        setattr_("_backward_hooks", _HookDict())
+        setattr_("_backward_pre_hooks", HookDict())
+        setattr_("_backward_hooks", HookDict())
         setattr_("_is_full_backward_hook", None)  # None: no backward hook yet
 
     def forward(self, *input: Any) -> Any:
@@ -257,7 +257,7 @@ class Module:
             >>> h.remove(); m(gradviz.ones(2))
             tensor([1., 1.])
         """
-        handle = _add_hook(self._forward_pre_hooks, hook)
+        handle = add_hook(self._forward_pre_hooks, hook)
         if with_kwargs:
             self._forward_pre_hooks_with_kwargs[handle.id] = True
         if prepend:
@@ -280,7 +280,7 @@ class Module:
             >>> m(gradviz.zeros(2))
             tensor([1., 1.])
         """
-        handle = _add_hook(self._forward_hooks, hook)
+        handle = add_hook(self._forward_hooks, hook)
         if with_kwargs:
             self._forward_hooks_with_kwargs[handle.id] = True
         if always_call:
@@ -303,7 +303,7 @@ class Module:
             >>> m(gradviz.ones(3, 2)).sum().backward()
             gradviz.Size([3, 1])
         """
-        handle = _add_hook(self._backward_pre_hooks, hook)
+        handle = add_hook(self._backward_pre_hooks, hook)
         if prepend:
             self._backward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
@@ -330,7 +330,7 @@ class Module:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
                                "on a single Module. Please use only one of them.")
         self._is_full_backward_hook = True
-        handle = _add_hook(self._backward_hooks, hook)
+        handle = add_hook(self._backward_hooks, hook)
         if prepend:
             self._backward_hooks.move_to_end(handle.id, last=False)
         return handle
@@ -344,7 +344,7 @@ class Module:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
                                "on a single Module. Please use only one of them.")
         self._is_full_backward_hook = False
-        return _add_hook(self._backward_hooks, hook)
+        return add_hook(self._backward_hooks, hook)
 
     def _hang_non_full_hooks(self, args: tuple, result: Any) -> None:
         """``register_backward_hook``'s hooks, as post hooks of the output's node."""
