@@ -21,7 +21,7 @@ from gradviz._format import tensor_repr
 from gradviz._size import Size
 from gradviz.autograd import accumulate_grad, hooks, node, saved_variable
 from gradviz.autograd.accumulate_grad import AccumulateGrad
-from gradviz.autograd.grad_mode import _state as _grad_state
+from gradviz.autograd.grad_mode import state as _grad_state
 from gradviz.autograd.hooks import HookDict, RemovableHandle, add_hook
 from gradviz.autograd.node import Node
 
@@ -858,14 +858,27 @@ def _wrap_dim(dim: int, ndim: int) -> int:
     return 0 if ndim == 0 else dim
 
 
-def _wrap_grad(g: Any) -> Tensor:
-    """A gradient as a Tensor (engine values are arrays in a plain backward)."""
+def wrap_grad(g: Any) -> Tensor:
+    """A gradient as a Tensor (engine values are arrays in a plain backward).
+
+    Example:
+        >>> wrap_grad(np.ones(2, np.float32))
+        tensor([1., 1.])
+    """
     return g if isinstance(g, Tensor) else Tensor._make(g)
 
 
-def _unwrap_grad(g: Any) -> Any:
-    """A Tensor gradient as the engine's array."""
+def unwrap_grad(g: Any) -> Any:
+    """A Tensor gradient as the engine's array.
+
+    Example:
+        >>> unwrap_grad(Tensor._make(np.ones(2)))
+        array([1., 1.])
+    """
     return g._data if isinstance(g, Tensor) else g
+
+
+_wrap_grad, _unwrap_grad = wrap_grad, unwrap_grad  # their old names
 
 
 def _is_number(x: object) -> bool:

@@ -43,7 +43,7 @@ CORE = (
 # when you remove a circle or a private import; never raise it. The target of issue #30 is 0
 # for both.
 MAX_CIRCLES = 5
-MAX_PRIVATE_ACROSS_PACKAGES = 94
+MAX_PRIVATE_ACROSS_PACKAGES = 84
 
 
 def module_name(path: Path, root: Path = ROOT) -> str:

@@ -23,7 +23,7 @@ from gradviz.autograd.grad_mode import _state, set_grad_enabled
 from gradviz.autograd.hooks import checked_hook_result, checked_hook_results
 from gradviz.autograd.multi_grad_hook import RUNNING
 from gradviz.autograd.node import Edge, GradientEdge, GraphRoot, Node, NodeHooks, input_edge
-from gradviz.tensor import Tensor, _unwrap_grad, _wrap_grad
+from gradviz.tensor import Tensor, unwrap_grad, wrap_grad
 
 __all__ = ["run_backward", "compute_dependencies", "init_to_execute", "InputBuffer", "ReadyQueue",
            "GraphTask", "execute", "current_node", "evaluate_function", "call_function"]
@@ -116,7 +116,7 @@ def run_backward(roots: Sequence[Tensor | GradientEdge], grad_roots: Sequence[An
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
                                "a grad_fn")
         edges.append(input_edge(t))  # a GradientEdge root: its gradient starts there
-    grads = [_wrap_grad(g) if create_graph else _unwrap_grad(g) for g in grad_roots]
+    grads = [wrap_grad(g) if create_graph else unwrap_grad(g) for g in grad_roots]
     if len(edges) == 1:
         graph_root, input_nr = edges[0]
         root_inputs = InputBuffer((None,) * graph_root.num_outputs)
@@ -343,7 +343,7 @@ def call_function(task: GraphTask, node: Node, inputs: list) -> tuple:
     hooks, create_graph = node._hooks(), task.create_graph
     inputs = call_tensor_pre_hooks(task, node, hooks, inputs)
     for fn in hooks.pre:
-        result = fn(tuple(None if g is None else _wrap_grad(g) for g in inputs))
+        result = fn(tuple(None if g is None else wrap_grad(g) for g in inputs))
         task.observer.hook("prehook", node, fn=fn)
         if result is not None:
             inputs = checked_hook_results(fn, result, inputs, create_graph)
@@ -351,9 +351,9 @@ def call_function(task: GraphTask, node: Node, inputs: list) -> tuple:
         return node.run(inputs, create_graph, task.observer)
     # The post-hooks see the inputs as they came: the node gets a copy (it may move them out).
     outputs = node.run(list(inputs), create_graph, task.observer)
-    grad_outputs = tuple(None if g is None else _wrap_grad(g) for g in inputs)
+    grad_outputs = tuple(None if g is None else wrap_grad(g) for g in inputs)
     for fn in hooks.post:
-        result = fn(tuple(None if g is None else _wrap_grad(g) for g in outputs), grad_outputs)
+        result = fn(tuple(None if g is None else wrap_grad(g) for g in outputs), grad_outputs)
         task.observer.hook("posthook", node, fn=fn)
         if result is not None:
             outputs = tuple(checked_hook_results(fn, result, outputs, create_graph))
@@ -365,7 +365,7 @@ def call_tensor_pre_hooks(task: GraphTask, node: Node, hooks: NodeHooks, inputs:
     its output received no gradient (another output of the node did), as in PyTorch."""
     for nr, fn in hooks.tensor_pre:
         grad = inputs[nr]
-        result = fn(None if grad is None else _wrap_grad(grad))
+        result = fn(None if grad is None else wrap_grad(grad))
         task.observer.hook("tensor", node, fn=fn, input_nr=nr)
         if result is not None:
             inputs[nr] = checked_hook_result(fn, result, grad, task.create_graph)

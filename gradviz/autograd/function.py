@@ -24,7 +24,7 @@ from gradviz.ops.dispatch import (
     _make_view,
     rebase_history,
 )
-from gradviz.tensor import Tensor, _unwrap_grad, _wrap_grad
+from gradviz.tensor import Tensor, unwrap_grad, wrap_grad
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
@@ -109,7 +109,7 @@ class BackwardCFunction(Node, FunctionCtx):
             if g is None and self.materialize_grads and dt is not None:  # None: not a tensor
                 grads.append(Tensor._make(np.zeros(shape, dt)))
             else:
-                grads.append(None if g is None else _wrap_grad(g))
+                grads.append(None if g is None else wrap_grad(g))
         result = _backward_fn(self._forward_cls)(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
@@ -139,7 +139,7 @@ class BackwardCFunction(Node, FunctionCtx):
             if edge[0] is None:
                 # An input that needs no gradient: its value is kept unchecked, as PyTorch's
                 # engine does (post hooks see it; nothing is sent along a missing edge).
-                out.append(g if create_graph else _unwrap_grad(g))
+                out.append(g if create_graph else unwrap_grad(g))
                 continue
             out.append(_validated(name, i, g, meta, create_graph))
         return tuple(out)
@@ -160,7 +160,7 @@ def _validated(name: str, i: int, g: Tensor, meta: tuple, create_graph: bool) ->
                                f"{list(g.shape)} but expected shape compatible with "
                                f"{list(shape)}")
         g = _formula.sum_to(g, shape)
-    value = g if create_graph else _unwrap_grad(g)
+    value = g if create_graph else unwrap_grad(g)
     return _formula.to_dtype(value, dt)
 
 

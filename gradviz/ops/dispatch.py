@@ -20,7 +20,7 @@ from gradviz import _device, _dtype
 from gradviz._factories import check_out, write_out
 from gradviz.autograd import graph
 from gradviz.autograd.events import _listeners, emit_op
-from gradviz.autograd.grad_mode import _state
+from gradviz.autograd.grad_mode import state as _state
 from gradviz.autograd.graph import (
     FREED_MESSAGE,
     NO_EDGE,

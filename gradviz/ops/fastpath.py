@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from gradviz.autograd.events import _listeners, emit_op
-from gradviz.autograd.grad_mode import _state
+from gradviz.autograd.grad_mode import state as _state
 from gradviz.autograd.graph import (
     SavedVariable,
     SavedVariableList,
