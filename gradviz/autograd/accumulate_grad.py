@@ -3,7 +3,8 @@
 
 It adds each gradient that reaches a leaf into ``variable.grad``: the first one is taken as it
 is when nobody else holds it (the steal rule, :func:`_can_steal`), else copied; later ones are
-added. :func:`retain_grad` does the same for a non-leaf whose ``retain_grad()`` was called.
+added. :func:`retain_grad` keeps the gradient of a non-leaf whose ``retain_grad()`` was called
+(a copy, then sums).
 """
 
 from __future__ import annotations
