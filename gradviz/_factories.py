@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from gradviz import _dtype
+from gradviz import _device, _dtype
 from gradviz._device import CPU, META, MetaArray, check_device, meta_array
 from gradviz._dtype import dtype as DType
 from gradviz.autograd.grad_mode import is_grad_enabled
@@ -51,8 +51,6 @@ class Generator:
 
     @property
     def device(self) -> Any:
-        from gradviz import _device
-
         return _device.device("cpu")
 
     def manual_seed(self, seed: int) -> Generator:
