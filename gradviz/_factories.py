@@ -23,7 +23,9 @@ from gradviz.tensor import Tensor, _is_number, _type_name
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "rand",
            "randn", "randint", "randperm", "arange", "linspace", "eye", "rand_like",
            "randn_like", "manual_seed", "seed", "initial_seed", "default_generator",
-           "Generator"]
+           "Generator",
+           # Tensor methods (installed on the class below), documented with the factories
+           "new_tensor", "new_ones", "new_zeros", "new_empty", "new_full"]
 
 
 class Generator:
