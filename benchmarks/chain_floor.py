@@ -78,7 +78,7 @@ class FloorTensor(Tensor):
 
     def _node(self, cls: type, out: np.ndarray) -> Any:
         """A ``cls`` node over this tensor's one edge, its slots set directly as the generated
-        fast paths set them (NOTE [flat edges] in graph.py)."""
+        fast paths set them (NOTE [flat edges] in autograd/node.py)."""
         node = object.__new__(cls)
         prev = self._grad_fn
         node._n0 = prev if prev is not None else self._floor_acc  # a leaf: its accumulator

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["dtype", "float32", "float64", "float16", "int64", "int32", "int16", "int8",
-           "uint8", "bool", "float", "double", "half", "long", "int", "to_dtype",
+           "uint8", "bool", "float", "double", "half", "long", "int", "to_dtype", "type_name",
            "get_default_dtype", "set_default_dtype"]
 
 
@@ -91,3 +91,13 @@ def to_dtype(np_dtype: np.dtype) -> dtype:
             f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only supported "
             "types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
         ) from None
+
+
+def type_name(np_dtype: np.dtype) -> str:
+    """PyTorch's legacy type string of a NumPy dtype, as errors and ``Tensor.type()`` spell it.
+
+    Example:
+        >>> type_name(np.dtype("float32"))
+        'gradviz.FloatTensor'
+    """
+    return f"gradviz.{to_dtype(np_dtype)._legacy}"

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from gradviz import _dtype
+from gradviz import _device, _dtype
 from gradviz._device import CPU, META, MetaArray, check_device, meta_array
 from gradviz._dtype import dtype as DType
 from gradviz.autograd.grad_mode import is_grad_enabled
@@ -23,7 +23,9 @@ from gradviz.tensor import Tensor, _is_number, _type_name
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "rand",
            "randn", "randint", "randperm", "arange", "linspace", "eye", "rand_like",
            "randn_like", "manual_seed", "seed", "initial_seed", "default_generator",
-           "Generator"]
+           "Generator",
+           # Tensor methods (installed on the class below), documented with the factories
+           "new_tensor", "new_ones", "new_zeros", "new_empty", "new_full"]
 
 
 class Generator:
@@ -51,8 +53,6 @@ class Generator:
 
     @property
     def device(self) -> Any:
-        from gradviz import _device
-
         return _device.device("cpu")
 
     def manual_seed(self, seed: int) -> Generator:
@@ -147,7 +147,6 @@ def initial_seed() -> int:
         7
     """
     return default_generator.initial_seed()
-
 
 
 def _np_dtype(dtype: DType | None, fallback: np.dtype | None = None, fn: str = "tensor"
@@ -743,3 +742,99 @@ def randn_like(input: Tensor, *, generator: Generator | None = None,
     draw = rng(generator, "randn_like")
     return _finish(_alloc(lambda sh, dt: draw.standard_normal(sh).astype(dt), tuple(input.shape),
                           np_dt, dev), requires_grad)
+
+
+# -- Tensor.new_tensor, new_ones ...: factories that take their dtype and device from a tensor --
+# Installed on the class at the end of this section: gradviz/tensor.py sits below this module
+# (NOTE [no import circle] there), as it sits below the op layer that installs its math.
+def new_tensor(self: Tensor, data: Any, *, dtype: DType | None = None,
+               requires_grad: bool = False, device: Any = None) -> Tensor:
+    """A new tensor of ``data`` with this tensor's dtype (or ``dtype``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.tensor([1, 2]).new_tensor([1.5])
+        tensor([1])
+    """
+    check_bool("new_tensor", requires_grad)
+    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad,
+                  device=self.device if device is None else device)
+
+
+def _new_size(fn: str, args: tuple, size: Any) -> tuple:
+    """A size given positionally (``x.new_zeros(2, 3)``) or as ``size=``, not both."""
+    if size is None:
+        return args
+    if args:
+        raise TypeError(f"{fn}() got multiple values for argument 'size'")
+    return (size,)
+
+
+def _new_like(self: Tensor, fn: str, size: tuple, fill: Any, dtype: DType | None,
+              requires_grad: Any, device: Any) -> Tensor:
+    # on this tensor's device unless told, as in PyTorch (a meta tensor's: meta)
+    dev = self.device if device is None else check_device(device, fn)
+    check_bool(fn, requires_grad)
+    np_dt = self._data.dtype if dtype is None else _np_dtype(dtype, fn=fn)
+    arr = _alloc(lambda sh, dt: np.full(sh, fill, dt), _size(size, fn), np_dt, dev)
+    return _finish(arr, requires_grad)
+
+
+def new_ones(self: Tensor, *args: Any, size: Any = None, dtype: DType | None = None,
+             requires_grad: bool = False, device: Any = None) -> Tensor:
+    """Ones of ``size`` with this tensor's dtype (or ``dtype``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.tensor([1, 2]).new_ones(3)
+        tensor([1, 1, 1])
+    """
+    return _new_like(self, "new_ones", _new_size("new_ones", args, size), 1, dtype,
+                     requires_grad, device)
+
+
+def new_zeros(self: Tensor, *args: Any, size: Any = None, dtype: DType | None = None,
+              requires_grad: bool = False, device: Any = None) -> Tensor:
+    """Zeros of ``size`` with this tensor's dtype (or ``dtype``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.ones(1).new_zeros(2, 2).shape
+        gradviz.Size([2, 2])
+    """
+    return _new_like(self, "new_zeros", _new_size("new_zeros", args, size), 0, dtype,
+                     requires_grad, device)
+
+
+def new_empty(self: Tensor, *args: Any, size: Any = None, dtype: DType | None = None,
+              requires_grad: bool = False, device: Any = None) -> Tensor:
+    """An uninitialised tensor of ``size`` (here zeros) with this tensor's dtype.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.ones(1).new_empty(3).shape
+        gradviz.Size([3])
+    """
+    return _new_like(self, "new_empty", _new_size("new_empty", args, size), 0, dtype,
+                     requires_grad, device)
+
+
+def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: DType | None = None,
+             requires_grad: bool = False, device: Any = None) -> Tensor:
+    """``fill_value`` in every element of ``size``, with this tensor's dtype.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.tensor([1, 2]).new_full((2,), 1.5)
+        tensor([1, 1])
+    """
+    if not _is_number(fill_value):
+        raise TypeError("new_full(): argument 'fill_value' (position 2) must be Number, not "
+                        f"{type(fill_value).__name__}")
+    return _new_like(self, "new_full", (size,), fill_value, dtype, requires_grad, device)
+
+
+for _method in (new_tensor, new_ones, new_zeros, new_empty, new_full):
+    _method.__qualname__ = f"Tensor.{_method.__name__}"
+    setattr(Tensor, _method.__name__, _method)
+del _method

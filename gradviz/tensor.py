@@ -17,9 +17,13 @@ import numpy as np
 
 from gradviz import _device, _dtype, _layout
 from gradviz._dtype import dtype as _DType
+from gradviz._format import tensor_repr
 from gradviz._size import Size
-from gradviz.autograd.grad_mode import _state as _grad_state
-from gradviz.autograd.graph import AccumulateGrad, Node, RemovableHandle, _add_hook, _HookDict
+from gradviz.autograd import accumulate_grad, hooks, node, saved_variable
+from gradviz.autograd.accumulate_grad import AccumulateGrad
+from gradviz.autograd.grad_mode import state as _grad_state
+from gradviz.autograd.hooks import HookDict, RemovableHandle, add_hook
+from gradviz.autograd.node import Node
 
 _MetaArray = _device.MetaArray
 # What PyTorch raises where a meta tensor (NOTE [meta device] in _device.py) has no values.
@@ -73,15 +77,14 @@ class _Extra:
 
     def __init__(self) -> None:
         self.name: str | None = None
-        self.hooks: _HookDict | None = None
+        self.hooks: HookDict | None = None
         self.retains_grad = False
         self.grad_acc: weakref.ref | None = None
-        self.post_acc_hooks: _HookDict | None = None
+        self.post_acc_hooks: HookDict | None = None
 
 
-def _type_name(np_dtype: np.dtype) -> str:
-    """PyTorch's legacy type string, e.g. ``'gradviz.FloatTensor'``."""
-    return f"gradviz.{_dtype.to_dtype(np_dtype)._legacy}"
+# PyTorch's legacy type string, e.g. ``'gradviz.FloatTensor'`` (the name the op layer imports).
+_type_name = _dtype.type_name
 
 
 # Whether float() of a tensor that requires grad has warned yet (once per process, as torch).
@@ -615,7 +618,7 @@ class Tensor:
         self.grad_fn._register_retains_grad(self._output_nr, ref)
 
     @property
-    def _backward_hooks(self) -> _HookDict | None:
+    def _backward_hooks(self) -> HookDict | None:
         return None if self._extra is None else self._extra.hooks
 
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
@@ -635,8 +638,8 @@ class Tensor:
             return self.grad_fn._register_tensor_pre_hook(self._output_nr, hook)
         extra = self._x()
         if extra.hooks is None:
-            extra.hooks = _HookDict()
-        return _add_hook(extra.hooks, hook)
+            extra.hooks = HookDict()
+        return add_hook(extra.hooks, hook)
 
     def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]
                                            ) -> RemovableHandle:
@@ -656,8 +659,8 @@ class Tensor:
                 "post accumulate grad hooks cannot be registered on non-leaf tensors")
         extra = self._x()
         if extra.post_acc_hooks is None:
-            extra.post_acc_hooks = _HookDict()
-        return _add_hook(extra.post_acc_hooks, hook)
+            extra.post_acc_hooks = HookDict()
+        return add_hook(extra.post_acc_hooks, hook)
 
     def detach(self) -> Tensor:
         """A new leaf sharing this tensor's data and version counter, cut from the graph."""
@@ -687,82 +690,8 @@ class Tensor:
         self._output_nr = 0
         return self
 
-    # -- new tensors like this one (same dtype unless told) ----------------------------------------
-    def new_tensor(self, data: Any, *, dtype: _DType | None = None,
-                   requires_grad: bool = False, device: Any = None) -> Tensor:
-        """A new tensor of ``data`` with this tensor's dtype (or ``dtype``).
-
-        Example:
-            >>> import gradviz
-            >>> gradviz.tensor([1, 2]).new_tensor([1.5])
-            tensor([1])
-        """
-        from gradviz import _factories
-
-        _factories.check_bool("new_tensor", requires_grad)
-        return _factories.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad,
-                                 device=self.device if device is None else device)
-
-    def _new(self, fn: str, size: tuple, fill: Any, dtype: _DType | None,
-             requires_grad: Any, device: Any) -> Tensor:
-        from gradviz import _factories as fa
-
-        # on this tensor's device unless told, as in PyTorch (a meta tensor's: meta)
-        dev = self.device if device is None else _device.check_device(device, fn)
-        fa.check_bool(fn, requires_grad)
-        np_dt = self._data.dtype if dtype is None else fa._np_dtype(dtype, fn=fn)
-        arr = fa._alloc(lambda sh, dt: np.full(sh, fill, dt), fa._size(size, fn), np_dt, dev)
-        return fa._finish(arr, requires_grad)
-
-    def new_ones(self, *args: Any, size: Any = None, dtype: _DType | None = None,
-                 requires_grad: bool = False, device: Any = None) -> Tensor:
-        """Ones of ``size`` with this tensor's dtype (or ``dtype``).
-
-        Example:
-            >>> import gradviz
-            >>> gradviz.tensor([1, 2]).new_ones(3)
-            tensor([1, 1, 1])
-        """
-        return self._new("new_ones", _given_size("new_ones", args, size), 1, dtype, requires_grad,
-                         device)
-
-    def new_zeros(self, *args: Any, size: Any = None, dtype: _DType | None = None,
-                  requires_grad: bool = False, device: Any = None) -> Tensor:
-        """Zeros of ``size`` with this tensor's dtype (or ``dtype``).
-
-        Example:
-            >>> import gradviz
-            >>> gradviz.ones(1).new_zeros(2, 2).shape
-            gradviz.Size([2, 2])
-        """
-        return self._new("new_zeros", _given_size("new_zeros", args, size), 0, dtype,
-                         requires_grad, device)
-
-    def new_empty(self, *args: Any, size: Any = None, dtype: _DType | None = None,
-                  requires_grad: bool = False, device: Any = None) -> Tensor:
-        """An uninitialised tensor of ``size`` (here zeros) with this tensor's dtype.
-
-        Example:
-            >>> import gradviz
-            >>> gradviz.ones(1).new_empty(3).shape
-            gradviz.Size([3])
-        """
-        return self._new("new_empty", _given_size("new_empty", args, size), 0, dtype,
-                         requires_grad, device)
-
-    def new_full(self, size: Any, fill_value: Any, *, dtype: _DType | None = None,
-                 requires_grad: bool = False, device: Any = None) -> Tensor:
-        """``fill_value`` in every element of ``size``, with this tensor's dtype.
-
-        Example:
-            >>> import gradviz
-            >>> gradviz.tensor([1, 2]).new_full((2,), 1.5)
-            tensor([1, 1])
-        """
-        if not _is_number(fill_value):
-            raise TypeError("new_full(): argument 'fill_value' (position 2) must be Number, not "
-                            f"{type(fill_value).__name__}")
-        return self._new("new_full", (size,), fill_value, dtype, requires_grad, device)
+    # new_tensor, new_ones, new_zeros, new_empty, new_full: factories, so they live with the others
+    # in gradviz/_factories.py, which installs them on this class (NOTE [no import circle]).
 
     # -- conversions -----------------------------------------------------------------------------
     def item(self) -> Any:
@@ -843,8 +772,6 @@ class Tensor:
         return id(self)  # by identity, as torch: hash(t) == id(t) (== is elementwise)
 
     def __repr__(self) -> str:
-        from gradviz._format import tensor_repr
-
         return tensor_repr(self)
 
     __str__ = __repr__
@@ -931,23 +858,27 @@ def _wrap_dim(dim: int, ndim: int) -> int:
     return 0 if ndim == 0 else dim
 
 
-def _given_size(fn: str, args: tuple, size: Any) -> tuple:
-    """A size given positionally (``x.new_zeros(2, 3)``) or as ``size=``, not both."""
-    if size is None:
-        return args
-    if args:
-        raise TypeError(f"{fn}() got multiple values for argument 'size'")
-    return (size,)
+def wrap_grad(g: Any) -> Tensor:
+    """A gradient as a Tensor (engine values are arrays in a plain backward).
 
-
-def _wrap_grad(g: Any) -> Tensor:
-    """A gradient as a Tensor (engine values are arrays in a plain backward)."""
+    Example:
+        >>> wrap_grad(np.ones(2, np.float32))
+        tensor([1., 1.])
+    """
     return g if isinstance(g, Tensor) else Tensor._make(g)
 
 
-def _unwrap_grad(g: Any) -> Any:
-    """A Tensor gradient as the engine's array."""
+def unwrap_grad(g: Any) -> Any:
+    """A Tensor gradient as the engine's array.
+
+    Example:
+        >>> unwrap_grad(Tensor._make(np.ones(2)))
+        array([1., 1.])
+    """
     return g._data if isinstance(g, Tensor) else g
+
+
+_wrap_grad, _unwrap_grad = wrap_grad, unwrap_grad  # their old names
 
 
 def _is_number(x: object) -> bool:
@@ -966,3 +897,18 @@ def is_tensor(obj: object) -> bool:
         (True, False)
     """
     return isinstance(obj, Tensor)
+
+
+# NOTE [no import circle]
+# The graph's modules (gradviz/autograd/node.py, accumulate_grad.py, saved_variable.py, hooks.py)
+# sit below this one: a tensor holds its grad_fn, its leaf's AccumulateGrad and its hooks, so
+# this module imports them. A few of their functions make or recognise tensors all the same
+# (AccumulateGrad writes .grad, collect_next_edges asks which arguments are tensors). They are
+# handed the class here, once it exists, instead of importing this module back, which made a
+# circle held open by imports inside functions. Each keeps it in its module-level `Tensor`, read
+# as fast as an imported name; any import of gradviz runs this module, so the class is there
+# before any of their functions is called. Likewise gradviz/_factories.py installs the new_*
+# methods (they are factories, which make Tensors).
+for _module in (hooks, node, accumulate_grad, saved_variable):
+    _module.Tensor = Tensor
+del _module

@@ -1,4 +1,4 @@
-"""A node keeps its edges without a tuple per edge (NOTE [flat edges] in autograd/graph.py).
+"""A node keeps its edges without a tuple per edge (NOTE [flat edges] in autograd/node.py).
 
 ``next_functions`` is built on each access, as PyTorch's is; what it returns is what nodes
 returned when they stored the tuple: one ``(node, input_nr)`` pair per input, plain tuples on

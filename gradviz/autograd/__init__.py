@@ -1,9 +1,11 @@
 """``gradviz.autograd``: PyTorch's autograd API over gradviz's engine.
 
-Two layers share this package (docs/architecture.md): the core modules ``graph`` (nodes and
-edges), ``grad_mode`` and ``events``, which ``gradviz.tensor`` and the op layer need, and the
-autograd layer above the ops: ``engine``, ``wrappers`` (``backward``, ``grad``), ``function``,
-``finite_differences`` (``gradcheck``) and ``anomaly_mode``. This file imports only the core
+Two layers share this package (docs/architecture.md): the core modules (``node``,
+``accumulate_grad``, ``saved_variable``, ``saved_tensors_hooks``, ``hooks``,
+``multi_grad_hook``, gathered by ``graph``; ``grad_mode``, ``events``), which ``gradviz.tensor``
+and the op layer need, and the autograd layer above the ops: ``engine``, ``wrappers``
+(``backward``, ``grad``), ``function``, ``finite_differences`` (``gradcheck``) and
+``anomaly_mode``. This file imports only the core
 modules and loads the others on first use, so that importing a core module never pulls in the
 engine.
 

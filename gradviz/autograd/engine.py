@@ -17,10 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from gradviz.autograd import events, graph
+from gradviz.autograd import events
+from gradviz.autograd.accumulate_grad import copied_grad, retain_grad
 from gradviz.autograd.grad_mode import _state, set_grad_enabled
-from gradviz.autograd.graph import Edge, GradientEdge, GraphRoot, Node, NodeHooks
-from gradviz.tensor import Tensor, _unwrap_grad, _wrap_grad
+from gradviz.autograd.hooks import checked_hook_result, checked_hook_results
+from gradviz.autograd.multi_grad_hook import RUNNING
+from gradviz.autograd.node import Edge, GradientEdge, GraphRoot, Node, NodeHooks, input_edge
+from gradviz.tensor import Tensor, unwrap_grad, wrap_grad
 
 __all__ = ["run_backward", "compute_dependencies", "init_to_execute", "InputBuffer", "ReadyQueue",
            "GraphTask", "execute", "current_node", "evaluate_function", "call_function"]
@@ -116,8 +119,8 @@ def run_backward(roots: Sequence[Tensor | GradientEdge], grad_roots: Sequence[An
         if isinstance(t, Tensor) and not t.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
                                "a grad_fn")
-        edges.append(graph.input_edge(t))  # a GradientEdge root: its gradient starts there
-    grads = [_wrap_grad(g) if create_graph else _unwrap_grad(g) for g in grad_roots]
+        edges.append(input_edge(t))  # a GradientEdge root: its gradient starts there
+    grads = [wrap_grad(g) if create_graph else unwrap_grad(g) for g in grad_roots]
     if len(edges) == 1:
         graph_root, input_nr = edges[0]
         root_inputs = InputBuffer((None,) * graph_root.num_outputs)
@@ -133,7 +136,7 @@ def run_backward(roots: Sequence[Tensor | GradientEdge], grad_roots: Sequence[An
             for t in inputs:
                 if isinstance(t, Tensor):
                     t.retain_grad()
-        task.exec_info = init_to_execute(graph_root, [graph.input_edge(t) for t in inputs],
+        task.exec_info = init_to_execute(graph_root, [input_edge(t) for t in inputs],
                                          accumulate_grad, task.captures)
         task.captured_vars = [None] * len(inputs)
     task.observer.backward_begin("pytorch", tuple(roots), grads, keep_graph, create_graph,
@@ -148,7 +151,7 @@ def run_backward(roots: Sequence[Tensor | GradientEdge], grad_roots: Sequence[An
             raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been "
                                "used in the graph. Set allow_unused=True if this is the desired "
                                "behavior.")
-    return tuple(None if g is None else (g if create_graph else Tensor._make(graph.copied_grad(g)))
+    return tuple(None if g is None else (g if create_graph else Tensor._make(copied_grad(g)))
                  for g in task.captured_vars)
 
 
@@ -217,7 +220,7 @@ def current_node() -> Node | None:
         >>> current_node() is None
         True
     """
-    return graph.RUNNING.node
+    return RUNNING.node
 
 
 # NOTE [reentrant backward]
@@ -269,7 +272,7 @@ def _on_new_thread(loop: Any, task: GraphTask, graph_root: Node,
 def execute(task: GraphTask, graph_root: Node, root_inputs: InputBuffer) -> None:
     """Run the pass (:func:`_loop`) here, or on a new thread when it started inside a node's
     backward too deep in this thread (NOTE [reentrant backward])."""
-    if graph.RUNNING.tasks and _too_deep(graph.RUNNING):
+    if RUNNING.tasks and _too_deep(RUNNING):
         _on_new_thread(_loop, task, graph_root, root_inputs)
     else:
         _loop(task, graph_root, root_inputs)
@@ -280,7 +283,7 @@ def _loop(task: GraphTask, graph_root: Node, root_inputs: InputBuffer) -> None:
     Recording is on only under ``create_graph``; like PyTorch, 1/0 gives inf without a
     warning."""
     task.observer.enqueue(graph_root, task.ready.push(graph_root, root_inputs))
-    running = graph.RUNNING  # this thread's: what current_node and the hooks ask about
+    running = RUNNING  # this thread's: what current_node and the hooks ask about
     node, outer = None, running.node  # outer: a backward running inside a node's backward
     running.tasks.append((task, graph_root))
     try:
@@ -342,20 +345,20 @@ def call_function(task: GraphTask, node: Node, inputs: list) -> tuple:
     hooks, create_graph = node._hooks(), task.create_graph
     inputs = call_tensor_pre_hooks(task, node, hooks, inputs)
     for fn in hooks.pre:
-        result = fn(tuple(None if g is None else _wrap_grad(g) for g in inputs))
+        result = fn(tuple(None if g is None else wrap_grad(g) for g in inputs))
         task.observer.hook("prehook", node, fn=fn)
         if result is not None:
-            inputs = graph.checked_hook_results(fn, result, inputs, create_graph)
+            inputs = checked_hook_results(fn, result, inputs, create_graph)
     if not hooks.post:
         return node.run(inputs, create_graph, task.observer)
     # The post-hooks see the inputs as they came: the node gets a copy (it may move them out).
     outputs = node.run(list(inputs), create_graph, task.observer)
-    grad_outputs = tuple(None if g is None else _wrap_grad(g) for g in inputs)
+    grad_outputs = tuple(None if g is None else wrap_grad(g) for g in inputs)
     for fn in hooks.post:
-        result = fn(tuple(None if g is None else _wrap_grad(g) for g in outputs), grad_outputs)
+        result = fn(tuple(None if g is None else wrap_grad(g) for g in outputs), grad_outputs)
         task.observer.hook("posthook", node, fn=fn)
         if result is not None:
-            outputs = tuple(graph.checked_hook_results(fn, result, outputs, create_graph))
+            outputs = tuple(checked_hook_results(fn, result, outputs, create_graph))
     return outputs
 
 
@@ -364,13 +367,13 @@ def call_tensor_pre_hooks(task: GraphTask, node: Node, hooks: NodeHooks, inputs:
     its output received no gradient (another output of the node did), as in PyTorch."""
     for nr, fn in hooks.tensor_pre:
         grad = inputs[nr]
-        result = fn(None if grad is None else _wrap_grad(grad))
+        result = fn(None if grad is None else wrap_grad(grad))
         task.observer.hook("tensor", node, fn=fn, input_nr=nr)
         if result is not None:
-            inputs[nr] = graph.checked_hook_result(fn, result, grad, task.create_graph)
+            inputs[nr] = checked_hook_result(fn, result, grad, task.create_graph)
     for nr, ref in hooks.retains_grad:
         tensor, grad = ref(), inputs[nr]
         if tensor is not None and grad is not None:
-            graph.retain_grad(tensor, grad, task.create_graph)
+            retain_grad(tensor, grad, task.create_graph)
             task.observer.hook("retain_grad", node, tensor=tensor)
     return inputs

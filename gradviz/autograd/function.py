@@ -15,16 +15,8 @@ import numpy as np
 
 from gradviz.autograd.events import observer, watchers
 from gradviz.autograd.grad_mode import _state, no_grad
-from gradviz.autograd.graph import (
-    FREED_MESSAGE,
-    NO_EDGE,
-    Node,
-    SavedTensor,
-    SavedVariable,
-    collect_next_edges,
-    move_retains_grad,
-    set_history,
-)
+from gradviz.autograd.node import NO_EDGE, Node, collect_next_edges, move_retains_grad, set_history
+from gradviz.autograd.saved_variable import FREED_MESSAGE, SavedTensor, SavedVariable
 from gradviz.ops.dispatch import (
     IN_CUSTOM_FUNCTION,
     MULTI_OUTPUT_NODE,
@@ -32,7 +24,7 @@ from gradviz.ops.dispatch import (
     _make_view,
     rebase_history,
 )
-from gradviz.tensor import Tensor, _unwrap_grad, _wrap_grad
+from gradviz.tensor import Tensor, unwrap_grad, wrap_grad
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
@@ -117,7 +109,7 @@ class BackwardCFunction(Node, FunctionCtx):
             if g is None and self.materialize_grads and dt is not None:  # None: not a tensor
                 grads.append(Tensor._make(np.zeros(shape, dt)))
             else:
-                grads.append(None if g is None else _wrap_grad(g))
+                grads.append(None if g is None else wrap_grad(g))
         result = _backward_fn(self._forward_cls)(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
@@ -147,7 +139,7 @@ class BackwardCFunction(Node, FunctionCtx):
             if edge[0] is None:
                 # An input that needs no gradient: its value is kept unchecked, as PyTorch's
                 # engine does (post hooks see it; nothing is sent along a missing edge).
-                out.append(g if create_graph else _unwrap_grad(g))
+                out.append(g if create_graph else unwrap_grad(g))
                 continue
             out.append(_validated(name, i, g, meta, create_graph))
         return tuple(out)
@@ -168,7 +160,7 @@ def _validated(name: str, i: int, g: Tensor, meta: tuple, create_graph: bool) ->
                                f"{list(g.shape)} but expected shape compatible with "
                                f"{list(shape)}")
         g = _formula.sum_to(g, shape)
-    value = g if create_graph else _unwrap_grad(g)
+    value = g if create_graph else unwrap_grad(g)
     return _formula.to_dtype(value, dt)
 
 

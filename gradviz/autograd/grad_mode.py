@@ -9,8 +9,8 @@ NOTE [inference mode and grad mode]
 PyTorch's ``InferenceMode`` turns grad mode off when it is entered (and ``inference_mode(False)``
 turns it on). Inside it ``enable_grad`` still switches grad mode (``is_grad_enabled()`` says
 True) but nothing is recorded: inference mode leaves out autograd altogether. The op layer reads
-one flag on every op, ``_state.enabled``: "record". It is the grad mode outside inference mode
-and always False inside; there the grad mode the user sets is kept in ``_state.grad_mode``.
+one flag on every op, ``state.enabled``: "record". It is the grad mode outside inference mode
+and always False inside; there the grad mode the user sets is kept in ``state.grad_mode``.
 Tensors made in inference mode are *inference tensors* (``Tensor.is_inference()``): they have no
 version counter, cannot be saved for backward, and cannot be written in place outside inference
 mode (``gradviz.tensor`` enforces that).
@@ -45,7 +45,10 @@ class _GradState(threading.local):
     grad_mode = True  # the grad mode while in inference mode (see the NOTE above)
 
 
-_state = _GradState()
+# This thread's modes. The op layer and the engine read `state.enabled` on every op and node, so
+# they import this object itself (a function call would cost more than the op's bookkeeping).
+state = _GradState()
+_state = state  # its old name (gradviz.engines imports it)
 
 
 def is_grad_enabled() -> bool:
@@ -58,7 +61,7 @@ def is_grad_enabled() -> bool:
         ...     gradviz.is_grad_enabled()
         False
     """
-    return _state.grad_mode if _state.inference else _state.enabled
+    return state.grad_mode if state.inference else state.enabled
 
 
 def is_inference_mode_enabled() -> bool:
@@ -70,22 +73,22 @@ def is_inference_mode_enabled() -> bool:
         ...     gradviz.is_inference_mode_enabled()
         True
     """
-    return _state.inference
+    return state.inference
 
 
 def _set_grad_mode(mode: bool) -> None:
-    if _state.inference:
-        _state.grad_mode = mode
+    if state.inference:
+        state.grad_mode = mode
     else:
-        _state.enabled = mode
+        state.enabled = mode
 
 
 def _snapshot() -> tuple[bool, bool, bool]:
-    return _state.enabled, _state.inference, _state.grad_mode
+    return state.enabled, state.inference, state.grad_mode
 
 
 def _restore(saved: tuple[bool, bool, bool]) -> None:
-    _state.enabled, _state.inference, _state.grad_mode = saved
+    state.enabled, state.inference, state.grad_mode = saved
 
 
 def _outside_this_module() -> int:
@@ -261,9 +264,9 @@ class inference_mode(_GradModeBase):  # noqa: N801
     def __enter__(self) -> None:
         self._prev = _snapshot()
         # PyTorch's InferenceMode(enabled): grad mode becomes `not enabled`.
-        _state.inference = self.mode
-        _state.grad_mode = not self.mode
-        _state.enabled = not self.mode
+        state.inference = self.mode
+        state.grad_mode = not self.mode
+        state.enabled = not self.mode
 
     def __exit__(self, *exc: object) -> None:
         _restore(self._prev)

@@ -19,7 +19,7 @@ import numpy as np
 from gradviz._device import meta_array
 from gradviz._dtype import to_dtype
 from gradviz.autograd.engine import run_backward
-from gradviz.autograd.graph import GradientEdge
+from gradviz.autograd.node import GradientEdge
 from gradviz.tensor import Tensor
 
 __all__ = ["backward", "grad", "tensor_backward"]

@@ -19,7 +19,7 @@ import numpy as np
 from gradviz import _dtype
 from gradviz.tensor import Tensor
 
-__all__ = ["Parameter", "is_auto_named"]
+__all__ = ["Parameter", "is_auto_named", "set_auto_name"]
 
 
 class Parameter(Tensor):
@@ -98,8 +98,14 @@ def is_auto_named(p: Tensor) -> bool:
     return isinstance(p, Parameter) and name == p.__dict__.get("_gv_auto_name")
 
 
-def _auto_name(p: Tensor, qualified_name: str) -> None:
-    """Name ``p`` ``qualified_name`` unless the user named it (see NOTE [parameter names])."""
+def set_auto_name(p: Tensor, qualified_name: str) -> None:
+    """Name ``p`` ``qualified_name`` unless the user named it (see NOTE [parameter names]).
+
+    Example:
+        >>> import gradviz
+        >>> p = Parameter(gradviz.ones(2)); set_auto_name(p, "fc.weight"); p.name
+        'fc.weight'
+    """
     if isinstance(p, Parameter) and is_auto_named(p):
         p.name = qualified_name
         p._gv_auto_name = qualified_name

@@ -20,7 +20,7 @@ from gradviz import _device, _dtype
 from gradviz._factories import check_out, write_out
 from gradviz.autograd import graph
 from gradviz.autograd.events import emit_op, unwatched, watchers
-from gradviz.autograd.grad_mode import _state
+from gradviz.autograd.grad_mode import state as _state
 from gradviz.autograd.graph import (
     FREED_MESSAGE,
     NO_EDGE,
@@ -184,7 +184,7 @@ class _BinaryOpNode(OpNode):
         if grad is None or create_graph or self._in_meta is not None:
             return OpNode.apply(self, grad_outputs, create_graph)
         (names0, formula0), (names1, formula1) = self._formulas
-        # (its edges' nodes, read from its slots: NOTE [flat edges] in autograd/graph.py)
+        # (its edges' nodes, read from its slots: NOTE [flat edges] in autograd/node.py)
         return (None if names0 is None or self._n0 is None
                 else formula0(grad, *_plain_args(self, names0)),
                 None if names1 is None or self._n1 is None

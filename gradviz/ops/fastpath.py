@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from gradviz.autograd.events import emit_op, watchers
-from gradviz.autograd.grad_mode import _state
+from gradviz.autograd.grad_mode import state as _state
 from gradviz.autograd.graph import (
     SavedVariable,
     SavedVariableList,
@@ -107,7 +107,7 @@ def _edge_lines(arg: str, i: int, known_tensor: bool) -> list[str]:
     # collect_next_edges for one argument, spelled out (a view goes through edge_pair); the
     # first argument (and every argument of a three-input row) is known to be a tensor here.
     # The edge is two names, n{i} and i{i} (its node and input_nr), that go straight into the
-    # node's slots (NOTE [flat edges] in autograd/graph.py): no pair is built.
+    # node's slots (NOTE [flat edges] in autograd/node.py): no pair is built.
     test = f"{arg}._requires_grad" if known_tensor else (
         f"type({arg}) is Tensor and {arg}._requires_grad")
     return [f"if {test}:",
@@ -122,7 +122,7 @@ def _edge_lines(arg: str, i: int, known_tensor: bool) -> list[str]:
 
 def _edge_slot_lines(n: int) -> list[str]:
     """``node.next_functions = ((n0, i0), ...)``, stored as the setter stores it (NOTE [flat
-    edges] in autograd/graph.py): the first two edges in slots; three in ``_rest`` as well."""
+    edges] in autograd/node.py): the first two edges in slots; three in ``_rest`` as well."""
     edges = "(" + ", ".join(f"(n{i}, i{i})" for i in range(n)) + (",)" if n == 1 else ")")
     lines = [f"# node.next_functions = {edges}, in its slots",
              "node._n0 = n0",
@@ -462,7 +462,7 @@ def node_source(op: OpInfo) -> tuple[str, dict[str, Any]]:
     if n > 2:
         lines.append(f"    {', '.join(f'_g_e{i}' for i in range(n))}, = _g_node.next_functions")
     # Which inputs need a gradient: an edge to a node. The first two edges are read from the
-    # node's slots (NOTE [flat edges] in autograd/graph.py: no tuples built per call).
+    # node's slots (NOTE [flat edges] in autograd/node.py: no tuples built per call).
     edge_node = [f"_g_node._n{i}" if n <= 2 else f"_g_e{i}[0]" for i in range(n)]
     for i, inp in enumerate(op.inputs):
         formula, names = op.grads.get(inp), op.needs[i]

@@ -39,7 +39,7 @@ required = _RequiredParameter()
 
 
 def _typename(obj: Any) -> str:
-    from gradviz.nn.modules.module import _typename as typename
+    from gradviz.nn.modules.module import typename
 
     return typename(obj)
 
@@ -176,11 +176,11 @@ class Optimizer:
             >>> opt = optim.SGD([w], lr=0.1); opt.zero_grad(); w.grad is None
             True
         """
-        from gradviz.nn.modules.module import _reset_grad
+        from gradviz.nn.modules.module import reset_grad
 
         for group in self.param_groups:
             for p in group["params"]:
-                _reset_grad(p, set_to_none)
+                reset_grad(p, set_to_none)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter that has a gradient, in place. ``closure`` (optional)

@@ -28,9 +28,9 @@ import numpy as np
 
 from gradviz import _device, _dtype
 from gradviz.autograd.events import emit_module_enter, emit_module_exit, watchers
-from gradviz.autograd.graph import RemovableHandle, _add_hook, _HookDict
+from gradviz.autograd.hooks import HookDict, RemovableHandle, add_hook
 from gradviz.nn.modules._backward_hooks import BackwardHookCall, warn_non_full_hook
-from gradviz.nn.parameter import Parameter, _auto_name
+from gradviz.nn.parameter import Parameter, set_auto_name
 from gradviz.tensor import Tensor
 
 __all__ = ["Module"]
@@ -49,8 +49,14 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
     __str__ = __repr__
 
 
-def _typename(obj: Any) -> str:
-    """``torch.typename``: a tensor's type string, else the object's qualified (class) name."""
+def typename(obj: Any) -> str:
+    """``torch.typename``: a tensor's type string, else the object's qualified (class) name.
+
+    Example:
+        >>> import gradviz
+        >>> typename(gradviz.ones(2)), typename(3), typename(Module)
+        ('gradviz.FloatTensor', 'int', 'gradviz.nn.modules.module.Module')
+    """
     if isinstance(obj, Tensor):
         return obj.type()
     module = getattr(obj, "__module__", "") or ""
@@ -152,13 +158,13 @@ class Module:
         setattr_("_buffers", {})
         setattr_("_non_persistent_buffers_set", set())
         setattr_("_modules", {})
-        setattr_("_forward_pre_hooks", _HookDict())
+        setattr_("_forward_pre_hooks", HookDict())
         setattr_("_forward_pre_hooks_with_kwargs", {})
-        setattr_("_forward_hooks", _HookDict())
+        setattr_("_forward_hooks", HookDict())
         setattr_("_forward_hooks_with_kwargs", {})
         setattr_("_forward_hooks_always_called", {})
-        setattr_("_backward_pre_hooks", _HookDict())
-        setattr_("_backward_hooks", _HookDict())
+        setattr_("_backward_pre_hooks", HookDict())
+        setattr_("_backward_hooks", HookDict())
         setattr_("_is_full_backward_hook", None)  # None: no backward hook yet
 
     def forward(self, *input: Any) -> Any:
@@ -257,7 +263,7 @@ class Module:
             >>> h.remove(); m(gradviz.ones(2))
             tensor([1., 1.])
         """
-        handle = _add_hook(self._forward_pre_hooks, hook)
+        handle = add_hook(self._forward_pre_hooks, hook)
         if with_kwargs:
             self._forward_pre_hooks_with_kwargs[handle.id] = True
         if prepend:
@@ -280,7 +286,7 @@ class Module:
             >>> m(gradviz.zeros(2))
             tensor([1., 1.])
         """
-        handle = _add_hook(self._forward_hooks, hook)
+        handle = add_hook(self._forward_hooks, hook)
         if with_kwargs:
             self._forward_hooks_with_kwargs[handle.id] = True
         if always_call:
@@ -303,7 +309,7 @@ class Module:
             >>> m(gradviz.ones(3, 2)).sum().backward()
             gradviz.Size([3, 1])
         """
-        handle = _add_hook(self._backward_pre_hooks, hook)
+        handle = add_hook(self._backward_pre_hooks, hook)
         if prepend:
             self._backward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
@@ -330,7 +336,7 @@ class Module:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
                                "on a single Module. Please use only one of them.")
         self._is_full_backward_hook = True
-        handle = _add_hook(self._backward_hooks, hook)
+        handle = add_hook(self._backward_hooks, hook)
         if prepend:
             self._backward_hooks.move_to_end(handle.id, last=False)
         return handle
@@ -344,7 +350,7 @@ class Module:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
                                "on a single Module. Please use only one of them.")
         self._is_full_backward_hook = False
-        return _add_hook(self._backward_hooks, hook)
+        return add_hook(self._backward_hooks, hook)
 
     def _hang_non_full_hooks(self, args: tuple, result: Any) -> None:
         """``register_backward_hook``'s hooks, as post hooks of the output's node."""
@@ -378,7 +384,7 @@ class Module:
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
+            raise TypeError(f"parameter name should be a string. Got {typename(name)}")
         if "." in name:
             raise KeyError('parameter name can\'t contain "."')
         if name == "":
@@ -389,7 +395,7 @@ class Module:
             self._parameters[name] = None
             return
         if not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+            raise TypeError(f"cannot assign '{typename(param)}' object to parameter '{name}' "
                             "(gradviz.nn.Parameter or None required)")
         if param.grad_fn is not None:
             raise ValueError(
@@ -397,7 +403,7 @@ class Module:
                 f"created explicitly. To express '{name}' as a function of another Tensor, "
                 "compute the value in the forward() method.")
         self._parameters[name] = param
-        _auto_name(param, name)
+        set_auto_name(param, name)
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         """Add a tensor that is part of the module's state but not trained (e.g. running
@@ -413,7 +419,7 @@ class Module:
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
+            raise TypeError(f"buffer name should be a string. Got {typename(name)}")
         if "." in name:
             raise KeyError('buffer name can\'t contain "."')
         if name == "":
@@ -421,7 +427,7 @@ class Module:
         if hasattr(self, name) and name not in self._buffers:
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+            raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
                             "(gradviz Tensor or None required)")
         self._buffers[name] = tensor
         if persistent:
@@ -440,9 +446,9 @@ class Module:
             )
         """
         if not isinstance(module, Module) and module is not None:
-            raise TypeError(f"{_typename(module)} is not a Module subclass")
+            raise TypeError(f"{typename(module)} is not a Module subclass")
         if not isinstance(name, str):
-            raise TypeError(f"module name should be a string. Got {_typename(name)}")
+            raise TypeError(f"module name should be a string. Got {typename(name)}")
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
         if "." in name:
@@ -504,7 +510,7 @@ class Module:
             return
         if params is not None and name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                raise TypeError(f"cannot assign '{typename(value)}' as parameter '{name}' "
                                 "(gradviz.nn.Parameter or None expected)")
             self.register_parameter(name, value)
             return
@@ -518,14 +524,14 @@ class Module:
             return
         if modules is not None and name in modules:
             if value is not None:
-                raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
+                raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' "
                                 "(gradviz.nn.Module or None expected)")
             modules[name] = value
             return
         buffers = d.get("_buffers")
         if buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
                                 "(gradviz.Tensor or None expected)")
             buffers[name] = value
             return
@@ -640,7 +646,7 @@ class Module:
         for name, p in self._named_members(lambda m: m._parameters.items(), prefix, recurse,
                                            remove_duplicate):
             if name_them:
-                _auto_name(p, name)
+                set_auto_name(p, name)
             yield name, p
 
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
@@ -733,7 +739,7 @@ class Module:
             True
         """
         for p in self.parameters():
-            _reset_grad(p, set_to_none)
+            reset_grad(p, set_to_none)
 
     def apply(self, fn: Callable[[Module], None]) -> Module:
         """Call ``fn`` on every submodule (children first) and then on this module.
@@ -1026,11 +1032,18 @@ def _adopt(child: Module, name: str) -> None:
     prefix its parameters' automatic names (see NOTE [parameter names] in parameter.py)."""
     child.__dict__["_gv_is_child"] = True
     for rel, p in child._named_members(lambda m: m._parameters.items()):
-        _auto_name(p, f"{name}.{rel}")
+        set_auto_name(p, f"{name}.{rel}")
 
 
-def _reset_grad(p: Tensor, set_to_none: bool) -> None:
-    """What ``zero_grad`` does to one tensor: drop ``.grad``, or zero it in place (detached)."""
+def reset_grad(p: Tensor, set_to_none: bool) -> None:
+    """What ``zero_grad`` does to one tensor: drop ``.grad``, or zero it in place (detached).
+
+    Example:
+        >>> import gradviz
+        >>> w = gradviz.ones(2, requires_grad=True); (w * 3).sum().backward()
+        >>> reset_grad(w, set_to_none=False); w.grad
+        tensor([0., 0.])
+    """
     g = p._grad  # a parameter is a leaf: its .grad without the property's non-leaf check
     if g is None:
         return
