@@ -526,3 +526,23 @@ def test_the_node_a_failed_run_raised_in_is_marked():
         (torch.ones(2, requires_grad=True) * 2).sum().backward()
     for drawing in (draw_backward(ok), draw_step(tr, -1, 0)):
         assert "raised" not in "".join(svg_root(drawing).itertext())
+
+
+def test_the_same_drawing_is_laid_out_once(monkeypatch):
+    """gradviz trace draws a big trace's graphs for its files and again for the player: the
+    second layout of the same DOT is the first one's bytes, and only the last few are kept."""
+    from gradviz.render import graphviz as gv_render
+
+    calls = []
+    real = gv_render._lay_out
+    monkeypatch.setattr(gv_render, "_lay_out",
+                        lambda *a: calls.append(a[:2]) or real(*a))
+    monkeypatch.setattr(gv_render, "_LAID_OUT", {})
+    sources = [f'digraph {{ a{i} -> b{i} }}' for i in range(gv_render._LAID_OUT_MAX + 1)]
+    first = gv_render.to_svg(sources[0])
+    assert gv_render.to_svg(sources[0]) == first and len(calls) == 1
+    for s in sources[1:]:
+        gv_render.to_svg(s)
+    assert len(gv_render._LAID_OUT) == gv_render._LAID_OUT_MAX
+    gv_render.to_svg(sources[0])  # the oldest was let go: laid out again
+    assert calls.count((sources[0], "svg")) == 2

@@ -40,6 +40,7 @@ import hashlib
 import os
 import re
 import textwrap
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -505,7 +506,31 @@ def _start_fontconfig() -> None:
 
 
 def _layout(source: str, fmt: str, prog: str | None = "dot") -> bytes:
-    """Lay out and render with pygraphviz's bundled Graphviz libraries (no ``dot`` binary)."""
+    """Lay out and render with pygraphviz's bundled Graphviz libraries (no ``dot`` binary).
+
+    The last few results are kept (:data:`_LAID_OUT`): ``gradviz trace`` draws a big trace's
+    graphs for its SVG files and the very same DOT again for the step player's page (both at
+    the ``bare`` detail level), and laying a graph out is most of what drawing it costs.
+    Graphviz is deterministic, so the same source always gives the same bytes.
+    """
+    key = (source, fmt, prog)
+    with _LAID_OUT_LOCK:
+        done = _LAID_OUT.pop(key, None)
+    if done is None:
+        done = _lay_out(source, fmt, prog)
+    with _LAID_OUT_LOCK:
+        _LAID_OUT[key] = done  # (most recent last)
+        while len(_LAID_OUT) > _LAID_OUT_MAX:
+            del _LAID_OUT[next(iter(_LAID_OUT))]
+    return done
+
+
+_LAID_OUT: dict[tuple[str, str, str | None], bytes] = {}
+_LAID_OUT_MAX = 4
+_LAID_OUT_LOCK = threading.Lock()
+
+
+def _lay_out(source: str, fmt: str, prog: str | None) -> bytes:
     import pygraphviz
 
     _start_fontconfig()
