@@ -18,6 +18,7 @@ import chain_floor  # noqa: E402
 import compare  # noqa: E402
 import minimal_engine  # noqa: E402
 import mlp_floor  # noqa: E402
+import real_models  # noqa: E402
 import run  # noqa: E402
 import workloads  # noqa: E402
 
@@ -216,3 +217,14 @@ def test_compare_exports_a_git_revision(tmp_path):
     assert (tree / "gradviz" / "__init__.py").is_file()
     with pytest.raises(SystemExit, match="neither a folder nor a git revision"):
         compare.export("no-such-revision-here", tmp_path)
+
+
+def test_real_models_reports_wall_and_cpu_ratios_against_the_goal(capsys):
+    results = {"A model": {"plain": 2.0, "traced": 2.6, "ratio": 1.3, "cpu_ratio": 1.25,
+                           "plain_peak": 4e8, "traced_peak": 5e8, "trace_bytes": 1.2e6,
+                           "steps": 530, "load": 0.4, "per_step": 0.05}}
+    rows = real_models.report(results)
+    assert rows == [("A model: whole process traced / plain", 1.3, real_models.GOAL)]
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("| A model"))
+    assert line == ("| A model | 2.0 s | 2.6 s | 1.30 | 1.25 | 400 / 500 MB | 1.2 MB | 530 | "
+                    "0.40 s | 50.0 ms |")
