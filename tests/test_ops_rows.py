@@ -112,8 +112,11 @@ _CHECKS = textwrap.dedent("""
     z.rad2deg_()
     assert z.grad_fn.name() == "Rad2DegBackward0" and z._version == 1
     rows = [line for line in table().splitlines() if line.startswith("| `rad2deg` |")]
-    assert rows == ["| `rad2deg` | `gradviz.rad2deg` | `.rad2deg()`, `.rad2deg_()` | "
-                    "`Rad2DegBackward0` | — | Radians to degrees. |"], rows
+    assert rows == ["| `rad2deg` | `rad2deg(Tensor self) -> Tensor` | `gradviz.rad2deg` | "
+                    "`.rad2deg()`, `.rad2deg_()` | `Rad2DegBackward0` | — | Radians to degrees. |"
+                    ], rows
+    out = gradviz.empty(0)
+    assert gradviz.rad2deg(x.detach(), out=out) is out and out.grad_fn is None
     rng = np.random.default_rng(0)
     for sample in op.samples:
         args, kwargs = sample.build(rng)

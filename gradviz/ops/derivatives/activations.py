@@ -114,6 +114,7 @@ def _flash_backward_not_implemented(grads):
 
 defop("_scaled_dot_product_flash_attention_for_cpu_backward", "NotImplemented",
       K.sdpa_flash_cpu_backward, ("grad_out", "query", "key", "value", "out", "logsumexp"),
+      internal="backward-only: the flash kernel's backward, recorded under create_graph",
       outputs=("grad_query", "grad_key", "grad_value"),
       doc="the flash kernel's backward, recorded under create_graph (no derivative)",
       calls=("the flash kernel's backward under `create_graph=True`", ""),
@@ -225,6 +226,7 @@ defop("threshold_", "ThresholdBackward1", K.threshold, ("self",),
 # ThresholdBackwardBackward0. `self` only says where the gradient passes: its gradient is zeros.
 defop("threshold_backward", "ThresholdBackwardBackward0", K.threshold_backward,
       ("grad_output", "self"),
+      internal="backward-only: recorded by threshold's formula under create_graph",
       doc="threshold's backward, recorded under create_graph",
       calls=("threshold's backward under `create_graph=True`", ""),
       samples=(Sample(R(2, 4), _PIECES, threshold=0.5),),

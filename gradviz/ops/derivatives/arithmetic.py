@@ -66,14 +66,16 @@ defop("div_mode", "DivBackward2", K.div_mode, ("self", "other"),
       other=lambda grad, self, other, rounding_mode:
           -grad * ((self / other) / other) if rounding_mode is None else f.zeros_like(grad))
 defop("neg", "NegBackward0", K.neg, ("self",),
-      function="neg", method=True, inplace=True,
+      # (no with_out= yet: gradviz/ops/dispatch.py's out_variant example wraps gradviz.neg)
+      signature="neg(Tensor self) -> Tensor", method=True, inplace=True,
       doc="``-input``.",
       example="gradviz.neg(gradviz.tensor([1.0, -2.0]))\ntensor([-1.,  2.])",
       samples=(Sample(R(2, 3)), Sample(R())),
       calls=("`gradviz.negative`, `-x`", ""),
       self=lambda grad: -grad)
 defop("reciprocal", "ReciprocalBackward0", K.reciprocal, ("self",),
-      promotes=True, quiet=True, function="reciprocal", method=True, inplace=True,
+      signature="reciprocal(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
+      promotes=True, quiet=True,
       doc="``1 / input``.",
       example="gradviz.reciprocal(gradviz.tensor([2.0, 4.0]))\ntensor([0.5000, 0.2500])",
       samples=(Sample(P(2, 3)), Sample(P())),

@@ -109,10 +109,12 @@ defop("slice", "SliceBackward0", K.slice_dim, ("self",),
       self=lambda grad, self_sym_sizes, dim, start, end, step: f.slice_backward(
           grad, self_sym_sizes, dim, start, end, step))
 defop("select_backward", "SelectBackwardBackward0", K.select_backward, ("grad_output",),
+      internal="backward-only: recorded by select's formula under create_graph",
       doc="select's backward, recorded under create_graph",
       calls=("select's backward under `create_graph=True`", ""),
       grad_output=lambda grad, dim, index: f.select(grad, dim, index))
 defop("slice_backward", "SliceBackwardBackward0", K.slice_backward, ("grad_output",),
+      internal="backward-only: recorded by slice's formula under create_graph",
       doc="slice's backward, recorded under create_graph",
       calls=("slice's backward under `create_graph=True`", ""),
       grad_output=lambda grad, dim, start, end, step: f.slice_dim(grad, dim, start, end, step))
@@ -199,6 +201,7 @@ defop("diagonal_copy", "DiagonalBackward0_copy", K.diagonal_copy, ("self",),
                                                                    dim2=1)),
       self=_diagonal_backward)
 defop("diagonal_backward", "DiagonalBackwardBackward0", K.diagonal_backward, ("grad_output",),
+      internal="backward-only: recorded by diagonal's formula under create_graph",
       doc="diagonal's backward, recorded under create_graph",
       calls=("diagonal's backward under `create_graph=True`", ""),
       samples=(Sample(R(3), input_sizes=(3, 4), offset=1, dim1=0, dim2=1),),
