@@ -87,9 +87,8 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
         "floor_divide": F.floor_divide, "remainder": F.remainder,
         "floor_divide_": _floor_divide_, "remainder_": _remainder_,
         "bitwise_and": F.bitwise_and, "bitwise_or": F.bitwise_or, "bitwise_xor": F.bitwise_xor,
-        "bitwise_not": F.bitwise_not, "bitwise_and_": F.bitwise_and_,
+        "bitwise_and_": F.bitwise_and_,
         "bitwise_or_": F.bitwise_or_, "bitwise_xor_": F.bitwise_xor_,
-        "bitwise_not_": F.bitwise_not_,
         # in-place operators
         "__iadd__": _operator(F.add_), "__isub__": _operator(F.sub_),
         "__imul__": _operator(F.mul_), "__itruediv__": _operator(F.div_),
@@ -122,8 +121,7 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
         "mT": property(_mT), "mH": property(_mH), "H": property(_H), "adjoint": F.adjoint,
         "addmm": F.addmm, "addmm_": F.addmm_, "trace": F.trace,
         "where": _where,
-        "logical_not": F.logical_not, "logical_and": F.logical_and, "logical_or": F.logical_or,
-        "logical_xor": F.logical_xor, "logical_not_": F.logical_not_,
+        "logical_and": F.logical_and, "logical_or": F.logical_or, "logical_xor": F.logical_xor,
         "logical_and_": F.logical_and_, "logical_or_": F.logical_or_,
         "logical_xor_": F.logical_xor_,
     }
@@ -434,7 +432,7 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
     elementwise = ("abs", "absolute", "square", "clamp", "clip", "clamp_min", "clamp_max",
                    "maximum", "minimum", "copysign", "copysign_", "logaddexp", "logaddexp2",
                    "float_power", "float_power_", "sgn", "sgn_")
-    comparison = ("isnan", "isinf", "isfinite", "allclose", "equal", "signbit", "isclose")
+    comparison = ("allclose", "equal", "isclose")
     reductions = ("max", "min", "amax", "amin", "argmax", "argmin", "all", "any", "prod", "var",
                   "std", "logsumexp", "norm", "softmax", "log_softmax", "cumsum", "topk", "sort",
                   "argsort", "kthvalue", "median", "nanmedian", "cumprod", "cummax", "cummin",

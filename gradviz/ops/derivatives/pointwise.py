@@ -583,8 +583,10 @@ defop("logaddexp2", "Logaddexp2Backward0", K.logaddexp2, ("self", "other"),
       self=lambda grad, self, other: grad / (1 + 2 ** (other - self)),
       other=lambda grad, self, other: grad / (1 + 2 ** (self - other)))
 defop("signbit", None, np.signbit, ("self",),
-      doc="whether the sign bit is set (True for -0.0)",
-      calls=("`gradviz.signbit`", "`.signbit()`"))
+      signature="signbit(Tensor self) -> Tensor", method=True, with_out=True,
+      doc="Whether each element's sign bit is set: True for negatives and for -0.0 (bool, not "
+          "differentiable).",
+      example="gradviz.signbit(gradviz.tensor([-0.0, 0.0, -1.0]))\ntensor([ True, False,  True])")
 defop("isclose", None, K.isclose, ("self", "other"),
       doc="``|input - other| <= atol + rtol * |other|``, elementwise",
       calls=("`gradviz.isclose`", "`.isclose()`"))

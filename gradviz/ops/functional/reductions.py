@@ -24,7 +24,7 @@ from gradviz.ops.functional.common import (
     _named,
     _no_bool,
 )
-from gradviz.ops.functional.comparison import isnan, logical_not, ne
+from gradviz.ops.functional.comparison import ne
 from gradviz.ops.functional.factories import empty_like
 from gradviz.ops.functional.indexing import gather, masked_fill, narrow
 from gradviz.ops.functional.inplace import copy_, masked_fill_
@@ -704,7 +704,8 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
     if input._data.dtype.kind != "f":
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
                            f"but got {_dtype_word(input)}")
-    count = sum(logical_not(isnan(input)), dim, keepdim=keepdim)
+    # (logical_not and isnan are generated from their rows, after this file is imported)
+    count = sum(dispatch(_O["logical_not"], dispatch(_O["isnan"], input)), dim, keepdim=keepdim)
     return div(nansum(input, dim, keepdim, dtype=dtype), count)
 
 
