@@ -25,7 +25,7 @@ SIGNED = sorted(name for name, op in OPS.items() if op.signature is not None)
 # The issue's target (issue #30): 95% of the rows with a public name generate their function
 # and method from their signature. RATCHET is the share reached so far: raise it with each
 # migrated category, never lower it.
-TARGET, RATCHET = 0.95, 0.17
+TARGET, RATCHET = 0.95, 0.20
 
 
 def _expected(op, first: str, out: bool) -> inspect.Signature:
@@ -91,7 +91,8 @@ def test_out_writes_into_out_as_torch_does(name: str) -> None:
         assert fn(leaf, *args[1:], **kwargs, out=out) is out
     with pytest.raises(RuntimeError, match=r"result type Float can't be cast to the desired "
                        "output type Long"):
-        fn(args[0].float(), *args[1:], **kwargs, out=gradviz.empty(0, dtype=gradviz.long))
+        fn(*(a.float() if isinstance(a, gradviz.Tensor) else a for a in args), **kwargs,
+           out=gradviz.empty(0, dtype=gradviz.long))
 
 
 def test_parse_reads_torch_s_notation() -> None:

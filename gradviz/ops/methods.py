@@ -430,8 +430,7 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
 
     # By category, as gradviz/ops/functional/ is split.
     elementwise = ("abs", "absolute", "square", "clamp", "clip", "clamp_min", "clamp_max",
-                   "maximum", "minimum", "copysign", "copysign_", "logaddexp", "logaddexp2",
-                   "float_power", "float_power_", "sgn", "sgn_")
+                   "copysign", "copysign_", "float_power", "float_power_")
     comparison = ("allclose", "equal", "isclose")
     reductions = ("max", "min", "amax", "amin", "argmax", "argmin", "all", "any", "prod", "var",
                   "std", "logsumexp", "norm", "softmax", "log_softmax", "cumsum", "topk", "sort",

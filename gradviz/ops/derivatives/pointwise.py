@@ -10,6 +10,7 @@ import numpy as np
 
 from gradviz.ops import _formula as f
 from gradviz.ops import _kernels as K
+from gradviz.ops import bindings as B
 from gradviz.ops.derivatives.arithmetic import _not_implemented
 from gradviz.ops.opinfo import defop
 from gradviz.ops.samples import A, P, R, Sample, W
@@ -168,17 +169,25 @@ defop("clamp_max_tensor", "ClampMaxBackward1", np.minimum, ("self", "max"),
       self=lambda grad, self, max: f.where(self <= max, grad, 0.0),
       max=lambda grad, self, max: f.where(self > max, grad, 0.0))
 defop("maximum", "MaximumBackward0", np.maximum, ("self", "other"),
+      signature="maximum(Tensor self, Tensor other) -> Tensor", method=True, with_out=True,
+      normalize=B.tensor_other("maximum"),
       broadcasts=True, promotes=True,
-      doc="ties share the gradient equally, as in PyTorch",
-      calls=("`gradviz.maximum`, `gradviz.max(x, y)`", "`.maximum()`, `.max(y)`"),
+      doc="Elementwise maximum with broadcasting; ties share the gradient equally, as in PyTorch.",
+      example="gradviz.maximum(gradviz.tensor([1.0, 5.0]), gradviz.tensor([3.0, 2.0]))\n"
+              "tensor([3., 5.])",
+      calls=("`gradviz.max(x, y)`", "`.max(y)`"),
       self=lambda grad, self, other: f.where(self < other, 0.0,
                                              f.where(self == other, grad / 2, grad)),
       other=lambda grad, self, other: f.where(self > other, 0.0,
                                               f.where(self == other, grad / 2, grad)))
 defop("minimum", "MinimumBackward0", np.minimum, ("self", "other"),
+      signature="minimum(Tensor self, Tensor other) -> Tensor", method=True, with_out=True,
+      normalize=B.tensor_other("minimum"),
       broadcasts=True, promotes=True,
-      doc="ties share the gradient equally, as in PyTorch",
-      calls=("`gradviz.minimum`, `gradviz.min(x, y)`", "`.minimum()`, `.min(y)`"),
+      doc="Elementwise minimum with broadcasting; ties share the gradient equally, as in PyTorch.",
+      example="gradviz.minimum(gradviz.tensor([1.0, 5.0]), gradviz.tensor([3.0, 2.0]))\n"
+              "tensor([1., 2.])",
+      calls=("`gradviz.min(x, y)`", "`.min(y)`"),
       self=lambda grad, self, other: f.where(self > other, 0.0,
                                              f.where(self == other, grad / 2, grad)),
       other=lambda grad, self, other: f.where(self < other, 0.0,
@@ -550,9 +559,11 @@ defop("polygamma_", "PolygammaBackward1", K.polygamma, ("self",),
       samples=(Sample(P(2, 3), n=1),),
       self=lambda grad, n, self: grad * f.op("polygamma", self, n=n + 1))
 defop("sgn", "SgnBackward0", K.sgn, ("self",),
-      doc="the sign of each element (-1, 0 or 1): ``sign`` extended to complex numbers, which "
-          "gradviz does not have",
-      calls=("`gradviz.sgn`", "`.sgn()`, `.sgn_()`"),
+      signature="sgn(Tensor self) -> Tensor", method=True, inplace=True, with_out=True,
+      doc="The sign of each element (-1, 0 or 1): ``sign`` extended to complex numbers, which "
+          "gradviz does not have. Its gradient is zero, as torch's is (torch hands back a "
+          "ZeroTensor, gradviz plain zeros).",
+      example="gradviz.sgn(gradviz.tensor([-2.0, 0.0, 3.0]))\ntensor([-1.,  0.,  1.])",
       samples=(Sample(A(2, 3)),),
       self=_sgn_backward)
 defop("copysign", "CopysignBackward0", K.copysign, ("self", "other"),
@@ -569,16 +580,22 @@ defop("copysign_scalar", "CopysignBackward1", K.copysign_scalar, ("self",),
       samples=(Sample(A(2, 3), other=-1.0), Sample(A(3), other=2.0)),
       self=_copysign_backward)
 defop("logaddexp", "LogaddexpBackward0", K.logaddexp, ("self", "other"),
+      signature="logaddexp(Tensor self, Tensor other) -> Tensor", method=True, with_out=True,
+      normalize=B.float_tensors_of("logaddexp", "logaddexp_cpu", "input", "other"),
       broadcasts=True,
-      doc="``log(exp(input) + exp(other))`` without overflow.",
-      calls=("`gradviz.logaddexp`", "`.logaddexp()`"),
+      doc="``log(exp(input) + exp(other))`` without overflow; floating point tensors only, as "
+          "in PyTorch.",
+      example="gradviz.logaddexp(gradviz.tensor([0.0]), gradviz.tensor([0.0]))\n"
+              "tensor([0.6931])",
       samples=(Sample(R(2, 3), R(2, 3)), Sample(R(2, 3), R(3))),
       self=lambda grad, self, other: grad / (1 + f.exp(other - self)),
       other=lambda grad, self, other: grad / (1 + f.exp(self - other)))
 defop("logaddexp2", "Logaddexp2Backward0", K.logaddexp2, ("self", "other"),
+      signature="logaddexp2(Tensor self, Tensor other) -> Tensor", method=True, with_out=True,
+      normalize=B.float_tensors_of("logaddexp2", "logaddexp2_cpu", "input", "other"),
       broadcasts=True,
       doc="``log2(2 ** input + 2 ** other)`` without overflow.",
-      calls=("`gradviz.logaddexp2`", "`.logaddexp2()`"),
+      example="gradviz.logaddexp2(gradviz.tensor([1.0]), gradviz.tensor([1.0]))\ntensor([2.])",
       samples=(Sample(R(2, 3), R(2, 3)), Sample(R(2, 3), R(3))),
       self=lambda grad, self, other: grad / (1 + 2 ** (other - self)),
       other=lambda grad, self, other: grad / (1 + 2 ** (self - other)))

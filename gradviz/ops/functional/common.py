@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 
 from gradviz.ops import _args
+from gradviz.ops.bindings import float_only as _float_only  # noqa: F401 - the files use it
+from gradviz.ops.bindings import tensors_only as _tensors_only
 from gradviz.ops.derivatives import OPS
 from gradviz.tensor import Tensor, _is_number, _wrap_dim
 
@@ -51,14 +53,6 @@ def _overloads(fn: str, args: tuple, signatures: tuple[str, ...]) -> TypeError:
     listed = "".join(f" * ({s}, *, Tensor out = None)\n" for s in signatures)
     return TypeError(f"{fn}() received an invalid combination of arguments - got ({got}), but "
                      f"expected one of:\n{listed}")
-
-
-def _tensors_only(fn: str, **operands: Any) -> None:
-    """torch's error for a number where only a tensor is taken (``atan2(x, 2.0)``)."""
-    for position, (name, value) in enumerate(operands.items(), 1):
-        if not isinstance(value, Tensor):
-            raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, "
-                            f"not {type(value).__name__}")
 
 
 def _method_form(fn: Any, name: str, params: tuple[str, ...]) -> Any:
@@ -112,16 +106,6 @@ def _named(kind: str, values: Tensor, indices: Tensor) -> Any:
 def _no_bool(kernel: str, input: Tensor) -> None:
     if input._data.dtype == np.bool_:
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
-
-
-def _float_only(kernel: str, *tensors: Tensor) -> None:
-    """PyTorch's NotImplementedError for an integer or bool tensor where only floats are
-    taken (``"logaddexp_cpu" not implemented for 'Long'``)."""
-    from gradviz.ops._kernels import _not_for
-
-    for t in tensors:
-        if t._data.dtype.kind != "f":
-            raise _not_for(kernel, t._data.dtype)
 
 
 def _dtype_word(t: Tensor) -> str:

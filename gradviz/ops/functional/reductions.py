@@ -28,7 +28,7 @@ from gradviz.ops.functional.comparison import ne
 from gradviz.ops.functional.factories import empty_like
 from gradviz.ops.functional.indexing import gather, masked_fill, narrow
 from gradviz.ops.functional.inplace import copy_, masked_fill_
-from gradviz.ops.functional.pointwise import _floating_kernel, lerp, maximum, minimum
+from gradviz.ops.functional.pointwise import _floating_kernel, lerp
 from gradviz.ops.functional.shape import cat, expand, flatten, transpose, unsqueeze, view
 from gradviz.tensor import Tensor, _wrap_dim
 
@@ -93,7 +93,8 @@ def _max_min(name: str, input: Tensor, dim: Any, keepdim: bool) -> Any:
         _nonempty(name, input)
         return dispatch(_O[name], input)
     if isinstance(dim, Tensor):
-        return (maximum if name == "max" else minimum)(input, dim)
+        # (maximum and minimum are generated from their rows, after this file is imported)
+        return dispatch(_O["maximum" if name == "max" else "minimum"], input, dim)
     d = _wrap_dim(int(dim), input.ndim)
     if input.ndim and input.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")

@@ -1,0 +1,98 @@
+"""What torch's Python binding does before an op's row runs: the argument checks and mappings
+that a row's signature cannot say, given to the row as its ``normalize=`` (NOTE [signature rows]
+in gradviz/ops/opinfo.py).
+
+PyTorch's ``python_arg_parser`` refuses a number where its schema says ``Tensor`` (``atan2(x,
+2.0)``) and some kernels refuse dtypes before they run; the functions here raise the same errors
+with the same texts, then return the dispatch point's ``(inputs, keywords)``. This module sits
+below the table (the rows import it) and imports nothing of the op layer but the kernels'
+dtype names, so the functional forms (gradviz/ops/functional/) share its checks too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gradviz.ops._kernels.common import _not_for
+from gradviz.tensor import Tensor
+
+__all__ = ["tensors_only", "float_only", "tensor_other", "tensors_of", "float_tensors_of"]
+
+
+def tensors_only(fn: str, **operands: Any) -> None:
+    """torch's error for a number where only a tensor is taken (``atan2(x, 2.0)``).
+
+    Example:
+        >>> import gradviz
+        >>> tensors_only("atan2", input=gradviz.ones(1), other=2.0)
+        Traceback (most recent call last):
+        TypeError: atan2(): argument 'other' (position 2) must be Tensor, not float
+    """
+    for position, (name, value) in enumerate(operands.items(), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, "
+                            f"not {type(value).__name__}")
+
+
+def float_only(kernel: str, *tensors: Tensor) -> None:
+    """PyTorch's NotImplementedError for an integer or bool tensor where only floats are
+    taken (``"logaddexp_cpu" not implemented for 'Long'``)."""
+    for t in tensors:
+        if t._data.dtype.kind != "f":
+            raise _not_for(kernel, t._data.dtype)
+
+
+def tensor_other(fn: str) -> Any:
+    """The normaliser of ``fn(Tensor self, Tensor other)`` whose ``other`` must be a tensor
+    (``maximum``: torch's parser refuses a number there; ``input`` is not checked, as torch's
+    method form has it as ``self``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.maximum(gradviz.ones(1), 2)
+        Traceback (most recent call last):
+        TypeError: maximum(): argument 'other' (position 2) must be Tensor, not int
+    """
+    def normalize(input: Any, other: Any) -> tuple[tuple, dict]:
+        if not isinstance(other, Tensor):
+            raise TypeError(f"{fn}(): argument 'other' (position 2) must be Tensor, not "
+                            f"{type(other).__name__}")
+        return (input, other), {}
+
+    normalize.__qualname__ = f"tensor_other({fn!r})"
+    return normalize
+
+
+def tensors_of(fn: str, *names: str) -> Any:
+    """The normaliser of ``fn`` whose arguments ``names`` (all of them inputs) must be tensors.
+
+    Example:
+        >>> import gradviz
+        >>> tensors_of("fmax", "input", "other")(gradviz.ones(1), 2.0)
+        Traceback (most recent call last):
+        TypeError: fmax(): argument 'other' (position 2) must be Tensor, not float
+    """
+    def normalize(*args: Any) -> tuple[tuple, dict]:
+        tensors_only(fn, **dict(zip(names, args)))
+        return args, {}
+
+    normalize.__qualname__ = f"tensors_of({fn!r})"
+    return normalize
+
+
+def float_tensors_of(fn: str, kernel: str, *names: str) -> Any:
+    """:func:`tensors_of`, then the floating-point-only kernel's dtype check (``logaddexp``).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.logaddexp(gradviz.ones(1, dtype=gradviz.long), gradviz.ones(1))
+        Traceback (most recent call last):
+        NotImplementedError: "logaddexp_cpu" not implemented for 'Long'
+    """
+    def normalize(*args: Any) -> tuple[tuple, dict]:
+        tensors_only(fn, **dict(zip(names, args)))
+        float_only(kernel, *args)
+        return args, {}
+
+    normalize.__qualname__ = f"float_tensors_of({fn!r})"
+    return normalize
