@@ -199,6 +199,7 @@ defop("hardsigmoid", "HardsigmoidBackward0", K.hardsigmoid, ("self",),
       # PyTorch's CPU kernel multiplies by 1/6 rounded to float32, in every dtype: so do we
       self=lambda grad, self: f.where((self > -3) & (self < 3), grad * _ONE_SIXTH_F32, 0.0))
 defop("log_sigmoid_forward", "LogSigmoidBackward0", K.log_sigmoid, ("self",),
+      internal="reached through F.logsigmoid (a Python function in torch too)",
       outputs=("output", "buffer"), nondiff_outputs=(1,),
       doc="outputs (log(sigmoid(x)), buffer = exp(-|x|)), the CPU kernel's pair",
       calls=("`F.logsigmoid`, `nn.LogSigmoid`", ""),

@@ -197,6 +197,8 @@ def _pad_rows(kind: str, nd: int, samples: tuple, back_sample: Sample) -> None:
     forward, backward = ((K.reflection_pad, K.reflection_pad_backward) if kind == "reflection"
                          else (K.replication_pad, K.replication_pad_backward))
     defop(name, f"{title}Pad{nd}DBackward0", forward, ("self",),
+          internal="reached through F.pad(mode=...) and nn's padding layers (F.pad is a Python "
+                   "function in torch too)",
           doc=f"``padding`` as F.pad takes it, the last dimension's (left, right) first; {nd}-D",
           calls=(f"`F.pad(mode='{mode}')`, `nn.{title}Pad{nd}d`", ""),
           samples=samples,
@@ -224,6 +226,7 @@ _pad_rows("replication", 2, (Sample(R(2, 2, 3, 4), padding=(2, 1, 0, 3)),
           Sample(R(2, 2, 6, 7), R(2, 2, 3, 4), padding=(2, 1, 0, 3)))
 
 defop("upsample_nearest1d", "UpsampleNearest1DBackward0", K.upsample_nearest1d, ("self",),
+      internal="reached through F.interpolate and nn.Upsample (a Python function in torch too)",
       doc="``scales`` as F.interpolate passes it (None: from the sizes)",
       calls=("`F.interpolate(mode='nearest')` on 3-D input, `nn.Upsample`", ""),
       samples=(Sample(R(2, 3, 4), output_size=(9,)), Sample(R(1, 2, 3), output_size=(6,),
@@ -240,6 +243,7 @@ defop("upsample_nearest1d_backward", "UpsampleNearest1DBackwardBackward0",
       grad_output=lambda grad, output_size, scales: f.op(
           "upsample_nearest1d", grad, output_size=output_size, scales=scales))
 defop("upsample_nearest2d", "UpsampleNearest2DBackward0", K.upsample_nearest2d, ("self",),
+      internal="reached through F.interpolate and nn.Upsample (a Python function in torch too)",
       doc="``scales_h``/``scales_w`` as F.interpolate passes them (None: from the sizes)",
       calls=("`F.interpolate(mode='nearest')` on 4-D input, `nn.Upsample`, "
              "`nn.UpsamplingNearest2d`", ""),
@@ -258,6 +262,7 @@ defop("upsample_nearest2d_backward", "UpsampleNearest2DBackwardBackward0",
           "upsample_nearest2d", grad, output_size=output_size, scales_h=scales_h,
           scales_w=scales_w))
 defop("upsample_linear1d", "UpsampleLinear1DBackward0", K.upsample_linear1d, ("self",),
+      internal="reached through F.interpolate and nn.Upsample (a Python function in torch too)",
       doc="``align_corners`` and ``scales`` as F.interpolate passes them",
       calls=("`F.interpolate(mode='linear')`, `nn.Upsample(mode='linear')`", ""),
       samples=(Sample(R(2, 3, 4), output_size=(7,), align_corners=False),
@@ -276,6 +281,7 @@ defop("upsample_linear1d_backward", "UpsampleLinear1DBackwardBackward0",
           "upsample_linear1d", grad, output_size=output_size, align_corners=align_corners,
           scales=scales))
 defop("upsample_bilinear2d", "UpsampleBilinear2DBackward0", K.upsample_bilinear2d, ("self",),
+      internal="reached through F.interpolate and nn.Upsample (a Python function in torch too)",
       doc="``align_corners`` and ``scales_h``/``scales_w`` as F.interpolate passes them",
       calls=("`F.interpolate(mode='bilinear')`, `nn.Upsample(mode='bilinear')`, "
              "`nn.UpsamplingBilinear2d`", ""),
@@ -298,6 +304,7 @@ defop("upsample_bilinear2d_backward", "UpsampleBilinear2DBackwardBackward0",
           "upsample_bilinear2d", grad, output_size=output_size, align_corners=align_corners,
           scales_h=scales_h, scales_w=scales_w))
 defop("upsample_bicubic2d", "UpsampleBicubic2DBackward0", K.upsample_bicubic2d, ("self",),
+      internal="reached through F.interpolate and nn.Upsample (a Python function in torch too)",
       doc="cubic convolution (A = -0.75, borders clamped); ``align_corners`` and "
           "``scales_h``/``scales_w`` as F.interpolate passes them",
       calls=("`F.interpolate(mode='bicubic')`, `nn.Upsample(mode='bicubic')`", ""),
@@ -320,6 +327,7 @@ defop("upsample_bicubic2d_backward", "UpsampleBicubic2DBackwardBackward0",
           "upsample_bicubic2d", grad, output_size=output_size, align_corners=align_corners,
           scales_h=scales_h, scales_w=scales_w))
 defop("upsample_trilinear3d", "UpsampleTrilinear3DBackward0", K.upsample_trilinear3d, ("self",),
+      internal="reached through F.interpolate and nn.Upsample (a Python function in torch too)",
       doc="``align_corners`` and ``scales_d``/``scales_h``/``scales_w`` as F.interpolate passes "
           "them",
       calls=("`F.interpolate(mode='trilinear')`, `nn.Upsample(mode='trilinear')`", ""),
@@ -343,6 +351,7 @@ defop("upsample_trilinear3d_backward", "UpsampleTrilinear3DBackwardBackward0",
           scales_d=scales_d, scales_h=scales_h, scales_w=scales_w))
 defop("upsample_nearest_exact1d", "UpsampleNearestExact1DBackward0",
       K.upsample_nearest_exact1d, ("self",),
+      internal="reached through F.interpolate and nn.Upsample (a Python function in torch too)",
       doc="each output reads the input whose cell holds its centre; ``scales`` as "
           "F.interpolate passes it",
       calls=("`F.interpolate(mode='nearest-exact')` on 3-D input", ""),
@@ -361,6 +370,7 @@ defop("upsample_nearest_exact1d_backward", "UpsampleNearestExact1DBackwardBackwa
           "upsample_nearest_exact1d", grad, output_size=output_size, scales=scales))
 defop("upsample_nearest_exact2d", "UpsampleNearestExact2DBackward0",
       K.upsample_nearest_exact2d, ("self",),
+      internal="reached through F.interpolate and nn.Upsample (a Python function in torch too)",
       doc="``scales_h``/``scales_w`` as F.interpolate passes them",
       calls=("`F.interpolate(mode='nearest-exact')` on 4-D input", ""),
       samples=(Sample(R(2, 2, 3, 4), output_size=(5, 7)),
@@ -379,6 +389,7 @@ defop("upsample_nearest_exact2d_backward", "UpsampleNearestExact2DBackwardBackwa
           scales_w=scales_w))
 defop("upsample_nearest_exact3d", "UpsampleNearestExact3DBackward0",
       K.upsample_nearest_exact3d, ("self",),
+      internal="reached through F.interpolate and nn.Upsample (a Python function in torch too)",
       doc="``scales_d``/``scales_h``/``scales_w`` as F.interpolate passes them",
       calls=("`F.interpolate(mode='nearest-exact')` on 5-D input", ""),
       samples=(Sample(R(1, 2, 2, 3, 2), output_size=(3, 5, 4)),
@@ -409,6 +420,7 @@ defop("pixel_unshuffle", "PixelUnshuffleBackward0", K.pixel_unshuffle, ("self",)
       self=lambda grad, downscale_factor: f.op("pixel_shuffle", grad,
                                                upscale_factor=downscale_factor))
 defop("im2col", "Im2ColBackward0", K.im2col, ("self",),
+      internal="reached through F.unfold (a Python function in torch too)",
       doc="(N, C, H, W) -> (N, C kh kw, L): every window as a column (F.unfold)",
       calls=("`F.unfold`, `nn.Unfold`", ""),
       samples=(Sample(R(2, 2, 4, 5), kernel_size=(2, 3), dilation=(1, 1), padding=(1, 0),
@@ -420,6 +432,7 @@ defop("im2col", "Im2ColBackward0", K.im2col, ("self",),
           "col2im", grad, output_size=(self_sym_argsize_minus_2, self_sym_argsize_minus_1),
           kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride))
 defop("col2im", "Col2ImBackward0", K.col2im, ("self",),
+      internal="reached through F.fold (a Python function in torch too)",
       doc="(N, C kh kw, L) -> (N, C, H, W): the columns added back at their windows (F.fold)",
       calls=("`F.fold`, `nn.Fold`", ""),
       samples=(Sample(R(2, 12, 6), output_size=(3, 4), kernel_size=(2, 2), dilation=(1, 1),

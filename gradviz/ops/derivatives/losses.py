@@ -147,6 +147,7 @@ defop("soft_margin_loss", "SoftMarginLossBackward0", K.soft_margin_loss, ("self"
 # The two C++ calls of the composite losses that no other row records: at::norm(x, p, dim)
 # (pairwise_distance) and tensor - Scalar (cosine_embedding_loss).
 defop("norm_dim", "NormBackward1", K.norm_dim, ("self",),
+      internal="at::norm(self, p, dim): recorded only inside F.pairwise_distance, a composite",
       quiet=True,
       doc="at::norm(self, p, dim, keepdim), as F.pairwise_distance calls it",
       calls=("`F.pairwise_distance`, `nn.PairwiseDistance`", ""),
@@ -156,6 +157,8 @@ defop("norm_dim", "NormBackward1", K.norm_dim, ("self",),
       self=lambda grad, self, result, p, dim, keepdim: _norm_backward(grad, self, result, p,
                                                                       dim, keepdim))
 defop("sub_scalar", "SubBackward1", K.sub_scalar, ("self",),
+      internal="aten::sub.Scalar: recorded only inside composites torch decomposes in C++ "
+               "(gradviz.sub(x, 2) records sub, as torch's does)",
       promotes=True,
       doc="tensor - Scalar inside PyTorch's C++ decompositions (cosine_embedding_loss)",
       calls=("inside `F.cosine_embedding_loss`", ""),

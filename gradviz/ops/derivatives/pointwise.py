@@ -144,6 +144,8 @@ defop("clamp", "ClampBackward1", K.clamp, ("self",),
       calls=("`gradviz.clamp`, `gradviz.clip`", "`.clamp()`, `.clip()`, `.clamp_()`"),
       self=_clamp_backward)
 defop("clamp_tensor", "ClampBackward0", K.clamp, ("self", "min", "max"),
+      internal="overload of clamp (tensor bounds): reached through gradviz.clamp, which picks "
+               "torch's overload",
       broadcasts=True, promotes=True,
       doc="clamp with tensor bounds (either may be None)",
       calls=("`gradviz.clamp(x, min_tensor, max_tensor)`", "`.clamp()`, `.clamp_()`"),
@@ -155,6 +157,8 @@ defop("clamp_min", "ClampMinBackward0", K.clamp_min, ("self",),
       calls=("`gradviz.clamp_min`", "`.clamp_min()`"),
       self=lambda grad, self, min: f.where(self >= min, grad, 0.0))
 defop("clamp_min_tensor", "ClampMinBackward1", np.maximum, ("self", "min"),
+      internal="overload of clamp_min (a tensor min): reached through gradviz.clamp_min, which "
+               "picks torch's overload",
       broadcasts=True,
       calls=("`gradviz.clamp_min(x, tensor)`", "`.clamp_min()`"),
       self=lambda grad, self, min: f.where(self >= min, grad, 0.0),
@@ -164,6 +168,8 @@ defop("clamp_max", "ClampMaxBackward0", K.clamp_max, ("self",),
       calls=("`gradviz.clamp_max`", "`.clamp_max()`"),
       self=lambda grad, self, max: f.where(self <= max, grad, 0.0))
 defop("clamp_max_tensor", "ClampMaxBackward1", np.minimum, ("self", "max"),
+      internal="overload of clamp_max (a tensor max): reached through gradviz.clamp_max, which "
+               "picks torch's overload",
       broadcasts=True,
       calls=("`gradviz.clamp_max(x, tensor)`", "`.clamp_max()`"),
       self=lambda grad, self, max: f.where(self <= max, grad, 0.0),
@@ -266,6 +272,8 @@ defop("round", "RoundBackward0", K.round_, ("self",),
       samples=(Sample(R(2, 3)), Sample(R())),
       self=_zero_grad)
 defop("round_decimals", "RoundBackward1", K.round_decimals, ("self",),
+      internal="overload of round (decimals=): reached through gradviz.round, which picks torch's"
+               " overload",
       doc="``round(decimals=d)``: to ``d`` decimal places, half to even (the gradient is 0).",
       calls=("`gradviz.round(x, decimals=2)`", "`.round(decimals=2)`, `.round_(decimals=2)`"),
       samples=(Sample(R(2, 3), decimals=1), Sample(P(3), decimals=-1)),
@@ -403,6 +411,8 @@ defop("hypot", "HypotBackward0", K.hypot, ("self", "other"),
       self=lambda grad, self, result: grad * self / result,
       other=lambda grad, other, result: grad * other / result)
 defop("fmod_scalar", "FmodBackward0", K.fmod_scalar, ("self",),
+      internal="overload of fmod (a number other): reached through gradviz.fmod, which picks "
+               "torch's overload",
       promotes=True, quiet=True,
       doc="``input - trunc(input / other) * other`` with a number ``other`` (C's fmod: the "
           "sign of ``input``).",
@@ -441,12 +451,16 @@ defop("xlogy", "XlogyBackward0", K.xlogy, ("self", "other"),
       self=_xlogy_self_grad,
       other=lambda grad, self, other: grad * self / other)
 defop("xlogy_scalar_self", "XlogyBackward1", K.xlogy_scalar_self, ("other",),
+      internal="overload of xlogy (a number input): reached through gradviz.xlogy, which picks "
+               "torch's overload",
       promotes=True, quiet=True,
       doc="``xlogy`` with a number ``input``.",
       calls=("`gradviz.xlogy(2.0, y)`", ""),
       samples=(Sample(P(2, 3), self=2.0),),
       other=lambda grad, self, other: grad * self / other)
 defop("xlogy_scalar_other", "XlogyBackward2", K.xlogy_scalar_other, ("self",),
+      internal="overload of xlogy (a number other): reached through gradviz.xlogy, which picks "
+               "torch's overload",
       promotes=True, quiet=True,
       doc="``xlogy`` with a number ``other``.",
       calls=("`gradviz.xlogy(x, 2.0)`", "`.xlogy()`, `.xlogy_()`"),
@@ -471,6 +485,8 @@ defop("lerp", "LerpBackward0", K.lerp, ("self", "end"),
       self=lambda grad, weight: grad * (1 - weight),
       end=lambda grad, weight: grad * weight)
 defop("lerp_tensor", "LerpBackward1", K.lerp_tensor, ("self", "end", "weight"),
+      internal="overload of lerp (a tensor weight): reached through gradviz.lerp, which picks "
+               "torch's overload",
       broadcasts=True,
       doc="``input + weight * (end - input)`` with a tensor ``weight``.",
       calls=("`gradviz.lerp(x, y, w)`", "`.lerp()`, `.lerp_()`"),
@@ -574,6 +590,8 @@ defop("copysign", "CopysignBackward0", K.copysign, ("self", "other"),
       self=_copysign_backward,
       other=lambda grad: f.zeros_like(grad))
 defop("copysign_scalar", "CopysignBackward1", K.copysign_scalar, ("self",),
+      internal="overload of copysign (a number other): reached through gradviz.copysign, which "
+               "picks torch's overload",
       promotes=True,
       doc="``|input|`` with the sign of a number ``other``.",
       calls=("`gradviz.copysign(x, -1.0)`", "`.copysign()`, `.copysign_()`"),

@@ -126,6 +126,7 @@ defop("sum", "SumBackward0", K.sum_all, ("self",),
       calls=("`gradviz.sum`", "`.sum()`"),
       self=lambda grad, self_sym_sizes: f.expand(grad, self_sym_sizes))
 defop("sum_dim", "SumBackward1", K.sum_dim, ("self",),
+      internal="overload of sum (dim=): reached through gradviz.sum, which picks torch's overload",
       calls=("`gradviz.sum(x, dim)`", "`.sum()`"),
       self=_sum_backward)
 defop("mean", "MeanBackward0", K.mean_all, ("self",),
@@ -133,6 +134,8 @@ defop("mean", "MeanBackward0", K.mean_all, ("self",),
       self=lambda grad, self_sym_sizes, self_sym_numel: f.expand(grad, self_sym_sizes)
       / self_sym_numel)
 defop("mean_dim", "MeanBackward1", K.mean_dim, ("self",),
+      internal="overload of mean (dim=): reached through gradviz.mean, which picks torch's "
+               "overload",
       calls=("`gradviz.mean(x, dim)`", "`.mean()`"),
       self=lambda grad, self_sym_sizes, dim, self_sym_numel, keepdim: _sum_backward(
           grad, self_sym_sizes, dim, keepdim) / _reduced_count(self_sym_sizes, dim))
@@ -155,11 +158,13 @@ defop("min", "MinBackward1", K.min_all, ("self",),
       self=lambda grad, self, result: _even_share(grad, self, result, _all_dims(self, None),
                                                   False))
 defop("max_dim", "MaxBackward0", K.max_dim, ("self",),
+      internal="overload of max (dim=): reached through gradviz.max, which picks torch's overload",
       outputs=("values", "indices"), nondiff_outputs=(1,),
       doc="(values, indices); the gradient goes to the returned index",
       calls=("`gradviz.max(x, dim)`", "`.max()`"),
       self=_value_selecting_backward)
 defop("min_dim", "MinBackward0", K.min_dim, ("self",),
+      internal="overload of min (dim=): reached through gradviz.min, which picks torch's overload",
       outputs=("values", "indices"), nondiff_outputs=(1,),
       doc="(values, indices); the gradient goes to the returned index",
       calls=("`gradviz.min(x, dim)`", "`.min()`"),
@@ -170,6 +175,8 @@ defop("prod", "ProdBackward0", K.prod_all, ("self",),
       calls=("`gradviz.prod`", "`.prod()`"),
       self=lambda grad, self, result: _prod_backward(grad, self, result, None, False))
 defop("prod_dim", "ProdBackward1", K.prod, ("self",),
+      internal="overload of prod (dim=): reached through gradviz.prod, which picks torch's "
+               "overload",
       quiet=True,
       calls=("`gradviz.prod(x, dim)`", "`.prod()`"),
       self=lambda grad, self, result, dim, keepdim: _prod_backward(
@@ -258,6 +265,8 @@ defop("sort", "SortBackward0", K.sort, ("self",),
                Sample(R(), dim=0)),
       self=_selected_backward)
 defop("sort_stable", "SortBackward1", K.sort_stable, ("self",),
+      internal="overload of sort (stable=): reached through gradviz.sort, which picks torch's "
+               "overload",
       outputs=("values", "indices"), nondiff_outputs=(1,),
       doc="sort called with ``stable=``: equal values keep their order",
       calls=("`gradviz.sort(x, stable=True)`", "`.sort(stable=True)`"),
@@ -278,6 +287,8 @@ defop("median", "MedianBackward0", K.median, ("self",),
       self=lambda grad, self, result: _even_share(grad, self, result, _all_dims(self, None),
                                                   False))
 defop("median_dim", "MedianBackward1", K.median_dim, ("self",),
+      internal="overload of median (dim=): reached through gradviz.median, which picks torch's "
+               "overload",
       outputs=("values", "indices"), nondiff_outputs=(1,),
       doc="(values, indices) along ``dim``; the gradient goes to the returned index",
       calls=("`gradviz.median(x, dim)`", "`.median()`"),
@@ -292,6 +303,8 @@ defop("nanmedian", "NanmedianBackward0", K.nanmedian, ("self",),
       self=lambda grad, self, result: _even_share(grad, self, result, _all_dims(self, None),
                                                   False))
 defop("nanmedian_dim", "NanmedianBackward1", K.nanmedian_dim, ("self",),
+      internal="overload of nanmedian (dim=): reached through gradviz.nanmedian, which picks "
+               "torch's overload",
       outputs=("values", "indices"), nondiff_outputs=(1,),
       doc="(values, indices) along ``dim``, NaN skipped; the gradient goes to the returned index",
       calls=("`gradviz.nanmedian(x, dim)`", "`.nanmedian()`"),

@@ -37,15 +37,19 @@ defop("view", "ViewBackward0", K.view, ("self",),
              "`.view()`, `.reshape()`, `.flatten()`, `.view_as()`"),
       self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
 defop("_unsafe_view", "UnsafeViewBackward0", K.unsafe_view, ("self",),
+      internal="aten internal: recorded by reshape, matmul and kron where they copy, as torch's "
+               "composites record it",
       doc="the reshape of a copy (reshape of a non-contiguous tensor: clone, then this)",
       calls=("`gradviz.reshape` (copying), `x @ y` (N-D)", "`.reshape()`"),
       self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
 defop("_reshape_alias", "ReshapeAliasBackward0", K.reshape_alias, ("self",),
+      internal="aten internal: recorded by reshape of a non-contiguous viewable tensor",
       view=True,
       doc="reshape of a non-contiguous tensor that can still be a view",
       calls=("`gradviz.reshape` (non-contiguous view)", "`.reshape()`, `.flatten()`"),
       self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
 defop("alias", "AliasBackward0", K.alias, ("self",),
+      internal="aten internal: recorded by x[...] and Tensor.new's aliasing, as torch records it",
       view=True,
       doc="x[...] and x[:, :]: the same tensor as a new view",
       calls=("`x[...]`, `x[:, :]`", ""),
@@ -80,19 +84,26 @@ defop("squeeze", "SqueezeBackward0", K.squeeze, ("self",),
       self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
 # squeeze_dim saves dim although its formula reshapes: PyTorch shows _saved_dim.
 defop("squeeze_dim", "SqueezeBackward1", K.squeeze_dim, ("self",),
+      internal="overload of squeeze (one dim): reached through gradviz.squeeze, which picks "
+               "torch's overload",
       view=True,
       calls=("`gradviz.squeeze(x, dim)`", "`.squeeze()`"),
       self=lambda grad, self_sym_sizes, dim: grad.reshape(self_sym_sizes))
 defop("squeeze_dims", "SqueezeBackward2", K.squeeze_dims, ("self",),
+      internal="overload of squeeze (a tuple of dims): reached through gradviz.squeeze, which "
+               "picks torch's overload",
       view=True,
       doc="``squeeze`` with a tuple of dims: those of size 1 are removed.",
       calls=("`gradviz.squeeze(x, (0, 2))`", "`.squeeze((0, 2))`"),
       self=lambda grad, self_sym_sizes, dim: grad.reshape(self_sym_sizes))
 defop("squeeze_dim_", "SqueezeBackward4", K.squeeze_dim, ("self",),
+      internal="overload of squeeze_ (one dim): reached through gradviz.squeeze_, which picks "
+               "torch's overload",
       doc="in-place ``squeeze_(dim)`` (also inside matmul, 1-D @ 2-D, as in PyTorch)",
       calls=("`x @ y` (1-D @ 2-D)", "`.squeeze_(dim)`"),
       self=lambda grad, self_sym_sizes, dim: grad.reshape(self_sym_sizes))
 defop("to_copy", "ToCopyBackward0", K.to_copy, ("self",),
+      internal="aten::_to_copy: recorded by Tensor.to, .float(), .double() ...",
       doc="a dtype cast (``x.double()``, ``x.to(dtype)``)",
       calls=("", "`.to()`, `.double()`, `.float()`, `.type_as()`"),
       self=lambda grad, self_dtype: f.to_dtype(grad, self_dtype))
@@ -103,6 +114,8 @@ defop("select", "SelectBackward0", K.select, ("self",),
       self=lambda grad, self_sym_sizes, dim, index: f.select_backward(grad, self_sym_sizes, dim,
                                                                       index))
 defop("slice", "SliceBackward0", K.slice_dim, ("self",),
+      internal="aten::slice: recorded by basic indexing (x[a:b]) and narrow; torch has no "
+               "torch.slice",
       view=True,
       doc="x[a:b:c] and narrow; one node per sliced dimension",
       calls=("`gradviz.narrow`, `x[a:b:c]`", "`.narrow()`"),
