@@ -102,6 +102,7 @@ defop("convolution", "ConvolutionBackward0", K.convolution, ("input", "weight", 
       input=_conv_input_grad, weight=_conv_weight_grad, bias=_conv_bias_grad)
 defop("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", K.max_pool2d_with_indices,
       ("self",),
+      internal="reached through F.max_pool2d (a Python function in torch too)",
       outputs=("result0", "result1"), nondiff_outputs=(1,),
       doc="outputs (values, indices); indices are flat positions in each H*W plane",
       calls=("`gradviz.max_pool2d`, `gradviz.max_pool1d`, `F.max_pool2d`, `F.max_pool1d`", ""),
@@ -118,6 +119,7 @@ defop("max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0
       self=_shape_only_input)
 defop("max_pool3d_with_indices", "MaxPool3DWithIndicesBackward0", K.max_pool3d_with_indices,
       ("self",),
+      internal="reached through F.max_pool3d (a Python function in torch too)",
       outputs=("result0", "result1"), nondiff_outputs=(1,),
       doc="outputs (values, indices); indices are flat positions in each D*H*W volume",
       calls=("`F.max_pool3d`", ""),
@@ -443,6 +445,7 @@ defop("col2im", "Col2ImBackward0", K.col2im, ("self",),
           "im2col", grad, kernel_size=kernel_size, dilation=dilation, padding=padding,
           stride=stride))
 defop("adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0", K.adaptive_max_pool2d, ("self",),
+      internal="reached through F.adaptive_max_pool2d (a Python function in torch too)",
       outputs=("result0", "result1"), nondiff_outputs=(1,),
       doc="outputs (values, indices); indices are flat positions in each H*W plane",
       calls=("`F.adaptive_max_pool2d`, `F.adaptive_max_pool1d`, `nn.AdaptiveMaxPool2d`", ""),
