@@ -13,10 +13,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from gradviz.ops._kernels.common import _not_for
-from gradviz.tensor import Tensor
+import numpy as np
 
-__all__ = ["tensors_only", "float_only", "tensor_other", "tensors_of", "float_tensors_of"]
+from gradviz.ops._kernels.common import _not_for
+from gradviz.tensor import Tensor, _wrap_dim
+
+__all__ = ["tensors_only", "float_only", "int_arg", "tensor_other", "tensors_of",
+           "float_tensors_of", "clone", "unsqueeze", "triangle"]
 
 
 def tensors_only(fn: str, **operands: Any) -> None:
@@ -40,6 +43,50 @@ def float_only(kernel: str, *tensors: Tensor) -> None:
     for t in tensors:
         if t._data.dtype.kind != "f":
             raise _not_for(kernel, t._data.dtype)
+
+
+def int_arg(fn: str, name: str, pos: int, value: Any) -> int:
+    """An int argument, refused with PyTorch's text when it is not one (a float ``k`` ...).
+
+    Example:
+        >>> int_arg("tril", "diagonal", 2, 1.5)
+        Traceback (most recent call last):
+        TypeError: tril(): argument 'diagonal' (position 2) must be int, not float
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be int, not "
+                        f"{type(value).__name__}")
+    return int(value)
+
+
+def clone(input: Any, memory_format: Any) -> tuple[tuple, dict]:
+    """``clone``'s normaliser: every tensor gradviz makes is contiguous, so ``memory_format``
+    changes nothing (it is taken, as torch takes it)."""
+    return (input,), {}
+
+
+def unsqueeze(input: Tensor, dim: Any) -> tuple[tuple, dict]:
+    """``unsqueeze``'s normaliser: ``dim`` wrapped over the result's dimensions (``-1`` is
+    the new last one)."""
+    return (input,), {"dim": _wrap_dim(dim, input.ndim + 1)}
+
+
+def triangle(fn: str) -> Any:
+    """The normaliser of ``tril``/``triu``: at least 2 dimensions, an int ``diagonal``.
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.tril(gradviz.ones(3))
+        Traceback (most recent call last):
+        RuntimeError: tril: input tensor must have at least 2 dimensions
+    """
+    def normalize(input: Tensor, diagonal: Any) -> tuple[tuple, dict]:
+        if input.ndim < 2:
+            raise RuntimeError(f"{fn}: input tensor must have at least 2 dimensions")
+        return (input,), {"diagonal": int_arg(fn, "diagonal", 2, diagonal)}
+
+    normalize.__qualname__ = f"triangle({fn!r})"
+    return normalize
 
 
 def tensor_other(fn: str) -> Any:

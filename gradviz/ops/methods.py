@@ -98,10 +98,10 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
         "add": F.add, "sub": F.sub, "mul": F.mul, "div": F.div, "pow": F.pow,
         "sum": F.sum, "mean": F.mean, "view": F.view,
         "reshape": F.reshape, "transpose": F.transpose, "swapaxes": F.transpose, "t": F.t,
-        "permute": F.permute, "expand": F.expand, "unsqueeze": F.unsqueeze,
+        "permute": F.permute, "expand": F.expand,
         "squeeze": F.squeeze, "unsqueeze_": F.unsqueeze_, "squeeze_": F.squeeze_,
         "transpose_": F.transpose_, "swapaxes_": F.transpose_, "t_": F.t_,
-        "clone": F.clone, "mm": F.mm, "matmul": F.matmul, "dot": F.dot,
+        "mm": F.mm, "matmul": F.matmul, "dot": F.dot,
         "mv": F.mv, "eq": F.eq, "ne": F.ne, "lt": F.lt, "le": F.le, "gt": F.gt, "ge": F.ge,
         "add_": F.add_, "sub_": F.sub_, "mul_": F.mul_, "div_": F.div_, "zero_": F.zero_,
         "fill_": F.fill_, "copy_": F.copy_, "resize_": F.resize_, "resize_as_": F.resize_as_,
@@ -438,7 +438,7 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
                   "diff", "msort", "logcumsumexp", "nansum", "nanmean", "aminmax", "mode",
                   "count_nonzero", "bincount", "histc", "quantile", "nanquantile")
     shape = ("flatten", "repeat", "contiguous", "split", "chunk", "unbind", "unsafe_split",
-             "unsafe_chunk", "tril", "triu", "tril_", "triu_", "diagonal", "diag", "diag_embed",
+             "unsafe_chunk", "diagonal", "diag", "diag_embed",
              "roll", "movedim", "moveaxis", "tile", "repeat_interleave", "unflatten", "swapdims",
              "rot90", "tensor_split", "hsplit", "vsplit", "dsplit")
     linalg = ("bmm", "outer", "ger", "cross", "kron")

@@ -7,6 +7,7 @@ import numpy as np
 
 from gradviz.ops import _formula as f
 from gradviz.ops import _kernels as K
+from gradviz.ops import bindings as B
 from gradviz.ops.opinfo import defop
 from gradviz.ops.samples import R, Sample
 
@@ -55,7 +56,11 @@ defop("alias", "AliasBackward0", K.alias, ("self",),
       calls=("`x[...]`, `x[:, :]`", ""),
       self=lambda grad: grad)
 defop("clone", "CloneBackward0", K.clone, ("self",),
-      calls=("`gradviz.clone`", "`.clone()`, `.contiguous()`"),
+      signature="clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
+      method=True, with_out=True, normalize=B.clone,
+      doc="A copy with its own storage.",
+      example="gradviz.clone(gradviz.ones(2))\ntensor([1., 1.])",
+      calls=("", "`.contiguous()`"),
       self=lambda grad: grad)
 defop("transpose", "TransposeBackward0", K.transpose, ("self",),
       view=True,
@@ -75,8 +80,12 @@ defop("expand", "ExpandBackward0", K.expand, ("self",),
       self=lambda grad, self_sym_sizes: f.sum_to(grad, self_sym_sizes))
 # ndarray.squeeze(axis) and Tensor.squeeze(dim) both serve unsqueeze's formula.
 defop("unsqueeze", "UnsqueezeBackward0", K.unsqueeze, ("self",),
+      signature="unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", method=True,
+      normalize=B.unsqueeze,
       view=True,
-      calls=("`gradviz.unsqueeze`, `x[None]`", "`.unsqueeze()`"),
+      doc="Insert a dimension of size 1 at ``dim``.",
+      example="gradviz.unsqueeze(gradviz.zeros(3), 0).shape\ngradviz.Size([1, 3])",
+      calls=("`x[None]`", ""),
       self=lambda grad, dim: grad.squeeze(dim))
 defop("squeeze", "SqueezeBackward0", K.squeeze, ("self",),
       view=True,
@@ -188,14 +197,18 @@ def _diagonal_backward(grad, self_sym_sizes, offset, dim1, dim2):
 
 
 defop("tril", "TrilBackward0", K.tril, ("self",),
+      signature="tril(Tensor self, SymInt diagonal=0) -> Tensor", method=True, inplace=True,
+      with_out=True, normalize=B.triangle("tril"),
       doc="the lower triangle of the last two dims (on and below ``diagonal``), zeros above",
-      calls=("`gradviz.tril`", "`.tril()`, `.tril_()`"),
+      example="gradviz.tril(gradviz.ones(2, 2))\ntensor([[1., 0.],\n        [1., 1.]])",
       samples=(Sample(R(3, 4), diagonal=0), Sample(R(2, 3, 3), diagonal=-1),
                Sample(R(4, 3), diagonal=1)),
       self=lambda grad, diagonal: f.tril(grad, diagonal))
 defop("triu", "TriuBackward0", K.triu, ("self",),
+      signature="triu(Tensor self, SymInt diagonal=0) -> Tensor", method=True, inplace=True,
+      with_out=True, normalize=B.triangle("triu"),
       doc="the upper triangle of the last two dims (on and above ``diagonal``), zeros below",
-      calls=("`gradviz.triu`", "`.triu()`, `.triu_()`"),
+      example="gradviz.triu(gradviz.ones(2, 3), 1)\ntensor([[0., 1., 1.],\n        [0., 0., 1.]])",
       samples=(Sample(R(3, 4), diagonal=0), Sample(R(2, 3, 3), diagonal=1),
                Sample(R(4, 3), diagonal=-2)),
       self=lambda grad, diagonal: f.triu(grad, diagonal))

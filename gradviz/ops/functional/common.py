@@ -10,6 +10,7 @@ import numpy as np
 
 from gradviz.ops import _args
 from gradviz.ops.bindings import float_only as _float_only  # noqa: F401 - the files use it
+from gradviz.ops.bindings import int_arg as _int_arg  # noqa: F401 - the files use it
 from gradviz.ops.bindings import tensors_only as _tensors_only
 from gradviz.ops.derivatives import OPS
 from gradviz.tensor import Tensor, _is_number, _wrap_dim
@@ -87,14 +88,6 @@ def _ints(name: str, v: Any, nd: int, what: str = "convolution") -> tuple:
         raise RuntimeError(f"expected {name} to be a single integer value or a list of {nd} "
                            f"values to match the {what} dimensions, but got {name}={list(t)}")
     return t
-
-
-def _int_arg(fn: str, name: str, pos: int, value: Any) -> int:
-    """An int argument, refused with PyTorch's text when it is not one (a float ``k`` ...)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be int, not "
-                        f"{type(value).__name__}")
-    return int(value)
 
 
 def _named(kind: str, values: Tensor, indices: Tensor) -> Any:

@@ -29,7 +29,7 @@ from gradviz.ops.functional.factories import empty_like
 from gradviz.ops.functional.indexing import gather, masked_fill, narrow
 from gradviz.ops.functional.inplace import copy_, masked_fill_
 from gradviz.ops.functional.pointwise import _floating_kernel, lerp
-from gradviz.ops.functional.shape import cat, expand, flatten, transpose, unsqueeze, view
+from gradviz.ops.functional.shape import cat, expand, flatten, transpose, view
 from gradviz.tensor import Tensor, _wrap_dim
 
 __all__ = [
@@ -840,7 +840,8 @@ def _quantile(name: str, input: Tensor, q: Any, dim: int | None, keepdim: bool,
         out_shape = [1] * input.ndim if keepdim else []
     else:
         d = _wrap_dim(dim, builtins.max(input.ndim, 1))  # a 0-d input takes dim 0 and -1
-        moved = input if d == input.ndim - 1 else transpose(unsqueeze(input, -1), d, -1)
+        moved = input if d == input.ndim - 1 else transpose(
+            dispatch(_O["unsqueeze"], input, dim=input.ndim), d, -1)
         sorted_ = sort(moved).values
         out_shape = list(input.shape)
         if keepdim and input.ndim:
