@@ -11,6 +11,7 @@ dtype names, so the functional forms (gradviz/ops/functional/) share its checks 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,8 @@ from gradviz.ops._kernels.common import _not_for
 from gradviz.tensor import Tensor, _wrap_dim
 
 __all__ = ["tensors_only", "float_only", "int_arg", "tensor_other", "tensors_of",
-           "float_tensors_of", "clone", "unsqueeze", "triangle"]
+           "float_tensors_of", "dims", "clone", "unsqueeze", "triangle", "logsumexp",
+           "cumulative", "logcumsumexp"]
 
 
 def tensors_only(fn: str, **operands: Any) -> None:
@@ -57,6 +59,40 @@ def int_arg(fn: str, name: str, pos: int, value: Any) -> int:
         raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be int, not "
                         f"{type(value).__name__}")
     return int(value)
+
+
+def dims(dim: int | Sequence[int], ndim: int) -> tuple[int, ...]:
+    """``dim`` (an int or several) wrapped over ``ndim`` dimensions, each at most once.
+
+    Example:
+        >>> dims((-1, 0), 3)
+        (2, 0)
+    """
+    given = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    out = tuple(_wrap_dim(int(d), ndim) for d in given)
+    if len(set(out)) != len(out):
+        d = next(d for d in out if out.count(d) > 1)
+        raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return out
+
+
+def logsumexp(input: Tensor, dim: Any, keepdim: Any) -> tuple[tuple, dict]:
+    """``logsumexp``'s normaliser: ``dim`` an int or several (``()``: all of them)."""
+    wrapped = tuple(range(input.ndim)) if dim == () else dims(dim, input.ndim)
+    return (input,), {"dim": wrapped, "keepdim": bool(keepdim)}
+
+
+def cumulative(input: Tensor, dim: Any, dtype: Any) -> tuple[tuple, dict]:
+    """``cumsum``'s and ``cumprod``'s normaliser: a wrapped ``dim``; with ``dtype``, the input
+    converted first (``ToCopyBackward0``, as torch's kernel converts)."""
+    d = _wrap_dim(dim, input.ndim)
+    return (input if dtype is None else input.to(dtype),), {"dim": d}
+
+
+def logcumsumexp(input: Tensor, dim: Any) -> tuple[tuple, dict]:
+    """``logcumsumexp``'s normaliser: floating point only, an int ``dim``, wrapped."""
+    float_only("logcumsumexp_out_cpu", input)
+    return (input,), {"dim": _wrap_dim(int_arg("logcumsumexp", "dim", 2, dim), input.ndim)}
 
 
 def clone(input: Any, memory_format: Any) -> tuple[tuple, dict]:

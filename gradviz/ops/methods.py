@@ -433,9 +433,9 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
                    "copysign", "copysign_", "float_power", "float_power_")
     comparison = ("allclose", "equal", "isclose")
     reductions = ("max", "min", "amax", "amin", "argmax", "argmin", "all", "any", "prod", "var",
-                  "std", "logsumexp", "norm", "softmax", "log_softmax", "cumsum", "topk", "sort",
-                  "argsort", "kthvalue", "median", "nanmedian", "cumprod", "cummax", "cummin",
-                  "diff", "msort", "logcumsumexp", "nansum", "nanmean", "aminmax", "mode",
+                  "std", "norm", "softmax", "log_softmax", "topk", "sort",
+                  "argsort", "kthvalue", "median", "nanmedian", "cummax", "cummin",
+                  "diff", "msort", "nansum", "nanmean", "aminmax", "mode",
                   "count_nonzero", "bincount", "histc", "quantile", "nanquantile")
     shape = ("flatten", "repeat", "contiguous", "split", "chunk", "unbind", "unsafe_split",
              "unsafe_chunk", "diagonal", "diag", "diag_embed",

@@ -13,6 +13,8 @@ from gradviz.ops.schema import parse
 SIGNED = sorted(name for name, op in OPS.items() if op.signature is not None)
 # Rows whose out= variant waits on a file outside the op table (named in the row).
 OUT_PENDING = {"neg"}
+# torch's in-place methods gradviz does not have yet (cumsum_ with dtype= converts first).
+INPLACE_MISSING = {"cumsum", "cumprod"}
 
 
 def _torch_schema(op):
@@ -39,7 +41,7 @@ def test_the_generated_forms_are_torch_s(name: str) -> None:
     if op.inplace:
         assert hasattr(torch.Tensor, fn + "_")
     elif hasattr(torch.Tensor, fn + "_"):  # then another row records it (asinh_ ...)
-        assert fn + "_" in OPS
+        assert fn + "_" in OPS or fn in INPLACE_MISSING
     overloads = torch._C._jit_get_schemas_for_operator(f"aten::{fn}")
     has_out = any(s.overload_name == "out" for s in overloads)
     assert op.with_out == (has_out and name not in OUT_PENDING)

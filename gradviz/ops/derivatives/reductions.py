@@ -9,6 +9,7 @@ import numpy as np
 
 from gradviz.ops import _formula as f
 from gradviz.ops import _kernels as K
+from gradviz.ops import bindings as B
 from gradviz.ops.opinfo import defop
 from gradviz.ops.samples import P, R, Sample, W
 
@@ -190,8 +191,11 @@ defop("std", "StdBackward0", K.std, ("self",),
       calls=("`gradviz.std`", "`.std()`"),
       self=_std_backward)
 defop("logsumexp", "LogsumexpBackward0", K.logsumexp, ("self",),
+      signature="logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor", method=True,
+      with_out=True, normalize=B.logsumexp,
       promotes=True, quiet=True,
-      calls=("`gradviz.logsumexp`", "`.logsumexp()`"),
+      doc="``log(sum(exp(input)))`` over ``dim``, computed without overflow.",
+      example="gradviz.logsumexp(gradviz.zeros(2), 0)\ntensor(0.6931)",
       self=lambda grad, self, result, dim, keepdim: _restore(
           grad, _all_dims(self, dim), keepdim) * f.exp(
           self - _restore(result, _all_dims(self, dim), keepdim)))
@@ -203,8 +207,11 @@ defop("norm", "LinalgVectorNormBackward0", K.vector_norm, ("self",),
 
 
 defop("cumsum", "CumsumBackward0", K.cumsum, ("self",),
-      doc="Cumulative sum along ``dim``.",
-      calls=("`gradviz.cumsum`", "`.cumsum()`"),
+      signature="cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", method=True,
+      with_out=True, normalize=B.cumulative,
+      doc="Cumulative sum along ``dim`` (the formula is ``grad.flip(dim).cumsum(dim).flip(dim)``)"
+          "; integer and bool inputs sum in int64.",
+      example="gradviz.cumsum(gradviz.tensor([1.0, 2.0, 3.0]), 0)\ntensor([1., 3., 6.])",
       samples=(Sample(R(2, 3), dim=1), Sample(R(3, 2), dim=0), Sample(R(), dim=0)),
       self=lambda grad, dim: f.flip(f.cumsum(f.flip(grad, (dim,)), dim), (dim,)))
 
@@ -313,8 +320,11 @@ defop("nanmedian_dim", "NanmedianBackward1", K.nanmedian_dim, ("self",),
                       dim=1)),
       self=_value_selecting_backward)
 defop("cumprod", "CumprodBackward0", K.cumprod, ("self",),
-      doc="Cumulative product along ``dim``; exact with zeros among the factors.",
-      calls=("`gradviz.cumprod`", "`.cumprod()`"),
+      signature="cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+      method=True, with_out=True, normalize=B.cumulative,
+      doc="Cumulative product along ``dim``; exact with zeros among the factors; integer and "
+          "bool inputs multiply in int64.",
+      example="gradviz.cumprod(gradviz.tensor([1.0, 2.0, 3.0]), 0)\ntensor([1., 2., 6.])",
       samples=(Sample(R(2, 4), dim=1), Sample(P(3, 2), dim=0), Sample(R(), dim=0),
                Sample(W([[0.5, 0.0, 1.5, -2.0], [1.2, 0.7, 0.0, 0.0]]), dim=1),
                Sample(W([[0.0, 0.3], [0.0, 0.0], [1.1, -0.4]]), dim=0)),
@@ -401,9 +411,11 @@ defop("std_mean", "StdMeanBackward0", K.std_mean, ("self",),
                Sample(R(2, 3, 4), dim=(0, 2), correction=0, keepdim=True)),
       self=_std_mean_backward)
 defop("logcumsumexp", "LogcumsumexpBackward0", K.logcumsumexp, ("self",),
+      signature="logcumsumexp(Tensor self, int dim) -> Tensor", method=True, with_out=True,
+      normalize=B.logcumsumexp,
       quiet=True,
       doc="``log(cumsum(exp(input)))`` along ``dim``, without overflow",
-      calls=("`gradviz.logcumsumexp`", "`.logcumsumexp()`"),
+      example="gradviz.logcumsumexp(gradviz.zeros(2), 0)\ntensor([0.0000, 0.6931])",
       samples=(Sample(R(3, 4), dim=1), Sample(R(4, 2), dim=0), Sample(R(), dim=0)),
       self=_logcumsumexp_backward)
 defop("nansum", "NansumBackward0", K.nansum, ("self",),

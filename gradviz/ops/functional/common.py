@@ -3,17 +3,17 @@ texts for them, and the way a tensor-only function becomes a Tensor method."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from gradviz.ops import _args
+from gradviz.ops.bindings import dims as _dims  # noqa: F401 - the files use it
 from gradviz.ops.bindings import float_only as _float_only  # noqa: F401 - the files use it
 from gradviz.ops.bindings import int_arg as _int_arg  # noqa: F401 - the files use it
 from gradviz.ops.bindings import tensors_only as _tensors_only
 from gradviz.ops.derivatives import OPS
-from gradviz.tensor import Tensor, _is_number, _wrap_dim
+from gradviz.tensor import Tensor, _is_number
 
 __all__: list[str] = []
 
@@ -37,15 +37,6 @@ def _number(x: Any) -> Any:
     if not _is_number(x):
         raise TypeError(f"expected a Tensor or a number, got {type(x).__name__}")
     return x
-
-
-def _dims(dim: int | Sequence[int], ndim: int) -> tuple[int, ...]:
-    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
-    out = tuple(_wrap_dim(int(d), ndim) for d in dims)
-    if len(set(out)) != len(out):
-        d = next(d for d in out if out.count(d) > 1)
-        raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-    return out
 
 
 def _overloads(fn: str, args: tuple, signatures: tuple[str, ...]) -> TypeError:
