@@ -21,7 +21,7 @@ from gradviz.tensor import Tensor, _wrap_dim
 
 __all__ = ["tensors_only", "float_only", "int_arg", "tensor_other", "tensors_of",
            "float_tensors_of", "dims", "clone", "unsqueeze", "triangle", "logsumexp",
-           "cumulative", "logcumsumexp"]
+           "cumulative", "logcumsumexp", "logit"]
 
 
 def tensors_only(fn: str, **operands: Any) -> None:
@@ -93,6 +93,11 @@ def logcumsumexp(input: Tensor, dim: Any) -> tuple[tuple, dict]:
     """``logcumsumexp``'s normaliser: floating point only, an int ``dim``, wrapped."""
     float_only("logcumsumexp_out_cpu", input)
     return (input,), {"dim": _wrap_dim(int_arg("logcumsumexp", "dim", 2, dim), input.ndim)}
+
+
+def logit(input: Tensor, eps: Any) -> tuple[tuple, dict]:
+    """``logit``'s normaliser: ``eps`` as a float (torch's schema says ``float?``)."""
+    return (input,), {"eps": None if eps is None else float(eps)}
 
 
 def clone(input: Any, memory_format: Any) -> tuple[tuple, dict]:

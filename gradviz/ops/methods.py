@@ -463,7 +463,7 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
     # The hand-written elementwise functions with PyTorch's argument handling (the rest are
     # generated from their rows); the tensor-only ones through their method forms.
     for name in ("round", "round_", "fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
-                 "arctanh", "logit", "logit_", "nan_to_num", "nan_to_num_", "atan2", "atan2_",
+                 "arctanh", "nan_to_num", "nan_to_num_", "atan2", "atan2_",
                  "arctan2", "hypot", "hypot_", "fmod", "fmod_", "fmax", "fmin", "xlogy",
                  "xlogy_", "heaviside", "heaviside_", "lerp", "lerp_", "addcmul", "addcmul_",
                  "addcdiv", "addcdiv_", "asinh_", "acosh_", "atanh_"):

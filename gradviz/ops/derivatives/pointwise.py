@@ -381,10 +381,14 @@ for _name in ("asinh", "acosh", "atanh"):
           calls=("", f"`.{_name}_()`, `.arc{_name[1:]}_()`"),
           self=_inplace_not_implemented(_name))
 defop("logit", "LogitBackward0", K.logit, ("self",),
+      signature="logit(Tensor self, float? eps=None) -> Tensor", method=True, inplace=True,
+      with_out=True, normalize=B.logit,
       promotes=True, quiet=True,
       doc="``log(p / (1 - p))``; ``eps`` clamps ``p`` to ``[eps, 1 - eps]`` first (the "
-          "gradient is then 0 where it clamped)",
-      calls=("`gradviz.logit`", "`.logit()`, `.logit_()`"),
+          "gradient is then 0 where it clamped); without, values outside ``[0, 1]`` give NaN.",
+      example="gradviz.logit(gradviz.tensor([0.5, 0.0]), eps=0.25)\n"
+              "tensor([ 0.0000, -1.0986])",
+      calls=("`gradviz.logit_`", ""),
       samples=(Sample(W([[0.2, 0.7, 0.4], [0.9, 0.35, 0.6]])),
                Sample(W([0.1, 0.5, 0.9, 0.3]), eps=0.25)),
       self=_logit_backward)

@@ -1,14 +1,15 @@
 """The elementwise functions that need more than their row: abs and square, clamp and its
-relatives, rounding, the trigonometric aliases, logit, nan_to_num, atan2, hypot, fmod,
+relatives, rounding, the trigonometric aliases, nan_to_num, atan2, hypot, fmod,
 fmax/fmin, xlogy, heaviside, lerp, addcmul/addcdiv, polygamma, copysign, float_power.
 
-The unary functions (exp, floor, tan ...), maximum, minimum, sgn, logaddexp and logaddexp2 are
-generated from their rows' signatures (gradviz/ops/api.py). Why each one here is not (yet):
-several rows behind one name (torch's overloads: clamp, round, fmod, xlogy, lerp, copysign,
-float_power), a composite (square is pow, the aliases, abs's bool check before its row), a
-module-level in-place function torch has and a row cannot yet generate (logit_, nan_to_num_,
-asinh_ ...), or a method whose tensor-only errors count positions without ``self``
-(TENSOR_ONLY_METHODS: atan2, hypot, fmax, fmin, heaviside, addcmul, addcdiv).
+The unary functions (exp, floor, tan ...), maximum, minimum, sgn, logit, logaddexp and
+logaddexp2 are generated from their rows' signatures (gradviz/ops/api.py). Why each one here is
+not (yet): several rows behind one name (torch's overloads: clamp, round, fmod, xlogy, lerp,
+copysign, float_power), a composite (square is pow, the aliases, abs's bool check before its
+row), a module-level in-place function the Tensor method cannot stand for (nan_to_num_,
+asinh_ ...; gradviz/ops/functional/inplace.py makes the others from the Tensor methods), or a
+method whose tensor-only errors count positions without ``self`` (TENSOR_ONLY_METHODS: atan2,
+hypot, fmax, fmin, heaviside, addcmul, addcdiv).
 (Their in-place forms are Tensor methods, as the generated ``floor_`` ... are.)"""
 
 from __future__ import annotations
@@ -37,9 +38,9 @@ from gradviz.tensor import Tensor, _is_number
 
 __all__ = [
     "abs", "absolute", "square", "clamp", "clip", "clamp_min", "clamp_max",
-    "round", "fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "logit",
+    "round", "fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
     "nan_to_num", "atan2", "arctan2", "hypot", "fmod", "fmax", "fmin", "xlogy", "heaviside",
-    "lerp", "addcmul", "addcdiv", "round_", "logit_", "nan_to_num_", "xlogy_", "asinh_", "acosh_",
+    "lerp", "addcmul", "addcdiv", "round_", "nan_to_num_", "xlogy_", "asinh_", "acosh_",
     "atanh_", "polygamma", "copysign", "float_power"
 ]
 
@@ -206,31 +207,6 @@ def _failing_inplace(name: str) -> Any:
 
 
 asinh_, acosh_, atanh_ = (_failing_inplace(n) for n in ("asinh", "acosh", "atanh"))
-
-
-def logit(input: Tensor, eps: float | None = None) -> Tensor:
-    """``log(p / (1 - p))`` (``LogitBackward0``). With ``eps``, ``p`` is first clamped to
-    ``[eps, 1 - eps]`` and the gradient is 0 where it was clamped; without, values outside
-    ``[0, 1]`` give NaN.
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.logit(gradviz.tensor([0.5, 0.0]), eps=0.25)
-        tensor([ 0.0000, -1.0986])
-    """
-    return dispatch(_O["logit"], input, eps=None if eps is None else float(eps))
-
-
-def logit_(input: Tensor, eps: float | None = None) -> Tensor:
-    """In-place :func:`logit` (``torch.logit_``, ``x.logit_()``).
-
-    Example:
-        >>> import gradviz
-        >>> x = gradviz.tensor([0.5])
-        >>> gradviz.logit_(x) is x, x
-        (True, tensor([0.]))
-    """
-    return dispatch_inplace(_O["logit"], input, eps=None if eps is None else float(eps))
 
 
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
