@@ -66,11 +66,12 @@ def function_source(op: OpInfo, inplace: bool = False) -> str:
         >>> from gradviz.ops import OPS
         >>> print(function_source(OPS["exp"]))
         def exp(input, *, out=None):
+            fast = _op.fast
+            if fast is not None and out is None:
+                return fast(input)
             if out is not None:
                 _check_out('exp', out, input)
                 return _write_out(out, _general(_op, input)._data)
-            if _op.fast is not None:
-                return _op.fast(input)
             return _general(_op, input)
     """
     schema: Schema = op.signature  # type: ignore[assignment]
@@ -100,12 +101,14 @@ def function_source(op: OpInfo, inplace: bool = False) -> str:
     if inplace:
         lines.append(f"return _inplace(_op, {call_args})")
     else:
+        # The row's fast path first (read at each call: it is compiled on first use).
+        lines += ["fast = _op.fast", f"if fast is not None{' and out is None' if out else ''}:",
+                  f"    return fast({call_args})"]
         if out:
             lines += ["if out is not None:",
                       f"    _check_out({schema.name!r}, out, {', '.join(names)})",
                       f"    return _write_out(out, _general(_op, {call_args})._data)"]
-        lines += ["if _op.fast is not None:", f"    return _op.fast({call_args})",
-                  f"return _general(_op, {call_args})"]
+        lines.append(f"return _general(_op, {call_args})")
     body = "\n".join("    " + line for line in lines)
     return f"def {fn_name}({', '.join(params)}):\n{body}"
 
