@@ -5,8 +5,9 @@ Usage: ``python scripts/gen_ops_doc.py`` (rewrites the part of docs/ops.md betwe
 checked-in file and compares it with ``OPS``, so the documentation cannot drift: after adding
 an op, rerun the script.
 
-Everything comes from the rows: the node and saved names, how the op is called (the API the row
-generates plus its ``calls``), and the notes column (the row's ``doc``).
+Everything comes from the rows: the signature (PyTorch's schema the row generates its API from,
+or why the row has no public form of its own), the node and saved names, how the op is called
+(the API the row generates plus its ``calls``), and the notes column (the row's ``doc``).
 """
 
 from __future__ import annotations
@@ -22,18 +23,25 @@ def _cell(text: str) -> str:
     return (text or "—").replace("``", "`").replace("|", "\\|").replace("\n", " ")
 
 
+def signature(op: object) -> str:
+    """The signature column: the row's schema, or why it has no public form of its own."""
+    if op.signature is not None:
+        return f"`{op.signature.text}`"
+    return f"internal: {op.internal}" if op.internal else ""
+
+
 def table() -> str:
     """The markdown table of every op in ``OPS``."""
     sys.path.insert(0, str(ROOT))
     from gradviz.ops import OPS, api
-    rows = ["| op | functional | Tensor method | PyTorch node | saved (`_saved_*`) | notes |",
-            "| --- | --- | --- | --- | --- | --- |"]
+    rows = ["| op | signature | functional | Tensor method | PyTorch node | saved (`_saved_*`) "
+            "| notes |", "| --- | --- | --- | --- | --- | --- | --- |"]
     for name, op in OPS.items():
         fn, method = api.calls(op)
         saved = ", ".join(f"`{n}`" for n in op.saved_names if n not in op.hidden)
         node = f"`{op.node}`" if op.node else "—"
-        rows.append(f"| `{name}` | {_cell(fn)} | {_cell(method)} | {node} | {_cell(saved)} | "
-                    f"{_cell(op.doc)} |")
+        rows.append(f"| `{name}` | {_cell(signature(op))} | {_cell(fn)} | {_cell(method)} | "
+                    f"{node} | {_cell(saved)} | {_cell(op.doc)} |")
     return "\n".join(rows)
 
 

@@ -25,12 +25,12 @@ def _rows() -> dict[str, list[str]]:
     assert BEGIN in text and END in text, "docs/ops.md lost its ops-table markers"
     body = text.split(BEGIN, 1)[1].split(END, 1)[0].strip().splitlines()
     header = [c.strip() for c in body[0].strip("|").split("|")]
-    assert header == ["op", "functional", "Tensor method", "PyTorch node", "saved (`_saved_*`)",
-                      "notes"]
+    assert header == ["op", "signature", "functional", "Tensor method", "PyTorch node",
+                      "saved (`_saved_*`)", "notes"]
     rows: dict[str, list[str]] = {}
     for line in body[2:]:
         cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
-        assert len(cells) == 6, f"malformed row: {line}"
+        assert len(cells) == 7, f"malformed row: {line}"
         name = cells[0].strip("`")
         assert name not in rows, f"{name} documented twice"
         rows[name] = cells
@@ -49,7 +49,11 @@ def test_every_op_is_documented_and_nothing_else() -> None:
 @pytest.mark.parametrize("name", sorted(ROWS))
 def test_row_matches_the_table(name: str) -> None:
     op = OPS[name]
-    _, functional, method, node, saved, _ = ROWS[name]
+    _, signature, functional, method, node, saved, _ = ROWS[name]
+    if op.signature is not None:  # the schema the row generates its API from
+        assert signature == f"`{op.signature.text}`".replace("|", "\\|")
+    else:
+        assert signature == (f"internal: {op.internal}" if op.internal else "—")
     assert node == (f"`{op.node}`" if op.node else "—")
     documented = [] if saved == "—" else [s.strip().strip("`") for s in saved.split(",")]
     assert documented == [n for n in op.saved_names if n not in op.hidden]
@@ -70,7 +74,7 @@ def test_saved_names_are_what_nodes_expose() -> None:
             continue
         cls = _node_class(op)
         exposed = sorted(a[len("_saved_"):] for a in dir(cls) if a.startswith("_saved_"))
-        saved = ROWS[name][4]
+        saved = ROWS[name][5]
         documented = [] if saved == "—" else [s.strip().strip("`") for s in saved.split(",")]
         assert exposed == sorted(documented), name
 

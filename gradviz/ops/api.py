@@ -1,10 +1,13 @@
 """The public API that rows of the derivative table generate, and how each row is reached.
 
-A row declared with ``function="tan"`` becomes ``gradviz.tan`` (and ``gradviz.ops.functional.tan``);
-with ``method=True`` also ``Tensor.tan``, with ``inplace=True`` also ``Tensor.tan_``. The
-generated function is a plain call of the dispatch point, with the row's inputs as positional
-parameters and its forward's keyword arguments as keyword-only parameters: what a hand-written
-``def tan(input): return dispatch(OPS["tan"], input)`` would be, written once.
+A row declared with ``signature="tan(Tensor self) -> Tensor"`` becomes ``gradviz.tan`` (and
+``gradviz.ops.functional.tan``); with ``method=True`` also ``Tensor.tan``, with ``inplace=True``
+also ``Tensor.tan_``, with ``with_out=True`` the function takes ``out=`` (NOTE [signature rows] in
+gradviz/ops/opinfo.py). The generated function is a plain call of the dispatch point with the
+schema's parameters (its source is :func:`function_source`): what a hand-written
+``def tan(input): return dispatch(OPS["tan"], input)`` would be, written once. A row with
+``function=`` but no signature (an experiment's ``defop``) gets its inputs as positional
+parameters and its forward's keyword arguments as keyword-only ones.
 
 :func:`calls` says, for ``docs/ops.md``, how user code reaches a row: its generated API plus the
 hand-written forms the row lists in ``calls``.
@@ -16,12 +19,14 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from gradviz.ops import functional
-from gradviz.ops.dispatch import dispatch, dispatch_inplace
+from gradviz._factories import check_out, write_out
+from gradviz.ops import _args, functional
+from gradviz.ops.dispatch import dispatch, dispatch_inplace, general_dispatch
 from gradviz.ops.opinfo import OpInfo
+from gradviz.ops.schema import NO_DEFAULT, Schema
 from gradviz.tensor import Tensor
 
-__all__ = ["publish", "unpublish", "calls", "make_function"]
+__all__ = ["publish", "unpublish", "calls", "make_function", "function_source"]
 
 _P = inspect.Parameter
 
@@ -36,6 +41,8 @@ def _signature(op: OpInfo) -> inspect.Signature:
 
 def _docstring(op: OpInfo) -> str:
     doc = op.doc or f"``{op.name}``."
+    if op.signature is not None:  # the schema first, as torch's docstrings start
+        doc = f"``{op.signature.text}``\n\n    {doc}"
     saved = [n for n in op.saved_names if n not in op.hidden]
     records = f"Records ``{op.node}``" if op.node else "Not differentiable"
     if op.node and saved:
@@ -49,6 +56,81 @@ def _docstring(op: OpInfo) -> str:
     return text
 
 
+def function_source(op: OpInfo, inplace: bool = False) -> str:
+    """The source of the function generated from ``op``'s signature (with ``inplace``, of its
+    in-place method): the schema's parameters, then one call of the dispatch point with the
+    row's inputs by position and its other arguments by keyword (through the row's
+    ``normalize`` where it has one).
+
+    Example:
+        >>> from gradviz.ops import OPS
+        >>> print(function_source(OPS["exp"]))
+        def exp(input, *, out=None):
+            fast = _op.fast
+            if fast is not None and out is None:
+                return fast(input)
+            if out is not None:
+                _check_out('exp', out, input)
+                return _write_out(out, _general(_op, input)._data)
+            return _general(_op, input)
+    """
+    schema: Schema = op.signature  # type: ignore[assignment]
+    first = "self" if inplace else "input"
+    params, names, star = [], [], False
+    for i, a in enumerate(schema.arguments):
+        name = first if i == 0 and a.name == "self" else a.python_name
+        names.append(name)
+        if a.kwarg_only and not star:
+            params.append("*")
+            star = True
+        params.append(name if a.default is NO_DEFAULT else f"{name}=_defaults[{i}]")
+    out = op.with_out and not inplace
+    if out:
+        params += [] if star else ["*"]
+        params.append("out=None")
+    if op.normalize is not None:
+        call_args = "*_a, **_k"
+        lines = [f"_a, _k = _normalize({', '.join(names)})"]
+    else:
+        by_name = dict(zip((a.name for a in schema.arguments), names))
+        call_args = ", ".join([by_name[i] for i in op.inputs]
+                              + [f"{a.name}={n}" for a, n in zip(schema.arguments, names)
+                                 if a.name not in op.inputs])
+        lines = []
+    fn_name = f"{schema.name}_" if inplace and not schema.inplace else schema.name
+    if inplace:
+        lines.append(f"return _inplace(_op, {call_args})")
+    else:
+        # The row's fast path first (read at each call: it is compiled on first use).
+        lines += ["fast = _op.fast", f"if fast is not None{' and out is None' if out else ''}:",
+                  f"    return fast({call_args})"]
+        if out:
+            lines += ["if out is not None:",
+                      f"    _check_out({schema.name!r}, out, {', '.join(names)})",
+                      f"    return _write_out(out, _general(_op, {call_args})._data)"]
+        lines.append(f"return _general(_op, {call_args})")
+    body = "\n".join("    " + line for line in lines)
+    return f"def {fn_name}({', '.join(params)}):\n{body}"
+
+
+def _from_signature(op: OpInfo, inplace: bool = False) -> Callable[..., Tensor]:
+    """Compile :func:`function_source` (PyTorch generates its bindings from the schema too)."""
+    schema: Schema = op.signature  # type: ignore[assignment]
+    scope: dict[str, Any] = {
+        "_op": op, "_defaults": [a.default for a in schema.arguments],
+        "_normalize": op.normalize, "_general": general_dispatch, "_inplace": dispatch_inplace,
+        "_check_out": check_out, "_write_out": write_out}
+    source = function_source(op, inplace)
+    exec(compile(source, f"<signature of {op.name}>", "exec"), scope)  # noqa: S102
+    fn = scope[source[len("def "):source.index("(")]]
+    fn.__qualname__ = fn.__name__
+    fn.op = op
+    fn.source = source  # (inspect.getsource cannot read a compiled string)
+    fn.__signature__ = schema.python_signature(  # type: ignore[attr-defined]
+        "self" if inplace else "input", op.with_out and not inplace)
+    return fn
+
+
 def make_function(op: OpInfo) -> Callable[..., Tensor]:
     """The public function a row asks for: its inputs in, the dispatch point's result out.
 
@@ -56,8 +138,13 @@ def make_function(op: OpInfo) -> Callable[..., Tensor]:
         >>> from gradviz.ops import OPS
         >>> exp = make_function(OPS["exp"])
         >>> exp.__name__, str(exp.__signature__)
-        ('exp', "(input) -> 'Tensor'")
+        ('exp', "(input, *, out=None) -> 'Tensor'")
     """
+    if op.signature is not None:
+        fn = _from_signature(op)
+        fn.__module__ = functional.__name__
+        fn.__doc__ = _docstring(op)
+        return fn
     # The row's fast path hands other calls to the general one; it is read at each call (it
     # is compiled on first use, gradviz/ops/fastpath.py).
     if op.defaults or len(op.inputs) != 1:
@@ -78,6 +165,11 @@ def make_function(op: OpInfo) -> Callable[..., Tensor]:
 
 
 def _make_inplace(op: OpInfo) -> Callable[..., Tensor]:
+    if op.signature is not None:
+        fn = _from_signature(op, inplace=True)
+        fn.__doc__ = f"In-place :func:`gradviz.{op.function}` (records ``{op.node}``)."
+        return fn
+
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         return dispatch_inplace(op, self, *args, **kwargs)
 
@@ -107,7 +199,10 @@ def publish(op: OpInfo) -> None:
     if op.function not in functional.__all__:
         functional.__all__.append(op.function)
     if op.method:
-        setattr(Tensor, op.function, fn)
+        # torch's parser words a method's missing arguments its own way (gradviz/ops/_args.py);
+        # a method of self alone cannot miss any, and keeps the plain function (one call less).
+        several = op.signature is not None and len(op.signature.arguments) > 1
+        setattr(Tensor, op.function, _args.method(fn, op.function) if several else fn)
     if op.inplace:
         setattr(Tensor, f"{op.function}_", _make_inplace(op))
 
@@ -128,7 +223,9 @@ def unpublish(op: OpInfo) -> None:
     delattr(functional, op.function)
     functional.__all__.remove(op.function)
     for name in (op.function, f"{op.function}_"):
-        if getattr(getattr(Tensor, name, None), "op", None) is op:
+        installed = getattr(Tensor, name, None)
+        if getattr(installed, "op", None) is op or getattr(
+                getattr(installed, "__wrapped__", None), "op", None) is op:
             delattr(Tensor, name)
 
 

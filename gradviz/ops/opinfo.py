@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from gradviz.ops.schema import Schema, parse
+
 __all__ = ["OpInfo", "OPS", "defop", "saved_for"]
 
 
@@ -65,6 +67,11 @@ class OpInfo:
     samples: tuple = ()  # gradviz.ops.samples.Sample: inputs for the generic gradcheck tests
     # The forward draws random numbers (bernoulli, normal ...): NOTE [random rows].
     random: bool = False
+    # NOTE [signature rows]: the row's schema in PyTorch's notation, which generates its API.
+    signature: Schema | None = None
+    normalize: Callable[..., Any] | None = None  # maps a Python call onto the row's arguments
+    with_out: bool = False  # ... and the out= variant of the generated function
+    internal: str = ""  # why the row has no public form of its own (a backward-only node ...)
 
 
 OPS: dict[str, OpInfo] = {}
@@ -123,7 +130,8 @@ def defop(name: str, node: str | None, forward: Callable[..., Any], inputs: tupl
           variadic: bool = False, hidden: tuple[str, ...] = (), function: str | None = None,
           method: bool = False, inplace: bool = False, example: str = "",
           calls: tuple[str, str] = ("", ""), samples: tuple = (), random: bool = False,
-          **grads: Callable[..., Any]) -> OpInfo:
+          signature: str | None = None, normalize: Callable[..., Any] | None = None,
+          with_out: bool = False, internal: str = "", **grads: Callable[..., Any]) -> OpInfo:
     """Declare an op: its forward, its node name, and one backward formula per input name.
 
     ``broadcasts`` is True (every input broadcasts) or the names of the inputs that do (addmm's
@@ -134,6 +142,13 @@ def defop(name: str, node: str | None, forward: Callable[..., Any], inputs: tupl
     ``example`` as the docstring; ``calls`` documents the hand-written ways to reach the row;
     ``samples`` are the inputs its generic tests use; ``random`` marks a forward that draws
     from gradviz's generator (NOTE [random rows]).
+
+    ``signature`` is the op's schema in PyTorch's notation (NOTE [signature rows]): it names the
+    generated function (``function`` is taken from it) and gives its parameters; ``normalize``
+    maps a call onto the row's arguments where torch's Python layer differs from the schema;
+    ``with_out`` adds the ``out=`` variant (not ``out``: that may be an input's formula);
+    ``internal`` says why a row has no public form of its own (a backward-only node, an
+    overload reached through another row's function ...).
 
     Example:
         >>> import numpy as np
@@ -147,7 +162,15 @@ def defop(name: str, node: str | None, forward: Callable[..., Any], inputs: tupl
     unknown = set(grads) - set(inputs)
     if unknown:
         raise ValueError(f"{name}: formulas for unknown inputs {sorted(unknown)}")
-    if (method or inplace) and not function:
+    schema = parse(signature) if signature is not None else None
+    if schema is not None:
+        if function not in (None, schema.name):
+            raise ValueError(f"{name}: function={function!r} but the signature names "
+                             f"{schema.name!r}")
+        function = schema.name
+    if internal and (function or signature):
+        raise ValueError(f"{name}: internal={internal!r} but the row generates a function")
+    if (method or inplace or with_out) and not function:
         raise ValueError(f"{name}: method=True and inplace=True need function=<its name>")
     needs = tuple(
         tuple(list(inspect.signature(grads[i]).parameters)[1:]) if i in grads else None
@@ -180,7 +203,64 @@ def defop(name: str, node: str | None, forward: Callable[..., Any], inputs: tupl
                              if broadcasts is True or (broadcasts and n in broadcasts))
     op.function, op.method, op.inplace, op.example = function, method, inplace, example
     op.calls, op.samples, op.random = calls, tuple(samples), random
+    op.signature, op.normalize, op.with_out, op.internal = schema, normalize, with_out, internal
+    if schema is not None:
+        _check_signature(op, schema)
     if name in OPS:
         raise ValueError(f"op {name!r} declared twice")
     OPS[name] = op
     return op
+
+
+# NOTE [signature rows]
+# As in PyTorch's native_functions.yaml, a row's schema is the one declaration of its public
+# API: gradviz/ops/api.py generates from it the function (gradviz.<name>), the Tensor method
+# (``method=True``), the in-place method (``inplace=True``) and the ``out=`` variant
+# (``with_out=True``), with the schema's argument names, order, keyword-only marker and defaults.
+# The schema's arguments are of two kinds: the row's inputs (passed to the dispatch point by
+# position, in the row's order) and everything else, passed to the forward as keywords. So a
+# schema must name every input, in the row's order, and its other arguments must be keywords
+# the forward takes, with the forward's defaults; a row whose Python call differs from the
+# schema (torch.sum's ``dim`` may be a tuple, an int list is spelled out ...) gives
+# ``normalize``, a callable taking the call's arguments in schema order and returning the
+# dispatch point's ``(inputs, keywords)``, and is checked for its inputs only. A mismatch
+# raises here, at import, naming the row.
+
+
+def _check_signature(op: OpInfo, schema: Schema) -> None:
+    """Raise if ``schema`` does not fit ``op`` (NOTE [signature rows])."""
+    names = [a.name for a in schema.arguments]
+    where = f"{op.name}: signature {schema.text!r}"
+    missing = [i for i in op.inputs if i not in names]
+    if missing:
+        raise ValueError(f"{where} does not name the row's inputs {missing}")
+    order = [n for n in names if n in op.inputs]
+    if order != list(op.inputs):
+        raise ValueError(f"{where} names the inputs in the order {order}, the row in the order "
+                         f"{list(op.inputs)}")
+    if op.normalize is not None:
+        return
+    try:
+        params = inspect.signature(op.forward).parameters
+    except (TypeError, ValueError):  # a ufunc or a C function: it takes its inputs only
+        params = {}
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    for a in schema.arguments:
+        if a.name in op.inputs:
+            continue
+        if a.name not in params and not takes_any:
+            raise ValueError(f"{where}: the forward takes no keyword {a.name!r} (give the row a "
+                             "normalize= that maps the call onto its arguments)")
+        default = op.defaults.get(a.name, a.default)
+        if a.default is not inspect.Parameter.empty and not _same(default, a.default):
+            raise ValueError(f"{where}: {a.name} defaults to {a.default!r} in the schema, to "
+                             f"{default!r} in the forward")
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal defaults: a list and a tuple with the same items are (the schema writes lists)."""
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return tuple(a) == tuple(b)
+    if isinstance(a, bool) or isinstance(b, bool):  # False == 0, but not as a default
+        return a is b
+    return bool(a == b)

@@ -30,6 +30,7 @@ def _silu_backward(grad, self):
 
 
 defop("leaky_relu", "LeakyReluBackward0", K.leaky_relu, ("self",),
+      internal="reached through F.leaky_relu (a Python function in torch too)",
       calls=("`F.leaky_relu`", ""),
       self=lambda grad, self, negative_slope: f.where(self > 0, grad, grad * negative_slope))
 defop("leaky_relu_", "LeakyReluBackward1", K.leaky_relu, ("self",),
@@ -38,6 +39,7 @@ defop("leaky_relu_", "LeakyReluBackward1", K.leaky_relu, ("self",),
       self=lambda grad, result, negative_slope: f.where(result > 0, grad,
                                                         grad * negative_slope))
 defop("elu", "EluBackward0", K.elu, ("self",),
+      internal="reached through F.elu (a Python function in torch too)",
       calls=("`F.elu`", ""),
       self=lambda grad, self, alpha, scale, input_scale: f.where(
           self > 0, grad * scale, grad * (alpha * scale * input_scale)
@@ -51,6 +53,7 @@ defop("gelu", "GeluBackward0", K.gelu, ("self",),
       calls=("`F.gelu`", ""),
       self=_gelu_backward)
 defop("silu", "SiluBackward0", K.silu, ("self",),
+      internal="reached through F.silu (a Python function in torch too)",
       calls=("`F.silu`", ""),
       self=_silu_backward)
 defop("softplus", "SoftplusBackward0", K.softplus, ("self",),
@@ -114,6 +117,7 @@ def _flash_backward_not_implemented(grads):
 
 defop("_scaled_dot_product_flash_attention_for_cpu_backward", "NotImplemented",
       K.sdpa_flash_cpu_backward, ("grad_out", "query", "key", "value", "out", "logsumexp"),
+      internal="backward-only: the flash kernel's backward, recorded under create_graph",
       outputs=("grad_query", "grad_key", "grad_value"),
       doc="the flash kernel's backward, recorded under create_graph (no derivative)",
       calls=("the flash kernel's backward under `create_graph=True`", ""),
@@ -154,6 +158,7 @@ _ONE_SIXTH_F32 = float(np.float32(1 / 6))
 _PIECES = W([[-4.0, -2.5, -0.7, -0.2], [0.3, 0.8, 2.9, 5.0]])
 
 defop("hardtanh", "HardtanhBackward0", K.hardtanh, ("self",),
+      internal="reached through F.hardtanh (a Python function in torch too)",
       doc="``clamp(input, min_val, max_val)`` with hardtanh's node; ``F.relu6`` is (0, 6)",
       calls=("`F.hardtanh`, `F.hardtanh_`, `F.relu6`, `nn.Hardtanh`, `nn.ReLU6`", ""),
       samples=(Sample(_PIECES), Sample(_PIECES, min_val=0, max_val=6),
@@ -171,6 +176,7 @@ defop("celu_", "CeluBackward1", K.celu, ("self",),
       self=lambda grad, result, alpha: f.where(result > 0, grad,
                                                grad * (result * (1 / alpha) + 1)))
 defop("mish", "MishBackward0", K.mish, ("self",),
+      internal="reached through F.mish (a Python function in torch too)",
       calls=("`F.mish`, `nn.Mish`", ""),
       samples=(Sample(R(3, 4)), Sample(_PIECES)),
       self=_mish_backward)
@@ -183,21 +189,25 @@ defop("_prelu_kernel", "PreluKernelBackward0", K.prelu, ("self", "weight"),
       self=lambda grad, self, weight: f.where(self > 0, grad, grad * weight),
       weight=lambda grad, self, weight: f.where(self > 0, 0.0, grad * self))
 defop("glu", "GluBackward0", K.glu, ("self",),
+      internal="reached through F.glu (a Python function in torch too)",
       doc="``a * sigmoid(b)`` of the two halves along ``dim`` (shown unsigned, as PyTorch)",
       calls=("`F.glu`, `nn.GLU`", ""),
       samples=(Sample(R(3, 4), dim=2**64 - 1), Sample(R(4, 3), dim=0)),
       self=_glu_backward)
 defop("hardswish", "HardswishBackward0", K.hardswish, ("self",),
+      internal="reached through F.hardswish (a Python function in torch too)",
       calls=("`F.hardswish`, `nn.Hardswish`", ""),
       samples=(Sample(_PIECES),),
       self=lambda grad, self: f.where(self < -3, 0.0,
                                       f.where(self <= 3, grad * (self * (1 / 3) + 0.5), grad)))
 defop("hardsigmoid", "HardsigmoidBackward0", K.hardsigmoid, ("self",),
+      internal="reached through F.hardsigmoid (a Python function in torch too)",
       calls=("`F.hardsigmoid`, `nn.Hardsigmoid`", ""),
       samples=(Sample(_PIECES),),
       # PyTorch's CPU kernel multiplies by 1/6 rounded to float32, in every dtype: so do we
       self=lambda grad, self: f.where((self > -3) & (self < 3), grad * _ONE_SIXTH_F32, 0.0))
 defop("log_sigmoid_forward", "LogSigmoidBackward0", K.log_sigmoid, ("self",),
+      internal="reached through F.logsigmoid (a Python function in torch too)",
       outputs=("output", "buffer"), nondiff_outputs=(1,),
       doc="outputs (log(sigmoid(x)), buffer = exp(-|x|)), the CPU kernel's pair",
       calls=("`F.logsigmoid`, `nn.LogSigmoid`", ""),
@@ -225,6 +235,7 @@ defop("threshold_", "ThresholdBackward1", K.threshold, ("self",),
 # ThresholdBackwardBackward0. `self` only says where the gradient passes: its gradient is zeros.
 defop("threshold_backward", "ThresholdBackwardBackward0", K.threshold_backward,
       ("grad_output", "self"),
+      internal="backward-only: recorded by threshold's formula under create_graph",
       doc="threshold's backward, recorded under create_graph",
       calls=("threshold's backward under `create_graph=True`", ""),
       samples=(Sample(R(2, 4), _PIECES, threshold=0.5),),

@@ -39,6 +39,8 @@ defop("rsub", "RsubBackward1", K.rsub, ("self",),
       calls=("`2 - x`, `gradviz.rsub(x, 2)`", ""),
       self=lambda grad, alpha: -grad if alpha == 1 else grad * -alpha)
 defop("rsub_tensor", "RsubBackward0", K.rsub_tensor, ("self", "other"),
+      internal="overload of rsub (a tensor other): reached through gradviz.rsub, which picks "
+               "torch's overload",
       broadcasts=True, promotes=True,
       doc="``other - alpha * self`` with a tensor ``other``: ``gradviz.rsub(x, y)``.",
       calls=("`gradviz.rsub(x, y)`", ""),
@@ -58,6 +60,8 @@ defop("div", "DivBackward0", K.div, ("self", "other"),
 # div(..., rounding_mode=...): PyTorch's Tensor_mode overload, even with rounding_mode=None. A
 # rounded quotient is piecewise constant: its gradient is zero wherever it is defined.
 defop("div_mode", "DivBackward2", K.div_mode, ("self", "other"),
+      internal="overload of div (rounding_mode=): reached through gradviz.div, which picks "
+               "torch's overload",
       broadcasts=True, promotes=True, quiet=True,
       doc="``input / other`` rounded as ``rounding_mode`` says (None, 'trunc' or 'floor').",
       calls=("`gradviz.div(x, y, rounding_mode=...)`", "`.div(y, rounding_mode=...)`, `.div_()`"),
@@ -66,14 +70,16 @@ defop("div_mode", "DivBackward2", K.div_mode, ("self", "other"),
       other=lambda grad, self, other, rounding_mode:
           -grad * ((self / other) / other) if rounding_mode is None else f.zeros_like(grad))
 defop("neg", "NegBackward0", K.neg, ("self",),
-      function="neg", method=True, inplace=True,
+      # (no with_out= yet: gradviz/ops/dispatch.py's out_variant example wraps gradviz.neg)
+      signature="neg(Tensor self) -> Tensor", method=True, inplace=True,
       doc="``-input``.",
       example="gradviz.neg(gradviz.tensor([1.0, -2.0]))\ntensor([-1.,  2.])",
       samples=(Sample(R(2, 3)), Sample(R())),
       calls=("`gradviz.negative`, `-x`", ""),
       self=lambda grad: -grad)
 defop("reciprocal", "ReciprocalBackward0", K.reciprocal, ("self",),
-      promotes=True, quiet=True, function="reciprocal", method=True, inplace=True,
+      signature="reciprocal(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
+      promotes=True, quiet=True,
       doc="``1 / input``.",
       example="gradviz.reciprocal(gradviz.tensor([2.0, 4.0]))\ntensor([0.5000, 0.2500])",
       samples=(Sample(P(2, 3)), Sample(P())),
@@ -85,6 +91,8 @@ defop("pow", "PowBackward0", K.pow_scalar, ("self",),
       calls=("`gradviz.pow`, `x ** 2`, `gradviz.square`", "`.pow()`, `.square()`"),
       self=_pow_backward)
 defop("pow_tensor", "PowBackward1", K.power, ("self", "exponent"),
+      internal="overload of pow (a tensor exponent): reached through gradviz.pow, which picks "
+               "torch's overload",
       broadcasts=True, promotes=True, quiet=True,
       doc="tensor ** tensor",
       calls=("`gradviz.pow`, `x ** y`", "`.pow()`"),
@@ -93,21 +101,29 @@ defop("pow_tensor", "PowBackward1", K.power, ("self", "exponent"),
       exponent=lambda grad, self, exponent, result: grad * f.where(
           (self == 0) & (exponent >= 0), 0.0, result * f.log(self)))
 defop("pow_scalar_base", "PowBackward2", K.pow_scalar_base, ("exponent",),
+      internal="overload of pow (a number base): reached through gradviz.pow, which picks torch's"
+               " overload",
       promotes=True, quiet=True,
       doc="number ** tensor",
       calls=("`gradviz.pow(2, x)`, `2 ** x`", ""),
       exponent=_pow_scalar_base_backward)
 defop("mul_scalar", "MulBackward1", K.mul_scalar, ("self",),
+      internal="aten::mul.Scalar: recorded only inside composites torch decomposes in C++ "
+               "(gradviz.mul(x, 2) records mul, as torch's does)",
       promotes=True,
       doc="tensor * Scalar inside PyTorch's C++ decompositions (cross_entropy's smoothing)",
       calls=("inside `F.cross_entropy(label_smoothing=...)`", ""),
       self=lambda grad, other: grad * other)
 defop("add_scalar", "AddBackward1", K.add_scalar, ("self",),
+      internal="aten::add.Scalar: recorded only inside composites torch decomposes in C++ "
+               "(gradviz.add(x, 2) records add, as torch's does)",
       promotes=True,
       doc="tensor + Scalar inside PyTorch's C++ decompositions (smoothed probability targets)",
       calls=("inside `F.cross_entropy` (probabilities, smoothing)", ""),
       self=lambda grad: grad)
 defop("div_scalar", "DivBackward1", K.div_scalar, ("self",),
+      internal="aten::div.Scalar: recorded only inside composites torch decomposes in C++ "
+               "(gradviz.div(x, 2) records div, as torch's does)",
       promotes=True, quiet=True,
       doc="tensor / Scalar inside PyTorch's C++ decompositions (cross_entropy's mean)",
       calls=("inside `F.cross_entropy` (probabilities, mean)", ""),
@@ -129,16 +145,22 @@ defop("floor_divide", "NotImplemented", K.floor_divide, ("self", "other"),
       calls=("`gradviz.floor_divide(x, y)`, `x // y`", "`.floor_divide()`"),
       self=_not_implemented("floor_divide"), other=_not_implemented("floor_divide"))
 defop("floor_divide_scalar", "NotImplemented", K.floor_divide_scalar, ("self",),
+      internal="overload of floor_divide (a number other): reached through gradviz.floor_divide, "
+               "which picks torch's overload",
       promotes=True, quiet=True,
       doc="``input // number`` (floor division; no derivative).",
       calls=("`gradviz.floor_divide(x, 2)`, `x // 2`", ""),
       self=_not_implemented("floor_divide"))
 defop("rfloor_divide", "NotImplemented", K.rfloor_divide, ("self",),
+      internal="overload of floor_divide (a number input, `2 // x`): reached through "
+               "gradviz.floor_divide, which picks torch's overload",
       promotes=True, quiet=True,
       doc="``number // input`` (floor division; no derivative).",
       calls=("`2 // x`", ""),
       self=_not_implemented("floor_divide"))
 defop("remainder_scalar", "RemainderBackward0", K.remainder_scalar, ("self",),
+      internal="overload of remainder (a number other): reached through gradviz.remainder, which "
+               "picks torch's overload",
       promotes=True, quiet=True,
       doc="``input % number``, with the sign of the divisor (Python's ``%``).",
       calls=("`gradviz.remainder(x, 2)`, `x % 2`", "`.remainder()`"),
@@ -153,6 +175,8 @@ defop("remainder", "RemainderBackward1", K.remainder, ("self", "other"),
       self=lambda grad: grad,
       other=lambda grad, self, other: -grad * f.floor_divide_constant(self, other))
 defop("rremainder", "NotImplemented", K.rremainder, ("self",),
+      internal="overload of remainder (a number input, `2 % x`): reached through "
+               "gradviz.remainder, which picks torch's overload",
       promotes=True, quiet=True,
       doc="``number % input`` (no derivative).",
       calls=("`2 % x`, `gradviz.remainder(2, x)`", ""),

@@ -102,6 +102,7 @@ defop("convolution", "ConvolutionBackward0", K.convolution, ("input", "weight", 
       input=_conv_input_grad, weight=_conv_weight_grad, bias=_conv_bias_grad)
 defop("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", K.max_pool2d_with_indices,
       ("self",),
+      internal="reached through F.max_pool2d (a Python function in torch too)",
       outputs=("result0", "result1"), nondiff_outputs=(1,),
       doc="outputs (values, indices); indices are flat positions in each H*W plane",
       calls=("`gradviz.max_pool2d`, `gradviz.max_pool1d`, `F.max_pool2d`, `F.max_pool1d`", ""),
@@ -109,6 +110,7 @@ defop("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", K.max_pool2d_w
       f.op("max_pool2d_with_indices_backward", grads[0], self, indices=result1))
 defop("max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0",
       K.max_pool2d_with_indices_backward, ("grad_output", "self"),
+      internal="backward-only: recorded by max_pool2d_with_indices's formula under create_graph",
       doc="max_pool2d's backward, recorded under create_graph",
       calls=("max_pool2d's backward under `create_graph=True`", ""),
       samples=(Sample(R(2, 1, 2, 2), R(2, 1, 4, 3),
@@ -117,6 +119,7 @@ defop("max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0
       self=_shape_only_input)
 defop("max_pool3d_with_indices", "MaxPool3DWithIndicesBackward0", K.max_pool3d_with_indices,
       ("self",),
+      internal="reached through F.max_pool3d (a Python function in torch too)",
       outputs=("result0", "result1"), nondiff_outputs=(1,),
       doc="outputs (values, indices); indices are flat positions in each D*H*W volume",
       calls=("`F.max_pool3d`", ""),
@@ -128,6 +131,7 @@ defop("max_pool3d_with_indices", "MaxPool3DWithIndicesBackward0", K.max_pool3d_w
       f.op("max_pool3d_with_indices_backward", grads[0], self, indices=result1))
 defop("max_pool3d_with_indices_backward", "MaxPool3DWithIndicesBackwardBackward0",
       K.max_pool3d_with_indices_backward, ("grad_output", "self"),
+      internal="backward-only: recorded by max_pool3d_with_indices's formula under create_graph",
       doc="max_pool3d's backward, recorded under create_graph",
       calls=("max_pool3d's backward under `create_graph=True`", ""),
       samples=(Sample(R(1, 2, 1, 1, 2), R(1, 2, 2, 2, 2),
@@ -149,6 +153,7 @@ defop("avg_pool2d", "AvgPool2DBackward0", K.avg_pool2d, ("self",),
                              divisor_override=divisor_override))
 defop("avg_pool2d_backward", "AvgPool2DBackwardBackward0", K.avg_pool2d_backward,
       ("grad_output", "self"),
+      internal="backward-only: recorded by avg_pool2d's formula under create_graph",
       doc="avg_pool2d's backward, recorded under create_graph",
       calls=("avg_pool2d's backward under `create_graph=True`", ""),
       samples=(Sample(R(1, 2, 3, 2), R(1, 2, 5, 4), kernel_size=(2, 2), stride=(2, 2),
@@ -166,6 +171,7 @@ defop("_adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", K.adaptive_avg_pool2
       self=lambda grad, self: f.op("_adaptive_avg_pool2d_backward", grad, self))
 defop("_adaptive_avg_pool2d_backward", "AdaptiveAvgPool2DBackwardBackward0",
       K.adaptive_avg_pool2d_backward, ("grad_output", "self"),
+      internal="backward-only: recorded by _adaptive_avg_pool2d's formula under create_graph",
       doc="adaptive_avg_pool2d's backward, recorded under create_graph",
       calls=("adaptive_avg_pool2d's backward under `create_graph=True`", ""),
       samples=(Sample(R(1, 2, 2, 3), R(1, 2, 5, 4)),),
@@ -193,6 +199,8 @@ def _pad_rows(kind: str, nd: int, samples: tuple, back_sample: Sample) -> None:
     forward, backward = ((K.reflection_pad, K.reflection_pad_backward) if kind == "reflection"
                          else (K.replication_pad, K.replication_pad_backward))
     defop(name, f"{title}Pad{nd}DBackward0", forward, ("self",),
+          internal="reached through F.pad(mode=...) and nn's padding layers (F.pad is a Python "
+                   "function in torch too)",
           doc=f"``padding`` as F.pad takes it, the last dimension's (left, right) first; {nd}-D",
           calls=(f"`F.pad(mode='{mode}')`, `nn.{title}Pad{nd}d`", ""),
           samples=samples,
@@ -200,6 +208,7 @@ def _pad_rows(kind: str, nd: int, samples: tuple, back_sample: Sample) -> None:
                                                   padding=padding))
     defop(f"{name}_backward", f"{title}Pad{nd}DBackwardBackward0", backward,
           ("grad_output", "self"),
+          internal=f"backward-only: recorded by {name}'s formula under create_graph",
           doc=f"{name}'s backward, recorded under create_graph",
           calls=(f"{name}'s backward under `create_graph=True`", ""),
           samples=(back_sample,),
@@ -219,6 +228,7 @@ _pad_rows("replication", 2, (Sample(R(2, 2, 3, 4), padding=(2, 1, 0, 3)),
           Sample(R(2, 2, 6, 7), R(2, 2, 3, 4), padding=(2, 1, 0, 3)))
 
 defop("upsample_nearest1d", "UpsampleNearest1DBackward0", K.upsample_nearest1d, ("self",),
+      internal="reached through F.interpolate and nn.Upsample (a Python function in torch too)",
       doc="``scales`` as F.interpolate passes it (None: from the sizes)",
       calls=("`F.interpolate(mode='nearest')` on 3-D input, `nn.Upsample`", ""),
       samples=(Sample(R(2, 3, 4), output_size=(9,)), Sample(R(1, 2, 3), output_size=(6,),
@@ -228,12 +238,14 @@ defop("upsample_nearest1d", "UpsampleNearest1DBackward0", K.upsample_nearest1d, 
           input_size=self_sym_sizes, scales=scales))
 defop("upsample_nearest1d_backward", "UpsampleNearest1DBackwardBackward0",
       K.upsample_nearest1d_backward, ("grad_output",),
+      internal="backward-only: recorded by upsample_nearest1d's formula under create_graph",
       doc="upsample_nearest1d's backward, recorded under create_graph",
       calls=("upsample_nearest1d's backward under `create_graph=True`", ""),
       samples=(Sample(R(2, 3, 9), output_size=(9,), input_size=(2, 3, 4)),),
       grad_output=lambda grad, output_size, scales: f.op(
           "upsample_nearest1d", grad, output_size=output_size, scales=scales))
 defop("upsample_nearest2d", "UpsampleNearest2DBackward0", K.upsample_nearest2d, ("self",),
+      internal="reached through F.interpolate and nn.Upsample (a Python function in torch too)",
       doc="``scales_h``/``scales_w`` as F.interpolate passes them (None: from the sizes)",
       calls=("`F.interpolate(mode='nearest')` on 4-D input, `nn.Upsample`, "
              "`nn.UpsamplingNearest2d`", ""),
@@ -244,6 +256,7 @@ defop("upsample_nearest2d", "UpsampleNearest2DBackward0", K.upsample_nearest2d, 
           input_size=self_sym_sizes, scales_h=scales_h, scales_w=scales_w))
 defop("upsample_nearest2d_backward", "UpsampleNearest2DBackwardBackward0",
       K.upsample_nearest2d_backward, ("grad_output",),
+      internal="backward-only: recorded by upsample_nearest2d's formula under create_graph",
       doc="upsample_nearest2d's backward, recorded under create_graph",
       calls=("upsample_nearest2d's backward under `create_graph=True`", ""),
       samples=(Sample(R(2, 2, 5, 8), output_size=(5, 8), input_size=(2, 2, 3, 4)),),
@@ -251,6 +264,7 @@ defop("upsample_nearest2d_backward", "UpsampleNearest2DBackwardBackward0",
           "upsample_nearest2d", grad, output_size=output_size, scales_h=scales_h,
           scales_w=scales_w))
 defop("upsample_linear1d", "UpsampleLinear1DBackward0", K.upsample_linear1d, ("self",),
+      internal="reached through F.interpolate and nn.Upsample (a Python function in torch too)",
       doc="``align_corners`` and ``scales`` as F.interpolate passes them",
       calls=("`F.interpolate(mode='linear')`, `nn.Upsample(mode='linear')`", ""),
       samples=(Sample(R(2, 3, 4), output_size=(7,), align_corners=False),
@@ -261,6 +275,7 @@ defop("upsample_linear1d", "UpsampleLinear1DBackward0", K.upsample_linear1d, ("s
           input_size=self_sym_sizes, align_corners=align_corners, scales=scales))
 defop("upsample_linear1d_backward", "UpsampleLinear1DBackwardBackward0",
       K.upsample_linear1d_backward, ("grad_output",),
+      internal="backward-only: recorded by upsample_linear1d's formula under create_graph",
       doc="upsample_linear1d's backward, recorded under create_graph",
       calls=("upsample_linear1d's backward under `create_graph=True`", ""),
       samples=(Sample(R(2, 3, 7), output_size=(7,), input_size=(2, 3, 4), align_corners=False),),
@@ -268,6 +283,7 @@ defop("upsample_linear1d_backward", "UpsampleLinear1DBackwardBackward0",
           "upsample_linear1d", grad, output_size=output_size, align_corners=align_corners,
           scales=scales))
 defop("upsample_bilinear2d", "UpsampleBilinear2DBackward0", K.upsample_bilinear2d, ("self",),
+      internal="reached through F.interpolate and nn.Upsample (a Python function in torch too)",
       doc="``align_corners`` and ``scales_h``/``scales_w`` as F.interpolate passes them",
       calls=("`F.interpolate(mode='bilinear')`, `nn.Upsample(mode='bilinear')`, "
              "`nn.UpsamplingBilinear2d`", ""),
@@ -281,6 +297,7 @@ defop("upsample_bilinear2d", "UpsampleBilinear2DBackward0", K.upsample_bilinear2
           scales_w=scales_w))
 defop("upsample_bilinear2d_backward", "UpsampleBilinear2DBackwardBackward0",
       K.upsample_bilinear2d_backward, ("grad_output",),
+      internal="backward-only: recorded by upsample_bilinear2d's formula under create_graph",
       doc="upsample_bilinear2d's backward, recorded under create_graph",
       calls=("upsample_bilinear2d's backward under `create_graph=True`", ""),
       samples=(Sample(R(2, 2, 5, 7), output_size=(5, 7), input_size=(2, 2, 3, 4),
@@ -289,6 +306,7 @@ defop("upsample_bilinear2d_backward", "UpsampleBilinear2DBackwardBackward0",
           "upsample_bilinear2d", grad, output_size=output_size, align_corners=align_corners,
           scales_h=scales_h, scales_w=scales_w))
 defop("upsample_bicubic2d", "UpsampleBicubic2DBackward0", K.upsample_bicubic2d, ("self",),
+      internal="reached through F.interpolate and nn.Upsample (a Python function in torch too)",
       doc="cubic convolution (A = -0.75, borders clamped); ``align_corners`` and "
           "``scales_h``/``scales_w`` as F.interpolate passes them",
       calls=("`F.interpolate(mode='bicubic')`, `nn.Upsample(mode='bicubic')`", ""),
@@ -302,6 +320,7 @@ defop("upsample_bicubic2d", "UpsampleBicubic2DBackward0", K.upsample_bicubic2d, 
           scales_w=scales_w))
 defop("upsample_bicubic2d_backward", "UpsampleBicubic2DBackwardBackward0",
       K.upsample_bicubic2d_backward, ("grad_output",),
+      internal="backward-only: recorded by upsample_bicubic2d's formula under create_graph",
       doc="upsample_bicubic2d's backward, recorded under create_graph",
       calls=("upsample_bicubic2d's backward under `create_graph=True`", ""),
       samples=(Sample(R(2, 2, 5, 7), output_size=(5, 7), input_size=(2, 2, 3, 4),
@@ -310,6 +329,7 @@ defop("upsample_bicubic2d_backward", "UpsampleBicubic2DBackwardBackward0",
           "upsample_bicubic2d", grad, output_size=output_size, align_corners=align_corners,
           scales_h=scales_h, scales_w=scales_w))
 defop("upsample_trilinear3d", "UpsampleTrilinear3DBackward0", K.upsample_trilinear3d, ("self",),
+      internal="reached through F.interpolate and nn.Upsample (a Python function in torch too)",
       doc="``align_corners`` and ``scales_d``/``scales_h``/``scales_w`` as F.interpolate passes "
           "them",
       calls=("`F.interpolate(mode='trilinear')`, `nn.Upsample(mode='trilinear')`", ""),
@@ -323,6 +343,7 @@ defop("upsample_trilinear3d", "UpsampleTrilinear3DBackward0", K.upsample_triline
                      scales_d=scales_d, scales_h=scales_h, scales_w=scales_w))
 defop("upsample_trilinear3d_backward", "UpsampleTrilinear3DBackwardBackward0",
       K.upsample_trilinear3d_backward, ("grad_output",),
+      internal="backward-only: recorded by upsample_trilinear3d's formula under create_graph",
       doc="upsample_trilinear3d's backward, recorded under create_graph",
       calls=("upsample_trilinear3d's backward under `create_graph=True`", ""),
       samples=(Sample(R(1, 2, 3, 5, 4), output_size=(3, 5, 4), input_size=(1, 2, 2, 3, 2),
@@ -332,6 +353,7 @@ defop("upsample_trilinear3d_backward", "UpsampleTrilinear3DBackwardBackward0",
           scales_d=scales_d, scales_h=scales_h, scales_w=scales_w))
 defop("upsample_nearest_exact1d", "UpsampleNearestExact1DBackward0",
       K.upsample_nearest_exact1d, ("self",),
+      internal="reached through F.interpolate and nn.Upsample (a Python function in torch too)",
       doc="each output reads the input whose cell holds its centre; ``scales`` as "
           "F.interpolate passes it",
       calls=("`F.interpolate(mode='nearest-exact')` on 3-D input", ""),
@@ -342,6 +364,7 @@ defop("upsample_nearest_exact1d", "UpsampleNearestExact1DBackward0",
           input_size=self_sym_sizes, scales=scales))
 defop("upsample_nearest_exact1d_backward", "UpsampleNearestExact1DBackwardBackward0",
       K.upsample_nearest_exact1d_backward, ("grad_output",),
+      internal="backward-only: recorded by upsample_nearest_exact1d's formula under create_graph",
       doc="upsample_nearest_exact1d's backward, recorded under create_graph",
       calls=("upsample_nearest_exact1d's backward under `create_graph=True`", ""),
       samples=(Sample(R(2, 3, 7), output_size=(7,), input_size=(2, 3, 4)),),
@@ -349,6 +372,7 @@ defop("upsample_nearest_exact1d_backward", "UpsampleNearestExact1DBackwardBackwa
           "upsample_nearest_exact1d", grad, output_size=output_size, scales=scales))
 defop("upsample_nearest_exact2d", "UpsampleNearestExact2DBackward0",
       K.upsample_nearest_exact2d, ("self",),
+      internal="reached through F.interpolate and nn.Upsample (a Python function in torch too)",
       doc="``scales_h``/``scales_w`` as F.interpolate passes them",
       calls=("`F.interpolate(mode='nearest-exact')` on 4-D input", ""),
       samples=(Sample(R(2, 2, 3, 4), output_size=(5, 7)),
@@ -358,6 +382,7 @@ defop("upsample_nearest_exact2d", "UpsampleNearestExact2DBackward0",
           input_size=self_sym_sizes, scales_h=scales_h, scales_w=scales_w))
 defop("upsample_nearest_exact2d_backward", "UpsampleNearestExact2DBackwardBackward0",
       K.upsample_nearest_exact2d_backward, ("grad_output",),
+      internal="backward-only: recorded by upsample_nearest_exact2d's formula under create_graph",
       doc="upsample_nearest_exact2d's backward, recorded under create_graph",
       calls=("upsample_nearest_exact2d's backward under `create_graph=True`", ""),
       samples=(Sample(R(2, 2, 5, 7), output_size=(5, 7), input_size=(2, 2, 3, 4)),),
@@ -366,6 +391,7 @@ defop("upsample_nearest_exact2d_backward", "UpsampleNearestExact2DBackwardBackwa
           scales_w=scales_w))
 defop("upsample_nearest_exact3d", "UpsampleNearestExact3DBackward0",
       K.upsample_nearest_exact3d, ("self",),
+      internal="reached through F.interpolate and nn.Upsample (a Python function in torch too)",
       doc="``scales_d``/``scales_h``/``scales_w`` as F.interpolate passes them",
       calls=("`F.interpolate(mode='nearest-exact')` on 5-D input", ""),
       samples=(Sample(R(1, 2, 2, 3, 2), output_size=(3, 5, 4)),
@@ -376,6 +402,7 @@ defop("upsample_nearest_exact3d", "UpsampleNearestExact3DBackward0",
           input_size=self_sym_sizes, scales_d=scales_d, scales_h=scales_h, scales_w=scales_w))
 defop("upsample_nearest_exact3d_backward", "UpsampleNearestExact3DBackwardBackward0",
       K.upsample_nearest_exact3d_backward, ("grad_output",),
+      internal="backward-only: recorded by upsample_nearest_exact3d's formula under create_graph",
       doc="upsample_nearest_exact3d's backward, recorded under create_graph",
       calls=("upsample_nearest_exact3d's backward under `create_graph=True`", ""),
       samples=(Sample(R(1, 2, 3, 5, 4), output_size=(3, 5, 4), input_size=(1, 2, 2, 3, 2)),),
@@ -395,6 +422,7 @@ defop("pixel_unshuffle", "PixelUnshuffleBackward0", K.pixel_unshuffle, ("self",)
       self=lambda grad, downscale_factor: f.op("pixel_shuffle", grad,
                                                upscale_factor=downscale_factor))
 defop("im2col", "Im2ColBackward0", K.im2col, ("self",),
+      internal="reached through F.unfold (a Python function in torch too)",
       doc="(N, C, H, W) -> (N, C kh kw, L): every window as a column (F.unfold)",
       calls=("`F.unfold`, `nn.Unfold`", ""),
       samples=(Sample(R(2, 2, 4, 5), kernel_size=(2, 3), dilation=(1, 1), padding=(1, 0),
@@ -406,6 +434,7 @@ defop("im2col", "Im2ColBackward0", K.im2col, ("self",),
           "col2im", grad, output_size=(self_sym_argsize_minus_2, self_sym_argsize_minus_1),
           kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride))
 defop("col2im", "Col2ImBackward0", K.col2im, ("self",),
+      internal="reached through F.fold (a Python function in torch too)",
       doc="(N, C kh kw, L) -> (N, C, H, W): the columns added back at their windows (F.fold)",
       calls=("`F.fold`, `nn.Fold`", ""),
       samples=(Sample(R(2, 12, 6), output_size=(3, 4), kernel_size=(2, 2), dilation=(1, 1),
@@ -416,6 +445,7 @@ defop("col2im", "Col2ImBackward0", K.col2im, ("self",),
           "im2col", grad, kernel_size=kernel_size, dilation=dilation, padding=padding,
           stride=stride))
 defop("adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0", K.adaptive_max_pool2d, ("self",),
+      internal="reached through F.adaptive_max_pool2d (a Python function in torch too)",
       outputs=("result0", "result1"), nondiff_outputs=(1,),
       doc="outputs (values, indices); indices are flat positions in each H*W plane",
       calls=("`F.adaptive_max_pool2d`, `F.adaptive_max_pool1d`, `nn.AdaptiveMaxPool2d`", ""),
@@ -424,6 +454,7 @@ defop("adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0", K.adaptive_max_pool2d
                                              indices=result1))
 defop("adaptive_max_pool2d_backward", "AdaptiveMaxPool2DBackwardBackward0",
       K.max_pool2d_with_indices_backward, ("grad_output", "self"),
+      internal="backward-only: recorded by adaptive_max_pool2d's formula under create_graph",
       doc="adaptive_max_pool2d's backward, recorded under create_graph",
       calls=("adaptive_max_pool2d's backward under `create_graph=True`", ""),
       samples=(Sample(R(2, 1, 2, 2), R(2, 1, 4, 3),
@@ -447,6 +478,7 @@ defop("avg_pool3d", "AvgPool3DBackward0", K.avg_pool3d, ("self",),
                              divisor_override=divisor_override))
 defop("avg_pool3d_backward", "AvgPool3DBackwardBackward0", K.avg_pool3d_backward,
       ("grad_output", "self"),
+      internal="backward-only: recorded by avg_pool3d's formula under create_graph",
       doc="avg_pool3d's backward, recorded under create_graph",
       calls=("avg_pool3d's backward under `create_graph=True`", ""),
       samples=(Sample(R(1, 2, 2, 3, 3), R(1, 2, 4, 4, 5), kernel_size=(2, 2, 2),

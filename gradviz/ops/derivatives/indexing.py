@@ -49,6 +49,7 @@ defop("index_put", "IndexPutBackward0", K.index_put, ("self", "values"),
           grad, indices, np.zeros((), f.dtype_of(grad)), False),
       values=lambda grad, indices: f.index(grad, indices))
 defop("_index_put_impl", "IndexPutImplBackward0", K.index_put, ("self", "values"),
+      internal="aten internal: recorded by index_put(accumulate=True) and x[idx] += v",
       broadcasts=("values",),
       doc="index's backward, recorded under create_graph",
       calls=("index's backward under `create_graph=True`", ""),
@@ -68,6 +69,8 @@ defop("scatter", "ScatterBackward0", K.scatter, ("self", "src"),
       self=lambda grad, dim, index: f.scatter_zeros(grad, dim, index),
       src=lambda grad, dim, index: f.gather(grad, dim, index))
 defop("scatter_value", "ScatterBackward1", K.scatter_value, ("self",),
+      internal="overload of scatter (value=): reached through gradviz.scatter, which picks "
+               "torch's overload",
       calls=("`gradviz.scatter(x, dim, index, 2.0)`", "`.scatter()`, `.scatter_()`"),
       self=lambda grad, dim, index: f.scatter_zeros(grad, dim, index))
 defop("scatter_add", "ScatterAddBackward0", K.scatter_add, ("self", "src"),
@@ -79,6 +82,8 @@ defop("masked_fill", "MaskedFillBackward0", K.masked_fill, ("self",),
       calls=("`gradviz.masked_fill`", "`.masked_fill()`, `.masked_fill_()`"),
       self=lambda grad, mask, self_sym_sizes: _masked_fill_self(grad, mask, self_sym_sizes))
 defop("masked_fill_tensor", "MaskedFillBackward1", K.masked_fill_tensor, ("self", "value"),
+      internal="overload of masked_fill (a tensor value): reached through gradviz.masked_fill, "
+               "which picks torch's overload",
       hidden=("self_sym_sizes",),  # torch's engine sums back to it (validate_outputs)
       doc="masked_fill with a 0-d tensor value",
       calls=("`gradviz.masked_fill(x, mask, tensor)`", "`.masked_fill()`, `.masked_fill_()`"),
@@ -270,6 +275,8 @@ defop("index_fill", "IndexFillBackward0", K.index_fill, ("self",),
       samples=(Sample(R(3, 4), dim=1, index=Tensor._make(np.array([0, 2])), value=-1.0),),
       self=lambda grad, dim, index: _index_fill_zeros(grad, dim, index))
 defop("index_fill_tensor", "IndexFillBackward1", K.index_fill_tensor, ("self", "value"),
+      internal="overload of index_fill (a tensor value): reached through gradviz.index_fill, "
+               "which picks torch's overload",
       doc="``index_fill`` with a 0-d tensor ``value``",
       calls=("`gradviz.index_fill(x, dim, index, tensor)`", "`.index_fill()`, `.index_fill_()`"),
       samples=(Sample(R(3, 4), W(0.5), dim=0, index=Tensor._make(np.array([1]))),),
@@ -320,6 +327,7 @@ defop("unique", "Unique2Backward0", K.unique, ("self",),
       calls=("`gradviz.unique`", "`.unique()`"),
       self=_no_derivative("_unique2"))
 defop("unique_dim", "UniqueDimBackward0", K.unique, ("self",),
+      internal="reached through gradviz.unique(dim=...) (a Python function in torch too)",
       outputs=("output", "inverse", "counts"), nondiff_outputs=(1, 2),
       doc="``unique(dim=d)``: the distinct slices along ``d`` (not differentiable)",
       calls=("`gradviz.unique(x, dim=0)`", "`.unique(dim=0)`"),

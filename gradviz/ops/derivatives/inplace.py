@@ -13,6 +13,8 @@ defop("fill_", "FillBackward2", K.fill, ("self",),
       calls=("", "`.fill_()`"),
       self=lambda grad: f.zeros_like(grad))
 defop("fill_tensor_", "FillBackward3", K.fill_tensor, ("self", "value"),
+      internal="overload of fill_ (a tensor value): reached through gradviz.fill_, which picks "
+               "torch's overload",
       doc="fill_ with a 0-d tensor (what x[i] = number records inside CopySlices)",
       calls=("`x[i] = 2.0`, `x[...] = tensor(2.0)`", ""),
       self=lambda grad: f.zeros_like(grad),

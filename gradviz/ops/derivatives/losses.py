@@ -78,11 +78,13 @@ def _bce_logits_target(grad, self, target, weight, pos_weight, reduction):
 
 
 defop("nll_loss", "NllLossBackward0", K.nll_loss, ("self",),
+      internal="reached through F.nll_loss and F.cross_entropy (a Python function in torch too)",
       outputs=("output", "total_weight"), nondiff_outputs=(1,),
       doc="reduction is 0 (none), 1 (mean) or 2 (sum), as PyTorch saves it",
       calls=("`F.nll_loss`, `F.cross_entropy`", ""),
       self=_nll_backward)
 defop("mse_loss", "MseLossBackward0", K.mse_loss, ("self", "target"),
+      internal="reached through F.mse_loss (a Python function in torch too)",
       quiet=True,
       calls=("`F.mse_loss`", ""),
       self=lambda grad, self, target, reduction: _loss_scale(grad, self, reduction) * 2
@@ -91,6 +93,7 @@ defop("mse_loss", "MseLossBackward0", K.mse_loss, ("self", "target"),
       * (self - target))
 defop("binary_cross_entropy", "BinaryCrossEntropyBackward0", K.binary_cross_entropy,
       ("self", "target"),
+      internal="reached through F.binary_cross_entropy (a Python function in torch too)",
       calls=("`F.binary_cross_entropy`", ""),
       self=_bce_self,
       target=_bce_target)
@@ -124,6 +127,7 @@ _SIGNS = Tensor._make(np.array([[1.0, -1.0, -1.0, 1.0], [-1.0, 1.0, 1.0, 1.0],
                                  [1.0, -1.0, 1.0, -1.0]]))
 
 defop("smooth_l1_loss", "SmoothL1LossBackward0", K.smooth_l1_loss, ("self", "target"),
+      internal="reached through F.smooth_l1_loss (a Python function in torch too)",
       calls=("`F.smooth_l1_loss` (beta > 0), `nn.SmoothL1Loss`", ""),
       samples=(Sample(R(3, 4), R(3, 4)), Sample(R(3, 4), R(3, 4), reduction=2, beta=0.3),
                Sample(R(2, 3), R(2, 3), reduction=0, beta=2.0)),
@@ -132,6 +136,7 @@ defop("smooth_l1_loss", "SmoothL1LossBackward0", K.smooth_l1_loss, ("self", "tar
       target=lambda grad, self, target, reduction, beta: -_smooth_l1_grad(grad, self, target,
                                                                          reduction, beta))
 defop("huber_loss", "HuberLossBackward0", K.huber_loss, ("self", "target"),
+      internal="reached through F.huber_loss (a Python function in torch too)",
       calls=("`F.huber_loss`, `nn.HuberLoss`", ""),
       samples=(Sample(R(3, 4), R(3, 4)), Sample(R(3, 4), R(3, 4), reduction=2, delta=0.3),
                Sample(R(2, 3), R(2, 3), reduction=0, delta=2.0)),
@@ -141,12 +146,14 @@ defop("huber_loss", "HuberLossBackward0", K.huber_loss, ("self", "target"),
                                                                       reduction, delta))
 # The target is an argument, not an input: PyTorch has no formula for it, so no edge.
 defop("soft_margin_loss", "SoftMarginLossBackward0", K.soft_margin_loss, ("self",),
+      internal="reached through F.soft_margin_loss (a Python function in torch too)",
       calls=("`F.soft_margin_loss`, `nn.SoftMarginLoss`", ""),
       samples=(Sample(R(3, 4), target=_SIGNS), Sample(R(3, 4), target=_SIGNS, reduction=0)),
       self=_soft_margin_grad)
 # The two C++ calls of the composite losses that no other row records: at::norm(x, p, dim)
 # (pairwise_distance) and tensor - Scalar (cosine_embedding_loss).
 defop("norm_dim", "NormBackward1", K.norm_dim, ("self",),
+      internal="at::norm(self, p, dim): recorded only inside F.pairwise_distance, a composite",
       quiet=True,
       doc="at::norm(self, p, dim, keepdim), as F.pairwise_distance calls it",
       calls=("`F.pairwise_distance`, `nn.PairwiseDistance`", ""),
@@ -156,6 +163,8 @@ defop("norm_dim", "NormBackward1", K.norm_dim, ("self",),
       self=lambda grad, self, result, p, dim, keepdim: _norm_backward(grad, self, result, p,
                                                                       dim, keepdim))
 defop("sub_scalar", "SubBackward1", K.sub_scalar, ("self",),
+      internal="aten::sub.Scalar: recorded only inside composites torch decomposes in C++ "
+               "(gradviz.sub(x, 2) records sub, as torch's does)",
       promotes=True,
       doc="tensor - Scalar inside PyTorch's C++ decompositions (cosine_embedding_loss)",
       calls=("inside `F.cosine_embedding_loss`", ""),

@@ -10,6 +10,7 @@ import numpy as np
 
 from gradviz.ops import _formula as f
 from gradviz.ops import _kernels as K
+from gradviz.ops import bindings as B
 from gradviz.ops.derivatives.arithmetic import _not_implemented
 from gradviz.ops.opinfo import defop
 from gradviz.ops.samples import A, P, R, Sample, W
@@ -41,33 +42,37 @@ def _clamp_max_grad(grad, self, min, max):  # noqa: A002
 
 
 defop("exp", "ExpBackward0", np.exp, ("self",),
-      promotes=True, function="exp", method=True, inplace=True,
+      signature="exp(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
+      promotes=True,
       doc="Elementwise ``e ** input``.",
       example="gradviz.exp(gradviz.tensor([0.0]))\ntensor([1.])",
       samples=(Sample(R(2, 3)), Sample(R())),
       self=lambda grad, result: grad * result)
 defop("log", "LogBackward0", np.log, ("self",),
-      promotes=True, quiet=True, function="log", method=True, inplace=True,
+      signature="log(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
+      promotes=True, quiet=True,
       doc="Elementwise natural logarithm.",
       example="gradviz.log(gradviz.tensor([1.0]))\ntensor([0.])",
       samples=(Sample(P(2, 3)), Sample(P())),
       self=lambda grad, self: grad / self)
 defop("tanh", "TanhBackward0", np.tanh, ("self",),
-      promotes=True, function="tanh", method=True, inplace=True,
+      signature="tanh(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
+      promotes=True,
       doc="Elementwise hyperbolic tangent.",
       example="gradviz.tanh(gradviz.tensor([0.0]))\ntensor([0.])",
       samples=(Sample(R(2, 3)), Sample(R(4))),
       calls=("`F.tanh`", ""),
       self=lambda grad, result: grad * (1 - result * result))
 defop("sigmoid", "SigmoidBackward0", K.sigmoid, ("self",),
-      promotes=True, function="sigmoid", method=True, inplace=True,
+      signature="sigmoid(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
+      promotes=True,
       doc="Elementwise logistic function ``1 / (1 + exp(-input))``.",
       example="gradviz.sigmoid(gradviz.tensor([0.0]))\ntensor([0.5000])",
       samples=(Sample(R(2, 3)), Sample(R(4))),
       calls=("`F.sigmoid`", ""),
       self=lambda grad, result: grad * ((1 - result) * result))
 defop("relu", "ReluBackward0", K.relu, ("self",),
-      function="relu", method=True, inplace=True,
+      signature="relu(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
       doc="Elementwise ``max(input, 0)``.",
       example="gradviz.relu(gradviz.tensor([-1.0, 2.0]))\ntensor([0., 2.])",
       samples=(Sample(A(2, 3)), Sample(A(5))),
@@ -79,49 +84,56 @@ defop("abs", "AbsBackward0", np.abs, ("self",),
       calls=("`gradviz.abs`, `gradviz.absolute`", "`.abs()`, `.absolute()`"),
       self=lambda grad, self: grad * f.sign(self))
 defop("sign", "SignBackward0", K.sign, ("self",),
-      function="sign", method=True, inplace=True,
+      signature="sign(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
       doc="Elementwise sign: -1, 0 or 1 (the gradient is 0).",
       example="gradviz.sign(gradviz.tensor([-2.0, 0.0, 3.0]))\ntensor([-1.,  0.,  1.])",
       samples=(Sample(A(2, 3)),),
       self=lambda grad: f.zeros_like(grad))
 defop("sqrt", "SqrtBackward0", K.sqrt, ("self",),
-      promotes=True, quiet=True, function="sqrt", method=True, inplace=True,
+      signature="sqrt(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
+      promotes=True, quiet=True,
       doc="Elementwise square root.",
       example="gradviz.sqrt(gradviz.tensor([4.0, 9.0]))\ntensor([2., 3.])",
       samples=(Sample(P(2, 3)), Sample(P())),
       self=lambda grad, result: grad / (2 * result))
 defop("rsqrt", "RsqrtBackward0", K.rsqrt, ("self",),
-      promotes=True, quiet=True, function="rsqrt", method=True, inplace=True,
+      signature="rsqrt(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
+      promotes=True, quiet=True,
       doc="Elementwise ``1 / sqrt(input)``.",
       example="gradviz.rsqrt(gradviz.tensor([4.0]))\ntensor([0.5000])",
       samples=(Sample(P(2, 3)),),
       self=lambda grad, result: -0.5 * grad * (result * result * result))
 defop("sin", "SinBackward0", K.sin, ("self",),
-      promotes=True, function="sin", method=True, inplace=True,
+      signature="sin(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
+      promotes=True,
       doc="Elementwise sine.",
       example="gradviz.sin(gradviz.tensor([0.0]))\ntensor([0.])",
       samples=(Sample(R(2, 3)),),
       self=lambda grad, self: grad * f.cos(self))
 defop("cos", "CosBackward0", K.cos, ("self",),
-      promotes=True, function="cos", method=True, inplace=True,
+      signature="cos(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
+      promotes=True,
       doc="Elementwise cosine.",
       example="gradviz.cos(gradviz.tensor([0.0]))\ntensor([1.])",
       samples=(Sample(R(2, 3)),),
       self=lambda grad, self: grad * -f.sin(self))
 defop("log1p", "Log1PBackward0", K.log1p, ("self",),
-      promotes=True, quiet=True, function="log1p", method=True, inplace=True,
+      signature="log1p(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
+      promotes=True, quiet=True,
       doc="Elementwise ``log(1 + input)``, exact for small inputs.",
       example="gradviz.log1p(gradviz.tensor([0.0]))\ntensor([0.])",
       samples=(Sample(P(2, 3)),),
       self=lambda grad, self: grad / (self + 1))
 defop("expm1", "Expm1Backward0", K.expm1, ("self",),
-      promotes=True, quiet=True, function="expm1", method=True, inplace=True,
+      signature="expm1(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
+      promotes=True, quiet=True,
       doc="Elementwise ``exp(input) - 1``, exact for small inputs.",
       example="gradviz.expm1(gradviz.tensor([0.0]))\ntensor([0.])",
       samples=(Sample(R(2, 3)),),
       self=lambda grad, result: grad * (result + 1))
 defop("erf", "ErfBackward0", K.erf, ("self",),
-      promotes=True, function="erf", method=True, inplace=True,
+      signature="erf(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
+      promotes=True,
       doc="The error function, elementwise.",
       example="gradviz.erf(gradviz.tensor([0.0]))\ntensor([0.])",
       samples=(Sample(R(2, 3)),),
@@ -132,6 +144,8 @@ defop("clamp", "ClampBackward1", K.clamp, ("self",),
       calls=("`gradviz.clamp`, `gradviz.clip`", "`.clamp()`, `.clip()`, `.clamp_()`"),
       self=_clamp_backward)
 defop("clamp_tensor", "ClampBackward0", K.clamp, ("self", "min", "max"),
+      internal="overload of clamp (tensor bounds): reached through gradviz.clamp, which picks "
+               "torch's overload",
       broadcasts=True, promotes=True,
       doc="clamp with tensor bounds (either may be None)",
       calls=("`gradviz.clamp(x, min_tensor, max_tensor)`", "`.clamp()`, `.clamp_()`"),
@@ -143,6 +157,8 @@ defop("clamp_min", "ClampMinBackward0", K.clamp_min, ("self",),
       calls=("`gradviz.clamp_min`", "`.clamp_min()`"),
       self=lambda grad, self, min: f.where(self >= min, grad, 0.0))
 defop("clamp_min_tensor", "ClampMinBackward1", np.maximum, ("self", "min"),
+      internal="overload of clamp_min (a tensor min): reached through gradviz.clamp_min, which "
+               "picks torch's overload",
       broadcasts=True,
       calls=("`gradviz.clamp_min(x, tensor)`", "`.clamp_min()`"),
       self=lambda grad, self, min: f.where(self >= min, grad, 0.0),
@@ -152,22 +168,32 @@ defop("clamp_max", "ClampMaxBackward0", K.clamp_max, ("self",),
       calls=("`gradviz.clamp_max`", "`.clamp_max()`"),
       self=lambda grad, self, max: f.where(self <= max, grad, 0.0))
 defop("clamp_max_tensor", "ClampMaxBackward1", np.minimum, ("self", "max"),
+      internal="overload of clamp_max (a tensor max): reached through gradviz.clamp_max, which "
+               "picks torch's overload",
       broadcasts=True,
       calls=("`gradviz.clamp_max(x, tensor)`", "`.clamp_max()`"),
       self=lambda grad, self, max: f.where(self <= max, grad, 0.0),
       max=lambda grad, self, max: f.where(self > max, grad, 0.0))
 defop("maximum", "MaximumBackward0", np.maximum, ("self", "other"),
+      signature="maximum(Tensor self, Tensor other) -> Tensor", method=True, with_out=True,
+      normalize=B.tensor_other("maximum"),
       broadcasts=True, promotes=True,
-      doc="ties share the gradient equally, as in PyTorch",
-      calls=("`gradviz.maximum`, `gradviz.max(x, y)`", "`.maximum()`, `.max(y)`"),
+      doc="Elementwise maximum with broadcasting; ties share the gradient equally, as in PyTorch.",
+      example="gradviz.maximum(gradviz.tensor([1.0, 5.0]), gradviz.tensor([3.0, 2.0]))\n"
+              "tensor([3., 5.])",
+      calls=("`gradviz.max(x, y)`", "`.max(y)`"),
       self=lambda grad, self, other: f.where(self < other, 0.0,
                                              f.where(self == other, grad / 2, grad)),
       other=lambda grad, self, other: f.where(self > other, 0.0,
                                               f.where(self == other, grad / 2, grad)))
 defop("minimum", "MinimumBackward0", np.minimum, ("self", "other"),
+      signature="minimum(Tensor self, Tensor other) -> Tensor", method=True, with_out=True,
+      normalize=B.tensor_other("minimum"),
       broadcasts=True, promotes=True,
-      doc="ties share the gradient equally, as in PyTorch",
-      calls=("`gradviz.minimum`, `gradviz.min(x, y)`", "`.minimum()`, `.min(y)`"),
+      doc="Elementwise minimum with broadcasting; ties share the gradient equally, as in PyTorch.",
+      example="gradviz.minimum(gradviz.tensor([1.0, 5.0]), gradviz.tensor([3.0, 2.0]))\n"
+              "tensor([1., 2.])",
+      calls=("`gradviz.min(x, y)`", "`.min(y)`"),
       self=lambda grad, self, other: f.where(self > other, 0.0,
                                              f.where(self == other, grad / 2, grad)),
       other=lambda grad, self, other: f.where(self < other, 0.0,
@@ -235,7 +261,8 @@ for _name, _node, _kernel, _doc, _example in (
         ("trunc", "TruncBackward0", K.trunc, "Elementwise rounding toward 0 (the gradient is 0).",
          "gradviz.trunc(gradviz.tensor([-1.5, 1.5]))\ntensor([-1.,  1.])")):
     defop(_name, _node, _kernel, ("self",),
-          function=_name, method=True, inplace=True, doc=_doc, example=_example,
+          signature=f"{_name}(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
+          doc=_doc, example=_example,
           samples=(Sample(R(2, 3)), Sample(R())),
           calls=("`gradviz.fix`", "`.fix()`, `.fix_()`") if _name == "trunc" else ("", ""),
           self=_zero_grad)
@@ -245,89 +272,102 @@ defop("round", "RoundBackward0", K.round_, ("self",),
       samples=(Sample(R(2, 3)), Sample(R())),
       self=_zero_grad)
 defop("round_decimals", "RoundBackward1", K.round_decimals, ("self",),
+      internal="overload of round (decimals=): reached through gradviz.round, which picks torch's"
+               " overload",
       doc="``round(decimals=d)``: to ``d`` decimal places, half to even (the gradient is 0).",
       calls=("`gradviz.round(x, decimals=2)`", "`.round(decimals=2)`, `.round_(decimals=2)`"),
       samples=(Sample(R(2, 3), decimals=1), Sample(P(3), decimals=-1)),
       self=_zero_grad)
 defop("frac", "FracBackward0", K.frac, ("self",),
-      function="frac", method=True, inplace=True,
+      signature="frac(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
       doc="``input - trunc(input)``: the fractional part, with the sign of ``input``.",
       example="gradviz.frac(gradviz.tensor([-1.25, 2.5]))\ntensor([-0.2500,  0.5000])",
       samples=(Sample(R(2, 3)),),
       self=lambda grad: grad)
 defop("log2", "Log2Backward0", K.log2, ("self",),
-      promotes=True, quiet=True, function="log2", method=True, inplace=True,
+      signature="log2(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
+      promotes=True, quiet=True,
       doc="Elementwise base-2 logarithm.",
       example="gradviz.log2(gradviz.tensor([8.0]))\ntensor([3.])",
       samples=(Sample(P(2, 3)), Sample(P())),
       self=lambda grad, self: grad / (self * _LN2))
 defop("log10", "Log10Backward0", K.log10, ("self",),
-      promotes=True, quiet=True, function="log10", method=True, inplace=True,
+      signature="log10(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
+      promotes=True, quiet=True,
       doc="Elementwise base-10 logarithm.",
       example="gradviz.log10(gradviz.tensor([100.0]))\ntensor([2.])",
       samples=(Sample(P(2, 3)),),
       self=lambda grad, self: grad / (self * _LN10))
 defop("exp2", "Exp2Backward0", K.exp2, ("self",),
-      promotes=True, quiet=True, function="exp2", method=True, inplace=True,
+      signature="exp2(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
+      promotes=True, quiet=True,
       doc="Elementwise ``2 ** input``.",
       example="gradviz.exp2(gradviz.tensor([3.0]))\ntensor([8.])",
       samples=(Sample(R(2, 3)), Sample(R())),
       self=lambda grad, result: grad * result * _LN2)
 defop("sinh", "SinhBackward0", K.sinh, ("self",),
-      promotes=True, quiet=True, function="sinh", method=True, inplace=True,
+      signature="sinh(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
+      promotes=True, quiet=True,
       doc="Elementwise hyperbolic sine.",
       example="gradviz.sinh(gradviz.tensor([0.0]))\ntensor([0.])",
       samples=(Sample(R(2, 3)),),
       self=lambda grad, self: grad * f.op("cosh", self))
 defop("cosh", "CoshBackward0", K.cosh, ("self",),
-      promotes=True, quiet=True, function="cosh", method=True, inplace=True,
+      signature="cosh(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
+      promotes=True, quiet=True,
       doc="Elementwise hyperbolic cosine.",
       example="gradviz.cosh(gradviz.tensor([0.0]))\ntensor([1.])",
       samples=(Sample(R(2, 3)),),
       self=lambda grad, self: grad * f.op("sinh", self))
 defop("tan", "TanBackward0", K.tan, ("self",),
-      promotes=True, quiet=True, function="tan", method=True, inplace=True,
+      signature="tan(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
+      promotes=True, quiet=True,
       doc="Elementwise tangent.",
       example="gradviz.tan(gradviz.tensor([0.0]))\ntensor([0.])",
       samples=(Sample(R(2, 3)), Sample(R())),
       self=lambda grad, result: grad * (1 + result * result))
 defop("asin", "AsinBackward0", K.asin, ("self",),
-      promotes=True, quiet=True, function="asin", method=True, inplace=True,
+      signature="asin(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
+      promotes=True, quiet=True,
       doc="Elementwise arcsine (NaN outside [-1, 1]).",
       example="gradviz.asin(gradviz.tensor([0.0]))\ntensor([0.])",
       samples=(Sample(W([[0.3, -0.6, 0.1], [0.8, -0.2, 0.5]])),),
       calls=("`gradviz.arcsin`", "`.arcsin()`, `.arcsin_()`"),
       self=lambda grad, self: grad * _rsqrt(1 - self * self))
 defop("acos", "AcosBackward0", K.acos, ("self",),
-      promotes=True, quiet=True, function="acos", method=True, inplace=True,
+      signature="acos(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
+      promotes=True, quiet=True,
       doc="Elementwise arccosine (NaN outside [-1, 1]).",
       example="gradviz.acos(gradviz.tensor([1.0]))\ntensor([0.])",
       samples=(Sample(W([[0.3, -0.6, 0.1], [0.8, -0.2, 0.5]])),),
       calls=("`gradviz.arccos`", "`.arccos()`, `.arccos_()`"),
       self=lambda grad, self: grad * -_rsqrt(1 - self * self))
 defop("atan", "AtanBackward0", K.atan, ("self",),
-      promotes=True, function="atan", method=True, inplace=True,
+      signature="atan(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
+      promotes=True,
       doc="Elementwise arctangent.",
       example="gradviz.atan(gradviz.tensor([0.0]))\ntensor([0.])",
       samples=(Sample(R(2, 3)), Sample(R())),
       calls=("`gradviz.arctan`", "`.arctan()`, `.arctan_()`"),
       self=lambda grad, self: grad / (self * self + 1))
 defop("asinh", "AsinhBackward0", K.asinh, ("self",),
-      promotes=True, function="asinh", method=True,
+      promotes=True, signature="asinh(Tensor self) -> Tensor", with_out=True, method=True,
       doc="Elementwise inverse hyperbolic sine.",
       example="gradviz.asinh(gradviz.tensor([0.0]))\ntensor([0.])",
       samples=(Sample(R(2, 3)),),
       calls=("`gradviz.arcsinh`", "`.arcsinh()`"),
       self=lambda grad, self: grad * _rsqrt(self * self + 1))
 defop("acosh", "AcoshBackward0", K.acosh, ("self",),
-      promotes=True, quiet=True, function="acosh", method=True,
+      signature="acosh(Tensor self) -> Tensor", with_out=True, method=True,
+      promotes=True, quiet=True,
       doc="Elementwise inverse hyperbolic cosine (NaN below 1).",
       example="gradviz.acosh(gradviz.tensor([1.0]))\ntensor([0.])",
       samples=(Sample(W([[1.5, 2.0, 1.2], [3.0, 1.1, 2.5]])),),
       calls=("`gradviz.arccosh`", "`.arccosh()`"),
       self=lambda grad, self: grad * _rsqrt(self * self - 1))
 defop("atanh", "AtanhBackward0", K.atanh, ("self",),
-      promotes=True, quiet=True, function="atanh", method=True,
+      signature="atanh(Tensor self) -> Tensor", with_out=True, method=True,
+      promotes=True, quiet=True,
       doc="Elementwise inverse hyperbolic tangent (NaN outside [-1, 1]).",
       example="gradviz.atanh(gradviz.tensor([0.0]))\ntensor([0.])",
       samples=(Sample(W([[0.3, -0.6, 0.1], [0.8, -0.2, 0.5]])),),
@@ -341,10 +381,14 @@ for _name in ("asinh", "acosh", "atanh"):
           calls=("", f"`.{_name}_()`, `.arc{_name[1:]}_()`"),
           self=_inplace_not_implemented(_name))
 defop("logit", "LogitBackward0", K.logit, ("self",),
+      signature="logit(Tensor self, float? eps=None) -> Tensor", method=True, inplace=True,
+      with_out=True, normalize=B.logit,
       promotes=True, quiet=True,
       doc="``log(p / (1 - p))``; ``eps`` clamps ``p`` to ``[eps, 1 - eps]`` first (the "
-          "gradient is then 0 where it clamped)",
-      calls=("`gradviz.logit`", "`.logit()`, `.logit_()`"),
+          "gradient is then 0 where it clamped); without, values outside ``[0, 1]`` give NaN.",
+      example="gradviz.logit(gradviz.tensor([0.5, 0.0]), eps=0.25)\n"
+              "tensor([ 0.0000, -1.0986])",
+      calls=("`gradviz.logit_`", ""),
       samples=(Sample(W([[0.2, 0.7, 0.4], [0.9, 0.35, 0.6]])),
                Sample(W([0.1, 0.5, 0.9, 0.3]), eps=0.25)),
       self=_logit_backward)
@@ -371,6 +415,8 @@ defop("hypot", "HypotBackward0", K.hypot, ("self", "other"),
       self=lambda grad, self, result: grad * self / result,
       other=lambda grad, other, result: grad * other / result)
 defop("fmod_scalar", "FmodBackward0", K.fmod_scalar, ("self",),
+      internal="overload of fmod (a number other): reached through gradviz.fmod, which picks "
+               "torch's overload",
       promotes=True, quiet=True,
       doc="``input - trunc(input / other) * other`` with a number ``other`` (C's fmod: the "
           "sign of ``input``).",
@@ -409,12 +455,16 @@ defop("xlogy", "XlogyBackward0", K.xlogy, ("self", "other"),
       self=_xlogy_self_grad,
       other=lambda grad, self, other: grad * self / other)
 defop("xlogy_scalar_self", "XlogyBackward1", K.xlogy_scalar_self, ("other",),
+      internal="overload of xlogy (a number input): reached through gradviz.xlogy, which picks "
+               "torch's overload",
       promotes=True, quiet=True,
       doc="``xlogy`` with a number ``input``.",
       calls=("`gradviz.xlogy(2.0, y)`", ""),
       samples=(Sample(P(2, 3), self=2.0),),
       other=lambda grad, self, other: grad * self / other)
 defop("xlogy_scalar_other", "XlogyBackward2", K.xlogy_scalar_other, ("self",),
+      internal="overload of xlogy (a number other): reached through gradviz.xlogy, which picks "
+               "torch's overload",
       promotes=True, quiet=True,
       doc="``xlogy`` with a number ``other``.",
       calls=("`gradviz.xlogy(x, 2.0)`", "`.xlogy()`, `.xlogy_()`"),
@@ -439,6 +489,8 @@ defop("lerp", "LerpBackward0", K.lerp, ("self", "end"),
       self=lambda grad, weight: grad * (1 - weight),
       end=lambda grad, weight: grad * weight)
 defop("lerp_tensor", "LerpBackward1", K.lerp_tensor, ("self", "end", "weight"),
+      internal="overload of lerp (a tensor weight): reached through gradviz.lerp, which picks "
+               "torch's overload",
       broadcasts=True,
       doc="``input + weight * (end - input)`` with a tensor ``weight``.",
       calls=("`gradviz.lerp(x, y, w)`", "`.lerp()`, `.lerp_()`"),
@@ -508,8 +560,8 @@ for _name, _node, _kernel, _doc, _example, _formula in (
         ("sinc", "SincBackward0", K.sinc, "The normalized sinc ``sin(pi x) / (pi x)``, 1 at 0.",
          "gradviz.sinc(gradviz.tensor([0.0, 0.5]))\ntensor([1.0000, 0.6366])", _sinc_backward)):
     defop(_name, _node, _kernel, ("self",),
-          promotes=True, quiet=True, function=_name, method=True, inplace=True, doc=_doc,
-          example=_example,
+          signature=f"{_name}(Tensor self) -> Tensor", with_out=True, method=True, inplace=True,
+          promotes=True, quiet=True, doc=_doc, example=_example,
           samples=((Sample(W([[0.3, -0.6, 0.1], [0.8, -0.2, 0.5]])),) if _name == "erfinv"
                    else (Sample(P(2, 3)), Sample(P())) if _name in ("lgamma", "digamma")
                    else (Sample(R(2, 3)), Sample(R()))),
@@ -527,9 +579,11 @@ defop("polygamma_", "PolygammaBackward1", K.polygamma, ("self",),
       samples=(Sample(P(2, 3), n=1),),
       self=lambda grad, n, self: grad * f.op("polygamma", self, n=n + 1))
 defop("sgn", "SgnBackward0", K.sgn, ("self",),
-      doc="the sign of each element (-1, 0 or 1): ``sign`` extended to complex numbers, which "
-          "gradviz does not have",
-      calls=("`gradviz.sgn`", "`.sgn()`, `.sgn_()`"),
+      signature="sgn(Tensor self) -> Tensor", method=True, inplace=True, with_out=True,
+      doc="The sign of each element (-1, 0 or 1): ``sign`` extended to complex numbers, which "
+          "gradviz does not have. Its gradient is zero, as torch's is (torch hands back a "
+          "ZeroTensor, gradviz plain zeros).",
+      example="gradviz.sgn(gradviz.tensor([-2.0, 0.0, 3.0]))\ntensor([-1.,  0.,  1.])",
       samples=(Sample(A(2, 3)),),
       self=_sgn_backward)
 defop("copysign", "CopysignBackward0", K.copysign, ("self", "other"),
@@ -540,28 +594,38 @@ defop("copysign", "CopysignBackward0", K.copysign, ("self", "other"),
       self=_copysign_backward,
       other=lambda grad: f.zeros_like(grad))
 defop("copysign_scalar", "CopysignBackward1", K.copysign_scalar, ("self",),
+      internal="overload of copysign (a number other): reached through gradviz.copysign, which "
+               "picks torch's overload",
       promotes=True,
       doc="``|input|`` with the sign of a number ``other``.",
       calls=("`gradviz.copysign(x, -1.0)`", "`.copysign()`, `.copysign_()`"),
       samples=(Sample(A(2, 3), other=-1.0), Sample(A(3), other=2.0)),
       self=_copysign_backward)
 defop("logaddexp", "LogaddexpBackward0", K.logaddexp, ("self", "other"),
+      signature="logaddexp(Tensor self, Tensor other) -> Tensor", method=True, with_out=True,
+      normalize=B.float_tensors_of("logaddexp", "logaddexp_cpu", "input", "other"),
       broadcasts=True,
-      doc="``log(exp(input) + exp(other))`` without overflow.",
-      calls=("`gradviz.logaddexp`", "`.logaddexp()`"),
+      doc="``log(exp(input) + exp(other))`` without overflow; floating point tensors only, as "
+          "in PyTorch.",
+      example="gradviz.logaddexp(gradviz.tensor([0.0]), gradviz.tensor([0.0]))\n"
+              "tensor([0.6931])",
       samples=(Sample(R(2, 3), R(2, 3)), Sample(R(2, 3), R(3))),
       self=lambda grad, self, other: grad / (1 + f.exp(other - self)),
       other=lambda grad, self, other: grad / (1 + f.exp(self - other)))
 defop("logaddexp2", "Logaddexp2Backward0", K.logaddexp2, ("self", "other"),
+      signature="logaddexp2(Tensor self, Tensor other) -> Tensor", method=True, with_out=True,
+      normalize=B.float_tensors_of("logaddexp2", "logaddexp2_cpu", "input", "other"),
       broadcasts=True,
       doc="``log2(2 ** input + 2 ** other)`` without overflow.",
-      calls=("`gradviz.logaddexp2`", "`.logaddexp2()`"),
+      example="gradviz.logaddexp2(gradviz.tensor([1.0]), gradviz.tensor([1.0]))\ntensor([2.])",
       samples=(Sample(R(2, 3), R(2, 3)), Sample(R(2, 3), R(3))),
       self=lambda grad, self, other: grad / (1 + 2 ** (other - self)),
       other=lambda grad, self, other: grad / (1 + 2 ** (self - other)))
 defop("signbit", None, np.signbit, ("self",),
-      doc="whether the sign bit is set (True for -0.0)",
-      calls=("`gradviz.signbit`", "`.signbit()`"))
+      signature="signbit(Tensor self) -> Tensor", method=True, with_out=True,
+      doc="Whether each element's sign bit is set: True for negatives and for -0.0 (bool, not "
+          "differentiable).",
+      example="gradviz.signbit(gradviz.tensor([-0.0, 0.0, -1.0]))\ntensor([ True, False,  True])")
 defop("isclose", None, K.isclose, ("self", "other"),
       doc="``|input - other| <= atol + rtol * |other|``, elementwise",
       calls=("`gradviz.isclose`", "`.isclose()`"))

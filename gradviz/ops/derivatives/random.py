@@ -28,23 +28,31 @@ defop("bernoulli", "BernoulliBackward0", K.bernoulli, ("self",),
       samples=(Sample(W(_PROBS)), Sample(W(0.4))),
       self=lambda grad: f.zeros_like(grad))
 defop("bernoulli_p", "NotImplemented", K.bernoulli_p, ("self",),
+      internal="overload of bernoulli (p=): reached through gradviz.bernoulli, which picks "
+               "torch's overload",
       random=True,
       doc="1 with probability ``p`` (a number), in input's shape and dtype (no derivative).",
       calls=("`gradviz.bernoulli(x, 0.3)`", "`.bernoulli(0.3)`"),
       self=_not_implemented("bernoulli"))
 defop("normal_tensor_float", "NormalBackward1", K.normal_tensor_float, ("mean",),
+      internal="overload of normal (a tensor mean): reached through gradviz.normal, which picks "
+               "torch's overload",
       random=True,
       doc="samples of mean ``mean`` (a tensor) and std ``std`` (a number); gradient zero.",
       calls=("`gradviz.normal(mean, 2.0)`, `gradviz.normal(mean)`", ""),
       samples=(Sample(R(2, 3), std=0.5, fd=_NORMAL_FD),),
       mean=lambda grad, mean_sym_sizes: _zeros_sized(grad, mean_sym_sizes))
 defop("normal_float_tensor", "NormalBackward2", K.normal_float_tensor, ("std",),
+      internal="overload of normal (a tensor std): reached through gradviz.normal, which picks "
+               "torch's overload",
       random=True,
       doc="samples of mean ``mean`` (a number) and std ``std`` (a tensor); gradient zero.",
       calls=("`gradviz.normal(1.0, std)`", ""),
       samples=(Sample(P(2, 3), mean=1.5, fd=_NORMAL_FD),),
       std=lambda grad, std_sym_sizes: _zeros_sized(grad, std_sym_sizes))
 defop("normal_tensor_tensor", "NormalBackward3", K.normal_tensor_tensor, ("mean", "std"),
+      internal="overload of normal (tensor mean and std): reached through gradviz.normal, which "
+               "picks torch's overload",
       random=True,
       doc="samples of mean ``mean`` and std ``std`` (tensors, broadcast); gradients zero.",
       calls=("`gradviz.normal(mean, std)`", ""),
@@ -65,6 +73,8 @@ defop("bernoulli_", "BernoulliBackward2", K.bernoulli_p, ("self",),
       random=True, calls=("", "`.bernoulli_(0.3)`"),
       self=lambda grad: f.zeros_like(grad))
 defop("bernoulli_tensor_", "BernoulliBackward1", K.bernoulli_tensor_, ("self", "p"),
+      internal="overload of bernoulli_ (a tensor p): reached through gradviz.bernoulli_, which "
+               "picks torch's overload",
       random=True, calls=("", "`.bernoulli_(p)` with a tensor `p`"),
       hidden=("p_sym_sizes",),  # torch keeps p's type and size (`p_info`), not as `_saved_`
       self=lambda grad: f.zeros_like(grad),
@@ -83,4 +93,7 @@ for _name, _node, _fill, _call in (
         ("random_", "RandomBackward2", K.random_fill, "`.random_()`")):
     defop(_name, _node, _fill, ("self",),
           random=True, calls=("", _call),
+          internal=(f"overload of random_ ({'from, to' if _name == 'random_from_' else 'to'}): "
+                    "reached through Tensor.random_, which picks torch's overload")
+          if _name in ("random_from_", "random_to_") else "",
           self=lambda grad: f.zeros_like(grad))

@@ -9,6 +9,7 @@ import numpy as np
 
 from gradviz.ops import _formula as f
 from gradviz.ops import _kernels as K
+from gradviz.ops import bindings as B
 from gradviz.ops.opinfo import defop
 from gradviz.ops.samples import P, R, Sample, W
 
@@ -126,6 +127,7 @@ defop("sum", "SumBackward0", K.sum_all, ("self",),
       calls=("`gradviz.sum`", "`.sum()`"),
       self=lambda grad, self_sym_sizes: f.expand(grad, self_sym_sizes))
 defop("sum_dim", "SumBackward1", K.sum_dim, ("self",),
+      internal="overload of sum (dim=): reached through gradviz.sum, which picks torch's overload",
       calls=("`gradviz.sum(x, dim)`", "`.sum()`"),
       self=_sum_backward)
 defop("mean", "MeanBackward0", K.mean_all, ("self",),
@@ -133,6 +135,8 @@ defop("mean", "MeanBackward0", K.mean_all, ("self",),
       self=lambda grad, self_sym_sizes, self_sym_numel: f.expand(grad, self_sym_sizes)
       / self_sym_numel)
 defop("mean_dim", "MeanBackward1", K.mean_dim, ("self",),
+      internal="overload of mean (dim=): reached through gradviz.mean, which picks torch's "
+               "overload",
       calls=("`gradviz.mean(x, dim)`", "`.mean()`"),
       self=lambda grad, self_sym_sizes, dim, self_sym_numel, keepdim: _sum_backward(
           grad, self_sym_sizes, dim, keepdim) / _reduced_count(self_sym_sizes, dim))
@@ -155,11 +159,13 @@ defop("min", "MinBackward1", K.min_all, ("self",),
       self=lambda grad, self, result: _even_share(grad, self, result, _all_dims(self, None),
                                                   False))
 defop("max_dim", "MaxBackward0", K.max_dim, ("self",),
+      internal="overload of max (dim=): reached through gradviz.max, which picks torch's overload",
       outputs=("values", "indices"), nondiff_outputs=(1,),
       doc="(values, indices); the gradient goes to the returned index",
       calls=("`gradviz.max(x, dim)`", "`.max()`"),
       self=_value_selecting_backward)
 defop("min_dim", "MinBackward0", K.min_dim, ("self",),
+      internal="overload of min (dim=): reached through gradviz.min, which picks torch's overload",
       outputs=("values", "indices"), nondiff_outputs=(1,),
       doc="(values, indices); the gradient goes to the returned index",
       calls=("`gradviz.min(x, dim)`", "`.min()`"),
@@ -170,6 +176,8 @@ defop("prod", "ProdBackward0", K.prod_all, ("self",),
       calls=("`gradviz.prod`", "`.prod()`"),
       self=lambda grad, self, result: _prod_backward(grad, self, result, None, False))
 defop("prod_dim", "ProdBackward1", K.prod, ("self",),
+      internal="overload of prod (dim=): reached through gradviz.prod, which picks torch's "
+               "overload",
       quiet=True,
       calls=("`gradviz.prod(x, dim)`", "`.prod()`"),
       self=lambda grad, self, result, dim, keepdim: _prod_backward(
@@ -183,8 +191,11 @@ defop("std", "StdBackward0", K.std, ("self",),
       calls=("`gradviz.std`", "`.std()`"),
       self=_std_backward)
 defop("logsumexp", "LogsumexpBackward0", K.logsumexp, ("self",),
+      signature="logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor", method=True,
+      with_out=True, normalize=B.logsumexp,
       promotes=True, quiet=True,
-      calls=("`gradviz.logsumexp`", "`.logsumexp()`"),
+      doc="``log(sum(exp(input)))`` over ``dim``, computed without overflow.",
+      example="gradviz.logsumexp(gradviz.zeros(2), 0)\ntensor(0.6931)",
       self=lambda grad, self, result, dim, keepdim: _restore(
           grad, _all_dims(self, dim), keepdim) * f.exp(
           self - _restore(result, _all_dims(self, dim), keepdim)))
@@ -196,8 +207,11 @@ defop("norm", "LinalgVectorNormBackward0", K.vector_norm, ("self",),
 
 
 defop("cumsum", "CumsumBackward0", K.cumsum, ("self",),
-      doc="Cumulative sum along ``dim``.",
-      calls=("`gradviz.cumsum`", "`.cumsum()`"),
+      signature="cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", method=True,
+      with_out=True, normalize=B.cumulative,
+      doc="Cumulative sum along ``dim`` (the formula is ``grad.flip(dim).cumsum(dim).flip(dim)``)"
+          "; integer and bool inputs sum in int64.",
+      example="gradviz.cumsum(gradviz.tensor([1.0, 2.0, 3.0]), 0)\ntensor([1., 3., 6.])",
       samples=(Sample(R(2, 3), dim=1), Sample(R(3, 2), dim=0), Sample(R(), dim=0)),
       self=lambda grad, dim: f.flip(f.cumsum(f.flip(grad, (dim,)), dim), (dim,)))
 
@@ -258,6 +272,8 @@ defop("sort", "SortBackward0", K.sort, ("self",),
                Sample(R(), dim=0)),
       self=_selected_backward)
 defop("sort_stable", "SortBackward1", K.sort_stable, ("self",),
+      internal="overload of sort (stable=): reached through gradviz.sort, which picks torch's "
+               "overload",
       outputs=("values", "indices"), nondiff_outputs=(1,),
       doc="sort called with ``stable=``: equal values keep their order",
       calls=("`gradviz.sort(x, stable=True)`", "`.sort(stable=True)`"),
@@ -278,6 +294,8 @@ defop("median", "MedianBackward0", K.median, ("self",),
       self=lambda grad, self, result: _even_share(grad, self, result, _all_dims(self, None),
                                                   False))
 defop("median_dim", "MedianBackward1", K.median_dim, ("self",),
+      internal="overload of median (dim=): reached through gradviz.median, which picks torch's "
+               "overload",
       outputs=("values", "indices"), nondiff_outputs=(1,),
       doc="(values, indices) along ``dim``; the gradient goes to the returned index",
       calls=("`gradviz.median(x, dim)`", "`.median()`"),
@@ -292,6 +310,8 @@ defop("nanmedian", "NanmedianBackward0", K.nanmedian, ("self",),
       self=lambda grad, self, result: _even_share(grad, self, result, _all_dims(self, None),
                                                   False))
 defop("nanmedian_dim", "NanmedianBackward1", K.nanmedian_dim, ("self",),
+      internal="overload of nanmedian (dim=): reached through gradviz.nanmedian, which picks "
+               "torch's overload",
       outputs=("values", "indices"), nondiff_outputs=(1,),
       doc="(values, indices) along ``dim``, NaN skipped; the gradient goes to the returned index",
       calls=("`gradviz.nanmedian(x, dim)`", "`.nanmedian()`"),
@@ -300,8 +320,11 @@ defop("nanmedian_dim", "NanmedianBackward1", K.nanmedian_dim, ("self",),
                       dim=1)),
       self=_value_selecting_backward)
 defop("cumprod", "CumprodBackward0", K.cumprod, ("self",),
-      doc="Cumulative product along ``dim``; exact with zeros among the factors.",
-      calls=("`gradviz.cumprod`", "`.cumprod()`"),
+      signature="cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+      method=True, with_out=True, normalize=B.cumulative,
+      doc="Cumulative product along ``dim``; exact with zeros among the factors; integer and "
+          "bool inputs multiply in int64.",
+      example="gradviz.cumprod(gradviz.tensor([1.0, 2.0, 3.0]), 0)\ntensor([1., 2., 6.])",
       samples=(Sample(R(2, 4), dim=1), Sample(P(3, 2), dim=0), Sample(R(), dim=0),
                Sample(W([[0.5, 0.0, 1.5, -2.0], [1.2, 0.7, 0.0, 0.0]]), dim=1),
                Sample(W([[0.0, 0.3], [0.0, 0.0], [1.1, -0.4]]), dim=0)),
@@ -388,9 +411,11 @@ defop("std_mean", "StdMeanBackward0", K.std_mean, ("self",),
                Sample(R(2, 3, 4), dim=(0, 2), correction=0, keepdim=True)),
       self=_std_mean_backward)
 defop("logcumsumexp", "LogcumsumexpBackward0", K.logcumsumexp, ("self",),
+      signature="logcumsumexp(Tensor self, int dim) -> Tensor", method=True, with_out=True,
+      normalize=B.logcumsumexp,
       quiet=True,
       doc="``log(cumsum(exp(input)))`` along ``dim``, without overflow",
-      calls=("`gradviz.logcumsumexp`", "`.logcumsumexp()`"),
+      example="gradviz.logcumsumexp(gradviz.zeros(2), 0)\ntensor([0.0000, 0.6931])",
       samples=(Sample(R(3, 4), dim=1), Sample(R(4, 2), dim=0), Sample(R(), dim=0)),
       self=_logcumsumexp_backward)
 defop("nansum", "NansumBackward0", K.nansum, ("self",),

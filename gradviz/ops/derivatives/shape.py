@@ -7,6 +7,7 @@ import numpy as np
 
 from gradviz.ops import _formula as f
 from gradviz.ops import _kernels as K
+from gradviz.ops import bindings as B
 from gradviz.ops.opinfo import defop
 from gradviz.ops.samples import R, Sample
 
@@ -37,21 +38,29 @@ defop("view", "ViewBackward0", K.view, ("self",),
              "`.view()`, `.reshape()`, `.flatten()`, `.view_as()`"),
       self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
 defop("_unsafe_view", "UnsafeViewBackward0", K.unsafe_view, ("self",),
+      internal="aten internal: recorded by reshape, matmul and kron where they copy, as torch's "
+               "composites record it",
       doc="the reshape of a copy (reshape of a non-contiguous tensor: clone, then this)",
       calls=("`gradviz.reshape` (copying), `x @ y` (N-D)", "`.reshape()`"),
       self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
 defop("_reshape_alias", "ReshapeAliasBackward0", K.reshape_alias, ("self",),
+      internal="aten internal: recorded by reshape of a non-contiguous viewable tensor",
       view=True,
       doc="reshape of a non-contiguous tensor that can still be a view",
       calls=("`gradviz.reshape` (non-contiguous view)", "`.reshape()`, `.flatten()`"),
       self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
 defop("alias", "AliasBackward0", K.alias, ("self",),
+      internal="aten internal: recorded by x[...] and Tensor.new's aliasing, as torch records it",
       view=True,
       doc="x[...] and x[:, :]: the same tensor as a new view",
       calls=("`x[...]`, `x[:, :]`", ""),
       self=lambda grad: grad)
 defop("clone", "CloneBackward0", K.clone, ("self",),
-      calls=("`gradviz.clone`", "`.clone()`, `.contiguous()`"),
+      signature="clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
+      method=True, with_out=True, normalize=B.clone,
+      doc="A copy with its own storage.",
+      example="gradviz.clone(gradviz.ones(2))\ntensor([1., 1.])",
+      calls=("", "`.contiguous()`"),
       self=lambda grad: grad)
 defop("transpose", "TransposeBackward0", K.transpose, ("self",),
       view=True,
@@ -71,8 +80,12 @@ defop("expand", "ExpandBackward0", K.expand, ("self",),
       self=lambda grad, self_sym_sizes: f.sum_to(grad, self_sym_sizes))
 # ndarray.squeeze(axis) and Tensor.squeeze(dim) both serve unsqueeze's formula.
 defop("unsqueeze", "UnsqueezeBackward0", K.unsqueeze, ("self",),
+      signature="unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", method=True,
+      normalize=B.unsqueeze,
       view=True,
-      calls=("`gradviz.unsqueeze`, `x[None]`", "`.unsqueeze()`"),
+      doc="Insert a dimension of size 1 at ``dim``.",
+      example="gradviz.unsqueeze(gradviz.zeros(3), 0).shape\ngradviz.Size([1, 3])",
+      calls=("`x[None]`", ""),
       self=lambda grad, dim: grad.squeeze(dim))
 defop("squeeze", "SqueezeBackward0", K.squeeze, ("self",),
       view=True,
@@ -80,19 +93,26 @@ defop("squeeze", "SqueezeBackward0", K.squeeze, ("self",),
       self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
 # squeeze_dim saves dim although its formula reshapes: PyTorch shows _saved_dim.
 defop("squeeze_dim", "SqueezeBackward1", K.squeeze_dim, ("self",),
+      internal="overload of squeeze (one dim): reached through gradviz.squeeze, which picks "
+               "torch's overload",
       view=True,
       calls=("`gradviz.squeeze(x, dim)`", "`.squeeze()`"),
       self=lambda grad, self_sym_sizes, dim: grad.reshape(self_sym_sizes))
 defop("squeeze_dims", "SqueezeBackward2", K.squeeze_dims, ("self",),
+      internal="overload of squeeze (a tuple of dims): reached through gradviz.squeeze, which "
+               "picks torch's overload",
       view=True,
       doc="``squeeze`` with a tuple of dims: those of size 1 are removed.",
       calls=("`gradviz.squeeze(x, (0, 2))`", "`.squeeze((0, 2))`"),
       self=lambda grad, self_sym_sizes, dim: grad.reshape(self_sym_sizes))
 defop("squeeze_dim_", "SqueezeBackward4", K.squeeze_dim, ("self",),
+      internal="overload of squeeze_ (one dim): reached through gradviz.squeeze_, which picks "
+               "torch's overload",
       doc="in-place ``squeeze_(dim)`` (also inside matmul, 1-D @ 2-D, as in PyTorch)",
       calls=("`x @ y` (1-D @ 2-D)", "`.squeeze_(dim)`"),
       self=lambda grad, self_sym_sizes, dim: grad.reshape(self_sym_sizes))
 defop("to_copy", "ToCopyBackward0", K.to_copy, ("self",),
+      internal="aten::_to_copy: recorded by Tensor.to, .float(), .double() ...",
       doc="a dtype cast (``x.double()``, ``x.to(dtype)``)",
       calls=("", "`.to()`, `.double()`, `.float()`, `.type_as()`"),
       self=lambda grad, self_dtype: f.to_dtype(grad, self_dtype))
@@ -103,16 +123,20 @@ defop("select", "SelectBackward0", K.select, ("self",),
       self=lambda grad, self_sym_sizes, dim, index: f.select_backward(grad, self_sym_sizes, dim,
                                                                       index))
 defop("slice", "SliceBackward0", K.slice_dim, ("self",),
+      internal="aten::slice: recorded by basic indexing (x[a:b]) and narrow; torch has no "
+               "torch.slice",
       view=True,
       doc="x[a:b:c] and narrow; one node per sliced dimension",
       calls=("`gradviz.narrow`, `x[a:b:c]`", "`.narrow()`"),
       self=lambda grad, self_sym_sizes, dim, start, end, step: f.slice_backward(
           grad, self_sym_sizes, dim, start, end, step))
 defop("select_backward", "SelectBackwardBackward0", K.select_backward, ("grad_output",),
+      internal="backward-only: recorded by select's formula under create_graph",
       doc="select's backward, recorded under create_graph",
       calls=("select's backward under `create_graph=True`", ""),
       grad_output=lambda grad, dim, index: f.select(grad, dim, index))
 defop("slice_backward", "SliceBackwardBackward0", K.slice_backward, ("grad_output",),
+      internal="backward-only: recorded by slice's formula under create_graph",
       doc="slice's backward, recorded under create_graph",
       calls=("slice's backward under `create_graph=True`", ""),
       grad_output=lambda grad, dim, start, end, step: f.slice_dim(grad, dim, start, end, step))
@@ -173,14 +197,18 @@ def _diagonal_backward(grad, self_sym_sizes, offset, dim1, dim2):
 
 
 defop("tril", "TrilBackward0", K.tril, ("self",),
+      signature="tril(Tensor self, SymInt diagonal=0) -> Tensor", method=True, inplace=True,
+      with_out=True, normalize=B.triangle("tril"),
       doc="the lower triangle of the last two dims (on and below ``diagonal``), zeros above",
-      calls=("`gradviz.tril`", "`.tril()`, `.tril_()`"),
+      example="gradviz.tril(gradviz.ones(2, 2))\ntensor([[1., 0.],\n        [1., 1.]])",
       samples=(Sample(R(3, 4), diagonal=0), Sample(R(2, 3, 3), diagonal=-1),
                Sample(R(4, 3), diagonal=1)),
       self=lambda grad, diagonal: f.tril(grad, diagonal))
 defop("triu", "TriuBackward0", K.triu, ("self",),
+      signature="triu(Tensor self, SymInt diagonal=0) -> Tensor", method=True, inplace=True,
+      with_out=True, normalize=B.triangle("triu"),
       doc="the upper triangle of the last two dims (on and above ``diagonal``), zeros below",
-      calls=("`gradviz.triu`", "`.triu()`, `.triu_()`"),
+      example="gradviz.triu(gradviz.ones(2, 3), 1)\ntensor([[0., 1., 1.],\n        [0., 0., 1.]])",
       samples=(Sample(R(3, 4), diagonal=0), Sample(R(2, 3, 3), diagonal=1),
                Sample(R(4, 3), diagonal=-2)),
       self=lambda grad, diagonal: f.triu(grad, diagonal))
@@ -199,6 +227,7 @@ defop("diagonal_copy", "DiagonalBackward0_copy", K.diagonal_copy, ("self",),
                                                                    dim2=1)),
       self=_diagonal_backward)
 defop("diagonal_backward", "DiagonalBackwardBackward0", K.diagonal_backward, ("grad_output",),
+      internal="backward-only: recorded by diagonal's formula under create_graph",
       doc="diagonal's backward, recorded under create_graph",
       calls=("diagonal's backward under `create_graph=True`", ""),
       samples=(Sample(R(3), input_sizes=(3, 4), offset=1, dim1=0, dim2=1),),

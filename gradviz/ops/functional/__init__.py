@@ -15,6 +15,24 @@ functions generated from the table's rows (gradviz/ops/api.py) and torch's linea
 The op library: each function checks its arguments as PyTorch does and calls one table entry (or
 decomposes exactly as PyTorch does). Dims reach the kernels normalized (non-negative), and the
 nodes read them back as written (NOTE [saved as given] in gradviz/tensor.py).
+
+A row whose Python call is its schema plus argument handling generates its function instead
+(NOTE [signature rows] in gradviz/ops/opinfo.py; its checks are the row's ``normalize=`` in
+gradviz/ops/bindings.py), and its hand-written function is deleted. Why the functions still
+here are not (yet) generated, by kind (each category file's docstring names its own):
+
+* torch's overloads: one name, several rows chosen by the arguments' types (``add`` with a
+  number or a tensor, ``pow``, ``clamp``, ``sum(dim=)``, ``max(dim)`` ...). A signature
+  generates one overload; picking among several (torch's python_arg_parser) is the next step.
+* composites, as in torch's Python or C++ (``square`` is ``pow``, ``matmul``, ``einsum``,
+  ``diff``, ``atleast_2d``, the aliases ``arcsin``, ``fix`` ...): several rows per call.
+* results that are not a row's output as it is: named tuples (``cummax``, ``topk``, ``sort``),
+  a reshaped index (``argmax(keepdim=True)`` without ``dim``).
+* methods whose tensor-only errors count positions without ``self`` (``TENSOR_ONLY_METHODS``),
+  and torch's module-level in-place functions (``gradviz.logit_``), which the generator does
+  not make yet.
+* checks that read several tensors' shapes before a product (``mm``, ``dot``, ``mv``) and are
+  also called by the composites (``matmul``): a candidate for a normaliser the composites call.
 """
 
 from __future__ import annotations

@@ -3,14 +3,17 @@ texts for them, and the way a tensor-only function becomes a Tensor method."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from gradviz.ops import _args
+from gradviz.ops.bindings import dims as _dims  # noqa: F401 - the files use it
+from gradviz.ops.bindings import float_only as _float_only  # noqa: F401 - the files use it
+from gradviz.ops.bindings import int_arg as _int_arg  # noqa: F401 - the files use it
+from gradviz.ops.bindings import tensors_only as _tensors_only
 from gradviz.ops.derivatives import OPS
-from gradviz.tensor import Tensor, _is_number, _wrap_dim
+from gradviz.tensor import Tensor, _is_number
 
 __all__: list[str] = []
 
@@ -36,29 +39,12 @@ def _number(x: Any) -> Any:
     return x
 
 
-def _dims(dim: int | Sequence[int], ndim: int) -> tuple[int, ...]:
-    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
-    out = tuple(_wrap_dim(int(d), ndim) for d in dims)
-    if len(set(out)) != len(out):
-        d = next(d for d in out if out.count(d) > 1)
-        raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-    return out
-
-
 def _overloads(fn: str, args: tuple, signatures: tuple[str, ...]) -> TypeError:
     """torch's "invalid combination of arguments" error, with the signatures it lists."""
     got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
     listed = "".join(f" * ({s}, *, Tensor out = None)\n" for s in signatures)
     return TypeError(f"{fn}() received an invalid combination of arguments - got ({got}), but "
                      f"expected one of:\n{listed}")
-
-
-def _tensors_only(fn: str, **operands: Any) -> None:
-    """torch's error for a number where only a tensor is taken (``atan2(x, 2.0)``)."""
-    for position, (name, value) in enumerate(operands.items(), 1):
-        if not isinstance(value, Tensor):
-            raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, "
-                            f"not {type(value).__name__}")
 
 
 def _method_form(fn: Any, name: str, params: tuple[str, ...]) -> Any:
@@ -95,14 +81,6 @@ def _ints(name: str, v: Any, nd: int, what: str = "convolution") -> tuple:
     return t
 
 
-def _int_arg(fn: str, name: str, pos: int, value: Any) -> int:
-    """An int argument, refused with PyTorch's text when it is not one (a float ``k`` ...)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be int, not "
-                        f"{type(value).__name__}")
-    return int(value)
-
-
 def _named(kind: str, values: Tensor, indices: Tensor) -> Any:
     from gradviz import return_types
 
@@ -112,16 +90,6 @@ def _named(kind: str, values: Tensor, indices: Tensor) -> Any:
 def _no_bool(kernel: str, input: Tensor) -> None:
     if input._data.dtype == np.bool_:
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
-
-
-def _float_only(kernel: str, *tensors: Tensor) -> None:
-    """PyTorch's NotImplementedError for an integer or bool tensor where only floats are
-    taken (``"logaddexp_cpu" not implemented for 'Long'``)."""
-    from gradviz.ops._kernels import _not_for
-
-    for t in tensors:
-        if t._data.dtype.kind != "f":
-            raise _not_for(kernel, t._data.dtype)
 
 
 def _dtype_word(t: Tensor) -> str:

@@ -18,9 +18,8 @@ from gradviz.ops.functional.common import _O, _dtype_word, _number, _tensor_arg,
 from gradviz.tensor import Tensor, _is_number
 
 __all__ = [
-    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "eq", "ne", "lt", "le", "gt", "ge",
-    "logical_not", "logical_and", "logical_or", "logical_xor", "isnan", "isinf", "isfinite",
-    "allclose", "equal", "signbit", "isclose", "isin"
+    "bitwise_and", "bitwise_or", "bitwise_xor", "eq", "ne", "lt", "le", "gt", "ge",
+    "logical_and", "logical_or", "logical_xor", "allclose", "equal", "isclose", "isin"
 ]
 
 
@@ -60,22 +59,6 @@ def _bitwise(name: str):
     _bitwise(n) for n in ("bitwise_and", "bitwise_or", "bitwise_xor"))
 
 
-def bitwise_not(input: Tensor) -> Tensor:
-    """Elementwise ``~input`` of an integer or bool tensor (logical not for bool).
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.bitwise_not(gradviz.tensor([1, -1]))
-        tensor([-2,  0])
-    """
-    return dispatch(_O["bitwise_not"], input)
-
-
-def bitwise_not_(input: Tensor) -> Tensor:
-    """In-place :func:`bitwise_not`."""
-    return dispatch_inplace(_O["bitwise_not"], input)
-
-
 def _compare(name: str):
     def fn(input: Any, other: Any) -> Tensor:
         return dispatch(_O[name], _tensor_arg(input), _tensor_arg(other))
@@ -92,17 +75,6 @@ logical_and, logical_or = _compare("logical_and"), _compare("logical_or")
 logical_xor = _compare("logical_xor")
 
 
-def logical_not(input: Tensor) -> Tensor:
-    """Elementwise logical negation, as a bool tensor.
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.logical_not(gradviz.tensor([True, False]))
-        tensor([False,  True])
-    """
-    return dispatch(_O["logical_not"], input)
-
-
 def _logical_inplace(name: str):
     def inplace(input: Tensor, *other: Any) -> Tensor:
         # the truth values written as 0/1 (True/False) in input's own dtype, no node: torch's
@@ -113,42 +85,10 @@ def _logical_inplace(name: str):
     return inplace
 
 
-# Tensor methods only (torch has no torch.logical_not_): gradviz/ops/methods.py installs them.
-logical_not_, logical_and_, logical_or_, logical_xor_ = (
-    _logical_inplace(n) for n in ("logical_not", "logical_and", "logical_or", "logical_xor"))
-
-
-def isnan(input: Tensor) -> Tensor:
-    """Elementwise: is the value NaN?
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.isnan(gradviz.tensor([1.0, float("nan")]))
-        tensor([False,  True])
-    """
-    return dispatch(_O["isnan"], input)
-
-
-def isinf(input: Tensor) -> Tensor:
-    """Elementwise: is the value +inf or -inf?
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.isinf(gradviz.tensor([1.0, float("-inf")]))
-        tensor([False,  True])
-    """
-    return dispatch(_O["isinf"], input)
-
-
-def isfinite(input: Tensor) -> Tensor:
-    """Elementwise: is the value neither infinite nor NaN?
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.isfinite(gradviz.tensor([1.0, float("nan")]))
-        tensor([ True, False])
-    """
-    return dispatch(_O["isfinite"], input)
+# Tensor methods only (torch has no torch.logical_and_): gradviz/ops/methods.py installs them.
+# (logical_not_ is generated from its row's signature.)
+logical_and_, logical_or_, logical_xor_ = (
+    _logical_inplace(n) for n in ("logical_and", "logical_or", "logical_xor"))
 
 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
@@ -182,18 +122,6 @@ def equal(input: Tensor, other: Tensor) -> bool:
     if input.is_meta or other.is_meta:
         raise NotImplementedError(no_meta_kernel("aten::equal"))
     return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
-
-
-def signbit(input: Tensor) -> Tensor:
-    """Whether each element's sign bit is set: True for negatives and for -0.0 (bool, not
-    differentiable).
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.signbit(gradviz.tensor([-0.0, 0.0, -1.0]))
-        tensor([ True, False,  True])
-    """
-    return dispatch(_O["signbit"], input)
 
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,

@@ -15,7 +15,6 @@ from gradviz.ops.dispatch import (
 from gradviz.ops.functional.arithmetic import add, mul
 from gradviz.ops.functional.common import _O, _TYPE_NAMES, _ints
 from gradviz.ops.functional.indexing import select
-from gradviz.ops.functional.shape import clone
 from gradviz.tensor import Tensor, _is_number
 
 __all__ = [
@@ -341,7 +340,7 @@ def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
     if input.numel() == 0:
         # torch checks nothing and computes no statistics (the running ones stay as they
         # are): a copy, kept in the graph, times weight[0] plus bias[0]
-        out = clone(input)
+        out = dispatch(_O["clone"], input)
         if weight is not None:
             out = mul(out, select(weight, 0, 0))
         if bias is not None:

@@ -161,12 +161,13 @@ clip_ = clamp_
 
 # torch's module-level in-place functions (``torch.sin_(x)`` is ``x.sin_()``), for the in-place
 # methods gradviz has; ``clamp_``, ``clip_``, ``index_put_``, ``dropout_``, ``fill_``, ``zero_``,
-# ``round_``, ``logit_``, ``nan_to_num_``, ``xlogy_``, ``asinh_``, ``acosh_`` and ``atanh_`` are
+# ``round_``, ``nan_to_num_``, ``xlogy_``, ``asinh_``, ``acosh_`` and ``atanh_`` are
 # written out where their families are.
 _MODULE_INPLACE = (
     "acos_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_",
     "asin_", "atan_", "ceil_", "cos_", "cosh_", "detach_", "erf_", "erfc_",
     "exp2_", "exp_", "expm1_", "fix_", "floor_", "frac_", "log10_", "log1p_", "log2_", "log_",
+    "logit_",
     "neg_", "reciprocal_", "relu_", "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_",
     "tan_", "tanh_", "trunc_",
 )

@@ -22,7 +22,6 @@ from gradviz.ops.functional.shape import (
     permute,
     reshape,
     squeeze,
-    unsqueeze,
     view,
 )
 from gradviz.tensor import Tensor, _wrap_dim
@@ -130,7 +129,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied (1x{input.shape[0]} "
                                f"and {other.shape[0]}x{other.shape[1]})")
         # PyTorch squeezes the mm result in place (`squeeze_(0)`): SqueezeBackward4, version 1.
-        out = dispatch(_O["squeeze_dim_"], mm(unsqueeze(input, 0), other), dim=0)
+        out = dispatch(_O["squeeze_dim_"], mm(dispatch(_O["unsqueeze"], input, dim=0), other),
+                       dim=0)
         out._version_counter.version += 1
         return out
     if a == 2 and b == 2:

@@ -1,12 +1,16 @@
 """The elementwise functions that need more than their row: abs and square, clamp and its
-relatives, maximum and minimum, rounding, the trigonometric aliases, logit, nan_to_num,
-atan2, hypot, fmod, fmax/fmin, xlogy, heaviside, lerp, addcmul/addcdiv, polygamma, sgn,
-copysign, logaddexp, float_power.
+relatives, rounding, the trigonometric aliases, nan_to_num, atan2, hypot, fmod,
+fmax/fmin, xlogy, heaviside, lerp, addcmul/addcdiv, polygamma, copysign, float_power.
 
-floor, ceil, trunc, frac, log2, log10, exp2, sinh, cosh, tan, asin, acos, atan, asinh, acosh and
-atanh are generated from their rows (gradviz/ops/api.py); here are the ones whose arguments
-need PyTorch's handling (several overloads, optional keywords, tensor-only operands) and the
-aliases. (Their in-place forms are Tensor methods, as the generated ``floor_`` ... are.)"""
+The unary functions (exp, floor, tan ...), maximum, minimum, sgn, logit, logaddexp and
+logaddexp2 are generated from their rows' signatures (gradviz/ops/api.py). Why each one here is
+not (yet): several rows behind one name (torch's overloads: clamp, round, fmod, xlogy, lerp,
+copysign, float_power), a composite (square is pow, the aliases, abs's bool check before its
+row), a module-level in-place function the Tensor method cannot stand for (nan_to_num_,
+asinh_ ...; gradviz/ops/functional/inplace.py makes the others from the Tensor methods), or a
+method whose tensor-only errors count positions without ``self`` (TENSOR_ONLY_METHODS: atan2,
+hypot, fmax, fmin, heaviside, addcmul, addcdiv).
+(Their in-place forms are Tensor methods, as the generated ``floor_`` ... are.)"""
 
 from __future__ import annotations
 
@@ -25,7 +29,6 @@ from gradviz.ops.functional.arithmetic import pow
 from gradviz.ops.functional.common import (
     _O,
     _dtype_word,
-    _float_only,
     _int_arg,
     _method_form,
     _overloads,
@@ -34,11 +37,11 @@ from gradviz.ops.functional.common import (
 from gradviz.tensor import Tensor, _is_number
 
 __all__ = [
-    "abs", "absolute", "square", "clamp", "clip", "clamp_min", "clamp_max", "maximum", "minimum",
-    "round", "fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "logit",
+    "abs", "absolute", "square", "clamp", "clip", "clamp_min", "clamp_max",
+    "round", "fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
     "nan_to_num", "atan2", "arctan2", "hypot", "fmod", "fmax", "fmin", "xlogy", "heaviside",
-    "lerp", "addcmul", "addcdiv", "round_", "logit_", "nan_to_num_", "xlogy_", "asinh_", "acosh_",
-    "atanh_", "polygamma", "copysign", "logaddexp", "logaddexp2", "float_power", "sgn"
+    "lerp", "addcmul", "addcdiv", "round_", "nan_to_num_", "xlogy_", "asinh_", "acosh_",
+    "atanh_", "polygamma", "copysign", "float_power"
 ]
 
 
@@ -141,30 +144,6 @@ def _tensor_only(name: str, other: Any) -> None:
                         f"{type(other).__name__}")
 
 
-def maximum(input: Tensor, other: Tensor) -> Tensor:
-    """Elementwise maximum with broadcasting (``MaximumBackward0``; ties share the gradient).
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.maximum(gradviz.tensor([1.0, 5.0]), gradviz.tensor([3.0, 2.0]))
-        tensor([3., 5.])
-    """
-    _tensor_only("maximum", other)
-    return dispatch(_O["maximum"], input, other)
-
-
-def minimum(input: Tensor, other: Tensor) -> Tensor:
-    """Elementwise minimum with broadcasting (``MinimumBackward0``; ties share the gradient).
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.minimum(gradviz.tensor([1.0, 5.0]), gradviz.tensor([3.0, 2.0]))
-        tensor([1., 2.])
-    """
-    _tensor_only("minimum", other)
-    return dispatch(_O["minimum"], input, other)
-
-
 def round(input: Tensor, *, decimals: int | None = None) -> Tensor:  # noqa: A001 - torch.round
     """Round half to even: ``RoundBackward0``, or with ``decimals`` (even 0, as in PyTorch)
     ``RoundBackward1``. Integer tensors come back unchanged; the gradient is 0.
@@ -228,31 +207,6 @@ def _failing_inplace(name: str) -> Any:
 
 
 asinh_, acosh_, atanh_ = (_failing_inplace(n) for n in ("asinh", "acosh", "atanh"))
-
-
-def logit(input: Tensor, eps: float | None = None) -> Tensor:
-    """``log(p / (1 - p))`` (``LogitBackward0``). With ``eps``, ``p`` is first clamped to
-    ``[eps, 1 - eps]`` and the gradient is 0 where it was clamped; without, values outside
-    ``[0, 1]`` give NaN.
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.logit(gradviz.tensor([0.5, 0.0]), eps=0.25)
-        tensor([ 0.0000, -1.0986])
-    """
-    return dispatch(_O["logit"], input, eps=None if eps is None else float(eps))
-
-
-def logit_(input: Tensor, eps: float | None = None) -> Tensor:
-    """In-place :func:`logit` (``torch.logit_``, ``x.logit_()``).
-
-    Example:
-        >>> import gradviz
-        >>> x = gradviz.tensor([0.5])
-        >>> gradviz.logit_(x) is x, x
-        (True, tensor([0.]))
-    """
-    return dispatch_inplace(_O["logit"], input, eps=None if eps is None else float(eps))
 
 
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
@@ -569,24 +523,6 @@ def _polygamma_(self: Tensor, n: int) -> Tensor:
     return dispatch_inplace(_O["polygamma_"], self, n=n)
 
 
-def sgn(input: Tensor) -> Tensor:
-    """The sign of each element, -1, 0 or 1 (``SgnBackward0``; torch's ``sign`` extended to
-    complex numbers, which gradviz does not have). Its gradient is zero, as torch's is
-    (torch hands back a ZeroTensor, gradviz plain zeros).
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.sgn(gradviz.tensor([-2.0, 0.0, 3.0]))
-        tensor([-1.,  0.,  1.])
-    """
-    return dispatch(_O["sgn"], input)
-
-
-def sgn_(input: Tensor) -> Tensor:
-    """In-place :func:`sgn`."""
-    return dispatch_inplace(_O["sgn"], input)
-
-
 def copysign(input: Tensor, other: Any) -> Tensor:
     """``|input|`` with the sign of ``other`` (a tensor, ``CopysignBackward0``, or a number,
     ``CopysignBackward1``); integers give the default float type.
@@ -606,35 +542,6 @@ def copysign_(input: Tensor, other: Any) -> Tensor:
     if isinstance(other, Tensor):
         return dispatch_inplace(_O["copysign"], input, other)
     return dispatch_inplace(_O["copysign_scalar"], input, other=other)
-
-
-def _logaddexp(name: str, input: Tensor, other: Tensor) -> Tensor:
-    _tensors_only(name, input=input, other=other)
-    _float_only(f"{name}_cpu", input, other)
-    return dispatch(_O[name], input, other)
-
-
-def logaddexp(input: Tensor, other: Tensor) -> Tensor:
-    """``log(exp(input) + exp(other))``, computed without overflow (``LogaddexpBackward0``);
-    floating point tensors only, as in PyTorch.
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.logaddexp(gradviz.tensor([0.0]), gradviz.tensor([0.0]))
-        tensor([0.6931])
-    """
-    return _logaddexp("logaddexp", input, other)
-
-
-def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
-    """``log2(2 ** input + 2 ** other)`` (``Logaddexp2Backward0``).
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.logaddexp2(gradviz.tensor([1.0]), gradviz.tensor([1.0]))
-        tensor([2.])
-    """
-    return _logaddexp("logaddexp2", input, other)
 
 
 def float_power(input: Any, exponent: Any) -> Tensor:

@@ -19,24 +19,23 @@ from gradviz.ops.functional.common import (
     _O,
     _dims,
     _dtype_word,
-    _float_only,
     _int_arg,
     _named,
     _no_bool,
 )
-from gradviz.ops.functional.comparison import isnan, logical_not, ne
+from gradviz.ops.functional.comparison import ne
 from gradviz.ops.functional.factories import empty_like
 from gradviz.ops.functional.indexing import gather, masked_fill, narrow
 from gradviz.ops.functional.inplace import copy_, masked_fill_
-from gradviz.ops.functional.pointwise import _floating_kernel, lerp, maximum, minimum
-from gradviz.ops.functional.shape import cat, expand, flatten, transpose, unsqueeze, view
+from gradviz.ops.functional.pointwise import _floating_kernel, lerp
+from gradviz.ops.functional.shape import cat, expand, flatten, transpose, view
 from gradviz.tensor import Tensor, _wrap_dim
 
 __all__ = [
     "sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any", "prod", "var",
-    "std", "logsumexp", "norm", "softmax", "log_softmax", "cumsum", "topk", "sort", "argsort",
-    "kthvalue", "median", "nanmedian", "cumprod", "cummax", "cummin", "diff", "msort", "var_mean",
-    "std_mean", "logcumsumexp", "nansum", "nanmean", "aminmax", "mode", "count_nonzero",
+    "std", "norm", "softmax", "log_softmax", "topk", "sort", "argsort",
+    "kthvalue", "median", "nanmedian", "cummax", "cummin", "diff", "msort", "var_mean",
+    "std_mean", "nansum", "nanmean", "aminmax", "mode", "count_nonzero",
     "bincount", "histc", "quantile", "nanquantile"
 ]
 
@@ -93,7 +92,8 @@ def _max_min(name: str, input: Tensor, dim: Any, keepdim: bool) -> Any:
         _nonempty(name, input)
         return dispatch(_O[name], input)
     if isinstance(dim, Tensor):
-        return (maximum if name == "max" else minimum)(input, dim)
+        # (maximum and minimum are generated from their rows, after this file is imported)
+        return dispatch(_O["maximum" if name == "max" else "minimum"], input, dim)
     d = _wrap_dim(int(dim), input.ndim)
     if input.ndim and input.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
@@ -299,19 +299,6 @@ def std(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: b
                                                   correction))
 
 
-def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
-    """``log(sum(exp(input)))`` over ``dim``, computed without overflow
-    (``LogsumexpBackward0``).
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.logsumexp(gradviz.tensor([0.0, 0.0]), 0)
-        tensor(0.6931)
-    """
-    dims = tuple(range(input.ndim)) if dim == () else _dims(dim, input.ndim)
-    return dispatch(_O["logsumexp"], input, dim=dims, keepdim=bool(keepdim))
-
-
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
          dtype: _dtype.dtype | None = None) -> Tensor:
     """The vector norm of all elements or over ``dim``: ``p`` = 2 or ``'fro'`` (Euclidean),
@@ -369,21 +356,6 @@ def log_softmax(input: Tensor, dim: int, dtype: _dtype.dtype | None = None) -> T
         input = input.to(dtype)
     _floating_kernel("log_softmax", input, "log_softmax_lastdim_kernel_impl")
     return dispatch(_O["log_softmax"], input, dim=_wrap_dim(int(dim), input.ndim))
-
-
-def cumsum(input: Tensor, dim: int, *, dtype: _dtype.dtype | None = None) -> Tensor:
-    """Cumulative sum along ``dim`` (``CumsumBackward0``, whose formula is
-    ``grad.flip(dim).cumsum(dim).flip(dim)``). Integer and bool inputs sum in int64.
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.cumsum(gradviz.tensor([1.0, 2.0, 3.0]), 0)
-        tensor([1., 3., 6.])
-    """
-    d = _wrap_dim(dim, input.ndim)
-    if dtype is not None:
-        input = input.to(dtype)
-    return dispatch(_O["cumsum"], input, dim=d)
 
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True  # noqa: A002
@@ -514,21 +486,6 @@ def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
         indices=tensor([3, 3])))
     """
     return _median("nanmedian", input, dim, keepdim)
-
-
-def cumprod(input: Tensor, dim: int, *, dtype: _dtype.dtype | None = None) -> Tensor:
-    """Cumulative product along ``dim`` (``CumprodBackward0``, exact also where factors are 0).
-    Integer and bool inputs multiply in int64.
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.cumprod(gradviz.tensor([1.0, 2.0, 3.0]), 0)
-        tensor([1., 2., 6.])
-    """
-    d = _wrap_dim(dim, input.ndim)
-    if dtype is not None:
-        input = input.to(dtype)
-    return dispatch(_O["cumprod"], input, dim=d)
 
 
 def _cum_extreme(name: str, input: Tensor, dim: int) -> Any:
@@ -663,19 +620,6 @@ def std_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None,
         "std_mean", input, dim, unbiased, keepdim, correction)))
 
 
-def logcumsumexp(input: Tensor, dim: int) -> Tensor:
-    """``log(cumsum(exp(input), dim))`` computed without overflow (``LogcumsumexpBackward0``).
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.logcumsumexp(gradviz.tensor([0.0, 0.0]), 0)
-        tensor([0.0000, 0.6931])
-    """
-    _float_only("logcumsumexp_out_cpu", input)
-    return dispatch(_O["logcumsumexp"], input, dim=_wrap_dim(_int_arg(
-        "logcumsumexp", "dim", 2, dim), input.ndim))
-
-
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *,
            dtype: _dtype.dtype | None = None) -> Tensor:
     """The sum with NaN counted as zero (``NansumBackward0``: NaN elements get no gradient).
@@ -704,7 +648,8 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
     if input._data.dtype.kind != "f":
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
                            f"but got {_dtype_word(input)}")
-    count = sum(logical_not(isnan(input)), dim, keepdim=keepdim)
+    # (logical_not and isnan are generated from their rows, after this file is imported)
+    count = sum(dispatch(_O["logical_not"], dispatch(_O["isnan"], input)), dim, keepdim=keepdim)
     return div(nansum(input, dim, keepdim, dtype=dtype), count)
 
 
@@ -838,7 +783,8 @@ def _quantile(name: str, input: Tensor, q: Any, dim: int | None, keepdim: bool,
         out_shape = [1] * input.ndim if keepdim else []
     else:
         d = _wrap_dim(dim, builtins.max(input.ndim, 1))  # a 0-d input takes dim 0 and -1
-        moved = input if d == input.ndim - 1 else transpose(unsqueeze(input, -1), d, -1)
+        moved = input if d == input.ndim - 1 else transpose(
+            dispatch(_O["unsqueeze"], input, dim=input.ndim), d, -1)
         sorted_ = sort(moved).values
         out_shape = list(input.shape)
         if keepdim and input.ndim:

@@ -14,7 +14,6 @@ from gradviz import _dtype
 from gradviz._factories import int_list, invalid_combination
 from gradviz.ops.dispatch import (
     dispatch,
-    dispatch_inplace,
     dispatch_inplace_view,
 )
 from gradviz.ops.functional.common import _O, _dims, _int_arg
@@ -22,10 +21,10 @@ from gradviz.ops.functional.indexing import _slice, index_select
 from gradviz.tensor import Tensor, _AsGiven, _wrap_dim
 
 __all__ = [
-    "reshape", "view", "transpose", "swapaxes", "t", "permute", "expand", "unsqueeze", "squeeze",
-    "clone", "adjoint", "flatten", "repeat", "flip", "contiguous", "split", "split_with_sizes",
+    "reshape", "view", "transpose", "swapaxes", "t", "permute", "expand", "squeeze",
+    "adjoint", "flatten", "repeat", "flip", "contiguous", "split", "split_with_sizes",
     "chunk", "unsafe_split", "unsafe_split_with_sizes", "unsafe_chunk", "cat", "concat",
-    "concatenate", "stack", "unbind", "tril", "triu", "diagonal", "diag", "diag_embed", "roll",
+    "concatenate", "stack", "unbind", "diagonal", "diag", "diag_embed", "roll",
     "movedim", "moveaxis", "tile", "repeat_interleave", "atleast_1d", "atleast_2d", "atleast_3d",
     "hstack", "vstack", "row_stack", "dstack", "column_stack", "tensor_split", "hsplit", "vsplit",
     "dsplit", "unflatten", "swapdims", "rot90", "block_diag", "cartesian_prod", "meshgrid",
@@ -126,7 +125,7 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
         # Not contiguous, yet expressible as a view (e.g. an expanded or sliced tensor):
         # PyTorch's reshape records `_reshape_alias` here.
         return dispatch(_O["_reshape_alias"], input, size=size)
-    return dispatch(_O["_unsafe_view"], clone(input), size=size)
+    return dispatch(_O["_unsafe_view"], dispatch(_O["clone"], input), size=size)
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -239,17 +238,6 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
     return dispatch(_O["expand"], input, size=tuple(final))
 
 
-def unsqueeze(input: Tensor, dim: int) -> Tensor:
-    """Insert a dimension of size 1 at ``dim``.
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.unsqueeze(gradviz.zeros(3), 0).shape
-        gradviz.Size([1, 3])
-    """
-    return dispatch(_O["unsqueeze"], input, dim=_wrap_dim(dim, input.ndim + 1))
-
-
 def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     """Remove dimensions of size 1 (all, or those of ``dim``, an int or a tuple, that have
     size 1).
@@ -326,17 +314,6 @@ def t_(input: Tensor) -> Tensor:
         raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is "
                            f"{input.ndim}D")
     return dispatch_inplace_view(_O["t_"], _O["t"], input)
-
-
-def clone(input: Tensor) -> Tensor:
-    """A copy with its own storage (``CloneBackward0``).
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.clone(gradviz.ones(2))
-        tensor([1., 1.])
-    """
-    return dispatch(_O["clone"], input)
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -431,7 +408,7 @@ def contiguous(input: Tensor) -> Tensor:
     """
     if input._data.flags.c_contiguous:
         return input
-    return clone(input)
+    return dispatch(_O["clone"], input)
 
 
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
@@ -673,49 +650,6 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     return dispatch(_O["unbind"], input, dim=_wrap_dim(dim, input.ndim))
 
 
-def _triangle(name: str, input: Tensor, diagonal: Any) -> int:
-    if input.ndim < 2:
-        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
-    return _int_arg(name, "diagonal", 2, diagonal)
-
-
-def tril(input: Tensor, diagonal: int = 0) -> Tensor:
-    """The lower triangle of the last two dimensions: elements on and below ``diagonal``, zeros
-    above (``TrilBackward0``).
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.tril(gradviz.ones(3, 3))
-        tensor([[1., 0., 0.],
-                [1., 1., 0.],
-                [1., 1., 1.]])
-    """
-    return dispatch(_O["tril"], input, diagonal=_triangle("tril", input, diagonal))
-
-
-def triu(input: Tensor, diagonal: int = 0) -> Tensor:
-    """The upper triangle of the last two dimensions: elements on and above ``diagonal``, zeros
-    below (``TriuBackward0``).
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.triu(gradviz.ones(2, 3), 1)
-        tensor([[0., 1., 1.],
-                [0., 0., 1.]])
-    """
-    return dispatch(_O["triu"], input, diagonal=_triangle("triu", input, diagonal))
-
-
-def tril_(input: Tensor, diagonal: int = 0) -> Tensor:
-    """In-place :func:`tril` (``Tensor.tril_``; records ``TrilBackward0``)."""
-    return dispatch_inplace(_O["tril"], input, diagonal=_triangle("tril", input, diagonal))
-
-
-def triu_(input: Tensor, diagonal: int = 0) -> Tensor:
-    """In-place :func:`triu` (``Tensor.triu_``; records ``TriuBackward0``)."""
-    return dispatch_inplace(_O["triu"], input, diagonal=_triangle("triu", input, diagonal))
-
-
 def _diag_dims(input: Tensor, dim1: int, dim2: int, nd: int) -> tuple[int, int]:
     d1, d2 = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
     if d1 == d2:
@@ -873,8 +807,9 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
     if r < 0:
         raise RuntimeError("Repeats must be non-negative")
     shape = input.shape
-    wide = expand(unsqueeze(input, d + 1), shape[:d + 1] + (r,) + shape[d + 1:])
-    return view(clone(wide), shape[:d] + (shape[d] * r,) + shape[d + 1:])
+    wide = expand(dispatch(_O["unsqueeze"], input, dim=d + 1),
+                  shape[:d + 1] + (r,) + shape[d + 1:])
+    return view(dispatch(_O["clone"], wide), shape[:d] + (shape[d] * r,) + shape[d + 1:])
 
 
 def _atleast(input: Tensor, nd: int) -> Tensor:
@@ -884,10 +819,11 @@ def _atleast(input: Tensor, nd: int) -> Tensor:
         return input
     if input.ndim == 0:
         return reshape(input, *([1] * nd))
+    unsqueeze = _O["unsqueeze"]  # (the row, as torch's C++ calls at::unsqueeze)
     if nd == 2 or input.ndim == 2:  # (n) -> (1, n); (m, n) -> (m, n, 1)
-        out = unsqueeze(input, 0) if input.ndim == 1 else input
-        return out if nd == 2 else unsqueeze(out, -1)
-    return unsqueeze(unsqueeze(input, 0), -1)  # (n) -> (1, n, 1)
+        out = dispatch(unsqueeze, input, dim=0) if input.ndim == 1 else input
+        return out if nd == 2 else dispatch(unsqueeze, out, dim=2)
+    return dispatch(unsqueeze, dispatch(unsqueeze, input, dim=0), dim=2)  # (n) -> (1, n, 1)
 
 
 def _atleast_fn(nd: int) -> Any:

@@ -1,0 +1,47 @@
+"""Each row's signature is torch 2.13's schema for that op (NOTE [signature rows] in
+gradviz/ops/opinfo.py): the same argument names, types, defaults and keyword-only marker, and the
+generated method, in-place method and ``out=`` variant exist where torch has them."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from gradviz.ops import OPS
+from gradviz.ops.schema import parse
+
+SIGNED = sorted(name for name, op in OPS.items() if op.signature is not None)
+# Rows whose out= variant waits on a file outside the op table (named in the row).
+OUT_PENDING = {"neg"}
+# torch's in-place methods gradviz does not have yet (cumsum_ with dtype= converts first).
+INPLACE_MISSING = {"cumsum", "cumprod"}
+
+
+def _torch_schema(op):
+    s = op.signature
+    packet = getattr(torch.ops.aten, s.name)
+    return parse(str(getattr(packet, s.overload or "default")._schema))
+
+
+@pytest.mark.parametrize("name", SIGNED)
+def test_the_signature_is_torch_s_schema(name: str) -> None:
+    op = OPS[name]
+    theirs = _torch_schema(op)
+    assert [(a.name, a.type, a.default, a.kwarg_only) for a in op.signature.arguments] == [
+        (a.name, a.type, a.default, a.kwarg_only) for a in theirs.arguments]
+    assert op.signature.returns == theirs.returns
+
+
+@pytest.mark.parametrize("name", SIGNED)
+def test_the_generated_forms_are_torch_s(name: str) -> None:
+    op = OPS[name]
+    fn = op.function
+    assert hasattr(torch, fn)
+    assert op.method == hasattr(torch.Tensor, fn)
+    if op.inplace:
+        assert hasattr(torch.Tensor, fn + "_")
+    elif hasattr(torch.Tensor, fn + "_"):  # then another row records it (asinh_ ...)
+        assert fn + "_" in OPS or fn in INPLACE_MISSING
+    overloads = torch._C._jit_get_schemas_for_operator(f"aten::{fn}")
+    has_out = any(s.overload_name == "out" for s in overloads)
+    assert op.with_out == (has_out and name not in OUT_PENDING)
