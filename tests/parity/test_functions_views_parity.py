@@ -1070,6 +1070,30 @@ out.append((a.grad.tolist(), b.grad))
 '''
 
 
+PROGRAMS["view_of_leaf_later_requires_grad"] = '''
+a = m.ones(3)
+v = a[1:]
+w = v[:1]
+out.append((v.requires_grad, w.requires_grad))
+a.requires_grad_()
+out.append((v.requires_grad, w.requires_grad, v.is_leaf, v.grad_fn))
+'''
+for _mode in ("no_grad", "inference_mode"):
+    PROGRAMS[f"view_of_view_written_under_{_mode}_twice"] = f'''
+b = m.ones(4, requires_grad=True) * 1
+with m.{_mode}():
+    v = b[:3]
+w = v[:2]
+with m.{_mode}():
+    w.mul_(2)
+out.append((w.requires_grad, b.tolist()))
+try:
+    w.grad_fn
+except RuntimeError as e:
+    out.append(str(e))
+out.append(w.requires_grad)
+'''
+
 def _run(src: str, lib: Any) -> list:
     """Run one program on ``lib``; what it appended to ``out``, then its warnings or error."""
     out: list = []
