@@ -583,6 +583,8 @@ HOOK_RESULTS = {
     "tensor: wrong dtype": ("tensor", "lambda g: g.double()"),
     "tensor: named hook": ("tensor", "named"),
     "leaf: wrong dtype": ("leaf", "lambda g: g.double()"),
+    "tensor: a bool tensor": ("tensor", "lambda g: g > 0"),
+    "pre: a meta tensor": ("pre", "lambda go: (m.ones(2, device='meta'),)"),
     "post: replaces None": ("post1", "lambda gi, go: (gi[0], gi[0])"),
 }
 
