@@ -93,7 +93,7 @@ _float_warned = False
 _warn_always = False
 
 
-def set_warn_always(b: bool) -> None:
+def set_warn_always(b: bool, /) -> None:
     """Make warnings that fire once per process (``float()`` of a tensor that requires grad)
     fire every time, or once again (PyTorch's ``torch.set_warn_always``).
 

@@ -54,6 +54,9 @@ def check_warn_always(lib: ModuleType) -> None:
     assert "Converting a tensor with requires_grad=True to a scalar" in str(seen[-1].message)
     with pytest.raises(RuntimeError, match="^setWarnOnlyOnce expects a bool, but got int$"):
         lib.set_warn_always(1)
+    with pytest.raises(TypeError, match=r"^set_warn_always\(\) got some positional-only "
+                                        "arguments passed as keyword arguments: 'b'$"):
+        lib.set_warn_always(b=True)
 
 
 def check_functional_module(lib: ModuleType) -> None:
@@ -95,6 +98,8 @@ def check_gradcheck_module(lib: ModuleType) -> None:
     assert module.gradcheck(lib.sin, (x,)) is True
     assert module.gradgradcheck(lib.sin, (x,)) is True
     assert issubclass(module.GradcheckError, RuntimeError)
+    # a traceback names it where torch's code imports it from
+    assert module.GradcheckError.__module__ == f"{lib.__name__}.autograd.gradcheck"
     assert lib.autograd.gradcheck(lib.sin, (x,)) is True  # still callable after the import
 
     class Twice(lib.autograd.Function):  # a hand-written derivative that is wrong
