@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from gradviz import _device, _dtype
+from gradviz import _device, _dtype, _layout
 from gradviz._device import CPU, META, MetaArray, check_device, meta_array
 from gradviz._dtype import dtype as DType
 from gradviz.autograd.grad_mode import is_grad_enabled
@@ -184,6 +184,20 @@ def _check_bool_overload(fn: str, args: tuple, requires_grad: Any) -> None:
         raise invalid_combination(fn, args, {"requires_grad": requires_grad})
 
 
+def check_layout(fn: str, layout: Any, overload_args: tuple | None = None) -> None:
+    """PyTorch's ``layout=`` argument: None or ``gradviz.strided``, the only layout gradviz has
+    (``torch.zeros(2, layout=torch.strided)`` runs unchanged). Anything else is not a layout
+    here: PyTorch's type error, in the form of a factory with several overloads
+    (``overload_args``: the positional arguments it names) or of one with a single signature.
+    """
+    if layout is None or layout is _layout.strided:
+        return
+    if overload_args is not None:
+        raise invalid_combination(fn, overload_args, {"layout": layout})
+    raise TypeError(f"{fn}(): argument 'layout' must be gradviz.layout, not "
+                    f"{type(layout).__name__}")
+
+
 def _alloc(make: Any, shape: tuple[int, ...], np_dt: np.dtype, dev: Any = CPU) -> np.ndarray:
     """``make(shape, np_dt)`` with PyTorch's errors for sizes that overflow or do not fit
     (NumPy's MemoryError and ValueError never reach the user); on ``dev`` meta, a meta array
@@ -333,6 +347,10 @@ def _given_size(fn: str, args: tuple, size: Any) -> tuple:
     """The size as given: positionally (``zeros(2, 3)``, ``zeros((2, 3))``) or as the keyword
     ``size=`` (``zeros(size=(2, 3))``), not both; in the form :func:`_size` takes."""
     if size is None:
+        if not args:  # torch.zeros() is no 0-d tensor: the size is required
+            if fn in ("rand", "randn"):
+                raise invalid_combination(fn, (), {})
+            raise TypeError(f'{fn}() missing 1 required positional arguments: "size"')
         return args
     if args:
         if fn in ("rand", "randn"):  # several overloads: torch says so in its other form
@@ -466,7 +484,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
 
 
 def zeros(*args: Any, size: Any = None, out: Tensor | None = None, dtype: DType | None = None,
-          requires_grad: bool = False, device: Any = None) -> Tensor:
+          layout: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
     """A tensor of zeros (written into ``out`` if given, NOTE [out=]).
 
     Example:
@@ -476,6 +494,7 @@ def zeros(*args: Any, size: Any = None, out: Tensor | None = None, dtype: DType 
     """
     size = _given_size("zeros", args, size)
     dev = check_device(device, "zeros")
+    check_layout("zeros", layout)
     check_bool("zeros", requires_grad)
     if out is not None:
         shape = _size(size, "zeros")
@@ -485,7 +504,7 @@ def zeros(*args: Any, size: Any = None, out: Tensor | None = None, dtype: DType 
 
 
 def ones(*args: Any, size: Any = None, out: Tensor | None = None, dtype: DType | None = None,
-         requires_grad: bool = False, device: Any = None) -> Tensor:
+         layout: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
     """A tensor of ones (written into ``out`` if given, NOTE [out=]).
 
     Example:
@@ -495,6 +514,7 @@ def ones(*args: Any, size: Any = None, out: Tensor | None = None, dtype: DType |
     """
     size = _given_size("ones", args, size)
     dev = check_device(device, "ones")
+    check_layout("ones", layout)
     check_bool("ones", requires_grad)
     if out is not None:
         shape = _size(size, "ones")
@@ -504,7 +524,7 @@ def ones(*args: Any, size: Any = None, out: Tensor | None = None, dtype: DType |
 
 
 def full(size: Sequence[int], fill_value: Any, *, dtype: DType | None = None,
-         requires_grad: bool = False, device: Any = None) -> Tensor:
+         layout: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
     """A tensor filled with ``fill_value`` (its dtype inferred from the value, as in PyTorch).
 
     Example:
@@ -513,6 +533,7 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: DType | None = None,
         tensor([7, 7])
     """
     dev = check_device(device, "full")
+    check_layout("full", layout)
     check_bool("full", requires_grad)
     if not _is_number(fill_value):
         raise TypeError("full(): argument 'fill_value' (position 2) must be Number, not "
@@ -528,8 +549,8 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: DType | None = None,
                    requires_grad)
 
 
-def empty(*args: Any, size: Any = None, dtype: DType | None = None, requires_grad: bool = False,
-          device: Any = None) -> Tensor:
+def empty(*args: Any, size: Any = None, dtype: DType | None = None, layout: Any = None,
+          requires_grad: bool = False, device: Any = None) -> Tensor:
     """An uninitialised tensor (here: zeros, so that runs are repeatable).
 
     Example:
@@ -539,14 +560,15 @@ def empty(*args: Any, size: Any = None, dtype: DType | None = None, requires_gra
     """
     size = _given_size("empty", args, size)
     dev = check_device(device, "empty")
+    check_layout("empty", layout)
     check_bool("empty", requires_grad)
     arr = _alloc(np.zeros, _size(size, "empty"), _np_dtype(dtype, fn="empty"), dev)
     return _finish(arr, requires_grad)
 
 
 def rand(*args: Any, size: Any = None, generator: Generator | None = None,
-         out: Tensor | None = None, dtype: DType | None = None, requires_grad: bool = False,
-         device: Any = None) -> Tensor:
+         out: Tensor | None = None, dtype: DType | None = None, layout: Any = None,
+         requires_grad: bool = False, device: Any = None) -> Tensor:
     """Uniform samples from ``[0, 1)`` (written into ``out`` if given, NOTE [out=]).
 
     Example:
@@ -556,6 +578,7 @@ def rand(*args: Any, size: Any = None, generator: Generator | None = None,
     """
     size = _given_size("rand", args, size)
     dev = check_device(device, "rand")
+    check_layout("rand", layout, size)
     _check_bool_overload("rand", size, requires_grad)
     shape = _size(size, "rand")
     if out is not None:
@@ -570,8 +593,8 @@ def rand(*args: Any, size: Any = None, generator: Generator | None = None,
 
 
 def randn(*args: Any, size: Any = None, generator: Generator | None = None,
-          out: Tensor | None = None, dtype: DType | None = None, requires_grad: bool = False,
-          device: Any = None) -> Tensor:
+          out: Tensor | None = None, dtype: DType | None = None, layout: Any = None,
+          requires_grad: bool = False, device: Any = None) -> Tensor:
     """Standard normal samples; the size as ints, one tuple, or ``size=`` (written into ``out``
     if given, NOTE [out=]).
 
@@ -582,6 +605,7 @@ def randn(*args: Any, size: Any = None, generator: Generator | None = None,
     """
     size = _given_size("randn", args, size)
     dev = check_device(device, "randn")
+    check_layout("randn", layout, size)
     _check_bool_overload("randn", size, requires_grad)
     shape = _size(size, "randn")
     if out is not None:
@@ -597,7 +621,7 @@ def randn(*args: Any, size: Any = None, generator: Generator | None = None,
 
 def randint(low: int | None = None, high: int | None = None, size: Sequence[int] = (), *,
             generator: Generator | None = None, dtype: DType | None = None,
-            device: Any = None) -> Tensor:
+            layout: Any = None, device: Any = None) -> Tensor:
     """Random integers from ``[low, high)`` (``randint(high, size)`` starts at 0).
 
     Example:
@@ -606,6 +630,7 @@ def randint(low: int | None = None, high: int | None = None, size: Sequence[int]
         gradviz.int64
     """
     dev = check_device(device, "randint")
+    check_layout("randint", layout, tuple(a for a in (low, high, size) if a not in (None, ())))
     if low is None:  # randint(high=h, size=s): randint(h, s) with keywords
         if high is None:
             raise invalid_combination("randint", (), {"size": size})
@@ -628,7 +653,7 @@ def randint(low: int | None = None, high: int | None = None, size: Sequence[int]
 
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: DType | None = None,
-             requires_grad: bool = False, device: Any = None) -> Tensor:
+             layout: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
     """A random permutation of ``0 .. n - 1`` (int64).
 
     Example:
@@ -637,6 +662,7 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: DType | None 
         [0, 1, 2, 3]
     """
     dev = check_device(device, "randperm")
+    check_layout("randperm", layout, (n,))
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
         raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not "
                         f"{type(n).__name__}")
@@ -647,7 +673,8 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: DType | None 
 
 
 def arange(start: float, end: float | None = None, step: float = 1, *,
-           dtype: DType | None = None, requires_grad: bool = False, device: Any = None) -> Tensor:
+           dtype: DType | None = None, layout: Any = None, requires_grad: bool = False,
+           device: Any = None) -> Tensor:
     """Evenly spaced values in ``[start, end)``; int64 when all arguments are ints.
 
     Example:
@@ -656,6 +683,7 @@ def arange(start: float, end: float | None = None, step: float = 1, *,
         (tensor([0, 1, 2]), tensor([0.0000, 0.5000]))
     """
     dev = check_device(device, "arange")
+    check_layout("arange", layout, (start,) if end is None else (start, end))
     _check_bool_overload("arange", (start,) if end is None else (start, end), requires_grad)
     if end is None:
         start, end = 0, start
@@ -670,7 +698,7 @@ def arange(start: float, end: float | None = None, step: float = 1, *,
 
 
 def linspace(start: float, end: float, steps: int, *, dtype: DType | None = None,
-             requires_grad: bool = False, device: Any = None) -> Tensor:
+             layout: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive.
 
     Example:
@@ -679,6 +707,7 @@ def linspace(start: float, end: float, steps: int, *, dtype: DType | None = None
         tensor([0.0000, 0.5000, 1.0000])
     """
     dev = check_device(device, "linspace")
+    check_layout("linspace", layout, (start, end, steps))
     _check_bool_overload("linspace", (start, end, steps), requires_grad)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -688,7 +717,7 @@ def linspace(start: float, end: float, steps: int, *, dtype: DType | None = None
     return _finish(np.linspace(start, end, steps).astype(_np_dtype(dtype)), requires_grad, dev)
 
 
-def eye(n: int, m: int | None = None, *, dtype: DType | None = None,
+def eye(n: int, m: int | None = None, *, dtype: DType | None = None, layout: Any = None,
         requires_grad: bool = False, device: Any = None) -> Tensor:
     """The identity matrix (``n`` x ``m``).
 
@@ -699,6 +728,7 @@ def eye(n: int, m: int | None = None, *, dtype: DType | None = None,
                 [0., 1.]])
     """
     dev = check_device(device, "eye")
+    check_layout("eye", layout, (n,) if m is None else (n, m))
     _check_bool_overload("eye", (n,) if m is None else (n, m), requires_grad)
     for name, v in (("n", n), ("m", m)):
         if v is not None and v < 0:
@@ -709,7 +739,7 @@ def eye(n: int, m: int | None = None, *, dtype: DType | None = None,
 
 
 def rand_like(input: Tensor, *, generator: Generator | None = None,
-              dtype: DType | None = None, requires_grad: bool = False,
+              dtype: DType | None = None, layout: Any = None, requires_grad: bool = False,
               device: Any = None) -> Tensor:
     """Uniform samples with ``input``'s shape and dtype.
 
@@ -719,6 +749,7 @@ def rand_like(input: Tensor, *, generator: Generator | None = None,
         gradviz.Size([2])
     """
     dev = input.device if device is None else check_device(device, "rand_like")
+    check_layout("rand_like", layout, (input,))
     _check_bool_overload("rand_like", (input,), requires_grad)
     np_dt = _np_dtype(dtype, input._data.dtype)
     draw = rng(generator, "rand_like")
@@ -727,7 +758,7 @@ def rand_like(input: Tensor, *, generator: Generator | None = None,
 
 
 def randn_like(input: Tensor, *, generator: Generator | None = None,
-               dtype: DType | None = None, requires_grad: bool = False,
+               dtype: DType | None = None, layout: Any = None, requires_grad: bool = False,
                device: Any = None) -> Tensor:
     """Standard normal samples with ``input``'s shape and dtype.
 
@@ -737,6 +768,7 @@ def randn_like(input: Tensor, *, generator: Generator | None = None,
         gradviz.Size([2])
     """
     dev = input.device if device is None else check_device(device, "randn_like")
+    check_layout("randn_like", layout, (input,))
     _check_bool_overload("randn_like", (input,), requires_grad)
     np_dt = _np_dtype(dtype, input._data.dtype)
     draw = rng(generator, "randn_like")
@@ -771,9 +803,10 @@ def _new_size(fn: str, args: tuple, size: Any) -> tuple:
 
 
 def _new_like(self: Tensor, fn: str, size: tuple, fill: Any, dtype: DType | None,
-              requires_grad: Any, device: Any) -> Tensor:
+              requires_grad: Any, device: Any, layout: Any = None) -> Tensor:
     # on this tensor's device unless told, as in PyTorch (a meta tensor's: meta)
     dev = self.device if device is None else check_device(device, fn)
+    check_layout(fn, layout)
     check_bool(fn, requires_grad)
     np_dt = self._data.dtype if dtype is None else _np_dtype(dtype, fn=fn)
     arr = _alloc(lambda sh, dt: np.full(sh, fill, dt), _size(size, fn), np_dt, dev)
@@ -781,7 +814,7 @@ def _new_like(self: Tensor, fn: str, size: tuple, fill: Any, dtype: DType | None
 
 
 def new_ones(self: Tensor, *args: Any, size: Any = None, dtype: DType | None = None,
-             requires_grad: bool = False, device: Any = None) -> Tensor:
+             layout: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
     """Ones of ``size`` with this tensor's dtype (or ``dtype``).
 
     Example:
@@ -790,11 +823,11 @@ def new_ones(self: Tensor, *args: Any, size: Any = None, dtype: DType | None = N
         tensor([1, 1, 1])
     """
     return _new_like(self, "new_ones", _new_size("new_ones", args, size), 1, dtype,
-                     requires_grad, device)
+                     requires_grad, device, layout)
 
 
 def new_zeros(self: Tensor, *args: Any, size: Any = None, dtype: DType | None = None,
-              requires_grad: bool = False, device: Any = None) -> Tensor:
+              layout: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
     """Zeros of ``size`` with this tensor's dtype (or ``dtype``).
 
     Example:
@@ -803,11 +836,11 @@ def new_zeros(self: Tensor, *args: Any, size: Any = None, dtype: DType | None = 
         gradviz.Size([2, 2])
     """
     return _new_like(self, "new_zeros", _new_size("new_zeros", args, size), 0, dtype,
-                     requires_grad, device)
+                     requires_grad, device, layout)
 
 
 def new_empty(self: Tensor, *args: Any, size: Any = None, dtype: DType | None = None,
-              requires_grad: bool = False, device: Any = None) -> Tensor:
+              layout: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
     """An uninitialised tensor of ``size`` (here zeros) with this tensor's dtype.
 
     Example:
@@ -816,11 +849,11 @@ def new_empty(self: Tensor, *args: Any, size: Any = None, dtype: DType | None = 
         gradviz.Size([3])
     """
     return _new_like(self, "new_empty", _new_size("new_empty", args, size), 0, dtype,
-                     requires_grad, device)
+                     requires_grad, device, layout)
 
 
 def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: DType | None = None,
-             requires_grad: bool = False, device: Any = None) -> Tensor:
+             layout: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
     """``fill_value`` in every element of ``size``, with this tensor's dtype.
 
     Example:
@@ -831,7 +864,8 @@ def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: DType | None = 
     if not _is_number(fill_value):
         raise TypeError("new_full(): argument 'fill_value' (position 2) must be Number, not "
                         f"{type(fill_value).__name__}")
-    return _new_like(self, "new_full", (size,), fill_value, dtype, requires_grad, device)
+    return _new_like(self, "new_full", (size,), fill_value, dtype, requires_grad, device,
+                     layout)
 
 
 for _method in (new_tensor, new_ones, new_zeros, new_empty, new_full):

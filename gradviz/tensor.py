@@ -93,7 +93,7 @@ _float_warned = False
 _warn_always = False
 
 
-def set_warn_always(b: bool) -> None:
+def set_warn_always(b: bool, /) -> None:
     """Make warnings that fire once per process (``float()`` of a tensor that requires grad)
     fire every time, or once again (PyTorch's ``torch.set_warn_always``).
 
@@ -469,9 +469,17 @@ class Tensor:
     # -- autograd attributes ---------------------------------------------------------------------
     @property
     def requires_grad(self) -> bool:
-        """Whether gradients flow to this tensor. Settable on leaves only, as in PyTorch."""
+        """Whether gradients flow to this tensor. Settable on leaves only, as in PyTorch.
+
+        A view requires grad when it has a history or its base requires grad, as PyTorch's
+        view metadata answers it: read from the fields, without rebasing the view (asking
+        never raises, even for a view whose in-place rebase is refused), and true for a view
+        taken from a leaf before that leaf was set to require grad.
+        """
         if self._view_meta is not None:
-            self.grad_fn  # noqa: B018 - a view's rebase may change it (or refuse, as torch)
+            base = self._base
+            return (self._requires_grad or self._grad_fn is not None
+                    or base._requires_grad or base._grad_fn is not None)
         return self._requires_grad
 
     @requires_grad.setter

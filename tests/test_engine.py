@@ -906,6 +906,63 @@ def test_an_error_deep_in_a_reentrant_backward_reaches_the_caller_unchanged():
     assert x.grad is None and gv.is_grad_enabled()
 
 
+
+class Queues(Function):
+    """Its backward queues callbacks on the engine, as PyTorch's library code does; with
+    ``nested`` it also runs a backward pass of its own, which queues one of its own."""
+
+    @staticmethod
+    def forward(ctx, x, log, nested=False, fail=False):
+        ctx.log, ctx.nested, ctx.fail = log, nested, fail
+        return x * 1
+
+    @staticmethod
+    def backward(ctx, g):
+        engine = gv.autograd.Variable._execution_engine
+        log = ctx.log
+
+        def first():
+            from gradviz.autograd.engine import current_node
+
+            log.append(("first", gv.is_grad_enabled(), current_node()))
+            engine.queue_callback(lambda: log.append("queued by a callback"))
+
+        engine.queue_callback(first)
+        if ctx.nested:
+            with gv.enable_grad():
+                Queues.apply(gv.ones(1, requires_grad=True), log).sum().backward()
+            log.append("inner pass returned")
+        if ctx.fail:
+            raise ValueError("this backward failed")
+        return g * 2, None, None, None
+
+
+def test_queued_callbacks_run_when_their_pass_ends():
+    # As torch 2.13: after the last node, in order, with the pass's grad mode and no node
+    # running; a callback may queue another; an inner (reentrant) pass runs its own at its end.
+    log = []
+    x = f64([1.0])
+    Queues.apply(x, log).sum().backward()
+    assert log == [("first", False, None), "queued by a callback"] and x.grad.tolist() == [2.0]
+    log.clear()
+    y = Queues.apply(x, log).sum()
+    assert gv.autograd.grad(y, x, create_graph=True)[0].tolist() == [2.0]
+    assert log == [("first", True, None), "queued by a callback"]
+    log.clear()
+    Queues.apply(x, log, True).sum().backward()
+    assert log == [("first", False, None), "queued by a callback", "inner pass returned",
+                   ("first", False, None), "queued by a callback"]
+    log.clear()
+    with pytest.raises(ValueError, match="^this backward failed$"):
+        Queues.apply(x, log, False, True).sum().backward()
+    assert log == []  # a failed pass runs none
+
+
+def test_queue_callback_outside_a_backward_pass_is_refused():
+    with pytest.raises(RuntimeError, match="^Final callbacks can only be installed during "
+                                           r"backward pass\.$"):
+        gv.autograd.Variable._execution_engine.queue_callback(print)
+
 def test_two_threads_in_backward_each_see_their_own_pass():
     """current_node and will_engine_execute_node answer for the calling thread's pass, even
     while another thread is inside its own backward (the engine's state is per thread)."""

@@ -221,6 +221,12 @@ def _mul():
     ("tensor", lambda g: g.double(), RuntimeError,
      "hook '<lambda>' has changed the type of value (was gradviz.FloatTensor got "
      "gradviz.DoubleTensor)"),
+    # torch 2.13 names a bool tensor and a meta one by backend and scalar type
+    ("tensor", lambda g: g > 0, RuntimeError,
+     "hook '<lambda>' has changed the type of value (was gradviz.FloatTensor got CPUBoolType)"),
+    ("pre", lambda go: (gv.ones(2, device="meta"),), RuntimeError,
+     "hook '<lambda>' has changed the type of value (was gradviz.FloatTensor got "
+     "MetaFloatType)"),
 ])
 def test_hook_results_are_checked_as_pytorch_checks_them(kind, hook, error, text):
     x, w, y = _mul()

@@ -54,6 +54,9 @@ def check_warn_always(lib: ModuleType) -> None:
     assert "Converting a tensor with requires_grad=True to a scalar" in str(seen[-1].message)
     with pytest.raises(RuntimeError, match="^setWarnOnlyOnce expects a bool, but got int$"):
         lib.set_warn_always(1)
+    with pytest.raises(TypeError, match=r"^set_warn_always\(\) got some positional-only "
+                                        "arguments passed as keyword arguments: 'b'$"):
+        lib.set_warn_always(b=True)
 
 
 def check_functional_module(lib: ModuleType) -> None:
@@ -95,6 +98,8 @@ def check_gradcheck_module(lib: ModuleType) -> None:
     assert module.gradcheck(lib.sin, (x,)) is True
     assert module.gradgradcheck(lib.sin, (x,)) is True
     assert issubclass(module.GradcheckError, RuntimeError)
+    # a traceback names it where torch's code imports it from
+    assert module.GradcheckError.__module__ == f"{lib.__name__}.autograd.gradcheck"
     assert lib.autograd.gradcheck(lib.sin, (x,)) is True  # still callable after the import
 
     class Twice(lib.autograd.Function):  # a hand-written derivative that is wrong
@@ -270,6 +275,59 @@ def check_size_keyword(lib: ModuleType) -> None:
     with pytest.raises(TypeError, match=r"^new_zeros\(\) got multiple values for argument "
                                         r"'size'$"):
         x.new_zeros(2, size=(3,))
+
+
+def check_factory_layout(lib: ModuleType) -> None:
+    # layout=strided (or None) is accepted wherever torch takes it; a non-layout is a type error
+    # in the form each factory's overloads give it.
+    x = lib.ones(2)
+    made = {
+        "zeros": lambda layout: lib.zeros(2, layout=layout),
+        "ones": lambda layout: lib.ones(size=(2,), layout=layout),
+        "empty": lambda layout: lib.empty(2, layout=layout),
+        "full": lambda layout: lib.full((2,), 1.0, layout=layout),
+        "new_zeros": lambda layout: x.new_zeros(2, layout=layout),
+        "new_ones": lambda layout: x.new_ones(2, layout=layout),
+        "new_empty": lambda layout: x.new_empty(2, layout=layout),
+        "new_full": lambda layout: x.new_full((2,), 1.0, layout=layout),
+    }
+    overloaded = {
+        "rand": (lambda layout: lib.rand(2, layout=layout), "int"),
+        "randn": (lambda layout: lib.randn(2, layout=layout), "int"),
+        "randint": (lambda layout: lib.randint(3, (2,), layout=layout), "int, tuple"),
+        "randperm": (lambda layout: lib.randperm(2, layout=layout), "int"),
+        "arange": (lambda layout: lib.arange(2, layout=layout), "int"),
+        "linspace": (lambda layout: lib.linspace(0, 1, 2, layout=layout), "int, int, int"),
+        "eye": (lambda layout: lib.eye(2, layout=layout), "int"),
+        "rand_like": (lambda layout: lib.rand_like(x, layout=layout), "Tensor"),
+        "randn_like": (lambda layout: lib.randn_like(x, layout=layout), "Tensor"),
+    }
+    for name, (call, _) in {**{k: (v, "") for k, v in made.items()}, **overloaded}.items():
+        for layout in (lib.strided, None):
+            out = call(layout)
+            assert out.layout is lib.strided and out.shape[0] == 2, name
+    for name, call in made.items():
+        with pytest.raises(TypeError, match=rf"^{name}\(\): argument 'layout' must be "
+                                            rf"{lib.__name__}\.layout, not int$"):
+            call(1)
+    for name, (call, got) in overloaded.items():
+        with pytest.raises(TypeError, match=rf"^{name}\(\) received an invalid combination of "
+                                            rf"arguments - got \({got}, layout=int\), but "
+                                            "expected one of:\n"):
+            call(1)
+
+
+def check_factory_without_a_size(lib: ModuleType) -> None:
+    # torch.zeros() is no 0-d tensor (that is zeros(())): the size is required.
+    for name in ("zeros", "ones", "empty"):
+        with pytest.raises(TypeError, match=rf'^{name}\(\) missing 1 required positional '
+                                            r'arguments: "size"$'):
+            getattr(lib, name)()
+        assert getattr(lib, name)(()).shape == ()
+    for name in ("rand", "randn"):
+        with pytest.raises(TypeError, match=rf"^{name}\(\) received an invalid combination of "
+                                            r"arguments - got \(\), but expected one of:\n"):
+            getattr(lib, name)()
 
 
 def check_typed_constructors(lib: ModuleType) -> None:
@@ -608,7 +666,8 @@ def check_optimizer_param_group_keys(lib: ModuleType) -> None:
 CHECKS = [check_is_inference, check_layout, check_warn_always, check_functional_module,
           check_data_parallel, check_gradcheck_module, check_module_inplace_functions,
           check_inplace_view_methods, check_inplace_view_gradients, check_split_with_sizes,
-          check_isin, check_size_keyword, check_typed_constructors, check_tensor_new,
+          check_isin, check_size_keyword, check_factory_layout,
+          check_factory_without_a_size, check_typed_constructors, check_tensor_new,
           check_legacy_tensor_constructor,
           check_optimizer_param_group_keys, check_nanmedian, check_unique_consecutive,
           check_out_arguments, check_factory_out_arguments, check_resize]

@@ -342,6 +342,33 @@ def test_increment_version() -> None:
     assert (a._version, b._version) == (1, 1)
 
 
+
+def test_increment_version_refuses_what_is_not_tensors_as_torch() -> None:
+    # torch 2.13's texts; the tensors before a non-tensor are bumped already.
+    with pytest.raises(RuntimeError, match=r"^increment_version expect a Iterable\[Tensor\] as "
+                                           "input$"):
+        increment_version(3)
+    a = gradviz.ones(1)
+    with pytest.raises(RuntimeError, match="^increment_version expects each element of the "
+                                           "iterable to be a tensor$"):
+        increment_version([a, 3])
+    assert a._version == 1
+    increment_version(iter([a]))  # any iterable
+    assert a._version == 2
+
+
+def test_multi_grad_hook_all_needs_every_tensor_to_have_a_node() -> None:
+    # torch 2.13 looks up each tensor's node first and asserts it exists ("any" mode skips).
+    a = gradviz.ones(2, requires_grad=True)
+    for tensors in ((a, gradviz.ones(2)), (a * 1, gradviz.ones(2))):
+        with pytest.raises(AssertionError, match="^Expected gradient function to be set$"):
+            register_multi_grad_hook(tensors, lambda gs: None)
+    assert a._backward_hooks is None or not a._backward_hooks  # nothing registered
+    calls = []
+    register_multi_grad_hook((a, gradviz.ones(2)), lambda g: calls.append(g.tolist()), mode="any")
+    (a * 2).sum().backward()
+    assert calls == [[2.0, 2.0]]
+
 def test_module_exports_torch_names() -> None:
     g = gradviz.autograd.graph
     for name in ("saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",

@@ -121,9 +121,11 @@ def test_views_made_under_no_grad_require_grad_and_refuse_a_rebase():
         w = b[1]
         w.mul_(2)
     assert repr(w) == "tensor([2., 2., 2.], grad_fn=<Invalid>)"
+    # As torch 2.13: asking for requires_grad never rebases (so never raises); is_leaf does.
+    assert w.requires_grad
     with pytest.raises(RuntimeError, match="A view was created in no_grad mode and its base or "
                        "another view of its base has been modified inplace"):
-        w.requires_grad  # noqa: B018
+        w.is_leaf  # noqa: B018
 
 
 def test_in_place_on_a_view_of_a_leaf_that_later_requires_grad_is_refused():
@@ -138,6 +140,36 @@ def test_in_place_on_a_view_of_a_leaf_that_later_requires_grad_is_refused():
                                "grad is being used in an in-place operation.$"):
                 target.mul_(other[:1] if target is w and not isinstance(other, float) else other)
         assert a.tolist() == [1.0, 1.0, 1.0]
+
+
+
+def test_a_view_of_a_leaf_that_later_requires_grad_requires_grad_too():
+    # torch 2.13: a view requires grad when its base does, whenever the view was taken.
+    a = gradviz.ones(3)
+    v = a[1:]
+    w = v[:1]
+    assert not v.requires_grad and not w.requires_grad
+    a.requires_grad_()
+    assert v.requires_grad and w.requires_grad
+    assert v.is_leaf and v.grad_fn is None
+
+
+@pytest.mark.parametrize("mode", [gradviz.no_grad, gradviz.inference_mode])
+def test_writing_a_view_of_a_view_with_grad_off_again_leaves_requires_grad_readable(mode):
+    # The view of a view made with grad off is written with grad off too: allowed, and asking
+    # requires_grad afterwards is True (torch 2.13), while its grad_fn is refused.
+    b = gradviz.ones(4, requires_grad=True) * 1
+    with mode():
+        v = b[:3]
+    w = v[:2]
+    with mode():
+        w.mul_(2)
+    assert w.requires_grad
+    with pytest.raises(RuntimeError, match="^Output 0 of Slice is a view of a view which was "
+                                           "created in (no_grad|inference) mode and its base or "
+                                           "another view of its base has been modified inplace"):
+        w.grad_fn  # noqa: B018
+    assert b.tolist() == [2.0, 2.0, 1.0, 1.0]
 
 
 _NO_GRAD_HINT = ("Given that this use case is ambiguous and error-prone, it is forbidden. You can "

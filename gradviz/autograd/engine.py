@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from heapq import heappop, heappush
 from itertools import count
 from typing import Any
@@ -26,7 +26,8 @@ from gradviz.autograd.node import Edge, GradientEdge, GraphRoot, Node, NodeHooks
 from gradviz.tensor import Tensor, unwrap_grad, wrap_grad
 
 __all__ = ["run_backward", "compute_dependencies", "init_to_execute", "InputBuffer", "ReadyQueue",
-           "GraphTask", "execute", "current_node", "evaluate_function", "call_function"]
+           "GraphTask", "execute", "current_node", "queue_callback", "exec_post_processing",
+           "evaluate_function", "call_function"]
 
 
 class InputBuffer(list):
@@ -79,10 +80,11 @@ class ReadyQueue(list):
 
 class GraphTask:
     """What one backward pass knows (PyTorch's ``GraphTask``): its options, each node's
-    remaining dependencies, the input buffers of nodes not ready yet, and what to capture."""
+    remaining dependencies, the input buffers of nodes not ready yet, what to capture, and the
+    callbacks to run when it has finished."""
 
     __slots__ = ("keep_graph", "create_graph", "observer", "dependencies", "not_ready", "ready",
-                 "exec_info", "captures", "captured_vars", "on_done")
+                 "exec_info", "captures", "captured_vars", "final_callbacks", "on_done")
 
     def __init__(self, keep_graph: bool, create_graph: bool, observer: events.Observer) -> None:
         self.keep_graph, self.create_graph, self.observer = keep_graph, create_graph, observer
@@ -92,6 +94,7 @@ class GraphTask:
         self.exec_info: dict[Node, bool] | None = None  # node -> needed; None: all nodes run
         self.captures: dict[Node, list[tuple[int, int]]] = {}  # node -> (input_nr, index)
         self.captured_vars: list[Any] = []
+        self.final_callbacks: list[Callable[[], Any]] = []  # queue_callback's, run at the end
         self.on_done: list = []  # called when the pass ends (register_multi_grad_hook's state)
 
 
@@ -212,6 +215,32 @@ def init_to_execute(graph_root: Node, output_edges: list[Edge], accumulate_grad:
     return exec_info
 
 
+def queue_callback(callback: Callable[[], Any]) -> None:
+    """Run ``callback()`` once the backward pass running in this thread has evaluated its last
+    node (PyTorch's ``Variable._execution_engine.queue_callback``, what library code uses to
+    act after a whole pass: :func:`exec_post_processing`).
+
+    Example:
+        >>> queue_callback(print)
+        Traceback (most recent call last):
+        ...
+        RuntimeError: Final callbacks can only be installed during backward pass.
+    """
+    if not RUNNING.tasks:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    RUNNING.tasks[-1][0].final_callbacks.append(callback)
+
+
+def exec_post_processing(task: GraphTask) -> None:
+    """PyTorch's ``GraphTask::exec_post_processing``: after the last node, the callbacks
+    queued during the pass, in order, with the pass's grad mode and no node running. A
+    callback may queue another: it runs too. Not run when the pass failed."""
+    i = 0
+    while i < len(task.final_callbacks):  # the list may grow while it is run
+        task.final_callbacks[i]()
+        i += 1
+
+
 def current_node() -> Node | None:
     """The node whose backward is running in this thread, or None (PyTorch's
     ``torch._C._current_autograd_node()``); anomaly mode notes it on nodes recorded then.
@@ -279,9 +308,9 @@ def execute(task: GraphTask, graph_root: Node, root_inputs: InputBuffer) -> None
 
 
 def _loop(task: GraphTask, graph_root: Node, root_inputs: InputBuffer) -> None:
-    """The loop: evaluate ready nodes until none is left, each as the :func:`current_node`.
-    Recording is on only under ``create_graph``; like PyTorch, 1/0 gives inf without a
-    warning."""
+    """The loop: evaluate ready nodes until none is left, each as the :func:`current_node`,
+    then run the callbacks queued meanwhile (:func:`exec_post_processing`). Recording is on
+    only under ``create_graph``; like PyTorch, 1/0 gives inf without a warning."""
     task.observer.enqueue(graph_root, task.ready.push(graph_root, root_inputs))
     running = RUNNING  # this thread's: what current_node and the hooks ask about
     node, outer = None, running.node  # outer: a backward running inside a node's backward
@@ -296,6 +325,8 @@ def _loop(task: GraphTask, graph_root: Node, root_inputs: InputBuffer) -> None:
             if task.not_ready:
                 raise RuntimeError("could not compute gradients for some functions: "
                                    f"{', '.join(n.name() for n in task.not_ready)}")
+            running.node = None
+            exec_post_processing(task)
     except BaseException as exc:
         task.observer.error(exc, node)
         raise

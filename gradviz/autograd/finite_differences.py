@@ -37,6 +37,10 @@ __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 class GradcheckError(RuntimeError):
     """Raised by :func:`gradcheck` when a check fails (unless ``raise_exception=False``)."""
 
+    # Named where PyTorch's code imports it from (torch.autograd.gradcheck.GradcheckError), as
+    # a traceback shows it.
+    __module__ = "gradviz.autograd.gradcheck"
+
 
 _FAILED_NONDET = """\n
 NOTE: If your op relies on non-deterministic operations i.e., it is listed here:

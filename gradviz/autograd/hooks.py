@@ -20,8 +20,8 @@ import numpy as np
 
 from gradviz._dtype import type_name
 
-__all__ = ["RemovableHandle", "HookDict", "add_hook", "hook_name", "checked_hook_result",
-           "checked_hook_results"]
+__all__ = ["RemovableHandle", "HookDict", "add_hook", "hook_name", "hook_type_name",
+           "checked_hook_result", "checked_hook_results"]
 
 # The Tensor class, handed over by gradviz/tensor.py once it exists (NOTE [no import circle]).
 Tensor: type = None  # type: ignore[assignment]
@@ -75,6 +75,22 @@ def hook_name(fn: Callable) -> str:
     return getattr(fn, "__name__", None) or repr(fn)
 
 
+def hook_type_name(arr: np.ndarray) -> str:
+    """How PyTorch's hook check names the type of a value: a CPU tensor's legacy name where
+    its dtype has one (``torch.FloatTensor``), else backend, scalar type and ``Type``
+    (``CPUBoolType``, ``MetaFloatType``), as torch 2.13 writes them.
+
+    Example:
+        >>> hook_type_name(np.zeros(2, np.float32)), hook_type_name(np.zeros(2, bool))
+        ('gradviz.FloatTensor', 'CPUBoolType')
+    """
+    meta = getattr(arr, "is_meta", False)
+    if not meta and arr.dtype.kind != "b":
+        return type_name(arr.dtype)
+    scalar = type_name(arr.dtype).removeprefix("gradviz.").removesuffix("Tensor")
+    return f"{'Meta' if meta else 'CPU'}{scalar}Type"
+
+
 def checked_hook_result(fn: Callable, result: Any, value: Any, create_graph: bool) -> Any:
     """A gradient that hook ``fn`` returned (not None) in place of ``value``, checked as PyTorch
     checks it (``check_single_result`` in ``python_hook.cpp``): no gradient where there was
@@ -85,10 +101,14 @@ def checked_hook_result(fn: Callable, result: Any, value: Any, create_graph: boo
     if not isinstance(result, Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
     # Under create_graph the engine carries tensors: compare NumPy dtypes, not gradviz's.
-    old_dtype = value._data.dtype if isinstance(value, Tensor) else np.asarray(value).dtype
-    if result._data.dtype != old_dtype:
+    old = value._data if isinstance(value, Tensor) else value
+    if not isinstance(old, np.ndarray):
+        old = np.asarray(old)
+    new = result._data
+    # PyTorch's "type" is the dtype and the backend: a meta tensor for a CPU one is a change.
+    if new.dtype != old.dtype or getattr(new, "is_meta", False) != getattr(old, "is_meta", False):
         raise RuntimeError(f"hook '{hook_name(fn)}' has changed the type of value (was "
-                           f"{type_name(old_dtype)} got {type_name(result._data.dtype)})")
+                           f"{hook_type_name(old)} got {hook_type_name(new)})")
     if result.shape != np.shape(value):
         # PyTorch's text; the shapes are gradviz's addition.
         raise RuntimeError(f"hook '{hook_name(fn)}' has changed the size of value (expected "

@@ -107,7 +107,11 @@ def register_multi_grad_hook(tensors: Any, fn: Callable, *, mode: str = "all") -
         return _MultiHandle(tuple(t.register_hook(first_grad) for t in tensors
                                   if t.requires_grad))
 
-    nodes = [edge_pair(t)[0] if t.requires_grad else None for t in tensors]
+    nodes = []
+    for t in tensors:  # each tensor's node first, before any hook is registered, as in torch
+        if not t.requires_grad:
+            raise AssertionError("Expected gradient function to be set")
+        nodes.append(edge_pair(t)[0])
     pending: dict[int, list] = {}  # id(task) -> [gradients still to come, gradients so far]
 
     def make_hook(i: int) -> Callable:
@@ -115,7 +119,7 @@ def register_multi_grad_hook(tensors: Any, fn: Callable, *, mode: str = "all") -
             task = _current_task()
             state = pending.get(id(task))
             if state is None:
-                expected = sum(n is not None and will_engine_execute_node(n) for n in nodes)
+                expected = sum(will_engine_execute_node(n) for n in nodes)
                 state = pending[id(task)] = [expected, [None] * len(tensors)]
                 _forget_when_done(task, pending)
             state[1][i] = grad

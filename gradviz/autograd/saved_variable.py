@@ -286,7 +286,14 @@ def increment_version(tensor: Tensor | Any) -> None:
         >>> increment_version(x); x._version
         1
     """
-    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+    try:
+        tensors = (tensor,) if isinstance(tensor, Tensor) else iter(tensor)
+    except TypeError:
+        raise RuntimeError("increment_version expect a Iterable[Tensor] as input") from None
+    for t in tensors:  # PyTorch's order: the tensors before a non-tensor are bumped already
+        if not isinstance(t, Tensor):
+            raise RuntimeError("increment_version expects each element of the iterable to be a "
+                               "tensor")
         if t.is_inference():
             continue  # an inference tensor has no version counter: nothing to bump, as torch
         t._version_counter.version += 1

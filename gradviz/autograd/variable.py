@@ -8,9 +8,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from gradviz.autograd import engine
 from gradviz.tensor import Tensor
 
 __all__ = ["Variable"]
+
+
+class _ImperativeEngine:
+    """``Variable._execution_engine``: the engine as PyTorch's Python code reaches it, for
+    :meth:`queue_callback` (what runs when a backward pass ends)."""
+
+    @staticmethod
+    def queue_callback(callback: Any) -> None:
+        """Run ``callback()`` when the backward pass running now has finished
+        (:func:`gradviz.autograd.engine.queue_callback`)."""
+        engine.queue_callback(callback)
 
 
 class _VariableMeta(type):
@@ -27,6 +39,8 @@ class Variable(metaclass=_VariableMeta):
         >>> v.requires_grad, v.is_leaf, isinstance(v, Variable)
         (True, True, True)
     """
+
+    _execution_engine = _ImperativeEngine()
 
     def __new__(cls, data: Any, requires_grad: bool = False, volatile: bool = False) -> Any:
         if not isinstance(data, Tensor):

@@ -1070,6 +1070,64 @@ out.append((a.grad.tolist(), b.grad))
 '''
 
 
+PROGRAMS["view_of_leaf_later_requires_grad"] = '''
+a = m.ones(3)
+v = a[1:]
+w = v[:1]
+out.append((v.requires_grad, w.requires_grad))
+a.requires_grad_()
+out.append((v.requires_grad, w.requires_grad, v.is_leaf, v.grad_fn))
+'''
+for _mode in ("no_grad", "inference_mode"):
+    PROGRAMS[f"view_of_view_written_under_{_mode}_twice"] = f'''
+b = m.ones(4, requires_grad=True) * 1
+with m.{_mode}():
+    v = b[:3]
+w = v[:2]
+with m.{_mode}():
+    w.mul_(2)
+out.append((w.requires_grad, b.tolist()))
+try:
+    w.grad_fn
+except RuntimeError as e:
+    out.append(str(e))
+out.append(w.requires_grad)
+'''
+
+PROGRAMS["queue_callback"] = '''
+engine = m.autograd.Variable._execution_engine
+class Q(Function):
+    @staticmethod
+    def forward(ctx, x, nested, fail):
+        ctx.nested, ctx.fail = nested, fail
+        return x * 1
+    @staticmethod
+    def backward(ctx, g):
+        def first():
+            out.append(("first", m.is_grad_enabled()))
+            engine.queue_callback(lambda: out.append("queued by a callback"))
+        engine.queue_callback(first)
+        if ctx.nested:
+            with m.enable_grad():
+                Q.apply(m.ones(1, requires_grad=True), False, False).sum().backward()
+            out.append("inner pass returned")
+        if ctx.fail:
+            raise ValueError("this backward failed")
+        return g * 2, None, None
+x = m.ones(1, requires_grad=True)
+Q.apply(x, False, False).sum().backward()
+Q.apply(x, True, False).sum().backward()
+out.append(m.autograd.grad(Q.apply(x, False, False).sum(), x, create_graph=True)[0].tolist())
+try:
+    Q.apply(x, False, True).sum().backward()
+except ValueError as e:
+    out.append(str(e))
+try:
+    engine.queue_callback(print)
+except RuntimeError as e:
+    out.append(str(e))
+'''
+
 def _run(src: str, lib: Any) -> list:
     """Run one program on ``lib``; what it appended to ``out``, then its warnings or error."""
     out: list = []

@@ -147,6 +147,28 @@ PROGRAMS: dict[str, str] = {
         m.autograd.grad(out, [c], retain_graph=True)
         result = calls
     """,
+    "multi-grad hook all on a tensor without grad": """
+        a = f64([1.0, 2.0])
+        m.autograd.graph.register_multi_grad_hook((a, m.ones(2)), lambda gs: None)
+    """,
+    "multi-grad hook any on a tensor without grad": """
+        calls = []
+        a = f64([1.0, 2.0])
+        m.autograd.graph.register_multi_grad_hook((a, m.ones(2)), lambda g: calls.append(g),
+                                                  mode="any")
+        (a * 2).sum().backward()
+        result = calls
+    """,
+    "increment_version of a number": """
+        m.autograd.graph.increment_version(3)
+    """,
+    "increment_version of a list holding a number": """
+        a = m.ones(1)
+        try:
+            m.autograd.graph.increment_version([a, 3])
+        except RuntimeError as e:
+            result = str(e), a._version
+    """,
     "multi-grad hook under autograd.grad of a leaf": """
         a, b = f64([1.0, 2.0]), f64([3.0, 4.0])
         m.autograd.graph.register_multi_grad_hook((a, b), lambda gs: None)
@@ -583,6 +605,8 @@ HOOK_RESULTS = {
     "tensor: wrong dtype": ("tensor", "lambda g: g.double()"),
     "tensor: named hook": ("tensor", "named"),
     "leaf: wrong dtype": ("leaf", "lambda g: g.double()"),
+    "tensor: a bool tensor": ("tensor", "lambda g: g > 0"),
+    "pre: a meta tensor": ("pre", "lambda go: (m.ones(2, device='meta'),)"),
     "post: replaces None": ("post1", "lambda gi, go: (gi[0], gi[0])"),
 }
 
