@@ -35,11 +35,12 @@ from gradviz.autograd.graph import (
     save_value,
     set_history,
 )
-from gradviz.ops import _formula, fastpath
-from gradviz.ops.opinfo import OpInfo, saved_for
+from gradviz.ops import _formula
+from gradviz.ops.opinfo import OPS, OpInfo, saved_for
 from gradviz.tensor import Tensor, _AsGiven, _is_number, _type_name
 
 __all__ = ["dispatch", "general_dispatch", "specialise", "dispatch_inplace", "OpNode",
+           "install_generated", "save_kwarg",
            "dispatch_inplace_view", "out_variant",
            "node_source",
            "CopySlices", "AsStridedBackward0", "ViewMeta", "broadcast_message", "rebase_history",
@@ -158,39 +159,6 @@ if graph.HOOKED_SAVES[0]:
     _install_unpacking_once()
 
 
-class _UnaryOpNode(OpNode):
-    """The node of a one-input op (tanh, sum, view ...): OpNode.apply without its loop over
-    inputs, for the plain backward (NOTE [perf]: most nodes of most graphs are these)."""
-
-    __slots__ = ()
-
-    def apply(self, grad_outputs: list, create_graph: bool) -> tuple:
-        grad = grad_outputs[0]
-        names, formula = self._formulas[0]
-        if (grad is None or names is None or create_graph or self._in_meta is not None
-                or self._n0 is None):  # (its edge, read from its slots)
-            return OpNode.apply(self, grad_outputs, create_graph)
-        return (formula(grad, *_plain_args(self, names)),)
-
-
-class _BinaryOpNode(OpNode):
-    """The node of a two-input op (mul, add, mm ...): OpNode.apply without its loop over
-    inputs, for the plain backward without broadcasting (most two-input nodes)."""
-
-    __slots__ = ()
-
-    def apply(self, grad_outputs: list, create_graph: bool) -> tuple:
-        grad = grad_outputs[0]
-        if grad is None or create_graph or self._in_meta is not None:
-            return OpNode.apply(self, grad_outputs, create_graph)
-        (names0, formula0), (names1, formula1) = self._formulas
-        # (its edges' nodes, read from its slots: NOTE [flat edges] in autograd/node.py)
-        return (None if names0 is None or self._n0 is None
-                else formula0(grad, *_plain_args(self, names0)),
-                None if names1 is None or self._n1 is None
-                else formula1(grad, *_plain_args(self, names1)))
-
-
 def _plain_args(node: OpNode, names: tuple) -> list:
     """The saved values a formula asks for, as arrays (a plain backward)."""
     saved = node._store
@@ -227,32 +195,17 @@ def _unbroadcast(grad: Any, meta: tuple) -> Any:
 _ADD_REDUCE = np.add.reduce
 
 
-def _generate_on_first_use(op: OpInfo) -> tuple:
-    def install() -> type:
-        cls = op.node_cls
-        general = _GeneralOpNode.apply if op.general else OpNode.apply
-        methods = fastpath.node_methods(op, general, FREED, _unpack_rare, _unbroadcast)
-        for name, value in methods.items():
-            setattr(cls, name, value)
-        return cls
-
-    def apply(self: OpNode, grad_outputs: list, create_graph: bool) -> tuple:
-        return install().apply(self, grad_outputs, create_graph)
-
-    def release_variables(self: OpNode) -> bool:
-        return install().release_variables(self)
-
-    return apply, release_variables
-
-
 def node_source(op: OpInfo) -> str:
-    """The generated source of ``op``'s node methods (``apply``, ``release_variables``).
+    """The generated source of ``op``'s node methods (``apply``, ``release_variables``), as
+    scripts/gen_fastpath.py writes it into gradviz/ops/generated/ (with the row's name first).
 
     Example:
         >>> from gradviz.ops import OPS
         >>> print(node_source(OPS["exp"]).splitlines()[0])
         def apply(_g_node, grad_outputs, create_graph):
     """
+    from gradviz.ops import fastpath  # the code writer: not needed to run the generated code
+
     return fastpath.node_source(op)[0]
 
 
@@ -362,20 +315,9 @@ def _node_class(op: OpInfo) -> type:
         ns["_formulas"] = tuple((names, op.grads.get(inp))
                                 for names, inp in zip(op.needs, op.inputs))
         ns["_wrapped_numbers"] = op.inputs if op.broadcasts else ()
-        base = (_GeneralOpNode if op.general else
-                _UnaryOpNode if len(op.inputs) == 1 and op.inputs[0] in op.grads else
-                _BinaryOpNode if len(op.inputs) == 2 else OpNode)
-        # Three-input rows (addmm) have their methods generated with their fast path.
-        generate = (base is _UnaryOpNode or base is _BinaryOpNode
-                    or (len(op.inputs) == 3 and fastpath.eligible(op)))
-        if generate:
-            # NOTE [generated fast paths]: apply and release_variables written from the row,
-            # compiled when a node of the class first runs (not at import: see fastpath.make).
-            ns["apply"], ns["release_variables"] = _generate_on_first_use(op)
-        elif op.multi and not op.variadic:
-            # Multi-output rows (nll_loss, max(dim), split ...): apply only, generated the same
-            # way; a missing gradient or create_graph takes _GeneralOpNode.apply.
-            ns["apply"] = _generate_on_first_use(op)[0]
+        # A row with generated methods gets them from gradviz/ops/generated/ when the op layer
+        # is imported (NOTE [generated fast paths]); with GRADVIZ_FAST=0 it keeps these.
+        base = _GeneralOpNode if op.general else OpNode
         cls = op.node_cls = type(op.node, (base,), ns)
     return cls
 
@@ -622,10 +564,33 @@ def dispatch(op: OpInfo, *args: Any, **kwargs: Any) -> Tensor:
 
 
 def specialise(op: OpInfo) -> None:
-    """Give ``op`` its fast path (done for every row when the op layer is imported)."""
-    if fastpath.eligible(op):
-        op.fast = fastpath.make(op, general_dispatch, _node_class(op), _OUT_META, _out_meta,
-                                _make_view)
+    """Give ``op`` its node class (its fast path, if it has one, is installed from the checked-in
+    gradviz/ops/generated/ when the op layer is imported: a row added later takes the plain
+    path)."""
+    if op.node is not None:
+        _node_class(op)
+
+
+def install_generated(fast: dict[str, Callable[..., Tensor]],
+                      node_methods: dict[str, tuple[Callable[..., Any], Any]]) -> None:
+    """Install checked-in generated code (gradviz/ops/generated/): ``fast`` maps a row's name
+    to its fast path (``op.fast``), ``node_methods`` to its node class's ``apply`` and
+    ``release_variables`` (None: the class keeps ``OpNode.release_variables``)."""
+    for name, fn in fast.items():
+        OPS[name].fast = fn
+    for name, (apply, release) in node_methods.items():
+        cls = _node_class(OPS[name])
+        cls.apply = apply
+        if release is not None:
+            cls.release_variables = release
+
+
+def save_kwarg(kwargs: dict, name: str, op: OpInfo) -> Any:
+    """A forward keyword argument saved by a generated fast path: a tensor one (where's
+    condition) as a saved tensor, a tuple as ``save_value`` keeps it."""
+    v = kwargs[name] if name in kwargs else op.defaults[name]
+    return SavedVariable(v) if isinstance(v, Tensor) else (
+        save_value(v) if type(v) is tuple else v)
 
 
 def general_dispatch(op: OpInfo, *args: Any, **kwargs: Any) -> Tensor:
