@@ -1,14 +1,17 @@
-"""Fast paths: what :func:`~gradviz.ops.dispatch.dispatch` does for one row, specialised once.
+"""The code writer of the fast paths: what :func:`~gradviz.ops.dispatch.dispatch` does for one
+row, specialised, written as Python source (scripts/gen_fastpath.py writes it into
+gradviz/ops/generated/; nothing here runs when gradviz is imported).
 
 NOTE [fast paths]
 ``dispatch`` is general: any number of inputs, any mix of tensors and numbers, broadcasting,
 type promotion, views. Most calls of most programs are a one- or two-input elementwise op on
 float tensors of one shape (``y * 1.01``, ``h + b``, ``x.tanh()``). For each row that can take
-such calls, :func:`make` builds a function with the row's constants bound in (its node class,
-its forward, its save plans), that handles exactly those calls in a few lines and hands every
-other call to ``dispatch`` unchanged. The result, the node, its ``next_functions``, its saved
-values and the ``op`` event are the ones ``dispatch`` makes (tests/test_fastpath.py compares the
-two on every eligible row). This is where speed lives (docs/performance.md): the engine and the
+such calls, :func:`forward_source` writes a function with the row's constants resolved (its
+node class, its forward, its save plans), that handles exactly those calls in a few lines and
+hands every other call to the general dispatch unchanged. The result, the node, its
+``next_functions``, its saved values and the ``op`` event are the ones the general dispatch
+makes (tests/test_fastpath_rows.py compares the two on every sample of every row with generated
+code; tests/test_fastpath.py on chosen calls). This is where speed lives (docs/performance.md): the engine and the
 derivative table stay plain.
 
 A call of a one- or two-input row takes the fast path when every positional argument is a
