@@ -11,8 +11,8 @@ node class, its forward, its save plans), that handles exactly those calls in a 
 hands every other call to the general dispatch unchanged. The result, the node, its
 ``next_functions``, its saved values and the ``op`` event are the ones the general dispatch
 makes (tests/test_fastpath_rows.py compares the two on every sample of every row with generated
-code; tests/test_fastpath.py on chosen calls). This is where speed lives (docs/performance.md): the engine and the
-derivative table stay plain.
+code; tests/test_fastpath.py on chosen calls). This is where speed lives (docs/performance.md):
+the engine and the derivative table stay plain.
 
 A call of a one- or two-input row takes the fast path when every positional argument is a
 ``Tensor`` of a floating dtype or a Python ``float``/``int`` (a subclass such as a module's
