@@ -2,15 +2,26 @@
 fast path (forward and node ``apply``/``release_variables``, gradviz/ops/generated/) makes what
 the plain path makes (``general_dispatch`` and ``OpNode.apply``, what ``GRADVIZ_FAST=0`` runs):
 values, dtypes, the node's class, ``next_functions``, saved values, gradients for the same
-gradient of the output, version counters and the ``op`` event. The rows come from the table."""
+gradient of the output, version counters and the ``op`` event. The rows come from the table.
+
+A row without samples (``add``, ``mul`` ... whose public forms take more than a row can say) is
+compared on the hand-written programs tests/test_ops_gradcheck.py files under it, run through
+the public API twice: as it is, and under :func:`plain_path` (what ``GRADVIZ_FAST=0`` runs,
+switched in this process): values, the graph, every node's saved values, the inputs' gradients
+and versions."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import zlib
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
+from _graphs import graph_nodes, sig
+from test_ops_gradcheck import CASES
 
 import gradviz
 from gradviz.autograd import events
@@ -118,3 +129,84 @@ def test_generated_code_makes_what_the_plain_path_makes(name: str) -> None:
                 _same(fast[key], plain[key])
             except AssertionError as e:
                 raise AssertionError(f"{name} {sample}: {key} differs: {e}") from None
+
+
+@contextlib.contextmanager
+def plain_path() -> Iterator[None]:
+    """Every row on the plain path, as under ``GRADVIZ_FAST=0``: its fast path is the general
+    dispatch (the generated API calls ``op.fast``), its node class's methods ``OpNode``'s."""
+    undo = []
+    for op in OPS.values():
+        if op.fast is not None:
+            undo.append((op, "fast", op.fast))
+            op.fast = functools.partial(general_dispatch, op)
+        cls = op.node_cls
+        for method in ("apply", "release_variables"):
+            if cls is not None and method in cls.__dict__:
+                undo.append((cls, method, cls.__dict__[method]))
+                delattr(cls, method)
+    try:
+        yield
+    finally:
+        for owner, name, value in undo:
+            setattr(owner, name, value)
+
+
+PROGRAMS = [pytest.param(name, case, id=f"{name}: {case.id}")
+            for name, cases in CASES.items() if name in OPS and not OPS[name].samples
+            and (fastpath.eligible(OPS[name]) or fastpath.has_node_methods(OPS[name]))
+            for case in cases]
+
+
+def _program(name: str, case: Any) -> dict:
+    inputs = case.inputs()
+    if OPS[name].random:
+        gradviz.manual_seed(0)
+    out = case.fn(*inputs)
+    outs = out if isinstance(out, tuple) else (out,)
+    nodes = graph_nodes(out)
+    got = {"values": [(o.detach().numpy(), str(o.dtype)) for o in outs],
+           "graph": [sig(o) for o in outs],
+           "saved": [(n.name(), _saved(n, inputs)) for n in nodes],
+           "edges": [_edges(n, inputs) for n in nodes]}
+    rng = np.random.default_rng(2)
+    diff = [o for o in outs if o.requires_grad]
+    if diff:
+        gradviz.autograd.backward(diff, [gradviz.tensor(rng.standard_normal(o.shape),
+                                                        dtype=o.dtype) for o in diff])
+    got["grads"] = [None if x.grad is None else x.grad.numpy() for x in inputs
+                    if isinstance(x, gradviz.Tensor)]
+    got["versions"] = [x._version for x in inputs if isinstance(x, gradviz.Tensor)]
+    return got
+
+
+@pytest.mark.parametrize(("name", "case"), PROGRAMS)
+def test_generated_code_runs_the_programs_as_the_plain_path(name: str, case: Any) -> None:
+    fast = _program(name, case)
+    with plain_path():
+        plain = _program(name, case)
+    for key in fast:
+        try:
+            _same(fast[key], plain[key])
+        except AssertionError as e:
+            raise AssertionError(f"{case.id}: {key} differs: {e}") from None
+
+
+def test_the_plain_path_is_the_plain_path() -> None:
+    x = gradviz.ones(2, requires_grad=True)
+    with plain_path():
+        y = x * x
+        assert type(y.grad_fn).apply is OpNode.apply
+    assert type(y.grad_fn).apply is not OpNode.apply
+
+
+def test_every_differentiable_row_with_generated_code_is_compared() -> None:
+    # (as test_ops_gradcheck counts them: a NotImplemented node has no derivative to compare)
+    differentiable = {name for name, op in OPS.items()
+                      if op.node is not None and op.node != "NotImplemented"
+                      and not all(getattr(g, "not_implemented", False)
+                                  for g in op.grads.values())}
+    code = {name for name, op in OPS.items()
+            if fastpath.eligible(op) or fastpath.has_node_methods(op)}
+    compared = set(ROWS) | {p.values[0] for p in PROGRAMS}
+    assert sorted((code & differentiable) - compared) == []
