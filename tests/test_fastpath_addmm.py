@@ -64,7 +64,7 @@ def test_generated_addmm_makes_what_the_general_path_makes(needs: tuple, kwargs:
     assert OPS["addmm"].fast is not None
     args = _inputs(needs)
     fast = _run(lambda op, *a, **k: op.fast(*a, **k), args, kwargs)
-    assert OPS["addmm"].fast.__name__ == "addmm_fast"  # compiled on first use, now in place
+    assert OPS["addmm"].fast.__name__ == "addmm_fast"  # the checked-in generated function
     general = _run(general_dispatch, args, kwargs)
     np.testing.assert_array_equal(fast["value"], general["value"])
     for key in ("dtype", "node", "next", "saved", "in_meta"):
@@ -137,7 +137,7 @@ def test_generated_source_shows_the_addmm_forward_and_node() -> None:
     # one saved-value plan per set of inputs needing a gradient, bit i for input i
     assert "elif bits == 5:" in src and "'mat1': SavedVariable(b)" in src
     # the node's apply: the formulas' bodies copied in, the bias's gradient un-broadcast
-    assert "def apply(_g_node, grad_outputs, create_graph):" in src
+    assert "def addmm_apply(_g_node, grad_outputs, create_graph):" in src
     assert "_g_0 = grad if beta == 1 else grad * beta  # the gradient for self" in src
     assert "_g_0 = _g_unbroadcast(_g_0, _g_meta[0])" in src
     assert "_g_2 = _mat2_grad(grad, mat1) * alpha if alpha != 1 else _mat2_grad(grad, mat1)" \

@@ -82,9 +82,9 @@ def test_saved_values_are_checked_by_the_generated_apply():
 
 def test_generated_source_shows_the_multi_output_apply():
     src = generated_source("nll_loss")
-    assert src.startswith("def apply(_g_node, grad_outputs, create_graph):")
+    assert src.startswith("def nll_loss_apply(_g_node, grad_outputs, create_graph):")
     assert "NllLossBackward0.apply" in src
-    assert "_g_general_apply(_g_node, grad_outputs, create_graph)" in src
+    assert "_GeneralOpNode.apply(_g_node, grad_outputs, create_graph)" in src
     assert "release_variables" not in src  # the node keeps OpNode.release_variables
     assert OPS["nll_loss"].fast is None  # its forward takes the general dispatch
 

@@ -599,7 +599,7 @@ def test_hooks_and_retain_grad_see_meta_gradients() -> None:
 
 def test_meta_gradients_also_once_a_pack_hook_was_used() -> None:
     # A pack hook makes op nodes run another way from then on (the process over: OpNode.run
-    # becomes _run_unpacking_once), which must send meta gradients too.
+    # takes its unpack-once branch), which must send meta gradients too.
     x = gradviz.ones(2, requires_grad=True)
     with gradviz.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
         (x * x).sum().backward()

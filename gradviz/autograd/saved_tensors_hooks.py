@@ -30,8 +30,8 @@ __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", 
 # The active saved_tensors_hooks, innermost last; `[message]` of disable_saved_tensors_hooks.
 _SAVED_HOOKS: list[tuple[Callable, Callable]] = []
 _HOOKS_DISABLED: list[str] = []
-# [True] once any value was packed by a hook; ON_FIRST_PACK is called then (the op layer
-# installs its nodes' unpack-once step, so that nothing is paid before hooks are first used).
+# [True] once any value was packed by a hook (op nodes test it in OpNode.run: their unpack-once
+# step costs nothing before hooks are first used); ON_FIRST_PACK's callables are called then.
 HOOKED_SAVES = [False]
 ON_FIRST_PACK: list[Callable[[], None]] = []
 

@@ -15,20 +15,32 @@ Adding an op is one row and its samples, through :func:`defop` (docs/ops.md, "Ad
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
-from gradviz.ops import api, derivatives, dispatch, fastpath, functional, methods
+from gradviz.ops import api, derivatives, dispatch, functional, methods
 from gradviz.ops.opinfo import OPS, OpInfo
 from gradviz.ops.opinfo import defop as _declare
 from gradviz.tensor import Tensor
 
-__all__ = ["OPS", "OpInfo", "defop", "remove_op", "derivatives", "functional", "generated_source"]
+__all__ = ["OPS", "OpInfo", "defop", "remove_op", "derivatives", "functional", "generated_source",
+           "FAST"]
 
-# Fast paths and the generated API first: the hand-written operators refer to it (``__neg__``
-# is ``neg``).
+#: Whether the rows run their generated fast paths (gradviz/ops/generated/). ``GRADVIZ_FAST=0``
+#: in the environment, read once here, turns them off: every op then takes the plain path
+#: (``dispatch`` and ``OpNode.apply``), the one a learner steps through (docs/ops.md).
+FAST = os.environ.get("GRADVIZ_FAST", "1").strip() != "0"
+
+# Node classes and fast paths first, then the generated API: the hand-written operators refer to
+# it (``__neg__`` is ``neg``), and both read ``op.fast`` once.
 for _op in OPS.values():
     dispatch.specialise(_op)
+if FAST:
+    from gradviz.ops import generated
+
+    generated.install()
+for _op in OPS.values():
     api.publish(_op)
 # torch's linear algebra functions (gradviz/ops/_linalg.py builds on functional,
 # so it is loaded after it and adds its functions to it here, before the methods refer to them).
@@ -96,13 +108,14 @@ def generated_source(name: str) -> str:
         >>> "_g_0 = grad * other" in src
         True
     """
+    from gradviz.ops import fastpath  # the code writer: not needed to run the generated code
+
     op = OPS[name]
     parts = []
     if fastpath.eligible(op):
-        parts.append(fastpath.forward_source(op))
-    cls = dispatch._node_class(op) if op.node is not None else None  # (made on first use)
-    if cls is not None and "apply" in cls.__dict__:  # a generated node class
-        parts.append(dispatch.node_source(op))
+        parts.append(fastpath.forward_source(op, f"{name}_op"))
+    if fastpath.has_node_methods(op):
+        parts.append(fastpath.node_source(op, f"{name}_")[0])
     if not parts:
         raise ValueError(f"{name!r}: no code is generated for this row (it takes the general "
                          "dispatch path: a list input, or inputs it cannot save)")

@@ -23,6 +23,7 @@ from gradviz.autograd.events import emit_op, unwatched, watchers
 from gradviz.autograd.grad_mode import state as _state
 from gradviz.autograd.graph import (
     FREED_MESSAGE,
+    HOOKED_SAVES,
     NO_EDGE,
     Node,
     SavedTensor,
@@ -35,11 +36,12 @@ from gradviz.autograd.graph import (
     save_value,
     set_history,
 )
-from gradviz.ops import _formula, fastpath
-from gradviz.ops.opinfo import OpInfo, saved_for
+from gradviz.ops import _formula
+from gradviz.ops.opinfo import OPS, OpInfo, saved_for
 from gradviz.tensor import Tensor, _AsGiven, _is_number, _type_name
 
 __all__ = ["dispatch", "general_dispatch", "specialise", "dispatch_inplace", "OpNode",
+           "install_generated", "save_kwarg",
            "dispatch_inplace_view", "out_variant",
            "node_source",
            "CopySlices", "AsStridedBackward0", "ViewMeta", "broadcast_message", "rebase_history",
@@ -122,20 +124,24 @@ class OpNode(Node):
                  else _as_pytorch_shows(n, store[n]))
                 for n in self._op.saved_names if n in store]
 
-    def _run_unpacking_once(self, grad_outputs: list, create_graph: bool,
-                            observer: Any) -> tuple:
-        """``run`` once saved-tensor hooks were used: values packed by a hook are unpacked
-        once per call, all of them first, in the order they were saved, as PyTorch's nodes
-        unpack them (installed by :func:`_install_unpacking_once`)."""
-        store = self._store
-        if any(type(v) is SavedVariable and v.data is None for v in store.values()):
-            self._store = {n: (v.unpack(self) if create_graph else v.unpack_data(self))
-                           if type(v) is SavedVariable and v.data is None else v
-                           for n, v in store.items()}
-        try:
+    def run(self, grad_outputs: list, create_graph: bool, observer: Any) -> tuple:
+        """``Node.run``. Once saved-tensor hooks were ever used, values packed by a hook are
+        unpacked once per call, all of them first, in the order they were saved, as PyTorch's
+        nodes unpack them; until then that costs one test (NOTE [perf])."""
+        if HOOKED_SAVES[0]:
+            store = self._store
+            if any(type(v) is SavedVariable and v.data is None for v in store.values()):
+                self._store = {n: (v.unpack(self) if create_graph else v.unpack_data(self))
+                               if type(v) is SavedVariable and v.data is None else v
+                               for n, v in store.items()}
+                try:
+                    grad_inputs = self.apply(grad_outputs, create_graph)
+                finally:
+                    self._store = store
+            else:
+                grad_inputs = self.apply(grad_outputs, create_graph)
+        else:
             grad_inputs = self.apply(grad_outputs, create_graph)
-        finally:
-            self._store = store
         extra = self._extra
         if extra is not None and extra.on_meta:
             grad_inputs = graph.meta_gradients(grad_inputs)
@@ -146,49 +152,6 @@ class OpNode(Node):
         # `_raw_saved_<arg>` only for keyword arguments that are tensors (see its property).
         return [a for a in super().__dir__() if not a.startswith("_raw_saved_")
                 or hasattr(self, a)]
-
-
-def _install_unpacking_once() -> None:
-    # NOTE [perf]: until a hook packs a saved value, nodes run Node.run unchanged.
-    OpNode.run = OpNode._run_unpacking_once
-
-
-graph.ON_FIRST_PACK.append(_install_unpacking_once)
-if graph.HOOKED_SAVES[0]:
-    _install_unpacking_once()
-
-
-class _UnaryOpNode(OpNode):
-    """The node of a one-input op (tanh, sum, view ...): OpNode.apply without its loop over
-    inputs, for the plain backward (NOTE [perf]: most nodes of most graphs are these)."""
-
-    __slots__ = ()
-
-    def apply(self, grad_outputs: list, create_graph: bool) -> tuple:
-        grad = grad_outputs[0]
-        names, formula = self._formulas[0]
-        if (grad is None or names is None or create_graph or self._in_meta is not None
-                or self._n0 is None):  # (its edge, read from its slots)
-            return OpNode.apply(self, grad_outputs, create_graph)
-        return (formula(grad, *_plain_args(self, names)),)
-
-
-class _BinaryOpNode(OpNode):
-    """The node of a two-input op (mul, add, mm ...): OpNode.apply without its loop over
-    inputs, for the plain backward without broadcasting (most two-input nodes)."""
-
-    __slots__ = ()
-
-    def apply(self, grad_outputs: list, create_graph: bool) -> tuple:
-        grad = grad_outputs[0]
-        if grad is None or create_graph or self._in_meta is not None:
-            return OpNode.apply(self, grad_outputs, create_graph)
-        (names0, formula0), (names1, formula1) = self._formulas
-        # (its edges' nodes, read from its slots: NOTE [flat edges] in autograd/node.py)
-        return (None if names0 is None or self._n0 is None
-                else formula0(grad, *_plain_args(self, names0)),
-                None if names1 is None or self._n1 is None
-                else formula1(grad, *_plain_args(self, names1)))
 
 
 def _plain_args(node: OpNode, names: tuple) -> list:
@@ -227,32 +190,17 @@ def _unbroadcast(grad: Any, meta: tuple) -> Any:
 _ADD_REDUCE = np.add.reduce
 
 
-def _generate_on_first_use(op: OpInfo) -> tuple:
-    def install() -> type:
-        cls = op.node_cls
-        general = _GeneralOpNode.apply if op.general else OpNode.apply
-        methods = fastpath.node_methods(op, general, FREED, _unpack_rare, _unbroadcast)
-        for name, value in methods.items():
-            setattr(cls, name, value)
-        return cls
-
-    def apply(self: OpNode, grad_outputs: list, create_graph: bool) -> tuple:
-        return install().apply(self, grad_outputs, create_graph)
-
-    def release_variables(self: OpNode) -> bool:
-        return install().release_variables(self)
-
-    return apply, release_variables
-
-
 def node_source(op: OpInfo) -> str:
-    """The generated source of ``op``'s node methods (``apply``, ``release_variables``).
+    """The generated source of ``op``'s node methods (``apply``, ``release_variables``), as
+    scripts/gen_fastpath.py writes it into gradviz/ops/generated/ (with the row's name first).
 
     Example:
         >>> from gradviz.ops import OPS
         >>> print(node_source(OPS["exp"]).splitlines()[0])
         def apply(_g_node, grad_outputs, create_graph):
     """
+    from gradviz.ops import fastpath  # the code writer: not needed to run the generated code
+
     return fastpath.node_source(op)[0]
 
 
@@ -362,20 +310,9 @@ def _node_class(op: OpInfo) -> type:
         ns["_formulas"] = tuple((names, op.grads.get(inp))
                                 for names, inp in zip(op.needs, op.inputs))
         ns["_wrapped_numbers"] = op.inputs if op.broadcasts else ()
-        base = (_GeneralOpNode if op.general else
-                _UnaryOpNode if len(op.inputs) == 1 and op.inputs[0] in op.grads else
-                _BinaryOpNode if len(op.inputs) == 2 else OpNode)
-        # Three-input rows (addmm) have their methods generated with their fast path.
-        generate = (base is _UnaryOpNode or base is _BinaryOpNode
-                    or (len(op.inputs) == 3 and fastpath.eligible(op)))
-        if generate:
-            # NOTE [generated fast paths]: apply and release_variables written from the row,
-            # compiled when a node of the class first runs (not at import: see fastpath.make).
-            ns["apply"], ns["release_variables"] = _generate_on_first_use(op)
-        elif op.multi and not op.variadic:
-            # Multi-output rows (nll_loss, max(dim), split ...): apply only, generated the same
-            # way; a missing gradient or create_graph takes _GeneralOpNode.apply.
-            ns["apply"] = _generate_on_first_use(op)[0]
+        # A row with generated methods gets them from gradviz/ops/generated/ when the op layer
+        # is imported (NOTE [generated fast paths]); with GRADVIZ_FAST=0 it keeps these.
+        base = _GeneralOpNode if op.general else OpNode
         cls = op.node_cls = type(op.node, (base,), ns)
     return cls
 
@@ -434,22 +371,30 @@ def _save_plan(op: OpInfo, bits: int) -> tuple[tuple[str, int, Any], ...]:
 
     NOTE [perf]: which values an op saves, and where each comes from, depend only on which
     inputs need a gradient, so they are worked out once per op and mask rather than per call.
+    An output is named by its index (``result`` is output 0 of a one-output row); a keyword
+    attribute may have no default (nll_loss's target is always passed).
     """
-    names = saved_for(op, bits)
     plan = []
-    for n in names:
-        if n in op.inputs:
+    for n in saved_for(op, bits):
+        if op.variadic:
+            plan.append((n, _DERIVED, None))  # a list's tensors: _save_general
+        elif n in op.outputs:
+            plan.append((n, _FROM_RESULT, op.outputs.index(n)))
+        elif n in op.inputs:
             plan.append((n, _FROM_INPUT, op.inputs.index(n)))
-        elif n == "result":
-            plan.append((n, _FROM_RESULT, None))
-        elif n in op.attr_names and n in op.defaults:
-            plan.append((n, _FROM_KWARG, op.defaults[n]))
+        elif n == "result" and not op.multi:
+            plan.append((n, _FROM_RESULT, 0))
+        elif n in op.attr_names:
+            plan.append((n, _FROM_KWARG, op.defaults.get(n, _NO_DEFAULT)))
         elif n.endswith("_sym_sizes") and n[:-10] in op.inputs:
             plan.append((n, _SIZES_OF, op.inputs.index(n[:-10])))
         else:  # other sizes, dtypes ... of the inputs
             plan.append((n, _DERIVED, None))
     op.save_plans[bits] = result = tuple(plan)
     return result
+
+
+_NO_DEFAULT = object()  # a kwarg-saved attribute without a default in the row
 
 
 def _edge_bits(edges: tuple) -> int:
@@ -461,22 +406,44 @@ def _edge_bits(edges: tuple) -> int:
     return bits
 
 
+# NOTE [one way to record a node]
+# `_record` is the one function that records a table row's node: for the general dispatch of
+# one-output and multi-output rows, in-place writes (dispatch_inplace, the in-place views),
+# CopySlices' wrapped node and a view's regenerated history. It builds the node (Node.__init__'s
+# body, inlined: NOTE [perf]), wires `next_functions`, makes it its outputs' grad_fn
+# (set_history, inlined), saves what the formulas of the inputs needing a gradient ask for (one
+# plan per op and mask, `_save_plan`) and keeps the shapes that undo broadcasting. The generated
+# fast paths (gradviz/ops/generated/) spell the same steps out in line for the calls they take,
+# resolved per row, rather than call it: calling it would give back the time the fast paths
+# exist to save (the argument tuple, the plan loop). What they write is kept equal to what
+# `_record` makes by tests/test_fastpath_rows.py, for every row with samples.
 def _record(op: OpInfo, result: Tensor, args: tuple, arrays: list, kwargs: dict,
-            edges: tuple) -> Node:
+            edges: tuple, results: tuple | None = None) -> Node:
     """Make ``op``'s node the ``grad_fn`` of ``result``, its inputs' ``edges`` its
-    ``next_functions``."""
-    out = result._data
+    ``next_functions`` (NOTE [one way to record a node]). A multi-output or variadic row
+    passes all its outputs as ``results``; ``result`` is then the tuple of the differentiable
+    ones, which get output numbers 0, 1 ... in that order."""
     # NOTE [perf]: Node.__init__'s body, inlined: this runs once per recorded op.
     node = _new(op.node_cls or _node_class(op))
     node.next_functions = edges
     node._seq = next_sequence_nr()
-    key = (out.shape, out.dtype)
-    node._out_meta = _OUT_META.get(key) or _out_meta(key)
     node._extra = None
-    result._grad_fn = node  # set_history for the single output, inlined
-    result._output_nr = 0
-    result._requires_grad = True
-    bits = _edge_bits(edges)
+    if results is None:
+        out = result._data
+        key = (out.shape, out.dtype)
+        node._out_meta = _OUT_META.get(key) or _out_meta(key)
+        result._grad_fn = node  # set_history for the single output, inlined
+        result._output_nr = 0
+        result._requires_grad = True
+        results = (result,)
+        bits = _edge_bits(edges)
+    else:
+        node._out_meta = tuple([(r._data.shape, r._data.dtype) for r in result])
+        for i, r in enumerate(result):
+            r._grad_fn = node
+            r._output_nr = i
+            r._requires_grad = True
+        bits = 1 if op.variadic else _edge_bits(edges)  # a variadic op: one formula, one list
     plan = op.save_plans.get(bits)
     if plan is None:
         plan = _save_plan(op, bits)
@@ -484,23 +451,28 @@ def _record(op: OpInfo, result: Tensor, args: tuple, arrays: list, kwargs: dict,
     for name, kind, where in plan:
         if kind == _FROM_INPUT:
             v = args[where]
+            store[name] = SavedVariable(v) if isinstance(v, Tensor) else v
         elif kind == _FROM_KWARG:
-            v = kwargs.get(name, where)
-        elif kind == _FROM_RESULT:
-            store[name] = SavedVariable(result, True)  # an output: saved without the tensor
-            continue
+            # A tensor argument that gets no edge (nll_loss's target, masked_fill's mask) is
+            # saved like any tensor: version-checked, handed to formulas as an array or a tensor.
+            if where is _NO_DEFAULT or op.general:  # (no default: the call passes it)
+                store[name] = save_value(kwargs[name] if name in kwargs else op.defaults[name])
+            else:
+                v = kwargs.get(name, where)
+                store[name] = SavedVariable(v) if isinstance(v, Tensor) else (
+                    save_value(v) if type(v) is tuple else v)
+        elif kind == _FROM_RESULT:  # an output: saved without the tensor if differentiable
+            store[name] = SavedVariable(results[where],
+                                        is_output=where not in op.nondiff_outputs)
         elif kind == _SIZES_OF:
             store[name] = np.shape(arrays[where])
-            continue
         else:
-            store[name] = _save(op, name, args, arrays, kwargs, result)
-            continue
-        # A tensor argument that gets no edge (nll_loss's target, masked_fill's mask) is saved
-        # like any tensor: version-checked, and handed to formulas as an array or a tensor.
-        store[name] = SavedVariable(v) if isinstance(v, Tensor) else (
-            save_value(v) if kind == _FROM_KWARG and type(v) is tuple else v)
+            store[name] = _save_general(op, name, args, arrays, kwargs, results)
     node._store = store
     in_meta = None
+    if op.general:  # (no broadcast input: nothing to undo)
+        node._in_meta = None
+        return node
     for i in op.broadcast_idx:
         a = arrays[i]
         # NOTE [perf]: a broadcast input with the output's ndim and (non-zero) size has its
@@ -622,10 +594,33 @@ def dispatch(op: OpInfo, *args: Any, **kwargs: Any) -> Tensor:
 
 
 def specialise(op: OpInfo) -> None:
-    """Give ``op`` its fast path (done for every row when the op layer is imported)."""
-    if fastpath.eligible(op):
-        op.fast = fastpath.make(op, general_dispatch, _node_class(op), _OUT_META, _out_meta,
-                                _make_view)
+    """Give ``op`` its node class (its fast path, if it has one, is installed from the checked-in
+    gradviz/ops/generated/ when the op layer is imported: a row added later takes the plain
+    path)."""
+    if op.node is not None:
+        _node_class(op)
+
+
+def install_generated(fast: dict[str, Callable[..., Tensor]],
+                      node_methods: dict[str, tuple[Callable[..., Any], Any]]) -> None:
+    """Install checked-in generated code (gradviz/ops/generated/): ``fast`` maps a row's name
+    to its fast path (``op.fast``), ``node_methods`` to its node class's ``apply`` and
+    ``release_variables`` (None: the class keeps ``OpNode.release_variables``)."""
+    for name, fn in fast.items():
+        OPS[name].fast = fn
+    for name, (apply, release) in node_methods.items():
+        cls = _node_class(OPS[name])
+        cls.apply = apply
+        if release is not None:
+            cls.release_variables = release
+
+
+def save_kwarg(kwargs: dict, name: str, op: OpInfo) -> Any:
+    """A forward keyword argument saved by a generated fast path: a tensor one (where's
+    condition) as a saved tensor, a tuple as ``save_value`` keeps it."""
+    v = kwargs[name] if name in kwargs else op.defaults[name]
+    return SavedVariable(v) if isinstance(v, Tensor) else (
+        save_value(v) if type(v) is tuple else v)
 
 
 def general_dispatch(op: OpInfo, *args: Any, **kwargs: Any) -> Tensor:
@@ -684,9 +679,7 @@ def dispatch_inplace(op: OpInfo, self: Tensor, *others: Any, **kwargs: Any) -> T
     except ValueError:  # a read-only NumPy view: an expanded tensor
         raise RuntimeError(_OVERLAP_MESSAGE + f" ({_inplace_name(op)} on an expanded tensor of "
                            f"shape {list(self.shape)})") from None
-    counter = self._version_counter
-    counter.version += 1
-    counter.last_op = op.node if record else None
+    _bump_version(self, op, record)
     node = None
     if record:
         if base is None:
@@ -723,6 +716,15 @@ def dispatch_inplace_view(op: OpInfo, view_op: OpInfo, self: Tensor, **kwargs: A
     return _inplace_view(op, view_op, self, **kwargs)
 
 
+def _bump_version(t: Tensor, op: OpInfo, record: bool) -> Any:
+    """An in-place write's version bump (values saved before it are refused by backward), and
+    the op that made it, for that error's text; returns ``t``'s version counter."""
+    counter = t._version_counter
+    counter.version += 1
+    counter.last_op = op.node if record else None
+    return counter
+
+
 def _inplace_view(op: OpInfo, view_op: OpInfo, self: Tensor, **kwargs: Any) -> Tensor:
     """:func:`dispatch_inplace_view` on a CPU tensor (a meta one was shown as one)."""
     recording = _state.enabled
@@ -734,9 +736,7 @@ def _inplace_view(op: OpInfo, view_op: OpInfo, self: Tensor, **kwargs: Any) -> T
     edges = collect_next_edges((self,)) if record else ()
     old = self._grad_fn
     self._data = out  # the same memory, seen with the new shape
-    counter = self._version_counter
-    counter.version += 1
-    counter.last_op = op.node if record else None
+    counter = _bump_version(self, op, record)
     node = None
     if record:
         node = _record(op, self, (self,), arrays, kwargs, edges)
@@ -1040,69 +1040,10 @@ def _dispatch_general(op: OpInfo, args: tuple, kwargs: dict) -> Any:
         diff = tuple([r for i, r in enumerate(results)
                       if r._data.dtype.kind == "f" and i not in nondiff])
         if diff:
-            node = _record_general(op, results, diff, args, arrays, kwargs,
-                                   collect_next_edges(args))
+            node = _record(op, diff, args, arrays, kwargs, collect_next_edges(args), results)
     if watchers:
         emit_op(op.name, node, args, results, kwargs, False)
     return results if op.multi else results[0]
-
-
-def _record_general(op: OpInfo, results: tuple, diff: tuple, args: tuple, arrays: list,
-                    kwargs: dict, edges: tuple) -> Node:
-    # NOTE [perf]: Node.__init__ and set_history, inlined as _record does
-    node = _new(op.node_cls or _node_class(op))
-    node.next_functions = edges
-    node._seq = next_sequence_nr()
-    node._extra = None
-    node._out_meta = tuple([(r._data.shape, r._data.dtype) for r in diff])
-    for i, r in enumerate(diff):
-        r._grad_fn = node
-        r._output_nr = i
-        r._requires_grad = True
-    bits = 1 if op.variadic else _edge_bits(edges)  # a variadic op: one formula for its list
-    plan = op.save_plans.get(bits)
-    if plan is None:
-        plan = _general_plan(op, bits)
-    store = {}
-    for name, kind, where in plan:
-        if kind == _FROM_INPUT:
-            v = args[where]
-            store[name] = SavedVariable(v) if isinstance(v, Tensor) else v
-        elif kind == _FROM_KWARG:
-            v = kwargs[name] if name in kwargs else where
-            if v is _NO_DEFAULT:  # an attribute the call did not pass: the row's default
-                v = op.defaults[name]
-            store[name] = save_value(v)
-        elif kind == _FROM_RESULT:  # output `where`: saved without the tensor if differentiable
-            store[name] = SavedVariable(results[where], is_output=where not in op.nondiff_outputs)
-        else:
-            store[name] = _save_general(op, name, args, arrays, kwargs, results)
-    node._store = store
-    node._in_meta = None
-    return node
-
-
-_NO_DEFAULT = object()  # a kwarg-saved attribute without a default in the row
-
-
-def _general_plan(op: OpInfo, bits: int) -> tuple[tuple[str, int, Any], ...]:
-    """:func:`_save_plan` for a multi-output or variadic row (only these take the general
-    path, so they share ``op.save_plans``): a result is named by its output's index, and a
-    keyword attribute may have no default (nll_loss's target is always passed)."""
-    plan = []
-    for n in saved_for(op, bits):
-        if op.variadic:
-            plan.append((n, _DERIVED, None))  # a list's tensors: _save_general
-        elif n in op.outputs:
-            plan.append((n, _FROM_RESULT, op.outputs.index(n)))
-        elif n in op.inputs:
-            plan.append((n, _FROM_INPUT, op.inputs.index(n)))
-        elif n in op.attr_names:  # nll_loss's target has no default: always passed
-            plan.append((n, _FROM_KWARG, op.defaults.get(n, _NO_DEFAULT)))
-        else:
-            plan.append((n, _DERIVED, None))
-    op.save_plans[bits] = result = tuple(plan)
-    return result
 
 
 def _save_general(op: OpInfo, name: str, args: tuple, arrays: list, kwargs: dict,

@@ -1,15 +1,18 @@
-"""Fast paths: what :func:`~gradviz.ops.dispatch.dispatch` does for one row, specialised once.
+"""The code writer of the fast paths: what :func:`~gradviz.ops.dispatch.dispatch` does for one
+row, specialised, written as Python source (scripts/gen_fastpath.py writes it into
+gradviz/ops/generated/; nothing here runs when gradviz is imported).
 
 NOTE [fast paths]
 ``dispatch`` is general: any number of inputs, any mix of tensors and numbers, broadcasting,
 type promotion, views. Most calls of most programs are a one- or two-input elementwise op on
 float tensors of one shape (``y * 1.01``, ``h + b``, ``x.tanh()``). For each row that can take
-such calls, :func:`make` builds a function with the row's constants bound in (its node class,
-its forward, its save plans), that handles exactly those calls in a few lines and hands every
-other call to ``dispatch`` unchanged. The result, the node, its ``next_functions``, its saved
-values and the ``op`` event are the ones ``dispatch`` makes (tests/test_fastpath.py compares the
-two on every eligible row). This is where speed lives (docs/performance.md): the engine and the
-derivative table stay plain.
+such calls, :func:`forward_source` writes a function with the row's constants resolved (its
+node class, its forward, its save plans), that handles exactly those calls in a few lines and
+hands every other call to the general dispatch unchanged. The result, the node, its
+``next_functions``, its saved values and the ``op`` event are the ones the general dispatch
+makes (tests/test_fastpath_rows.py compares the two on every sample of every row with generated
+code; tests/test_fastpath.py on chosen calls). This is where speed lives (docs/performance.md):
+the engine and the derivative table stay plain.
 
 A call of a one- or two-input row takes the fast path when every positional argument is a
 ``Tensor`` of a floating dtype or a Python ``float``/``int`` (a subclass such as a module's
@@ -29,30 +32,23 @@ call to the general path, which has the one check for it.
 from __future__ import annotations
 
 import ast
+import builtins
 import inspect
 import io
 import linecache
-import os
 import tokenize
-import types
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from gradviz.autograd.events import emit_op, watchers
-from gradviz.autograd.grad_mode import state as _state
-from gradviz.autograd.graph import (
-    SavedVariable,
-    SavedVariableList,
-    edge_pair,
-    next_sequence_nr,
-    save_value,
-)
-from gradviz.ops.opinfo import OpInfo, saved_for
-from gradviz.tensor import Tensor, _InferenceCounter, _is_number
+from gradviz.autograd.graph import SavedVariable, edge_pair, next_sequence_nr
+from gradviz.ops.opinfo import OPS, OpInfo, saved_for
+from gradviz.tensor import Tensor
 
-__all__ = ["make", "eligible", "forward_source", "node_source", "node_methods"]
+__all__ = ["eligible", "forward_source", "node_source", "has_node_methods", "module_source",
+           "sources"]
 
 
 def eligible(op: OpInfo) -> bool:
@@ -72,13 +68,18 @@ def eligible(op: OpInfo) -> bool:
 
 # NOTE [generated fast paths]
 # Each eligible row's fast path is Python source written from the row (as PyTorch writes its
-# C++ from derivatives.yaml), compiled once at import, and readable: `generated_source("mul")`
-# or `OPS["mul"].fast.__source__`. Everything known when the row is declared is resolved while
+# C++ from derivatives.yaml) by scripts/gen_fastpath.py into checked-in files, one per file of
+# the table (gradviz/ops/generated/<category>.py: a row's fast path sits next to its node's
+# methods), which the op layer imports: no code is written or compiled at run time, and
+# tests/test_generated.py fails while a file is stale. `GRADVIZ_FAST=0` in the environment
+# (read once, when gradviz.ops is imported) leaves them out: every op then takes the plain
+# path, `dispatch` and `OpNode.apply`, for a learner to step through. `generated_source("mul")`
+# shows one row's code. Everything known when the row is declared is resolved while
 # writing it: whether the row broadcasts or runs quietly, how many inputs it has, what to save
 # for each set of inputs needing a gradient and where each value comes from (one dict literal
 # per set). The result tensor, the gradient edges and the node are built in line; the general
 # path's helpers (`Tensor._make`, `collect_next_edges`, `_record`) are what these lines spell out.
-# The node's `apply` and `release_variables` are written the same way (`node_methods`), with
+# The node's `apply` and `release_variables` are written the same way (`node_source`), with
 # the formulas' lambda bodies copied in, and the gradient of a broadcast input summed back to
 # its shape in line (`_g_unbroadcast`, the helper `OpNode.apply` uses). Three-input rows
 # (`addmm`, which `F.linear` records with a bias) get both too: all three arguments tensors,
@@ -88,19 +89,9 @@ def eligible(op: OpInfo) -> bool:
 # dispatch): the saved values unpacked in line and the row's formula called with one gradient
 # per output; a call missing a gradient, or with create_graph, takes `_GeneralOpNode.apply`.
 # A/B (one process, interleaved, see the commit message): the closures these replaced cost
-# more per op.
-
-
-def _compile(source: str, name: str) -> types.CodeType:
-    """Compile generated ``source`` under a file name inside the package, so that tracebacks
-    show its lines (registered with ``linecache``) and the tracer and anomaly mode, which look
-    for the user's frame outside the package, skip its frames as they skip the op layer's."""
-    filename = os.path.join(_HERE, f"<generated {name}>")
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    return compile(source, filename, "exec")
-
-
-_HERE = os.path.dirname(os.path.abspath(__file__))
+# more per op. A formula's body is copied only where every name it reads means in the
+# generated file what it means in the table's file (the file imports those names from there);
+# else the formula is called (`<op>_f<i>`).
 
 
 def _edge_lines(arg: str, i: int, known_tensor: bool) -> list[str]:
@@ -149,7 +140,8 @@ def _in_meta_lines(op: OpInfo, arrays: tuple[str, ...]) -> list[str]:
     return lines + ["node._in_meta = in_meta"]
 
 
-def _saved_expr(op: OpInfo, name: str, args: tuple[str, ...], arrays: tuple[str, ...]) -> str:
+def _saved_expr(op: OpInfo, name: str, args: tuple[str, ...], arrays: tuple[str, ...],
+                ref: str) -> str:
     """The expression that saves ``name`` (what `_save` in dispatch.py computes, resolved)."""
     inputs = op.inputs
     if name == "result":
@@ -167,22 +159,27 @@ def _saved_expr(op: OpInfo, name: str, args: tuple[str, ...], arrays: tuple[str,
         a = arrays[inputs.index(name[:-12])]
         # (a list comprehension: a generator expression costs more for two strides)
         return f"tuple([_st // {a}.itemsize for _st in {a}.strides])"
-    return f"save_kwarg(kwargs, {name!r})"  # a forward keyword argument
+    return f"save_kwarg(kwargs, {name!r}, {ref})"  # a forward keyword argument
 
 
-def _store_literal(op: OpInfo, bits: int, args: tuple[str, ...], arrays: tuple[str, ...]) -> str:
-    items = ", ".join(f"{n!r}: {_saved_expr(op, n, args, arrays)}" for n in saved_for(op, bits))
+def _store_literal(op: OpInfo, bits: int, args: tuple[str, ...], arrays: tuple[str, ...],
+                   ref: str) -> str:
+    items = ", ".join(f"{n!r}: {_saved_expr(op, n, args, arrays, ref)}"
+                      for n in saved_for(op, bits))
     return "{" + items + "}"
 
 
-def forward_source(op: OpInfo) -> str:
-    """The source of ``op``'s fast path (see NOTE [fast paths] and [generated fast paths])."""
+def forward_source(op: OpInfo, ref: str = "op", node_ref: str | None = None) -> str:
+    """The source of ``op``'s fast path (see NOTE [fast paths] and [generated fast paths]):
+    ``ref`` names the row in the generated module (``{ref}.forward`` is bound as
+    ``{ref}_forward`` there), ``node_ref`` its node class (its PyTorch name by default)."""
     n = len(op.inputs)
+    node_ref = node_ref or op.node_cls.__name__
     unary = n == 1
     args = ("a", "b", "c")[:n]
     arrays = ("x", "y", "z")[:n]
     params = ", ".join(args)
-    general = f"general(op, {params}, **kwargs)"
+    general = f"general({ref}, {params}, **kwargs)"
     lines = [f"def {op.name}_fast({params}, **kwargs):",
              f'    """{op.name}\'s fast path, generated from its row (NOTE [fast paths])."""']
     body: list[str] = []
@@ -222,7 +219,7 @@ def forward_source(op: OpInfo) -> str:
                  "    requires = a._requires_grad",
                  "else:",
                  f"    return {general}"]
-    call = f"forward({', '.join(arrays)}, **kwargs)"
+    call = f"{ref}_forward({', '.join(arrays)}, **kwargs)"
     body += ["try:"]
     if op.quiet:
         body += ["    with np.errstate(all='ignore'):", f"        out = {call}"]
@@ -249,13 +246,13 @@ def forward_source(op: OpInfo) -> str:
              "result._extra = None"]
     if op.view:
         body += ["# a view: shares a's storage and version counter (NOTE [in-place on views])",
-                 "make_view(result, a, op, kwargs)"]
+                 f"make_view(result, a, {ref}, kwargs)"]
     body += ["node = None",
              "if requires and _state.enabled and out.dtype.kind == 'f':"]
     rec: list[str] = []
     for i, arg in enumerate(args):
         rec += _edge_lines(arg, i, known_tensor=i == 0 or n == 3)
-    rec += [f"node = new({op.node_cls.__name__})",
+    rec += [f"node = new({node_ref})",
             *_edge_slot_lines(n),
             "node._seq = next_sequence_nr()",
             "key = (out.shape, out.dtype)",
@@ -267,86 +264,27 @@ def forward_source(op: OpInfo) -> str:
             "result._requires_grad = True",
             "# saved values: which ones depends on which inputs need a gradient"]
     if unary:
-        rec += [f"node._store = {_store_literal(op, 1, args, arrays)}"]
+        rec += [f"node._store = {_store_literal(op, 1, args, arrays, ref)}"]
     elif n == 3:  # bit i of `bits`: input i needs a gradient (see saved_for)
         rec += ["bits = (n0 is not None) | (n1 is not None) << 1 | (n2 is not None) << 2"]
         for bits in range(7, 0, -1):
             test = ("if" if bits == 7 else "elif") + f" bits == {bits}:"
             rec += [test if bits > 1 else "else:  # bits == 1",
-                    f"    node._store = {_store_literal(op, bits, args, arrays)}"]
+                    f"    node._store = {_store_literal(op, bits, args, arrays, ref)}"]
     else:
         rec += ["if n0 is not None:",
                 "    if n1 is not None:",
-                f"        node._store = {_store_literal(op, 3, args, arrays)}",
+                f"        node._store = {_store_literal(op, 3, args, arrays, ref)}",
                 "    else:",
-                f"        node._store = {_store_literal(op, 1, args, arrays)}",
+                f"        node._store = {_store_literal(op, 1, args, arrays, ref)}",
                 "else:",
-                f"    node._store = {_store_literal(op, 2, args, arrays)}"]
+                f"    node._store = {_store_literal(op, 2, args, arrays, ref)}"]
     body += ["    " + line for line in rec]
     inputs = f"({params},)" if unary else f"({params})"
     body += ["if watchers:",
              f"    emit_op({op.name!r}, node, {inputs}, (result,), kwargs, False)",
              "return result"]
     return "\n".join(lines + ["    " + line for line in body]) + "\n"
-
-
-def _save_kwarg(op: OpInfo) -> Callable[[dict, str], Any]:
-    defaults = op.defaults
-
-    def save_kwarg(kwargs: dict, name: str) -> Any:
-        # a forward keyword argument; a tensor one (where's condition) as a saved tensor
-        v = kwargs[name] if name in kwargs else defaults[name]
-        return SavedVariable(v) if isinstance(v, Tensor) else (
-            save_value(v) if type(v) is tuple else v)
-
-    return save_kwarg
-
-
-def make(op: OpInfo, dispatch: Callable[..., Tensor], node_class: type,
-         out_metas: dict, make_out_meta: Callable[[tuple], tuple],
-         make_view: Callable[..., None]) -> Callable[..., Tensor] | None:
-    """The fast path of ``op`` (None if the row is not :func:`eligible`): the function written
-    by :func:`forward_source`, compiled when first called (``op.fast`` is then that function;
-    callers read ``op.fast`` at each call).
-
-    Example:
-        >>> import gradviz
-        >>> from gradviz.ops import OPS
-        >>> _ = gradviz.ones(2).tanh()
-        >>> print(OPS["tanh"].fast.__source__.splitlines()[0])
-        def tanh_fast(a, **kwargs):
-    """
-    if not eligible(op):
-        return None
-
-    def first_call(*args: Any, **kwargs: Any) -> Tensor:
-        # Compiled on first use: writing and compiling every row at import would cost about
-        # a second (issue #19 keeps `import gradviz` under 0.3 s).
-        fn = op.fast = _compile_forward(op, dispatch, node_class, out_metas, make_out_meta,
-                                        make_view)
-        return fn(*args, **kwargs)
-
-    first_call.__source__ = None  # type: ignore[attr-defined]
-    return first_call
-
-
-def _compile_forward(op: OpInfo, dispatch: Callable[..., Tensor], node_class: type,
-                     out_metas: dict, make_out_meta: Callable[[tuple], tuple],
-                     make_view: Callable[..., None]) -> Callable[..., Tensor]:
-    source = forward_source(op)
-    namespace: dict[str, Any] = {
-        "np": np, "ndarray": np.ndarray, "Tensor": Tensor, "general": dispatch, "op": op,
-        "forward": op.forward,
-        node_class.__name__: node_class, "new": object.__new__, "_state": _state,
-        "InferenceCounter": _InferenceCounter, "edge_pair": edge_pair,
-        "next_sequence_nr": next_sequence_nr, "out_metas": out_metas,
-        "make_out_meta": make_out_meta, "SavedVariable": SavedVariable,
-        "save_kwarg": _save_kwarg(op), "watchers": watchers, "emit_op": emit_op,
-        "make_view": make_view}
-    exec(_compile(source, f"{op.name}_fast"), namespace)  # noqa: S102
-    fn = namespace[f"{op.name}_fast"]
-    fn.__source__ = source
-    return fn
 
 
 # -- the node's methods ------------------------------------------------------------------------
@@ -424,18 +362,30 @@ def _unpack_lines(name: str) -> list[str]:
             f"    {name} = _g_v"]
 
 
-def node_source(op: OpInfo) -> tuple[str, dict[str, Any]]:
+def node_source(op: OpInfo, prefix: str = "",
+                reserved: dict[str, Any] | None = None) -> tuple[str, dict[str, Any], set[str]]:
     """The source of the ``apply`` and ``release_variables`` of ``op``'s node class, and the
     formulas it calls rather than copies. ``apply`` is ``OpNode.apply`` for this row: the
     plain backward (arrays) runs the formulas written in line and sums the gradient of a
     broadcast input back to its shape (``_g_unbroadcast``: ``sum_to``, then the input's
     dtype); anything else (``create_graph``, no gradient) takes the general
-    ``OpNode.apply``."""
+    ``OpNode.apply``.
+
+    The methods are named ``{prefix}apply`` and ``{prefix}release_variables``, a formula that
+    is called ``{prefix}f<i>`` (returned in ``calls``, name -> formula); ``reserved`` holds the
+    names the generated module binds itself (a copied body reading one of those in another
+    meaning is called instead). The third value: the global names the copied bodies read,
+    which the generated module imports from the formulas' file.
+    """
     n = len(op.inputs)
     calls: dict[str, Any] = {}
+    imports: set[str] = set()
+    reserved = reserved or {}
+    general = "_GeneralOpNode.apply" if op.general else "OpNode.apply"
+    fglobals = _formula_globals(op)
     local_names = {"grad_outputs", "create_graph"} | {
         name for names in op.needs if names for name in names}
-    lines = ["def apply(_g_node, grad_outputs, create_graph):",
+    lines = [f"def {prefix}apply(_g_node, grad_outputs, create_graph):",
              f'    """{op.node}.apply, generated from the {op.name!r} row (NOTE [generated '
              'fast paths])."""']
     if op.multi:
@@ -443,9 +393,9 @@ def node_source(op: OpInfo) -> tuple[str, dict[str, Any]]:
         # with zeros by the general apply (_GeneralOpNode.apply), which takes those calls.
         lines += ["    for _g_g in grad_outputs:",
                   "        if _g_g is None:",
-                  "            return _g_general_apply(_g_node, grad_outputs, create_graph)",
+                  f"            return {general}(_g_node, grad_outputs, create_graph)",
                   "    if create_graph or _g_node._in_meta is not None:",
-                  "        return _g_general_apply(_g_node, grad_outputs, create_graph)",
+                  f"        return {general}(_g_node, grad_outputs, create_graph)",
                   "    grad = list(grad_outputs)  # grads: one per differentiable output"]
     else:
         lines.append("    grad = grad_outputs[0]")
@@ -453,11 +403,11 @@ def node_source(op: OpInfo) -> tuple[str, dict[str, Any]]:
         pass
     elif op.broadcast_idx:
         lines += ["    if grad is None or create_graph:",
-                  "        return _g_general_apply(_g_node, grad_outputs, create_graph)",
+                  f"        return {general}(_g_node, grad_outputs, create_graph)",
                   "    _g_meta = _g_node._in_meta  # the shapes of broadcast inputs, or None"]
     else:
         lines += ["    if grad is None or create_graph or _g_node._in_meta is not None:",
-                  "        return _g_general_apply(_g_node, grad_outputs, create_graph)"]
+                  f"        return {general}(_g_node, grad_outputs, create_graph)"]
     lines.append("    _g_saved = _g_node._store")
     if n > 2:
         lines.append(f"    {', '.join(f'_g_e{i}' for i in range(n))}, = _g_node.next_functions")
@@ -475,6 +425,14 @@ def node_source(op: OpInfo) -> tuple[str, dict[str, Any]]:
         # Copied in only if every name it reads means there what it meant in the lambda: a
         # name that is another formula's saved value (or apply's own) would be a local here.
         clash = tree is not None and bool(read & (local_names - set(names)))
+        free = {x for x in read - set(names) - {"grad"} if fglobals is not None
+                and (x in fglobals or not hasattr(builtins, x))}
+        # ... or a name the generated module binds to something else, or one the formulas'
+        # file does not have (a builtin is read where it is)
+        clash = clash or any(x in reserved and (fglobals is None or x not in fglobals
+                                                or fglobals[x] is not reserved[x])
+                             or (fglobals is not None and x not in fglobals)
+                             or x.startswith("_g_") for x in free)
         # (a multi-output row's formulas are called: their first parameter is named `grads`)
         copied = not (tree is None or clash or op.multi
                       or formula.__globals__ is not _formula_globals(op))
@@ -485,10 +443,12 @@ def node_source(op: OpInfo) -> tuple[str, dict[str, Any]]:
                 continue
             lines += ["        " + line for line in _unpack_lines(name)]
         if not copied:
-            calls[f"_g_f{i}"] = formula
-            body = f"_g_f{i}(grad{''.join(', ' + x for x in names)})"
+            fname = f"{prefix or '_g_'}f{i}"
+            calls[fname] = formula
+            body = f"{fname}(grad{''.join(', ' + x for x in names)})"
         else:
             body = ast.unparse(tree)
+            imports |= free
         lines.append(f"        _g_{i} = {body}  # the gradient for {inp}")
         if i in op.broadcast_idx:
             lines += [f"        if _g_meta is not None and _g_meta[{i}] is not None "
@@ -496,10 +456,10 @@ def node_source(op: OpInfo) -> tuple[str, dict[str, Any]]:
                       f"            _g_{i} = _g_unbroadcast(_g_{i}, _g_meta[{i}])"]
     lines.append(f"    return ({''.join(f'_g_{i}, ' for i in range(n))})")
     if op.multi:  # its node keeps OpNode.release_variables (it frees whatever the store holds)
-        return "\n".join(lines) + "\n", calls
+        return "\n".join(lines) + "\n", calls, imports
     # release_variables: the saved tensors, and the numbers standing for a tensor operand
     wrapped = set(op.inputs) if op.broadcasts else set()
-    lines += ["", "", "def release_variables(_g_node):",
+    lines += ["", "", f"def {prefix}release_variables(_g_node):",
               f'    """{op.node}.release_variables, generated from its row."""',
               "    _g_saved = _g_node._store",
               "    _g_freed = False"]
@@ -517,7 +477,7 @@ def node_source(op: OpInfo) -> tuple[str, dict[str, Any]]:
                   f"        _g_saved[{name!r}] = _g_FREED",
                   "        _g_freed = True"]
     lines.append("    return _g_freed")
-    return "\n".join(lines) + "\n", calls
+    return "\n".join(lines) + "\n", calls, imports
 
 
 def _formula_globals(op: OpInfo) -> dict | None:
@@ -527,37 +487,131 @@ def _formula_globals(op: OpInfo) -> dict | None:
     return next(iter(found.values())) if len(found) == 1 else None
 
 
-def node_methods(op: OpInfo, general_apply: Callable[..., tuple], freed: Any,
-                 slow: Callable[[Any, Any], Any],
-                 unbroadcast: Callable[[Any, tuple], Any]) -> dict[str, Any]:
-    """``apply`` and ``release_variables`` for ``op``'s node class, compiled from
-    :func:`node_source`; their names resolve in the formulas' module, as the lambdas' did.
-    ``unbroadcast(grad, (shape, dtype))`` is what ``OpNode.apply`` does to a broadcast
-    input's gradient.
+# -- the checked-in modules --------------------------------------------------------------------
+HEADER = '''"""Generated by scripts/gen_fastpath.py from the rows in
+gradviz/ops/derivatives/{cat}.py; do not edit (change the row, then rerun the script:
+tests/test_generated.py fails while this file is stale).
 
-    Example:
-        >>> from gradviz.ops import OPS
-        >>> "grad * (1 - result * result)" in node_source(OPS["tanh"])[0]
-        True
-    """
-    source, calls = node_source(op)
-    helpers = {"_g_general_apply": general_apply, "_g_SavedVariable": SavedVariable,
-               "_g_SavedVariableList": SavedVariableList, "_g_FREED": freed, "_g_slow": slow,
-               "_g_is_number": _is_number, "_g_unbroadcast": unbroadcast, **calls}
-    # A factory closing over the helpers, so that the methods' globals can be the formulas'
-    # module itself (its names as they are when backward runs, as for the lambdas).
-    factory = (f"def _g_factory({', '.join(helpers)}):\n"
-               + "".join("    " + line + "\n" if line else "\n" for line in source.splitlines())
-               + ("    return (apply,)\n" if op.multi else
-                  "    return apply, release_variables\n"))
-    scratch: dict[str, Any] = {}
-    exec(_compile(factory, op.node or op.name), scratch)  # noqa: S102
-    made = scratch["_g_factory"](*helpers.values())
-    module = _formula_globals(op) or scratch
-    out = {}
-    for fn in made:
-        out[fn.__name__] = types.FunctionType(fn.__code__, module, fn.__name__, fn.__defaults__,
-                                              fn.__closure__)
-        out[fn.__name__].__qualname__ = f"{op.node}.{fn.__name__}"
-    out["__source__"] = source
-    return out
+For each row, in the table's order: its fast path ``<op>_fast`` (NOTE [fast paths] in
+gradviz/ops/fastpath.py), then its node's ``apply`` and ``release_variables`` (``<op>_apply``,
+``<op>_release_variables``: NOTE [generated fast paths]), the row's formulas copied in.
+``gradviz.ops.generated.install`` makes them the rows' ``op.fast`` and the node classes'
+methods; with ``GRADVIZ_FAST=0`` in the environment it is not called and every op takes the
+plain path (``dispatch`` and ``OpNode.apply``).
+"""
+# ruff: noqa
+# fmt: off
+
+import numpy as np
+from numpy import ndarray
+
+from gradviz.autograd.events import emit_op, watchers
+from gradviz.autograd.grad_mode import state as _state
+from gradviz.autograd.graph import SavedVariable, edge_pair, next_sequence_nr
+from gradviz.autograd.graph import SavedVariable as _g_SavedVariable
+from gradviz.autograd.graph import SavedVariableList as _g_SavedVariableList
+from gradviz.ops.dispatch import FREED as _g_FREED
+from gradviz.ops.dispatch import OpNode, _GeneralOpNode, save_kwarg
+from gradviz.ops.dispatch import _make_view as make_view
+from gradviz.ops.dispatch import _node_class as node_class
+from gradviz.ops.dispatch import _OUT_META as out_metas
+from gradviz.ops.dispatch import _out_meta as make_out_meta
+from gradviz.ops.dispatch import _unbroadcast as _g_unbroadcast
+from gradviz.ops.dispatch import _unpack_rare as _g_slow
+from gradviz.ops.dispatch import general_dispatch as general
+from gradviz.ops.opinfo import OPS
+from gradviz.tensor import Tensor
+from gradviz.tensor import _InferenceCounter as InferenceCounter
+from gradviz.tensor import _is_number as _g_is_number
+'''
+
+# The names HEADER binds (a copied formula body may read one only if it means the same there).
+_HEADER_NAMES = ("np", "ndarray", "emit_op", "watchers", "_state", "SavedVariable", "edge_pair",
+                 "next_sequence_nr", "OpNode", "_GeneralOpNode", "save_kwarg", "make_view",
+                 "node_class", "out_metas", "make_out_meta", "general", "OPS", "Tensor",
+                 "InferenceCounter", "new", "FAST", "NODE_METHODS")
+
+
+def has_node_methods(op: OpInfo) -> bool:
+    """Whether ``op``'s node class gets a generated ``apply``: one-input rows with a formula,
+    two-input rows, eligible three-input rows, and multi-output rows (apply only)."""
+    if op.node is None or op.variadic:
+        return False
+    if op.multi:
+        return True
+    if op.general:
+        return False
+    n = len(op.inputs)
+    return (n == 1 and op.inputs[0] in op.grads) or n == 2 or (n == 3 and eligible(op))
+
+
+def module_source(category: str, ops: list[OpInfo]) -> str:
+    """The checked-in module ``gradviz/ops/generated/<category>.py`` for ``ops``, the rows of
+    ``gradviz/ops/derivatives/<category>.py`` that have generated code."""
+    reserved: dict[str, Any] = {n: object() for n in _HEADER_NAMES}
+    reserved.update(np=np, ndarray=np.ndarray, Tensor=Tensor, SavedVariable=SavedVariable,
+                    edge_pair=edge_pair, next_sequence_nr=next_sequence_nr,
+                    emit_op=emit_op, watchers=watchers)
+    node_refs: dict[str, str] = {}
+    for op in ops:  # every name a row binds, first: a formula may not read one of them
+        for suffix in ("_op", "_op_forward", "_fast", "_apply", "_release_variables",
+                       "_f0", "_f1", "_f2"):
+            reserved[op.name + suffix] = object()
+        if eligible(op):
+            ref = op.node if op.node not in reserved else f"{op.name}_node"
+            node_refs[op.name] = ref
+            reserved[ref] = object()
+    blocks, imports, fast, methods = [], set(), [], []
+    module = None
+    for op in ops:
+        ref = f"{op.name}_op"
+        lines = [f"# -- {op.name}: {op.node} " + "-" * max(3, 80 - len(op.name) - len(op.node) - 8),
+                 f"{ref} = OPS[{op.name!r}]"]
+        parts = []
+        if eligible(op):
+            lines += [f"{ref}_forward = {ref}.forward",
+                      f"{node_refs[op.name]} = node_class({ref})"]
+            parts.append(forward_source(op, ref, node_refs[op.name]))
+            fast.append(op.name)
+        if has_node_methods(op):
+            source, calls, names = node_source(op, f"{op.name}_", reserved)
+            fg = _formula_globals(op)
+            if names:
+                if module not in (None, fg["__name__"]):
+                    raise ValueError(f"{op.name}: its formulas read names of "
+                                     f"{fg['__name__']}, not {module}")
+                module = fg["__name__"]
+                imports |= {n for n in names if n not in reserved}
+            for fname in calls:
+                inp = op.inputs[int(fname.rsplit("_f", 1)[1])]
+                lines.append(f"{fname} = {ref}.grads[{inp!r}]  # called, not copied")
+            parts.append(source)
+            methods.append(op.name)
+        blocks.append("\n".join(lines) + "\n\n\n" + "\n\n".join(parts))
+    head = HEADER.replace("{cat}", category)
+    if imports:
+        head += f"from {module} import (  # the names the formulas read\n"
+        head += "".join(f"    {n},\n" for n in sorted(imports)) + ")\n"
+    head += "\nnew = object.__new__\n"
+    tail = ["FAST = {", *(f"    {n!r}: {n}_fast," for n in fast), "}",
+            "NODE_METHODS = {",
+            *(f"    {n!r}: ({n}_apply, "
+              f"{'None' if OPS[n].multi else n + '_release_variables'})," for n in methods),
+            "}"]
+    return head + "\n\n" + "\n\n".join(blocks) + "\n\n" + "\n".join(tail) + "\n"
+
+
+def sources() -> dict[str, str]:
+    """``{category: module source}`` for every category file with generated code, in the
+    table's order (what scripts/gen_fastpath.py writes to gradviz/ops/generated/)."""
+    by_category: dict[str, list[OpInfo]] = {}
+    category = None
+    for op in OPS.values():
+        fg = _formula_globals(op)
+        name = fg["__name__"] if fg is not None else ""
+        if name.startswith("gradviz.ops.derivatives."):
+            category = name.rpartition(".")[2]
+        if category is None or not (eligible(op) or has_node_methods(op)):
+            continue
+        by_category.setdefault(category, []).append(op)
+    return {cat: module_source(cat, ops) for cat, ops in by_category.items()}
