@@ -16,6 +16,8 @@ hand-written forms the row lists in ``calls``.
 from __future__ import annotations
 
 import inspect
+import linecache
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -121,7 +123,12 @@ def _from_signature(op: OpInfo, inplace: bool = False) -> Callable[..., Tensor]:
         "_normalize": op.normalize, "_general": general_dispatch, "_inplace": dispatch_inplace,
         "_check_out": check_out, "_write_out": write_out}
     source = function_source(op, inplace)
-    exec(compile(source, f"<signature of {op.name}>", "exec"), scope)  # noqa: S102
+    # Named as a file inside the package, so that the tracer takes its frames for gradviz's
+    # own and shows the user's line that called it; its lines are given to linecache, so a
+    # traceback through it shows them.
+    filename = os.path.join(os.path.dirname(__file__), f"<signature of {op.name}>")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), scope)  # noqa: S102
     fn = scope[source[len("def "):source.index("(")]]
     fn.__qualname__ = fn.__name__
     fn.op = op
