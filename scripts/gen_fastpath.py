@@ -1,7 +1,8 @@
 """Write the fast paths generated from the derivative table into gradviz/ops/generated/.
 
 Usage: ``python scripts/gen_fastpath.py`` (rewrites ``gradviz/ops/generated/<category>.py``, one
-file per file of ``gradviz/ops/derivatives/``). The code is written by
+file per file of ``gradviz/ops/derivatives/``, cut in parts where one would pass 2,000 lines,
+and ``_parts.py``, their names in order). The code is written by
 :mod:`gradviz.ops.fastpath` (NOTE [fast paths], NOTE [generated fast paths]);
 ``tests/test_generated.py`` writes it again in memory and fails while a checked-in file is
 stale, so after changing a row, rerun this script. The package imports these files; it never
@@ -25,8 +26,9 @@ def main() -> None:
     from gradviz.ops import fastpath
 
     sources = fastpath.sources()
-    for category, text in sources.items():
-        path = OUT / f"{category}.py"
+    sources["_parts"] = fastpath.parts_source(list(sources))
+    for name, text in sources.items():
+        path = OUT / f"{name}.py"
         if not path.exists() or path.read_text() != text:
             path.write_text(text)
             print(f"wrote {path.relative_to(ROOT)}")

@@ -1,7 +1,8 @@
 """The fast paths generated from the derivative table, checked in (NOTE [generated fast paths]
 in gradviz/ops/fastpath.py).
 
-One module per file of ``gradviz/ops/derivatives/``, written by ``scripts/gen_fastpath.py``
+One module per file of ``gradviz/ops/derivatives/`` (cut in parts ``<category>_1``, ``_2`` ...
+where one would pass 2,000 lines), written by ``scripts/gen_fastpath.py``
 (never by hand; ``tests/test_generated.py`` fails while one is stale). Each holds, row by row,
 the row's fast forward (``<op>_fast``) and its node's ``apply`` and ``release_variables``, and
 ends with ``FAST`` and ``NODE_METHODS``: what :func:`install` hands to the rows and their node
@@ -11,18 +12,15 @@ op takes the plain path (``dispatch`` and ``OpNode.apply``), for a learner to st
 
 from __future__ import annotations
 
-# isort: off
-from gradviz.ops.generated import arithmetic, pointwise, activations, reductions, shape
-from gradviz.ops.generated import linalg, indexing, inplace, losses, normalization
-from gradviz.ops.generated import conv_pool, random
-# isort: on
+import importlib
+
 from gradviz.ops.dispatch import install_generated
+from gradviz.ops.generated._parts import PARTS
 
 __all__ = ["MODULES", "install"]
 
-#: The generated modules, in the table's order.
-MODULES = (arithmetic, pointwise, activations, reductions, shape, linalg, indexing, inplace,
-           losses, normalization, conv_pool, random)
+#: The generated modules, in the table's order (their names: ``_parts.PARTS``, written with them).
+MODULES = tuple(importlib.import_module(f"{__name__}.{name}") for name in PARTS)
 
 
 def install() -> None:
