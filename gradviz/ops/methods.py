@@ -95,7 +95,7 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
         # named methods
         # (methods generated from a table row, such as exp or neg, are installed by
         # gradviz.ops.api.publish)
-        "add": F.add, "sub": F.sub, "mul": F.mul, "div": F.div, "pow": F.pow,
+        "add": F.add, "sub": F.sub, "mul": F.mul, "div": F.div,
         "sum": F.sum, "mean": F.mean, "view": F.view,
         "reshape": F.reshape, "transpose": F.transpose, "swapaxes": F.transpose, "t": F.t,
         "permute": F.permute, "expand": F.expand,

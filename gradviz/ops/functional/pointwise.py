@@ -25,7 +25,6 @@ from gradviz.ops.dispatch import (
     dispatch,
     dispatch_inplace,
 )
-from gradviz.ops.functional.arithmetic import pow
 from gradviz.ops.functional.common import (
     _O,
     _dtype_word,
@@ -79,7 +78,7 @@ def square(input: Tensor) -> Tensor:
     """
     if input._data.dtype == np.bool_:
         input = input.to(_dtype.int64)
-    return pow(input, 2)
+    return dispatch(_O["pow"], input, exponent=2)  # at::pow.Tensor_Scalar, as torch's C++
 
 
 def _bound(b: Any, like: Tensor) -> Any:
@@ -566,7 +565,12 @@ def float_power(input: Any, exponent: Any) -> Tensor:
         input = builtins.float(input)
     if not isinstance(exponent, Tensor):
         exponent = builtins.float(exponent)
-    return pow(input, exponent)
+    # the overload of pow the operands' kinds pick (as torch's C++ calls at::pow)
+    if not isinstance(input, Tensor):
+        return dispatch(_O["pow_scalar_base"], exponent, self=input)
+    if isinstance(exponent, Tensor):
+        return dispatch(_O["pow_tensor"], input, exponent)
+    return dispatch(_O["pow"], input, exponent=exponent)
 
 
 def float_power_(input: Tensor, exponent: Any) -> Tensor:
