@@ -187,7 +187,9 @@ def _make_inplace(op: OpInfo) -> Callable[..., Tensor]:
 # does, the generated function tries the rows' signatures in order (the table declares them in
 # the order torch's parser tries them) and runs the first whose arguments bind and are of the
 # kinds the schema says: ``Tensor`` a tensor (or a NumPy array, a constant tensor in gradviz),
-# ``Scalar`` a number; other types are the row's normaliser's to check. No row fits: torch's
+# ``Scalar`` a number; other types are the row's normaliser's to check. A NumPy array counts as a
+# tensor for a row with a normaliser (which makes it a constant tensor, as the operators take
+# arrays: ``x ** a``), and for no other. No row fits: torch's
 # "received an invalid combination of arguments" error, listing the signatures.
 
 
@@ -198,9 +200,9 @@ def overload_rows(op: OpInfo) -> list[OpInfo]:
     return [o for o in OPS.values() if o.function == op.function and o.signature is not None]
 
 
-def _kind_fits(type_: str, value: Any) -> bool:
+def _kind_fits(type_: str, value: Any, arrays: bool = True) -> bool:
     if type_.startswith("Tensor"):
-        return isinstance(value, (Tensor, np.ndarray))
+        return isinstance(value, Tensor) or (arrays and isinstance(value, np.ndarray))
     if type_.startswith("Scalar"):
         return _is_number(value)
     return True
@@ -236,7 +238,7 @@ def _listing(positional: list[str], keywords: list[str]) -> str:
     return f"{pos}, {kw}" if pos and kw else (f"{kw}, " if kw else pos)
 
 
-def _overload_error(name: str, listed: list[tuple[str, Any, dict]], args: tuple, kwargs: dict,
+def _overload_error(name: str, listed: list[tuple[str, Any, dict, bool]], args: tuple, kwargs: dict,
                     skip: int) -> TypeError:
     """torch's text: the call's argument types (without ``self`` in a method, ``skip=1``), then
     each signature; one without ``out=`` that the call binds to says which arguments are of the
@@ -244,7 +246,7 @@ def _overload_error(name: str, listed: list[tuple[str, Any, dict]], args: tuple,
     got = _listing([_type_name(a) for a in args[skip:]],
                    [f"{k}={_type_name(v)}" for k, v in kwargs.items()])
     text = ""
-    for shown, sig, types in listed:
+    for shown, sig, types, arrays in listed:
         text += f" * ({shown})\n"
         if "Tensor out = None" in shown:
             continue
@@ -254,9 +256,9 @@ def _overload_error(name: str, listed: list[tuple[str, Any, dict]], args: tuple,
             continue
         names = list(bound)[skip:len(args)]
         marks = _listing(
-            [_type_name(v) if _kind_fits(types[n], v) else f"!{_type_name(v)}!"
+            [_type_name(v) if _kind_fits(types[n], v, arrays) else f"!{_type_name(v)}!"
              for n, v in zip(names, args[skip:])],
-            [f"{k}={_type_name(v)}" if _kind_fits(types.get(k, ""), v)
+            [f"{k}={_type_name(v)}" if _kind_fits(types.get(k, ""), v, arrays)
              else f"!{k}={_type_name(v)}!" for k, v in kwargs.items()])
         text += ("      didn't match because some of the arguments have invalid types: ("
                  + marks + ")\n")
@@ -301,19 +303,19 @@ def make_overloaded(rows: list[OpInfo], method: bool = False,
         params = list(r.signature.python_signature(first, r.with_out and not inplace)
                       .parameters.values())
         types = {p.name: a.type for p, a in zip(params, r.signature.arguments)}
-        candidates.append((inspect.Signature(params), types, fn))
+        candidates.append((inspect.Signature(params), types, fn, r.normalize is not None))
     texts = [_torch_text(r.signature, method or inplace, r.with_out and not method and not inplace)
              for r in rows]
     name = rows[0].function + ("_" if inplace else "")
-    listed = [(t, c[0], c[1]) for t, c in zip(texts, candidates)]
+    listed = [(t, c[0], c[1], c[3]) for t, c in zip(texts, candidates)]
 
     def overloaded(*args: Any, **kwargs: Any) -> Tensor:
-        for sig, types, fn in candidates:
+        for sig, types, fn, arrays in candidates:
             try:
                 bound = sig.bind(*args, **kwargs).arguments
             except TypeError:
                 continue
-            if all(_kind_fits(types[k], v) for k, v in bound.items() if k in types):
+            if all(_kind_fits(types[k], v, arrays) for k, v in bound.items() if k in types):
                 return fn(*args, **kwargs)
         raise _overload_error(name, listed, args, kwargs, 1 if method or inplace else 0)
 

@@ -430,7 +430,7 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
 
     # By category, as gradviz/ops/functional/ is split.
     elementwise = ("abs", "absolute", "square", "clamp", "clip", "clamp_min", "clamp_max",
-                   "copysign", "copysign_", "float_power", "float_power_")
+                   "float_power", "float_power_")
     comparison = ("allclose", "equal", "isclose")
     reductions = ("max", "min", "amax", "amin", "argmax", "argmin", "all", "any", "prod", "var",
                   "std", "norm", "softmax", "log_softmax", "topk", "sort",
@@ -464,7 +464,7 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
     # generated from their rows); the tensor-only ones through their method forms.
     for name in ("round", "round_", "fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
                  "arctanh", "nan_to_num", "nan_to_num_", "atan2", "atan2_",
-                 "arctan2", "hypot", "hypot_", "fmod", "fmod_", "fmax", "fmin", "xlogy",
+                 "arctan2", "hypot", "hypot_", "fmax", "fmin", "xlogy",
                  "xlogy_", "heaviside", "heaviside_", "lerp", "lerp_", "addcmul", "addcmul_",
                  "addcdiv", "addcdiv_", "asinh_", "acosh_", "atanh_"):
         fn = F.TENSOR_ONLY_METHODS.get(name) or getattr(F, name)

@@ -414,16 +414,12 @@ defop("hypot", "HypotBackward0", K.hypot, ("self", "other"),
       samples=(Sample(A(2, 3), A(2, 3)), Sample(A(3, 1), A(4))),
       self=lambda grad, self, result: grad * self / result,
       other=lambda grad, other, result: grad * other / result)
-defop("fmod_scalar", "FmodBackward0", K.fmod_scalar, ("self",),
-      internal="overload of fmod (a number other): reached through gradviz.fmod, which picks "
-               "torch's overload",
-      promotes=True, quiet=True,
-      doc="``input - trunc(input / other) * other`` with a number ``other`` (C's fmod: the "
-          "sign of ``input``).",
-      calls=("`gradviz.fmod(x, 2)`", "`.fmod()`, `.fmod_()`"),
-      samples=(Sample(R(2, 3), other=0.75), Sample(R(4), other=-0.6)),
-      self=lambda grad: grad)
+# torch's overloads of fmod, in its parser's order (NOTE [overloaded rows], gradviz/ops/api.py)
 defop("fmod", "FmodBackward1", K.fmod, ("self", "other"),
+      signature="fmod.Tensor(Tensor self, Tensor other) -> Tensor", method=True, inplace=True,
+      with_out=True,
+      example="gradviz.fmod(gradviz.tensor([-3.0, 3.0]), gradviz.tensor([2.0, 2.0]))\n"
+              "tensor([-1.,  1.])",
       broadcasts=True, promotes=True, quiet=True,
       doc="``input - trunc(input / other) * other`` with a tensor ``other``.",
       calls=("`gradviz.fmod(x, y)`", "`.fmod()`, `.fmod_()`"),
@@ -431,6 +427,16 @@ defop("fmod", "FmodBackward1", K.fmod, ("self", "other"),
                Sample(R(2, 3), P(3))),
       self=lambda grad: grad,
       other=lambda grad, self, other: -grad * _trunc_quotient(self, other))
+defop("fmod_scalar", "FmodBackward0", K.fmod_scalar, ("self",),
+      signature="fmod.Scalar(Tensor self, Scalar other) -> Tensor", method=True, inplace=True,
+      with_out=True,
+      promotes=True, quiet=True,
+      doc="``input - trunc(input / other) * other`` with a number ``other`` (C's fmod: the "
+          "sign of ``input``).",
+      example="gradviz.fmod(gradviz.tensor([-3.0, 3.0]), 2)\ntensor([-1.,  1.])",
+      calls=("`gradviz.fmod(x, 2)`", "`.fmod()`, `.fmod_()`"),
+      samples=(Sample(R(2, 3), other=0.75), Sample(R(4), other=-0.6)),
+      self=lambda grad: grad)
 defop("fmax", "FmaxBackward0", np.fmax, ("self", "other"),
       broadcasts=True, promotes=True,
       doc="maximum that ignores NaN (NaN only where both are); a tie gives ``input`` the "
@@ -586,7 +592,12 @@ defop("sgn", "SgnBackward0", K.sgn, ("self",),
       example="gradviz.sgn(gradviz.tensor([-2.0, 0.0, 3.0]))\ntensor([-1.,  0.,  1.])",
       samples=(Sample(A(2, 3)),),
       self=_sgn_backward)
+# torch's overloads of copysign, in its parser's order (NOTE [overloaded rows])
 defop("copysign", "CopysignBackward0", K.copysign, ("self", "other"),
+      signature="copysign.Tensor(Tensor self, Tensor other) -> Tensor", method=True,
+      inplace=True, with_out=True,
+      example="gradviz.copysign(gradviz.tensor([1.0, -2.0]), gradviz.tensor([-1.0, 1.0]))\n"
+              "tensor([-1.,  2.])",
       broadcasts=True, promotes=True,
       doc="``|input|`` with the sign of ``other`` (a tensor), the sign bit of -0.0 included.",
       calls=("`gradviz.copysign(x, y)`", "`.copysign()`, `.copysign_()`"),
@@ -594,8 +605,9 @@ defop("copysign", "CopysignBackward0", K.copysign, ("self", "other"),
       self=_copysign_backward,
       other=lambda grad: f.zeros_like(grad))
 defop("copysign_scalar", "CopysignBackward1", K.copysign_scalar, ("self",),
-      internal="overload of copysign (a number other): reached through gradviz.copysign, which "
-               "picks torch's overload",
+      signature="copysign.Scalar(Tensor self, Scalar other) -> Tensor", method=True,
+      inplace=True, with_out=True,
+      example="gradviz.copysign(gradviz.tensor([1.0, -2.0]), -1)\ntensor([-1., -2.])",
       promotes=True,
       doc="``|input|`` with the sign of a number ``other``.",
       calls=("`gradviz.copysign(x, -1.0)`", "`.copysign()`, `.copysign_()`"),

@@ -1,11 +1,12 @@
 """The elementwise functions that need more than their row: abs and square, clamp and its
-relatives, rounding, the trigonometric aliases, nan_to_num, atan2, hypot, fmod,
-fmax/fmin, xlogy, heaviside, lerp, addcmul/addcdiv, polygamma, copysign, float_power.
+relatives, rounding, the trigonometric aliases, nan_to_num, atan2, hypot,
+fmax/fmin, xlogy, heaviside, lerp, addcmul/addcdiv, polygamma, float_power.
 
 The unary functions (exp, floor, tan ...), maximum, minimum, sgn, logit, logaddexp and
-logaddexp2 are generated from their rows' signatures (gradviz/ops/api.py). Why each one here is
-not (yet): several rows behind one name (torch's overloads: clamp, round, fmod, xlogy, lerp,
-copysign, float_power), a composite (square is pow, the aliases, abs's bool check before its
+logaddexp2 are generated from their rows' signatures (gradviz/ops/api.py), fmod and copysign
+from their overloads' rows (NOTE [overloaded rows]). Why each one here is
+not (yet): several rows behind one name (torch's overloads not migrated yet: clamp, round, xlogy,
+lerp, float_power), a composite (square is pow, the aliases, abs's bool check before its
 row), a module-level in-place function the Tensor method cannot stand for (nan_to_num_,
 asinh_ ...; gradviz/ops/functional/inplace.py makes the others from the Tensor methods), or a
 method whose tensor-only errors count positions without ``self`` (TENSOR_ONLY_METHODS: atan2,
@@ -38,9 +39,9 @@ from gradviz.tensor import Tensor, _is_number
 __all__ = [
     "abs", "absolute", "square", "clamp", "clip", "clamp_min", "clamp_max",
     "round", "fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
-    "nan_to_num", "atan2", "arctan2", "hypot", "fmod", "fmax", "fmin", "xlogy", "heaviside",
+    "nan_to_num", "atan2", "arctan2", "hypot", "fmax", "fmin", "xlogy", "heaviside",
     "lerp", "addcmul", "addcdiv", "round_", "nan_to_num_", "xlogy_", "asinh_", "acosh_",
-    "atanh_", "polygamma", "copysign", "float_power"
+    "atanh_", "polygamma", "float_power"
 ]
 
 
@@ -276,34 +277,6 @@ def hypot_(input: Tensor, other: Tensor) -> Tensor:
     return dispatch_inplace(_O["hypot"], input, other)
 
 
-_FMOD_SIGNATURES = ("Tensor input, Tensor other", "Tensor input, Number other")
-
-
-def fmod(input: Tensor, other: Any) -> Tensor:
-    """C's ``fmod``: ``input - trunc(input / other) * other``, with the sign of ``input``
-    (``FmodBackward0`` for a number ``other``, ``FmodBackward1`` for a tensor). Compare
-    :func:`remainder`, which takes the sign of ``other``.
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.fmod(gradviz.tensor([-3.0, 3.0]), 2)
-        tensor([-1.,  1.])
-    """
-    if not isinstance(input, Tensor) or not (isinstance(other, Tensor) or _is_number(other)):
-        raise _overloads("fmod", (input, other), _FMOD_SIGNATURES)
-    if isinstance(other, Tensor):
-        return dispatch(_O["fmod"], input, other)
-    return dispatch(_O["fmod_scalar"], input, other=other)
-
-
-def fmod_(input: Tensor, other: Any) -> Tensor:
-    """In-place :func:`fmod`."""
-    if not (isinstance(other, Tensor) or _is_number(other)):
-        raise _overloads("fmod_", (other,), ("Tensor other", "Number other"))
-    if isinstance(other, Tensor):
-        return dispatch_inplace(_O["fmod"], input, other)
-    return dispatch_inplace(_O["fmod_scalar"], input, other=other)
-
 
 def fmax(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise maximum that ignores NaN: NaN only where both are (``FmaxBackward0``; a tie
@@ -520,27 +493,6 @@ def _polygamma_(self: Tensor, n: int) -> Tensor:
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     return dispatch_inplace(_O["polygamma_"], self, n=n)
-
-
-def copysign(input: Tensor, other: Any) -> Tensor:
-    """``|input|`` with the sign of ``other`` (a tensor, ``CopysignBackward0``, or a number,
-    ``CopysignBackward1``); integers give the default float type.
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.copysign(gradviz.tensor([1.0, -2.0]), -1)
-        tensor([-1., -2.])
-    """
-    if isinstance(other, Tensor):
-        return dispatch(_O["copysign"], input, other)
-    return dispatch(_O["copysign_scalar"], input, other=other)
-
-
-def copysign_(input: Tensor, other: Any) -> Tensor:
-    """In-place :func:`copysign`."""
-    if isinstance(other, Tensor):
-        return dispatch_inplace(_O["copysign"], input, other)
-    return dispatch_inplace(_O["copysign_scalar"], input, other=other)
 
 
 def float_power(input: Any, exponent: Any) -> Tensor:
