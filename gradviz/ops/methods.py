@@ -429,8 +429,7 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
     from gradviz.ops import functional as F
 
     # By category, as gradviz/ops/functional/ is split.
-    elementwise = ("abs", "absolute", "square", "clamp", "clip", "clamp_min", "clamp_max",
-                   "float_power", "float_power_")
+    elementwise = ("abs", "absolute", "square", "clamp", "clip", "float_power", "float_power_")
     comparison = ("allclose", "equal", "isclose")
     reductions = ("max", "min", "amax", "amin", "argmax", "argmin", "all", "any", "prod", "var",
                   "std", "norm", "softmax", "log_softmax", "topk", "sort",

@@ -152,28 +152,36 @@ defop("clamp_tensor", "ClampBackward0", K.clamp, ("self", "min", "max"),
       self=_clamp_backward,
       min=_clamp_min_grad,
       max=_clamp_max_grad)
-defop("clamp_min", "ClampMinBackward0", K.clamp_min, ("self",),
-      promotes=True,
-      calls=("`gradviz.clamp_min`", "`.clamp_min()`"),
-      self=lambda grad, self, min: f.where(self >= min, grad, 0.0))
+# torch's overloads of clamp_min, in its parser's order (NOTE [overloaded rows])
 defop("clamp_min_tensor", "ClampMinBackward1", np.maximum, ("self", "min"),
-      internal="overload of clamp_min (a tensor min): reached through gradviz.clamp_min, which "
-               "picks torch's overload",
+      signature="clamp_min.Tensor(Tensor self, Tensor min) -> Tensor", method=True,
+      inplace=True, with_out=True,
       broadcasts=True,
       calls=("`gradviz.clamp_min(x, tensor)`", "`.clamp_min()`"),
       self=lambda grad, self, min: f.where(self >= min, grad, 0.0),
       min=lambda grad, self, min: f.where(self < min, grad, 0.0))
-defop("clamp_max", "ClampMaxBackward0", K.clamp_max, ("self",),
+defop("clamp_min", "ClampMinBackward0", K.clamp_min, ("self",),
+      signature="clamp_min(Tensor self, Scalar min) -> Tensor", method=True, inplace=True,
+      with_out=True,
       promotes=True,
-      calls=("`gradviz.clamp_max`", "`.clamp_max()`"),
-      self=lambda grad, self, max: f.where(self <= max, grad, 0.0))
+      example="gradviz.clamp_min(gradviz.tensor([-2.0, 3.0]), 0)\ntensor([0., 3.])",
+      calls=("`gradviz.clamp_min`", "`.clamp_min()`"),
+      self=lambda grad, self, min: f.where(self >= min, grad, 0.0))
+# torch's overloads of clamp_max, in its parser's order (NOTE [overloaded rows])
 defop("clamp_max_tensor", "ClampMaxBackward1", np.minimum, ("self", "max"),
-      internal="overload of clamp_max (a tensor max): reached through gradviz.clamp_max, which "
-               "picks torch's overload",
+      signature="clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", method=True,
+      inplace=True, with_out=True,
       broadcasts=True,
       calls=("`gradviz.clamp_max(x, tensor)`", "`.clamp_max()`"),
       self=lambda grad, self, max: f.where(self <= max, grad, 0.0),
       max=lambda grad, self, max: f.where(self > max, grad, 0.0))
+defop("clamp_max", "ClampMaxBackward0", K.clamp_max, ("self",),
+      signature="clamp_max(Tensor self, Scalar max) -> Tensor", method=True, inplace=True,
+      with_out=True,
+      promotes=True,
+      example="gradviz.clamp_max(gradviz.tensor([-2.0, 3.0]), 0)\ntensor([-2.,  0.])",
+      calls=("`gradviz.clamp_max`", "`.clamp_max()`"),
+      self=lambda grad, self, max: f.where(self <= max, grad, 0.0))
 defop("maximum", "MaximumBackward0", np.maximum, ("self", "other"),
       signature="maximum(Tensor self, Tensor other) -> Tensor", method=True, with_out=True,
       normalize=B.tensor_other("maximum"),

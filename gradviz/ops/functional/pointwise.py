@@ -1,5 +1,6 @@
 """The elementwise functions that need more than their row: abs and square, clamp and its
-relatives, rounding, the trigonometric aliases, nan_to_num, atan2, hypot,
+relatives (clamp_min and clamp_max are generated from their
+overloads' rows), rounding, the trigonometric aliases, nan_to_num, atan2, hypot,
 fmax/fmin, xlogy, heaviside, lerp, addcmul/addcdiv, polygamma, float_power.
 
 The unary functions (exp, floor, tan ...), maximum, minimum, sgn, logit, logaddexp and
@@ -37,7 +38,7 @@ from gradviz.ops.functional.common import (
 from gradviz.tensor import Tensor, _is_number
 
 __all__ = [
-    "abs", "absolute", "square", "clamp", "clip", "clamp_min", "clamp_max",
+    "abs", "absolute", "square", "clamp", "clip",
     "round", "fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
     "nan_to_num", "atan2", "arctan2", "hypot", "fmax", "fmin", "xlogy", "heaviside",
     "lerp", "addcmul", "addcdiv", "round_", "nan_to_num_", "xlogy_", "asinh_", "acosh_",
@@ -110,32 +111,6 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A
 
 
 clip = clamp
-
-
-def clamp_min(input: Tensor, min: Any) -> Tensor:  # noqa: A002
-    """``max(input, min)`` (``ClampMinBackward0``; ``ClampMinBackward1`` for a tensor ``min``).
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.clamp_min(gradviz.tensor([-2.0, 3.0]), 0)
-        tensor([0., 3.])
-    """
-    if isinstance(min, Tensor):
-        return dispatch(_O["clamp_min_tensor"], input, min)
-    return dispatch(_O["clamp_min"], input, min=min)
-
-
-def clamp_max(input: Tensor, max: Any) -> Tensor:  # noqa: A002
-    """``min(input, max)`` (``ClampMaxBackward0``; ``ClampMaxBackward1`` for a tensor ``max``).
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.clamp_max(gradviz.tensor([-2.0, 3.0]), 0)
-        tensor([-2.,  0.])
-    """
-    if isinstance(max, Tensor):
-        return dispatch(_O["clamp_max_tensor"], input, max)
-    return dispatch(_O["clamp_max"], input, max=max)
 
 
 def _tensor_only(name: str, other: Any) -> None:
