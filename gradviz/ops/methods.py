@@ -463,8 +463,8 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
     # generated from their rows); the tensor-only ones through their method forms.
     for name in ("round", "round_", "fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
                  "arctanh", "nan_to_num", "nan_to_num_", "atan2", "atan2_",
-                 "arctan2", "hypot", "hypot_", "fmax", "fmin", "xlogy",
-                 "xlogy_", "heaviside", "heaviside_", "lerp", "lerp_", "addcmul", "addcmul_",
+                 "arctan2", "hypot", "hypot_", "fmax", "fmin", "heaviside", "heaviside_", "lerp",
+                 "lerp_", "addcmul", "addcmul_",
                  "addcdiv", "addcdiv_", "asinh_", "acosh_", "atanh_"):
         fn = F.TENSOR_ONLY_METHODS.get(name) or getattr(F, name)
         setattr(Tensor, name, _as_method(fn, name))

@@ -48,6 +48,8 @@ def test_the_generated_forms_are_torch_s(name: str) -> None:
         assert fn + "_" in OPS or fn in INPLACE_MISSING
     overloads = torch._C._jit_get_schemas_for_operator(f"aten::{fn}")
     # the out= variant of the row's overload: `out`, or `Tensor_Scalar_out` of pow.Tensor_Scalar
-    out_name = f"{op.signature.overload}_out" if op.signature.overload else "out"
-    has_out = any(s.overload_name in (out_name, "out") for s in overloads)
+    # (`OutScalar_Self` of xlogy.Scalar_Self)
+    o = op.signature.overload
+    out_names = ("out", f"{o}_out", f"Out{o}") if o else ("out",)
+    has_out = any(s.overload_name in out_names for s in overloads)
     assert op.with_out == (has_out and name not in OUT_PENDING)

@@ -461,7 +461,12 @@ defop("fmin", "FminBackward0", np.fmin, ("self", "other"),
       samples=(Sample(R(2, 3), R(2, 3)), Sample(R(2, 3), R(3))),
       self=lambda grad, self, other: f.where(_fmin_self_wins(self, other), grad, 0.0),
       other=lambda grad, self, other: f.where(_fmin_self_wins(self, other), 0.0, grad))
+# torch's overloads of xlogy, in its parser's order (NOTE [overloaded rows])
 defop("xlogy", "XlogyBackward0", K.xlogy, ("self", "other"),
+      signature="xlogy.Tensor(Tensor self, Tensor other) -> Tensor", method=True, inplace=True,
+      with_out=True,
+      example="gradviz.xlogy(gradviz.tensor([0.0, 2.0]), gradviz.tensor([0.0, 1.0]))\n"
+              "tensor([0., 0.])",
       broadcasts=True, promotes=True, quiet=True,
       doc="``input * log(other)``, and 0 where ``input == 0`` (unless ``other`` is NaN).",
       calls=("`gradviz.xlogy`", "`.xlogy()`, `.xlogy_()`"),
@@ -469,16 +474,15 @@ defop("xlogy", "XlogyBackward0", K.xlogy, ("self", "other"),
       self=_xlogy_self_grad,
       other=lambda grad, self, other: grad * self / other)
 defop("xlogy_scalar_self", "XlogyBackward1", K.xlogy_scalar_self, ("other",),
-      internal="overload of xlogy (a number input): reached through gradviz.xlogy, which picks "
-               "torch's overload",
+      signature="xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor", with_out=True,
       promotes=True, quiet=True,
       doc="``xlogy`` with a number ``input``.",
       calls=("`gradviz.xlogy(2.0, y)`", ""),
-      samples=(Sample(P(2, 3), self=2.0),),
+      samples=(Sample(2.0, P(2, 3)),),
       other=lambda grad, self, other: grad * self / other)
 defop("xlogy_scalar_other", "XlogyBackward2", K.xlogy_scalar_other, ("self",),
-      internal="overload of xlogy (a number other): reached through gradviz.xlogy, which picks "
-               "torch's overload",
+      signature="xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor", method=True,
+      inplace=True, with_out=True,
       promotes=True, quiet=True,
       doc="``xlogy`` with a number ``other``.",
       calls=("`gradviz.xlogy(x, 2.0)`", "`.xlogy()`, `.xlogy_()`"),

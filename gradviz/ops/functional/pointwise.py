@@ -1,12 +1,12 @@
 """The elementwise functions that need more than their row: abs and square, clamp and its
 relatives (clamp_min and clamp_max are generated from their
 overloads' rows), rounding, the trigonometric aliases, nan_to_num, atan2, hypot,
-fmax/fmin, xlogy, heaviside, lerp, addcmul/addcdiv, polygamma, float_power.
+fmax/fmin, xlogy_, heaviside, lerp, addcmul/addcdiv, polygamma, float_power.
 
 The unary functions (exp, floor, tan ...), maximum, minimum, sgn, logit, logaddexp and
-logaddexp2 are generated from their rows' signatures (gradviz/ops/api.py), fmod and copysign
-from their overloads' rows (NOTE [overloaded rows]). Why each one here is
-not (yet): several rows behind one name (torch's overloads not migrated yet: clamp, round, xlogy,
+logaddexp2 are generated from their rows' signatures (gradviz/ops/api.py), fmod, copysign
+and xlogy from their overloads' rows (NOTE [overloaded rows]). Why each one here is
+not (yet): several rows behind one name (torch's overloads not migrated yet: clamp, round,
 lerp, float_power), a composite (square is pow, the aliases, abs's bool check before its
 row), a module-level in-place function the Tensor method cannot stand for (nan_to_num_,
 asinh_ ...; gradviz/ops/functional/inplace.py makes the others from the Tensor methods), or a
@@ -40,7 +40,7 @@ from gradviz.tensor import Tensor, _is_number
 __all__ = [
     "abs", "absolute", "square", "clamp", "clip",
     "round", "fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
-    "nan_to_num", "atan2", "arctan2", "hypot", "fmax", "fmin", "xlogy", "heaviside",
+    "nan_to_num", "atan2", "arctan2", "hypot", "fmax", "fmin", "heaviside",
     "lerp", "addcmul", "addcdiv", "round_", "nan_to_num_", "xlogy_", "asinh_", "acosh_",
     "atanh_", "polygamma", "float_power"
 ]
@@ -276,29 +276,6 @@ def fmin(input: Tensor, other: Tensor) -> Tensor:
     """
     _tensors_only("fmin", input=input, other=other)
     return dispatch(_O["fmin"], input, other)
-
-
-_XLOGY_SIGNATURES = ("Tensor input, Tensor other", "Number self, Tensor other",
-                     "Tensor input, Number other")
-
-
-def xlogy(input: Any, other: Any) -> Tensor:
-    """``input * log(other)``, and 0 where ``input`` is 0 (unless ``other`` is NaN):
-    ``XlogyBackward0`` for two tensors, ``XlogyBackward1`` for a number ``input``,
-    ``XlogyBackward2`` for a number ``other``.
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.xlogy(gradviz.tensor([0.0, 2.0]), gradviz.tensor([0.0, 1.0]))
-        tensor([0., 0.])
-    """
-    if isinstance(input, Tensor) and isinstance(other, Tensor):
-        return dispatch(_O["xlogy"], input, other)
-    if isinstance(input, Tensor) and _is_number(other):
-        return dispatch(_O["xlogy_scalar_other"], input, other=other)
-    if _is_number(input) and isinstance(other, Tensor):
-        return dispatch(_O["xlogy_scalar_self"], other, self=input)
-    raise _overloads("xlogy", (input, other), _XLOGY_SIGNATURES)
 
 
 def xlogy_(input: Tensor, other: Any) -> Tensor:
