@@ -25,7 +25,7 @@ SIGNED = sorted(name for name, op in OPS.items() if op.signature is not None)
 # The issue's target (issue #30): 95% of the rows with a public name generate their function
 # and method from their signature. RATCHET is the share reached so far: raise it with each
 # migrated category, never lower it.
-TARGET, RATCHET = 0.95, 0.487
+TARGET, RATCHET = 0.95, 0.489
 
 
 def _expected(op, first: str, out: bool) -> inspect.Signature:

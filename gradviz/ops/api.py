@@ -186,8 +186,8 @@ def _make_inplace(op: OpInfo) -> Callable[..., Tensor]:
 # are several rows with one public name, each with its own schema. As torch's python_arg_parser
 # does, the generated function tries the rows' signatures in order (the table declares them in
 # the order torch's parser tries them) and runs the first whose arguments bind and are of the
-# kinds the schema says: ``Tensor`` a tensor (or a NumPy array, a constant tensor in gradviz),
-# ``Scalar`` a number; other types are the row's normaliser's to check. A NumPy array counts as a
+# kinds the schema says: ``Tensor`` a tensor, ``Scalar`` a number, ``int`` an integer; other
+# types are the row's normaliser's to check. A NumPy array counts as a
 # tensor for a row with a normaliser (which makes it a constant tensor, as the operators take
 # arrays: ``x ** a``), and for no other. No row fits: torch's
 # "received an invalid combination of arguments" error, listing the signatures.
@@ -205,6 +205,8 @@ def _kind_fits(type_: str, value: Any, arrays: bool = True) -> bool:
         return isinstance(value, Tensor) or (arrays and isinstance(value, np.ndarray))
     if type_.startswith("Scalar"):
         return _is_number(value)
+    if type_ == "int":  # (a bool is not one, as torch's parser says)
+        return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
     return True
 
 
@@ -232,6 +234,11 @@ def _type_name(value: Any) -> str:
     return "Tensor" if isinstance(value, Tensor) else type(value).__name__
 
 
+def _arity(sig: inspect.Signature) -> tuple[int, int]:
+    params = sig.parameters.values()
+    return sum(p.default is inspect.Parameter.empty for p in params), len(params)
+
+
 def _listing(positional: list[str], keywords: list[str]) -> str:
     # torch's quirk, kept: keywords alone end with ", " (``got (exponent=str, )``)
     pos, kw = ", ".join(positional), ", ".join(keywords)
@@ -245,6 +252,24 @@ def _overload_error(name: str, listed: list[tuple[str, Any, dict, bool]], args: 
     wrong kind (``(Tensor, !str!)``), as torch's parser does."""
     got = _listing([_type_name(a) for a in args[skip:]],
                    [f"{k}={_type_name(v)}" for k, v in kwargs.items()])
+    # One signature that takes as many arguments as given (torch's "plausible" one): its own
+    # error, naming the argument of the wrong kind.
+    n = len(args) + len(kwargs)
+    plausible = [(sig, types, arrays) for _, sig, types, arrays in listed
+                 if _arity(sig)[0] <= n <= _arity(sig)[1]]
+    if len(plausible) == 1:
+        sig, types, arrays = plausible[0]
+        try:
+            bound = sig.bind(*args, **kwargs).arguments
+        except TypeError:
+            bound = {}
+        positions = list(sig.parameters)
+        for k, v in bound.items():
+            if k in types and not _kind_fits(types[k], v, arrays):
+                where = "" if k in kwargs else f" (position {positions.index(k) + 1 - skip})"
+                kind = {"Scalar": "Number"}.get(types[k], types[k].rstrip("?"))
+                return TypeError(f"{name}(): argument '{k}'{where} must be {kind}, not "
+                                 f"{_type_name(v)}")
     text = ""
     for shown, sig, types, arrays in listed:
         text += f" * ({shown})\n"
@@ -300,7 +325,7 @@ def make_overloaded(rows: list[OpInfo], method: bool = False,
     for r in rows:
         fn = _from_signature(r, inplace=True) if inplace else _from_signature(r)
         fn.__doc__ = _docstring(r)
-        params = list(r.signature.python_signature(first, r.with_out and not inplace)
+        params = list(r.signature.python_signature(first, r.with_out and first == "input")
                       .parameters.values())
         types = {p.name: a.type for p, a in zip(params, r.signature.arguments)}
         candidates.append((inspect.Signature(params), types, fn, r.normalize is not None))

@@ -461,7 +461,7 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
     Tensor.__iter__ = _iter
     # The hand-written elementwise functions with PyTorch's argument handling (the rest are
     # generated from their rows); the tensor-only ones through their method forms.
-    for name in ("round", "round_", "fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
+    for name in ("fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
                  "arctanh", "nan_to_num", "nan_to_num_", "atan2", "atan2_",
                  "arctan2", "hypot", "hypot_", "fmax", "fmin", "heaviside", "heaviside_", "lerp",
                  "lerp_", "addcmul", "addcmul_",

@@ -274,14 +274,18 @@ for _name, _node, _kernel, _doc, _example in (
           samples=(Sample(R(2, 3)), Sample(R())),
           calls=("`gradviz.fix`", "`.fix()`, `.fix_()`") if _name == "trunc" else ("", ""),
           self=_zero_grad)
+# torch's overloads of round, in its parser's order (NOTE [overloaded rows])
 defop("round", "RoundBackward0", K.round_, ("self",),
+      signature="round(Tensor self) -> Tensor", method=True, inplace=True, with_out=True,
+      example="gradviz.round(gradviz.tensor([0.5, 1.5, 2.567]))\ntensor([0., 2., 3.])",
       doc="Round half to even (the gradient is 0).",
       calls=("`gradviz.round`", "`.round()`, `.round_()`"),
       samples=(Sample(R(2, 3)), Sample(R())),
       self=_zero_grad)
 defop("round_decimals", "RoundBackward1", K.round_decimals, ("self",),
-      internal="overload of round (decimals=): reached through gradviz.round, which picks torch's"
-               " overload",
+      signature="round.decimals(Tensor self, *, int decimals) -> Tensor", method=True,
+      inplace=True, with_out=True,
+      example="gradviz.round(gradviz.tensor([2.567]), decimals=2)\ntensor([2.5700])",
       doc="``round(decimals=d)``: to ``d`` decimal places, half to even (the gradient is 0).",
       calls=("`gradviz.round(x, decimals=2)`", "`.round(decimals=2)`, `.round_(decimals=2)`"),
       samples=(Sample(R(2, 3), decimals=1), Sample(P(3), decimals=-1)),

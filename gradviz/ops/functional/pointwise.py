@@ -4,10 +4,10 @@ overloads' rows), rounding, the trigonometric aliases, nan_to_num, atan2, hypot,
 fmax/fmin, xlogy_, heaviside, lerp, addcmul/addcdiv, polygamma, float_power.
 
 The unary functions (exp, floor, tan ...), maximum, minimum, sgn, logit, logaddexp and
-logaddexp2 are generated from their rows' signatures (gradviz/ops/api.py), fmod, copysign
-and xlogy from their overloads' rows (NOTE [overloaded rows]). Why each one here is
-not (yet): several rows behind one name (torch's overloads not migrated yet: clamp, round,
-lerp, float_power), a composite (square is pow, the aliases, abs's bool check before its
+logaddexp2 are generated from their rows' signatures (gradviz/ops/api.py), fmod, copysign,
+xlogy and round from their overloads' rows (NOTE [overloaded rows]). Why each one here is
+not (yet): several rows behind one name (torch's overloads not migrated yet: clamp, lerp,
+float_power), a composite (square is pow, the aliases, abs's bool check before its
 row), a module-level in-place function the Tensor method cannot stand for (nan_to_num_,
 asinh_ ...; gradviz/ops/functional/inplace.py makes the others from the Tensor methods), or a
 method whose tensor-only errors count positions without ``self`` (TENSOR_ONLY_METHODS: atan2,
@@ -39,7 +39,7 @@ from gradviz.tensor import Tensor, _is_number
 
 __all__ = [
     "abs", "absolute", "square", "clamp", "clip",
-    "round", "fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
+    "fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
     "nan_to_num", "atan2", "arctan2", "hypot", "fmax", "fmin", "heaviside",
     "lerp", "addcmul", "addcdiv", "round_", "nan_to_num_", "xlogy_", "asinh_", "acosh_",
     "atanh_", "polygamma", "float_power"
@@ -117,22 +117,6 @@ def _tensor_only(name: str, other: Any) -> None:
     if not isinstance(other, Tensor):
         raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
                         f"{type(other).__name__}")
-
-
-def round(input: Tensor, *, decimals: int | None = None) -> Tensor:  # noqa: A001 - torch.round
-    """Round half to even: ``RoundBackward0``, or with ``decimals`` (even 0, as in PyTorch)
-    ``RoundBackward1``. Integer tensors come back unchanged; the gradient is 0.
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.round(gradviz.tensor([0.5, 1.5, 2.567]))
-        tensor([0., 2., 3.])
-        >>> gradviz.round(gradviz.tensor([2.567]), decimals=2)
-        tensor([2.5700])
-    """
-    if decimals is None:
-        return dispatch(_O["round"], input)
-    return dispatch(_O["round_decimals"], input, decimals=int(decimals))
 
 
 def round_(input: Tensor, *, decimals: int | None = None) -> Tensor:
