@@ -16,6 +16,8 @@ hand-written forms the row lists in ``calls``.
 from __future__ import annotations
 
 import inspect
+import linecache
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -124,7 +126,12 @@ def _from_signature(op: OpInfo, inplace: bool = False) -> Callable[..., Tensor]:
         "_normalize": op.normalize, "_general": general_dispatch, "_inplace": dispatch_inplace,
         "_check_out": check_out, "_write_out": write_out}
     source = function_source(op, inplace)
-    exec(compile(source, f"<signature of {op.name}>", "exec"), scope)  # noqa: S102
+    # A file name inside the package: the tracer takes the generated function's frame for
+    # gradviz's own (the user's line is the caller's), and tracebacks show its source.
+    filename = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            f"<signature of {op.name}{'_' if inplace else ''}>")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), scope)  # noqa: S102
     fn = scope[source[len("def "):source.index("(")]]
     fn.__qualname__ = fn.__name__
     fn.op = op
