@@ -57,11 +57,17 @@ def test_generated_api_is_exported_and_installed(name: str) -> None:
     fn = getattr(functional, op.function)
     assert getattr(gradviz, op.function) is fn
     assert op.function in gradviz.__all__ and op.function in functional.__all__
-    # (a method taking more than self words its argument errors as torch's: it wraps `fn`)
     method = getattr(gradviz.Tensor, op.function, None)
+    inplace = getattr(gradviz.Tensor, op.function + "_", None)
+    if op in getattr(fn, "ops", ()):  # torch's overloads (NOTE [overloaded rows]): one each
+        assert fn.functions[op.name].op is op
+        assert (op.name in getattr(method, "overloads", ())) == op.method
+        assert (op.name in getattr(inplace, "overloads", ())) == op.inplace
+        assert (op.node or "Not differentiable") in fn.__doc__
+        return
+    # (a method taking more than self words its argument errors as torch's: it wraps `fn`)
     assert (method is fn or getattr(method, "__wrapped__", None) is fn) == op.method
     # (an in-place method may also be hand-written: `asinh_` records another node than `asinh`)
-    inplace = getattr(gradviz.Tensor, op.function + "_", None)
     assert (getattr(inplace, "op", None) is op) == op.inplace
     assert (op.node or "Not differentiable") in fn.__doc__  # (a row without a node: no grad)
 

@@ -21,14 +21,17 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from gradviz._factories import check_out, write_out
 from gradviz.ops import _args, functional
 from gradviz.ops.dispatch import dispatch, dispatch_inplace, general_dispatch
 from gradviz.ops.opinfo import OpInfo
 from gradviz.ops.schema import NO_DEFAULT, Schema
-from gradviz.tensor import Tensor
+from gradviz.tensor import Tensor, _is_number
 
-__all__ = ["publish", "unpublish", "calls", "make_function", "function_source"]
+__all__ = ["publish", "unpublish", "calls", "make_function", "function_source",
+           "make_overloaded", "overload_rows"]
 
 _P = inspect.Parameter
 
@@ -123,10 +126,10 @@ def _from_signature(op: OpInfo, inplace: bool = False) -> Callable[..., Tensor]:
         "_normalize": op.normalize, "_general": general_dispatch, "_inplace": dispatch_inplace,
         "_check_out": check_out, "_write_out": write_out}
     source = function_source(op, inplace)
-    # Named as a file inside the package, so that the tracer takes its frames for gradviz's
-    # own and shows the user's line that called it; its lines are given to linecache, so a
-    # traceback through it shows them.
-    filename = os.path.join(os.path.dirname(__file__), f"<signature of {op.name}>")
+    # A file name inside the package: the tracer takes the generated function's frame for
+    # gradviz's own (the user's line is the caller's), and tracebacks show its source.
+    filename = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            f"<signature of {op.name}{'_' if inplace else ''}>")
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), scope)  # noqa: S102
     fn = scope[source[len("def "):source.index("(")]]
@@ -186,6 +189,190 @@ def _make_inplace(op: OpInfo) -> Callable[..., Tensor]:
     return method
 
 
+# NOTE [overloaded rows]: torch's overloads (pow.Tensor_Tensor, pow.Scalar, pow.Tensor_Scalar)
+# are several rows with one public name, each with its own schema. As torch's python_arg_parser
+# does, the generated function tries the rows' signatures in order (the table declares them in
+# the order torch's parser tries them) and runs the first whose arguments bind and are of the
+# kinds the schema says: ``Tensor`` a tensor, ``Scalar`` a number, ``int`` an integer; other
+# types are the row's normaliser's to check. A NumPy array counts as a
+# tensor for a row with a normaliser (which makes it a constant tensor, as the operators take
+# arrays: ``x ** a``), and for no other. No row fits: torch's
+# "received an invalid combination of arguments" error, listing the signatures.
+
+
+def overload_rows(op: OpInfo) -> list[OpInfo]:
+    """The rows with a signature that share ``op``'s public name, in the table's order."""
+    from gradviz.ops.opinfo import OPS
+
+    return [o for o in OPS.values() if o.function == op.function and o.signature is not None]
+
+
+def _kind_fits(type_: str, value: Any, arrays: bool = True) -> bool:
+    if type_.startswith("Tensor"):
+        return isinstance(value, Tensor) or (arrays and isinstance(value, np.ndarray))
+    if type_.startswith("Scalar"):
+        return _is_number(value)
+    if type_ == "int":  # (a bool is not one, as torch's parser says)
+        return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    return True
+
+
+def _torch_text(schema: Schema, method: bool, out: bool) -> str:
+    """A signature as torch's overload error lists it: ``Tensor input, Number exponent, *,
+    Tensor out = None`` (the method form without ``self``)."""
+    parts, star = [], False
+    for i, a in enumerate(schema.arguments):
+        if i == 0 and method:
+            continue
+        if a.kwarg_only and not star:
+            parts.append("*")
+            star = True
+        type_ = "Number" if a.type.startswith("Scalar") else a.type.rstrip("?")
+        name = "input" if i == 0 and a.name == "self" and a.is_tensor else a.name
+        default = "" if a.default is NO_DEFAULT else f" = {a.default}"
+        parts.append(f"{type_} {name}{default}")
+    if out:
+        parts += [] if star else ["*"]
+        parts.append("Tensor out = None")
+    return ", ".join(parts)
+
+
+def _type_name(value: Any) -> str:
+    return "Tensor" if isinstance(value, Tensor) else type(value).__name__
+
+
+def _arity(sig: inspect.Signature) -> tuple[int, int]:
+    params = sig.parameters.values()
+    return sum(p.default is inspect.Parameter.empty for p in params), len(params)
+
+
+def _listing(positional: list[str], keywords: list[str]) -> str:
+    # torch's quirk, kept: keywords alone end with ", " (``got (exponent=str, )``)
+    pos, kw = ", ".join(positional), ", ".join(keywords)
+    return f"{pos}, {kw}" if pos and kw else (f"{kw}, " if kw else pos)
+
+
+def _overload_error(name: str, listed: list[tuple[str, Any, dict, bool]], args: tuple, kwargs: dict,
+                    skip: int) -> TypeError:
+    """torch's text: the call's argument types (without ``self`` in a method, ``skip=1``), then
+    each signature; one without ``out=`` that the call binds to says which arguments are of the
+    wrong kind (``(Tensor, !str!)``), as torch's parser does."""
+    got = _listing([_type_name(a) for a in args[skip:]],
+                   [f"{k}={_type_name(v)}" for k, v in kwargs.items()])
+    # One signature that takes as many arguments as given (torch's "plausible" one): its own
+    # error, naming the argument of the wrong kind.
+    n = len(args) + len(kwargs)
+    plausible = [(sig, types, arrays) for _, sig, types, arrays in listed
+                 if _arity(sig)[0] <= n <= _arity(sig)[1]]
+    if len(plausible) == 1:
+        sig, types, arrays = plausible[0]
+        try:
+            bound = sig.bind(*args, **kwargs).arguments
+        except TypeError:
+            bound = {}
+        positions = list(sig.parameters)
+        for k, v in bound.items():
+            if k in types and not _kind_fits(types[k], v, arrays):
+                where = "" if k in kwargs else f" (position {positions.index(k) + 1 - skip})"
+                kind = {"Scalar": "Number"}.get(types[k], types[k].rstrip("?"))
+                return TypeError(f"{name}(): argument '{k}'{where} must be {kind}, not "
+                                 f"{_type_name(v)}")
+    text = ""
+    for shown, sig, types, arrays in listed:
+        text += f" * ({shown})\n"
+        if "Tensor out = None" in shown:
+            continue
+        try:
+            bound = sig.bind(*args, **kwargs).arguments
+        except TypeError:
+            continue
+        names = list(bound)[skip:len(args)]
+        marks = _listing(
+            [_type_name(v) if _kind_fits(types[n], v, arrays) else f"!{_type_name(v)}!"
+             for n, v in zip(names, args[skip:])],
+            [f"{k}={_type_name(v)}" if _kind_fits(types.get(k, ""), v, arrays)
+             else f"!{k}={_type_name(v)}!" for k, v in kwargs.items()])
+        text += ("      didn't match because some of the arguments have invalid types: ("
+                 + marks + ")\n")
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but "
+                     f"expected one of:\n{text}")
+
+
+def _overloaded_docstring(rows: list[OpInfo]) -> str:
+    """The overloads' schemas and what each records, then their examples, in torch's order."""
+    lines = [f"``{rows[0].function}``: torch's overloads, the first whose arguments fit runs "
+             "(NOTE [overloaded rows] in gradviz/ops/api.py); generated from their rows in "
+             "``gradviz/ops/derivatives/``.", ""]
+    for r in rows:
+        lines.append(f"* ``{r.signature.text}``: {r.doc or r.name} (records ``{r.node}``)")
+    examples = [r.example.strip().splitlines() for r in rows if r.example]
+    if examples:
+        lines += ["", "Example:", "    >>> import gradviz"]
+        for call, *shown in examples:
+            lines += [f"    >>> {call}"] + [f"    {line}" for line in shown]
+    return "\n    ".join(lines) + "\n    "
+
+
+def make_overloaded(rows: list[OpInfo], method: bool = False,
+                    inplace: bool = False) -> Callable[..., Tensor]:
+    """One function (with ``method``, the Tensor method; with ``inplace``, the in-place method)
+    from the rows of one public name, picking the row as torch's parser picks an overload
+    (NOTE [overloaded rows]).
+
+    Example:
+        >>> import gradviz
+        >>> gradviz.pow(2, gradviz.tensor([1.0, 3.0])).grad_fn is None, gradviz.pow.overloads
+        (True, ('pow_tensor', 'pow_scalar_base', 'pow'))
+    """
+    if method or inplace:  # the methods are those of a tensor self
+        rows = [r for r in rows if r.signature.arguments[0].is_tensor
+                and (r.inplace if inplace else r.method)]
+    first = "self" if method or inplace else "input"
+    candidates = []
+    for r in rows:
+        fn = _from_signature(r, inplace=True) if inplace else _from_signature(r)
+        fn.__doc__ = _docstring(r)
+        params = list(r.signature.python_signature(first, r.with_out and first == "input")
+                      .parameters.values())
+        types = {p.name: a.type for p, a in zip(params, r.signature.arguments)}
+        candidates.append((inspect.Signature(params), types, fn, r.normalize is not None))
+    texts = [_torch_text(r.signature, method or inplace, r.with_out and not method and not inplace)
+             for r in rows]
+    name = rows[0].function + ("_" if inplace else "")
+    listed = [(t, c[0], c[1], c[3]) for t, c in zip(texts, candidates)]
+
+    def overloaded(*args: Any, **kwargs: Any) -> Tensor:
+        for sig, types, fn, arrays in candidates:
+            try:
+                bound = sig.bind(*args, **kwargs).arguments
+            except TypeError:
+                continue
+            if all(_kind_fits(types[k], v, arrays) for k, v in bound.items() if k in types):
+                return fn(*args, **kwargs)
+        raise _overload_error(name, listed, args, kwargs, 1 if method or inplace else 0)
+
+    overloaded.__name__ = overloaded.__qualname__ = name
+    overloaded.op = rows[0]
+    overloaded.overloads = tuple(r.name for r in rows)
+    overloaded.functions = {r.name: c[2] for r, c in zip(rows, candidates)}
+    overloaded.__doc__ = _overloaded_docstring(rows)
+    if not method and not inplace:
+        overloaded.__module__ = functional.__name__
+    return overloaded
+
+
+def _publish_overloaded(op: OpInfo, rows: list[OpInfo]) -> None:
+    fn = make_overloaded(rows)
+    fn.ops = tuple(rows)
+    setattr(functional, op.function, fn)
+    if op.function not in functional.__all__:
+        functional.__all__.append(op.function)
+    if any(r.method for r in rows):
+        setattr(Tensor, op.function, make_overloaded(rows, method=True))
+    if any(r.inplace for r in rows):
+        setattr(Tensor, f"{op.function}_", make_overloaded(rows, inplace=True))
+
+
 def publish(op: OpInfo) -> None:
     """Install the API a row asks for: ``gradviz.ops.functional.<function>`` (and with it
     ``gradviz.<function>``), ``Tensor.<function>``, ``Tensor.<function>_``.
@@ -200,6 +387,11 @@ def publish(op: OpInfo) -> None:
         True
     """
     if not op.function or getattr(getattr(functional, op.function, None), "op", None) is op:
+        return
+    rows = overload_rows(op) if op.signature is not None else []
+    if len(rows) > 1:
+        if op not in getattr(getattr(functional, op.function, None), "ops", ()):
+            _publish_overloaded(op, rows)
         return
     fn = make_function(op)
     setattr(functional, op.function, fn)

@@ -21,7 +21,7 @@ from gradviz.tensor import Tensor, _wrap_dim
 
 __all__ = ["tensors_only", "float_only", "int_arg", "tensor_other", "tensors_of",
            "float_tensors_of", "dims", "clone", "unsqueeze", "triangle", "logsumexp",
-           "cumulative", "logcumsumexp", "logit"]
+           "cumulative", "logcumsumexp", "logit", "pow_tensor", "pow_scalar_base", "pow_scalar"]
 
 
 def tensors_only(fn: str, **operands: Any) -> None:
@@ -184,3 +184,34 @@ def float_tensors_of(fn: str, kernel: str, *names: str) -> Any:
 
     normalize.__qualname__ = f"float_tensors_of({fn!r})"
     return normalize
+
+
+def _as_tensor(x: Any) -> Any:
+    # A NumPy array where the schema says Tensor is a constant tensor (as in the operators).
+    return Tensor._make(x) if isinstance(x, np.ndarray) else x
+
+
+def pow_tensor(input: Any, exponent: Any) -> tuple[tuple, dict]:
+    """``pow.Tensor_Tensor``: both operands tensors."""
+    return (_as_tensor(input), _as_tensor(exponent)), {}
+
+
+def pow_scalar_base(input: Any, exponent: Any) -> tuple[tuple, dict]:
+    """``pow.Scalar``: the number base is the row's keyword ``self``, the exponent its input."""
+    return (_as_tensor(exponent),), {"self": input}
+
+
+def pow_scalar(input: Any, exponent: Any) -> tuple[tuple, dict]:
+    """``pow.Tensor_Scalar``, refusing an integer tensor to a negative integer power as torch's
+    kernel does.
+
+    Example:
+        >>> import gradviz
+        >>> pow_scalar(gradviz.tensor([2]), -1)
+        Traceback (most recent call last):
+        RuntimeError: Integers to negative integer powers are not allowed.
+    """
+    input = _as_tensor(input)
+    if input._data.dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return (input,), {"exponent": exponent}

@@ -95,7 +95,7 @@ def install(Tensor: type) -> None:  # noqa: N803 - the class being extended
         # named methods
         # (methods generated from a table row, such as exp or neg, are installed by
         # gradviz.ops.api.publish)
-        "add": F.add, "sub": F.sub, "mul": F.mul, "div": F.div, "pow": F.pow,
+        "add": F.add, "sub": F.sub, "mul": F.mul, "div": F.div,
         "sum": F.sum, "mean": F.mean, "view": F.view,
         "reshape": F.reshape, "transpose": F.transpose, "swapaxes": F.transpose, "t": F.t,
         "permute": F.permute, "expand": F.expand,
@@ -429,8 +429,7 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
     from gradviz.ops import functional as F
 
     # By category, as gradviz/ops/functional/ is split.
-    elementwise = ("abs", "absolute", "square", "clamp", "clip", "clamp_min", "clamp_max",
-                   "copysign", "copysign_", "float_power", "float_power_")
+    elementwise = ("abs", "absolute", "square", "clamp", "clip", "float_power", "float_power_")
     comparison = ("allclose", "equal", "isclose")
     reductions = ("max", "min", "amax", "amin", "argmax", "argmin", "all", "any", "prod", "var",
                   "std", "norm", "softmax", "log_softmax", "topk", "sort",
@@ -462,10 +461,10 @@ def _install_library(Tensor: type) -> None:  # noqa: N803
     Tensor.__iter__ = _iter
     # The hand-written elementwise functions with PyTorch's argument handling (the rest are
     # generated from their rows); the tensor-only ones through their method forms.
-    for name in ("round", "round_", "fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
+    for name in ("fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
                  "arctanh", "nan_to_num", "nan_to_num_", "atan2", "atan2_",
-                 "arctan2", "hypot", "hypot_", "fmod", "fmod_", "fmax", "fmin", "xlogy",
-                 "xlogy_", "heaviside", "heaviside_", "lerp", "lerp_", "addcmul", "addcmul_",
+                 "arctan2", "hypot", "hypot_", "fmax", "fmin", "heaviside", "heaviside_", "lerp",
+                 "lerp_", "addcmul", "addcmul_",
                  "addcdiv", "addcdiv_", "asinh_", "acosh_", "atanh_"):
         fn = F.TENSOR_ONLY_METHODS.get(name) or getattr(F, name)
         setattr(Tensor, name, _as_method(fn, name))

@@ -37,11 +37,19 @@ def test_the_generated_forms_are_torch_s(name: str) -> None:
     op = OPS[name]
     fn = op.function
     assert hasattr(torch, fn)
-    assert op.method == hasattr(torch.Tensor, fn)
-    if op.inplace:
+    if not op.signature.arguments[0].is_tensor:  # pow.Scalar (a number self): no method
+        assert not op.method and not op.inplace
+    elif op.method != hasattr(torch.Tensor, fn):
+        raise AssertionError(f"{name}: method={op.method}, torch's Tensor.{fn} exists: "
+                             f"{hasattr(torch.Tensor, fn)}")
+    elif op.inplace:
         assert hasattr(torch.Tensor, fn + "_")
     elif hasattr(torch.Tensor, fn + "_"):  # then another row records it (asinh_ ...)
         assert fn + "_" in OPS or fn in INPLACE_MISSING
     overloads = torch._C._jit_get_schemas_for_operator(f"aten::{fn}")
-    has_out = any(s.overload_name == "out" for s in overloads)
+    # the out= variant of the row's overload: `out`, or `Tensor_Scalar_out` of pow.Tensor_Scalar
+    # (`OutScalar_Self` of xlogy.Scalar_Self)
+    o = op.signature.overload
+    out_names = ("out", f"{o}_out", f"Out{o}") if o else ("out",)
+    has_out = any(s.overload_name in out_names for s in overloads)
     assert op.with_out == (has_out and name not in OUT_PENDING)

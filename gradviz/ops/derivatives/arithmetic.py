@@ -6,6 +6,7 @@ import numpy as np
 
 from gradviz.ops import _formula as f
 from gradviz.ops import _kernels as K
+from gradviz.ops import bindings as B
 from gradviz.ops.opinfo import defop
 from gradviz.ops.samples import P, R, Sample, W
 
@@ -85,28 +86,36 @@ defop("reciprocal", "ReciprocalBackward0", K.reciprocal, ("self",),
       samples=(Sample(P(2, 3)), Sample(P())),
       calls=("`2 / x`", ""),
       self=lambda grad, result: -grad * (result * result))
-defop("pow", "PowBackward0", K.pow_scalar, ("self",),
-      promotes=True, quiet=True,
-      doc="tensor ** number",
-      calls=("`gradviz.pow`, `x ** 2`, `gradviz.square`", "`.pow()`, `.square()`"),
-      self=_pow_backward)
+# torch's overloads of pow, in the order its parser tries them (NOTE [overloaded rows] in
+# gradviz/ops/api.py).
 defop("pow_tensor", "PowBackward1", K.power, ("self", "exponent"),
-      internal="overload of pow (a tensor exponent): reached through gradviz.pow, which picks "
-               "torch's overload",
+      signature="pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor",
+      normalize=B.pow_tensor, method=True, inplace=True, with_out=True,
       broadcasts=True, promotes=True, quiet=True,
       doc="tensor ** tensor",
+      example="gradviz.pow(gradviz.tensor([2.0, 3.0]), gradviz.tensor([3.0, 2.0]))\n"
+              "tensor([8., 9.])",
       calls=("`gradviz.pow`, `x ** y`", "`.pow()`"),
       self=lambda grad, self, exponent: f.where(
           exponent == 0, 0.0, grad * (exponent * self ** (exponent - 1))),
       exponent=lambda grad, self, exponent, result: grad * f.where(
           (self == 0) & (exponent >= 0), 0.0, result * f.log(self)))
 defop("pow_scalar_base", "PowBackward2", K.pow_scalar_base, ("exponent",),
-      internal="overload of pow (a number base): reached through gradviz.pow, which picks torch's"
-               " overload",
+      signature="pow.Scalar(Scalar self, Tensor exponent) -> Tensor",
+      normalize=B.pow_scalar_base, with_out=True,
       promotes=True, quiet=True,
       doc="number ** tensor",
+      example="gradviz.pow(2, gradviz.tensor([1.0, 3.0]))\ntensor([2., 8.])",
       calls=("`gradviz.pow(2, x)`, `2 ** x`", ""),
       exponent=_pow_scalar_base_backward)
+defop("pow", "PowBackward0", K.pow_scalar, ("self",),
+      signature="pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor",
+      normalize=B.pow_scalar, method=True, inplace=True, with_out=True,
+      promotes=True, quiet=True,
+      doc="tensor ** number",
+      example="gradviz.pow(gradviz.tensor([1.0, 2.0]), 2)\ntensor([1., 4.])",
+      calls=("`gradviz.pow`, `x ** 2`, `gradviz.square`", "`.pow()`, `.square()`"),
+      self=_pow_backward)
 defop("mul_scalar", "MulBackward1", K.mul_scalar, ("self",),
       internal="aten::mul.Scalar: recorded only inside composites torch decomposes in C++ "
                "(gradviz.mul(x, 2) records mul, as torch's does)",

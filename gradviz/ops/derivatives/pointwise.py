@@ -152,28 +152,36 @@ defop("clamp_tensor", "ClampBackward0", K.clamp, ("self", "min", "max"),
       self=_clamp_backward,
       min=_clamp_min_grad,
       max=_clamp_max_grad)
-defop("clamp_min", "ClampMinBackward0", K.clamp_min, ("self",),
-      promotes=True,
-      calls=("`gradviz.clamp_min`", "`.clamp_min()`"),
-      self=lambda grad, self, min: f.where(self >= min, grad, 0.0))
+# torch's overloads of clamp_min, in its parser's order (NOTE [overloaded rows])
 defop("clamp_min_tensor", "ClampMinBackward1", np.maximum, ("self", "min"),
-      internal="overload of clamp_min (a tensor min): reached through gradviz.clamp_min, which "
-               "picks torch's overload",
+      signature="clamp_min.Tensor(Tensor self, Tensor min) -> Tensor", method=True,
+      inplace=True, with_out=True,
       broadcasts=True,
       calls=("`gradviz.clamp_min(x, tensor)`", "`.clamp_min()`"),
       self=lambda grad, self, min: f.where(self >= min, grad, 0.0),
       min=lambda grad, self, min: f.where(self < min, grad, 0.0))
-defop("clamp_max", "ClampMaxBackward0", K.clamp_max, ("self",),
+defop("clamp_min", "ClampMinBackward0", K.clamp_min, ("self",),
+      signature="clamp_min(Tensor self, Scalar min) -> Tensor", method=True, inplace=True,
+      with_out=True,
       promotes=True,
-      calls=("`gradviz.clamp_max`", "`.clamp_max()`"),
-      self=lambda grad, self, max: f.where(self <= max, grad, 0.0))
+      example="gradviz.clamp_min(gradviz.tensor([-2.0, 3.0]), 0)\ntensor([0., 3.])",
+      calls=("`gradviz.clamp_min`", "`.clamp_min()`"),
+      self=lambda grad, self, min: f.where(self >= min, grad, 0.0))
+# torch's overloads of clamp_max, in its parser's order (NOTE [overloaded rows])
 defop("clamp_max_tensor", "ClampMaxBackward1", np.minimum, ("self", "max"),
-      internal="overload of clamp_max (a tensor max): reached through gradviz.clamp_max, which "
-               "picks torch's overload",
+      signature="clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", method=True,
+      inplace=True, with_out=True,
       broadcasts=True,
       calls=("`gradviz.clamp_max(x, tensor)`", "`.clamp_max()`"),
       self=lambda grad, self, max: f.where(self <= max, grad, 0.0),
       max=lambda grad, self, max: f.where(self > max, grad, 0.0))
+defop("clamp_max", "ClampMaxBackward0", K.clamp_max, ("self",),
+      signature="clamp_max(Tensor self, Scalar max) -> Tensor", method=True, inplace=True,
+      with_out=True,
+      promotes=True,
+      example="gradviz.clamp_max(gradviz.tensor([-2.0, 3.0]), 0)\ntensor([-2.,  0.])",
+      calls=("`gradviz.clamp_max`", "`.clamp_max()`"),
+      self=lambda grad, self, max: f.where(self <= max, grad, 0.0))
 defop("maximum", "MaximumBackward0", np.maximum, ("self", "other"),
       signature="maximum(Tensor self, Tensor other) -> Tensor", method=True, with_out=True,
       normalize=B.tensor_other("maximum"),
@@ -266,14 +274,18 @@ for _name, _node, _kernel, _doc, _example in (
           samples=(Sample(R(2, 3)), Sample(R())),
           calls=("`gradviz.fix`", "`.fix()`, `.fix_()`") if _name == "trunc" else ("", ""),
           self=_zero_grad)
+# torch's overloads of round, in its parser's order (NOTE [overloaded rows])
 defop("round", "RoundBackward0", K.round_, ("self",),
+      signature="round(Tensor self) -> Tensor", method=True, inplace=True, with_out=True,
+      example="gradviz.round(gradviz.tensor([0.5, 1.5, 2.567]))\ntensor([0., 2., 3.])",
       doc="Round half to even (the gradient is 0).",
       calls=("`gradviz.round`", "`.round()`, `.round_()`"),
       samples=(Sample(R(2, 3)), Sample(R())),
       self=_zero_grad)
 defop("round_decimals", "RoundBackward1", K.round_decimals, ("self",),
-      internal="overload of round (decimals=): reached through gradviz.round, which picks torch's"
-               " overload",
+      signature="round.decimals(Tensor self, *, int decimals) -> Tensor", method=True,
+      inplace=True, with_out=True,
+      example="gradviz.round(gradviz.tensor([2.567]), decimals=2)\ntensor([2.5700])",
       doc="``round(decimals=d)``: to ``d`` decimal places, half to even (the gradient is 0).",
       calls=("`gradviz.round(x, decimals=2)`", "`.round(decimals=2)`, `.round_(decimals=2)`"),
       samples=(Sample(R(2, 3), decimals=1), Sample(P(3), decimals=-1)),
@@ -414,16 +426,12 @@ defop("hypot", "HypotBackward0", K.hypot, ("self", "other"),
       samples=(Sample(A(2, 3), A(2, 3)), Sample(A(3, 1), A(4))),
       self=lambda grad, self, result: grad * self / result,
       other=lambda grad, other, result: grad * other / result)
-defop("fmod_scalar", "FmodBackward0", K.fmod_scalar, ("self",),
-      internal="overload of fmod (a number other): reached through gradviz.fmod, which picks "
-               "torch's overload",
-      promotes=True, quiet=True,
-      doc="``input - trunc(input / other) * other`` with a number ``other`` (C's fmod: the "
-          "sign of ``input``).",
-      calls=("`gradviz.fmod(x, 2)`", "`.fmod()`, `.fmod_()`"),
-      samples=(Sample(R(2, 3), other=0.75), Sample(R(4), other=-0.6)),
-      self=lambda grad: grad)
+# torch's overloads of fmod, in its parser's order (NOTE [overloaded rows], gradviz/ops/api.py)
 defop("fmod", "FmodBackward1", K.fmod, ("self", "other"),
+      signature="fmod.Tensor(Tensor self, Tensor other) -> Tensor", method=True, inplace=True,
+      with_out=True,
+      example="gradviz.fmod(gradviz.tensor([-3.0, 3.0]), gradviz.tensor([2.0, 2.0]))\n"
+              "tensor([-1.,  1.])",
       broadcasts=True, promotes=True, quiet=True,
       doc="``input - trunc(input / other) * other`` with a tensor ``other``.",
       calls=("`gradviz.fmod(x, y)`", "`.fmod()`, `.fmod_()`"),
@@ -431,6 +439,16 @@ defop("fmod", "FmodBackward1", K.fmod, ("self", "other"),
                Sample(R(2, 3), P(3))),
       self=lambda grad: grad,
       other=lambda grad, self, other: -grad * _trunc_quotient(self, other))
+defop("fmod_scalar", "FmodBackward0", K.fmod_scalar, ("self",),
+      signature="fmod.Scalar(Tensor self, Scalar other) -> Tensor", method=True, inplace=True,
+      with_out=True,
+      promotes=True, quiet=True,
+      doc="``input - trunc(input / other) * other`` with a number ``other`` (C's fmod: the "
+          "sign of ``input``).",
+      example="gradviz.fmod(gradviz.tensor([-3.0, 3.0]), 2)\ntensor([-1.,  1.])",
+      calls=("`gradviz.fmod(x, 2)`", "`.fmod()`, `.fmod_()`"),
+      samples=(Sample(R(2, 3), other=0.75), Sample(R(4), other=-0.6)),
+      self=lambda grad: grad)
 defop("fmax", "FmaxBackward0", np.fmax, ("self", "other"),
       broadcasts=True, promotes=True,
       doc="maximum that ignores NaN (NaN only where both are); a tie gives ``input`` the "
@@ -447,7 +465,12 @@ defop("fmin", "FminBackward0", np.fmin, ("self", "other"),
       samples=(Sample(R(2, 3), R(2, 3)), Sample(R(2, 3), R(3))),
       self=lambda grad, self, other: f.where(_fmin_self_wins(self, other), grad, 0.0),
       other=lambda grad, self, other: f.where(_fmin_self_wins(self, other), 0.0, grad))
+# torch's overloads of xlogy, in its parser's order (NOTE [overloaded rows])
 defop("xlogy", "XlogyBackward0", K.xlogy, ("self", "other"),
+      signature="xlogy.Tensor(Tensor self, Tensor other) -> Tensor", method=True, inplace=True,
+      with_out=True,
+      example="gradviz.xlogy(gradviz.tensor([0.0, 2.0]), gradviz.tensor([0.0, 1.0]))\n"
+              "tensor([0., 0.])",
       broadcasts=True, promotes=True, quiet=True,
       doc="``input * log(other)``, and 0 where ``input == 0`` (unless ``other`` is NaN).",
       calls=("`gradviz.xlogy`", "`.xlogy()`, `.xlogy_()`"),
@@ -455,16 +478,15 @@ defop("xlogy", "XlogyBackward0", K.xlogy, ("self", "other"),
       self=_xlogy_self_grad,
       other=lambda grad, self, other: grad * self / other)
 defop("xlogy_scalar_self", "XlogyBackward1", K.xlogy_scalar_self, ("other",),
-      internal="overload of xlogy (a number input): reached through gradviz.xlogy, which picks "
-               "torch's overload",
+      signature="xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor", with_out=True,
       promotes=True, quiet=True,
       doc="``xlogy`` with a number ``input``.",
       calls=("`gradviz.xlogy(2.0, y)`", ""),
-      samples=(Sample(P(2, 3), self=2.0),),
+      samples=(Sample(2.0, P(2, 3)),),
       other=lambda grad, self, other: grad * self / other)
 defop("xlogy_scalar_other", "XlogyBackward2", K.xlogy_scalar_other, ("self",),
-      internal="overload of xlogy (a number other): reached through gradviz.xlogy, which picks "
-               "torch's overload",
+      signature="xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor", method=True,
+      inplace=True, with_out=True,
       promotes=True, quiet=True,
       doc="``xlogy`` with a number ``other``.",
       calls=("`gradviz.xlogy(x, 2.0)`", "`.xlogy()`, `.xlogy_()`"),
@@ -586,7 +608,12 @@ defop("sgn", "SgnBackward0", K.sgn, ("self",),
       example="gradviz.sgn(gradviz.tensor([-2.0, 0.0, 3.0]))\ntensor([-1.,  0.,  1.])",
       samples=(Sample(A(2, 3)),),
       self=_sgn_backward)
+# torch's overloads of copysign, in its parser's order (NOTE [overloaded rows])
 defop("copysign", "CopysignBackward0", K.copysign, ("self", "other"),
+      signature="copysign.Tensor(Tensor self, Tensor other) -> Tensor", method=True,
+      inplace=True, with_out=True,
+      example="gradviz.copysign(gradviz.tensor([1.0, -2.0]), gradviz.tensor([-1.0, 1.0]))\n"
+              "tensor([-1.,  2.])",
       broadcasts=True, promotes=True,
       doc="``|input|`` with the sign of ``other`` (a tensor), the sign bit of -0.0 included.",
       calls=("`gradviz.copysign(x, y)`", "`.copysign()`, `.copysign_()`"),
@@ -594,8 +621,9 @@ defop("copysign", "CopysignBackward0", K.copysign, ("self", "other"),
       self=_copysign_backward,
       other=lambda grad: f.zeros_like(grad))
 defop("copysign_scalar", "CopysignBackward1", K.copysign_scalar, ("self",),
-      internal="overload of copysign (a number other): reached through gradviz.copysign, which "
-               "picks torch's overload",
+      signature="copysign.Scalar(Tensor self, Scalar other) -> Tensor", method=True,
+      inplace=True, with_out=True,
+      example="gradviz.copysign(gradviz.tensor([1.0, -2.0]), -1)\ntensor([-1., -2.])",
       promotes=True,
       doc="``|input|`` with the sign of a number ``other``.",
       calls=("`gradviz.copysign(x, -1.0)`", "`.copysign()`, `.copysign_()`"),

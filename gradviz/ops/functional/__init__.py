@@ -21,9 +21,11 @@ A row whose Python call is its schema plus argument handling generates its funct
 gradviz/ops/bindings.py), and its hand-written function is deleted. Why the functions still
 here are not (yet) generated, by kind (each category file's docstring names its own):
 
-* torch's overloads: one name, several rows chosen by the arguments' types (``add`` with a
-  number or a tensor, ``pow``, ``clamp``, ``sum(dim=)``, ``max(dim)`` ...). A signature
-  generates one overload; picking among several (torch's python_arg_parser) is the next step.
+* torch's overloads not migrated yet: one name, several rows chosen by the arguments' types
+  (``add`` with a number or a tensor, ``clamp``, ``sum(dim=)``, ``max(dim)`` ...). Rows with
+  one overload's schema each generate one function picking among them as torch's
+  python_arg_parser does (NOTE [overloaded rows] in gradviz/ops/api.py; ``pow`` is); the
+  others still wait for their rows' schemas and normalisers.
 * composites, as in torch's Python or C++ (``square`` is ``pow``, ``matmul``, ``einsum``,
   ``diff``, ``atleast_2d``, the aliases ``arcsin``, ``fix`` ...): several rows per call.
 * results that are not a row's output as it is: named tuples (``cummax``, ``topk``, ``sort``),

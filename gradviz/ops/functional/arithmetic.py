@@ -1,4 +1,7 @@
-"""The arithmetic functions: add, sub, mul, div, pow, floor_divide, remainder and their aliases."""
+"""The arithmetic functions: add, sub, mul, div, floor_divide, remainder and their aliases.
+
+(``pow`` is generated from its three rows, torch's overloads: NOTE [overloaded rows] in
+gradviz/ops/api.py.)"""
 
 from __future__ import annotations
 
@@ -6,7 +9,6 @@ from typing import Any
 
 import numpy as np
 
-from gradviz._factories import invalid_combination
 from gradviz.ops import _args
 from gradviz.ops.dispatch import (
     dispatch,
@@ -17,7 +19,7 @@ from gradviz.tensor import Tensor, _is_number
 
 __all__ = [
     "add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide",
-    "negative", "pow", "floor_divide", "remainder"
+    "negative", "floor_divide", "remainder"
 ]
 
 
@@ -161,32 +163,6 @@ def negative(input: Tensor) -> Tensor:
         tensor([-1.])
     """
     return dispatch(_O["neg"], input)
-
-
-def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001 - torch.pow
-    """``input ** exponent``: ``PowBackward0`` for a number exponent, ``PowBackward1`` for a
-    tensor one, ``PowBackward2`` for a number base.
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.pow(gradviz.tensor([1.0, 2.0]), 2)
-        tensor([1., 4.])
-    """
-    if not (isinstance(exponent, (Tensor, np.ndarray)) or _is_number(exponent)):
-        # torch's text shows the method's arguments (x.pow('a')) or the function's (2, 'a')
-        raise invalid_combination("pow", (exponent,) if isinstance(input, Tensor) else
-                                  (input, exponent), {})
-    if not isinstance(input, Tensor):
-        if isinstance(exponent, Tensor) and _is_number(input):
-            return dispatch(_O["pow_scalar_base"], exponent, self=input)
-        input = _tensor_arg(input)
-    if isinstance(exponent, Tensor):
-        return dispatch(_O["pow_tensor"], input, exponent)
-    if isinstance(exponent, np.ndarray):
-        return dispatch(_O["pow_tensor"], input, Tensor._make(exponent))
-    if input._data.dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
-    return dispatch(_O["pow"], input, exponent=exponent)
 
 
 def floor_divide(input: Any, other: Any) -> Tensor:

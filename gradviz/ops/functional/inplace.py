@@ -192,6 +192,35 @@ globals().update({_name: _module_inplace(_name) for _name in _MODULE_INPLACE})
 __all__ += _MODULE_INPLACE
 
 
+def clamp_min_(input: Tensor, min: Any) -> Tensor:  # noqa: A002 - torch's name
+    """In place ``input.clamp_min_(min)``, as ``torch.clamp_min_``.
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.tensor([-1.0, 2.0])
+        >>> gradviz.clamp_min_(x, 0) is x, x
+        (True, tensor([0., 2.]))
+    """
+    _tensors_only("clamp_min_", input=input)
+    return Tensor.clamp_min_(input, min)  # type: ignore[attr-defined]
+
+
+def clamp_max_(input: Tensor, max: Any) -> Tensor:  # noqa: A002 - torch's name
+    """In place ``input.clamp_max_(max)``, as ``torch.clamp_max_``.
+
+    Example:
+        >>> import gradviz
+        >>> x = gradviz.tensor([-1.0, 2.0])
+        >>> gradviz.clamp_max_(x, 0) is x, x
+        (True, tensor([-1.,  0.]))
+    """
+    _tensors_only("clamp_max_", input=input)
+    return Tensor.clamp_max_(input, max)  # type: ignore[attr-defined]
+
+
+__all__ += ["clamp_min_", "clamp_max_"]
+
+
 def masked_fill_(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """In-place :func:`masked_fill`."""
     mask, value = _mask_value(input, mask, value)

@@ -1,11 +1,13 @@
 """The elementwise functions that need more than their row: abs and square, clamp and its
-relatives, rounding, the trigonometric aliases, nan_to_num, atan2, hypot, fmod,
-fmax/fmin, xlogy, heaviside, lerp, addcmul/addcdiv, polygamma, copysign, float_power.
+relatives (clamp_min and clamp_max are generated from their
+overloads' rows), rounding, the trigonometric aliases, nan_to_num, atan2, hypot,
+fmax/fmin, xlogy_, heaviside, lerp, addcmul/addcdiv, polygamma, float_power.
 
 The unary functions (exp, floor, tan ...), maximum, minimum, sgn, logit, logaddexp and
-logaddexp2 are generated from their rows' signatures (gradviz/ops/api.py). Why each one here is
-not (yet): several rows behind one name (torch's overloads: clamp, round, fmod, xlogy, lerp,
-copysign, float_power), a composite (square is pow, the aliases, abs's bool check before its
+logaddexp2 are generated from their rows' signatures (gradviz/ops/api.py), fmod, copysign,
+xlogy and round from their overloads' rows (NOTE [overloaded rows]). Why each one here is
+not (yet): several rows behind one name (torch's overloads not migrated yet: clamp, lerp,
+float_power), a composite (square is pow, the aliases, abs's bool check before its
 row), a module-level in-place function the Tensor method cannot stand for (nan_to_num_,
 asinh_ ...; gradviz/ops/functional/inplace.py makes the others from the Tensor methods), or a
 method whose tensor-only errors count positions without ``self`` (TENSOR_ONLY_METHODS: atan2,
@@ -25,7 +27,6 @@ from gradviz.ops.dispatch import (
     dispatch,
     dispatch_inplace,
 )
-from gradviz.ops.functional.arithmetic import pow
 from gradviz.ops.functional.common import (
     _O,
     _dtype_word,
@@ -37,11 +38,11 @@ from gradviz.ops.functional.common import (
 from gradviz.tensor import Tensor, _is_number
 
 __all__ = [
-    "abs", "absolute", "square", "clamp", "clip", "clamp_min", "clamp_max",
-    "round", "fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
-    "nan_to_num", "atan2", "arctan2", "hypot", "fmod", "fmax", "fmin", "xlogy", "heaviside",
+    "abs", "absolute", "square", "clamp", "clip",
+    "fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
+    "nan_to_num", "atan2", "arctan2", "hypot", "fmax", "fmin", "heaviside",
     "lerp", "addcmul", "addcdiv", "round_", "nan_to_num_", "xlogy_", "asinh_", "acosh_",
-    "atanh_", "polygamma", "copysign", "float_power"
+    "atanh_", "polygamma", "float_power"
 ]
 
 
@@ -79,7 +80,7 @@ def square(input: Tensor) -> Tensor:
     """
     if input._data.dtype == np.bool_:
         input = input.to(_dtype.int64)
-    return pow(input, 2)
+    return dispatch(_O["pow"], input, exponent=2)  # at::pow.Tensor_Scalar, as torch's C++
 
 
 def _bound(b: Any, like: Tensor) -> Any:
@@ -112,52 +113,10 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A
 clip = clamp
 
 
-def clamp_min(input: Tensor, min: Any) -> Tensor:  # noqa: A002
-    """``max(input, min)`` (``ClampMinBackward0``; ``ClampMinBackward1`` for a tensor ``min``).
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.clamp_min(gradviz.tensor([-2.0, 3.0]), 0)
-        tensor([0., 3.])
-    """
-    if isinstance(min, Tensor):
-        return dispatch(_O["clamp_min_tensor"], input, min)
-    return dispatch(_O["clamp_min"], input, min=min)
-
-
-def clamp_max(input: Tensor, max: Any) -> Tensor:  # noqa: A002
-    """``min(input, max)`` (``ClampMaxBackward0``; ``ClampMaxBackward1`` for a tensor ``max``).
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.clamp_max(gradviz.tensor([-2.0, 3.0]), 0)
-        tensor([-2.,  0.])
-    """
-    if isinstance(max, Tensor):
-        return dispatch(_O["clamp_max_tensor"], input, max)
-    return dispatch(_O["clamp_max"], input, max=max)
-
-
 def _tensor_only(name: str, other: Any) -> None:
     if not isinstance(other, Tensor):
         raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
                         f"{type(other).__name__}")
-
-
-def round(input: Tensor, *, decimals: int | None = None) -> Tensor:  # noqa: A001 - torch.round
-    """Round half to even: ``RoundBackward0``, or with ``decimals`` (even 0, as in PyTorch)
-    ``RoundBackward1``. Integer tensors come back unchanged; the gradient is 0.
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.round(gradviz.tensor([0.5, 1.5, 2.567]))
-        tensor([0., 2., 3.])
-        >>> gradviz.round(gradviz.tensor([2.567]), decimals=2)
-        tensor([2.5700])
-    """
-    if decimals is None:
-        return dispatch(_O["round"], input)
-    return dispatch(_O["round_decimals"], input, decimals=int(decimals))
 
 
 def round_(input: Tensor, *, decimals: int | None = None) -> Tensor:
@@ -277,34 +236,6 @@ def hypot_(input: Tensor, other: Tensor) -> Tensor:
     return dispatch_inplace(_O["hypot"], input, other)
 
 
-_FMOD_SIGNATURES = ("Tensor input, Tensor other", "Tensor input, Number other")
-
-
-def fmod(input: Tensor, other: Any) -> Tensor:
-    """C's ``fmod``: ``input - trunc(input / other) * other``, with the sign of ``input``
-    (``FmodBackward0`` for a number ``other``, ``FmodBackward1`` for a tensor). Compare
-    :func:`remainder`, which takes the sign of ``other``.
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.fmod(gradviz.tensor([-3.0, 3.0]), 2)
-        tensor([-1.,  1.])
-    """
-    if not isinstance(input, Tensor) or not (isinstance(other, Tensor) or _is_number(other)):
-        raise _overloads("fmod", (input, other), _FMOD_SIGNATURES)
-    if isinstance(other, Tensor):
-        return dispatch(_O["fmod"], input, other)
-    return dispatch(_O["fmod_scalar"], input, other=other)
-
-
-def fmod_(input: Tensor, other: Any) -> Tensor:
-    """In-place :func:`fmod`."""
-    if not (isinstance(other, Tensor) or _is_number(other)):
-        raise _overloads("fmod_", (other,), ("Tensor other", "Number other"))
-    if isinstance(other, Tensor):
-        return dispatch_inplace(_O["fmod"], input, other)
-    return dispatch_inplace(_O["fmod_scalar"], input, other=other)
-
 
 def fmax(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise maximum that ignores NaN: NaN only where both are (``FmaxBackward0``; a tie
@@ -329,29 +260,6 @@ def fmin(input: Tensor, other: Tensor) -> Tensor:
     """
     _tensors_only("fmin", input=input, other=other)
     return dispatch(_O["fmin"], input, other)
-
-
-_XLOGY_SIGNATURES = ("Tensor input, Tensor other", "Number self, Tensor other",
-                     "Tensor input, Number other")
-
-
-def xlogy(input: Any, other: Any) -> Tensor:
-    """``input * log(other)``, and 0 where ``input`` is 0 (unless ``other`` is NaN):
-    ``XlogyBackward0`` for two tensors, ``XlogyBackward1`` for a number ``input``,
-    ``XlogyBackward2`` for a number ``other``.
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.xlogy(gradviz.tensor([0.0, 2.0]), gradviz.tensor([0.0, 1.0]))
-        tensor([0., 0.])
-    """
-    if isinstance(input, Tensor) and isinstance(other, Tensor):
-        return dispatch(_O["xlogy"], input, other)
-    if isinstance(input, Tensor) and _is_number(other):
-        return dispatch(_O["xlogy_scalar_other"], input, other=other)
-    if _is_number(input) and isinstance(other, Tensor):
-        return dispatch(_O["xlogy_scalar_self"], other, self=input)
-    raise _overloads("xlogy", (input, other), _XLOGY_SIGNATURES)
 
 
 def xlogy_(input: Tensor, other: Any) -> Tensor:
@@ -523,27 +431,6 @@ def _polygamma_(self: Tensor, n: int) -> Tensor:
     return dispatch_inplace(_O["polygamma_"], self, n=n)
 
 
-def copysign(input: Tensor, other: Any) -> Tensor:
-    """``|input|`` with the sign of ``other`` (a tensor, ``CopysignBackward0``, or a number,
-    ``CopysignBackward1``); integers give the default float type.
-
-    Example:
-        >>> import gradviz
-        >>> gradviz.copysign(gradviz.tensor([1.0, -2.0]), -1)
-        tensor([-1., -2.])
-    """
-    if isinstance(other, Tensor):
-        return dispatch(_O["copysign"], input, other)
-    return dispatch(_O["copysign_scalar"], input, other=other)
-
-
-def copysign_(input: Tensor, other: Any) -> Tensor:
-    """In-place :func:`copysign`."""
-    if isinstance(other, Tensor):
-        return dispatch_inplace(_O["copysign"], input, other)
-    return dispatch_inplace(_O["copysign_scalar"], input, other=other)
-
-
 def float_power(input: Any, exponent: Any) -> Tensor:
     """``input ** exponent`` in float64, whatever the operands' dtypes: PyTorch converts both to
     double first (``ToCopyBackward0`` for a float32 tensor that requires grad), then records
@@ -566,7 +453,12 @@ def float_power(input: Any, exponent: Any) -> Tensor:
         input = builtins.float(input)
     if not isinstance(exponent, Tensor):
         exponent = builtins.float(exponent)
-    return pow(input, exponent)
+    # the overload of pow the operands' kinds pick (as torch's C++ calls at::pow)
+    if not isinstance(input, Tensor):
+        return dispatch(_O["pow_scalar_base"], exponent, self=input)
+    if isinstance(exponent, Tensor):
+        return dispatch(_O["pow_tensor"], input, exponent)
+    return dispatch(_O["pow"], input, exponent=exponent)
 
 
 def float_power_(input: Tensor, exponent: Any) -> Tensor:

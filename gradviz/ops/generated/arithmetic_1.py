@@ -1204,119 +1204,6 @@ def reciprocal_release_variables(_g_node):
     return _g_freed
 
 
-# -- pow: PowBackward0 ---------------------------------------------------------
-pow_op = OPS['pow']
-pow_op_forward = pow_op.forward
-PowBackward0 = node_class(pow_op)
-pow_f0 = pow_op.grads['self']  # called, not copied
-
-
-def pow_fast(a, **kwargs):
-    """pow's fast path, generated from its row (NOTE [fast paths])."""
-    if type(a) is not Tensor and not isinstance(a, Tensor):
-        return general(pow_op, a, **kwargs)
-    x = a._data
-    if x.dtype.kind != 'f' or type(x) is not ndarray:  # (a meta tensor: general)
-        return general(pow_op, a, **kwargs)
-    requires = a._requires_grad
-    try:
-        with np.errstate(all='ignore'):
-            out = pow_op_forward(x, **kwargs)
-    except ValueError:
-        return general(pow_op, a, **kwargs)  # the general path words the error
-    if type(out) is not np.ndarray:
-        out = np.asarray(out)
-    # Tensor._make(out), in line
-    result = new(Tensor)
-    result._data = out
-    result._requires_grad = False
-    result._grad = None
-    result._grad_fn = None
-    result._output_nr = 0
-    result._vc = InferenceCounter() if _state.inference else None
-    result._base = None
-    result._view_meta = None
-    result._extra = None
-    node = None
-    if requires and _state.enabled and out.dtype.kind == 'f':
-        if a._requires_grad:
-            n0 = a._grad_fn
-            if n0 is not None and a._view_meta is None:
-                i0 = a._output_nr
-            else:
-                n0, i0 = edge_pair(a)
-        else:
-            n0, i0 = None, 0  # NO_EDGE
-        node = new(PowBackward0)
-        # node.next_functions = ((n0, i0),), in its slots
-        node._n0 = n0
-        node._i0 = i0
-        node._nedges = 1
-        node._seq = next_sequence_nr()
-        key = (out.shape, out.dtype)
-        node._out_meta = out_metas.get(key) or make_out_meta(key)
-        node._extra = None
-        node._in_meta = None
-        # set_history: the node is the result's grad_fn before anything saves the result
-        result._grad_fn = node
-        result._requires_grad = True
-        # saved values: which ones depends on which inputs need a gradient
-        node._store = {'exponent': save_kwarg(kwargs, 'exponent', pow_op), 'self': SavedVariable(a) if type(a) is Tensor else a}
-    if watchers:
-        emit_op('pow', node, (a,), (result,), kwargs, False)
-    return result
-
-
-def pow_apply(_g_node, grad_outputs, create_graph):
-    """PowBackward0.apply, generated from the 'pow' row (NOTE [generated fast paths])."""
-    grad = grad_outputs[0]
-    if grad is None or create_graph or _g_node._in_meta is not None:
-        return OpNode.apply(_g_node, grad_outputs, create_graph)
-    _g_saved = _g_node._store
-    if _g_node._n0 is None:
-        _g_0 = None
-    else:
-        _g_v = _g_saved['self']
-        if type(_g_v) is _g_SavedVariable:
-            self = _g_v.data
-            if self is None or _g_v._counter.version != _g_v.version or (
-                    _g_v._was_non_leaf and _g_v._tensor._grad_fn is None):
-                self = _g_v.unpack_data(_g_node)  # packed, modified or detached
-        elif _g_v is _g_FREED or type(_g_v) is _g_SavedVariableList:
-            self = _g_slow(_g_node, _g_v)
-        else:
-            self = _g_v
-        _g_v = _g_saved['exponent']
-        if type(_g_v) is _g_SavedVariable:
-            exponent = _g_v.data
-            if exponent is None or _g_v._counter.version != _g_v.version or (
-                    _g_v._was_non_leaf and _g_v._tensor._grad_fn is None):
-                exponent = _g_v.unpack_data(_g_node)  # packed, modified or detached
-        elif _g_v is _g_FREED or type(_g_v) is _g_SavedVariableList:
-            exponent = _g_slow(_g_node, _g_v)
-        else:
-            exponent = _g_v
-        _g_0 = pow_f0(grad, self, exponent)  # the gradient for self
-    return (_g_0, )
-
-
-def pow_release_variables(_g_node):
-    """PowBackward0.release_variables, generated from its row."""
-    _g_saved = _g_node._store
-    _g_freed = False
-    _g_v = _g_saved.get('exponent', _g_FREED)
-    _g_t = type(_g_v)
-    if _g_t is _g_SavedVariable or _g_t is _g_SavedVariableList:
-        _g_saved['exponent'] = _g_FREED
-        _g_freed = True
-    _g_v = _g_saved.get('self', _g_FREED)
-    _g_t = type(_g_v)
-    if _g_t is _g_SavedVariable or _g_t is _g_SavedVariableList:
-        _g_saved['self'] = _g_FREED
-        _g_freed = True
-    return _g_freed
-
-
 # -- pow_tensor: PowBackward1 --------------------------------------------------
 pow_tensor_op = OPS['pow_tensor']
 pow_tensor_op_forward = pow_tensor_op.forward
@@ -1627,6 +1514,119 @@ def pow_scalar_base_release_variables(_g_node):
     return _g_freed
 
 
+# -- pow: PowBackward0 ---------------------------------------------------------
+pow_op = OPS['pow']
+pow_op_forward = pow_op.forward
+PowBackward0 = node_class(pow_op)
+pow_f0 = pow_op.grads['self']  # called, not copied
+
+
+def pow_fast(a, **kwargs):
+    """pow's fast path, generated from its row (NOTE [fast paths])."""
+    if type(a) is not Tensor and not isinstance(a, Tensor):
+        return general(pow_op, a, **kwargs)
+    x = a._data
+    if x.dtype.kind != 'f' or type(x) is not ndarray:  # (a meta tensor: general)
+        return general(pow_op, a, **kwargs)
+    requires = a._requires_grad
+    try:
+        with np.errstate(all='ignore'):
+            out = pow_op_forward(x, **kwargs)
+    except ValueError:
+        return general(pow_op, a, **kwargs)  # the general path words the error
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
+    # Tensor._make(out), in line
+    result = new(Tensor)
+    result._data = out
+    result._requires_grad = False
+    result._grad = None
+    result._grad_fn = None
+    result._output_nr = 0
+    result._vc = InferenceCounter() if _state.inference else None
+    result._base = None
+    result._view_meta = None
+    result._extra = None
+    node = None
+    if requires and _state.enabled and out.dtype.kind == 'f':
+        if a._requires_grad:
+            n0 = a._grad_fn
+            if n0 is not None and a._view_meta is None:
+                i0 = a._output_nr
+            else:
+                n0, i0 = edge_pair(a)
+        else:
+            n0, i0 = None, 0  # NO_EDGE
+        node = new(PowBackward0)
+        # node.next_functions = ((n0, i0),), in its slots
+        node._n0 = n0
+        node._i0 = i0
+        node._nedges = 1
+        node._seq = next_sequence_nr()
+        key = (out.shape, out.dtype)
+        node._out_meta = out_metas.get(key) or make_out_meta(key)
+        node._extra = None
+        node._in_meta = None
+        # set_history: the node is the result's grad_fn before anything saves the result
+        result._grad_fn = node
+        result._requires_grad = True
+        # saved values: which ones depends on which inputs need a gradient
+        node._store = {'exponent': save_kwarg(kwargs, 'exponent', pow_op), 'self': SavedVariable(a) if type(a) is Tensor else a}
+    if watchers:
+        emit_op('pow', node, (a,), (result,), kwargs, False)
+    return result
+
+
+def pow_apply(_g_node, grad_outputs, create_graph):
+    """PowBackward0.apply, generated from the 'pow' row (NOTE [generated fast paths])."""
+    grad = grad_outputs[0]
+    if grad is None or create_graph or _g_node._in_meta is not None:
+        return OpNode.apply(_g_node, grad_outputs, create_graph)
+    _g_saved = _g_node._store
+    if _g_node._n0 is None:
+        _g_0 = None
+    else:
+        _g_v = _g_saved['self']
+        if type(_g_v) is _g_SavedVariable:
+            self = _g_v.data
+            if self is None or _g_v._counter.version != _g_v.version or (
+                    _g_v._was_non_leaf and _g_v._tensor._grad_fn is None):
+                self = _g_v.unpack_data(_g_node)  # packed, modified or detached
+        elif _g_v is _g_FREED or type(_g_v) is _g_SavedVariableList:
+            self = _g_slow(_g_node, _g_v)
+        else:
+            self = _g_v
+        _g_v = _g_saved['exponent']
+        if type(_g_v) is _g_SavedVariable:
+            exponent = _g_v.data
+            if exponent is None or _g_v._counter.version != _g_v.version or (
+                    _g_v._was_non_leaf and _g_v._tensor._grad_fn is None):
+                exponent = _g_v.unpack_data(_g_node)  # packed, modified or detached
+        elif _g_v is _g_FREED or type(_g_v) is _g_SavedVariableList:
+            exponent = _g_slow(_g_node, _g_v)
+        else:
+            exponent = _g_v
+        _g_0 = pow_f0(grad, self, exponent)  # the gradient for self
+    return (_g_0, )
+
+
+def pow_release_variables(_g_node):
+    """PowBackward0.release_variables, generated from its row."""
+    _g_saved = _g_node._store
+    _g_freed = False
+    _g_v = _g_saved.get('exponent', _g_FREED)
+    _g_t = type(_g_v)
+    if _g_t is _g_SavedVariable or _g_t is _g_SavedVariableList:
+        _g_saved['exponent'] = _g_FREED
+        _g_freed = True
+    _g_v = _g_saved.get('self', _g_FREED)
+    _g_t = type(_g_v)
+    if _g_t is _g_SavedVariable or _g_t is _g_SavedVariableList:
+        _g_saved['self'] = _g_FREED
+        _g_freed = True
+    return _g_freed
+
+
 # -- mul_scalar: MulBackward1 --------------------------------------------------
 mul_scalar_op = OPS['mul_scalar']
 mul_scalar_op_forward = mul_scalar_op.forward
@@ -1814,9 +1814,9 @@ FAST = {
     'div_mode': div_mode_fast,
     'neg': neg_fast,
     'reciprocal': reciprocal_fast,
-    'pow': pow_fast,
     'pow_tensor': pow_tensor_fast,
     'pow_scalar_base': pow_scalar_base_fast,
+    'pow': pow_fast,
     'mul_scalar': mul_scalar_fast,
     'add_scalar': add_scalar_fast,
 }
@@ -1830,9 +1830,9 @@ NODE_METHODS = {
     'div_mode': (div_mode_apply, div_mode_release_variables),
     'neg': (neg_apply, neg_release_variables),
     'reciprocal': (reciprocal_apply, reciprocal_release_variables),
-    'pow': (pow_apply, pow_release_variables),
     'pow_tensor': (pow_tensor_apply, pow_tensor_release_variables),
     'pow_scalar_base': (pow_scalar_base_apply, pow_scalar_base_release_variables),
+    'pow': (pow_apply, pow_release_variables),
     'mul_scalar': (mul_scalar_apply, mul_scalar_release_variables),
     'add_scalar': (add_scalar_apply, add_scalar_release_variables),
 }

@@ -42,117 +42,6 @@ from gradviz.ops.derivatives.pointwise import (  # the names the formulas read
 new = object.__new__
 
 
-# -- clamp_min: ClampMinBackward0 ----------------------------------------------
-clamp_min_op = OPS['clamp_min']
-clamp_min_op_forward = clamp_min_op.forward
-ClampMinBackward0 = node_class(clamp_min_op)
-
-
-def clamp_min_fast(a, **kwargs):
-    """clamp_min's fast path, generated from its row (NOTE [fast paths])."""
-    if type(a) is not Tensor and not isinstance(a, Tensor):
-        return general(clamp_min_op, a, **kwargs)
-    x = a._data
-    if x.dtype.kind != 'f' or type(x) is not ndarray:  # (a meta tensor: general)
-        return general(clamp_min_op, a, **kwargs)
-    requires = a._requires_grad
-    try:
-        out = clamp_min_op_forward(x, **kwargs)
-    except ValueError:
-        return general(clamp_min_op, a, **kwargs)  # the general path words the error
-    if type(out) is not np.ndarray:
-        out = np.asarray(out)
-    # Tensor._make(out), in line
-    result = new(Tensor)
-    result._data = out
-    result._requires_grad = False
-    result._grad = None
-    result._grad_fn = None
-    result._output_nr = 0
-    result._vc = InferenceCounter() if _state.inference else None
-    result._base = None
-    result._view_meta = None
-    result._extra = None
-    node = None
-    if requires and _state.enabled and out.dtype.kind == 'f':
-        if a._requires_grad:
-            n0 = a._grad_fn
-            if n0 is not None and a._view_meta is None:
-                i0 = a._output_nr
-            else:
-                n0, i0 = edge_pair(a)
-        else:
-            n0, i0 = None, 0  # NO_EDGE
-        node = new(ClampMinBackward0)
-        # node.next_functions = ((n0, i0),), in its slots
-        node._n0 = n0
-        node._i0 = i0
-        node._nedges = 1
-        node._seq = next_sequence_nr()
-        key = (out.shape, out.dtype)
-        node._out_meta = out_metas.get(key) or make_out_meta(key)
-        node._extra = None
-        node._in_meta = None
-        # set_history: the node is the result's grad_fn before anything saves the result
-        result._grad_fn = node
-        result._requires_grad = True
-        # saved values: which ones depends on which inputs need a gradient
-        node._store = {'min': save_kwarg(kwargs, 'min', clamp_min_op), 'self': SavedVariable(a) if type(a) is Tensor else a}
-    if watchers:
-        emit_op('clamp_min', node, (a,), (result,), kwargs, False)
-    return result
-
-
-def clamp_min_apply(_g_node, grad_outputs, create_graph):
-    """ClampMinBackward0.apply, generated from the 'clamp_min' row (NOTE [generated fast paths])."""
-    grad = grad_outputs[0]
-    if grad is None or create_graph or _g_node._in_meta is not None:
-        return OpNode.apply(_g_node, grad_outputs, create_graph)
-    _g_saved = _g_node._store
-    if _g_node._n0 is None:
-        _g_0 = None
-    else:
-        _g_v = _g_saved['self']
-        if type(_g_v) is _g_SavedVariable:
-            self = _g_v.data
-            if self is None or _g_v._counter.version != _g_v.version or (
-                    _g_v._was_non_leaf and _g_v._tensor._grad_fn is None):
-                self = _g_v.unpack_data(_g_node)  # packed, modified or detached
-        elif _g_v is _g_FREED or type(_g_v) is _g_SavedVariableList:
-            self = _g_slow(_g_node, _g_v)
-        else:
-            self = _g_v
-        _g_v = _g_saved['min']
-        if type(_g_v) is _g_SavedVariable:
-            min = _g_v.data
-            if min is None or _g_v._counter.version != _g_v.version or (
-                    _g_v._was_non_leaf and _g_v._tensor._grad_fn is None):
-                min = _g_v.unpack_data(_g_node)  # packed, modified or detached
-        elif _g_v is _g_FREED or type(_g_v) is _g_SavedVariableList:
-            min = _g_slow(_g_node, _g_v)
-        else:
-            min = _g_v
-        _g_0 = f.where(self >= min, grad, 0.0)  # the gradient for self
-    return (_g_0, )
-
-
-def clamp_min_release_variables(_g_node):
-    """ClampMinBackward0.release_variables, generated from its row."""
-    _g_saved = _g_node._store
-    _g_freed = False
-    _g_v = _g_saved.get('min', _g_FREED)
-    _g_t = type(_g_v)
-    if _g_t is _g_SavedVariable or _g_t is _g_SavedVariableList:
-        _g_saved['min'] = _g_FREED
-        _g_freed = True
-    _g_v = _g_saved.get('self', _g_FREED)
-    _g_t = type(_g_v)
-    if _g_t is _g_SavedVariable or _g_t is _g_SavedVariableList:
-        _g_saved['self'] = _g_FREED
-        _g_freed = True
-    return _g_freed
-
-
 # -- clamp_min_tensor: ClampMinBackward1 ---------------------------------------
 clamp_min_tensor_op = OPS['clamp_min_tensor']
 clamp_min_tensor_op_forward = clamp_min_tensor_op.forward
@@ -319,24 +208,24 @@ def clamp_min_tensor_release_variables(_g_node):
     return _g_freed
 
 
-# -- clamp_max: ClampMaxBackward0 ----------------------------------------------
-clamp_max_op = OPS['clamp_max']
-clamp_max_op_forward = clamp_max_op.forward
-ClampMaxBackward0 = node_class(clamp_max_op)
+# -- clamp_min: ClampMinBackward0 ----------------------------------------------
+clamp_min_op = OPS['clamp_min']
+clamp_min_op_forward = clamp_min_op.forward
+ClampMinBackward0 = node_class(clamp_min_op)
 
 
-def clamp_max_fast(a, **kwargs):
-    """clamp_max's fast path, generated from its row (NOTE [fast paths])."""
+def clamp_min_fast(a, **kwargs):
+    """clamp_min's fast path, generated from its row (NOTE [fast paths])."""
     if type(a) is not Tensor and not isinstance(a, Tensor):
-        return general(clamp_max_op, a, **kwargs)
+        return general(clamp_min_op, a, **kwargs)
     x = a._data
     if x.dtype.kind != 'f' or type(x) is not ndarray:  # (a meta tensor: general)
-        return general(clamp_max_op, a, **kwargs)
+        return general(clamp_min_op, a, **kwargs)
     requires = a._requires_grad
     try:
-        out = clamp_max_op_forward(x, **kwargs)
+        out = clamp_min_op_forward(x, **kwargs)
     except ValueError:
-        return general(clamp_max_op, a, **kwargs)  # the general path words the error
+        return general(clamp_min_op, a, **kwargs)  # the general path words the error
     if type(out) is not np.ndarray:
         out = np.asarray(out)
     # Tensor._make(out), in line
@@ -360,7 +249,7 @@ def clamp_max_fast(a, **kwargs):
                 n0, i0 = edge_pair(a)
         else:
             n0, i0 = None, 0  # NO_EDGE
-        node = new(ClampMaxBackward0)
+        node = new(ClampMinBackward0)
         # node.next_functions = ((n0, i0),), in its slots
         node._n0 = n0
         node._i0 = i0
@@ -374,14 +263,14 @@ def clamp_max_fast(a, **kwargs):
         result._grad_fn = node
         result._requires_grad = True
         # saved values: which ones depends on which inputs need a gradient
-        node._store = {'max': save_kwarg(kwargs, 'max', clamp_max_op), 'self': SavedVariable(a) if type(a) is Tensor else a}
+        node._store = {'min': save_kwarg(kwargs, 'min', clamp_min_op), 'self': SavedVariable(a) if type(a) is Tensor else a}
     if watchers:
-        emit_op('clamp_max', node, (a,), (result,), kwargs, False)
+        emit_op('clamp_min', node, (a,), (result,), kwargs, False)
     return result
 
 
-def clamp_max_apply(_g_node, grad_outputs, create_graph):
-    """ClampMaxBackward0.apply, generated from the 'clamp_max' row (NOTE [generated fast paths])."""
+def clamp_min_apply(_g_node, grad_outputs, create_graph):
+    """ClampMinBackward0.apply, generated from the 'clamp_min' row (NOTE [generated fast paths])."""
     grad = grad_outputs[0]
     if grad is None or create_graph or _g_node._in_meta is not None:
         return OpNode.apply(_g_node, grad_outputs, create_graph)
@@ -399,28 +288,28 @@ def clamp_max_apply(_g_node, grad_outputs, create_graph):
             self = _g_slow(_g_node, _g_v)
         else:
             self = _g_v
-        _g_v = _g_saved['max']
+        _g_v = _g_saved['min']
         if type(_g_v) is _g_SavedVariable:
-            max = _g_v.data
-            if max is None or _g_v._counter.version != _g_v.version or (
+            min = _g_v.data
+            if min is None or _g_v._counter.version != _g_v.version or (
                     _g_v._was_non_leaf and _g_v._tensor._grad_fn is None):
-                max = _g_v.unpack_data(_g_node)  # packed, modified or detached
+                min = _g_v.unpack_data(_g_node)  # packed, modified or detached
         elif _g_v is _g_FREED or type(_g_v) is _g_SavedVariableList:
-            max = _g_slow(_g_node, _g_v)
+            min = _g_slow(_g_node, _g_v)
         else:
-            max = _g_v
-        _g_0 = f.where(self <= max, grad, 0.0)  # the gradient for self
+            min = _g_v
+        _g_0 = f.where(self >= min, grad, 0.0)  # the gradient for self
     return (_g_0, )
 
 
-def clamp_max_release_variables(_g_node):
-    """ClampMaxBackward0.release_variables, generated from its row."""
+def clamp_min_release_variables(_g_node):
+    """ClampMinBackward0.release_variables, generated from its row."""
     _g_saved = _g_node._store
     _g_freed = False
-    _g_v = _g_saved.get('max', _g_FREED)
+    _g_v = _g_saved.get('min', _g_FREED)
     _g_t = type(_g_v)
     if _g_t is _g_SavedVariable or _g_t is _g_SavedVariableList:
-        _g_saved['max'] = _g_FREED
+        _g_saved['min'] = _g_FREED
         _g_freed = True
     _g_v = _g_saved.get('self', _g_FREED)
     _g_t = type(_g_v)
@@ -591,6 +480,117 @@ def clamp_max_tensor_release_variables(_g_node):
     _g_v = _g_saved.get('self', _g_FREED)
     _g_t = type(_g_v)
     if _g_t is _g_SavedVariable or _g_t is _g_SavedVariableList or (_g_v is not _g_FREED and (_g_t is float or _g_t is int or _g_is_number(_g_v))):
+        _g_saved['self'] = _g_FREED
+        _g_freed = True
+    return _g_freed
+
+
+# -- clamp_max: ClampMaxBackward0 ----------------------------------------------
+clamp_max_op = OPS['clamp_max']
+clamp_max_op_forward = clamp_max_op.forward
+ClampMaxBackward0 = node_class(clamp_max_op)
+
+
+def clamp_max_fast(a, **kwargs):
+    """clamp_max's fast path, generated from its row (NOTE [fast paths])."""
+    if type(a) is not Tensor and not isinstance(a, Tensor):
+        return general(clamp_max_op, a, **kwargs)
+    x = a._data
+    if x.dtype.kind != 'f' or type(x) is not ndarray:  # (a meta tensor: general)
+        return general(clamp_max_op, a, **kwargs)
+    requires = a._requires_grad
+    try:
+        out = clamp_max_op_forward(x, **kwargs)
+    except ValueError:
+        return general(clamp_max_op, a, **kwargs)  # the general path words the error
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
+    # Tensor._make(out), in line
+    result = new(Tensor)
+    result._data = out
+    result._requires_grad = False
+    result._grad = None
+    result._grad_fn = None
+    result._output_nr = 0
+    result._vc = InferenceCounter() if _state.inference else None
+    result._base = None
+    result._view_meta = None
+    result._extra = None
+    node = None
+    if requires and _state.enabled and out.dtype.kind == 'f':
+        if a._requires_grad:
+            n0 = a._grad_fn
+            if n0 is not None and a._view_meta is None:
+                i0 = a._output_nr
+            else:
+                n0, i0 = edge_pair(a)
+        else:
+            n0, i0 = None, 0  # NO_EDGE
+        node = new(ClampMaxBackward0)
+        # node.next_functions = ((n0, i0),), in its slots
+        node._n0 = n0
+        node._i0 = i0
+        node._nedges = 1
+        node._seq = next_sequence_nr()
+        key = (out.shape, out.dtype)
+        node._out_meta = out_metas.get(key) or make_out_meta(key)
+        node._extra = None
+        node._in_meta = None
+        # set_history: the node is the result's grad_fn before anything saves the result
+        result._grad_fn = node
+        result._requires_grad = True
+        # saved values: which ones depends on which inputs need a gradient
+        node._store = {'max': save_kwarg(kwargs, 'max', clamp_max_op), 'self': SavedVariable(a) if type(a) is Tensor else a}
+    if watchers:
+        emit_op('clamp_max', node, (a,), (result,), kwargs, False)
+    return result
+
+
+def clamp_max_apply(_g_node, grad_outputs, create_graph):
+    """ClampMaxBackward0.apply, generated from the 'clamp_max' row (NOTE [generated fast paths])."""
+    grad = grad_outputs[0]
+    if grad is None or create_graph or _g_node._in_meta is not None:
+        return OpNode.apply(_g_node, grad_outputs, create_graph)
+    _g_saved = _g_node._store
+    if _g_node._n0 is None:
+        _g_0 = None
+    else:
+        _g_v = _g_saved['self']
+        if type(_g_v) is _g_SavedVariable:
+            self = _g_v.data
+            if self is None or _g_v._counter.version != _g_v.version or (
+                    _g_v._was_non_leaf and _g_v._tensor._grad_fn is None):
+                self = _g_v.unpack_data(_g_node)  # packed, modified or detached
+        elif _g_v is _g_FREED or type(_g_v) is _g_SavedVariableList:
+            self = _g_slow(_g_node, _g_v)
+        else:
+            self = _g_v
+        _g_v = _g_saved['max']
+        if type(_g_v) is _g_SavedVariable:
+            max = _g_v.data
+            if max is None or _g_v._counter.version != _g_v.version or (
+                    _g_v._was_non_leaf and _g_v._tensor._grad_fn is None):
+                max = _g_v.unpack_data(_g_node)  # packed, modified or detached
+        elif _g_v is _g_FREED or type(_g_v) is _g_SavedVariableList:
+            max = _g_slow(_g_node, _g_v)
+        else:
+            max = _g_v
+        _g_0 = f.where(self <= max, grad, 0.0)  # the gradient for self
+    return (_g_0, )
+
+
+def clamp_max_release_variables(_g_node):
+    """ClampMaxBackward0.release_variables, generated from its row."""
+    _g_saved = _g_node._store
+    _g_freed = False
+    _g_v = _g_saved.get('max', _g_FREED)
+    _g_t = type(_g_v)
+    if _g_t is _g_SavedVariable or _g_t is _g_SavedVariableList:
+        _g_saved['max'] = _g_FREED
+        _g_freed = True
+    _g_v = _g_saved.get('self', _g_FREED)
+    _g_t = type(_g_v)
+    if _g_t is _g_SavedVariable or _g_t is _g_SavedVariableList:
         _g_saved['self'] = _g_FREED
         _g_freed = True
     return _g_freed
@@ -1808,10 +1808,10 @@ def sinh_release_variables(_g_node):
 
 
 FAST = {
-    'clamp_min': clamp_min_fast,
     'clamp_min_tensor': clamp_min_tensor_fast,
-    'clamp_max': clamp_max_fast,
+    'clamp_min': clamp_min_fast,
     'clamp_max_tensor': clamp_max_tensor_fast,
+    'clamp_max': clamp_max_fast,
     'maximum': maximum_fast,
     'minimum': minimum_fast,
     'floor': floor_fast,
@@ -1826,10 +1826,10 @@ FAST = {
     'sinh': sinh_fast,
 }
 NODE_METHODS = {
-    'clamp_min': (clamp_min_apply, clamp_min_release_variables),
     'clamp_min_tensor': (clamp_min_tensor_apply, clamp_min_tensor_release_variables),
-    'clamp_max': (clamp_max_apply, clamp_max_release_variables),
+    'clamp_min': (clamp_min_apply, clamp_min_release_variables),
     'clamp_max_tensor': (clamp_max_tensor_apply, clamp_max_tensor_release_variables),
+    'clamp_max': (clamp_max_apply, clamp_max_release_variables),
     'maximum': (maximum_apply, maximum_release_variables),
     'minimum': (minimum_apply, minimum_release_variables),
     'floor': (floor_apply, floor_release_variables),

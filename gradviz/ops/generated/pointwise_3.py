@@ -1613,88 +1613,6 @@ def hypot_release_variables(_g_node):
     return _g_freed
 
 
-# -- fmod_scalar: FmodBackward0 ------------------------------------------------
-fmod_scalar_op = OPS['fmod_scalar']
-fmod_scalar_op_forward = fmod_scalar_op.forward
-FmodBackward0 = node_class(fmod_scalar_op)
-
-
-def fmod_scalar_fast(a, **kwargs):
-    """fmod_scalar's fast path, generated from its row (NOTE [fast paths])."""
-    if type(a) is not Tensor and not isinstance(a, Tensor):
-        return general(fmod_scalar_op, a, **kwargs)
-    x = a._data
-    if x.dtype.kind != 'f' or type(x) is not ndarray:  # (a meta tensor: general)
-        return general(fmod_scalar_op, a, **kwargs)
-    requires = a._requires_grad
-    try:
-        with np.errstate(all='ignore'):
-            out = fmod_scalar_op_forward(x, **kwargs)
-    except ValueError:
-        return general(fmod_scalar_op, a, **kwargs)  # the general path words the error
-    if type(out) is not np.ndarray:
-        out = np.asarray(out)
-    # Tensor._make(out), in line
-    result = new(Tensor)
-    result._data = out
-    result._requires_grad = False
-    result._grad = None
-    result._grad_fn = None
-    result._output_nr = 0
-    result._vc = InferenceCounter() if _state.inference else None
-    result._base = None
-    result._view_meta = None
-    result._extra = None
-    node = None
-    if requires and _state.enabled and out.dtype.kind == 'f':
-        if a._requires_grad:
-            n0 = a._grad_fn
-            if n0 is not None and a._view_meta is None:
-                i0 = a._output_nr
-            else:
-                n0, i0 = edge_pair(a)
-        else:
-            n0, i0 = None, 0  # NO_EDGE
-        node = new(FmodBackward0)
-        # node.next_functions = ((n0, i0),), in its slots
-        node._n0 = n0
-        node._i0 = i0
-        node._nedges = 1
-        node._seq = next_sequence_nr()
-        key = (out.shape, out.dtype)
-        node._out_meta = out_metas.get(key) or make_out_meta(key)
-        node._extra = None
-        node._in_meta = None
-        # set_history: the node is the result's grad_fn before anything saves the result
-        result._grad_fn = node
-        result._requires_grad = True
-        # saved values: which ones depends on which inputs need a gradient
-        node._store = {}
-    if watchers:
-        emit_op('fmod_scalar', node, (a,), (result,), kwargs, False)
-    return result
-
-
-def fmod_scalar_apply(_g_node, grad_outputs, create_graph):
-    """FmodBackward0.apply, generated from the 'fmod_scalar' row (NOTE [generated fast paths])."""
-    grad = grad_outputs[0]
-    if grad is None or create_graph or _g_node._in_meta is not None:
-        return OpNode.apply(_g_node, grad_outputs, create_graph)
-    _g_saved = _g_node._store
-    if _g_node._n0 is None:
-        _g_0 = None
-    else:
-        _g_0 = grad  # the gradient for self
-    return (_g_0, )
-
-
-def fmod_scalar_release_variables(_g_node):
-    """FmodBackward0.release_variables, generated from its row."""
-    _g_saved = _g_node._store
-    _g_freed = False
-    return _g_freed
-
-
 # -- fmod: FmodBackward1 -------------------------------------------------------
 fmod_op = OPS['fmod']
 fmod_op_forward = fmod_op.forward
@@ -1842,6 +1760,88 @@ def fmod_release_variables(_g_node):
     return _g_freed
 
 
+# -- fmod_scalar: FmodBackward0 ------------------------------------------------
+fmod_scalar_op = OPS['fmod_scalar']
+fmod_scalar_op_forward = fmod_scalar_op.forward
+FmodBackward0 = node_class(fmod_scalar_op)
+
+
+def fmod_scalar_fast(a, **kwargs):
+    """fmod_scalar's fast path, generated from its row (NOTE [fast paths])."""
+    if type(a) is not Tensor and not isinstance(a, Tensor):
+        return general(fmod_scalar_op, a, **kwargs)
+    x = a._data
+    if x.dtype.kind != 'f' or type(x) is not ndarray:  # (a meta tensor: general)
+        return general(fmod_scalar_op, a, **kwargs)
+    requires = a._requires_grad
+    try:
+        with np.errstate(all='ignore'):
+            out = fmod_scalar_op_forward(x, **kwargs)
+    except ValueError:
+        return general(fmod_scalar_op, a, **kwargs)  # the general path words the error
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
+    # Tensor._make(out), in line
+    result = new(Tensor)
+    result._data = out
+    result._requires_grad = False
+    result._grad = None
+    result._grad_fn = None
+    result._output_nr = 0
+    result._vc = InferenceCounter() if _state.inference else None
+    result._base = None
+    result._view_meta = None
+    result._extra = None
+    node = None
+    if requires and _state.enabled and out.dtype.kind == 'f':
+        if a._requires_grad:
+            n0 = a._grad_fn
+            if n0 is not None and a._view_meta is None:
+                i0 = a._output_nr
+            else:
+                n0, i0 = edge_pair(a)
+        else:
+            n0, i0 = None, 0  # NO_EDGE
+        node = new(FmodBackward0)
+        # node.next_functions = ((n0, i0),), in its slots
+        node._n0 = n0
+        node._i0 = i0
+        node._nedges = 1
+        node._seq = next_sequence_nr()
+        key = (out.shape, out.dtype)
+        node._out_meta = out_metas.get(key) or make_out_meta(key)
+        node._extra = None
+        node._in_meta = None
+        # set_history: the node is the result's grad_fn before anything saves the result
+        result._grad_fn = node
+        result._requires_grad = True
+        # saved values: which ones depends on which inputs need a gradient
+        node._store = {}
+    if watchers:
+        emit_op('fmod_scalar', node, (a,), (result,), kwargs, False)
+    return result
+
+
+def fmod_scalar_apply(_g_node, grad_outputs, create_graph):
+    """FmodBackward0.apply, generated from the 'fmod_scalar' row (NOTE [generated fast paths])."""
+    grad = grad_outputs[0]
+    if grad is None or create_graph or _g_node._in_meta is not None:
+        return OpNode.apply(_g_node, grad_outputs, create_graph)
+    _g_saved = _g_node._store
+    if _g_node._n0 is None:
+        _g_0 = None
+    else:
+        _g_0 = grad  # the gradient for self
+    return (_g_0, )
+
+
+def fmod_scalar_release_variables(_g_node):
+    """FmodBackward0.release_variables, generated from its row."""
+    _g_saved = _g_node._store
+    _g_freed = False
+    return _g_freed
+
+
 FAST = {
     'cosh': cosh_fast,
     'tan': tan_fast,
@@ -1858,8 +1858,8 @@ FAST = {
     'nan_to_num': nan_to_num_fast,
     'atan2': atan2_fast,
     'hypot': hypot_fast,
-    'fmod_scalar': fmod_scalar_fast,
     'fmod': fmod_fast,
+    'fmod_scalar': fmod_scalar_fast,
 }
 NODE_METHODS = {
     'cosh': (cosh_apply, cosh_release_variables),
@@ -1877,6 +1877,6 @@ NODE_METHODS = {
     'nan_to_num': (nan_to_num_apply, nan_to_num_release_variables),
     'atan2': (atan2_apply, atan2_release_variables),
     'hypot': (hypot_apply, hypot_release_variables),
-    'fmod_scalar': (fmod_scalar_apply, fmod_scalar_release_variables),
     'fmod': (fmod_apply, fmod_release_variables),
+    'fmod_scalar': (fmod_scalar_apply, fmod_scalar_release_variables),
 }
