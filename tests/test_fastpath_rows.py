@@ -70,11 +70,21 @@ def _run(op: Any, sample: Any, fast: bool) -> dict:
     if op.random:  # the same draws on both paths (NOTE [random rows])
         kwargs.get("generator", gradviz.default_generator).manual_seed(0)
     listener = events.add_listener(lambda ev, data: seen.append((ev, data)))
+    # A row generated from its signature takes its samples as its public function does
+    # (``xlogy(2.0, y)``): that function, which reads ``op.fast`` at each call, runs them, the
+    # fast path taken away for the plain run.
+    public = getattr(gradviz, op.function, None) if op.signature is not None else None
+    fast_path = op.fast
     try:
-        call = op.fast if fast and op.fast is not None else (dispatch if fast else
-                                                             general_dispatch)
-        out = call(*args, **kwargs) if call is op.fast else call(op, *args, **kwargs)
+        if public is not None:
+            op.fast = fast_path if fast else None
+            out = public(*args, **kwargs)
+        else:
+            call = op.fast if fast and op.fast is not None else (dispatch if fast else
+                                                                 general_dispatch)
+            out = call(*args, **kwargs) if call is op.fast else call(op, *args, **kwargs)
     finally:
+        op.fast = fast_path
         events.remove_listener(listener)
     outs = out if isinstance(out, tuple) else (out,)
     node = next(o.grad_fn for o in outs if isinstance(o, gradviz.Tensor)
