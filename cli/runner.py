@@ -360,56 +360,48 @@ def write_outputs(tr: Any, out: Path, formats: tuple[str, ...] = ("svg",),
     forward.svg, not only the forward passes (NOTE [phases] in gradviz/trace/phases.py).
     ``depth`` draws the modules nested deeper than it as one box each, in both drawings.
     """
+    from gradviz import render
     from gradviz.render.collapse import no_gc
+    from gradviz.trace.model import BackwardGraph
 
     # Writing builds many small objects and no cycles: reference counting frees them, and a
     # collector pass would walk the whole trace again each time (NOTE [gc during backward]).
     with no_gc():
-        return _write_outputs(tr, out, formats, collapse, keep, result, detail, run, all_ops,
-                              depth)
+        result = result if result is not None else Outputs()
+        trace_path = out / "trace.json"
+        if keep is not None and _same_file(trace_path, keep):
+            result.notes.append(f"{trace_path.name} is the input trace: left as it was")
+        else:
+            tr.save(trace_path)
+            result.files.append(trace_path)
 
+        max_nodes = None if collapse else 10**9
+        index = -1
+        if run is not None and (tr.runs or run != -1):
+            from gradviz.render.graphviz import run_position
 
-def _write_outputs(tr: Any, out: Path, formats: tuple[str, ...], collapse: bool,
-                   keep: Path | None, result: Outputs | None, detail: str, run: int | None,
-                   all_ops: bool, depth: int | None) -> Outputs:
-    from gradviz import render
-    from gradviz.trace.model import BackwardGraph
-
-    result = result if result is not None else Outputs()
-    trace_path = out / "trace.json"
-    if keep is not None and _same_file(trace_path, keep):
-        result.notes.append(f"{trace_path.name} is the input trace: left as it was")
-    else:
-        tr.save(trace_path)
-        result.files.append(trace_path)
-
-    max_nodes = None if collapse else 10**9
-    index = -1
-    if run is not None and (tr.runs or run != -1):
-        from gradviz.render.graphviz import run_position
-
-        index = run_position(tr, run)
-    forward = render.draw_forward(tr, max_nodes=max_nodes, detail=detail, all_ops=all_ops,
-                                  depth=depth)
-    if tr.runs:
-        backward = render.draw_backward(tr, max_nodes=max_nodes, run=index, detail=detail,
-                                        depth=depth)
-    else:
-        result.notes.append("the script never called backward(): backward.svg shows the graph "
-                            "it built, and the step player has no steps to play")
-        leaves = {n.variable: tr.tensors[n.variable] for n in tr.nodes.values()
-                  if n.variable in tr.tensors}
-        backward = render.draw_backward(BackwardGraph(nodes=dict(tr.nodes), tensors=leaves),
-                                        max_nodes=max_nodes, detail=detail)
-    for stem, dot in (("forward", forward), ("backward", backward)):
-        for fmt in formats:
-            path = out / f"{stem}.{fmt}"
-            render.render(dot, path, fmt)
-            result.files.append(path)
-    html_path = out / "steps.html"
-    tr.to_html(html_path)
-    result.files.append(html_path)
-    return result
+            index = run_position(tr, run)
+        forward = render.draw_forward(tr, max_nodes=max_nodes, detail=detail, all_ops=all_ops,
+                                      depth=depth)
+        if tr.runs:
+            backward = render.draw_backward(tr, max_nodes=max_nodes, run=index, detail=detail,
+                                            depth=depth)
+        else:
+            result.notes.append("the script never called backward(): backward.svg shows the graph "
+                                "it built, and the step player has no steps to play")
+            leaves = {n.variable: tr.tensors[n.variable] for n in tr.nodes.values()
+                      if n.variable in tr.tensors}
+            backward = render.draw_backward(BackwardGraph(nodes=dict(tr.nodes), tensors=leaves),
+                                            max_nodes=max_nodes, detail=detail)
+        for stem, dot in (("forward", forward), ("backward", backward)):
+            for fmt in formats:
+                path = out / f"{stem}.{fmt}"
+                render.render(dot, path, fmt)
+                result.files.append(path)
+        html_path = out / "steps.html"
+        tr.to_html(html_path)
+        result.files.append(html_path)
+        return result
 
 
 def _same_file(a: Path, b: Path) -> bool:
